@@ -1,0 +1,122 @@
+# kbv - verified benchmarks of candidate CUDA kernels.
+#
+#   make            build analyze and render (and collect when nvcc is found)
+#   make test       CPU tests (installs missing packages first when root)
+#   make test-gpu   tests that need a CUDA GPU (tests/gpu/)
+#   make report     collect on a GPU, else re-render the newest snapshot
+#   make deps       install the Debian packages kbv needs (root), or print the line
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Quiet unless V=1.  Each module adds its sources and programs in its own
+# module.mk, so that the stages can grow without touching this file.
+
+BUILD    ?= build
+OBJ      := $(BUILD)/obj
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+NVCC     ?= nvcc
+# A folder holding unpacked Debian packages (usr/include, usr/lib/...) for
+# machines without a package registry, such as the GPU host (see README).
+DEPS_ROOT ?=
+
+V ?= 0
+ifeq ($(V),1)
+Q :=
+msg = @:
+else
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+HAVE_NVCC := $(shell command -v $(NVCC) >/dev/null 2>&1 && echo 1)
+CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(shell command -v $(NVCC) 2>/dev/null)))
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+GIT_DIRTY  := $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo -dirty)
+
+DEPS_INC  := $(if $(DEPS_ROOT),-I$(DEPS_ROOT)/usr/include)
+DEPS_LIB  := $(if $(DEPS_ROOT),-L$(DEPS_ROOT)/usr/lib/x86_64-linux-gnu -Wl,-rpath,$(abspath $(DEPS_ROOT))/usr/lib/x86_64-linux-gnu)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
+CFLAGS   ?= -O2 -g
+CPPFLAGS += -Iinclude -Icommon $(DEPS_INC) -D_GNU_SOURCE
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(CPPFLAGS)
+LDLIBS_COMMON := $(DEPS_LIB) -lcjson -lcrypto -lz -lm
+
+CAIRO_CFLAGS := $(shell pkg-config --cflags cairo 2>/dev/null)
+CAIRO_LIBS   := $(shell pkg-config --libs cairo 2>/dev/null || echo -lcairo)
+HPDF_LIBS    := -lhpdf
+
+NVCCFLAGS ?= -O3 -std=c++17 -lineinfo
+NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+ALL_NVCCFLAGS = $(NVCCFLAGS) $(NVCC_ARCH) -Iinclude -Icommon $(DEPS_INC) -Xcompiler -fPIC,-Wall,-Wextra,-Werror
+
+objs = $(patsubst %.c,$(OBJ)/%.o,$(filter %.c,$(1))) $(patsubst %.cu,$(OBJ)/%.cu.o,$(filter %.cu,$(1)))
+
+PROGRAMS :=
+TEST_LIBS :=
+
+.PHONY: all test test-gpu report deps deps-check install clean bench
+all:
+
+include common/module.mk
+include analyze/module.mk
+include render/module.mk
+include collect/module.mk
+include tests/module.mk
+
+all: $(PROGRAMS)
+ifeq ($(HAVE_NVCC),1)
+	@echo "kbv: built analyze, render, collect (nvcc: $(NVCC)) into $(BUILD)/"
+else
+	@echo "kbv: built analyze and render into $(BUILD)/; collect skipped (no nvcc found)"
+endif
+
+$(OBJ)/%.o: %.c
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(EXTRA_CFLAGS_$(subst /,_,$(basename $<))) -MMD -MP -c $< -o $@
+
+$(OBJ)/%.cu.o: %.cu
+	$(call msg,NVCC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# cli.c carries the commit the harness was built from.
+$(OBJ)/common/cli.o: EXTRA_CFLAGS_common_cli := -DKBV_GIT_COMMIT=\"$(GIT_COMMIT)$(GIT_DIRTY)\"
+$(OBJ)/common/cli.o: $(wildcard .git/HEAD .git/index)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+
+# --- dependencies -------------------------------------------------------------
+deps:
+	$(Q)scripts/deps.sh install
+
+deps-check:
+	$(Q)scripts/deps.sh check || scripts/deps.sh install
+
+# --- tests --------------------------------------------------------------------
+test: deps-check
+	$(Q)$(MAKE) --no-print-directory all tests
+	$(Q)tests/run.sh $(BUILD)
+
+test-gpu: all
+	$(Q)tests/gpu/run.sh $(BUILD)
+
+# --- the pipeline -------------------------------------------------------------
+report: deps-check
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/report.sh $(BUILD)
+
+bench: all tests
+	$(Q)scripts/bench.sh $(BUILD)
+
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/kbv
+	$(Q)install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	$(Q)install -m 644 include/kbv.h $(DESTDIR)$(PREFIX)/include/
+	$(Q)cp -R templates $(DESTDIR)$(PREFIX)/share/kbv/
+
+clean:
+	$(call msg,CLEAN,$(BUILD))
+	$(Q)rm -rf $(BUILD)

@@ -1,0 +1,13 @@
+# analyze/: statistics, classes, memory trade-off.  Pure C, no CUDA.
+ANALYZE_SRCS := $(filter-out analyze/main.c,$(wildcard analyze/*.c))
+ANALYZE_LIB  := $(BUILD)/libkbv_analyze.a
+TEST_LIBS    := $(ANALYZE_LIB) $(TEST_LIBS)
+PROGRAMS     += $(BUILD)/kbv-analyze
+
+$(ANALYZE_LIB): $(call objs,$(ANALYZE_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/kbv-analyze: $(OBJ)/analyze/main.o $(ANALYZE_LIB) $(COMMON_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)

@@ -1,0 +1,74 @@
+/* gpu.h - the GPU side of collect, with C linkage (implemented in .cu
+ * files).  Every function enqueues on the given stream unless it says it
+ * synchronises, returns 0 or a negative KBV_E* code, and fills kbv_err.
+ * Device pointers are owned by the caller unless stated.
+ */
+#ifndef KBV_GPU_H
+#define KBV_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "kbv.h"
+#include "err.h"
+#include "suite.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- inputs (gen.cu) -------------------------------------------------------
+ * Fills input `index` of p for (seed, dist, trial) with cuRAND's Philox4x32-10
+ * device generator.  The key is derived from (run seed, problem id, dist,
+ * trial, input index) alone, and each group of four elements uses its own
+ * Philox subsequence, so the values do not depend on the launch shape and are
+ * identical in every process. */
+int gen_fill(const suite_problem *p, int index, suite_dist dist, uint64_t seed,
+             int trial, void *dev, cudaStream_t s, kbv_err *e);
+
+/* Fills n floats with a NaN whose payload marks "never written". */
+int gen_poison_f32(void *dev, size_t n_floats, cudaStream_t s, kbv_err *e);
+/* Fills bytes with a byte pattern (scrubbing free memory, poisoning). */
+int gen_fill_bytes(void *dev, size_t n, unsigned char pattern, cudaStream_t s, kbv_err *e);
+
+/* --- comparison (compare.cu) ---------------------------------------------- */
+typedef struct {
+    double max_abs_err;
+    double max_rel_err;
+    int64_t mismatches;   /* |out - ref| > atol + rtol |ref|, or non-finite where ref is finite */
+    int64_t nonfinite;    /* non-finite outputs where the reference is finite */
+    int64_t unwritten;    /* elements still holding the poison NaN */
+    int64_t count;
+    int tier;             /* 0 fp32 (1e-5), 1 tf32 (1e-3), 2 half (1e-2), 3 none */
+} cmp_stats;
+
+/* Compares out with ref (n elements of dtype); synchronises s. */
+int cmp_tensors(const void *out, const void *ref, int64_t n, kbv_dtype dtype,
+                double atol, double rtol, cudaStream_t s, cmp_stats *st, kbv_err *e);
+/* A 64-bit fingerprint of a device buffer (probes: identity, caching,
+ * mutation, determinism, deferred work); synchronises s. */
+int cmp_fingerprint(const void *dev, size_t bytes, cudaStream_t s, uint64_t *fp, kbv_err *e);
+/* 1 when the two buffers are bitwise equal; synchronises s. */
+int cmp_equal(const void *a, const void *b, size_t bytes, cudaStream_t s, int *equal, kbv_err *e);
+
+/* --- baselines (baseline.cu and collect/problems/*.cu) -----------------------
+ * One baseline instance per problem and worker: handles, workspaces and any
+ * tables, created once (not timed).  Its device allocations go through
+ * base_alloc so that its peak memory is counted like a candidate's. */
+typedef struct base_ctx base_ctx;
+
+typedef enum { BASE_FP32 = 0, BASE_TF32 = 1 } base_variant;
+
+int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out, kbv_err *e);
+/* Enqueues the problem's computation on call->stream. */
+int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e);
+/* Bytes of workspace the baseline holds (counted toward its peak). */
+size_t base_workspace_bytes(const base_ctx *b);
+void base_destroy(base_ctx *b);   /* NULL ok */
+/* 1 when the baseline can run on this host (e.g. cuDNN found), else 0 and a reason. */
+int base_available(const suite_problem *p, const char **why);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

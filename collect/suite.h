@@ -1,0 +1,86 @@
+/* suite.h - the problem registry (DESIGN.md section 5).  Pure C data: it
+ * builds and is tested without CUDA, and feeds `kbv list`, `kbv prompt`,
+ * the manifest and the GPU code (gen, baseline, compare), which read the
+ * specs and never change them.  Every pointer returned here is borrowed
+ * from static tables and valid for the life of the process.
+ */
+#ifndef KBV_SUITE_H
+#define KBV_SUITE_H
+
+#include <stdint.h>
+#include "kbv.h"
+
+typedef enum { SUITE_ROLE_INPUT = 0, SUITE_ROLE_PARAM = 1 } suite_role;
+
+/* How D1 draws a tensor (KernelBench's generator, or PyTorch's default
+ * initialisation for parameters). */
+typedef enum {
+    SUITE_GEN_UNIFORM = 0, /* U[a, b): torch.rand is U[0,1); Linear/Conv init is U(-k, k) */
+    SUITE_GEN_NORMAL,      /* N(a, b^2): torch.randn is a = 0, b = 1 */
+    SUITE_GEN_RANDINT,     /* integers in [a, b), torch.randint; stored as KBV_I64 or F32 */
+    SUITE_GEN_CONST,       /* every element a (norm weight 1, bias 0); D2-D4 redraw it
+                              from U(a - 0.5, a + 0.5) so that ignoring it fails */
+    SUITE_GEN_SIGN         /* +1 or -1 with equal probability (targets of a hinge loss) */
+} suite_gen_kind;
+
+typedef struct {
+    suite_gen_kind kind;
+    double a, b;
+} suite_gen;
+
+typedef struct {
+    const char *name;
+    kbv_dtype dtype;
+    int ndim;
+    int64_t shape[KBV_MAX_DIMS];
+    suite_role role;
+    suite_gen gen;
+    /* 1 when hidden distributions must not scale it (indices, labels, a
+     * target whose meaning is its sign). */
+    int fixed_scale;
+} suite_tensor;
+
+typedef struct {
+    const char *name;
+    double value;
+} suite_attr;
+
+/* The distributions of section 5.  D5 exists only where a problem defines it. */
+typedef enum { SUITE_D1 = 1, SUITE_D2, SUITE_D3, SUITE_D4, SUITE_D5 } suite_dist;
+
+typedef struct suite_problem {
+    const char *id;     /* L1_019_relu */
+    int level;          /* 1 or 2 */
+    int number;         /* KernelBench's number */
+    const char *name;   /* KernelBench file name without .py */
+    const char *expr;   /* the PyTorch-equivalent computation, for prompts */
+    int n_inputs;
+    const suite_tensor *inputs;   /* get_inputs() order, then parameters */
+    int n_outputs;
+    const suite_tensor *outputs;
+    int n_attrs;
+    const suite_attr *attrs;
+    double flops;       /* floating-point operations of one forward call */
+    double min_bytes;   /* every input read once, every output written once */
+    int uses_tf32;      /* 1 when the tf32 baseline differs (matrix product, conv) */
+    /* D5, the problem's own hard case: how each floating input is drawn
+     * instead of D1 (NULL when the problem has no D5). */
+    const suite_gen *d5;
+    /* Which baseline implementation runs it; the GPU side (baseline.h)
+     * dispatches on op and reads the attributes and shapes. */
+    int op;
+} suite_problem;
+
+int suite_count(void);
+const suite_problem *suite_get(int index);            /* NULL when out of range */
+const suite_problem *suite_find(const char *id);      /* NULL when unknown */
+
+/* Elements and bytes of a tensor. */
+int64_t suite_numel(const suite_tensor *t);
+int64_t suite_bytes(const suite_tensor *t);
+
+/* Whether dist applies to the problem (D5 only where defined). */
+int suite_has_dist(const suite_problem *p, suite_dist d);
+const char *suite_dist_name(suite_dist d);             /* "D1".."D5" */
+
+#endif

@@ -1,0 +1,24 @@
+/* cli.h - command-line helpers shared by the stage programs. */
+#ifndef KBV_CLI_H
+#define KBV_CLI_H
+
+#include "err.h"
+
+#define KBV_VERSION "0.1.0"
+
+/* Strict numeric parsing: the whole string must be a number in range;
+ * otherwise KBV_EUSAGE with a message naming the option. */
+int cli_parse_long(const char *opt, const char *s, long lo, long hi, long *out, kbv_err *e);
+int cli_parse_u64(const char *opt, const char *s, unsigned long long *out, kbv_err *e);
+int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out, kbv_err *e);
+
+/* Prints "<prog> (kbv) <version>" and the git commit baked in at build. */
+void cli_print_version(const char *prog);
+
+/* The git commit the harness was built from ("unknown" outside a checkout). */
+const char *cli_git_commit(void);
+
+/* Joins dir and name into buf (size n); KBV_EINPUT when it does not fit. */
+int cli_path(char *buf, size_t n, const char *dir, const char *name, kbv_err *e);
+
+#endif

@@ -1,0 +1,32 @@
+/* log.h - messages and progress on stderr.
+ *
+ * Every line starts with "kbv: <stage>: ".  A progress meter redraws one line
+ * (done/total, current item, ETA) when stderr is a terminal and prints plain
+ * lines otherwise, so that logs of batch jobs stay readable.
+ */
+#ifndef KBV_LOG_H
+#define KBV_LOG_H
+
+#include <stdio.h>
+
+void log_info(const char *stage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_warn(const char *stage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+typedef struct log_progress {
+    const char *stage; /* borrowed; must outlive the meter */
+    long total;
+    long done;
+    double started;    /* monotonic seconds */
+    int is_tty;
+    int drawn;         /* a partial line is on the terminal */
+} log_progress;
+
+void log_progress_start(log_progress *p, const char *stage, long total);
+/* Reports that item `what` (borrowed) is starting, after `done` items. */
+void log_progress_step(log_progress *p, long done, const char *what);
+void log_progress_end(log_progress *p);
+
+/* Monotonic clock in seconds. */
+double log_now(void);
+
+#endif
