@@ -62,6 +62,8 @@ include common/module.mk
 include analyze/module.mk
 include render/module.mk
 include collect/module.mk
+include collect/run.mk
+include collect/prompt.mk
 include tests/module.mk
 
 all: $(PROGRAMS)

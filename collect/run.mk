@@ -1,0 +1,1 @@
+# collect/run.mk: kbv-collect and kbv-worker (the verification protocol).
