@@ -34,9 +34,12 @@ GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY  := $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo -dirty)
 
 DEPS_INC  := $(if $(DEPS_ROOT),-I$(DEPS_ROOT)/usr/include)
-DEPS_LIB  := $(if $(DEPS_ROOT),-L$(DEPS_ROOT)/usr/lib/x86_64-linux-gnu -Wl,-rpath,$(abspath $(DEPS_ROOT))/usr/lib/x86_64-linux-gnu)
+comma := ,
+DEPS_LIB  := $(if $(DEPS_ROOT),-L$(DEPS_ROOT)/usr/lib/x86_64-linux-gnu -Wl$(comma)-rpath$(comma)$(abspath $(DEPS_ROOT))/usr/lib/x86_64-linux-gnu)
 
-WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
+# Messages and paths are cut to their buffers on purpose (cli_path checks
+# where a cut would matter), so format-truncation warnings are noise.
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wno-format-truncation
 CFLAGS   ?= -O2 -g
 CPPFLAGS += -Iinclude -Icommon $(DEPS_INC) -D_GNU_SOURCE
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(CPPFLAGS)

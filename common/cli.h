@@ -2,6 +2,7 @@
 #ifndef KBV_CLI_H
 #define KBV_CLI_H
 
+#include <stddef.h>
 #include "err.h"
 
 #define KBV_VERSION "0.1.0"

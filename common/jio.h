@@ -14,7 +14,8 @@
 int jio_load(const char *path, cJSON **out, kbv_err *e);
 /* Parses a buffer; `what` names it in messages (e.g. "run/samples.jsonl:12"). */
 int jio_parse(const char *text, size_t len, const char *what, cJSON **out, kbv_err *e);
-/* Writes v (borrowed) to path atomically, pretty-printed with two spaces. */
+/* Writes v (borrowed) to path atomically, as cJSON prints it (tab-indented)
+ * with a final newline. */
 int jio_save(const char *path, const cJSON *v, kbv_err *e);
 /* Serialises v on one line; returns a malloc'd string the caller frees, or NULL. */
 char *jio_line(const cJSON *v);

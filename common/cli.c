@@ -1,0 +1,65 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef KBV_GIT_COMMIT
+#define KBV_GIT_COMMIT "unknown"
+#endif
+
+int cli_parse_long(const char *opt, const char *s, long lo, long hi, long *out, kbv_err *e)
+{
+    char *end;
+    errno = 0;
+    long v = s && *s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || *end || errno == ERANGE)
+        return err_set(e, KBV_EUSAGE, "%s: '%s' is not an integer", opt, s ? s : "");
+    if (v < lo || v > hi)
+        return err_set(e, KBV_EUSAGE, "%s: %ld is out of range [%ld, %ld]", opt, v, lo, hi);
+    *out = v;
+    return 0;
+}
+
+int cli_parse_u64(const char *opt, const char *s, unsigned long long *out, kbv_err *e)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-' || *s == '+')
+        return err_set(e, KBV_EUSAGE, "%s: '%s' is not a non-negative integer", opt, s ? s : "");
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno == ERANGE)
+        return err_set(e, KBV_EUSAGE, "%s: '%s' is not a non-negative integer", opt, s);
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out, kbv_err *e)
+{
+    char *end;
+    errno = 0;
+    double v = s && *s ? strtod(s, &end) : 0;
+    if (!s || !*s || *end || errno == ERANGE || !isfinite(v))
+        return err_set(e, KBV_EUSAGE, "%s: '%s' is not a number", opt, s ? s : "");
+    if (v < lo || v > hi)
+        return err_set(e, KBV_EUSAGE, "%s: %g is out of range [%g, %g]", opt, v, lo, hi);
+    *out = v;
+    return 0;
+}
+
+const char *cli_git_commit(void) { return KBV_GIT_COMMIT; }
+
+void cli_print_version(const char *prog)
+{
+    printf("%s (kbv) %s, commit %s\n", prog, KBV_VERSION, KBV_GIT_COMMIT);
+}
+
+int cli_path(char *buf, size_t n, const char *dir, const char *name, kbv_err *e)
+{
+    int k = snprintf(buf, n, "%s/%s", dir, name);
+    if (k < 0 || (size_t)k >= n) return err_set(e, KBV_EINPUT, "path too long: %s/%s", dir, name);
+    return 0;
+}
