@@ -58,7 +58,7 @@ objs = $(patsubst %.c,$(OBJ)/%.o,$(filter %.c,$(1))) $(patsubst %.cu,$(OBJ)/%.cu
 PROGRAMS :=
 TEST_LIBS :=
 
-.PHONY: all test test-gpu report deps deps-check install clean bench
+.PHONY: all test test-gpu report snapshot deps deps-check install clean bench
 all:
 
 include common/module.mk
@@ -111,6 +111,11 @@ test-gpu: all
 report: deps-check
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/report.sh $(BUILD)
+
+# Archive a run as the current snapshot: make snapshot RUN=runs/<id>
+snapshot:
+	$(Q)test -n "$(RUN)" || { echo "usage: make snapshot RUN=runs/<run-id>" >&2; exit 2; }
+	$(Q)scripts/snapshot.sh $(RUN) $(BUILD)
 
 bench: all tests
 	$(Q)scripts/bench.sh $(BUILD)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `make report`: collect a new run when a CUDA GPU is visible, otherwise
+# re-render the newest archived snapshot; then analyze and render, point
+# runs/latest at the run directory and print the report's path.
+#   KBV_COLLECT_ARGS   extra arguments for `kbv collect` (e.g. "--suite smoke")
+#   KBV_NO_GPU=1       re-render the snapshot even where a GPU is visible
+set -euo pipefail
+build=${1:-build}
+kbv="$build/kbv"
+mkdir -p runs
+
+gpu_visible() {
+    [ "${KBV_NO_GPU:-0}" != 1 ] && [ -x "$build/kbv-collect" ] &&
+        command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+}
+
+if gpu_visible; then
+    run_id=$(date -u +%Y%m%dT%H%M%SZ)-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+    run="runs/$run_id"
+    echo "kbv: report: a CUDA GPU is visible: collecting into $run"
+    # shellcheck disable=SC2086
+    "$kbv" collect --out "$run" ${KBV_COLLECT_ARGS:-}
+else
+    snap=$(find data/snapshots -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort | tail -n 1)
+    if [ -z "$snap" ]; then
+        echo "kbv: report: no GPU visible and no snapshot under data/snapshots/" >&2
+        exit 1
+    fi
+    run_id=$(basename "$snap")
+    run="runs/$run_id"
+    echo "kbv: report: no GPU visible: re-rendering the snapshot $snap"
+    # A fresh copy each time, so that an earlier report never leaks in.
+    rm -rf "$run.tmp" && mkdir -p "$run.tmp"
+    cp -p "$snap"/manifest.json "$run.tmp"/
+    cp -p "$snap"/samples.jsonl* "$run.tmp"/
+    [ -f "$snap/SHA256SUMS" ] && cp -p "$snap/SHA256SUMS" "$run.tmp"/
+    if [ -f "$run.tmp/SHA256SUMS" ]; then
+        "$kbv" verify "$run.tmp" >/dev/null || { echo "kbv: report: snapshot $snap fails its SHA256SUMS" >&2; exit 1; }
+    fi
+    rm -rf "$run" && mv "$run.tmp" "$run"
+fi
+
+"$kbv" report "$run"
+ln -sfn "$run_id" runs/latest
+echo "kbv: report: $run/report/report.pdf"
+echo "kbv: report: figures in $run/report/figures/, tables in $run/report/tables/ (runs/latest points here)"

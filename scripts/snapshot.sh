@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Archives a run directory as the current snapshot: data/snapshots/<run_id>/
+# with manifest.json, the journal gzip-compressed and SHA256SUMS.  Older
+# snapshots are removed (the snapshot folder keeps the current run only).
+# usage: scripts/snapshot.sh RUN_DIR [BUILD_DIR]
+set -euo pipefail
+run=${1:?usage: scripts/snapshot.sh RUN_DIR [BUILD_DIR]}
+build=${2:-build}
+[ -f "$run/manifest.json" ] || { echo "kbv: snapshot: $run/manifest.json not found" >&2; exit 2; }
+run_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$run/manifest.json")
+dest="data/snapshots/$run_id"
+tmp="data/snapshots/.$run_id.tmp"
+rm -rf "$tmp" && mkdir -p "$tmp"
+cp -p "$run/manifest.json" "$tmp/"
+if [ -f "$run/samples.jsonl" ]; then
+    gzip -9 -n -c "$run/samples.jsonl" >"$tmp/samples.jsonl.gz"
+else
+    cp -p "$run/samples.jsonl.gz" "$tmp/"
+fi
+(cd "$tmp" && sha256sum manifest.json samples.jsonl.gz >SHA256SUMS)
+for old in data/snapshots/*/; do
+    [ -d "$old" ] && [ "$(basename "$old")" != "$run_id" ] && rm -rf "$old"
+done
+rm -rf "$dest" && mv "$tmp" "$dest"
+echo "kbv: snapshot: $dest ($(du -sh "$dest" | cut -f1))"
