@@ -25,6 +25,10 @@ extern "C" {
 int gen_fill(const suite_problem *p, int index, suite_dist dist, uint64_t seed,
              int trial, void *dev, cudaStream_t s, kbv_err *e);
 
+/* The poison: a quiet NaN whose payload (0xDEAD) no arithmetic produces;
+ * an output element that still holds these exact bits was never written. */
+#define GEN_POISON_F32_BITS 0x7FC0DEADu
+
 /* Fills n floats with a NaN whose payload marks "never written". */
 int gen_poison_f32(void *dev, size_t n_floats, cudaStream_t s, kbv_err *e);
 /* Fills bytes with a byte pattern (scrubbing free memory, poisoning). */
@@ -50,7 +54,7 @@ int cmp_fingerprint(const void *dev, size_t bytes, cudaStream_t s, uint64_t *fp,
 /* 1 when the two buffers are bitwise equal; synchronises s. */
 int cmp_equal(const void *a, const void *b, size_t bytes, cudaStream_t s, int *equal, kbv_err *e);
 
-/* --- baselines (baseline.cu and collect/problems/*.cu) -----------------------
+/* --- baselines (baseline.cu and the .cu files of collect/problems) -----------------------
  * One baseline instance per problem and worker: handles, workspaces and any
  * tables, created once (not timed).  Its device allocations go through
  * base_alloc so that its peak memory is counted like a candidate's. */

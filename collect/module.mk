@@ -1,10 +1,39 @@
 # collect/: the suite registry (pure C, always built: `kbv list`, `kbv prompt`,
-# CPU tests) and the GPU stage (built only when nvcc is found).
-SUITE_SRCS := collect/suite.c $(wildcard collect/problems/*.c)
+# CPU tests) and the GPU library of collect (built only when nvcc is found).
+SUITE_SRCS := collect/suite.c collect/suite_host.c $(wildcard collect/problems/*.c)
 SUITE_LIB  := $(BUILD)/libkbv_suite.a
 TEST_LIBS  := $(SUITE_LIB) $(TEST_LIBS)
-$(call objs,$(SUITE_SRCS)): CPPFLAGS += -Icollect
+$(call objs,$(SUITE_SRCS)): CPPFLAGS += -Icollect -Icollect/problems
 
 $(SUITE_LIB): $(call objs,$(SUITE_SRCS))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# kbv list [--json]: pure C, always built.
+PROGRAMS += $(BUILD)/kbv-list
+$(OBJ)/collect/list_main.o: CPPFLAGS += -Icollect -Icollect/problems
+$(BUILD)/kbv-list: $(OBJ)/collect/list_main.o $(SUITE_LIB) $(COMMON_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# The GPU library: input generation, comparison, baselines.  Programs that
+# use it link $(GPU_LIB) $(SUITE_LIB) $(COMMON_LIB) and $(GPU_LDLIBS).
+ifeq ($(HAVE_NVCC),1)
+GPU_SRCS   := collect/gen.cu collect/compare.cu collect/baseline.cu $(wildcard collect/problems/*.cu)
+GPU_LIB    := $(BUILD)/libkbv_gpu.a
+GPU_LDLIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcurand \
+              -lcudart -ldl -lpthread -lstdc++
+$(call objs,$(GPU_SRCS)): ALL_NVCCFLAGS += -Icollect -Icollect/problems
+
+$(GPU_LIB): $(call objs,$(GPU_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# A baseline benchmark for tests/parity: generates inputs, runs and times the
+# fp32 and tf32 baselines, writes outputs for comparison with PyTorch.
+BENCH_PROGRAM := $(BUILD)/kbv-baseline-bench
+$(OBJ)/collect/bench_main.o: CPPFLAGS += -Icollect -I$(CUDA_HOME)/include
+$(BUILD)/kbv-baseline-bench: $(OBJ)/collect/bench_main.o $(GPU_LIB) $(SUITE_LIB) $(COMMON_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(GPU_LDLIBS) $(LDLIBS_COMMON)
+endif

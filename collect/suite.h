@@ -20,7 +20,10 @@ typedef enum {
     SUITE_GEN_RANDINT,     /* integers in [a, b), torch.randint; stored as KBV_I64 or F32 */
     SUITE_GEN_CONST,       /* every element a (norm weight 1, bias 0); D2-D4 redraw it
                               from U(a - 0.5, a + 0.5) so that ignoring it fails */
-    SUITE_GEN_SIGN         /* +1 or -1 with equal probability (targets of a hinge loss) */
+    SUITE_GEN_SIGN,        /* +1 or -1 with equal probability (targets of a hinge loss) */
+    SUITE_GEN_UNIFORM_RSCALE /* U[a, b) times a scalar s ~ U[0,1) drawn once per
+                              (seed, problem, dist, trial, input) from the same
+                              keyed generator: KernelBench's torch.rand(()) scale */
 } suite_gen_kind;
 
 typedef struct {
@@ -63,8 +66,9 @@ typedef struct suite_problem {
     double flops;       /* floating-point operations of one forward call */
     double min_bytes;   /* every input read once, every output written once */
     int uses_tf32;      /* 1 when the tf32 baseline differs (matrix product, conv) */
-    /* D5, the problem's own hard case: how each floating input is drawn
-     * instead of D1 (NULL when the problem has no D5). */
+    /* D5, the problem's own hard case: how each input is drawn instead of
+     * D1, one entry per input in input order (NULL when the problem has no
+     * D5).  Parameters keep their initialisation in D5 whatever it says. */
     const suite_gen *d5;
     /* Which baseline implementation runs it; the GPU side (baseline.h)
      * dispatches on op and reads the attributes and shapes. */

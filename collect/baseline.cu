@@ -1,0 +1,160 @@
+/* baseline.cu - the baseline dispatcher: picks the family that implements a
+ * problem's op, owns the handles the families share (cuBLAS and its
+ * workspace) and turns CUDA errors into kbv_err messages.  All device
+ * memory goes through cudaMalloc, so the worker's interposed allocator
+ * counts it toward the baseline's peak. */
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base_impl.h"
+
+namespace {
+
+const base_family *const families[] = {
+    &base_fam_matmul,
+    &base_fam_elementwise,
+    &base_fam_softmax,
+};
+
+const base_family *family_of(int op)
+{
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (op >= families[i]->op_lo && op <= families[i]->op_hi) return families[i];
+    return NULL;
+}
+
+/* cuBLAS workspace: what PyTorch gives cuBLAS on Hopper (32 MiB), so that
+ * the library can pick the same split-K kernels. */
+const size_t BLAS_WS_BYTES = (size_t)32 << 20;
+
+} /* namespace */
+
+int base_cuda_err(kbv_err *e, const base_ctx *b, const char *what, cudaError_t ce)
+{
+    return err_set(e, KBV_ERUNTIME, "baseline %s: %s: %s", b && b->p ? b->p->id : "?", what,
+                   cudaGetErrorString(ce));
+}
+
+int base_need_blas(base_ctx *b, kbv_err *e)
+{
+    if (b->blas) return 0;
+    cublasStatus_t bs = cublasCreate(&b->blas);
+    if (bs != CUBLAS_STATUS_SUCCESS) {
+        b->blas = NULL;
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cublasCreate: %s", b->p->id,
+                       cublasGetStatusString(bs));
+    }
+    cudaError_t ce = cudaMalloc(&b->blas_ws, BLAS_WS_BYTES);
+    if (ce != cudaSuccess) {
+        b->blas_ws = NULL;
+        return base_cuda_err(e, b, "cuBLAS workspace", ce);
+    }
+    b->blas_ws_bytes = BLAS_WS_BYTES;
+    bs = cublasSetWorkspace(b->blas, b->blas_ws, b->blas_ws_bytes);
+    if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetMathMode(b->blas, CUBLAS_DEFAULT_MATH);
+    if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetPointerMode(b->blas, CUBLAS_POINTER_MODE_HOST);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLAS setup: %s", b->p->id,
+                       cublasGetStatusString(bs));
+    return 0;
+}
+
+int base_need_ws(base_ctx *b, size_t bytes, kbv_err *e)
+{
+    if (bytes <= b->ws_bytes) return 0;
+    if (b->ws) cudaFree(b->ws);
+    b->ws = NULL;
+    b->ws_bytes = 0;
+    if (bytes == 0) return 0;
+    cudaError_t ce = cudaMalloc(&b->ws, bytes);
+    if (ce != cudaSuccess) {
+        b->ws = NULL;
+        return base_cuda_err(e, b, "workspace", ce);
+    }
+    b->ws_bytes = bytes;
+    return 0;
+}
+
+unsigned base_grid(const base_ctx *b, long long items, int threads, int per_sm)
+{
+    long long need = (items + threads - 1) / threads;
+    long long cap = (long long)(b->sm_count > 0 ? b->sm_count : 132) * per_sm;
+    if (need > cap) need = cap;
+    if (need < 1) need = 1;
+    return (unsigned)need;
+}
+
+extern "C" int base_available(const suite_problem *p, const char **why)
+{
+    static const char no_impl[] = "no baseline implementation for this op";
+    if (why) *why = NULL;
+    const base_family *f = p ? family_of(p->op) : NULL;
+    if (!f) {
+        if (why) *why = no_impl;
+        return 0;
+    }
+    if (f->available) return f->available(p, why);
+    return 1;
+}
+
+extern "C" int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out,
+                           kbv_err *e)
+{
+    *out = NULL;
+    const base_family *f = family_of(p->op);
+    if (!f) return err_set(e, KBV_EINPUT, "baseline.cu: %s: no baseline for op %d", p->id, p->op);
+    const char *why = NULL;
+    if (f->available && !f->available(p, &why))
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cannot run here: %s", p->id,
+                       why ? why : "unavailable");
+    base_ctx *b = (base_ctx *)calloc(1, sizeof *b);
+    if (!b) return err_set(e, KBV_ENOMEM, "baseline.cu: %s: out of memory", p->id);
+    b->p = p;
+    b->fam = f;
+    cudaError_t ce = cudaGetDevice(&b->device);
+    if (ce == cudaSuccess)
+        ce = cudaDeviceGetAttribute(&b->sm_count, cudaDevAttrMultiProcessorCount, b->device);
+    if (ce != cudaSuccess) {
+        int rc = base_cuda_err(e, b, "device query", ce);
+        base_destroy(b);
+        return rc;
+    }
+    int rc = f->create(b, example, e);
+    if (rc) {
+        base_destroy(b);
+        return rc;
+    }
+    *out = b;
+    return 0;
+}
+
+extern "C" int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e)
+{
+    if (!b) return err_set(e, KBV_EINPUT, "baseline.cu: base_run on NULL");
+    /* A problem without a matrix product has one baseline: tf32 = fp32. */
+    if (!b->p->uses_tf32) v = BASE_FP32;
+    if (b->blas) {
+        cublasStatus_t bs = cublasSetStream(b->blas, call->stream);
+        if (bs != CUBLAS_STATUS_SUCCESS)
+            return err_set(e, KBV_ERUNTIME, "baseline %s: cublasSetStream: %s", b->p->id,
+                           cublasGetStatusString(bs));
+    }
+    return b->fam->run(b, v, call, e);
+}
+
+extern "C" size_t base_workspace_bytes(const base_ctx *b)
+{
+    return b ? b->blas_ws_bytes + b->ws_bytes : 0;
+}
+
+extern "C" void base_destroy(base_ctx *b)
+{
+    if (!b) return;
+    if (b->fam && b->fam->destroy) b->fam->destroy(b);
+    if (b->blas) cublasDestroy(b->blas);
+    if (b->blas_ws) cudaFree(b->blas_ws);
+    if (b->ws) cudaFree(b->ws);
+    free(b);
+}

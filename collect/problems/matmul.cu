@@ -1,0 +1,113 @@
+/* matmul.cu - matrix-product baselines through cuBLAS.
+ *
+ * kbv's tensors are row-major and cuBLAS is column-major.  A row-major
+ * [r, c] buffer read as column-major is its transpose [c, r], so the
+ * row-major product C = op(A) op(B) is computed as the column-major
+ * product C^T = op(B)^T op(A)^T: B's buffer is passed first, A's second,
+ * and a buffer stored transposed in row-major terms is passed with
+ * CUBLAS_OP_T.
+ *
+ * fp32 uses CUBLAS_COMPUTE_32F with CUBLAS_DEFAULT_MATH (what PyTorch runs
+ * when TF32 is off: IEEE float32 FMA, no tensor cores); tf32 uses
+ * CUBLAS_COMPUTE_32F_FAST_TF32 (what PyTorch runs with allow_tf32).
+ */
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <stdint.h>
+
+#include "base_impl.h"
+
+namespace {
+
+struct gemm_shape {
+    int ta, tb;                  /* A or B stored transposed */
+    int64_t m, n, k, batch;
+    int64_t stride_a, stride_b, stride_c;   /* elements between batches; 0 = shared */
+};
+
+int shape_of(const base_ctx *b, const kbv_call *c, gemm_shape *g, kbv_err *e)
+{
+    const kbv_tensor *A = &c->inputs[0], *B = &c->inputs[1];
+    *g = gemm_shape{ 0, 0, 0, 0, 0, 1, 0, 0, 0 };
+    switch (b->p->op) {
+    case OP_MM: case OP_MM_TA: case OP_MM_TB: case OP_MM_TAB:
+        if (A->ndim != 2 || B->ndim != 2) break;
+        g->ta = b->p->op == OP_MM_TA || b->p->op == OP_MM_TAB;
+        g->tb = b->p->op == OP_MM_TB || b->p->op == OP_MM_TAB;
+        g->m = g->ta ? A->shape[1] : A->shape[0];
+        g->k = g->ta ? A->shape[0] : A->shape[1];
+        g->n = g->tb ? B->shape[0] : B->shape[1];
+        if ((g->tb ? B->shape[1] : B->shape[0]) != g->k) break;
+        return 0;
+    case OP_BMM:
+        if (A->ndim != 3 || B->ndim != 3 || A->shape[0] != B->shape[0] || A->shape[2] != B->shape[1])
+            break;
+        g->batch = A->shape[0];
+        g->m = A->shape[1];
+        g->k = A->shape[2];
+        g->n = B->shape[2];
+        g->stride_a = g->m * g->k;
+        g->stride_b = g->k * g->n;
+        g->stride_c = g->m * g->n;
+        return 0;
+    case OP_MM3D: case OP_MM4D: {
+        /* A[..., K] @ B[K, N]: the leading dimensions of A are rows of one
+         * GEMM, since A and C are contiguous. */
+        if (B->ndim != 2 || A->shape[A->ndim - 1] != B->shape[0]) break;
+        int64_t rows = 1;
+        for (int i = 0; i < A->ndim - 1; i++) rows *= A->shape[i];
+        g->m = rows;
+        g->k = B->shape[0];
+        g->n = B->shape[1];
+        return 0;
+    }
+    default:
+        break;
+    }
+    return err_set(e, KBV_EINPUT, "baseline %s: matmul shapes do not match op %d", b->p->id,
+                   b->p->op);
+}
+
+int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
+{
+    gemm_shape g;
+    int rc = shape_of(b, ex, &g, e);
+    if (rc) return rc;
+    return base_need_blas(b, e);
+}
+
+int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
+{
+    gemm_shape g;
+    int rc = shape_of(b, c, &g, e);
+    if (rc) return rc;
+    const float one = 1.0f, zero = 0.0f;
+    cublasComputeType_t ct = v == BASE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    /* Column-major view: C^T [n x m] = op(B)^T [n x k] * op(A)^T [k x m]. */
+    cublasOperation_t opb = g.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opa = g.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int64_t ldb = g.tb ? g.k : g.n;    /* row length of B's buffer */
+    int64_t lda = g.ta ? g.m : g.k;    /* row length of A's buffer */
+    int64_t ldc = g.n;
+    const void *A = c->inputs[0].data, *B = c->inputs[1].data;
+    void *C = c->outputs[0].data;
+    cublasStatus_t bs;
+    if (g.batch == 1)
+        bs = cublasGemmEx_64(b->blas, opb, opa, g.n, g.m, g.k, &one, B, CUDA_R_32F, ldb, A,
+                             CUDA_R_32F, lda, &zero, C, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
+    else
+        bs = cublasGemmStridedBatchedEx_64(b->blas, opb, opa, g.n, g.m, g.k, &one, B, CUDA_R_32F,
+                                           ldb, g.stride_b, A, CUDA_R_32F, lda, g.stride_a, &zero,
+                                           C, CUDA_R_32F, ldc, g.stride_c, g.batch, ct,
+                                           CUBLAS_GEMM_DEFAULT);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cublasGemmEx: %s", b->p->id,
+                       cublasGetStatusString(bs));
+    return 0;
+}
+
+} /* namespace */
+
+const base_family base_fam_matmul = {
+    "matmul", OP_MM, OP_MM4D, create, run, NULL, NULL,
+};

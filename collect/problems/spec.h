@@ -1,0 +1,55 @@
+/* spec.h - macros for writing problem tables (collect/problems/ .c files) as
+ * rows of data.  Private to the suite: nothing outside collect/ includes it.
+ *
+ * Shapes are int64_t; write large extents with an LL suffix or through the
+ * named constants of each table so that no product overflows int.
+ */
+#ifndef KBV_SPEC_H
+#define KBV_SPEC_H
+
+#include "suite.h"
+#include "ops.h"
+
+#define SPEC_NARG(...) SPEC_NARG_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SPEC_NARG_(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+#define SHAPE(...) .ndim = SPEC_NARG(__VA_ARGS__), .shape = { __VA_ARGS__ }
+
+/* Generators: torch.rand, torch.randn, U(-k, k) (Linear and Conv init),
+ * a constant (norm weight and bias), integers in [lo, hi). */
+#define G_RAND   { SUITE_GEN_UNIFORM, 0.0, 1.0 }
+#define G_RANDN  { SUITE_GEN_NORMAL, 0.0, 1.0 }
+#define G_U(k)   { SUITE_GEN_UNIFORM, -(k), (k) }
+#define G_CONST(v) { SUITE_GEN_CONST, (v), 0.0 }
+#define G_INT(lo, hi) { SUITE_GEN_RANDINT, (lo), (hi) }
+#define G_SIGN   { SUITE_GEN_SIGN, 0.0, 0.0 }
+#define G_RSCALE { SUITE_GEN_UNIFORM_RSCALE, 0.0, 1.0 }
+
+#define IN(nm, g, ...) { .name = (nm), .dtype = KBV_F32, SHAPE(__VA_ARGS__), \
+                         .role = SUITE_ROLE_INPUT, .gen = g, .fixed_scale = 0 }
+/* An input whose values must keep their scale (labels, signs, indices). */
+#define IN_FIXED(nm, dt, g, ...) { .name = (nm), .dtype = (dt), SHAPE(__VA_ARGS__), \
+                         .role = SUITE_ROLE_INPUT, .gen = g, .fixed_scale = 1 }
+#define PARAM(nm, g, ...) { .name = (nm), .dtype = KBV_F32, SHAPE(__VA_ARGS__), \
+                         .role = SUITE_ROLE_PARAM, .gen = g, .fixed_scale = 0 }
+#define OUT(...) { .name = "out", .dtype = KBV_F32, SHAPE(__VA_ARGS__), \
+                   .role = SUITE_ROLE_INPUT, .gen = G_RAND, .fixed_scale = 0 }
+#define OUT_I64(...) { .name = "out", .dtype = KBV_I64, SHAPE(__VA_ARGS__), \
+                   .role = SUITE_ROLE_INPUT, .gen = G_RAND, .fixed_scale = 0 }
+
+#define INPUTS(...)  .inputs = (const suite_tensor[]){ __VA_ARGS__ }, \
+    .n_inputs = (int)(sizeof((const suite_tensor[]){ __VA_ARGS__ }) / sizeof(suite_tensor))
+#define OUTPUTS(...) .outputs = (const suite_tensor[]){ __VA_ARGS__ }, \
+    .n_outputs = (int)(sizeof((const suite_tensor[]){ __VA_ARGS__ }) / sizeof(suite_tensor))
+#define ATTRS(...)   .attrs = (const suite_attr[]){ __VA_ARGS__ }, \
+    .n_attrs = (int)(sizeof((const suite_attr[]){ __VA_ARGS__ }) / sizeof(suite_attr))
+#define D5(...)      .d5 = (const suite_gen[]){ __VA_ARGS__ }
+
+/* Each table file exports its rows and their count; suite.c lists the
+ * tables. */
+#define SUITE_TABLE(name) \
+    extern const suite_problem name[]; extern const int name##_count
+
+#define SUITE_COUNT(name) \
+    const int name##_count = (int)(sizeof(name) / sizeof(name[0]))
+
+#endif
