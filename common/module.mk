@@ -12,3 +12,9 @@ PROGRAMS += $(BUILD)/kbv
 $(BUILD)/kbv: $(OBJ)/dispatch/kbv.o $(COMMON_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# kbv-merge: joins shards of one run; pure C, so Slurm's merge job needs no GPU.
+PROGRAMS += $(BUILD)/kbv-merge
+$(BUILD)/kbv-merge: $(OBJ)/dispatch/merge.o $(COMMON_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
