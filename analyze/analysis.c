@@ -1,0 +1,612 @@
+/* analysis.c - see analysis.h. */
+#include "analysis.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "jio.h"
+#include "log.h"
+#include "medboot.h"
+#include "rng.h"
+#include "stats.h"
+
+const double analysis_fastp_points[ANALYSIS_N_FASTP] = {0, 0.5, 0.8, 1, 1.5, 2};
+
+double analysis_curve_point(int k)
+{
+    return pow(10.0, -1.0 + (double)k / 30.0);
+}
+
+void analysis_default_opts(const run_data *r, analysis_opts *o)
+{
+    o->seed = r->seed;
+    o->resamples = 10000;
+    o->level = 0.95;
+    o->threads = 1;
+}
+
+enum { BL_FP32 = 0, BL_TF32 = 1, N_BL = 2 };
+
+/* One variant's samples, sorted, with their logarithms. */
+typedef struct vdata {
+    double *x, *logx;          /* owned */
+    size_t n;
+    const medboot_table *t;    /* borrowed from the shared cache */
+    double median;             /* NAN without samples */
+} vdata;
+
+/* Everything about one problem of the set being analysed. */
+typedef struct pctx {
+    vdata v[RUN_NV];
+    classify_result cr;
+    int has_s[N_BL];           /* a speedup against the baseline exists */
+    double s[N_BL], ls[N_BL];  /* point speedup and its logarithm */
+    double s_lo[N_BL], s_hi[N_BL];
+} pctx;
+
+/* An estimate with its interval on the ratio scale, and its n. */
+typedef struct est {
+    double e, lo, hi;
+    long n;                    /* -1: no "n" key */
+} est;
+
+typedef struct shared {
+    const run_data *r;
+    const analysis_opts *o;
+    const medboot *mb;
+} shared;
+
+/* --- JSON helpers --------------------------------------------------------- */
+
+static cJSON *est_json(const est *x)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    jio_add_num(o, "estimate", x->e);
+    jio_add_num(o, "ci_low", x->lo);
+    jio_add_num(o, "ci_high", x->hi);
+    if (x->n >= 0) cJSON_AddNumberToObject(o, "n", (double)x->n);
+    return o;
+}
+
+static void add_est(cJSON *parent, const char *key, const est *x)
+{
+    cJSON *o = est_json(x);
+    if (o) cJSON_AddItemToObject(parent, key, o);
+}
+
+static void add_num_or_null(cJSON *o, const char *key, int have, double v)
+{
+    if (have) jio_add_num(o, key, v);
+    else cJSON_AddNullToObject(o, key);
+}
+
+/* --- per-problem work ----------------------------------------------------- */
+
+static int vdata_fill(vdata *d, const run_vec *src, const medboot *mb, kbv_err *e)
+{
+    d->n = src->n;
+    d->median = NAN;
+    if (!d->n) return 0;
+    d->x = malloc(d->n * sizeof *d->x);
+    d->logx = malloc(d->n * sizeof *d->logx);
+    if (!d->x || !d->logx) return err_set(e, KBV_ENOMEM, "out of memory");
+    memcpy(d->x, src->v, d->n * sizeof *d->x);
+    stats_sort(d->x, d->n);
+    for (size_t i = 0; i < d->n; i++) d->logx[i] = log(d->x[i]);
+    d->median = stats_median_sorted(d->x, d->n);
+    d->t = medboot_get(mb, d->n);
+    if (!d->t) return err_set(e, KBV_ERUNTIME, "internal: no median table for n = %zu", d->n);
+    return 0;
+}
+
+static void vdata_free(vdata *d)
+{
+    free(d->x);
+    free(d->logx);
+    d->x = d->logx = NULL;
+}
+
+/* Percentile intervals of the speedups against both baselines.  The
+ * candidate's draws are shared by the two ratios; each variant has its own
+ * stream, so the variants are resampled independently. */
+static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, double *buf[N_BL])
+{
+    size_t B = sh->o->resamples;
+    rng rc, rb[N_BL];
+    rng_init(&rc, sh->o->seed, set, prob, RNG_P_CAND);
+    rng_init(&rb[BL_FP32], sh->o->seed, set, prob, RNG_P_FP32);
+    rng_init(&rb[BL_TF32], sh->o->seed, set, prob, RNG_P_TF32);
+    const vdata *c = &p->v[RUN_V_CAND];
+    for (size_t b = 0; b < B; b++) {
+        double lc = medboot_draw_log(c->t, c->x, c->logx, &rc);
+        for (int bl = 0; bl < N_BL; bl++) {
+            if (!p->has_s[bl]) continue;
+            const vdata *v = &p->v[1 + bl];
+            buf[bl][b] = medboot_draw_log(v->t, v->x, v->logx, &rb[bl]) - lc;
+        }
+    }
+    for (int bl = 0; bl < N_BL; bl++) {
+        if (!p->has_s[bl]) continue;
+        double lo, hi;
+        stats_percentile(buf[bl], B, sh->o->level, &lo, &hi);
+        p->s_lo[bl] = exp(lo);
+        p->s_hi[bl] = exp(hi);
+    }
+}
+
+double analysis_ratio_ci(const double *base_sorted, size_t nb, const double *cand_sorted, size_t nc,
+                         uint64_t seed, size_t B, double level, double *lo, double *hi, kbv_err *e)
+{
+    medboot *mb = NULL;
+    double *buf = malloc(B * sizeof *buf), *lb = malloc(nb * sizeof *lb), *lc = malloc(nc * sizeof *lc);
+    double point = NAN;
+    *lo = *hi = NAN;
+    if (!buf || !lb || !lc) {
+        err_set(e, KBV_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (medboot_new(&mb, e) || medboot_prepare(mb, nb, e) || medboot_prepare(mb, nc, e)) goto done;
+    for (size_t i = 0; i < nb; i++) lb[i] = log(base_sorted[i]);
+    for (size_t i = 0; i < nc; i++) lc[i] = log(cand_sorted[i]);
+    const medboot_table *tb = medboot_get(mb, nb), *tc = medboot_get(mb, nc);
+    rng rc, rbase;
+    rng_init(&rc, seed, 0, 0, RNG_P_CAND);
+    rng_init(&rbase, seed, 0, 0, RNG_P_FP32);
+    for (size_t b = 0; b < B; b++) {
+        double c = medboot_draw_log(tc, cand_sorted, lc, &rc);
+        buf[b] = medboot_draw_log(tb, base_sorted, lb, &rbase) - c;
+    }
+    stats_percentile(buf, B, level, lo, hi);
+    *lo = exp(*lo);
+    *hi = exp(*hi);
+    point = stats_median_sorted(base_sorted, nb) / stats_median_sorted(cand_sorted, nc);
+done:
+    medboot_free(mb);
+    free(buf);
+    free(lb);
+    free(lc);
+    return point;
+}
+
+/* --- set-level geometric means -------------------------------------------- */
+
+/* A geometric mean over the problems sub[0..n) of the set: problem i adds
+ * log s_i(baseline) when bit bl of use[i] is set, and 0 (a speedup of 1)
+ * otherwise; clamp makes it max(0, log s), i.e. max(1, s) (geomean_all).
+ * The interval: two-level bootstrap, B resamples of n problems with
+ * replacement, each picked problem's speedup redrawn from its own samples
+ * (exact median draws), then BCa with the jackknife over problems. */
+typedef struct geo_spec {
+    const size_t *sub;
+    size_t n;
+    const unsigned char *use;   /* per problem of the set, bits 1 << bl */
+    int clamp;
+    unsigned want;              /* baselines wanted, bits 1 << bl */
+    uint64_t purpose;
+} geo_spec;
+
+static double geo_value(const pctx *p, unsigned char use, int bl, int clamp)
+{
+    if (!(use & (1u << bl))) return 0;
+    double v = p->ls[bl];
+    return clamp && v < 0 ? 0 : v;
+}
+
+static int geo_run(const shared *sh, size_t set, const pctx *pc, const geo_spec *g, double *reps[N_BL],
+                   double *jack, est out[N_BL], kbv_err *e)
+{
+    (void)e;
+    size_t B = sh->o->resamples, n = g->n;
+    for (int bl = 0; bl < N_BL; bl++) out[bl] = (est){NAN, NAN, NAN, (long)n};
+    if (!n) return 0;
+    rng r;
+    rng_init(&r, sh->o->seed, set, RNG_NO_PROBLEM, g->purpose);
+    for (size_t b = 0; b < B; b++) {
+        double sum[N_BL] = {0, 0};
+        for (size_t k = 0; k < n; k++) {
+            size_t i = g->sub[rng_below(&r, (uint32_t)n)];
+            const pctx *p = &pc[i];
+            unsigned use = g->use[i] & g->want;
+            if (!use) continue;
+            const vdata *c = &p->v[RUN_V_CAND];
+            double lc = medboot_draw_log(c->t, c->x, c->logx, &r);
+            for (int bl = 0; bl < N_BL; bl++) {
+                if (!(use & (1u << bl))) continue;
+                const vdata *v = &p->v[1 + bl];
+                double d = medboot_draw_log(v->t, v->x, v->logx, &r) - lc;
+                sum[bl] += g->clamp && d < 0 ? 0 : d;
+            }
+        }
+        for (int bl = 0; bl < N_BL; bl++)
+            if (g->want & (1u << bl)) reps[bl][b] = sum[bl] / (double)n;
+    }
+    for (int bl = 0; bl < N_BL; bl++) {
+        if (!(g->want & (1u << bl))) continue;
+        double S = 0;
+        for (size_t k = 0; k < n; k++) S += geo_value(&pc[g->sub[k]], g->use[g->sub[k]], bl, g->clamp);
+        double theta = S / (double)n;
+        size_t nj = 0;
+        if (n >= 2)
+            for (size_t k = 0; k < n; k++)
+                jack[nj++] = (S - geo_value(&pc[g->sub[k]], g->use[g->sub[k]], bl, g->clamp)) / (double)(n - 1);
+        double lo, hi;
+        stats_bca(theta, reps[bl], B, jack, nj, sh->o->level, &lo, &hi);
+        out[bl].e = exp(theta);
+        out[bl].lo = exp(lo);
+        out[bl].hi = exp(hi);
+    }
+    return 0;
+}
+
+/* Runs the geometric mean over the members of the set selected by
+ * sel[i] & (1 << bl) for each wanted baseline: one joint pass (shared
+ * candidate draws) when the two baselines select the same problems, one
+ * pass each otherwise. */
+static int geo_select(const shared *sh, size_t set, const pctx *pc, size_t np, const unsigned char *sel,
+                      unsigned want, uint64_t purpose, double *reps[N_BL], double *jack, size_t *sub,
+                      est out[N_BL], kbv_err *e)
+{
+    int same = 1;
+    if (want == 3)
+        for (size_t i = 0; i < np; i++)
+            if (((sel[i] >> 0) & 1) != ((sel[i] >> 1) & 1)) same = 0;
+    unsigned passes[2] = {want, 0};
+    if (want == 3 && !same) {
+        passes[0] = 1;
+        passes[1] = 2;
+    }
+    for (int k = 0; k < 2 && passes[k]; k++) {
+        unsigned w = passes[k];
+        size_t n = 0;
+        for (size_t i = 0; i < np; i++)
+            if (sel[i] & w) sub[n++] = i;
+        geo_spec g = {sub, n, sel, 0, w, purpose | ((uint64_t)(passes[1] ? w : 0) << 8)};
+        est tmp[N_BL];
+        int rc = geo_run(sh, set, pc, &g, reps, jack, tmp, e);
+        if (rc) return rc;
+        for (int bl = 0; bl < N_BL; bl++)
+            if (w & (1u << bl)) out[bl] = tmp[bl];
+    }
+    return 0;
+}
+
+/* --- fast_p and shares ---------------------------------------------------- */
+
+/* k of n qualify: the estimate k/n and the exact bootstrap-over-problems
+ * percentile interval, the quantiles of Binomial(n, k/n) / n. */
+static est share_est(long k, long n, double level, int with_n)
+{
+    est x = {NAN, NAN, NAN, with_n ? n : -1};
+    if (n <= 0) return x;
+    double q = (double)k / (double)n, a = (1 - level) / 2;
+    x.e = q;
+    x.lo = (double)stats_binom_quantile(n, q, a) / (double)n;
+    x.hi = (double)stats_binom_quantile(n, q, 1 - a) / (double)n;
+    return x;
+}
+
+static cJSON *fastp_json(const pctx *pc, size_t np, int bl, double p, double level)
+{
+    long k = 0;
+    for (size_t i = 0; i < np; i++)
+        k += pc[i].cr.cls == CL_CORRECT && pc[i].has_s[bl] && pc[i].s[bl] > p;
+    est x = share_est(k, (long)np, level, 0);
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddNumberToObject(o, "p", p);
+    jio_add_num(o, "estimate", x.e);
+    jio_add_num(o, "ci_low", x.lo);
+    jio_add_num(o, "ci_high", x.hi);
+    return o;
+}
+
+/* --- memory --------------------------------------------------------------- */
+
+static est memory_geomean(const shared *sh, size_t set, const double *v, size_t n, double *reps, double *jack)
+{
+    est x = {NAN, NAN, NAN, (long)n};
+    if (!n) return x;
+    size_t B = sh->o->resamples;
+    rng r;
+    rng_init(&r, sh->o->seed, set, RNG_NO_PROBLEM, RNG_G_MEMORY);
+    double S = 0;
+    for (size_t k = 0; k < n; k++) S += v[k];
+    for (size_t b = 0; b < B; b++) {
+        double sum = 0;
+        for (size_t k = 0; k < n; k++) sum += v[rng_below(&r, (uint32_t)n)];
+        reps[b] = sum / (double)n;
+    }
+    size_t nj = 0;
+    if (n >= 2)
+        for (size_t k = 0; k < n; k++) jack[nj++] = (S - v[k]) / (double)(n - 1);
+    double lo, hi, theta = S / (double)n;
+    stats_bca(theta, reps, B, jack, nj, sh->o->level, &lo, &hi);
+    x.e = exp(theta);
+    x.lo = exp(lo);
+    x.hi = exp(hi);
+    return x;
+}
+
+/* --- one set -------------------------------------------------------------- */
+
+static cJSON *problem_json(const run_data *r, size_t set, size_t i, const pctx *p)
+{
+    const run_pair *pr = run_pair_at(r, set, i);
+    cJSON *o = cJSON_CreateObject(), *flags, *ev, *it, *sub;
+    if (!o) return NULL;
+    cJSON_AddStringToObject(o, "problem", r->problem_ids[i]);
+    cJSON_AddStringToObject(o, "class", classify_class_names[p->cr.cls]);
+    flags = cJSON_AddArrayToObject(o, "flags");
+    for (int f = 0; f < FL_N; f++)
+        if (p->cr.flags & (1u << f)) cJSON_AddItemToArray(flags, cJSON_CreateString(classify_flag_names[f]));
+    ev = cJSON_AddArrayToObject(o, "evidence");
+    it = cJSON_CreateObject();
+    cJSON_AddStringToObject(it, "kind", "class");
+    cJSON_AddStringToObject(it, "name", classify_class_names[p->cr.cls]);
+    cJSON_AddStringToObject(it, "text", p->cr.class_text);
+    cJSON_AddItemToArray(ev, it);
+    for (int f = 0; f < FL_N; f++) {
+        if (!(p->cr.flags & (1u << f))) continue;
+        it = cJSON_CreateObject();
+        cJSON_AddStringToObject(it, "kind", "flag");
+        cJSON_AddStringToObject(it, "name", classify_flag_names[f]);
+        cJSON_AddStringToObject(it, "text", p->cr.flag_text[f]);
+        cJSON_AddItemToArray(ev, it);
+    }
+    sub = cJSON_AddObjectToObject(o, "speedup");
+    for (int bl = 0; bl < N_BL; bl++) {
+        const char *key = run_variant_names[1 + bl];
+        if (p->has_s[bl]) {
+            est x = {p->s[bl], p->s_lo[bl], p->s_hi[bl], -1};
+            add_est(sub, key, &x);
+        } else {
+            cJSON_AddNullToObject(sub, key);
+        }
+    }
+    sub = cJSON_AddObjectToObject(o, "time_ms");
+    for (int v = 0; v < RUN_NV; v++) add_num_or_null(sub, run_variant_names[v], p->v[v].n > 0, p->v[v].median);
+    sub = cJSON_AddObjectToObject(o, "n_samples");
+    for (int v = 0; v < RUN_NV; v++) cJSON_AddNumberToObject(sub, run_variant_names[v], (double)p->v[v].n);
+    sub = cJSON_AddObjectToObject(o, "peak_bytes");
+    for (int v = 0; v < RUN_NV; v++) add_num_or_null(sub, run_variant_names[v], pr->have_mem[v], pr->peak_bytes[v]);
+    add_num_or_null(o, "max_rel_err", !isnan(p->cr.max_rel_err), p->cr.max_rel_err);
+    if (p->cr.tier >= 0) cJSON_AddStringToObject(o, "tier", run_tier_names[p->cr.tier]);
+    else cJSON_AddNullToObject(o, "tier");
+    return o;
+}
+
+static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
+{
+    const run_data *r = sh->r;
+    size_t np = r->n_problems, B = sh->o->resamples;
+    double level = sh->o->level;
+    int rc = 0;
+    pctx *pc = calloc(np + 1, sizeof *pc);
+    double *reps[N_BL] = {malloc(B * sizeof(double)), malloc(B * sizeof(double))};
+    double *jack = malloc((np + 1) * sizeof *jack), *memv = malloc((np + 1) * sizeof *memv);
+    size_t *sub = malloc((np + 1) * sizeof *sub);
+    unsigned char *sel = calloc(np + 1, 1);
+    cJSON *o = cJSON_CreateObject();
+    if (!pc || !reps[0] || !reps[1] || !jack || !memv || !sub || !sel || !o) {
+        rc = err_set(e, KBV_ENOMEM, "out of memory");
+        goto done;
+    }
+
+    long counts[CL_N] = {0};
+    for (size_t i = 0; i < np; i++) {
+        pctx *p = &pc[i];
+        const run_pair *pr = run_pair_at(r, set, i);
+        for (int v = 0; v < RUN_NV; v++)
+            if ((rc = vdata_fill(&p->v[v], &pr->times[v], sh->mb, e))) goto done;
+        classify_pair(r, pr, p->v[RUN_V_CAND].median, &p->cr);
+        counts[p->cr.cls]++;
+        /* An error has no speedup, whatever samples it left. */
+        for (int bl = 0; bl < N_BL; bl++) {
+            p->has_s[bl] = p->cr.cls != CL_ERROR && p->v[RUN_V_CAND].n > 0 && p->v[1 + bl].n > 0;
+            p->s[bl] = p->s_lo[bl] = p->s_hi[bl] = p->ls[bl] = NAN;
+            if (p->has_s[bl]) {
+                p->s[bl] = p->v[1 + bl].median / p->v[RUN_V_CAND].median;
+                p->ls[bl] = log(p->s[bl]);
+            }
+        }
+        if (p->has_s[0] || p->has_s[1]) speedup_ci(sh, set, i, p, reps);
+    }
+
+    cJSON_AddStringToObject(o, "name", r->set_names[set]);
+    cJSON_AddNumberToObject(o, "n_problems", (double)np);
+    cJSON *cj = cJSON_AddObjectToObject(o, "counts");
+    for (int c = 0; c < CL_N; c++) cJSON_AddNumberToObject(cj, classify_class_names[c], (double)counts[c]);
+
+    /* Geometric means: correct problems, all problems, and the inflation
+     * steps (passing D1; passing D1 and the hidden distributions). */
+    est g_correct[N_BL], g_all[N_BL], g_orig[N_BL], g_hidden[N_BL];
+    for (size_t i = 0; i < np; i++)
+        sel[i] = pc[i].cr.cls == CL_CORRECT ? (unsigned char)(pc[i].has_s[0] | pc[i].has_s[1] << 1) : 0;
+    if ((rc = geo_select(sh, set, pc, np, sel, 3, RNG_G_CORRECT, reps, jack, sub, g_correct, e))) goto done;
+    {
+        /* geomean_all: every problem, correct ones as max(1, s). */
+        for (size_t i = 0; i < np; i++) sub[i] = i;
+        geo_spec g = {sub, np, sel, 1, 3, RNG_G_ALL};
+        if ((rc = geo_run(sh, set, pc, &g, reps, jack, g_all, e))) goto done;
+    }
+    for (size_t i = 0; i < np; i++)
+        sel[i] = pc[i].cr.passes_d1 && pc[i].has_s[BL_FP32] ? 1 : 0;
+    if ((rc = geo_select(sh, set, pc, np, sel, 1, RNG_G_ORIGINAL, reps, jack, sub, g_orig, e))) goto done;
+    for (size_t i = 0; i < np; i++)
+        if (pc[i].cr.cls == CL_HIDDEN_FAIL) sel[i] = 0;
+    if ((rc = geo_select(sh, set, pc, np, sel, 1, RNG_G_HIDDEN, reps, jack, sub, g_hidden, e))) goto done;
+
+    cJSON *bj = cJSON_AddObjectToObject(o, "baselines");
+    for (int bl = 0; bl < N_BL; bl++) {
+        cJSON *b = cJSON_AddObjectToObject(bj, run_variant_names[1 + bl]);
+        add_est(b, "geomean_speedup_correct", &g_correct[bl]);
+        g_all[bl].n = (long)np;
+        add_est(b, "geomean_speedup_all", &g_all[bl]);
+        cJSON *fp = cJSON_AddArrayToObject(b, "fast_p");
+        for (int k = 0; k < ANALYSIS_N_FASTP; k++)
+            cJSON_AddItemToArray(fp, fastp_json(pc, np, bl, analysis_fastp_points[k], level));
+        cJSON *fc = cJSON_AddArrayToObject(b, "fast_p_curve");
+        for (int k = 0; k < ANALYSIS_N_CURVE; k++)
+            cJSON_AddItemToArray(fc, fastp_json(pc, np, bl, analysis_curve_point(k), level));
+    }
+
+    /* Memory against the tf32 baseline, over correct problems with both
+     * peaks recorded. */
+    size_t nm = 0;
+    long less = 0;
+    for (size_t i = 0; i < np; i++) {
+        const run_pair *pr = run_pair_at(r, set, i);
+        if (pc[i].cr.cls != CL_CORRECT || !pr->have_mem[RUN_V_CAND] || !pr->have_mem[RUN_V_TF32]) continue;
+        double c = pr->peak_bytes[RUN_V_CAND], b = pr->peak_bytes[RUN_V_TF32];
+        if (!(c > 0 && b > 0)) continue;
+        memv[nm++] = log(b / c);
+        less += c < b;
+    }
+    est m_eff = memory_geomean(sh, set, memv, nm, reps[0], jack);
+    est m_share = share_est(less, (long)nm, level, 1);
+    cJSON *mj = cJSON_AddObjectToObject(o, "memory");
+    add_est(mj, "efficiency_geomean", &m_eff);
+    add_est(mj, "efficient_share", &m_share);
+
+    cJSON *inf = cJSON_AddArrayToObject(o, "inflation");
+    static const char *const steps[4][2] = {{"original", "fp32 baseline, D1 only"},
+                                            {"hidden", "+ hidden distributions"},
+                                            {"probes", "+ hack probes"},
+                                            {"tf32", "+ tf32 baseline"}};
+    const est *vals[4] = {&g_orig[BL_FP32], &g_hidden[BL_FP32], &g_correct[BL_FP32], &g_correct[BL_TF32]};
+    for (int k = 0; k < 4; k++) {
+        cJSON *st = cJSON_CreateObject();
+        cJSON_AddStringToObject(st, "step", steps[k][0]);
+        cJSON_AddStringToObject(st, "label", steps[k][1]);
+        add_est(st, "geomean", vals[k]);
+        cJSON_AddItemToArray(inf, st);
+    }
+
+    cJSON *pj = cJSON_AddArrayToObject(o, "problems");
+    for (size_t i = 0; i < np; i++) cJSON_AddItemToArray(pj, problem_json(r, set, i, &pc[i]));
+
+done:
+    for (size_t i = 0; pc && i < np; i++)
+        for (int v = 0; v < RUN_NV; v++) vdata_free(&pc[i].v[v]);
+    free(pc);
+    free(reps[0]);
+    free(reps[1]);
+    free(jack);
+    free(memv);
+    free(sub);
+    free(sel);
+    if (rc) {
+        cJSON_Delete(o);
+        return rc;
+    }
+    *out = o;
+    return 0;
+}
+
+/* --- threads over sets ---------------------------------------------------- */
+
+typedef struct worker {
+    const shared *sh;
+    cJSON **sets;
+    size_t first, step;
+    int rc;
+    kbv_err err;
+    pthread_t tid;
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    for (size_t s = w->first; s < w->sh->r->n_sets; s += w->step) {
+        w->rc = set_build(w->sh, s, &w->sets[s], &w->err);
+        if (w->rc) break;
+    }
+    return NULL;
+}
+
+int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_err *e)
+{
+    int rc = 0;
+    medboot *mb = NULL;
+    cJSON **sets = calloc(r->n_sets + 1, sizeof *sets);
+    worker *ws = NULL;
+    cJSON *root = NULL;
+    if (o->resamples < 1 || o->resamples > 100000000) {
+        free(sets);
+        return err_set(e, KBV_EUSAGE, "bootstrap resamples must be between 1 and 1e8");
+    }
+    if (!sets) return err_set(e, KBV_ENOMEM, "out of memory");
+
+    /* The median tables depend on the sample count only; building them all
+     * first lets the threads share them read-only. */
+    if ((rc = medboot_new(&mb, e))) goto done;
+    for (size_t i = 0; i < r->n_sets * r->n_problems; i++)
+        for (int v = 0; v < RUN_NV; v++)
+            if ((rc = medboot_prepare(mb, r->pairs[i].times[v].n, e))) goto done;
+
+    shared sh = {r, o, mb};
+    size_t nt = o->threads < 1 ? 1 : (size_t)o->threads;
+    if (nt > r->n_sets) nt = r->n_sets ? r->n_sets : 1;
+    ws = calloc(nt, sizeof *ws);
+    if (!ws) {
+        rc = err_set(e, KBV_ENOMEM, "out of memory");
+        goto done;
+    }
+    size_t started = 0;
+    for (size_t t = 0; t < nt; t++) {
+        ws[t] = (worker){.sh = &sh, .sets = sets, .first = t, .step = nt};
+        if (t == 0) continue;
+        if (pthread_create(&ws[t].tid, NULL, worker_main, &ws[t]) != 0) break;
+        started = t;
+    }
+    /* Sets a thread failed to start are done here, after worker 0's own. */
+    worker_main(&ws[0]);
+    for (size_t t = 1; t <= started; t++) pthread_join(ws[t].tid, NULL);
+    for (size_t t = started + 1; t < nt && !ws[0].rc; t++) worker_main(&ws[t]);
+    for (size_t t = 0; t < nt; t++)
+        if (ws[t].rc) {
+            if (e) *e = ws[t].err;
+            rc = ws[t].rc;
+            goto done;
+        }
+
+    root = cJSON_CreateObject();
+    if (!root) {
+        rc = err_set(e, KBV_ENOMEM, "out of memory");
+        goto done;
+    }
+    cJSON_AddStringToObject(root, "schema", "kbv-analysis/1");
+    cJSON_AddStringToObject(root, "run_id", r->run_id);
+    cJSON_AddStringToObject(root, "created_utc", r->created_utc);
+    static const char *const copied[] = {"harness", "device"};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(r->manifest, copied[k]);
+        cJSON_AddItemToObject(root, copied[k], src ? cJSON_Duplicate(src, 1) : cJSON_CreateNull());
+    }
+    cJSON *cfg = cJSON_AddObjectToObject(root, "config");
+    cJSON_AddNumberToObject(cfg, "bootstrap_resamples", (double)o->resamples);
+    cJSON_AddNumberToObject(cfg, "bootstrap_seed", (double)o->seed);
+    cJSON_AddNumberToObject(cfg, "ci_level", o->level);
+    cJSON_AddItemToObject(cfg, "fast_p_points", cJSON_CreateDoubleArray(analysis_fastp_points, ANALYSIS_N_FASTP));
+    cJSON_AddStringToObject(cfg, "memory_baseline", "tf32");
+    cJSON *cl = cJSON_AddArrayToObject(root, "classes");
+    for (int c = 0; c < CL_N; c++) cJSON_AddItemToArray(cl, cJSON_CreateString(classify_class_names[c]));
+    cJSON *sj = cJSON_AddArrayToObject(root, "sets");
+    for (size_t s = 0; s < r->n_sets; s++) {
+        cJSON_AddItemToArray(sj, sets[s]);
+        sets[s] = NULL;
+    }
+    *out = root;
+    root = NULL;
+done:
+    for (size_t s = 0; s < r->n_sets; s++) cJSON_Delete(sets[s]);
+    free(sets);
+    free(ws);
+    cJSON_Delete(root);
+    medboot_free(mb);
+    return rc;
+}

@@ -1,0 +1,304 @@
+/* classify.c - see classify.h. */
+#include "classify.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const classify_class_names[CL_N] = {
+    "correct", "hidden-fail", "incorrect", "error", "constant-output", "identity",
+    "stale-output", "caching", "input-mutation", "deferred-work", "impossible-speed", "nondeterministic"};
+
+const char *const classify_flag_names[FL_N] = {"library-call", "precision-tf32", "precision-half",
+                                               "more-memory", "leak", "near-floor"};
+
+/* The probe whose failure gives each hack class, in precedence order.
+ * "leftover-memory" is the name DESIGN.md 5a gives the poisoned-allocation
+ * probe; "stale-output" the name of the class. */
+static const struct { int cls; const char *probe; } hack_probes[] = {
+    {CL_CONSTANT_OUTPUT, "input-independence"},
+    {CL_IDENTITY, "identity"},
+    {CL_STALE_OUTPUT, "stale-output"},
+    {CL_STALE_OUTPUT, "leftover-memory"},
+    {CL_CACHING, "caching"},
+    {CL_INPUT_MUTATION, "input-mutation"},
+    {CL_DEFERRED_WORK, "deferred-work"},
+    {CL_IMPOSSIBLE_SPEED, "physical-floor"},
+    {CL_NONDETERMINISTIC, "determinism"},
+};
+#define N_HACK_PROBES (sizeof hack_probes / sizeof hack_probes[0])
+
+void classify_fmt_bytes(char *buf, size_t n, double bytes)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double v = bytes;
+    while (v >= 1024 && u < 4) { v /= 1024; u++; }
+    if (u == 0) snprintf(buf, n, "%.0f B", bytes);
+    else snprintf(buf, n, "%.2f %s", v, unit[u]);
+}
+
+static int is_d1(const run_check *c) { return strcmp(c->dist, "D1") == 0; }
+
+static void fmt_err(char *buf, size_t n, double v)
+{
+    if (isnan(v)) snprintf(buf, n, "unknown");
+    else if (!isfinite(v)) snprintf(buf, n, "non-finite");
+    else snprintf(buf, n, "%.3g", v);
+}
+
+/* "D1 trial 1: 1234 of 4096 elements outside 0.001 + 0.001|ref|, max abs err 0.5" */
+static void describe_check(const run_data *r, const run_check *c, char *buf, size_t n)
+{
+    char of[64] = "", err[32], nf[64] = "";
+    fmt_err(err, sizeof err, c->max_abs_err);
+    if (c->elements >= 0) snprintf(of, sizeof of, " of %lld", c->elements);
+    if (c->nonfinite > 0) snprintf(nf, sizeof nf, ", %lld non-finite", c->nonfinite);
+    if (c->mismatches > 0)
+        snprintf(buf, n, "%s trial %lld: %lld%s elements outside %g + %g|ref|%s, max abs err %s", c->dist,
+                 c->trial, c->mismatches, of, r->atol, r->rtol, nf, err);
+    else
+        snprintf(buf, n, "%s trial %lld: check failed%s, max abs err %s", c->dist, c->trial, nf, err);
+}
+
+/* A one-line reason from a build log: its first line that says "error",
+ * else its last non-empty line. */
+static void last_line(const char *log, char *buf, size_t n)
+{
+    for (const char *l = log; *l;) {
+        const char *eol = strchr(l, '\n');
+        size_t len = eol ? (size_t)(eol - l) : strlen(l);
+        const char *hit = strstr(l, "error");
+        if (hit && hit < l + len) {
+            while (len > 0 && (l[len - 1] == '\r' || l[len - 1] == ' ')) len--;
+            snprintf(buf, n, "%.*s", (int)len, l);
+            return;
+        }
+        l += len + (eol ? 1 : 0);
+    }
+    size_t len = strlen(log);
+    while (len > 0 && (log[len - 1] == '\n' || log[len - 1] == '\r' || log[len - 1] == ' ')) len--;
+    size_t start = len;
+    while (start > 0 && log[start - 1] != '\n') start--;
+    snprintf(buf, n, "%.*s", (int)(len - start), log + start);
+}
+
+static const run_probe *failed_probe(const run_pair *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_probes; i++)
+        if (p->probes[i].pass == 0 && strcmp(p->probes[i].name, name) == 0) return &p->probes[i];
+    return NULL;
+}
+
+static void probe_text(const run_probe *pr, char *buf, size_t n)
+{
+    if (pr->detail[0]) snprintf(buf, n, "%s probe: %s", pr->name, pr->detail);
+    else snprintf(buf, n, "%s probe failed", pr->name);
+}
+
+static void classify_class(const run_data *r, const run_pair *p, classify_result *out)
+{
+    char *txt = out->class_text;
+    size_t tn = sizeof out->class_text;
+
+    /* error: no status (missing), a status other than ok, a failed build,
+     * or nothing to judge correctness by. */
+    if (!p->have_status) {
+        out->cls = CL_ERROR;
+        snprintf(txt, tn, "missing: the journal has no status for this pair");
+        return;
+    }
+    if (strcmp(p->status, "ok") != 0 || (p->have_build && !p->build_ok)) {
+        char why[400] = "";
+        if (p->have_build && !p->build_ok && p->build_log && p->build_log[0])
+            last_line(p->build_log, why, sizeof why);
+        else if (p->status_detail && p->status_detail[0])
+            snprintf(why, sizeof why, "%s", p->status_detail);
+        const char *st = strcmp(p->status, "ok") != 0 ? p->status : "compile-error";
+        out->cls = CL_ERROR;
+        if (why[0]) snprintf(txt, tn, "%s: %s", st, why);
+        else snprintf(txt, tn, "%s", st);
+        return;
+    }
+    size_t n_d1 = 0;
+    const run_check *first_fail = NULL;
+    int all_unwritten = 1;
+    for (size_t i = 0; i < p->n_checks; i++) {
+        const run_check *c = &p->checks[i];
+        if (!is_d1(c) || c->skipped) continue;
+        n_d1++;
+        if (!c->pass) {
+            if (!first_fail) first_fail = c;
+            if (!(c->mismatches > 0 && c->unwritten == c->mismatches)) all_unwritten = 0;
+        }
+    }
+    if (!n_d1) {
+        out->cls = CL_ERROR;
+        snprintf(txt, tn, "no D1 correctness check recorded");
+        return;
+    }
+    const run_probe *stale = failed_probe(p, "stale-output");
+    if (!stale) stale = failed_probe(p, "leftover-memory");
+    if (first_fail) {
+        if (all_unwritten) {
+            out->cls = CL_STALE_OUTPUT;
+            snprintf(txt, tn, "%s trial %lld: all %lld mismatching elements were never written by the candidate",
+                     first_fail->dist, first_fail->trial, first_fail->mismatches);
+        } else if (stale) {
+            out->cls = CL_STALE_OUTPUT;
+            probe_text(stale, txt, tn);
+        } else {
+            out->cls = CL_INCORRECT;
+            describe_check(r, first_fail, txt, tn);
+        }
+        return;
+    }
+
+    for (size_t k = 0; k < N_HACK_PROBES; k++) {
+        const run_probe *pr = failed_probe(p, hack_probes[k].probe);
+        if (pr) {
+            out->cls = hack_probes[k].cls;
+            probe_text(pr, txt, tn);
+            return;
+        }
+    }
+
+    for (size_t i = 0; i < p->n_checks; i++) {
+        const run_check *c = &p->checks[i];
+        if (is_d1(c) || c->skipped || c->pass) continue;
+        out->cls = CL_HIDDEN_FAIL;
+        describe_check(r, c, txt, tn);
+        return;
+    }
+
+    /* correct: say what it passed. */
+    size_t n_hidden = 0, n_probes = 0;
+    char dists[64] = "", skipped[64] = "";
+    for (size_t i = 0; i < p->n_checks; i++) {
+        const run_check *c = &p->checks[i];
+        if (is_d1(c)) continue;
+        char *list = c->skipped ? skipped : dists;
+        if (!strstr(list, c->dist) && strlen(list) + strlen(c->dist) + 3 < sizeof dists) {
+            if (list[0]) strcat(list, ", ");
+            strcat(list, c->dist);
+        }
+        if (!c->skipped) n_hidden++;
+    }
+    for (size_t i = 0; i < p->n_probes; i++) n_probes += p->probes[i].pass == 1;
+    out->cls = CL_CORRECT;
+    int w = snprintf(txt, tn, "passes D1 (%zu checks)", n_d1);
+    if (n_hidden && w > 0 && (size_t)w < tn)
+        w += snprintf(txt + w, tn - (size_t)w, ", hidden %s (%zu checks)", dists, n_hidden);
+    if (w > 0 && (size_t)w < tn) w += snprintf(txt + w, tn - (size_t)w, ", %zu probes", n_probes);
+    if (skipped[0] && w > 0 && (size_t)w < tn)
+        snprintf(txt + w, tn - (size_t)w, "; skipped %s (non-finite reference)", skipped);
+}
+
+static void set_flag(classify_result *out, int f, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_flag(classify_result *out, int f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->flag_text[f], sizeof out->flag_text[f], fmt, ap);
+    va_end(ap);
+    out->flags |= 1u << f;
+}
+
+static void classify_flags(const run_pair *p, double cand_median_ms, classify_result *out)
+{
+    /* library-call: the static scan's "library:..." flags and the imports. */
+    char libs[200] = "", imps[240] = "";
+    for (size_t i = 0; i < p->n_static_flags; i++) {
+        const char *f = p->static_flags[i];
+        if (strncmp(f, "library:", 8) != 0) continue;
+        if (strlen(libs) + strlen(f) + 3 >= sizeof libs) break;
+        if (libs[0]) strcat(libs, ", ");
+        strcat(libs, f);
+    }
+    if (libs[0]) {
+        size_t shown = 0;
+        for (size_t i = 0; i < p->n_imports && shown < 6; i++) {
+            if (strlen(imps) + strlen(p->imports[i]) + 3 >= sizeof imps) break;
+            if (imps[0]) strcat(imps, ", ");
+            strcat(imps, p->imports[i]);
+            shown++;
+        }
+        if (imps[0]) set_flag(out, FL_LIBRARY_CALL, "%s (imports %s%s)", libs, imps,
+                              p->n_imports > shown ? ", ..." : "");
+        else set_flag(out, FL_LIBRARY_CALL, "%s", libs);
+    }
+
+    /* precision: the worst tier among the passing D1 checks. */
+    int worst = RUN_TIER_UNKNOWN;
+    double rel = NAN;
+    for (size_t i = 0; i < p->n_checks; i++) {
+        const run_check *c = &p->checks[i];
+        if (!is_d1(c) || c->skipped || !c->pass) continue;
+        if (c->tier > worst) worst = c->tier;
+        if (isnan(rel) || c->max_rel_err > rel) rel = c->max_rel_err;
+    }
+    char relbuf[32];
+    fmt_err(relbuf, sizeof relbuf, rel);
+    if (worst == RUN_TIER_TF32)
+        set_flag(out, FL_PRECISION_TF32, "passing D1 error within 1e-3 (1 + |ref|) but not 1e-5: tf32 tier, "
+                 "max rel err %s", relbuf);
+    else if (worst >= RUN_TIER_HALF)
+        set_flag(out, FL_PRECISION_HALF, "passing D1 error beyond 1e-3 (1 + |ref|): %s tier, max rel err %s",
+                 run_tier_names[worst], relbuf);
+
+    /* more-memory: against the tf32 baseline, the memory baseline. */
+    if (p->have_mem[RUN_V_CAND] && p->have_mem[RUN_V_TF32] &&
+        p->peak_bytes[RUN_V_CAND] > p->peak_bytes[RUN_V_TF32]) {
+        char a[32], b[32];
+        classify_fmt_bytes(a, sizeof a, p->peak_bytes[RUN_V_CAND]);
+        classify_fmt_bytes(b, sizeof b, p->peak_bytes[RUN_V_TF32]);
+        if (p->peak_bytes[RUN_V_TF32] > 0)
+            set_flag(out, FL_MORE_MEMORY, "peak %s against %s for the tf32 baseline (%.2fx)", a, b,
+                     p->peak_bytes[RUN_V_CAND] / p->peak_bytes[RUN_V_TF32]);
+        else
+            set_flag(out, FL_MORE_MEMORY, "peak %s against %s for the tf32 baseline", a, b);
+    }
+
+    if (p->have_mem[RUN_V_CAND] && p->leaked_bytes[RUN_V_CAND] > 0) {
+        char a[32];
+        classify_fmt_bytes(a, sizeof a, p->leaked_bytes[RUN_V_CAND]);
+        set_flag(out, FL_LEAK, "%s of device memory not freed after teardown", a);
+    }
+
+    /* near-floor: a passing physical-floor probe within 1.5x of the floor. */
+    for (size_t i = 0; i < p->n_probes; i++) {
+        const run_probe *pr = &p->probes[i];
+        if (pr->pass != 1 || strcmp(pr->name, "physical-floor") != 0) continue;
+        double ratio = pr->floor_ratio;
+        if (!isfinite(ratio) && isfinite(pr->floor_ms) && pr->floor_ms > 0 && isfinite(cand_median_ms))
+            ratio = cand_median_ms / pr->floor_ms;
+        if (!(isfinite(ratio) && ratio <= 1.5)) continue;
+        if (isfinite(pr->floor_ms) && isfinite(cand_median_ms))
+            set_flag(out, FL_NEAR_FLOOR, "median %.4g ms is %.2fx the physical floor of %.4g ms", cand_median_ms,
+                     ratio, pr->floor_ms);
+        else
+            set_flag(out, FL_NEAR_FLOOR, "time is %.2fx the physical floor%s%s", ratio, pr->detail[0] ? ": " : "",
+                     pr->detail);
+        break;
+    }
+}
+
+void classify_pair(const run_data *r, const run_pair *p, double cand_median_ms, classify_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->tier = RUN_TIER_UNKNOWN;
+    out->max_rel_err = NAN;
+    size_t n_d1 = 0, n_fail = 0;
+    for (size_t i = 0; i < p->n_checks; i++) {
+        const run_check *c = &p->checks[i];
+        if (!is_d1(c) || c->skipped) continue;
+        n_d1++;
+        n_fail += !c->pass;
+        if (c->tier > out->tier) out->tier = c->tier;
+        if (isnan(out->max_rel_err) || c->max_rel_err > out->max_rel_err) out->max_rel_err = c->max_rel_err;
+    }
+    classify_class(r, p, out);
+    out->passes_d1 = out->cls != CL_ERROR && n_d1 > 0 && n_fail == 0;
+    classify_flags(p, cand_median_ms, out);
+}

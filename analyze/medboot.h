@@ -1,0 +1,89 @@
+/* medboot.h - the exact bootstrap distribution of a sample median.
+ *
+ * Resampling n values with replacement from a sorted sample x_1 <= ... <= x_n
+ * and taking the median gives x_J (n odd) or (x_J + x_L) / 2 (n even), where
+ * J and L are the positions of the resample's middle order statistics.  Their
+ * distribution depends on n only: with C(j) ~ Binomial(n, j/n) the number of
+ * draws at positions <= j, P(J <= j) = P(C(j) >= r) for r = ceil(n/2), and for
+ * n = 2m
+ *   P(J = L = j) = P(C(j-1) <= m-1) - P(C(j) <= m) + (n choose m) ((j-1)/n)^m ((n-j)/n)^(n-m),
+ * while given J = j < L exactly m draws fall at or below j and the other n - m
+ * are uniform on j+1..n, so that P(L - j > t) = (1 - t/(n-j))^(n-m).
+ * Drawing (J, L) by inverse-CDF sampling from tables built once per n costs a
+ * few operations, against n for a resample; the draws are exactly those of
+ * the ordinary bootstrap of the median.
+ */
+#ifndef KBV_MEDBOOT_H
+#define KBV_MEDBOOT_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "err.h"
+#include "rng.h"
+
+typedef struct medboot_table {
+    size_t n;
+    double *cdf;      /* cdf[j] = P(J <= j), j = 0..n (1-based positions); cdf[n] = 1 */
+    uint32_t *guide;  /* guide[g] = smallest j with cdf[j] > g/n, g = 0..n-1 */
+    double *stay;     /* n even: stay[j] = P(L = j | J = j); NULL when n is odd */
+    double inv_nm;    /* n even: 1 / (n - m) */
+} medboot_table;
+
+/* A cache of tables by n; tables are built by medboot_prepare and read-only
+ * afterwards, so that threads may share a prepared cache. */
+typedef struct medboot medboot;
+
+int medboot_new(medboot **out, kbv_err *e);  /* caller frees with medboot_free */
+void medboot_free(medboot *m);               /* NULL ok */
+/* Builds the table for n (n >= 1) unless it exists.  Not thread-safe. */
+int medboot_prepare(medboot *m, size_t n, kbv_err *e);
+/* The table for n (borrowed from m), or NULL when it was not prepared. */
+const medboot_table *medboot_get(const medboot *m, size_t n);
+
+/* P(J = j, L = l), 1-based, l = j for n odd: the exact probability that a
+ * resample's median is made of positions j and l (for tests and checks). */
+double medboot_pair_prob(const medboot_table *t, size_t j, size_t l);
+
+/* Draws (J, L) as 0-based indices into the sorted sample. */
+static inline void medboot_draw_idx(const medboot_table *t, rng *r, size_t *j_out, size_t *l_out)
+{
+    double u = rng_u01(r);
+    size_t n = t->n;
+    size_t j = t->guide[(size_t)(u * (double)n)];
+    while (t->cdf[j] <= u) j++;
+    size_t l = j;
+    if (t->stay) {
+        double v = rng_u01(r);
+        if (v >= t->stay[j]) {
+            /* Inverse of P(s > t) = (1 - t/(n-j))^(n-m); s in 1..n-j. */
+            double w = rng_u01(r);
+            double room = (double)(n - j);
+            double s = ceil(room * -expm1(log1p(-w) * t->inv_nm));
+            if (s < 1) s = 1;
+            if (s > room) s = room;
+            l = j + (size_t)s;
+        }
+    }
+    *j_out = j - 1;
+    *l_out = l - 1;
+}
+
+/* One bootstrap draw of the median of sorted x[0..t->n). */
+static inline double medboot_draw(const medboot_table *t, const double *x, rng *r)
+{
+    size_t j, l;
+    medboot_draw_idx(t, r, &j, &l);
+    return j == l ? x[j] : 0.5 * (x[j] + x[l]);
+}
+
+/* The same draw on the log scale; logx[i] = log(x[i]) saves the logarithm
+ * whenever the two middle positions coincide (always for odd n). */
+static inline double medboot_draw_log(const medboot_table *t, const double *x, const double *logx, rng *r)
+{
+    size_t j, l;
+    medboot_draw_idx(t, r, &j, &l);
+    return j == l ? logx[j] : log(0.5 * (x[j] + x[l]));
+}
+
+#endif

@@ -1,0 +1,511 @@
+/* run.c - reading a run directory (see run.h). */
+#include "run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jio.h"
+#include "jnl.h"
+#include "log.h"
+#include "scan.h"
+
+const char *const run_variant_names[RUN_NV] = {"candidate", "fp32", "tf32"};
+const char *const run_tier_names[4] = {"fp32", "tf32", "half", "none"};
+
+/* --- name tables ---------------------------------------------------------- */
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Builds a table for names[0..n); KBV_EINPUT on a repeated name. */
+static int map_build(const char **names, size_t n, const char *what, uint32_t **map, size_t *mask,
+                     kbv_err *e)
+{
+    size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    *map = calloc(size, sizeof **map);
+    if (!*map) return err_set(e, KBV_ENOMEM, "out of memory");
+    *mask = size - 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(names[i]);
+        size_t h = (size_t)hash_bytes(names[i], len) & *mask;
+        while ((*map)[h]) {
+            if (strcmp(names[(*map)[h] - 1], names[i]) == 0)
+                return err_set(e, KBV_EINPUT, "manifest.json: %s \"%s\" is listed twice", what, names[i]);
+            h = (h + 1) & *mask;
+        }
+        (*map)[h] = (uint32_t)(i + 1);
+    }
+    return 0;
+}
+
+/* Index of name p[0..n) or -1. */
+static long map_find(const uint32_t *map, size_t mask, const char **names, const char *p, size_t n)
+{
+    size_t h = (size_t)hash_bytes(p, n) & mask;
+    while (map[h]) {
+        const char *s = names[map[h] - 1];
+        if (strncmp(s, p, n) == 0 && s[n] == '\0') return (long)map[h] - 1;
+        h = (h + 1) & mask;
+    }
+    return -1;
+}
+
+static int find_pair(run_data *r, const char *set, size_t set_len, const char *prob, size_t prob_len,
+                     const char *what, run_pair **out, kbv_err *e)
+{
+    if (r->have_last) {
+        const char *s = r->set_names[r->last_set], *p = r->problem_ids[r->last_prob];
+        if (strncmp(s, set, set_len) == 0 && s[set_len] == '\0' &&
+            strncmp(p, prob, prob_len) == 0 && p[prob_len] == '\0') {
+            *out = run_pair_at(r, r->last_set, r->last_prob);
+            return 0;
+        }
+    }
+    long si = map_find(r->set_map, r->set_mask, r->set_names, set, set_len);
+    if (si < 0)
+        return err_set(e, KBV_EINPUT, "%s: set \"%.*s\" is not in the manifest", what, (int)set_len, set);
+    long pi = map_find(r->prob_map, r->prob_mask, r->problem_ids, prob, prob_len);
+    if (pi < 0)
+        return err_set(e, KBV_EINPUT, "%s: problem \"%.*s\" is not in the manifest", what, (int)prob_len, prob);
+    r->last_set = (size_t)si;
+    r->last_prob = (size_t)pi;
+    r->have_last = 1;
+    *out = run_pair_at(r, (size_t)si, (size_t)pi);
+    return 0;
+}
+
+/* --- records -------------------------------------------------------------- */
+
+static int vec_push(run_vec *v, double x, kbv_err *e)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 64;
+        double *p = realloc(v->v, cap * sizeof *p);
+        if (!p) return err_set(e, KBV_ENOMEM, "out of memory");
+        v->v = p;
+        v->cap = cap;
+    }
+    v->v[v->n++] = x;
+    return 0;
+}
+
+static int variant_index(const char *p, size_t n)
+{
+    for (int v = 0; v < RUN_NV; v++)
+        if (strlen(run_variant_names[v]) == n && memcmp(run_variant_names[v], p, n) == 0) return v;
+    return -1;
+}
+
+/* A time must be a positive finite number; wall_ms may be absent. */
+static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen, int gpu_kind, double gpu,
+                    int wall_kind, double wall, const char *what, kbv_err *e)
+{
+    int v = variant_index(variant, vlen);
+    if (v < 0)
+        return err_set(e, KBV_EINPUT, "%s: unknown variant \"%.*s\" (candidate, fp32 or tf32)", what,
+                       (int)vlen, variant);
+    if (gpu_kind != SCAN_NUMBER || !(gpu > 0) || !isfinite(gpu))
+        return err_set(e, KBV_EINPUT, "%s: \"gpu_ms\" must be a positive finite number", what);
+    if (wall_kind != SCAN_ABSENT && (wall_kind != SCAN_NUMBER || !(wall > 0) || !isfinite(wall)))
+        return err_set(e, KBV_EINPUT, "%s: \"wall_ms\" must be a positive finite number", what);
+    r->n_time++;
+    return vec_push(&pr->times[v], gpu, e);
+}
+
+static char *dup_str(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+static const char *opt_str(const cJSON *o, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+/* A number field: *out gets its value, HUGE_VAL for null (a non-finite
+ * value as written), dflt when absent; KBV_EINPUT for another type. */
+static int opt_num(const cJSON *o, const char *key, double dflt, double *out, const char *what, kbv_err *e)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!it) { *out = dflt; return 0; }
+    if (cJSON_IsNull(it)) { *out = HUGE_VAL; return 0; }
+    if (!cJSON_IsNumber(it)) return err_set(e, KBV_EINPUT, "%s: \"%s\" must be a number", what, key);
+    *out = it->valuedouble;
+    return 0;
+}
+
+static int opt_count(const cJSON *o, const char *key, long long *out, const char *what, kbv_err *e)
+{
+    double v = 0;
+    int rc = opt_num(o, key, 0, &v, what, e);
+    if (rc) return rc;
+    if (!(v >= 0) || v > 9e18) return err_set(e, KBV_EINPUT, "%s: \"%s\" must be a count", what, key);
+    *out = (long long)v;
+    return 0;
+}
+
+static int str_list(const cJSON *o, const char *key, char ***out, size_t *n, const char *what, kbv_err *e)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, key);
+    for (size_t i = 0; i < *n; i++) free((*out)[i]);
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    if (!arr || cJSON_IsNull(arr)) return 0;
+    if (!cJSON_IsArray(arr)) return err_set(e, KBV_EINPUT, "%s: \"%s\" must be an array", what, key);
+    size_t cnt = (size_t)cJSON_GetArraySize(arr);
+    if (!cnt) return 0;
+    *out = calloc(cnt, sizeof **out);
+    if (!*out) return err_set(e, KBV_ENOMEM, "out of memory");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr) {
+        if (!cJSON_IsString(it)) return err_set(e, KBV_EINPUT, "%s: \"%s\" must hold strings", what, key);
+        if (!((*out)[*n] = strdup(it->valuestring))) return err_set(e, KBV_ENOMEM, "out of memory");
+        (*n)++;
+    }
+    return 0;
+}
+
+static int tier_index(const char *s)
+{
+    if (!s) return RUN_TIER_UNKNOWN;
+    for (int t = 0; t < 4; t++)
+        if (strcmp(s, run_tier_names[t]) == 0) return t;
+    return RUN_TIER_UNKNOWN;
+}
+
+static int add_check(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
+{
+    const char *dist;
+    int rc = jio_get_str(o, "dist", what, &dist, e);
+    if (rc) return rc;
+    if (pr->n_checks == pr->cap_checks) {
+        size_t cap = pr->cap_checks ? 2 * pr->cap_checks : 8;
+        run_check *p = realloc(pr->checks, cap * sizeof *p);
+        if (!p) return err_set(e, KBV_ENOMEM, "out of memory");
+        pr->checks = p;
+        pr->cap_checks = cap;
+    }
+    run_check c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.dist, sizeof c.dist, "%s", dist);
+    const cJSON *sk = cJSON_GetObjectItemCaseSensitive(o, "skipped");
+    c.skipped = cJSON_IsTrue(sk);
+    const cJSON *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
+    if (cJSON_IsBool(pass)) c.pass = cJSON_IsTrue(pass);
+    else if (!c.skipped) return err_set(e, KBV_EINPUT, "%s: \"pass\" must be true or false", what);
+    double trial = 0, el = -1;
+    if ((rc = opt_num(o, "trial", 0, &trial, what, e)) ||
+        (rc = opt_num(o, "max_abs_err", NAN, &c.max_abs_err, what, e)) ||
+        (rc = opt_num(o, "max_rel_err", NAN, &c.max_rel_err, what, e)) ||
+        (rc = opt_count(o, "mismatches", &c.mismatches, what, e)) ||
+        (rc = opt_count(o, "nonfinite", &c.nonfinite, what, e)) ||
+        (rc = opt_count(o, "unwritten", &c.unwritten, what, e)))
+        return rc;
+    c.trial = isfinite(trial) ? (long long)trial : 0;
+    c.elements = -1;
+    static const char *const el_keys[] = {"elements", "numel", "n_elements"};
+    for (int k = 0; k < 3; k++) {
+        if (!cJSON_GetObjectItemCaseSensitive(o, el_keys[k])) continue;
+        if ((rc = opt_num(o, el_keys[k], -1, &el, what, e))) return rc;
+        if (el >= 0 && el < 9e18) c.elements = (long long)el;
+        break;
+    }
+    c.tier = tier_index(opt_str(o, "tier"));
+    pr->checks[pr->n_checks++] = c;
+    return 0;
+}
+
+static int add_probe(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
+{
+    const char *name;
+    int rc = jio_get_str(o, "probe", what, &name, e);
+    if (rc) return rc;
+    run_probe p;
+    memset(&p, 0, sizeof p);
+    const cJSON *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
+    if (cJSON_IsBool(pass)) p.pass = cJSON_IsTrue(pass);
+    else if (!pass || cJSON_IsNull(pass)) p.pass = -1;
+    else return err_set(e, KBV_EINPUT, "%s: \"pass\" must be true, false or null", what);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "skipped"))) p.pass = -1;
+    if ((rc = opt_num(o, "floor_ms", NAN, &p.floor_ms, what, e)) ||
+        (rc = opt_num(o, "floor_ratio", NAN, &p.floor_ratio, what, e)))
+        return rc;
+    if (pr->n_probes == pr->cap_probes) {
+        size_t cap = pr->cap_probes ? 2 * pr->cap_probes : 8;
+        run_probe *q = realloc(pr->probes, cap * sizeof *q);
+        if (!q) return err_set(e, KBV_ENOMEM, "out of memory");
+        pr->probes = q;
+        pr->cap_probes = cap;
+    }
+    p.name = dup_str(name);
+    p.detail = dup_str(opt_str(o, "detail"));
+    if (!p.name || !p.detail) {
+        free(p.name);
+        free(p.detail);
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    }
+    pr->probes[pr->n_probes++] = p;
+    return 0;
+}
+
+static int replace_str(char **dst, const char *s, kbv_err *e)
+{
+    char *d = dup_str(s);
+    if (!d) return err_set(e, KBV_ENOMEM, "out of memory");
+    free(*dst);
+    *dst = d;
+    return 0;
+}
+
+static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
+    if (!cJSON_IsString(type)) return err_set(e, KBV_EINPUT, "%s: record without a string \"type\"", what);
+    const char *t = type->valuestring;
+    static const char *const known[] = {"build", "static", "check", "probe", "time", "memory", "status"};
+    int k = -1;
+    for (int i = 0; i < 7; i++)
+        if (strcmp(t, known[i]) == 0) k = i;
+    if (k < 0) return 0;  /* readers ignore types they do not know */
+
+    const char *set, *prob;
+    int rc;
+    if ((rc = jio_get_str(o, "set", what, &set, e)) || (rc = jio_get_str(o, "problem", what, &prob, e)))
+        return rc;
+    run_pair *pr;
+    if ((rc = find_pair(r, set, strlen(set), prob, strlen(prob), what, &pr, e))) return rc;
+
+    switch (k) {
+    case 0: { /* build */
+        int ok;
+        if ((rc = jio_get_bool(o, "ok", what, &ok, e))) return rc;
+        pr->have_build = 1;
+        pr->build_ok = ok;
+        return replace_str(&pr->build_log, opt_str(o, "log"), e);
+    }
+    case 1: /* static */
+        pr->have_static = 1;
+        if ((rc = str_list(o, "flags", &pr->static_flags, &pr->n_static_flags, what, e))) return rc;
+        return str_list(o, "imports", &pr->imports, &pr->n_imports, what, e);
+    case 2:
+        return add_check(pr, o, what, e);
+    case 3:
+        return add_probe(pr, o, what, e);
+    case 4: { /* time, when the fast scanner left it to us */
+        const char *variant;
+        if ((rc = jio_get_str(o, "variant", what, &variant, e))) return rc;
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "gpu_ms");
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "wall_ms");
+        int gk = !g ? SCAN_ABSENT : cJSON_IsNumber(g) ? SCAN_NUMBER : cJSON_IsNull(g) ? SCAN_NULL : SCAN_OTHER;
+        int wk = !w ? SCAN_ABSENT : cJSON_IsNumber(w) ? SCAN_NUMBER : cJSON_IsNull(w) ? SCAN_NULL : SCAN_OTHER;
+        return add_time(r, pr, variant, strlen(variant), gk, gk == SCAN_NUMBER ? g->valuedouble : 0, wk,
+                        wk == SCAN_NUMBER ? w->valuedouble : 0, what, e);
+    }
+    case 5: { /* memory */
+        const char *variant;
+        double peak = 0, leaked = 0;
+        if ((rc = jio_get_str(o, "variant", what, &variant, e))) return rc;
+        int v = variant_index(variant, strlen(variant));
+        if (v < 0) return err_set(e, KBV_EINPUT, "%s: unknown variant \"%s\"", what, variant);
+        if ((rc = jio_get_num(o, "peak_bytes", what, &peak, e))) return rc;
+        if (!(peak >= 0)) return err_set(e, KBV_EINPUT, "%s: \"peak_bytes\" must not be negative", what);
+        if ((rc = opt_num(o, "leaked_bytes", 0, &leaked, what, e))) return rc;
+        pr->have_mem[v] = 1;
+        pr->peak_bytes[v] = peak;
+        pr->leaked_bytes[v] = isfinite(leaked) && leaked > 0 ? leaked : 0;
+        return 0;
+    }
+    default: { /* status */
+        const char *st;
+        if ((rc = jio_get_str(o, "status", what, &st, e))) return rc;
+        pr->have_status = 1;
+        if ((rc = replace_str(&pr->status, st, e))) return rc;
+        return replace_str(&pr->status_detail, opt_str(o, "detail"), e);
+    }
+    }
+}
+
+int run_add_line(run_data *r, const char *line, size_t len, const char *what, kbv_err *e)
+{
+    scan_rec sr;
+    r->n_lines++;
+    if (scan_flat(line, len, &sr) && scan_is(sr.type, "time") && sr.set.p && sr.problem.p && sr.variant.p) {
+        run_pair *pr;
+        int rc = find_pair(r, sr.set.p, sr.set.len, sr.problem.p, sr.problem.len, what, &pr, e);
+        if (rc) return rc;
+        return add_time(r, pr, sr.variant.p, sr.variant.len, sr.gpu_kind, sr.gpu_ms, sr.wall_kind, sr.wall_ms,
+                        what, e);
+    }
+    const char *endp = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(line, len, &endp, 0);
+    if (!o) {
+        long col = endp && endp >= line ? (long)(endp - line) + 1 : 1;
+        return err_set(e, KBV_EINPUT, "%s: malformed JSON near column %ld", what, col);
+    }
+    while (endp && endp < line + len && (*endp == ' ' || *endp == '\t' || *endp == '\r')) endp++;
+    int rc;
+    if (endp && endp < line + len)
+        rc = err_set(e, KBV_EINPUT, "%s: text after the JSON record", what);
+    else if (!cJSON_IsObject(o))
+        rc = err_set(e, KBV_EINPUT, "%s: a record must be a JSON object", what);
+    else
+        rc = add_record(r, o, what, e);
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* --- manifest ------------------------------------------------------------- */
+
+int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e)
+{
+    const char *what = "manifest.json";
+    run_data *r = calloc(1, sizeof *r);
+    int rc;
+    if (!r) {
+        cJSON_Delete(manifest);
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    }
+    r->manifest = manifest;
+    const char *schema;
+    const cJSON *config, *problems, *sets, *it;
+    double seed = 0;
+    if ((rc = jio_get_str(manifest, "schema", what, &schema, e))) goto fail;
+    if (strcmp(schema, "kbv-run/1") != 0) {
+        rc = err_set(e, KBV_EINPUT, "%s: schema \"%s\" is not kbv-run/1", what, schema);
+        goto fail;
+    }
+    if ((rc = jio_get_str(manifest, "run_id", what, &r->run_id, e)) ||
+        (rc = jio_get_str(manifest, "created_utc", what, &r->created_utc, e)) ||
+        (rc = jio_get_obj(manifest, "config", what, &config, e)) ||
+        (rc = jio_get_num(config, "seed", "manifest.json: config", &seed, e)) ||
+        (rc = jio_get_arr(manifest, "problems", what, &problems, e)) ||
+        (rc = jio_get_arr(manifest, "sets", what, &sets, e)))
+        goto fail;
+    if (!(seed >= 0) || seed >= 18446744073709551616.0) {
+        rc = err_set(e, KBV_EINPUT, "%s: config.seed must be a non-negative integer", what);
+        goto fail;
+    }
+    r->seed = (uint64_t)seed;
+    r->atol = r->rtol = 1e-3;
+    if ((rc = opt_num(config, "atol", 1e-3, &r->atol, "manifest.json: config", e)) ||
+        (rc = opt_num(config, "rtol", 1e-3, &r->rtol, "manifest.json: config", e)))
+        goto fail;
+
+    r->n_problems = (size_t)cJSON_GetArraySize(problems);
+    r->n_sets = (size_t)cJSON_GetArraySize(sets);
+    r->problem_ids = calloc(r->n_problems + 1, sizeof *r->problem_ids);
+    r->set_names = calloc(r->n_sets + 1, sizeof *r->set_names);
+    r->pairs = calloc(r->n_sets * r->n_problems + 1, sizeof *r->pairs);
+    if (!r->problem_ids || !r->set_names || !r->pairs) {
+        rc = err_set(e, KBV_ENOMEM, "out of memory");
+        goto fail;
+    }
+    size_t i = 0;
+    cJSON_ArrayForEach(it, problems) {
+        /* A problem is its id, or an object with an "id". */
+        const char *id = cJSON_IsString(it) ? it->valuestring : opt_str(it, "id");
+        if (!id) {
+            rc = err_set(e, KBV_EINPUT, "%s: problems[%zu] is not an id", what, i);
+            goto fail;
+        }
+        r->problem_ids[i++] = id;
+    }
+    i = 0;
+    cJSON_ArrayForEach(it, sets) {
+        const char *name = cJSON_IsString(it) ? it->valuestring : opt_str(it, "name");
+        if (!name) {
+            rc = err_set(e, KBV_EINPUT, "%s: sets[%zu] has no \"name\"", what, i);
+            goto fail;
+        }
+        r->set_names[i++] = name;
+    }
+    if ((rc = map_build(r->problem_ids, r->n_problems, "problem", &r->prob_map, &r->prob_mask, e)) ||
+        (rc = map_build(r->set_names, r->n_sets, "set", &r->set_map, &r->set_mask, e)))
+        goto fail;
+    *out = r;
+    return 0;
+fail:
+    run_free(r);
+    return rc;
+}
+
+int run_load(const char *run_dir, run_data **out, kbv_err *e)
+{
+    char path[4096];
+    cJSON *manifest = NULL;
+    run_data *r = NULL;
+    jnl_reader *jr = NULL;
+    int rc;
+    if (snprintf(path, sizeof path, "%s/manifest.json", run_dir) >= (int)sizeof path)
+        return err_set(e, KBV_EINPUT, "%s: path too long", run_dir);
+    if ((rc = jio_load(path, &manifest, e))) return rc;
+    if ((rc = run_from_manifest(manifest, &r, e))) return err_prefix(e, "%s", run_dir);
+    if ((rc = jnl_open_dir(run_dir, &jr, e))) goto fail;
+    snprintf(r->journal_path, sizeof r->journal_path, "%s", jnl_path(jr));
+
+    const char *line;
+    size_t len;
+    long lineno;
+    int torn;
+    char what[4200];
+    while ((rc = jnl_next(jr, &line, &len, &lineno, &torn, e)) == 1) {
+        if (torn) {
+            log_warn("analyze", "%s:%ld: dropped a torn last line (an interrupted collect)", r->journal_path,
+                     lineno);
+            r->dropped_torn = 1;
+            break;
+        }
+        snprintf(what, sizeof what, "%s:%ld", r->journal_path, lineno);
+        if ((rc = run_add_line(r, line, len, what, e))) goto fail;
+    }
+    if (rc < 0) goto fail;
+    jnl_close(jr);
+    *out = r;
+    return 0;
+fail:
+    jnl_close(jr);
+    run_free(r);
+    return rc;
+}
+
+void run_free(run_data *r)
+{
+    if (!r) return;
+    size_t np = r->n_sets * r->n_problems;
+    for (size_t i = 0; r->pairs && i < np; i++) {
+        run_pair *p = &r->pairs[i];
+        free(p->status);
+        free(p->status_detail);
+        free(p->build_log);
+        for (size_t k = 0; k < p->n_static_flags; k++) free(p->static_flags[k]);
+        free(p->static_flags);
+        for (size_t k = 0; k < p->n_imports; k++) free(p->imports[k]);
+        free(p->imports);
+        free(p->checks);
+        for (size_t k = 0; k < p->n_probes; k++) {
+            free(p->probes[k].name);
+            free(p->probes[k].detail);
+        }
+        free(p->probes);
+        for (int v = 0; v < RUN_NV; v++) free(p->times[v].v);
+    }
+    free(r->pairs);
+    free(r->set_names);
+    free(r->problem_ids);
+    free(r->set_map);
+    free(r->prob_map);
+    cJSON_Delete(r->manifest);
+    free(r);
+}

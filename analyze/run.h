@@ -1,0 +1,102 @@
+/* run.h - a run directory read into memory: the manifest and, for every
+ * (set, problem) pair the manifest names, the journal's records about it.
+ *
+ * run_load reads RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (or .gz).
+ * It drops a torn last journal line with a warning (an interrupted collect
+ * leaves one) and fails with KBV_EINPUT, naming file and line, on any other
+ * malformed line, on a record for a set or problem the manifest does not
+ * name, on a time that is not a positive finite number and on a manifest of
+ * another schema.  Unknown record types and fields are ignored.
+ */
+#ifndef KBV_RUN_H
+#define KBV_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include "err.h"
+
+enum { RUN_V_CAND = 0, RUN_V_FP32 = 1, RUN_V_TF32 = 2, RUN_NV = 3 };
+extern const char *const run_variant_names[RUN_NV];  /* "candidate", "fp32", "tf32" */
+
+/* Precision tiers of DESIGN.md 5a, in order of growing error. */
+enum { RUN_TIER_UNKNOWN = -1, RUN_TIER_FP32 = 0, RUN_TIER_TF32 = 1, RUN_TIER_HALF = 2, RUN_TIER_NONE = 3 };
+extern const char *const run_tier_names[4];
+
+typedef struct run_vec {
+    double *v;       /* owned */
+    size_t n, cap;
+} run_vec;
+
+typedef struct run_check {
+    char dist[16];        /* "D1".."D5" (longer names are cut) */
+    long long trial;
+    int skipped;          /* the distribution was skipped (non-finite reference) */
+    int pass;
+    double max_abs_err, max_rel_err;  /* HUGE_VAL where the journal has null */
+    long long mismatches, nonfinite, unwritten;
+    long long elements;   /* -1 when the record does not say */
+    int tier;             /* RUN_TIER_* */
+} run_check;
+
+typedef struct run_probe {
+    char *name;           /* owned */
+    int pass;             /* 1, 0, or -1 when not decided (skipped) */
+    char *detail;         /* owned, "" when absent */
+    double floor_ms;      /* NAN when absent */
+    double floor_ratio;   /* NAN when absent */
+} run_probe;
+
+typedef struct run_pair {
+    int have_status;
+    char *status, *status_detail;     /* owned; the last status record wins */
+    int have_build, build_ok;
+    char *build_log;                  /* owned, "" when absent */
+    int have_static;
+    char **static_flags, **imports;   /* owned arrays of owned strings */
+    size_t n_static_flags, n_imports;
+    run_check *checks;
+    size_t n_checks, cap_checks;
+    run_probe *probes;
+    size_t n_probes, cap_probes;
+    run_vec times[RUN_NV];            /* gpu_ms samples in journal order */
+    int have_mem[RUN_NV];
+    double peak_bytes[RUN_NV], leaked_bytes[RUN_NV];
+} run_pair;
+
+typedef struct run_data {
+    cJSON *manifest;                  /* owned */
+    const char *run_id, *created_utc; /* borrowed from manifest */
+    uint64_t seed;                    /* manifest config.seed */
+    double atol, rtol;                /* manifest config, default 1e-3 */
+    size_t n_sets, n_problems;
+    const char **set_names;           /* owned array; strings borrowed from manifest */
+    const char **problem_ids;         /* likewise */
+    run_pair *pairs;                  /* owned, [set * n_problems + problem] */
+    long n_lines, n_time;
+    int dropped_torn;
+    char journal_path[4096];
+    /* Name lookup: open-addressing tables of index + 1, and the last pair
+     * looked up (consecutive records are usually about the same pair). */
+    uint32_t *set_map, *prob_map;     /* owned */
+    size_t set_mask, prob_mask;
+    size_t last_set, last_prob;
+    int have_last;
+} run_data;
+
+int run_load(const char *run_dir, run_data **out, kbv_err *e);
+void run_free(run_data *r);   /* NULL ok */
+
+static inline run_pair *run_pair_at(const run_data *r, size_t set, size_t problem)
+{
+    return &r->pairs[set * r->n_problems + problem];
+}
+
+/* Parses one journal line into r (for tests and for run_load);
+ * what = "path:line" for messages. */
+int run_add_line(run_data *r, const char *line, size_t len, const char *what, kbv_err *e);
+
+/* Builds an empty run from a manifest (which r then owns); for tests. */
+int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e);
+
+#endif

@@ -1,0 +1,174 @@
+/* stats.c - see stats.h. */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void stats_sort(double *x, size_t n)
+{
+    if (n > 1)
+        qsort(x, n, sizeof *x, cmp_double);
+}
+
+double stats_median_sorted(const double *x, size_t n)
+{
+    if (n % 2)
+        return x[n / 2];
+    return 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+double stats_select(double *x, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        /* Median-of-three pivot, then Hoare partition, which also copes with
+         * long runs of equal values (a degenerate bootstrap). */
+        size_t mid = lo + (hi - lo) / 2;
+        double a = x[lo], b = x[mid], c = x[hi];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = lo, j = hi;
+        for (;;) {
+            while (x[i] < pivot) i++;
+            while (x[j] > pivot) j--;
+            if (i >= j) break;
+            double t = x[i]; x[i] = x[j]; x[j] = t;
+            i++;
+            j--;
+        }
+        /* Now x[lo..j] <= pivot <= x[j+1..hi]. */
+        if (k <= j)
+            hi = j;
+        else
+            lo = j + 1;
+    }
+    return x[k];
+}
+
+double stats_quantile(double *x, size_t n, double q)
+{
+    /* The small epsilon keeps q n = 250 (q = 0.025, n = 10000) from becoming
+     * 251 through the rounding of q. */
+    double pos = ceil(q * (double)n - 1e-9);
+    size_t k = pos < 1 ? 0 : (size_t)pos - 1;
+    if (k >= n) k = n - 1;
+    return stats_select(x, n, k);
+}
+
+double stats_norm_cdf(double z)
+{
+    return 0.5 * erfc(-z / sqrt(2.0));
+}
+
+double stats_norm_ppf(double p)
+{
+    if (!(p > 0)) return -HUGE_VAL;
+    if (!(p < 1)) return HUGE_VAL;
+    /* Acklam's rational approximation (relative error about 1e-9), then
+     * two Halley steps on erfc, which bring it to full double precision. */
+    static const double a[6] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                                -2.759285104469687e+02, 1.383577518672690e+02,
+                                -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[5] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                                -1.556989798598866e+02, 6.680131188771972e+01,
+                                -1.328068155288572e+01};
+    static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                                -2.400758277161838e+00, -2.549732539343734e+00,
+                                4.374664141464968e+00, 2.938163982698783e+00};
+    static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01,
+                                2.445134137142996e+00, 3.754408661907416e+00};
+    const double plow = 0.02425;
+    double x, q, r;
+    if (p < plow) {
+        q = sqrt(-2 * log(p));
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    } else if (p <= 1 - plow) {
+        q = p - 0.5;
+        r = q * q;
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    } else {
+        q = sqrt(-2 * log1p(-p));
+        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    }
+    for (int it = 0; it < 2; it++) {
+        double e = stats_norm_cdf(x) - p;
+        double u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+        x = x - u / (1 + x * u / 2);
+    }
+    return x;
+}
+
+long stats_binom_quantile(long n, double q, double alpha)
+{
+    if (n <= 0 || q <= 0) return 0;
+    if (q >= 1) return n;
+    /* The pmf in log space from the log-gamma function; n is a count of
+     * problems (hundreds), so the O(n) walk is cheap.  A tolerance of 1e-12
+     * keeps exact fractions (alpha equal to a cdf value) on the low side. */
+    double lq = log(q), l1q = log1p(-q), lgn = lgamma((double)n + 1), cdf = 0;
+    for (long k = 0; k <= n; k++) {
+        cdf += exp(lgn - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) +
+                   (double)k * lq + (double)(n - k) * l1q);
+        if (cdf >= alpha - 1e-12)
+            return k;
+    }
+    return n;
+}
+
+void stats_percentile(double *reps, size_t B, double level, double *lo, double *hi)
+{
+    double a = (1 - level) / 2;
+    *lo = stats_quantile(reps, B, a);
+    *hi = stats_quantile(reps, B, 1 - a);
+}
+
+void stats_bca(double theta, double *reps, size_t B, const double *jack, size_t n,
+               double level, double *lo, double *hi)
+{
+    size_t less = 0, equal = 0;
+    for (size_t b = 0; b < B; b++) {
+        less += reps[b] < theta;
+        equal += reps[b] == theta;
+    }
+    if (equal == B) {
+        *lo = *hi = theta;
+        return;
+    }
+    double p0 = ((double)less + 0.5 * (double)equal) / (double)B;
+    double pmin = 0.5 / (double)B;
+    if (p0 < pmin) p0 = pmin;
+    if (p0 > 1 - pmin) p0 = 1 - pmin;
+    double z0 = stats_norm_ppf(p0);
+
+    double acc = 0;
+    if (jack && n >= 3) {
+        double mean = 0, s2 = 0, s3 = 0;
+        for (size_t i = 0; i < n; i++) mean += jack[i];
+        mean /= (double)n;
+        for (size_t i = 0; i < n; i++) {
+            double dv = mean - jack[i];
+            s2 += dv * dv;
+            s3 += dv * dv * dv;
+        }
+        if (s2 > 0)
+            acc = s3 / (6 * pow(s2, 1.5));
+    }
+
+    double za = stats_norm_ppf((1 - level) / 2), zb = -za;
+    double qa, qb;
+    double da = 1 - acc * (z0 + za), db = 1 - acc * (z0 + zb);
+    /* A non-positive denominator means the acceleration swamps the level;
+     * the interval then runs to the end of the replicates. */
+    qa = da > 0 ? stats_norm_cdf(z0 + (z0 + za) / da) : 0;
+    qb = db > 0 ? stats_norm_cdf(z0 + (z0 + zb) / db) : 1;
+    *lo = stats_quantile(reps, B, qa);
+    *hi = stats_quantile(reps, B, qb);
+}
