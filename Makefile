@@ -35,7 +35,9 @@ GIT_DIRTY  := $(shell test -n "$$(git status --porcelain --untracked-files=no 2>
 
 DEPS_INC  := $(if $(DEPS_ROOT),-I$(DEPS_ROOT)/usr/include)
 comma := ,
-DEPS_LIB  := $(if $(DEPS_ROOT),-L$(DEPS_ROOT)/usr/lib/x86_64-linux-gnu -Wl$(comma)-rpath$(comma)$(abspath $(DEPS_ROOT))/usr/lib/x86_64-linux-gnu)
+# DT_RPATH (not RUNPATH) so that the libraries' own dependencies (cairo's
+# pixman, freetype, ...) are found in DEPS_ROOT too.
+DEPS_LIB  := $(if $(DEPS_ROOT),-L$(DEPS_ROOT)/usr/lib/x86_64-linux-gnu -Wl$(comma)--disable-new-dtags$(comma)-rpath$(comma)$(abspath $(DEPS_ROOT))/usr/lib/x86_64-linux-gnu)
 
 # Messages and paths are cut to their buffers on purpose (cli_path checks
 # where a cut would matter), so format-truncation warnings are noise.
@@ -45,8 +47,13 @@ CPPFLAGS += -Iinclude -Icommon $(DEPS_INC) -D_GNU_SOURCE
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(CPPFLAGS)
 LDLIBS_COMMON := $(DEPS_LIB) -lcjson -lcrypto -lz -lm
 
+ifeq ($(DEPS_ROOT),)
 CAIRO_CFLAGS := $(shell pkg-config --cflags cairo 2>/dev/null)
 CAIRO_LIBS   := $(shell pkg-config --libs cairo 2>/dev/null || echo -lcairo)
+else
+CAIRO_CFLAGS := $(addprefix -I$(DEPS_ROOT)/usr/include/,cairo freetype2 libpng16 pixman-1)
+CAIRO_LIBS   := $(DEPS_LIB) -lcairo
+endif
 HPDF_LIBS    := -lhpdf
 
 NVCCFLAGS ?= -O3 -std=c++17 -lineinfo
@@ -58,7 +65,7 @@ objs = $(patsubst %.c,$(OBJ)/%.o,$(filter %.c,$(1))) $(patsubst %.cu,$(OBJ)/%.cu
 PROGRAMS :=
 TEST_LIBS :=
 
-.PHONY: all test test-gpu report snapshot deps deps-check install clean bench
+.PHONY: all test test-gpu report snapshot deps deps-check deps-check-build install clean bench
 all:
 
 include common/module.mk
@@ -97,7 +104,10 @@ deps:
 	$(Q)scripts/deps.sh install
 
 deps-check:
-	$(Q)scripts/deps.sh check || scripts/deps.sh install
+	$(Q)scripts/deps.sh check test || scripts/deps.sh install
+
+deps-check-build:
+	$(Q)DEPS_ROOT=$(DEPS_ROOT) scripts/deps.sh check build || scripts/deps.sh install
 
 # --- tests --------------------------------------------------------------------
 test: deps-check
@@ -108,7 +118,7 @@ test-gpu: all
 	$(Q)tests/gpu/run.sh $(BUILD)
 
 # --- the pipeline -------------------------------------------------------------
-report: deps-check
+report: deps-check-build
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/report.sh $(BUILD)
 

@@ -1,29 +1,48 @@
 #!/usr/bin/env bash
 # The Debian packages kbv and its tests need.
-#   scripts/deps.sh check     exit 0 when everything is present
-#   scripts/deps.sh install   apt-get install them when root, else print the line
+#   scripts/deps.sh check [build|test]   exit 0 when everything is present
+#   scripts/deps.sh install              apt-get install them when root, else print the line
+# `build` is what building and `make report` need; `test` (the default) adds
+# the tools the tests use.  DEPS_ROOT names a folder of unpacked packages
+# (usr/include, usr/lib, usr/share/fonts) that counts as installed.
 set -u
 packages=(build-essential pkg-config libcjson-dev libssl-dev zlib1g-dev libcairo2-dev
           libhpdf-dev fonts-dejavu-core libcmocka-dev qpdf poppler-utils libxml2-utils
-          librsvg2-bin python3)
+          librsvg2-bin python3 slurm-wlm munge)
 
 # What each package provides that kbv uses, so that `check` looks at the
 # files themselves (packages installed another way count too).
+root=${DEPS_ROOT:-}
+have_file() { [ -f "$1" ] || { [ -n "$root" ] && [ -f "$root$1" ]; }; }
+
 have_all() {
+    local what=${1:-test}
     local missing=()
-    [ -f /usr/include/cjson/cJSON.h ] || missing+=(libcjson-dev)
-    [ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
-    [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
-    pkg-config --exists cairo 2>/dev/null || missing+=(libcairo2-dev)
-    [ -f /usr/include/hpdf.h ] || missing+=(libhpdf-dev)
-    [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
-    [ -f /usr/include/cmocka.h ] || missing+=(libcmocka-dev)
+    have_file /usr/include/cjson/cJSON.h || missing+=(libcjson-dev)
+    have_file /usr/include/openssl/evp.h || missing+=(libssl-dev)
+    have_file /usr/include/zlib.h || missing+=(zlib1g-dev)
+    have_file /usr/include/cairo/cairo.h || missing+=(libcairo2-dev)
+    have_file /usr/include/hpdf.h || missing+=(libhpdf-dev)
+    have_file /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing+=(fonts-dejavu-core)
+    command -v python3 >/dev/null || missing+=(python3)
+    command -v cc >/dev/null || missing+=(build-essential)
+    if [ "$what" = build ]; then
+        [ ${#missing[@]} -eq 0 ] && return 0
+        echo "kbv: deps: missing: ${missing[*]}" >&2
+        return 1
+    fi
+    have_file /usr/include/cmocka.h || missing+=(libcmocka-dev)
     command -v qpdf >/dev/null || missing+=(qpdf)
     command -v pdftotext >/dev/null || missing+=(poppler-utils)
     command -v xmllint >/dev/null || missing+=(libxml2-utils)
     command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
-    command -v python3 >/dev/null || missing+=(python3)
-    command -v cc >/dev/null || missing+=(build-essential)
+    # tests/slurm/ starts a one-node Slurm cluster; KBV_SKIP_SLURM=1 skips it.
+    if [ "${KBV_SKIP_SLURM:-0}" != 1 ]; then
+        # The daemons live in /usr/sbin, which a user's PATH may lack.
+        [ -x /usr/sbin/slurmctld ] || command -v slurmctld >/dev/null || missing+=(slurm-wlm)
+        command -v sbatch >/dev/null || missing+=(slurm-wlm)
+        [ -x /usr/sbin/munged ] || command -v munged >/dev/null || missing+=(munge)
+    fi
     if [ ${#missing[@]} -gt 0 ]; then
         echo "kbv: deps: missing: ${missing[*]}" >&2
         return 1
@@ -33,7 +52,7 @@ have_all() {
 
 case "${1:-check}" in
 check)
-    have_all
+    have_all "${2:-test}"
     ;;
 install)
     if have_all 2>/dev/null; then
