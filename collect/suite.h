@@ -21,9 +21,17 @@ typedef enum {
     SUITE_GEN_CONST,       /* every element a (norm weight 1, bias 0); D2-D4 redraw it
                               from U(a - 0.5, a + 0.5) so that ignoring it fails */
     SUITE_GEN_SIGN,        /* +1 or -1 with equal probability (targets of a hinge loss) */
-    SUITE_GEN_UNIFORM_RSCALE /* U[a, b) times a scalar s ~ U[0,1) drawn once per
+    SUITE_GEN_UNIFORM_RSCALE, /* U[a, b) times a scalar s ~ U[0,1) drawn once per
                               (seed, problem, dist, trial, input) from the same
                               keyed generator: KernelBench's torch.rand(()) scale */
+    /* Structured matrices over the last two dimensions (KernelBench 13-15). */
+    SUITE_GEN_UNIFORM_SYM,   /* (U + U^T) / 2 with U ~ U[a, b): symmetric */
+    SUITE_GEN_UNIFORM_TRIU,  /* triu(U[a, b)): zero below the diagonal */
+    SUITE_GEN_UNIFORM_TRIL,  /* tril(U[a, b)): zero above the diagonal */
+    /* softmax over the last dimension of U[a, b) (KernelBench 98's inputs) */
+    SUITE_GEN_SOFTMAX,
+    SUITE_GEN_SOFTMAX_RSCALE, /* the same of U[a, b) * s, s as for UNIFORM_RSCALE */
+    SUITE_GEN_ALTERNATING    /* a at even flat indices, b at odd ones (hinge D5) */
 } suite_gen_kind;
 
 typedef struct {

@@ -43,6 +43,7 @@ __device__ __forceinline__ float act(const act_params &p, float x)
         const float c = 0.7978845608028654f;   /* sqrt(2/pi) */
         return 0.5f * x * (1.0f + tanhf(c * (x + 0.044715f * x * x * x)));
     }
+    case OP_SCALE: return x * p.a0;
     default: return x;
     }
 }
@@ -108,7 +109,7 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 #define CASE(OPC) case OPC: launch<OPC>(b, p, x, y, n, s); break;
     CASE(OP_RELU) CASE(OP_LEAKY_RELU) CASE(OP_SIGMOID) CASE(OP_TANH) CASE(OP_SWISH)
     CASE(OP_GELU) CASE(OP_SELU) CASE(OP_HARDSIGMOID) CASE(OP_SOFTPLUS) CASE(OP_SOFTSIGN)
-    CASE(OP_ELU) CASE(OP_HARDTANH) CASE(OP_NEWGELU)
+    CASE(OP_ELU) CASE(OP_HARDTANH) CASE(OP_NEWGELU) CASE(OP_SCALE)
 #undef CASE
     default:
         return err_set(e, KBV_EINPUT, "baseline %s: unknown activation op %d", b->p->id, p.op);
@@ -121,5 +122,5 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 } /* namespace */
 
 const base_family base_fam_elementwise = {
-    "elementwise", OP_RELU, OP_NEWGELU, create, run, NULL, NULL,
+    "elementwise", OP_RELU, OP_ELEMENTWISE_LAST, create, run, NULL, NULL,
 };

@@ -30,7 +30,7 @@ int shape_of(const base_ctx *b, const kbv_call *c, gemm_shape *g, kbv_err *e)
     const kbv_tensor *A = &c->inputs[0], *B = &c->inputs[1];
     *g = gemm_shape{ 0, 0, 0, 0, 0, 1, 0, 0, 0 };
     switch (b->p->op) {
-    case OP_MM: case OP_MM_TA: case OP_MM_TB: case OP_MM_TAB:
+    case OP_MM: case OP_MM_TA: case OP_MM_TB: case OP_MM_TAB: case OP_TRIL_MM: case OP_TRIU_MM:
         if (A->ndim != 2 || B->ndim != 2) break;
         g->ta = b->p->op == OP_MM_TA || b->p->op == OP_MM_TAB;
         g->tb = b->p->op == OP_MM_TB || b->p->op == OP_MM_TAB;
@@ -68,8 +68,56 @@ int shape_of(const base_ctx *b, const kbv_call *c, gemm_shape *g, kbv_err *e)
                    b->p->op);
 }
 
+/* tril/triu of a row-major [n, n] matrix in place: zero the elements
+ * above (lower) or below (upper) the diagonal, as torch.tril/triu do. */
+__global__ void tri_mask(float *c, int64_t rows, int64_t cols, int lower)
+{
+    int64_t n = rows * cols;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i / cols, col = i % cols;
+        if (lower ? col > r : col < r) c[i] = 0.0f;
+    }
+}
+
+/* diag(a) @ B: row i of B scaled by a[i]; float4 along the rows when the
+ * row length allows. */
+__global__ void diag_scale(const float *__restrict__ a, const float *__restrict__ bm,
+                           float *__restrict__ c, int64_t rows, int64_t cols)
+{
+    if (cols % 4 == 0) {
+        int64_t c4 = cols / 4, n4 = rows * c4;
+        const float4 *b4 = reinterpret_cast<const float4 *>(bm);
+        float4 *o4 = reinterpret_cast<float4 *>(c);
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4;
+             i += (int64_t)gridDim.x * blockDim.x) {
+            float s = a[i / c4];
+            float4 v = b4[i];
+            o4[i] = make_float4(v.x * s, v.y * s, v.z * s, v.w * s);
+        }
+    } else {
+        int64_t n = rows * cols;
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+             i += (int64_t)gridDim.x * blockDim.x)
+            c[i] = a[i / cols] * bm[i];
+    }
+}
+
+int run_diag(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    const kbv_tensor *A = &c->inputs[0], *B = &c->inputs[1];
+    if (A->ndim != 1 || B->ndim != 2 || B->shape[0] != A->shape[0])
+        return err_set(e, KBV_EINPUT, "baseline %s: diag shapes", b->p->id);
+    int64_t rows = B->shape[0], cols = B->shape[1];
+    diag_scale<<<base_grid(b, rows * cols / 4 + 1, 256, 8), 256, 0, c->stream>>>(
+        (const float *)A->data, (const float *)B->data, (float *)c->outputs[0].data, rows, cols);
+    cudaError_t ce = cudaGetLastError();
+    return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "diag launch", ce);
+}
+
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
 {
+    if (b->p->op == OP_DIAG_MM) return 0;
     gemm_shape g;
     int rc = shape_of(b, ex, &g, e);
     if (rc) return rc;
@@ -78,6 +126,7 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
 
 int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
 {
+    if (b->p->op == OP_DIAG_MM) return run_diag(b, c, e);
     gemm_shape g;
     int rc = shape_of(b, c, &g, e);
     if (rc) return rc;
@@ -103,11 +152,17 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     if (bs != CUBLAS_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: cublasGemmEx: %s", b->p->id,
                        cublasGetStatusString(bs));
+    if (b->p->op == OP_TRIL_MM || b->p->op == OP_TRIU_MM) {
+        tri_mask<<<base_grid(b, g.m * g.n, 256, 8), 256, 0, c->stream>>>(
+            (float *)C, g.m, g.n, b->p->op == OP_TRIL_MM);
+        cudaError_t ce = cudaGetLastError();
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "tril/triu launch", ce);
+    }
     return 0;
 }
 
 } /* namespace */
 
 const base_family base_fam_matmul = {
-    "matmul", OP_MM, OP_MM4D, create, run, NULL, NULL,
+    "matmul", OP_MM, OP_MATMUL_LAST, create, run, NULL, NULL,
 };

@@ -149,5 +149,5 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 } /* namespace */
 
 const base_family base_fam_softmax = {
-    "softmax", OP_SOFTMAX, OP_LOG_SOFTMAX, create, run, NULL, NULL,
+    "softmax", OP_SOFTMAX, OP_SOFTMAX_LAST, create, run, NULL, NULL,
 };

@@ -9,7 +9,13 @@
 #define SUITE_TABLES \
     X(suite_l1_matmul) \
     X(suite_l1_activation) \
-    X(suite_l1_softmax)
+    X(suite_l1_softmax) \
+    X(suite_l1_norm) \
+    X(suite_l1_pool) \
+    X(suite_l1_reduce) \
+    X(suite_l1_conv) \
+    X(suite_l1_scan) \
+    X(suite_l1_loss)
 
 #define X(name) SUITE_TABLE(name);
 SUITE_TABLES
