@@ -1,0 +1,407 @@
+/* prompt.c - rendering of candidate prompts (see prompt.h). */
+#include "prompt.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kbv.h"
+
+/* A growing string; on allocation failure it sets `failed` and drops the
+ * rest, so that callers check once at the end. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int failed;
+} sbuf;
+
+static void sb_addn(sbuf *b, const char *s, size_t n)
+{
+    if (b->failed) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sb_add(sbuf *b, const char *s)
+{
+    sb_addn(b, s, strlen(s));
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    if ((size_t)n < sizeof tmp) {
+        sb_addn(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_addn(b, big, (size_t)n);
+    free(big);
+}
+
+/* A number as short as it can be written exactly enough: integers without a
+ * decimal point, others with up to 6 significant digits. */
+static void sb_num(sbuf *b, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15) sb_printf(b, "%.0f", v);
+    else sb_printf(b, "%.6g", v);
+}
+
+static void sb_shape(sbuf *b, const suite_tensor *t)
+{
+    sb_add(b, "[");
+    for (int i = 0; i < t->ndim; i++) sb_printf(b, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+    sb_add(b, "]");
+}
+
+static const char *dtype_c(kbv_dtype d)
+{
+    return d == KBV_I64 ? "int64_t" : "float";
+}
+
+static const char *dtype_name(kbv_dtype d)
+{
+    return d == KBV_I64 ? "int64" : "float32";
+}
+
+/* How D1 draws a tensor, in words a model can act on. */
+static void sb_gen(sbuf *b, const suite_tensor *t)
+{
+    const suite_gen *g = &t->gen;
+    switch (g->kind) {
+    case SUITE_GEN_UNIFORM:
+        if (g->a == 0.0 && g->b == 1.0) {
+            sb_add(b, "U[0, 1) (torch.rand)");
+        } else if (g->a == -g->b) {
+            sb_add(b, "U(-");
+            sb_num(b, g->b);
+            sb_add(b, ", ");
+            sb_num(b, g->b);
+            sb_add(b, t->role == SUITE_ROLE_PARAM ? ") (PyTorch's default initialisation)" : ")");
+        } else {
+            sb_add(b, "U[");
+            sb_num(b, g->a);
+            sb_add(b, ", ");
+            sb_num(b, g->b);
+            sb_add(b, ")");
+        }
+        break;
+    case SUITE_GEN_NORMAL:
+        if (g->a == 0.0 && g->b == 1.0) {
+            sb_add(b, "N(0, 1) (torch.randn)");
+        } else {
+            sb_add(b, "normal, mean ");
+            sb_num(b, g->a);
+            sb_add(b, ", standard deviation ");
+            sb_num(b, g->b);
+        }
+        break;
+    case SUITE_GEN_RANDINT:
+        sb_add(b, "integers in [");
+        sb_num(b, g->a);
+        sb_add(b, ", ");
+        sb_num(b, g->b);
+        sb_add(b, ") (torch.randint)");
+        break;
+    case SUITE_GEN_CONST:
+        sb_add(b, "every element ");
+        sb_num(b, g->a);
+        sb_add(b, " (PyTorch's default), but the hidden distributions redraw it from U[");
+        sb_num(b, g->a - 0.5);
+        sb_add(b, ", ");
+        sb_num(b, g->a + 0.5);
+        sb_add(b, "): read it, never assume it");
+        break;
+    case SUITE_GEN_SIGN:
+        sb_add(b, "+1 or -1 with equal probability");
+        break;
+    case SUITE_GEN_UNIFORM_RSCALE:
+        sb_add(b, "U[");
+        sb_num(b, g->a);
+        sb_add(b, ", ");
+        sb_num(b, g->b);
+        sb_add(b, ") times one random scalar s ~ U[0, 1) per draw");
+        break;
+    default:
+        sb_add(b, "see the problem's KernelBench file");
+        break;
+    }
+}
+
+static void put_inputs(sbuf *b, const suite_problem *p)
+{
+    for (int i = 0; i < p->n_inputs; i++) {
+        const suite_tensor *t = &p->inputs[i];
+        sb_printf(b, "- call->inputs[%d]: %s, %s %s, shape ", i, t->name,
+                  t->role == SUITE_ROLE_PARAM ? "parameter" : "input", dtype_name(t->dtype));
+        sb_shape(b, t);
+        sb_add(b, "; values: ");
+        sb_gen(b, t);
+        if (t->fixed_scale) sb_add(b, "; the hidden distributions keep its values unscaled");
+        sb_add(b, "\n");
+    }
+}
+
+static void put_outputs(sbuf *b, const suite_problem *p)
+{
+    for (int i = 0; i < p->n_outputs; i++) {
+        const suite_tensor *t = &p->outputs[i];
+        sb_printf(b, "- call->outputs[%d]: %s, shape ", i, dtype_name(t->dtype));
+        sb_shape(b, t);
+        sb_printf(b, " (%lld elements)\n", (long long)suite_numel(t));
+    }
+}
+
+static void put_attrs(sbuf *b, const suite_problem *p)
+{
+    if (p->n_attrs == 0) {
+        sb_add(b, "none (call->n_attrs is 0)\n");
+        return;
+    }
+    for (int i = 0; i < p->n_attrs; i++) {
+        sb_printf(b, "- call->attrs[%d]: %s = ", i, p->attrs[i].name);
+        sb_num(b, p->attrs[i].value);
+        sb_add(b, "\n");
+    }
+}
+
+static void put_distributions(sbuf *b, const suite_problem *p)
+{
+    sb_add(b, "- D1: the values above (KernelBench's own generator).\n"
+              "- D2: every floating-point input (not parameters) times 3.\n"
+              "- D3: every floating-point input times 0.01.\n"
+              "- D4: every floating-point input times -1.\n"
+              "  In D2-D4, parameters whose PyTorch default is a constant are redrawn "
+              "(scales from U[0.5, 1.5), shifts from U[-0.5, 0.5)).\n");
+    if (p->d5) {
+        sb_add(b, "- D5, this problem's own hard case:");
+        for (int i = 0; i < p->n_inputs; i++) {
+            suite_tensor t = p->inputs[i];
+            if (t.role == SUITE_ROLE_PARAM) continue;
+            t.gen = p->d5[i];
+            sb_printf(b, " %s%s ", i ? ";" : "", t.name);
+            sb_gen(b, &t);
+        }
+        sb_add(b, ".\n");
+    }
+}
+
+static void put_skeleton(sbuf *b, const suite_problem *p)
+{
+    for (int i = 0; i < p->n_inputs; i++) {
+        const suite_tensor *t = &p->inputs[i];
+        sb_printf(b, "        const %s *%s = (const %s *)call->inputs[%d].data;  /* ", dtype_c(t->dtype), t->name,
+                  dtype_c(t->dtype), i);
+        sb_shape(b, t);
+        sb_add(b, " */\n");
+    }
+    for (int i = 0; i < p->n_outputs; i++) {
+        const suite_tensor *t = &p->outputs[i];
+        sb_printf(b, "        %s *out%s = (%s *)call->outputs[%d].data;  /* ", dtype_c(t->dtype),
+                  p->n_outputs > 1 ? (i == 0 ? "0" : i == 1 ? "1" : "n") : "", dtype_c(t->dtype), i);
+        sb_shape(b, t);
+        sb_add(b, " */\n");
+    }
+    for (int i = 0; i < p->n_attrs; i++)
+        sb_printf(b, "        double %s = call->attrs[%d];\n", p->attrs[i].name, i);
+}
+
+static void put_precision(sbuf *b, const suite_problem *p)
+{
+    if (p->uses_tf32)
+        sb_add(b, "This problem has a matrix product, so kbv times it against two baselines: strict FP32 "
+                  "(cuBLAS without tensor cores) and TF32 (cuBLAS with TF32 tensor cores, what PyTorch runs "
+                  "with allow_tf32). TF32 tensor cores are allowed if the result stays within the tolerance; "
+                  "the report flags the precision used. Beating only the strict FP32 baseline with TF32 is "
+                  "not a real win.\n");
+    else
+        sb_add(b, "This problem has no matrix product; both baselines are plain FP32. Compute in FP32 (or "
+                  "wider); lower precision is flagged.\n");
+}
+
+static void put_bytes(sbuf *b, double bytes)
+{
+    static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    int u = 0;
+    while (bytes >= 1024.0 && u < 4) {
+        bytes /= 1024.0;
+        u++;
+    }
+    sb_printf(b, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
+}
+
+static const char *const names[] = {
+    "id", "name", "level", "number", "expr", "inputs", "outputs", "attrs", "distributions",
+    "skeleton", "precision", "flops", "min_bytes", "tolerance", "abi_version", NULL,
+};
+
+const char *const *prompt_placeholders(void)
+{
+    return names;
+}
+
+/* Appends the value of placeholder `name` (n bytes); 0, or -1 when unknown. */
+static int put(sbuf *b, const char *name, size_t n, const suite_problem *p)
+{
+#define IS(s) (n == strlen(s) && memcmp(name, s, n) == 0)
+    if (IS("id")) sb_add(b, p->id);
+    else if (IS("name")) sb_add(b, p->name ? p->name : p->id);
+    else if (IS("level")) sb_printf(b, "%d", p->level);
+    else if (IS("number")) sb_printf(b, "%d", p->number);
+    else if (IS("expr")) sb_add(b, p->expr ? p->expr : "(not stated)");
+    else if (IS("inputs")) put_inputs(b, p);
+    else if (IS("outputs")) put_outputs(b, p);
+    else if (IS("attrs")) put_attrs(b, p);
+    else if (IS("distributions")) put_distributions(b, p);
+    else if (IS("skeleton")) put_skeleton(b, p);
+    else if (IS("precision")) put_precision(b, p);
+    else if (IS("flops")) sb_printf(b, "%.4g", p->flops);
+    else if (IS("min_bytes")) put_bytes(b, p->min_bytes);
+    else if (IS("tolerance")) sb_add(b, "|out - ref| <= 1e-3 + 1e-3 * |ref|");
+    else if (IS("abi_version")) sb_printf(b, "%d", KBV_ABI_VERSION);
+    else return -1;
+    return 0;
+#undef IS
+}
+
+int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, char **out, kbv_err *e)
+{
+    sbuf b = { 0 };
+    const char *s = tmpl;
+    int line = 1;
+    *out = NULL;
+    while (*s) {
+        const char *open = strstr(s, "{{");
+        const char *stop = open ? open : s + strlen(s);
+        for (const char *c = s; c < stop; c++) line += *c == '\n';
+        sb_addn(&b, s, (size_t)(stop - s));
+        if (!open) break;
+        const char *name = open + 2, *end = name;
+        while (isalnum((unsigned char)*end) || *end == '_') end++;
+        if (end[0] != '}' || end[1] != '}') {
+            free(b.s);
+            return err_set(e, KBV_EINPUT, "%s:%d: '{{' without a placeholder name and '}}'", tmpl_name, line);
+        }
+        if (put(&b, name, (size_t)(end - name), p) < 0) {
+            free(b.s);
+            return err_set(e, KBV_EINPUT, "%s:%d: unknown placeholder {{%.*s}}", tmpl_name, line,
+                           (int)(end - name), name);
+        }
+        s = end + 2;
+    }
+    if (b.failed || (!b.s && !(b.s = calloc(1, 1)))) {
+        free(b.s);
+        return err_set(e, KBV_ENOMEM, "prompt: out of memory");
+    }
+    *out = b.s;
+    return 0;
+}
+
+/* Edit distance of a and b, case-insensitive (ids are lower case; users
+ * type "L1_019_ReLU"). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *row = malloc((lb + 1) * sizeof *row);
+    if (!row) return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t best = diag + cost;
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d;
+}
+
+static int contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (n == 0) return 0;
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0) return 1;
+    return 0;
+}
+
+int prompt_suggest(const char *id, const char **ids, int max)
+{
+    int count = 0, substring = 0;
+    size_t scores[64];
+    if (max > 64) max = 64;
+    if (!id || max <= 0) return 0;
+    size_t limit = strlen(id) / 3 + 1;
+    int n = suite_count();
+    for (int k = 0; k < n; k++) {
+        const suite_problem *p = suite_get(k);
+        if (!p) continue;
+        size_t score;
+        /* Substring matches rank first (score by length difference), then
+         * near misses by edit distance. */
+        if (contains_ci(p->id, id) || contains_ci(id, p->id)) {
+            size_t a = strlen(p->id), c = strlen(id);
+            score = a > c ? a - c : c - a;
+            substring = 1;
+        } else {
+            size_t d = edit_distance(id, p->id);
+            if (d > limit) continue;
+            score = 1000 + d;
+        }
+        /* insertion into the sorted top list; ties keep suite order */
+        int pos = count;
+        while (pos > 0 && scores[pos - 1] > score) pos--;
+        if (pos >= max) continue;
+        int last = count < max ? count : max - 1;
+        for (int j = last; j > pos; j--) {
+            scores[j] = scores[j - 1];
+            ids[j] = ids[j - 1];
+        }
+        scores[pos] = score;
+        ids[pos] = p->id;
+        if (count < max) count++;
+    }
+    /* When some ids contain what was typed, the near misses are noise. */
+    if (substring)
+        while (count > 0 && scores[count - 1] >= 1000) count--;
+    return count;
+}

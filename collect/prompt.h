@@ -1,0 +1,31 @@
+/* prompt.h - `kbv prompt`: the text a code-generating model needs to write a
+ * candidate for one problem, made from a template with {{placeholders}}
+ * (templates/prompts/candidate.txt).  Pure C; reads the registry only.
+ *
+ * Placeholders are `{{name}}` with a name of letters, digits and
+ * underscores; prompt_placeholders() lists the known names.  Any other
+ * name, and a `{{` without its `}}`, is an input error that names the
+ * template, the line and the placeholder.
+ */
+#ifndef KBV_PROMPT_H
+#define KBV_PROMPT_H
+
+#include <stddef.h>
+#include "err.h"
+#include "suite.h"
+
+/* Renders tmpl (NUL-terminated; tmpl_name is used in messages) for p.  On
+ * success *out is a NUL-terminated string owned by the caller (free()). */
+int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, char **out,
+                  kbv_err *e);
+
+/* The known placeholder names, NULL-terminated; static storage. */
+const char *const *prompt_placeholders(void);
+
+/* Up to max problem ids of the registry that are closest to `id` (ids that
+ * contain it, or that it contains, first; then by edit distance, at most
+ * a third of the length away), best first, in ids[] (borrowed from the
+ * registry).  Returns how many. */
+int prompt_suggest(const char *id, const char **ids, int max);
+
+#endif

@@ -1,0 +1,195 @@
+/* Unit tests of collect/prompt.c: placeholder substitution, errors that
+ * name the template line and the unknown placeholder, the input, output and
+ * attribute lists for problems whose KernelBench definitions are known, and
+ * the suggestions for mistyped problem ids. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "prompt.h"
+#include "suite.h"
+
+static const suite_problem *need(const char *id)
+{
+    const suite_problem *p = suite_find(id);
+    assert_non_null(p);
+    return p;
+}
+
+static char *render_ok(const char *tmpl, const char *id)
+{
+    char *out = NULL;
+    kbv_err e = { 0 };
+    int rc = prompt_render(tmpl, "t.txt", need(id), &out, &e);
+    if (rc != 0) fail_msg("render failed: %s", e.msg);
+    assert_non_null(out);
+    return out;
+}
+
+static void test_plain_text_passes_through(void **state)
+{
+    (void)state;
+    char *out = render_ok("no placeholders here\n{ single } braces }}\n", "L1_019_relu");
+    assert_string_equal(out, "no placeholders here\n{ single } braces }}\n");
+    free(out);
+    out = render_ok("", "L1_019_relu");
+    assert_string_equal(out, "");
+    free(out);
+}
+
+static void test_scalar_placeholders(void **state)
+{
+    (void)state;
+    /* KernelBench 19_ReLU: level 1, number 19, torch.relu(x). */
+    char *out = render_ok("{{id}}|{{level}}|{{number}}|{{name}}|{{expr}}", "L1_019_relu");
+    assert_string_equal(out, "L1_019_relu|1|19|19_ReLU|torch.relu(x)");
+    free(out);
+}
+
+static void test_inputs_in_order_with_shapes(void **state)
+{
+    (void)state;
+    /* 1_Square_matrix_multiplication_: A and B, N = 2048 * 2, torch.rand. */
+    char *out = render_ok("{{inputs}}", "L1_001_square_matrix_multiplication");
+    const char *a = strstr(out, "call->inputs[0]: A, input float32, shape [4096, 4096]");
+    const char *b = strstr(out, "call->inputs[1]: B, input float32, shape [4096, 4096]");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(a < b);
+    assert_non_null(strstr(out, "U[0, 1) (torch.rand)"));
+    assert_null(strstr(out, "call->inputs[2]"));
+    free(out);
+}
+
+static void test_outputs_and_attrs(void **state)
+{
+    (void)state;
+    char *out = render_ok("{{outputs}}", "L1_001_square_matrix_multiplication");
+    /* 4096 * 4096 = 16777216 elements */
+    assert_non_null(strstr(out, "call->outputs[0]: float32, shape [4096, 4096] (16777216 elements)"));
+    free(out);
+    /* 20_LeakyReLU: negative_slope = 0.01. */
+    out = render_ok("{{attrs}}", "L1_020_leakyrelu");
+    assert_non_null(strstr(out, "call->attrs[0]: negative_slope = 0.01"));
+    free(out);
+    /* 32_HardTanh: min_val = -1, max_val = 1, in that order. */
+    out = render_ok("{{attrs}}", "L1_032_hardtanh");
+    const char *lo = strstr(out, "call->attrs[0]: min_val = -1");
+    const char *hi = strstr(out, "call->attrs[1]: max_val = 1");
+    assert_non_null(lo);
+    assert_non_null(hi);
+    assert_true(lo < hi);
+    free(out);
+    out = render_ok("{{attrs}}", "L1_019_relu");
+    assert_non_null(strstr(out, "none"));
+    free(out);
+}
+
+static void test_skeleton_names_every_tensor(void **state)
+{
+    (void)state;
+    char *out = render_ok("{{skeleton}}", "L1_001_square_matrix_multiplication");
+    assert_non_null(strstr(out, "const float *A = (const float *)call->inputs[0].data;"));
+    assert_non_null(strstr(out, "const float *B = (const float *)call->inputs[1].data;"));
+    assert_non_null(strstr(out, "float *out = (float *)call->outputs[0].data;"));
+    free(out);
+}
+
+static void test_precision_depends_on_matrix_product(void **state)
+{
+    (void)state;
+    char *mm = render_ok("{{precision}}", "L1_001_square_matrix_multiplication");
+    char *el = render_ok("{{precision}}", "L1_019_relu");
+    assert_non_null(strstr(mm, "TF32"));
+    assert_null(strstr(el, "TF32 tensor cores are allowed"));
+    free(mm);
+    free(el);
+}
+
+static void test_unknown_placeholder_is_named(void **state)
+{
+    (void)state;
+    char *out = (char *)0x1;
+    kbv_err e = { 0 };
+    int rc = prompt_render("line one\nline two\nthen {{nope}} here\n", "tmpl.txt", need("L1_019_relu"), &out,
+                           &e);
+    assert_int_equal(rc, KBV_EINPUT);
+    assert_null(out);
+    assert_non_null(strstr(e.msg, "tmpl.txt:3"));
+    assert_non_null(strstr(e.msg, "{{nope}}"));
+}
+
+static void test_malformed_placeholders(void **state)
+{
+    (void)state;
+    static const char *bad[] = { "{{id", "x {{ id }}", "{{id}", "{{}}", "{{a-b}}" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *out = NULL;
+        kbv_err e = { 0 };
+        int rc = prompt_render(bad[i], "t.txt", need("L1_019_relu"), &out, &e);
+        if (rc != KBV_EINPUT) fail_msg("'%s' gave %d", bad[i], rc);
+        assert_null(out);
+        assert_non_null(strstr(e.msg, "t.txt:1"));
+    }
+}
+
+static void test_every_placeholder_renders_for_every_problem(void **state)
+{
+    (void)state;
+    for (int k = 0; k < suite_count(); k++) {
+        const suite_problem *p = suite_get(k);
+        assert_non_null(p);
+        for (const char *const *n = prompt_placeholders(); *n; n++) {
+            char tmpl[64], *out = NULL;
+            kbv_err e = { 0 };
+            snprintf(tmpl, sizeof tmpl, "<{{%s}}>", *n);
+            if (prompt_render(tmpl, "t.txt", p, &out, &e) != 0) fail_msg("%s {{%s}}: %s", p->id, *n, e.msg);
+            assert_true(strlen(out) > 2);
+            free(out);
+        }
+    }
+}
+
+static void test_suggestions(void **state)
+{
+    (void)state;
+    const char *ids[5];
+    int n = prompt_suggest("L1_019_rel", ids, 5);
+    assert_true(n >= 1);
+    assert_string_equal(ids[0], "L1_019_relu");
+    /* "relu" is inside both ReLU ids; the shorter id is the closer one. */
+    n = prompt_suggest("relu", ids, 5);
+    assert_true(n >= 2);
+    assert_string_equal(ids[0], "L1_019_relu");
+    assert_string_equal(ids[1], "L1_020_leakyrelu");
+    /* one letter wrong, case differs */
+    n = prompt_suggest("L1_019_RELV", ids, 5);
+    assert_true(n >= 1);
+    assert_string_equal(ids[0], "L1_019_relu");
+    assert_int_equal(prompt_suggest("zzzzzzzzzzzzzzzzzzzz", ids, 5), 0);
+    assert_int_equal(prompt_suggest("relu", ids, 0), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plain_text_passes_through),
+        cmocka_unit_test(test_scalar_placeholders),
+        cmocka_unit_test(test_inputs_in_order_with_shapes),
+        cmocka_unit_test(test_outputs_and_attrs),
+        cmocka_unit_test(test_skeleton_names_every_tensor),
+        cmocka_unit_test(test_precision_depends_on_matrix_product),
+        cmocka_unit_test(test_unknown_placeholder_is_named),
+        cmocka_unit_test(test_malformed_placeholders),
+        cmocka_unit_test(test_every_placeholder_renders_for_every_problem),
+        cmocka_unit_test(test_suggestions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
