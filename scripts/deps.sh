@@ -39,8 +39,8 @@ have_all() {
     # tests/slurm/ starts a one-node Slurm cluster; KBV_SKIP_SLURM=1 skips it.
     if [ "${KBV_SKIP_SLURM:-0}" != 1 ]; then
         # The daemons live in /usr/sbin, which a user's PATH may lack.
-        [ -x /usr/sbin/slurmctld ] || command -v slurmctld >/dev/null || missing+=(slurm-wlm)
-        command -v sbatch >/dev/null || missing+=(slurm-wlm)
+        { [ -x /usr/sbin/slurmctld ] || command -v slurmctld >/dev/null; } && command -v sbatch >/dev/null ||
+            missing+=(slurm-wlm)
         [ -x /usr/sbin/munged ] || command -v munged >/dev/null || missing+=(munge)
     fi
     if [ ${#missing[@]} -gt 0 ]; then
