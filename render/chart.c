@@ -1,0 +1,806 @@
+/* chart.c - the report's charts (see chart.h). */
+#include "chart.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+
+/* --- axes ------------------------------------------------------------------ */
+
+typedef struct axis {
+    int log;
+    double lo, hi;   /* domain */
+    double p0, p1;   /* positions of lo and hi */
+} axis;
+
+static double amap(const axis *a, double v)
+{
+    if (v < a->lo)
+        v = a->lo;
+    if (v > a->hi)
+        v = a->hi;
+    double t = a->log ? (log(v) - log(a->lo)) / (log(a->hi) - log(a->lo)) : (v - a->lo) / (a->hi - a->lo);
+    return a->p0 + t * (a->p1 - a->p0);
+}
+
+/* Widest range a ratio axis may take: 2^-10 .. 2^12. */
+#define RATIO_MIN_K (-10)
+#define RATIO_MAX_K 12
+
+typedef struct span {
+    double mn, mx;
+} span;
+
+static void span_init(span *s)
+{
+    s->mn = INFINITY;
+    s->mx = -INFINITY;
+}
+
+static void span_add(span *s, double v)
+{
+    if (isfinite(v) && v > 0) {
+        if (v < s->mn)
+            s->mn = v;
+        if (v > s->mx)
+            s->mx = v;
+    }
+}
+
+static void span_add_est(span *s, const rm_est *e)
+{
+    if (!e->ok)
+        return;
+    span_add(s, e->est);
+    span_add(s, e->lo);
+    span_add(s, e->hi);
+}
+
+/* Ratio axes run over powers of two and always cover 0.25 to 4. */
+static void ratio_axis(axis *a, const span *s, double p0, double p1)
+{
+    int klo = -2, khi = 2;
+    if (isfinite(s->mn) && s->mn < 0.25)
+        klo = (int)floor(log2(s->mn) + 1e-9);
+    if (isfinite(s->mx) && s->mx > 4)
+        khi = (int)ceil(log2(s->mx) - 1e-9);
+    if (klo < RATIO_MIN_K)
+        klo = RATIO_MIN_K;
+    if (khi > RATIO_MAX_K)
+        khi = RATIO_MAX_K;
+    a->log = 1;
+    a->lo = ldexp(1, klo);
+    a->hi = ldexp(1, khi);
+    a->p0 = p0;
+    a->p1 = p1;
+}
+
+static void pow2_label(char *b, size_t n, int k)
+{
+    if (k >= 0)
+        snprintf(b, n, "%.0f", ldexp(1, k));
+    else if (k >= -3)
+        snprintf(b, n, "%g", ldexp(1, k));
+    else
+        snprintf(b, n, "1/%.0f", ldexp(1, -k));
+}
+
+/* A nice step for a linear axis from 0 to mx: 1, 2 or 5 times a power of
+ * ten, giving at most about six ticks. */
+static double nice_step(double mx)
+{
+    if (mx <= 0)
+        return 1;
+    double raw = mx / 5, p = pow(10, floor(log10(raw))), f = raw / p;
+    double s = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+    s *= p;
+    return s < 1 ? 1 : s;
+}
+
+typedef struct tick {
+    double v;
+    char label[24];
+} tick;
+
+static int ticks_ratio(const axis *a, tick *t, int max)
+{
+    int n = 0;
+    int klo = (int)lround(log2(a->lo)), khi = (int)lround(log2(a->hi));
+    for (int k = klo; k <= khi && n < max; k++) {
+        t[n].v = ldexp(1, k);
+        pow2_label(t[n].label, sizeof t[n].label, k);
+        n++;
+    }
+    return n;
+}
+
+static int ticks_linear(const axis *a, double step, int decimals, tick *t, int max)
+{
+    int n = 0;
+    for (double v = a->lo; v <= a->hi + step * 1e-9 && n < max; v += step) {
+        t[n].v = v;
+        snprintf(t[n].label, sizeof t[n].label, "%.*f", decimals, v);
+        n++;
+    }
+    return n;
+}
+
+/* Horizontal axis at y, ticks and labels below; grid lines up to y_grid
+ * when y_grid < y.  Labels that would touch the previous one are left out,
+ * except that of 1 on a ratio axis. */
+static void x_axis(canvas *c, const chart_ctx *x, const axis *a, const tick *t, int n, double y, double y_grid,
+                   const char *title)
+{
+    const rstyle *st = x->st;
+    double fs = st->fs_small;
+    if (y_grid < y) {
+        canvas_color(c, st->grid);
+        canvas_width(c, st->line_thin);
+        for (int i = 0; i < n; i++)
+            canvas_segment(c, amap(a, t[i].v), y_grid, amap(a, t[i].v), y);
+    }
+    canvas_color(c, st->axis);
+    canvas_width(c, st->line_thin);
+    canvas_segment(c, a->p0, y, a->p1, y);
+    double last_right = -1e9;
+    for (int i = 0; i < n; i++) {
+        double px = amap(a, t[i].v);
+        canvas_segment(c, px, y, px, y + 3);
+    }
+    canvas_color(c, st->text);
+    for (int i = 0; i < n; i++) {
+        double px = amap(a, t[i].v), tw = canvas_text_width(c, t[i].label, fs, 0);
+        int must = a->log && t[i].v == 1;
+        if (px - tw / 2 < last_right + 3 && !must)
+            continue;
+        canvas_text(c, px, y + 5, t[i].label, fs, 0, CANVAS_CENTER | CANVAS_TOP, 0);
+        last_right = px + tw / 2;
+    }
+    if (title)
+        canvas_text(c, (a->p0 + a->p1) / 2, y + 9 + fs + fs, title, fs, 0, CANVAS_CENTER | CANVAS_BASELINE, 0);
+}
+
+/* Vertical axis at x0 with ticks and labels to the left, grid lines to
+ * x_grid when x_grid > x0, and a title turned to read upwards at x_title. */
+static void y_axis(canvas *c, const chart_ctx *x, const axis *a, const tick *t, int n, double x0, double x_grid,
+                   double x_title, const char *title)
+{
+    const rstyle *st = x->st;
+    double fs = st->fs_small;
+    if (x_grid > x0) {
+        canvas_color(c, st->grid);
+        canvas_width(c, st->line_thin);
+        for (int i = 0; i < n; i++)
+            canvas_segment(c, x0, amap(a, t[i].v), x_grid, amap(a, t[i].v));
+    }
+    canvas_color(c, st->axis);
+    canvas_width(c, st->line_thin);
+    canvas_segment(c, x0, a->p0, x0, a->p1);
+    for (int i = 0; i < n; i++)
+        canvas_segment(c, x0 - 3, amap(a, t[i].v), x0, amap(a, t[i].v));
+    canvas_color(c, st->text);
+    double last = 1e9;
+    for (int i = 0; i < n; i++) {
+        double py = amap(a, t[i].v);
+        int must = a->log && t[i].v == 1;
+        if (fabs(py - last) < fs + 1 && !must)
+            continue;
+        canvas_text(c, x0 - 5, py, t[i].label, fs, 0, CANVAS_RIGHT | CANVAS_MIDDLE, 0);
+        last = py;
+    }
+    if (title)
+        canvas_text(c, x_title, (a->p0 + a->p1) / 2, title, fs, 0, CANVAS_CENTER | CANVAS_TOP, 90);
+}
+
+/* A vertical or horizontal reference line at ratio 1. */
+static void ref_line(canvas *c, const chart_ctx *x, double x0, double y0, double x1, double y1)
+{
+    static const double dash[2] = {3, 2};
+    canvas_save(c);
+    canvas_color(c, x->st->axis);
+    canvas_width(c, x->st->line_thin);
+    canvas_dash(c, dash, 2);
+    canvas_segment(c, x0, y0, x1, y1);
+    canvas_restore(c);
+}
+
+static void clip_rect(canvas *c, double x0, double y0, double x1, double y1)
+{
+    canvas_save(c);
+    canvas_rect(c, x0, y0, x1 - x0, y1 - y0);
+    canvas_clip(c);
+}
+
+static const canvas_rgba WHITE = {1, 1, 1, 1};
+
+static void set_marker(canvas *c, const chart_ctx *x, int s, double px, double py, double r, int open)
+{
+    canvas_rgba k = style_set_color(x->st, s);
+    canvas_marker(c, (canvas_mark)style_set_mark(x->st, s), px, py, r, k, open ? WHITE : k);
+}
+
+/* --- legend ---------------------------------------------------------------- */
+
+static double legend_width(canvas *c, const chart_ctx *x)
+{
+    double w = 0;
+    for (int i = 0; i < x->m->n_sets; i++) {
+        double tw = canvas_text_width(c, x->m->sets[i].name, x->st->fs_small, 0);
+        if (tw > w)
+            w = tw;
+    }
+    if (w > 120)
+        w = 120;
+    return w + 22;
+}
+
+/* One set a line: a line sample (when line), the marker, the name. */
+static void legend(canvas *c, const chart_ctx *x, double lx, double ly, int line)
+{
+    double fs = x->st->fs_small;
+    for (int i = 0; i < x->m->n_sets; i++) {
+        double y = ly + i * (fs + 4) + fs / 2;
+        canvas_rgba k = style_set_color(x->st, i);
+        if (line) {
+            canvas_color(c, k);
+            canvas_width(c, x->st->line);
+            canvas_segment(c, lx, y, lx + 14, y);
+        }
+        set_marker(c, x, i, lx + 7, y, 2.6, 0);
+        canvas_color(c, x->st->text);
+        canvas_text(c, lx + 18, y, x->m->sets[i].name, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
+    }
+}
+
+/* --- text wrapping --------------------------------------------------------- */
+
+int chart_wrap(const fontm *fm, const char *text, double size, int bold, double max_w, char **lines,
+               int max_lines)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p) {
+        if (*p == '\n') {
+            p++;
+            continue;
+        }
+        /* Take words while they fit; cut a word that alone is too wide. */
+        const char *end = p, *last_fit = NULL;
+        while (1) {
+            const char *q = end;
+            while (*q && *q != ' ' && *q != '\n')
+                q++;
+            if (fontm_width_n(fm, bold, size, p, (size_t)(q - p)) <= max_w || !last_fit) {
+                if (fontm_width_n(fm, bold, size, p, (size_t)(q - p)) > max_w) {
+                    /* One word too wide: cut it at the last character that fits. */
+                    const char *r = p, *fit = p;
+                    while (r < q) {
+                        const char *r2 = r;
+                        fontm_utf8_next(&r2);
+                        if (fontm_width_n(fm, bold, size, p, (size_t)(r2 - p)) > max_w)
+                            break;
+                        fit = r = r2;
+                    }
+                    if (fit == p)
+                        fontm_utf8_next(&fit);
+                    last_fit = fit;
+                    break;
+                }
+                last_fit = q;
+                end = q;
+                if (*q != ' ')
+                    break;
+                end = q + 1;
+                continue;
+            }
+            break;
+        }
+        if (n < max_lines) {
+            size_t len = (size_t)(last_fit - p);
+            lines[n] = malloc(len + 1);
+            if (lines[n]) {
+                memcpy(lines[n], p, len);
+                lines[n][len] = 0;
+            }
+        }
+        n++;
+        p = last_fit;
+        while (*p == ' ')
+            p++;
+    }
+    if (n > max_lines)
+        n = max_lines;
+    return n;
+}
+
+/* --- fast_p ---------------------------------------------------------------- */
+
+double chart_fast_p_height(const chart_ctx *x)
+{
+    double h = 200, leg = x->m->n_sets * (x->st->fs_small + 4) + 40;
+    return h > leg ? h : leg;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
+{
+    const rmodel *m = x->m;
+    const rstyle *st = x->st;
+    double h = chart_fast_p_height(x);
+    double lw = legend_width(c, x);
+    double L = 46, R = lw + 12, T = 8, B = 34;
+    axis ax, ay = {0, 0, 1, h - B, T};
+    span sp;
+    span_init(&sp);
+    for (int i = 0; i < m->n_sets; i++)
+        for (int p = 0; p < m->sets[i].n_probs; p++)
+            if (m->sets[i].probs[p].group == RM_G_CORRECT && m->sets[i].probs[p].sp[b].ok)
+                span_add(&sp, m->sets[i].probs[p].sp[b].est);
+    ratio_axis(&ax, &sp, L, w - R);
+    if (ax.lo < 1.0 / 64)
+        ax.lo = 1.0 / 64;
+    if (ax.hi > 256)
+        ax.hi = 256;
+    tick tx[32], ty[8];
+    int ntx = ticks_ratio(&ax, tx, 32), nty = ticks_linear(&ay, 0.25, 2, ty, 8);
+    y_axis(c, x, &ay, ty, nty, L, w - R, 6, x->labels[LBL_FAST_P_Y]);
+    x_axis(c, x, &ax, tx, ntx, h - B, h, x->labels[LBL_FAST_P_X]);
+    ref_line(c, x, amap(&ax, 1), T, amap(&ax, 1), h - B);
+
+    clip_rect(c, L, T - 2, w - R, h - B + 2);
+    /* Bands first, so that no band hides another set's line. */
+    for (int i = 0; i < m->n_sets; i++) {
+        const rm_base *bs = &m->sets[i].b[b];
+        int ok = bs->n_curve > 1;
+        for (int j = 0; j < bs->n_curve && ok; j++)
+            ok = bs->curve[j].v.ok && !isnan(bs->curve[j].v.lo) && !isnan(bs->curve[j].v.hi) && bs->curve[j].p > 0;
+        if (!ok)
+            continue;
+        canvas_color_a(c, style_set_color(st, i), st->band_alpha);
+        int n = bs->n_curve;
+        canvas_move(c, amap(&ax, bs->curve[0].p), amap(&ay, bs->curve[0].v.hi));
+        for (int j = 0; j + 1 < n; j++) {
+            canvas_line(c, amap(&ax, bs->curve[j + 1].p), amap(&ay, bs->curve[j].v.hi));
+            canvas_line(c, amap(&ax, bs->curve[j + 1].p), amap(&ay, bs->curve[j + 1].v.hi));
+        }
+        canvas_line(c, amap(&ax, bs->curve[n - 1].p), amap(&ay, bs->curve[n - 1].v.lo));
+        for (int j = n - 1; j > 0; j--) {
+            canvas_line(c, amap(&ax, bs->curve[j].p), amap(&ay, bs->curve[j - 1].v.lo));
+            canvas_line(c, amap(&ax, bs->curve[j - 1].p), amap(&ay, bs->curve[j - 1].v.lo));
+        }
+        canvas_close(c);
+        canvas_fill(c);
+    }
+    /* The estimate, exactly: fast_p(p) = #{correct, s > p} / N drops at
+     * every speedup s and is right-continuous there. */
+    for (int i = 0; i < m->n_sets; i++) {
+        const rm_set *s = &m->sets[i];
+        if (s->n_problems <= 0)
+            continue;
+        double *v = malloc((size_t)(s->n_probs ? s->n_probs : 1) * sizeof *v);
+        if (!v)
+            continue;
+        int k = 0;
+        for (int p = 0; p < s->n_probs; p++)
+            if (s->probs[p].group == RM_G_CORRECT && s->probs[p].sp[b].ok)
+                v[k++] = s->probs[p].sp[b].est;
+        qsort(v, (size_t)k, sizeof *v, cmp_double);
+        double N = (double)s->n_problems;
+        int above = 0;
+        for (int j = 0; j < k; j++)
+            if (v[j] > ax.lo)
+                above++;
+        canvas_color(c, style_set_color(st, i));
+        canvas_width(c, st->line);
+        double yv = amap(&ay, above / N);
+        canvas_move(c, ax.p0, yv);
+        for (int j = 0; j < k; j++) {
+            if (v[j] <= ax.lo)
+                continue;
+            if (v[j] >= ax.hi)
+                break;
+            double px = amap(&ax, v[j]);
+            canvas_line(c, px, yv);
+            above--;
+            yv = amap(&ay, above / N);
+            canvas_line(c, px, yv);
+        }
+        canvas_line(c, ax.p1, yv);
+        canvas_stroke(c);
+        /* The marker sits on the curve at p = 1: fast_1. */
+        int f1 = 0;
+        for (int j = 0; j < k; j++)
+            if (v[j] > 1)
+                f1++;
+        set_marker(c, x, i, amap(&ax, 1), amap(&ay, f1 / N), 2.8, 0);
+        free(v);
+    }
+    canvas_restore(c);
+    legend(c, x, w - R + 12, T, 1);
+}
+
+/* --- forest ---------------------------------------------------------------- */
+
+#define FR_ROW 11.0
+#define FR_HEAD 24.0
+#define FR_AXIS 34.0
+
+double chart_forest_height(const chart_ctx *x, int rows)
+{
+    (void)x;
+    return FR_HEAD + rows * FR_ROW + FR_AXIS;
+}
+
+/* Draws s, shortened with an ellipsis to fit max_w. */
+static void text_fit(canvas *c, double x0, double y, const char *s, double size, int bold, int anchor,
+                     double max_w)
+{
+    if (canvas_text_width(c, s, size, bold) <= max_w) {
+        canvas_text(c, x0, y, s, size, bold, anchor, 0);
+        return;
+    }
+    size_t n = strlen(s);
+    char *t = malloc(n + 4);
+    if (!t)
+        return;
+    memcpy(t, s, n + 1);
+    while (n > 0) {
+        n--;
+        while (n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80)
+            n--;
+        memcpy(t + n, "\xe2\x80\xa6", 4);
+        if (canvas_text_width(c, t, size, bold) <= max_w)
+            break;
+    }
+    canvas_text(c, x0, y, t, size, bold, anchor, 0);
+    free(t);
+}
+
+void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double w)
+{
+    const rstyle *st = x->st;
+    const rm_set *s = &x->m->sets[si];
+    double fs = st->fs_small;
+    if (r1 > s->n_probs)
+        r1 = s->n_probs;
+    int rows = r1 - r0 > 0 ? r1 - r0 : 0;
+    double h = chart_forest_height(x, rows);
+    double id_w = 0;
+    for (int p = 0; p < s->n_probs; p++) {
+        double tw = canvas_text_width(c, s->probs[p].id, fs, 0);
+        if (tw > id_w)
+            id_w = tw;
+    }
+    id_w = (id_w > 150 ? 150 : id_w) + 6;
+    double tw = canvas_text_width(c, "000.00 [000.00, 000.00]", fs, 0) + 4;
+    double cls_w = canvas_text_width(c, "impossible-speed", fs, 0) + 2;
+    double px0 = id_w + 4, px1 = w - 2 * tw - cls_w - 10;
+    double c1 = px1 + 8, c2 = c1 + tw, c3 = c2 + tw;
+    span sp;
+    span_init(&sp);
+    for (int p = 0; p < s->n_probs; p++)
+        for (int b = 0; b < RM_NB; b++)
+            span_add_est(&sp, &s->probs[p].sp[b]);
+    axis ax;
+    ratio_axis(&ax, &sp, px0, px1);
+    tick tx[32];
+    int ntx = ticks_ratio(&ax, tx, 32);
+    double yb = FR_HEAD + rows * FR_ROW;
+
+    /* Header: column titles and which marker is which baseline. */
+    canvas_color(c, st->text);
+    canvas_text(c, 0, FR_HEAD - 5, "problem", fs, 1, CANVAS_LEFT, 0);
+    canvas_text(c, c1, FR_HEAD - 5, "vs fp32", fs, 1, CANVAS_LEFT, 0);
+    canvas_text(c, c2, FR_HEAD - 5, "vs tf32", fs, 1, CANVAS_LEFT, 0);
+    canvas_text(c, c3, FR_HEAD - 5, "class", fs, 1, CANVAS_LEFT, 0);
+    canvas_rgba k = style_set_color(st, si);
+    double lx = px0;
+    canvas_marker(c, (canvas_mark)style_set_mark(st, si), lx + 3, 6, 2.6, k, WHITE);
+    canvas_color(c, st->text);
+    lx += 9 + canvas_text(c, lx + 9, 6, x->labels[LBL_OPEN_MARKER], fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0) + 10;
+    canvas_marker(c, (canvas_mark)style_set_mark(st, si), lx + 3, 6, 2.6, k, k);
+    canvas_color(c, st->text);
+    canvas_text(c, lx + 9, 6, x->labels[LBL_FILLED_MARKER], fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
+
+    for (int r = r0; r < r1; r++) {
+        double y = FR_HEAD + (r - r0) * FR_ROW;
+        if (r % 2 == 1) {
+            canvas_color(c, st->shade);
+            canvas_rect(c, 0, y, w, FR_ROW);
+            canvas_fill(c);
+        }
+    }
+    x_axis(c, x, &ax, tx, ntx, yb + 2, FR_HEAD, x->labels[LBL_SPEEDUP_AXIS]);
+    if (rows > 0)
+        ref_line(c, x, amap(&ax, 1), FR_HEAD, amap(&ax, 1), yb + 2);
+    for (int r = r0; r < r1; r++) {
+        const rm_problem *p = &s->probs[r];
+        double y = FR_HEAD + (r - r0) * FR_ROW + FR_ROW / 2;
+        int good = p->group == RM_G_CORRECT;
+        canvas_rgba col = good ? k : st->muted;
+        canvas_color(c, good ? st->text : st->muted);
+        text_fit(c, 0, y, p->id, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, id_w - 4);
+        char buf[96];
+        for (int b = 0; b < RM_NB; b++)
+            canvas_text(c, b == 0 ? c1 : c2, y, fmt_est_ci(buf, sizeof buf, &p->sp[b]), fs, 0,
+                        CANVAS_LEFT | CANVAS_MIDDLE, 0);
+        canvas_text(c, c3, y, p->cls, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
+        for (int b = 0; b < RM_NB; b++) {
+            const rm_est *e = &p->sp[b];
+            if (!e->ok)
+                continue;
+            double yy = y + (b == 0 ? -2.2 : 2.2);
+            canvas_color(c, col);
+            canvas_width(c, st->line);
+            if (!isnan(e->lo) && !isnan(e->hi))
+                canvas_segment(c, amap(&ax, e->lo), yy, amap(&ax, e->hi), yy);
+            canvas_marker(c, (canvas_mark)style_set_mark(st, si), amap(&ax, e->est), yy, 2.4, col,
+                          b == 0 ? WHITE : col);
+        }
+    }
+    (void)h;
+}
+
+/* --- speed vs memory ------------------------------------------------------- */
+
+typedef struct spt {
+    int set;
+    rm_est sp;
+    double mem;
+} spt;
+
+static int scatter_collect(const chart_ctx *x, spt *out)
+{
+    int mb = strcmp(x->m->mem_baseline, "fp32") == 0 ? RM_FP32 : RM_TF32;
+    int n = 0;
+    for (int i = 0; i < x->m->n_sets; i++)
+        for (int p = 0; p < x->m->sets[i].n_probs; p++) {
+            const rm_problem *q = &x->m->sets[i].probs[p];
+            double cp = q->peak[RM_CAND], bp = q->peak[mb == RM_FP32 ? RM_VFP32 : RM_VTF32];
+            if (q->group != RM_G_CORRECT || !q->sp[mb].ok || !(cp > 0) || !(bp > 0))
+                continue;
+            if (out) {
+                out[n].set = i;
+                out[n].sp = q->sp[mb];
+                out[n].mem = bp / cp;
+            }
+            n++;
+        }
+    return n;
+}
+
+int chart_scatter_points(const chart_ctx *x)
+{
+    return scatter_collect(x, NULL);
+}
+
+double chart_scatter_height(const chart_ctx *x)
+{
+    (void)x;
+    return 280;
+}
+
+void chart_scatter(canvas *c, const chart_ctx *x, double w)
+{
+    const rstyle *st = x->st;
+    double h = chart_scatter_height(x), fs = st->fs_small;
+    double lw = legend_width(c, x);
+    double L = 46, R = lw + 12, T = 8, B = 34;
+    int n = scatter_collect(x, NULL);
+    spt *pts = calloc((size_t)(n ? n : 1), sizeof *pts);
+    if (!pts)
+        return;
+    scatter_collect(x, pts);
+    span sx, sy;
+    span_init(&sx);
+    span_init(&sy);
+    for (int i = 0; i < n; i++) {
+        span_add_est(&sx, &pts[i].sp);
+        span_add(&sy, pts[i].mem);
+    }
+    axis ax, ay;
+    ratio_axis(&ax, &sx, L, w - R);
+    ratio_axis(&ay, &sy, h - B, T);
+    tick tx[32], ty[32];
+    int ntx = ticks_ratio(&ax, tx, 32), nty = ticks_ratio(&ay, ty, 32);
+    y_axis(c, x, &ay, ty, nty, L, w - R, 6, x->labels[LBL_MEMORY_AXIS]);
+    x_axis(c, x, &ax, tx, ntx, h - B, h, x->labels[LBL_SCATTER_X]);
+    ref_line(c, x, amap(&ax, 1), T, amap(&ax, 1), h - B);
+    ref_line(c, x, L, amap(&ay, 1), w - R, amap(&ay, 1));
+    canvas_color(c, st->muted);
+    canvas_text(c, w - R - 4, T + 4, "faster, less memory", fs, 0, CANVAS_RIGHT | CANVAS_TOP, 0);
+    canvas_text(c, w - R - 4, h - B - 4, "faster, more memory", fs, 0, CANVAS_RIGHT | CANVAS_BOTTOM, 0);
+    canvas_text(c, L + 4, T + 4, "slower, less memory", fs, 0, CANVAS_LEFT | CANVAS_TOP, 0);
+    canvas_text(c, L + 4, h - B - 4, "slower, more memory", fs, 0, CANVAS_LEFT | CANVAS_BOTTOM, 0);
+    if (n == 0) {
+        canvas_text(c, (L + w - R) / 2, (T + h - B) / 2, "no correct problem with memory figures", st->fs_normal, 0,
+                    CANVAS_CENTER | CANVAS_MIDDLE, 0);
+    }
+    clip_rect(c, L - 4, T - 4, w - R + 4, h - B + 4);
+    for (int i = 0; i < n; i++) {
+        const rm_est *e = &pts[i].sp;
+        double py = amap(&ay, pts[i].mem);
+        if (!isnan(e->lo) && !isnan(e->hi)) {
+            canvas_color_a(c, style_set_color(st, pts[i].set), 0.7);
+            canvas_width(c, st->line_thin);
+            canvas_segment(c, amap(&ax, e->lo), py, amap(&ax, e->hi), py);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        set_marker(c, x, pts[i].set, amap(&ax, pts[i].sp.est), amap(&ay, pts[i].mem), 2.8, 0);
+    canvas_restore(c);
+    legend(c, x, w - R + 12, T, 0);
+    free(pts);
+}
+
+/* --- class counts ---------------------------------------------------------- */
+
+#define CL_BAR 7.0
+#define CL_GAP 1.5
+#define CL_GROUP_GAP 9.0
+
+double chart_classes_height(const chart_ctx *x)
+{
+    int n = x->m->n_sets > 0 ? x->m->n_sets : 1;
+    return 10 + RM_NG * (n * (CL_BAR + CL_GAP) + CL_GROUP_GAP) + 34;
+}
+
+void chart_classes(canvas *c, const chart_ctx *x, double w)
+{
+    const rstyle *st = x->st;
+    const rmodel *m = x->m;
+    double h = chart_classes_height(x), fs = st->fs_small;
+    double lw = legend_width(c, x);
+    double L = 0;
+    for (int g = 0; g < RM_NG; g++) {
+        double tw = canvas_text_width(c, rmodel_group_name((rm_group)g), st->fs_normal, 0);
+        if (tw > L)
+            L = tw;
+    }
+    L += 12;
+    double R = lw + 34, T = 10, B = 34;
+    long mx = 1;
+    for (int i = 0; i < m->n_sets; i++)
+        for (int g = 0; g < RM_NG; g++)
+            if (m->sets[i].group_counts[g] > mx)
+                mx = m->sets[i].group_counts[g];
+    double step = nice_step((double)mx);
+    double top = ceil((double)mx / step) * step;
+    axis ax = {0, 0, top, L, w - R};
+    tick tx[16];
+    int ntx = ticks_linear(&ax, step, 0, tx, 16);
+    x_axis(c, x, &ax, tx, ntx, h - B, T - 4, x->labels[LBL_COUNT_AXIS]);
+    int n = m->n_sets > 0 ? m->n_sets : 1;
+    double gh = n * (CL_BAR + CL_GAP) + CL_GROUP_GAP;
+    for (int g = 0; g < RM_NG; g++) {
+        double y0 = T + g * gh;
+        canvas_color(c, st->text);
+        canvas_text(c, L - 8, y0 + (n * (CL_BAR + CL_GAP)) / 2, rmodel_group_name((rm_group)g), st->fs_normal, 0,
+                    CANVAS_RIGHT | CANVAS_MIDDLE, 0);
+        for (int i = 0; i < m->n_sets; i++) {
+            double y = y0 + i * (CL_BAR + CL_GAP);
+            long v = m->sets[i].group_counts[g];
+            double x1 = amap(&ax, (double)v);
+            canvas_rgba k = style_set_color(st, i);
+            if (v > 0) {
+                canvas_color_a(c, k, 0.55);
+                canvas_rect(c, L, y, x1 - L, CL_BAR);
+                canvas_fill(c);
+            }
+            set_marker(c, x, i, x1, y + CL_BAR / 2, 2.6, 0);
+            char buf[32];
+            snprintf(buf, sizeof buf, "%ld", v);
+            canvas_color(c, st->text);
+            canvas_text(c, x1 + 5, y + CL_BAR / 2, buf, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
+        }
+    }
+    canvas_color(c, st->axis);
+    canvas_width(c, st->line_thin);
+    canvas_segment(c, L, T - 4, L, h - B);
+    legend(c, x, w - lw + 4, T, 0);
+}
+
+/* --- inflation ------------------------------------------------------------- */
+
+double chart_inflation_height(const chart_ctx *x)
+{
+    double h = 220, leg = x->m->n_sets * (x->st->fs_small + 4) + 50;
+    return h > leg ? h : leg;
+}
+
+void chart_inflation(canvas *c, const chart_ctx *x, double w)
+{
+    const rstyle *st = x->st;
+    const rmodel *m = x->m;
+    double h = chart_inflation_height(x), fs = st->fs_small;
+    double lw = legend_width(c, x);
+    double L = 46, R = lw + 12, T = 8, B = 44;
+    int steps = 0, ref = -1;
+    for (int i = 0; i < m->n_sets; i++)
+        if (m->sets[i].n_infl > steps) {
+            steps = m->sets[i].n_infl;
+            ref = i;
+        }
+    span sy;
+    span_init(&sy);
+    for (int i = 0; i < m->n_sets; i++)
+        for (int j = 0; j < m->sets[i].n_infl; j++)
+            span_add_est(&sy, &m->sets[i].infl[j].gm);
+    axis ay;
+    ratio_axis(&ay, &sy, h - B, T);
+    tick ty[32];
+    int nty = ticks_ratio(&ay, ty, 32);
+    y_axis(c, x, &ay, ty, nty, L, w - R, 6, x->labels[LBL_INFLATION_AXIS]);
+    canvas_color(c, st->axis);
+    canvas_width(c, st->line_thin);
+    canvas_segment(c, L, h - B, w - R, h - B);
+    ref_line(c, x, L, amap(&ay, 1), w - R, amap(&ay, 1));
+    if (steps == 0) {
+        canvas_color(c, st->text);
+        canvas_text(c, (L + w - R) / 2, (T + h - B) / 2, "no inflation steps in analysis.json", st->fs_normal, 0,
+                    CANVAS_CENTER | CANVAS_MIDDLE, 0);
+        legend(c, x, w - R + 12, T, 1);
+        return;
+    }
+    double band = (w - R - L) / steps;
+    double dodge = band / (m->n_sets + 2);
+    if (dodge > 9)
+        dodge = 9;
+    canvas_color(c, st->text);
+    for (int j = 0; j < steps; j++) {
+        double cx = L + (j + 0.5) * band;
+        canvas_color(c, st->axis);
+        canvas_segment(c, cx, h - B, cx, h - B + 3);
+        char *lines[3] = {0};
+        int nl = chart_wrap(c->fm, m->sets[ref].infl[j].label, fs, 0, band - 6, lines, 3);
+        canvas_color(c, st->text);
+        for (int l = 0; l < nl; l++) {
+            canvas_text(c, cx, h - B + 5 + l * (fs + 2), lines[l], fs, 0, CANVAS_CENTER | CANVAS_TOP, 0);
+            free(lines[l]);
+        }
+    }
+    for (int i = 0; i < m->n_sets; i++) {
+        const rm_set *s = &m->sets[i];
+        double off = (i - (m->n_sets - 1) / 2.0) * dodge;
+        canvas_rgba k = style_set_color(st, i);
+        canvas_color_a(c, k, 0.6);
+        canvas_width(c, st->line_thin);
+        int started = 0;
+        for (int j = 0; j < s->n_infl; j++) {
+            if (!s->infl[j].gm.ok) {
+                if (started)
+                    canvas_stroke(c);
+                started = 0;
+                continue;
+            }
+            double px = L + (j + 0.5) * band + off, py = amap(&ay, s->infl[j].gm.est);
+            if (!started)
+                canvas_move(c, px, py);
+            else
+                canvas_line(c, px, py);
+            started = 1;
+        }
+        if (started)
+            canvas_stroke(c);
+        for (int j = 0; j < s->n_infl; j++) {
+            const rm_est *e = &s->infl[j].gm;
+            if (!e->ok)
+                continue;
+            double px = L + (j + 0.5) * band + off;
+            if (!isnan(e->lo) && !isnan(e->hi)) {
+                canvas_color(c, k);
+                canvas_width(c, st->line);
+                canvas_segment(c, px, amap(&ay, e->lo), px, amap(&ay, e->hi));
+            }
+            set_marker(c, x, i, px, amap(&ay, e->est), 2.8, 0);
+        }
+    }
+    legend(c, x, w - R + 12, T, 1);
+}

@@ -1,0 +1,53 @@
+/* chart.h - the report's charts, each drawn by one function on any canvas.
+ *
+ * A chart draws itself in the rectangle [0, w] x [0, h] of the canvas's
+ * current coordinates (the caller translates to place it on a page).  The
+ * same call draws the SVG, the PNG and the PDF version, so the three agree.
+ * Chart rules (DESIGN.md 8): one font in three sizes; each set keeps its
+ * colour and marker everywhere; left and bottom axes only, a light grid on
+ * the value axis; ratios on log axes with ticks at powers of two (at least
+ * 0.25 to 4); every estimate with its interval.
+ */
+#ifndef KBV_CHART_H
+#define KBV_CHART_H
+
+#include "canvas.h"
+#include "model.h"
+#include "style.h"
+#include "tmpl.h"
+
+typedef struct chart_ctx {
+    const rmodel *m;
+    const rstyle *st;
+    const char *const *labels;   /* LBL_N expanded labels */
+} chart_ctx;
+
+/* fast_p of every set against baseline b (RM_FP32 or RM_TF32). */
+double chart_fast_p_height(const chart_ctx *x);
+void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w);
+
+/* Per-problem speedups of set s, rows [r0, r1), both baselines.  The axis
+ * range depends on the whole set, so that pages of one set line up. */
+double chart_forest_height(const chart_ctx *x, int rows);
+void chart_forest(canvas *c, const chart_ctx *x, int s, int r0, int r1, double w);
+
+/* Speedup vs the memory baseline against the peak-memory ratio. */
+double chart_scatter_height(const chart_ctx *x);
+void chart_scatter(canvas *c, const chart_ctx *x, double w);
+int chart_scatter_points(const chart_ctx *x);
+
+/* Problems per class group and set. */
+double chart_classes_height(const chart_ctx *x);
+void chart_classes(canvas *c, const chart_ctx *x, double w);
+
+/* Geometric-mean speedup per set along the inflation steps. */
+double chart_inflation_height(const chart_ctx *x);
+void chart_inflation(canvas *c, const chart_ctx *x, double w);
+
+/* Breaks text into lines no wider than max_w; returns the number of lines
+ * and stores up to max_lines malloc'd lines in lines[] (caller frees each).
+ * Words longer than a line are cut. */
+int chart_wrap(const fontm *fm, const char *text, double size, int bold, double max_w, char **lines,
+               int max_lines);
+
+#endif

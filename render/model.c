@@ -1,0 +1,376 @@
+/* model.c - reading analysis.json and manifest.json (see model.h). */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "jio.h"
+#include "log.h"
+
+static const char *const base_names[RM_NB] = {"fp32", "tf32"};
+static const char *const group_names[RM_NG] = {"correct", "hidden-fail", "hack", "incorrect", "error"};
+
+const char *rmodel_baseline_name(int b) { return base_names[b]; }
+const char *rmodel_group_name(rm_group g) { return group_names[g]; }
+
+rm_group rmodel_group(const char *cls)
+{
+    if (strcmp(cls, "correct") == 0)
+        return RM_G_CORRECT;
+    if (strcmp(cls, "hidden-fail") == 0)
+        return RM_G_HIDDEN;
+    if (strcmp(cls, "incorrect") == 0)
+        return RM_G_INCORRECT;
+    if (strcmp(cls, "error") == 0)
+        return RM_G_ERROR;
+    return RM_G_HACK;
+}
+
+/* A number that may be null: NaN for null or absent; -1 for another type. */
+static int opt_num(const cJSON *o, const char *key, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = NAN;
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsNumber(v))
+        return -1;
+    *out = v->valuedouble;
+    return 0;
+}
+
+static int read_est(const cJSON *v, const char *what, rm_est *out, kbv_err *e)
+{
+    out->ok = 0;
+    out->est = out->lo = out->hi = NAN;
+    out->n = -1;
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsObject(v))
+        return err_set(e, KBV_EINPUT, "%s: expected an estimate object or null", what);
+    if (opt_num(v, "estimate", &out->est) || opt_num(v, "ci_low", &out->lo) || opt_num(v, "ci_high", &out->hi))
+        return err_set(e, KBV_EINPUT, "%s: estimate, ci_low and ci_high must be numbers or null", what);
+    double n;
+    if (opt_num(v, "n", &n))
+        return err_set(e, KBV_EINPUT, "%s.n: expected a number", what);
+    out->n = isnan(n) ? -1 : (long)n;
+    out->ok = !isnan(out->est);
+    return 0;
+}
+
+static int read_fp_list(const cJSON *b, const char *key, const char *what, rm_fp **out, int *n, kbv_err *e)
+{
+    char w[256];
+    *out = NULL;
+    *n = 0;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(b, key);
+    if (!a || cJSON_IsNull(a))
+        return 0;
+    if (!cJSON_IsArray(a))
+        return err_set(e, KBV_EINPUT, "%s.%s: expected an array", what, key);
+    int k = cJSON_GetArraySize(a);
+    *out = calloc((size_t)(k ? k : 1), sizeof **out);
+    if (!*out)
+        return err_set(e, KBV_ENOMEM, "out of memory reading %s", what);
+    const cJSON *it;
+    int i = 0;
+    cJSON_ArrayForEach(it, a) {
+        snprintf(w, sizeof w, "%s.%s[%d]", what, key, i);
+        double p;
+        if (opt_num(it, "p", &p) || isnan(p))
+            return err_set(e, KBV_EINPUT, "%s.p: expected a number", w);
+        (*out)[i].p = p;
+        int rc = read_est(it, w, &(*out)[i].v, e);
+        if (rc)
+            return rc;
+        i++;
+    }
+    *n = k;
+    return 0;
+}
+
+static int class_index(const rmodel *m, const char *cls)
+{
+    for (int i = 0; i < m->n_classes; i++)
+        if (strcmp(m->classes[i], cls) == 0)
+            return i;
+    return -1;
+}
+
+static int read_problem(const rmodel *m, const cJSON *p, const char *what, rm_problem *out, kbv_err *e)
+{
+    char w[512];
+    int rc;
+    if ((rc = jio_get_str(p, "problem", what, &out->id, e)) || (rc = jio_get_str(p, "class", what, &out->cls, e)))
+        return rc;
+    if (class_index(m, out->cls) < 0)
+        return err_set(e, KBV_EINPUT, "%s: class '%s' is not in the classes list", what, out->cls);
+    out->group = rmodel_group(out->cls);
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(p, "flags");
+    if (fl && cJSON_IsArray(fl)) {
+        int k = cJSON_GetArraySize(fl);
+        out->flags = calloc((size_t)(k ? k : 1), sizeof *out->flags);
+        if (!out->flags)
+            return err_set(e, KBV_ENOMEM, "out of memory reading %s", what);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, fl) {
+            if (!cJSON_IsString(it))
+                return err_set(e, KBV_EINPUT, "%s.flags: expected strings", what);
+            out->flags[out->n_flags++] = it->valuestring;
+        }
+    }
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(p, "evidence");
+    if (ev && cJSON_IsArray(ev)) {
+        int k = cJSON_GetArraySize(ev);
+        out->ev = calloc((size_t)(k ? k : 1), sizeof *out->ev);
+        if (!out->ev)
+            return err_set(e, KBV_ENOMEM, "out of memory reading %s", what);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, ev) {
+            rm_evidence *x = &out->ev[out->n_ev];
+            snprintf(w, sizeof w, "%s.evidence[%d]", what, out->n_ev);
+            if ((rc = jio_get_str(it, "text", w, &x->text, e)))
+                return rc;
+            const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "kind");
+            x->kind = cJSON_IsString(s) ? s->valuestring : "";
+            s = cJSON_GetObjectItemCaseSensitive(it, "name");
+            x->name = cJSON_IsString(s) ? s->valuestring : "";
+            out->n_ev++;
+        }
+    }
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(p, "speedup");
+    for (int b = 0; b < RM_NB; b++) {
+        snprintf(w, sizeof w, "%s.speedup.%s", what, base_names[b]);
+        if ((rc = read_est(sp ? cJSON_GetObjectItemCaseSensitive(sp, base_names[b]) : NULL, w, &out->sp[b], e)))
+            return rc;
+    }
+    static const char *const vn[RM_NV] = {"candidate", "fp32", "tf32"};
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time_ms");
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(p, "n_samples");
+    const cJSON *pk = cJSON_GetObjectItemCaseSensitive(p, "peak_bytes");
+    for (int v = 0; v < RM_NV; v++) {
+        double x;
+        if (opt_num(t, vn[v], &out->t_ms[v]) || opt_num(pk, vn[v], &out->peak[v]) || opt_num(ns, vn[v], &x))
+            return err_set(e, KBV_EINPUT, "%s: time_ms, peak_bytes and n_samples of %s must be numbers or null",
+                           what, vn[v]);
+        out->n_samples[v] = isnan(x) ? -1 : (long)x;
+    }
+    if (opt_num(p, "max_rel_err", &out->max_rel_err))
+        return err_set(e, KBV_EINPUT, "%s.max_rel_err: expected a number or null", what);
+    const cJSON *tier = cJSON_GetObjectItemCaseSensitive(p, "tier");
+    out->tier = cJSON_IsString(tier) ? tier->valuestring : NULL;
+    return 0;
+}
+
+static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
+{
+    char what[256], w[320];
+    int rc;
+    snprintf(what, sizeof what, "analysis.json: sets[%d]", idx);
+    if ((rc = jio_get_str(s, "name", what, &out->name, e)))
+        return rc;
+    snprintf(what, sizeof what, "analysis.json: set '%s'", out->name);
+    long long np = 0;
+    if ((rc = jio_get_int(s, "n_problems", what, &np, e)))
+        return rc;
+    out->n_problems = (long)np;
+    const cJSON *counts;
+    if ((rc = jio_get_obj(s, "counts", what, &counts, e)))
+        return rc;
+    for (int c = 0; c < m->n_classes; c++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(counts, m->classes[c]);
+        if (v && !cJSON_IsNumber(v))
+            return err_set(e, KBV_EINPUT, "%s: counts.%s: expected a number", what, m->classes[c]);
+        out->counts[c] = v ? (long)v->valuedouble : 0;
+        out->group_counts[rmodel_group(m->classes[c])] += out->counts[c];
+    }
+    const cJSON *bl;
+    if ((rc = jio_get_obj(s, "baselines", what, &bl, e)))
+        return rc;
+    for (int b = 0; b < RM_NB; b++) {
+        const cJSON *bo;
+        snprintf(w, sizeof w, "%s: baselines", what);
+        if ((rc = jio_get_obj(bl, base_names[b], w, &bo, e)))
+            return rc;
+        snprintf(w, sizeof w, "%s: baselines.%s", what, base_names[b]);
+        char w2[400];
+        snprintf(w2, sizeof w2, "%s.geomean_speedup_correct", w);
+        if ((rc = read_est(cJSON_GetObjectItemCaseSensitive(bo, "geomean_speedup_correct"), w2, &out->b[b].gm_correct, e)))
+            return rc;
+        snprintf(w2, sizeof w2, "%s.geomean_speedup_all", w);
+        if ((rc = read_est(cJSON_GetObjectItemCaseSensitive(bo, "geomean_speedup_all"), w2, &out->b[b].gm_all, e)))
+            return rc;
+        if ((rc = read_fp_list(bo, "fast_p", w, &out->b[b].fast_p, &out->b[b].n_fast_p, e)) ||
+            (rc = read_fp_list(bo, "fast_p_curve", w, &out->b[b].curve, &out->b[b].n_curve, e)))
+            return rc;
+    }
+    const cJSON *mem = cJSON_GetObjectItemCaseSensitive(s, "memory");
+    snprintf(w, sizeof w, "%s: memory.efficiency_geomean", what);
+    if ((rc = read_est(mem ? cJSON_GetObjectItemCaseSensitive(mem, "efficiency_geomean") : NULL, w, &out->mem_eff, e)))
+        return rc;
+    snprintf(w, sizeof w, "%s: memory.efficient_share", what);
+    if ((rc = read_est(mem ? cJSON_GetObjectItemCaseSensitive(mem, "efficient_share") : NULL, w, &out->mem_share, e)))
+        return rc;
+    const cJSON *inf = cJSON_GetObjectItemCaseSensitive(s, "inflation");
+    if (inf && cJSON_IsArray(inf)) {
+        int k = cJSON_GetArraySize(inf);
+        out->infl = calloc((size_t)(k ? k : 1), sizeof *out->infl);
+        if (!out->infl)
+            return err_set(e, KBV_ENOMEM, "out of memory reading %s", what);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, inf) {
+            rm_infl *x = &out->infl[out->n_infl];
+            snprintf(w, sizeof w, "%s: inflation[%d]", what, out->n_infl);
+            if ((rc = jio_get_str(it, "step", w, &x->step, e)) || (rc = jio_get_str(it, "label", w, &x->label, e)))
+                return rc;
+            char w2[400];
+            snprintf(w2, sizeof w2, "%s.geomean", w);
+            if ((rc = read_est(cJSON_GetObjectItemCaseSensitive(it, "geomean"), w2, &x->gm, e)))
+                return rc;
+            out->n_infl++;
+        }
+    }
+    const cJSON *probs;
+    if ((rc = jio_get_arr(s, "problems", what, &probs, e)))
+        return rc;
+    int k = cJSON_GetArraySize(probs);
+    out->probs = calloc((size_t)(k ? k : 1), sizeof *out->probs);
+    if (!out->probs)
+        return err_set(e, KBV_ENOMEM, "out of memory reading %s", what);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, probs) {
+        snprintf(w, sizeof w, "%s: problems[%d]", what, out->n_probs);
+        rc = read_problem(m, it, w, &out->probs[out->n_probs], e);
+        out->n_probs++;   /* counted even on failure, so that its lists are freed */
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
+{
+    *out = NULL;
+    char path[4096];
+    int rc;
+    rmodel *m = calloc(1, sizeof *m);
+    if (!m)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    m->seed = -1;
+    snprintf(path, sizeof path, "%s/analysis.json", run_dir);
+    if (access(path, F_OK) != 0) {
+        rc = err_set(e, KBV_EINPUT, "%s: not found (run `kbv analyze %s` first)", path, run_dir);
+        goto fail;
+    }
+    if ((rc = jio_load(path, &m->analysis, e)))
+        goto fail;
+    const cJSON *a = m->analysis;
+    const char *schema;
+    if ((rc = jio_get_str(a, "schema", "analysis.json", &schema, e)))
+        goto fail;
+    if (strcmp(schema, "kbv-analysis/1") != 0) {
+        rc = err_set(e, KBV_EINPUT, "%s: schema '%s' is not kbv-analysis/1", path, schema);
+        goto fail;
+    }
+    if ((rc = jio_get_str(a, "run_id", "analysis.json", &m->run_id, e)) ||
+        (rc = jio_get_str(a, "created_utc", "analysis.json", &m->created_utc, e)))
+        goto fail;
+    const cJSON *cl;
+    if ((rc = jio_get_arr(a, "classes", "analysis.json", &cl, e)))
+        goto fail;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cl) {
+        if (!cJSON_IsString(it) || m->n_classes == RM_MAX_CLASSES) {
+            rc = err_set(e, KBV_EINPUT, "analysis.json: classes: expected at most %d strings", RM_MAX_CLASSES);
+            goto fail;
+        }
+        m->classes[m->n_classes++] = it->valuestring;
+    }
+    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(a, "config");
+    double x;
+    m->ci_level = 0.95;
+    m->resamples = 10000;
+    m->mem_baseline = "tf32";
+    if (cfg) {
+        if (opt_num(cfg, "ci_level", &x) == 0 && !isnan(x))
+            m->ci_level = x;
+        if (opt_num(cfg, "bootstrap_resamples", &x) == 0 && !isnan(x))
+            m->resamples = (long)x;
+        if (opt_num(cfg, "bootstrap_seed", &x) == 0 && !isnan(x))
+            m->seed = (long)x;
+        const cJSON *mb = cJSON_GetObjectItemCaseSensitive(cfg, "memory_baseline");
+        if (cJSON_IsString(mb) && (strcmp(mb->valuestring, "fp32") == 0 || strcmp(mb->valuestring, "tf32") == 0))
+            m->mem_baseline = mb->valuestring;
+    }
+    m->device = cJSON_GetObjectItemCaseSensitive(a, "device");
+    m->harness = cJSON_GetObjectItemCaseSensitive(a, "harness");
+
+    snprintf(path, sizeof path, "%s/manifest.json", run_dir);
+    if (access(path, F_OK) == 0) {
+        if ((rc = jio_load(path, &m->manifest, e)))
+            goto fail;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->manifest, "device");
+        if (cJSON_IsObject(v))
+            m->device = v;
+        v = cJSON_GetObjectItemCaseSensitive(m->manifest, "harness");
+        if (cJSON_IsObject(v))
+            m->harness = v;
+        v = cJSON_GetObjectItemCaseSensitive(m->manifest, "config");
+        if (cJSON_IsObject(v)) {
+            m->run_config = v;
+            if (opt_num(v, "seed", &x) == 0 && !isnan(x))
+                m->seed = (long)x;
+        }
+    } else {
+        log_warn("render", "%s: not found; the run summary uses analysis.json's copies", path);
+    }
+
+    const cJSON *sets;
+    if ((rc = jio_get_arr(a, "sets", "analysis.json", &sets, e)))
+        goto fail;
+    int ns = cJSON_GetArraySize(sets);
+    m->sets = calloc((size_t)(ns ? ns : 1), sizeof *m->sets);
+    if (!m->sets) {
+        rc = err_set(e, KBV_ENOMEM, "out of memory");
+        goto fail;
+    }
+    cJSON_ArrayForEach(it, sets) {
+        if ((rc = read_set(m, it, m->n_sets, &m->sets[m->n_sets], e))) {
+            m->n_sets++;
+            goto fail;
+        }
+        if (m->sets[m->n_sets].n_problems > m->n_problems)
+            m->n_problems = m->sets[m->n_sets].n_problems;
+        m->n_sets++;
+    }
+    *out = m;
+    return 0;
+fail:
+    rmodel_free(m);
+    return rc;
+}
+
+void rmodel_free(rmodel *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->n_sets; i++) {
+        rm_set *s = &m->sets[i];
+        for (int b = 0; b < RM_NB; b++) {
+            free(s->b[b].fast_p);
+            free(s->b[b].curve);
+        }
+        free(s->infl);
+        for (int p = 0; p < s->n_probs; p++) {
+            free(s->probs[p].flags);
+            free(s->probs[p].ev);
+        }
+        free(s->probs);
+    }
+    free(m->sets);
+    cJSON_Delete(m->analysis);
+    cJSON_Delete(m->manifest);
+    free(m);
+}

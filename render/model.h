@@ -1,0 +1,104 @@
+/* model.h - the numbers a report shows, read from RUN_DIR/analysis.json
+ * (schema kbv-analysis/1, notes/analysis_schema.md) and, for the run
+ * summary, RUN_DIR/manifest.json.
+ *
+ * Every undefined number (a JSON null: no correct problem, a candidate that
+ * never ran) is kept as NaN with ok = 0, and every chart and table shows it
+ * as such instead of failing.  Strings are borrowed from the parsed JSON,
+ * which the model owns.
+ */
+#ifndef KBV_RMODEL_H
+#define KBV_RMODEL_H
+
+#include <cjson/cJSON.h>
+#include "err.h"
+
+enum { RM_FP32 = 0, RM_TF32 = 1, RM_NB = 2 };             /* baselines */
+enum { RM_CAND = 0, RM_VFP32 = 1, RM_VTF32 = 2, RM_NV = 3 }; /* variants */
+
+/* Class groups, in the order the report lists them. */
+typedef enum { RM_G_CORRECT, RM_G_HIDDEN, RM_G_HACK, RM_G_INCORRECT, RM_G_ERROR, RM_NG } rm_group;
+
+typedef struct rm_est {
+    int ok;                   /* estimate present */
+    double est, lo, hi;       /* NaN where null */
+    long n;                   /* -1 when the object has no n */
+} rm_est;
+
+typedef struct rm_fp {
+    double p;
+    rm_est v;
+} rm_fp;
+
+typedef struct rm_base {
+    rm_est gm_correct, gm_all;
+    rm_fp *fast_p;
+    int n_fast_p;
+    rm_fp *curve;
+    int n_curve;
+} rm_base;
+
+typedef struct rm_evidence {
+    const char *kind, *name, *text;
+} rm_evidence;
+
+typedef struct rm_problem {
+    const char *id, *cls;
+    rm_group group;
+    const char **flags;
+    int n_flags;
+    rm_evidence *ev;
+    int n_ev;
+    rm_est sp[RM_NB];
+    double t_ms[RM_NV];       /* NaN where null */
+    long n_samples[RM_NV];    /* -1 where absent */
+    double peak[RM_NV];       /* bytes; NaN where null */
+    double max_rel_err;
+    const char *tier;         /* NULL where null */
+} rm_problem;
+
+typedef struct rm_infl {
+    const char *step, *label;
+    rm_est gm;
+} rm_infl;
+
+#define RM_MAX_CLASSES 32
+
+typedef struct rm_set {
+    const char *name;
+    long n_problems;
+    long counts[RM_MAX_CLASSES];   /* by index into rmodel.classes */
+    long group_counts[RM_NG];
+    rm_base b[RM_NB];
+    rm_est mem_eff, mem_share;
+    rm_infl *infl;
+    int n_infl;
+    rm_problem *probs;
+    int n_probs;
+} rm_set;
+
+typedef struct rmodel {
+    cJSON *analysis, *manifest;    /* owned; manifest may be NULL */
+    const char *run_id, *created_utc;
+    const char *classes[RM_MAX_CLASSES];
+    int n_classes;
+    double ci_level;
+    long resamples;
+    long seed;                     /* the run's seed; -1 unknown */
+    const char *mem_baseline;      /* "tf32" or "fp32" */
+    const cJSON *device, *harness, *run_config;   /* borrowed; may be NULL */
+    rm_set *sets;
+    int n_sets;
+    long n_problems;               /* problems in the suite (largest set) */
+} rmodel;
+
+/* Reads run_dir/analysis.json (required) and run_dir/manifest.json (if
+ * present; a warning otherwise).  *out owned by the caller (rmodel_free). */
+int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e);
+void rmodel_free(rmodel *m);   /* NULL ok */
+
+rm_group rmodel_group(const char *cls);
+const char *rmodel_group_name(rm_group g);
+const char *rmodel_baseline_name(int b);
+
+#endif

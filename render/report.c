@@ -1,0 +1,1197 @@
+/* report.c - assembling the report (see report.h). */
+#include "report.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "afile.h"
+#include "canvas.h"
+#include "chart.h"
+#include "cli.h"
+#include "fmt.h"
+#include "fontm.h"
+#include "model.h"
+#include "pdfdoc.h"
+#include "style.h"
+#include "table.h"
+#include "tmpl.h"
+
+typedef struct rctx {
+    const report_opts *o;
+    rmodel *m;
+    rstyle st;
+    tmpl t;
+    int have_tmpl;
+    fontm *fm;
+    tvars gv;                 /* global placeholders */
+    char *labels[LBL_N];      /* expanded */
+    chart_ctx cx;
+    pdf_date date;
+    char date_str[32];
+    char *dir;                /* the temporary report folder */
+    char **fig_names;         /* file stem per set for its forest plot */
+    report_stats stats;
+} rctx;
+
+/* --- dates ----------------------------------------------------------------- */
+
+int report_parse_utc(const char *s, int *y, int *mo, int *d, int *h, int *mi, int *sec)
+{
+    int n = 0;
+    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", y, mo, d, h, mi, sec, &n) != 6 || n != 19)
+        return -1;
+    const char *p = s + n;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (strcmp(p, "Z") != 0 && strcmp(p, "+00:00") != 0)
+        return -1;
+    if (*mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *sec > 60)
+        return -1;
+    return 0;
+}
+
+static int set_date(rctx *r, kbv_err *e)
+{
+    pdf_date *t = &r->date;
+    if (r->o->source_date_epoch) {
+        long v;
+        int rc = cli_parse_long("SOURCE_DATE_EPOCH", r->o->source_date_epoch, 0, 253402300799L, &v, e);
+        if (rc)
+            return rc;
+        time_t tt = (time_t)v;
+        struct tm tm;
+        gmtime_r(&tt, &tm);
+        *t = (pdf_date){tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec};
+    } else if (report_parse_utc(r->m->created_utc, &t->year, &t->month, &t->day, &t->hour, &t->minute,
+                                &t->second)) {
+        return err_set(e, KBV_EINPUT, "analysis.json: created_utc '%s' is not an ISO 8601 UTC time",
+                       r->m->created_utc);
+    }
+    snprintf(r->date_str, sizeof r->date_str, "%04d-%02d-%02d %02d:%02d UTC", t->year % 10000, t->month % 100,
+             t->day % 100, t->hour % 100, t->minute % 100);
+    return 0;
+}
+
+/* --- placeholders ---------------------------------------------------------- */
+
+static const char *jstr(const cJSON *o, const char *key, const char *dflt)
+{
+    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+/* A number or string field as text; dflt when absent. */
+static const char *jtext(const cJSON *o, const char *key, char *buf, size_t n, const char *dflt)
+{
+    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    if (cJSON_IsString(v))
+        return v->valuestring;
+    if (cJSON_IsNumber(v)) {
+        snprintf(buf, n, "%.15g", v->valuedouble);
+        return buf;
+    }
+    return dflt;
+}
+
+static void global_vars(rctx *r)
+{
+    const rmodel *m = r->m;
+    tvars *v = &r->gv;
+    char b[64];
+    tvars_set(v, "run_id", "%s", m->run_id);
+    tvars_set(v, "date", "%s", r->date_str);
+    tvars_set(v, "device", "%s", jstr(m->device, "name", "unknown device"));
+    tvars_set(v, "driver", "%s", jtext(m->device, "driver", b, sizeof b, "unknown"));
+    tvars_set(v, "cuda", "%s", jtext(m->device, "cuda_runtime", b, sizeof b, "unknown"));
+    tvars_set(v, "harness_commit", "%s", jstr(m->harness, "git_commit", "unknown"));
+    tvars_set(v, "harness_version", "%s", jstr(m->harness, "version", "unknown"));
+    if (m->seed >= 0)
+        tvars_set(v, "seed", "%ld", m->seed);
+    else
+        tvars_set(v, "seed", "unknown");
+    tvars_set(v, "n_sets", "%d", m->n_sets);
+    tvars_set(v, "n_problems", "%ld", m->n_problems);
+    tvars_set(v, "ci_pct", "%g", m->ci_level * 100);
+    tvars_set(v, "resamples", "%ld", m->resamples);
+    tvars_set(v, "mem_baseline", "%s", m->mem_baseline);
+    tvars_set(v, "atol", "%s", jtext(m->run_config, "atol", b, sizeof b, "unknown"));
+    tvars_set(v, "rtol", "%s", jtext(m->run_config, "rtol", b, sizeof b, "unknown"));
+}
+
+static void set_vars(tvars *v, const rm_set *s)
+{
+    tvars_set(v, "set", "%s", s->name);
+    tvars_set(v, "set_n", "%ld", s->n_problems);
+    tvars_set(v, "set_correct", "%ld", s->group_counts[RM_G_CORRECT]);
+    tvars_set(v, "set_hidden", "%ld", s->group_counts[RM_G_HIDDEN]);
+    tvars_set(v, "set_hack", "%ld", s->group_counts[RM_G_HACK]);
+    tvars_set(v, "set_incorrect", "%ld", s->group_counts[RM_G_INCORRECT]);
+    tvars_set(v, "set_error", "%ld", s->group_counts[RM_G_ERROR]);
+}
+
+static int expand(rctx *r, const char *where, const char *s, const tvars *v, char **out, kbv_err *e)
+{
+    return tmpl_expand(&r->t, where, s, v ? v : &r->gv, out, e);
+}
+
+/* --- output files ---------------------------------------------------------- */
+
+static int write_file(rctx *r, const char *rel, const void *data, size_t len, kbv_err *e)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s", r->dir, rel) >= (int)sizeof path)
+        return err_set(e, KBV_EINPUT, "%s/%s: path too long", r->dir, rel);
+    return afile_write_all(path, data, len, e);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void rm_tree(const char *path)
+{
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* --- figures --------------------------------------------------------------- */
+
+typedef enum { FIG_INFLATION, FIG_FAST_P, FIG_FOREST, FIG_SCATTER, FIG_CLASSES } fig_kind;
+
+static double fig_height(const rctx *r, fig_kind k, int arg)
+{
+    switch (k) {
+    case FIG_INFLATION: return chart_inflation_height(&r->cx);
+    case FIG_FAST_P: return chart_fast_p_height(&r->cx);
+    case FIG_FOREST: return chart_forest_height(&r->cx, r->m->sets[arg].n_probs);
+    case FIG_SCATTER: return chart_scatter_height(&r->cx);
+    case FIG_CLASSES: return chart_classes_height(&r->cx);
+    }
+    return 0;
+}
+
+static void fig_draw(const rctx *r, canvas *c, fig_kind k, int arg, double w)
+{
+    switch (k) {
+    case FIG_INFLATION: chart_inflation(c, &r->cx, w); break;
+    case FIG_FAST_P: chart_fast_p(c, &r->cx, arg, w); break;
+    case FIG_FOREST: chart_forest(c, &r->cx, arg, 0, r->m->sets[arg].n_probs, w); break;
+    case FIG_SCATTER: chart_scatter(c, &r->cx, w); break;
+    case FIG_CLASSES: chart_classes(c, &r->cx, w); break;
+    }
+}
+
+/* Draws one figure as SVG and as PNG into figures/<name>.svg|png, with a
+ * margin of 6 points around the chart. */
+static int figure_files(rctx *r, const char *name, fig_kind k, int arg, kbv_err *e)
+{
+    const double pad = 6;
+    double w = r->st.fig_w, h = fig_height(r, k, arg);
+    for (int kind = CANVAS_SVG; kind <= CANVAS_PNG; kind++) {
+        canvas *c = NULL;
+        unsigned char *data = NULL;
+        size_t len = 0;
+        int rc = canvas_cairo_new(&c, kind, w + 2 * pad, h + 2 * pad, r->st.png_scale, r->fm, e);
+        if (rc)
+            return rc;
+        canvas_translate(c, pad, pad);
+        fig_draw(r, c, k, arg, w);
+        rc = canvas_cairo_finish(c, &data, &len, e);
+        canvas_destroy(c);
+        if (rc)
+            return rc;
+        char rel[512];
+        snprintf(rel, sizeof rel, "figures/%s.%s", name, kind == CANVAS_SVG ? "svg" : "png");
+        rc = write_file(r, rel, data, len, e);
+        free(data);
+        if (rc)
+            return rc;
+    }
+    r->stats.figures++;
+    return 0;
+}
+
+/* File stems for per-set figures: the set's name with characters outside
+ * [A-Za-z0-9._-] replaced, made unique by a suffix. */
+static int make_fig_names(rctx *r, kbv_err *e)
+{
+    r->fig_names = calloc((size_t)(r->m->n_sets ? r->m->n_sets : 1), sizeof *r->fig_names);
+    if (!r->fig_names)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    for (int i = 0; i < r->m->n_sets; i++) {
+        const char *n = r->m->sets[i].name;
+        size_t len = strlen(n);
+        char *s = malloc(len + 32);
+        if (!s)
+            return err_set(e, KBV_ENOMEM, "out of memory");
+        size_t k = 0;
+        memcpy(s, "forest_", 7);
+        k = 7;
+        for (size_t j = 0; j < len && j < 80; j++) {
+            char ch = n[j];
+            int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+                     ch == '_' || ch == '-';
+            s[k++] = ok ? ch : '_';
+        }
+        s[k] = 0;
+        for (int j = 0; j < i; j++)
+            if (strcmp(r->fig_names[j], s) == 0) {
+                snprintf(s + k, 32, "_%d", i + 1);
+                break;
+            }
+        r->fig_names[i] = s;
+    }
+    return 0;
+}
+
+/* --- tables ---------------------------------------------------------------- */
+
+static const rm_est *fast_at(const rm_base *b, double p)
+{
+    for (int i = 0; i < b->n_fast_p; i++)
+        if (fabs(b->fast_p[i].p - p) < 1e-12)
+            return &b->fast_p[i].v;
+    return NULL;
+}
+
+static const rm_est NULL_EST = {0, NAN, NAN, NAN, -1};
+
+/* "1.83x\n[1.61, 2.04]\nn=8" */
+static void est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n)
+{
+    char a[64], b[80];
+    if (ratio)
+        fmt_ratio(a, sizeof a, x);
+    else
+        fmt_2(a, sizeof a, x->ok ? x->est : NAN);
+    fmt_ci(b, sizeof b, x);
+    if (with_n && x->n >= 0)
+        snprintf(buf, n, "%s\n%s\nn=%ld", a, b, x->n);
+    else
+        snprintf(buf, n, "%s\n%s", a, b);
+}
+
+static void csv_est(char (*cells)[48], int *k, const rm_est *x)
+{
+    fmt_g(cells[(*k)++], 48, x->ok ? x->est : NAN);
+    fmt_g(cells[(*k)++], 48, x->lo);
+    fmt_g(cells[(*k)++], 48, x->hi);
+}
+
+static int emit_table(rctx *r, const char *name, const tbl *disp, const tbl *data, const char *caption, kbv_err *e)
+{
+    sbuf csv = {0}, tex = {0};
+    char rel[256];
+    int rc = 0;
+    tbl_csv(data, &csv);
+    tbl_tex(disp, caption, &tex);
+    if (csv.failed || tex.failed) {
+        rc = err_set(e, KBV_ENOMEM, "out of memory writing table %s", name);
+        goto done;
+    }
+    snprintf(rel, sizeof rel, "tables/%s.csv", name);
+    if ((rc = write_file(r, rel, csv.s ? csv.s : "", csv.len, e)))
+        goto done;
+    snprintf(rel, sizeof rel, "tables/%s.tex", name);
+    if ((rc = write_file(r, rel, tex.s ? tex.s : "", tex.len, e)))
+        goto done;
+    r->stats.tables++;
+done:
+    sb_free(&csv);
+    sb_free(&tex);
+    return rc;
+}
+
+static int build_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    static const char *const dh[] = {"set", "n", "correct", "hidden\nfail", "hack", "incor-\nrect", "error",
+                                     "speedup\nvs fp32", "speedup\nvs tf32", "fast_1\nvs fp32", "fast_1\nvs tf32",
+                                     "memory\nefficiency"};
+    static const char *const ch[] = {
+        "set", "n_problems", "correct", "hidden_fail", "hack", "incorrect", "error",
+        "geomean_fp32", "geomean_fp32_ci_low", "geomean_fp32_ci_high", "geomean_fp32_n",
+        "geomean_tf32", "geomean_tf32_ci_low", "geomean_tf32_ci_high", "geomean_tf32_n",
+        "fast_1_fp32", "fast_1_fp32_ci_low", "fast_1_fp32_ci_high",
+        "fast_1_tf32", "fast_1_tf32_ci_low", "fast_1_tf32_ci_high",
+        "memory_efficiency", "memory_efficiency_ci_low", "memory_efficiency_ci_high", "memory_efficiency_n",
+        "efficient_share", "efficient_share_ci_low", "efficient_share_ci_high"};
+    int rc;
+    if ((rc = tbl_init(disp, 12, dh, "lrrrrrrrrrrr", e)) || (rc = tbl_init(data, 28, ch, "lrrrrrrrrrrrrrrrrrrrrrrrrrrr", e)))
+        return rc;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        const rm_set *s = &r->m->sets[i];
+        char c[12][96];
+        snprintf(c[0], 96, "%s", s->name);
+        snprintf(c[1], 96, "%ld", s->n_problems);
+        for (int g = 0; g < RM_NG; g++)
+            snprintf(c[2 + g], 96, "%ld", s->group_counts[g]);
+        est_cell(c[7], 96, &s->b[RM_FP32].gm_correct, 1, 1);
+        est_cell(c[8], 96, &s->b[RM_TF32].gm_correct, 1, 1);
+        for (int b = 0; b < RM_NB; b++) {
+            const rm_est *f = fast_at(&s->b[b], 1);
+            est_cell(c[9 + b], 96, f ? f : &NULL_EST, 0, 0);
+        }
+        est_cell(c[11], 96, &s->mem_eff, 1, 1);
+        const char *cp[12];
+        for (int k = 0; k < 12; k++)
+            cp[k] = c[k];
+        if ((rc = tbl_add(disp, cp, 0, 0, e)))
+            return rc;
+        char d[28][48];
+        int k = 0;
+        snprintf(d[k++], 48, "%.47s", s->name);
+        snprintf(d[k++], 48, "%ld", s->n_problems);
+        for (int g = 0; g < RM_NG; g++)
+            snprintf(d[k++], 48, "%ld", s->group_counts[g]);
+        for (int b = 0; b < RM_NB; b++) {
+            csv_est(d, &k, &s->b[b].gm_correct);
+            snprintf(d[k++], 48, "%ld", s->b[b].gm_correct.n < 0 ? 0 : s->b[b].gm_correct.n);
+        }
+        for (int b = 0; b < RM_NB; b++) {
+            const rm_est *f = fast_at(&s->b[b], 1);
+            csv_est(d, &k, f ? f : &NULL_EST);
+        }
+        csv_est(d, &k, &s->mem_eff);
+        snprintf(d[k++], 48, "%ld", s->mem_eff.n < 0 ? 0 : s->mem_eff.n);
+        csv_est(d, &k, &s->mem_share);
+        const char *dp[28];
+        for (int j = 0; j < 28; j++)
+            dp[j] = d[j];
+        if ((rc = tbl_add(data, dp, 0, 0, e)))
+            return rc;
+    }
+    return 0;
+}
+
+static int build_inflation(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    static const char *const ch[] = {"set", "step", "label", "geomean", "ci_low", "ci_high", "n"};
+    int steps = 0, ref = 0, rc;
+    for (int i = 0; i < r->m->n_sets; i++)
+        if (r->m->sets[i].n_infl > steps) {
+            steps = r->m->sets[i].n_infl;
+            ref = i;
+        }
+    if (steps > 8)
+        steps = 8;
+    const char *dh[9];
+    char align[10] = "l";
+    dh[0] = "set";
+    for (int j = 0; j < steps; j++) {
+        dh[1 + j] = r->m->sets[ref].infl[j].label;
+        align[1 + j] = 'r';
+    }
+    align[1 + steps] = 0;
+    if ((rc = tbl_init(disp, 1 + steps, dh, align, e)) || (rc = tbl_init(data, 7, ch, "llrrrrr", e)))
+        return rc;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        const rm_set *s = &r->m->sets[i];
+        char c[9][96];
+        const char *cp[9];
+        snprintf(c[0], 96, "%s", s->name);
+        for (int j = 0; j < steps; j++)
+            est_cell(c[1 + j], 96, j < s->n_infl ? &s->infl[j].gm : &NULL_EST, 1, 1);
+        for (int j = 0; j <= steps; j++)
+            cp[j] = c[j];
+        if ((rc = tbl_add(disp, cp, 0, 0, e)))
+            return rc;
+        for (int j = 0; j < s->n_infl; j++) {
+            char d[7][48];
+            int k = 0;
+            snprintf(d[k++], 48, "%.47s", s->name);
+            snprintf(d[k++], 48, "%.47s", s->infl[j].step);
+            snprintf(d[k++], 48, "%.47s", s->infl[j].label);
+            csv_est(d, &k, &s->infl[j].gm);
+            snprintf(d[k++], 48, "%ld", s->infl[j].gm.n < 0 ? 0 : s->infl[j].gm.n);
+            const char *dp[7];
+            for (int q = 0; q < 7; q++)
+                dp[q] = d[q];
+            if ((rc = tbl_add(data, dp, 0, 0, e)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int build_fast_p(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    static const char *const ch[] = {"set", "baseline", "p", "fast_p", "ci_low", "ci_high"};
+    int rc, np = 0, ref = 0;
+    for (int i = 0; i < r->m->n_sets; i++)
+        if (r->m->sets[i].b[0].n_fast_p > np) {
+            np = r->m->sets[i].b[0].n_fast_p;
+            ref = i;
+        }
+    if (np > 10)
+        np = 10;
+    const char *dh[12];
+    char hb[10][32], align[13] = "ll";
+    dh[0] = "set";
+    dh[1] = "baseline";
+    for (int j = 0; j < np; j++) {
+        snprintf(hb[j], sizeof hb[j], "p = %g", r->m->sets[ref].b[0].fast_p[j].p);
+        dh[2 + j] = hb[j];
+        align[2 + j] = 'r';
+    }
+    align[2 + np] = 0;
+    if ((rc = tbl_init(disp, 2 + np, dh, align, e)) || (rc = tbl_init(data, 6, ch, "llrrrr", e)))
+        return rc;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        const rm_set *s = &r->m->sets[i];
+        for (int b = 0; b < RM_NB; b++) {
+            char c[12][96];
+            const char *cp[12];
+            snprintf(c[0], 96, "%s", b == 0 ? s->name : "");
+            snprintf(c[1], 96, "%s", rmodel_baseline_name(b));
+            for (int j = 0; j < np; j++) {
+                const rm_est *f = fast_at(&s->b[b], r->m->sets[ref].b[0].fast_p[j].p);
+                est_cell(c[2 + j], 96, f ? f : &NULL_EST, 0, 0);
+            }
+            for (int j = 0; j < 2 + np; j++)
+                cp[j] = c[j];
+            if ((rc = tbl_add(disp, cp, 0, b == 0 && i > 0, e)))
+                return rc;
+            for (int j = 0; j < s->b[b].n_fast_p; j++) {
+                char d[6][48];
+                int k = 0;
+                snprintf(d[k++], 48, "%.47s", s->name);
+                snprintf(d[k++], 48, "%s", rmodel_baseline_name(b));
+                fmt_g(d[k++], 48, s->b[b].fast_p[j].p);
+                csv_est(d, &k, &s->b[b].fast_p[j].v);
+                const char *dp[6];
+                for (int q = 0; q < 6; q++)
+                    dp[q] = d[q];
+                if ((rc = tbl_add(data, dp, 0, 0, e)))
+                    return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Hack findings: every problem that is not correct, hacks first. */
+static int build_hacks(rctx *r, tbl *disp, tbl *data, int *n_findings, kbv_err *e)
+{
+    static const char *const dh[] = {"set", "problem", "class", "evidence"};
+    static const char *const ch[] = {"set", "problem", "class", "kind", "name", "text"};
+    static const rm_group order[] = {RM_G_HACK, RM_G_HIDDEN, RM_G_INCORRECT, RM_G_ERROR};
+    int rc;
+    *n_findings = 0;
+    if ((rc = tbl_init(disp, 4, dh, "lllw", e)) || (rc = tbl_init(data, 6, ch, "llllll", e)))
+        return rc;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        const rm_set *s = &r->m->sets[i];
+        int first = 1;
+        for (int g = 0; g < 4; g++)
+            for (int p = 0; p < s->n_probs; p++) {
+                const rm_problem *q = &s->probs[p];
+                if (q->group != order[g])
+                    continue;
+                sbuf ev = {0};
+                for (int k = 0; k < q->n_ev; k++) {
+                    if (k)
+                        sb_puts(&ev, "\n");
+                    if (q->ev[k].name && *q->ev[k].name && strcmp(q->ev[k].name, q->cls) != 0)
+                        sb_printf(&ev, "%s: ", q->ev[k].name);
+                    sb_puts(&ev, q->ev[k].text);
+                }
+                if (q->n_ev == 0)
+                    sb_puts(&ev, "(no evidence recorded)");
+                if (ev.failed) {
+                    sb_free(&ev);
+                    return err_set(e, KBV_ENOMEM, "out of memory");
+                }
+                const char *cp[4] = {first ? s->name : "", q->id, q->cls, ev.s};
+                rc = tbl_add(disp, cp, 0, first && i > 0 && disp->nrow > 0, e);
+                sb_free(&ev);
+                if (rc)
+                    return rc;
+                first = 0;
+                (*n_findings)++;
+                for (int k = 0; k < q->n_ev; k++) {
+                    const char *dp[6] = {s->name, q->id, q->cls, q->ev[k].kind, q->ev[k].name, q->ev[k].text};
+                    if ((rc = tbl_add(data, dp, 0, 0, e)))
+                        return rc;
+                }
+                if (q->n_ev == 0) {
+                    const char *dp[6] = {s->name, q->id, q->cls, "", "", ""};
+                    if ((rc = tbl_add(data, dp, 0, 0, e)))
+                        return rc;
+                }
+            }
+    }
+    return 0;
+}
+
+static void flags_text(char *buf, size_t n, const rm_problem *q, const char *sep)
+{
+    buf[0] = 0;
+    size_t k = 0;
+    for (int f = 0; f < q->n_flags && k + 1 < n; f++) {
+        int w = snprintf(buf + k, n - k, "%s%s", f ? sep : "", q->flags[f]);
+        if (w < 0)
+            break;
+        k += (size_t)w;
+    }
+}
+
+/* Per-problem rows of set si (si < 0: every set, with a set column). */
+static int build_problems(rctx *r, int si, tbl *disp, kbv_err *e)
+{
+    static const char *const dh[] = {"set", "problem", "class", "flags", "time ms\ncand.", "time ms\nfp32",
+                                     "time ms\ntf32", "speedup\nvs fp32", "speedup\nvs tf32", "peak MiB\ncand.",
+                                     "peak MiB\nbaseline", "n cand.\nsamples"};
+    int all = si < 0, rc;
+    int mbv = strcmp(r->m->mem_baseline, "fp32") == 0 ? RM_VFP32 : RM_VTF32;
+    if ((rc = tbl_init(disp, all ? 12 : 11, all ? dh : dh + 1, all ? "lllwrrrrrrrr" : "llwrrrrrrrr", e)))
+        return rc;
+    for (int i = all ? 0 : si; i < (all ? r->m->n_sets : si + 1); i++) {
+        const rm_set *s = &r->m->sets[i];
+        for (int p = 0; p < s->n_probs; p++) {
+            const rm_problem *q = &s->probs[p];
+            char c[12][128];
+            int k = 0;
+            if (all)
+                snprintf(c[k++], 128, "%s", p == 0 ? s->name : "");
+            snprintf(c[k++], 128, "%s", q->id);
+            snprintf(c[k++], 128, "%s", q->cls);
+            flags_text(c[k++], 128, q, all ? ", " : "\n");
+            for (int v = 0; v < RM_NV; v++)
+                fmt_ms(c[k++], 128, q->t_ms[v]);
+            for (int b = 0; b < RM_NB; b++) {
+                char a[64], ci[80];
+                if (all)
+                    fmt_est_ci(c[k++], 128, &q->sp[b]);
+                else
+                    snprintf(c[k++], 128, "%s\n%s", fmt_2(a, sizeof a, q->sp[b].ok ? q->sp[b].est : NAN),
+                             q->sp[b].ok ? fmt_ci(ci, sizeof ci, &q->sp[b]) : "");
+            }
+            fmt_mib(c[k++], 128, q->peak[RM_CAND]);
+            fmt_mib(c[k++], 128, q->peak[mbv]);
+            if (q->n_samples[RM_CAND] >= 0)
+                snprintf(c[k++], 128, "%ld", q->n_samples[RM_CAND]);
+            else
+                snprintf(c[k++], 128, FMT_NA);
+            const char *cp[12];
+            for (int j = 0; j < k; j++)
+                cp[j] = c[j];
+            if ((rc = tbl_add(disp, cp, q->group != RM_G_CORRECT, all && p == 0 && i > 0, e)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int build_problems_data(rctx *r, tbl *data, kbv_err *e)
+{
+    static const char *const ch[] = {
+        "set", "problem", "class", "flags", "time_ms_candidate", "time_ms_fp32", "time_ms_tf32",
+        "n_samples_candidate", "n_samples_fp32", "n_samples_tf32",
+        "speedup_fp32", "speedup_fp32_ci_low", "speedup_fp32_ci_high",
+        "speedup_tf32", "speedup_tf32_ci_low", "speedup_tf32_ci_high",
+        "peak_bytes_candidate", "peak_bytes_fp32", "peak_bytes_tf32", "max_rel_err", "tier"};
+    int rc;
+    if ((rc = tbl_init(data, 21, ch, "llllrrrrrrrrrrrrrrrrl", e)))
+        return rc;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        const rm_set *s = &r->m->sets[i];
+        for (int p = 0; p < s->n_probs; p++) {
+            const rm_problem *q = &s->probs[p];
+            char d[21][160];
+            int k = 0;
+            snprintf(d[k++], 160, "%s", s->name);
+            snprintf(d[k++], 160, "%s", q->id);
+            snprintf(d[k++], 160, "%s", q->cls);
+            flags_text(d[k++], 160, q, ";");
+            for (int v = 0; v < RM_NV; v++)
+                fmt_g(d[k++], 160, q->t_ms[v]);
+            for (int v = 0; v < RM_NV; v++) {
+                if (q->n_samples[v] >= 0)
+                    snprintf(d[k++], 160, "%ld", q->n_samples[v]);
+                else
+                    d[k++][0] = 0;
+            }
+            for (int b = 0; b < RM_NB; b++) {
+                fmt_g(d[k++], 160, q->sp[b].ok ? q->sp[b].est : NAN);
+                fmt_g(d[k++], 160, q->sp[b].lo);
+                fmt_g(d[k++], 160, q->sp[b].hi);
+            }
+            for (int v = 0; v < RM_NV; v++)
+                fmt_g(d[k++], 160, q->peak[v]);
+            fmt_g(d[k++], 160, q->max_rel_err);
+            snprintf(d[k++], 160, "%s", q->tier ? q->tier : "");
+            const char *dp[21];
+            for (int j = 0; j < 21; j++)
+                dp[j] = d[j];
+            if ((rc = tbl_add(data, dp, 0, 0, e)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* --- the PDF flow ---------------------------------------------------------- */
+
+typedef struct flow {
+    rctx *r;
+    pdfdoc *d;
+    canvas *c;
+    int page;
+    double y, x0, w, top, bottom;
+} flow;
+
+static int flow_page(flow *f, kbv_err *e)
+{
+    int p = pdfdoc_add_page(f->d, &f->c, e);
+    if (p < 0)
+        return p;
+    f->page = p;
+    f->y = f->top;
+    return 0;
+}
+
+/* Starts a new page unless h more points fit on this one. */
+static int flow_need(flow *f, double h, kbv_err *e)
+{
+    if (f->y + h <= f->bottom || f->y <= f->top + 0.01)
+        return 0;
+    return flow_page(f, e);
+}
+
+static int flow_text(flow *f, const char *text, double size, int bold, canvas_rgba col, double gap, kbv_err *e)
+{
+    char *lines[200];
+    int n = chart_wrap(f->c->fm, text, size, bold, f->w, lines, 200);
+    int rc = 0;
+    double lh = size * 1.3;
+    for (int i = 0; i < n; i++) {
+        if (rc == 0)
+            rc = flow_need(f, lh, e);
+        if (rc == 0) {
+            canvas_color(f->c, col);
+            canvas_text(f->c, f->x0, f->y + size, lines[i], size, bold, CANVAS_LEFT, 0);
+            f->y += lh;
+        }
+        free(lines[i]);
+    }
+    f->y += gap;
+    return rc;
+}
+
+static double text_height(flow *f, const char *text, double size, int bold)
+{
+    char *lines[200];
+    int n = chart_wrap(f->c->fm, text, size, bold, f->w, lines, 200);
+    for (int i = 0; i < n; i++)
+        free(lines[i]);
+    return n * size * 1.3;
+}
+
+static int flow_heading(flow *f, const char *title, int parent, double keep, int *mark, kbv_err *e)
+{
+    const rstyle *st = &f->r->st;
+    int rc = flow_need(f, st->fs_large * 2.2 + keep, e);
+    if (rc)
+        return rc;
+    if (f->y > f->top + 0.01)
+        f->y += st->fs_large * 0.6;
+    int m = pdfdoc_bookmark(f->d, parent, title, f->page, f->y > 10 ? f->y - 10 : 0, e);
+    if (m < 0)
+        return m;
+    if (mark)
+        *mark = m;
+    canvas_color(f->c, st->text);
+    canvas_text(f->c, f->x0, f->y + st->fs_large, title, parent < 0 ? st->fs_large : st->fs_normal, 1, CANVAS_LEFT, 0);
+    f->y += (parent < 0 ? st->fs_large : st->fs_normal) * 1.8;
+    return 0;
+}
+
+static int flow_caption(flow *f, const char *where, const char *text, const tvars *v, kbv_err *e)
+{
+    if (!text)
+        return 0;
+    char *s = NULL;
+    int rc = expand(f->r, where, text, v, &s, e);
+    if (rc)
+        return rc;
+    rc = flow_text(f, s, f->r->st.fs_small, 0, f->r->st.text, 8, e);
+    free(s);
+    return rc;
+}
+
+static double caption_height(flow *f, const char *text, const tvars *v)
+{
+    char *s = NULL;
+    kbv_err e;
+    if (!text || expand(f->r, "caption", text, v, &s, &e))
+        return 0;
+    double h = text_height(f, s, f->r->st.fs_small, 0) + 8;
+    free(s);
+    return h;
+}
+
+static int flow_figure(flow *f, fig_kind k, int arg, const char *caption, const tvars *v, kbv_err *e)
+{
+    double h = fig_height(f->r, k, arg);
+    int rc = flow_need(f, h + caption_height(f, caption, v) + 6, e);
+    if (rc)
+        return rc;
+    canvas_save(f->c);
+    canvas_translate(f->c, f->x0 + (f->w - f->r->st.fig_w) / 2, f->y);
+    fig_draw(f->r, f->c, k, arg, f->r->st.fig_w);
+    canvas_restore(f->c);
+    f->y += h + 6;
+    return flow_caption(f, "caption", caption, v, e);
+}
+
+static int flow_table(flow *f, const tbl *t, const char *caption, const tvars *v, kbv_err *e)
+{
+    int rc, r0 = 0;
+    double need = tbl_first_row_height(t, f->c, &f->r->st, f->w, 0) + caption_height(f, caption, v);
+    if ((rc = flow_need(f, need, e)))
+        return rc;
+    if ((rc = flow_caption(f, "caption", caption, v, e)))
+        return rc;
+    while (1) {
+        int next;
+        double used;
+        tbl_draw(t, f->c, &f->r->st, f->x0, f->y, f->w, r0, f->bottom - f->y, &next, &used);
+        f->y += used + 8;
+        if (next >= t->nrow)
+            break;
+        r0 = next;
+        if ((rc = flow_page(f, e)))
+            return rc;
+        if ((rc = flow_text(f, f->r->labels[LBL_CONTINUED], f->r->st.fs_small, 0, f->r->st.muted, 2, e)))
+            return rc;
+    }
+    return 0;
+}
+
+/* --- sections -------------------------------------------------------------- */
+
+static int sec_summary(flow *f, kbv_err *e)
+{
+    const rmodel *m = f->r->m;
+    const rstyle *st = &f->r->st;
+    char dev[512], drv[256], clk[256], cal[256], harn[256], cfg[512], stat[256], b1[64], b2[64], b3[64];
+    char trials[32];
+    const cJSON *d = m->device;
+    double mem = NAN, sms = NAN;
+    const cJSON *v = d ? cJSON_GetObjectItemCaseSensitive(d, "memory_bytes") : NULL;
+    if (cJSON_IsNumber(v))
+        mem = v->valuedouble;
+    v = d ? cJSON_GetObjectItemCaseSensitive(d, "sm_count") : NULL;
+    if (cJSON_IsNumber(v))
+        sms = v->valuedouble;
+    snprintf(dev, sizeof dev, "%s, compute capability %s, %s SMs, %s GiB", jstr(d, "name", "unknown"),
+             jtext(d, "compute_capability", b1, sizeof b1, "?"), isnan(sms) ? "?" : (snprintf(b2, sizeof b2, "%.0f", sms), b2),
+             isnan(mem) ? "?" : (snprintf(b3, sizeof b3, "%.0f", mem / 1073741824.0), b3));
+    snprintf(drv, sizeof drv, "driver %s, CUDA runtime %s, cuBLAS %s", jtext(d, "driver", b1, sizeof b1, "unknown"),
+             jtext(d, "cuda_runtime", b2, sizeof b2, "unknown"), jtext(d, "cublas", b3, sizeof b3, "unknown"));
+    /* Clocks: every device field that names a clock, as collect recorded it. */
+    size_t k = 0;
+    clk[0] = 0;
+    const cJSON *it;
+    if (d)
+        cJSON_ArrayForEach(it, d) {
+            if (!it->string || (!strstr(it->string, "clock") && !strstr(it->string, "mhz")))
+                continue;
+            char val[64];
+            const char *t = cJSON_IsNumber(it) ? (snprintf(val, sizeof val, "%.15g", it->valuedouble), val)
+                            : cJSON_IsString(it) ? it->valuestring : NULL;
+            if (!t)
+                continue;
+            int w = snprintf(clk + k, sizeof clk - k, "%s%s %s", k ? ", " : "", it->string, t);
+            if (w < 0 || (size_t)w >= sizeof clk - k)
+                break;
+            k += (size_t)w;
+        }
+    if (!k)
+        snprintf(clk, sizeof clk, "not recorded in the manifest");
+    snprintf(cal, sizeof cal, "copy %s GB/s, fp32 %s TFLOP/s, tf32 %s TFLOP/s",
+             jtext(d, "copy_bandwidth_gbps", b1, sizeof b1, "?"), jtext(d, "fp32_tflops", b2, sizeof b2, "?"),
+             jtext(d, "tf32_tflops", b3, sizeof b3, "?"));
+    snprintf(harn, sizeof harn, "kbv %s, commit %s", jstr(m->harness, "version", "unknown"),
+             jstr(m->harness, "git_commit", "unknown"));
+    const cJSON *rc_ = m->run_config;
+    char dists[160] = "";
+    const cJSON *dl = rc_ ? cJSON_GetObjectItemCaseSensitive(rc_, "distributions") : NULL;
+    if (cJSON_IsArray(dl)) {
+        size_t q = 0;
+        cJSON_ArrayForEach(it, dl) if (cJSON_IsString(it) && q + 8 < sizeof dists) {
+            int w = snprintf(dists + q, sizeof dists - q, "%s%s", q ? " " : "", it->valuestring);
+            if (w > 0)
+                q += (size_t)w;
+        }
+    }
+    snprintf(cfg, sizeof cfg, "seed %s; atol %s, rtol %s; %s trials per distribution; distributions %s",
+             jtext(rc_, "seed", b1, sizeof b1, m->seed >= 0 ? "?" : "unknown"), jtext(rc_, "atol", b2, sizeof b2, "?"),
+             jtext(rc_, "rtol", b3, sizeof b3, "?"),
+             jtext(rc_, "correct_trials", trials, sizeof trials, "?"),
+             *dists ? dists : "?");
+    snprintf(stat, sizeof stat, "%g%% confidence intervals, %ld bootstrap resamples", m->ci_level * 100, m->resamples);
+    const char *keys[] = {"Run", "Collected", "Device", "Software", "Clocks", "Calibration", "Harness", "Settings",
+                          "Statistics"};
+    char run[256];
+    snprintf(run, sizeof run, "%s (%d sets, %ld problems)", m->run_id, m->n_sets, m->n_problems);
+    const char *vals[] = {run, f->r->date_str, dev, drv, clk, cal, harn, cfg, stat};
+    double kw = 0;
+    for (int i = 0; i < 9; i++) {
+        double w = canvas_text_width(f->c, keys[i], st->fs_small, 1);
+        if (w > kw)
+            kw = w;
+    }
+    kw += 10;
+    for (int i = 0; i < 9; i++) {
+        char *lines[8];
+        int n = chart_wrap(f->c->fm, vals[i], st->fs_small, 0, f->w - kw, lines, 8);
+        int rc = flow_need(f, n * st->fs_small * 1.35, e);
+        if (rc) {
+            for (int j = 0; j < n; j++)
+                free(lines[j]);
+            return rc;
+        }
+        canvas_color(f->c, st->text);
+        canvas_text(f->c, f->x0, f->y + st->fs_small, keys[i], st->fs_small, 1, CANVAS_LEFT, 0);
+        for (int j = 0; j < n; j++) {
+            canvas_text(f->c, f->x0 + kw, f->y + st->fs_small, lines[j], st->fs_small, 0, CANVAS_LEFT, 0);
+            f->y += st->fs_small * 1.35;
+            free(lines[j]);
+        }
+    }
+    f->y += 6;
+    return 0;
+}
+
+static int verdict(rctx *r, const rm_set *s, char **out, kbv_err *e)
+{
+    tvars v = r->gv;
+    set_vars(&v, s);
+    const rm_est *g[RM_NB] = {&s->b[RM_FP32].gm_correct, &s->b[RM_TF32].gm_correct};
+    if (!g[0]->ok && !g[1]->ok)
+        return expand(r, "verdict.no_correct", r->t.verdict_none, &v, out, e);
+    const char *verb[RM_NB];
+    int side[RM_NB];
+    for (int b = 0; b < RM_NB; b++) {
+        /* Above: the whole interval over 1; below: the whole interval under 1. */
+        side[b] = !g[b]->ok ? 0 : g[b]->lo > 1 ? 1 : g[b]->hi < 1 ? -1 : 0;
+        verb[b] = side[b] > 0 ? r->t.verdict_above : side[b] < 0 ? r->t.verdict_below : r->t.verdict_overlap;
+        char a[64], c[96];
+        const char *nm = rmodel_baseline_name(b);
+        char key[32];
+        tvars_set(&v, nm, "%s", fmt_ratio(a, sizeof a, g[b]));
+        snprintf(key, sizeof key, "%s_ci", nm);
+        tvars_set(&v, key, "%s", fmt_range(c, sizeof c, g[b]));
+        snprintf(key, sizeof key, "%s_verdict", nm);
+        tvars_set(&v, key, "%s", verb[b]);
+    }
+    tvars_set(&v, "joiner", "%s", side[0] == side[1] ? r->t.verdict_same : r->t.verdict_differ);
+    return expand(r, "verdict.sentence", r->t.verdict_sentence, &v, out, e);
+}
+
+static int flow_intro(flow *f, const tsection *s, kbv_err *e)
+{
+    if (!s->intro)
+        return 0;
+    char *t = NULL;
+    int rc = expand(f->r, "intro", s->intro, NULL, &t, e);
+    if (rc)
+        return rc;
+    rc = flow_text(f, t, f->r->st.fs_normal, 0, f->r->st.text, 6, e);
+    free(t);
+    return rc;
+}
+
+static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, kbv_err *e)
+{
+    rctx *r = f->r;
+    const rmodel *m = r->m;
+    int rc, mark;
+    char *title = NULL;
+    if ((rc = expand(r, "title", s->title, NULL, &title, e)))
+        return rc;
+    double keep = s->id == SEC_SUMMARY || s->id == SEC_HEADLINE ? 60 : 120;
+    rc = flow_heading(f, title, -1, keep, &mark, e);
+    free(title);
+    if (rc || (rc = flow_intro(f, s, e)))
+        return rc;
+    tvars v = r->gv;
+    switch (s->id) {
+    case SEC_SUMMARY:
+        return sec_summary(f, e);
+    case SEC_HEADLINE:
+        if ((rc = flow_table(f, &tabs[0], s->caption, NULL, e)))
+            return rc;
+        for (int i = 0; i < m->n_sets; i++) {
+            char *t = NULL, *b = NULL;
+            if ((rc = verdict(r, &m->sets[i], &t, e)))
+                return rc;
+            b = malloc(strlen(t) + 8);
+            if (b)
+                sprintf(b, "\xe2\x80\xa2 %s", t);
+            rc = b ? flow_text(f, b, r->st.fs_normal, 0, r->st.text, 3, e) : err_set(e, KBV_ENOMEM, "out of memory");
+            free(t);
+            free(b);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    case SEC_INFLATION:
+        if ((rc = flow_table(f, &tabs[1], s->caption, NULL, e)))
+            return rc;
+        return flow_figure(f, FIG_INFLATION, 0, s->figure_caption, NULL, e);
+    case SEC_FAST_P:
+        for (int b = 0; b < RM_NB; b++) {
+            tvars_set(&v, "baseline", "%s", rmodel_baseline_name(b));
+            tvars_set(&v, "baseline_desc", "%s", b == 0 ? "strict fp32" : "tf32");
+            if ((rc = flow_figure(f, FIG_FAST_P, b, s->caption, &v, e)))
+                return rc;
+        }
+        return flow_table(f, &tabs[2], NULL, NULL, e);
+    case SEC_FOREST:
+        for (int i = 0; i < m->n_sets; i++) {
+            const rm_set *st = &m->sets[i];
+            set_vars(&v, st);
+            char hd[300];
+            snprintf(hd, sizeof hd, "%s", st->name);
+            double ch = caption_height(f, s->caption, &v);
+            if ((rc = flow_heading(f, hd, mark, chart_forest_height(&r->cx, st->n_probs < 8 ? st->n_probs : 8) + ch, NULL, e)))
+                return rc;
+            int r0 = 0;
+            do {
+                double avail = f->bottom - f->y - ch - 6;
+                int fit = (int)floor((avail - chart_forest_height(&r->cx, 0)) / 11.0);
+                if (fit < 4 && f->y > f->top + 0.01) {
+                    if ((rc = flow_page(f, e)))
+                        return rc;
+                    continue;
+                }
+                if (fit < 1)
+                    fit = 1;
+                int r1 = r0 + fit < st->n_probs ? r0 + fit : st->n_probs;
+                double h = chart_forest_height(&r->cx, r1 - r0);
+                canvas_save(f->c);
+                canvas_translate(f->c, f->x0 + (f->w - r->st.fig_w) / 2, f->y);
+                chart_forest(f->c, &r->cx, i, r0, r1, r->st.fig_w);
+                canvas_restore(f->c);
+                f->y += h + 6;
+                r0 = r1;
+                if (r0 < st->n_probs && (rc = flow_page(f, e)))
+                    return rc;
+            } while (r0 < st->n_probs);
+            if ((rc = flow_caption(f, "caption", s->caption, &v, e)))
+                return rc;
+        }
+        return 0;
+    case SEC_SCATTER:
+        tvars_set(&v, "n_points", "%d", chart_scatter_points(&r->cx));
+        return flow_figure(f, FIG_SCATTER, 0, s->caption, &v, e);
+    case SEC_CLASSES:
+        return flow_figure(f, FIG_CLASSES, 0, s->caption, NULL, e);
+    case SEC_HACKS:
+        tvars_set(&v, "n_findings", "%d", n_findings);
+        if (n_findings == 0)
+            return s->empty ? flow_caption(f, "empty", s->empty, &v, e) : 0;
+        return flow_table(f, &tabs[3], s->caption, &v, e);
+    case SEC_PROBLEMS:
+        for (int i = 0; i < m->n_sets; i++) {
+            set_vars(&v, &m->sets[i]);
+            tbl t;
+            if ((rc = build_problems(r, i, &t, e)))
+                return rc;
+            rc = flow_heading(f, m->sets[i].name, mark, 60, NULL, e);
+            if (rc == 0)
+                rc = flow_table(f, &t, s->caption, &v, e);
+            tbl_free(&t);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    case SEC_N:
+        break;
+    }
+    return 0;
+}
+
+static int build_pdf(rctx *r, const tbl *tabs, int n_findings, kbv_err *e)
+{
+    pdfdoc *d = NULL;
+    char *title = NULL, *sub = NULL;
+    unsigned char *data = NULL;
+    size_t len = 0;
+    int rc;
+    if ((rc = expand(r, "title", r->t.title, NULL, &title, e)) ||
+        (rc = expand(r, "subtitle", r->t.subtitle, NULL, &sub, e)))
+        goto done;
+    if ((rc = pdfdoc_new(&d, r->fm, r->st.page_w, r->st.page_h, &r->date, title, "kbv-render " KBV_VERSION, e)))
+        goto done;
+    flow f = {r, d, NULL, 0, 0, r->st.margin, r->st.page_w - 2 * r->st.margin, r->st.margin,
+              r->st.page_h - r->st.margin - 14};
+    if ((rc = flow_page(&f, e)))
+        goto done;
+    if ((rc = flow_text(&f, title, r->st.fs_large, 1, r->st.text, 2, e)) ||
+        (rc = flow_text(&f, sub, r->st.fs_normal, 0, r->st.muted, 10, e)))
+        goto done;
+    for (int i = 0; i < r->t.n_sections; i++)
+        if ((rc = section(&f, &r->t.sections[i], tabs, n_findings, e)))
+            goto done;
+    int pages = pdfdoc_page_count(d);
+    for (int p = 0; p < pages; p++) {
+        tvars v = r->gv;
+        tvars_set(&v, "page", "%d", p + 1);
+        tvars_set(&v, "pages", "%d", pages);
+        char *foot = NULL;
+        if ((rc = expand(r, "labels.page", r->t.labels[LBL_PAGE], &v, &foot, e)))
+            goto done;
+        canvas *c = pdfdoc_canvas(d, p);
+        canvas_color(c, r->st.muted);
+        canvas_text(c, r->st.page_w / 2, r->st.page_h - r->st.margin / 2, foot, r->st.fs_small, 0,
+                    CANVAS_CENTER | CANVAS_BASELINE, 0);
+        free(foot);
+    }
+    if ((rc = pdfdoc_save(d, &data, &len, e)))
+        goto done;
+    rc = write_file(r, "report.pdf", data, len, e);
+    r->stats.pages = pages;
+done:
+    free(data);
+    free(title);
+    free(sub);
+    pdfdoc_free(d);
+    return rc;
+}
+
+/* --- the whole --------------------------------------------------------------- */
+
+static int build_all(rctx *r, kbv_err *e)
+{
+    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_N };
+    tbl disp[T_N], data[T_N], pall = {0}, pdata = {0};
+    memset(disp, 0, sizeof disp);
+    memset(data, 0, sizeof data);
+    int rc, n_findings = 0;
+    if ((rc = build_headline(r, &disp[T_HEAD], &data[T_HEAD], e)) ||
+        (rc = build_inflation(r, &disp[T_INFL], &data[T_INFL], e)) ||
+        (rc = build_fast_p(r, &disp[T_FASTP], &data[T_FASTP], e)) ||
+        (rc = build_hacks(r, &disp[T_HACKS], &data[T_HACKS], &n_findings, e)) ||
+        (rc = build_problems(r, -1, &pall, e)) || (rc = build_problems_data(r, &pdata, e)))
+        goto done;
+    const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks"};
+    for (int i = 0; i < T_N; i++)
+        if ((rc = emit_table(r, names[i], &disp[i], &data[i], NULL, e)))
+            goto done;
+    if ((rc = emit_table(r, "problems", &pall, &pdata, NULL, e)))
+        goto done;
+    if ((rc = figure_files(r, "inflation", FIG_INFLATION, 0, e)) ||
+        (rc = figure_files(r, "fast_p_fp32", FIG_FAST_P, RM_FP32, e)) ||
+        (rc = figure_files(r, "fast_p_tf32", FIG_FAST_P, RM_TF32, e)) ||
+        (rc = figure_files(r, "scatter", FIG_SCATTER, 0, e)) ||
+        (rc = figure_files(r, "classes", FIG_CLASSES, 0, e)))
+        goto done;
+    for (int i = 0; i < r->m->n_sets; i++)
+        if ((rc = figure_files(r, r->fig_names[i], FIG_FOREST, i, e)))
+            goto done;
+    rc = build_pdf(r, disp, n_findings, e);
+done:
+    for (int i = 0; i < T_N; i++) {
+        tbl_free(&disp[i]);
+        tbl_free(&data[i]);
+    }
+    tbl_free(&pall);
+    tbl_free(&pdata);
+    return rc;
+}
+
+/* Moves the finished folder to RUN_DIR/report, replacing an old one. */
+static int install(rctx *r, kbv_err *e)
+{
+    char final[4096], old[4200];
+    snprintf(final, sizeof final, "%s/report", r->o->run_dir);
+    snprintf(old, sizeof old, "%s/.report.old.%ld", r->o->run_dir, (long)getpid());
+    struct stat sb;
+    int had = lstat(final, &sb) == 0;
+    if (had && rename(final, old) != 0)
+        return err_set(e, KBV_ERUNTIME, "%s: cannot move the old report aside: %s", final, strerror(errno));
+    if (rename(r->dir, final) != 0) {
+        int err = errno;
+        if (had)
+            rename(old, final);
+        return err_set(e, KBV_ERUNTIME, "%s: cannot move the new report into place: %s", final, strerror(err));
+    }
+    if (had)
+        rm_tree(old);
+    return 0;
+}
+
+int report_render(const report_opts *o, report_stats *stats, kbv_err *e)
+{
+    rctx r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    int rc;
+    /* Everything that can be wrong with the input is checked before the
+     * first file is written. */
+    if ((rc = tmpl_load(&r.t, o->template_path, e)))
+        return rc;
+    r.have_tmpl = 1;
+    if ((rc = style_load(&r.st, o->style_path, e)) || (rc = rmodel_load(&r.m, o->run_dir, e)) ||
+        (rc = set_date(&r, e)) ||
+        (rc = fontm_open(&r.fm, r.st.font_regular, r.st.font_bold, e)) || (rc = make_fig_names(&r, e)))
+        goto done;
+    global_vars(&r);
+    for (int i = 0; i < LBL_N; i++) {
+        char where[64];
+        snprintf(where, sizeof where, "labels[%d]", i);
+        if (i == LBL_PAGE)
+            continue;
+        if ((rc = expand(&r, where, r.t.labels[i], NULL, &r.labels[i], e)))
+            goto done;
+    }
+    r.cx = (chart_ctx){r.m, &r.st, (const char *const *)r.labels};
+    size_t dl = strlen(o->run_dir) + 64;
+    if (!(r.dir = malloc(dl))) {
+        rc = err_set(e, KBV_ENOMEM, "out of memory");
+        goto done;
+    }
+    snprintf(r.dir, dl, "%s/.report.tmp.%ld", o->run_dir, (long)getpid());
+    rm_tree(r.dir);
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/figures", r.dir);
+    if ((rc = afile_mkdirs(sub, e)))
+        goto done;
+    snprintf(sub, sizeof sub, "%s/tables", r.dir);
+    if ((rc = afile_mkdirs(sub, e)))
+        goto done;
+    if ((rc = build_all(&r, e)) || (rc = install(&r, e)))
+        goto done;
+    if (stats)
+        *stats = r.stats;
+done:
+    if (r.dir && rc)
+        rm_tree(r.dir);
+    free(r.dir);
+    if (r.fig_names)
+        for (int i = 0; r.m && i < r.m->n_sets; i++)
+            free(r.fig_names[i]);
+    free(r.fig_names);
+    for (int i = 0; i < LBL_N; i++)
+        free(r.labels[i]);
+    fontm_free(r.fm);
+    rmodel_free(r.m);
+    if (r.have_tmpl)
+        tmpl_free(&r.t);
+    return rc;
+}

@@ -1,0 +1,398 @@
+/* table.c - tables as CSV, LaTeX and PDF (see table.h). */
+#include "table.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "chart.h"
+
+void sb_add(sbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *g = realloc(b->s, cap);
+        if (!g) {
+            b->failed = 1;
+            return;
+        }
+        b->s = g;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void sb_puts(sbuf *b, const char *s)
+{
+    sb_add(b, s, strlen(s));
+}
+
+void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        sb_add(b, small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_add(b, big, (size_t)n);
+    free(big);
+}
+
+void sb_free(sbuf *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+int tbl_init(tbl *t, int ncol, const char *const *head, const char *align, kbv_err *e)
+{
+    memset(t, 0, sizeof *t);
+    t->ncol = ncol;
+    t->head = calloc((size_t)ncol, sizeof *t->head);
+    t->align = calloc((size_t)ncol + 1, 1);
+    if (!t->head || !t->align)
+        goto oom;
+    for (int i = 0; i < ncol; i++) {
+        if (!(t->head[i] = strdup(head[i])))
+            goto oom;
+        t->align[i] = align[i];
+    }
+    return 0;
+oom:
+    tbl_free(t);
+    return err_set(e, KBV_ENOMEM, "out of memory for a table");
+}
+
+int tbl_add(tbl *t, const char *const *cells, int muted, int rule, kbv_err *e)
+{
+    if (t->nrow == t->cap) {
+        int cap = t->cap ? t->cap * 2 : 32;
+        char **c = realloc(t->cell, (size_t)cap * (size_t)t->ncol * sizeof *c);
+        if (c)
+            t->cell = c;
+        unsigned char *m = realloc(t->muted, (size_t)cap);
+        if (m)
+            t->muted = m;
+        unsigned char *r = realloc(t->rule, (size_t)cap);
+        if (r)
+            t->rule = r;
+        if (!c || !m || !r)
+            return err_set(e, KBV_ENOMEM, "out of memory for a table");
+        t->cap = cap;
+    }
+    for (int i = 0; i < t->ncol; i++) {
+        char *s = strdup(cells[i] ? cells[i] : "");
+        if (!s) {
+            for (int k = 0; k < i; k++)
+                free(t->cell[(size_t)t->nrow * t->ncol + k]);
+            return err_set(e, KBV_ENOMEM, "out of memory for a table");
+        }
+        t->cell[(size_t)t->nrow * t->ncol + i] = s;
+    }
+    t->muted[t->nrow] = (unsigned char)muted;
+    t->rule[t->nrow] = (unsigned char)rule;
+    t->nrow++;
+    return 0;
+}
+
+void tbl_free(tbl *t)
+{
+    if (t->head)
+        for (int i = 0; i < t->ncol; i++)
+            free(t->head[i]);
+    if (t->cell)
+        for (size_t i = 0; i < (size_t)t->nrow * t->ncol; i++)
+            free(t->cell[i]);
+    free(t->head);
+    free(t->align);
+    free(t->cell);
+    free(t->muted);
+    free(t->rule);
+    memset(t, 0, sizeof *t);
+}
+
+static const char *cell(const tbl *t, int r, int c)
+{
+    return t->cell[(size_t)r * t->ncol + c];
+}
+
+static void csv_field(sbuf *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        sb_puts(out, s);
+        return;
+    }
+    sb_puts(out, "\"");
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            sb_puts(out, "\"\"");
+        else
+            sb_add(out, p, 1);
+    }
+    sb_puts(out, "\"");
+}
+
+void tbl_csv(const tbl *t, sbuf *out)
+{
+    for (int c = 0; c < t->ncol; c++) {
+        if (c)
+            sb_puts(out, ",");
+        csv_field(out, t->head[c]);
+    }
+    sb_puts(out, "\n");
+    for (int r = 0; r < t->nrow; r++) {
+        for (int c = 0; c < t->ncol; c++) {
+            if (c)
+                sb_puts(out, ",");
+            csv_field(out, cell(t, r, c));
+        }
+        sb_puts(out, "\n");
+    }
+}
+
+void tex_escape(sbuf *out, const char *s)
+{
+    while (*s) {
+        const char *start = s;
+        unsigned cp = fontm_utf8_next(&s);
+        switch (cp) {
+        case '\\': sb_puts(out, "\\textbackslash{}"); break;
+        case '&': sb_puts(out, "\\&"); break;
+        case '%': sb_puts(out, "\\%"); break;
+        case '$': sb_puts(out, "\\$"); break;
+        case '#': sb_puts(out, "\\#"); break;
+        case '_': sb_puts(out, "\\_"); break;
+        case '{': sb_puts(out, "\\{"); break;
+        case '}': sb_puts(out, "\\}"); break;
+        case '~': sb_puts(out, "\\textasciitilde{}"); break;
+        case '^': sb_puts(out, "\\textasciicircum{}"); break;
+        case '<': sb_puts(out, "\\textless{}"); break;
+        case '>': sb_puts(out, "\\textgreater{}"); break;
+        case '|': sb_puts(out, "\\textbar{}"); break;
+        case '\n': sb_puts(out, " "); break;
+        case 0x2013: sb_puts(out, "--"); break;
+        case 0x2014: sb_puts(out, "---"); break;
+        case 0x2026: sb_puts(out, "\\ldots{}"); break;
+        case 0x00D7: sb_puts(out, "$\\times$"); break;
+        case 0x00B1: sb_puts(out, "$\\pm$"); break;
+        default: sb_add(out, start, (size_t)(s - start)); break;
+        }
+    }
+}
+
+void tbl_tex(const tbl *t, const char *caption, sbuf *out)
+{
+    sb_puts(out, "% Generated by kbv-render; needs \\usepackage{booktabs}.\n");
+    if (caption) {
+        sb_puts(out, "% ");
+        for (const char *p = caption; *p; p++)
+            sb_add(out, *p == '\n' ? " " : p, 1);
+        sb_puts(out, "\n");
+    }
+    sb_puts(out, "\\begin{tabular}{");
+    for (int c = 0; c < t->ncol; c++)
+        sb_puts(out, t->align[c] == 'r' ? "r" : "l");
+    sb_puts(out, "}\n\\toprule\n");
+    for (int c = 0; c < t->ncol; c++) {
+        if (c)
+            sb_puts(out, " & ");
+        tex_escape(out, t->head[c]);
+    }
+    sb_puts(out, " \\\\\n\\midrule\n");
+    for (int r = 0; r < t->nrow; r++) {
+        if (t->rule[r] && r > 0)
+            sb_puts(out, "\\midrule\n");
+        for (int c = 0; c < t->ncol; c++) {
+            if (c)
+                sb_puts(out, " & ");
+            tex_escape(out, cell(t, r, c));
+        }
+        sb_puts(out, " \\\\\n");
+    }
+    sb_puts(out, "\\bottomrule\n\\end{tabular}\n");
+}
+
+/* --- drawing --------------------------------------------------------------- */
+
+#define TB_PAD 3.0
+#define TB_LINE_GAP 2.2
+#define TB_MAX_LINES 24
+
+/* Widest line of s. */
+static double natural_width(canvas *c, const char *s, double fs, int bold)
+{
+    double w = 0;
+    const char *p = s;
+    while (1) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        double x = fontm_width_n(c->fm, bold, fs, p, n);
+        if (x > w)
+            w = x;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return w;
+}
+
+static void col_widths(const tbl *t, canvas *c, const rstyle *st, double w, double *cw)
+{
+    double fs = st->fs_small, total = 0, wrap_total = 0;
+    for (int k = 0; k < t->ncol; k++) {
+        cw[k] = natural_width(c, t->head[k], fs, 1);
+        for (int r = 0; r < t->nrow; r++) {
+            double x = natural_width(c, cell(t, r, k), fs, 0);
+            if (x > cw[k])
+                cw[k] = x;
+        }
+        cw[k] += 2 * TB_PAD;
+        total += cw[k];
+        if (t->align[k] == 'w')
+            wrap_total += cw[k];
+    }
+    if (total <= w && wrap_total == 0)
+        return;
+    /* Wrapped columns share what the others leave, in proportion to their
+     * natural widths; a table that fits keeps its natural widths but its
+     * wrapped columns stretch to the full width. */
+    double fixed = total - wrap_total, avail = w - fixed;
+    if (wrap_total > 0 && avail > 30 * TB_PAD) {
+        for (int k = 0; k < t->ncol; k++)
+            if (t->align[k] == 'w')
+                cw[k] = avail * cw[k] / wrap_total;
+    } else if (total > w) {
+        for (int k = 0; k < t->ncol; k++)
+            cw[k] *= w / total;
+    }
+}
+
+/* Splits a cell into drawn lines: at '\n', and wrapped in 'w' columns. */
+static int cell_lines(const tbl *t, canvas *c, double fs, int bold, int col, const char *s, double cw, char **lines)
+{
+    int n = 0;
+    const char *p = s;
+    while (n < TB_MAX_LINES) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *piece = strndup(p, len);
+        if (!piece)
+            break;
+        if (t->align[col] == 'w' && fontm_width(c->fm, bold, fs, piece) > cw - 2 * TB_PAD) {
+            n += chart_wrap(c->fm, piece, fs, bold, cw - 2 * TB_PAD, lines + n, TB_MAX_LINES - n);
+            free(piece);
+        } else {
+            lines[n++] = piece;
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return n;
+}
+
+static double row_height(const tbl *t, canvas *c, const rstyle *st, const double *cw, int r)
+{
+    double fs = st->fs_small;
+    int most = 1;
+    for (int k = 0; k < t->ncol; k++) {
+        char *lines[TB_MAX_LINES];
+        int n = cell_lines(t, c, fs, r < 0, k, r < 0 ? t->head[k] : cell(t, r, k), cw[k], lines);
+        for (int i = 0; i < n; i++)
+            free(lines[i]);
+        if (n > most)
+            most = n;
+    }
+    return most * (fs + TB_LINE_GAP) + 2 * TB_PAD;
+}
+
+static void draw_row(const tbl *t, canvas *c, const rstyle *st, const double *cw, double x, double y, int r)
+{
+    double fs = st->fs_small;
+    double cx = x;
+    canvas_color(c, r >= 0 && t->muted[r] ? st->muted : st->text);
+    for (int k = 0; k < t->ncol; k++) {
+        char *lines[TB_MAX_LINES];
+        int n = cell_lines(t, c, fs, r < 0, k, r < 0 ? t->head[k] : cell(t, r, k), cw[k], lines);
+        for (int i = 0; i < n; i++) {
+            double by = y + TB_PAD + i * (fs + TB_LINE_GAP) + fs * 0.78;
+            if (t->align[k] == 'r')
+                canvas_text(c, cx + cw[k] - TB_PAD, by, lines[i], fs, r < 0, CANVAS_RIGHT, 0);
+            else
+                canvas_text(c, cx + TB_PAD, by, lines[i], fs, r < 0, CANVAS_LEFT, 0);
+            free(lines[i]);
+        }
+        cx += cw[k];
+    }
+}
+
+double tbl_first_row_height(const tbl *t, canvas *c, const rstyle *st, double w, int r)
+{
+    double cw[64];
+    if (t->ncol > 64)
+        return 0;
+    col_widths(t, c, st, w, cw);
+    return row_height(t, c, st, cw, -1) + (r < t->nrow ? row_height(t, c, st, cw, r) : 0) + 4;
+}
+
+void tbl_draw(const tbl *t, canvas *c, const rstyle *st, double x, double y, double w, int r0, double max_h,
+              int *next, double *used)
+{
+    double cw[64];
+    *next = r0;
+    *used = 0;
+    if (t->ncol > 64)
+        return;
+    col_widths(t, c, st, w, cw);
+    double tw = 0;
+    for (int k = 0; k < t->ncol; k++)
+        tw += cw[k];
+    double hh = row_height(t, c, st, cw, -1), yy = y;
+    canvas_color(c, st->rule);
+    canvas_width(c, st->line);
+    canvas_segment(c, x, yy, x + tw, yy);
+    draw_row(t, c, st, cw, x, yy, -1);
+    yy += hh;
+    canvas_color(c, st->rule);
+    canvas_width(c, st->line_thin);
+    canvas_segment(c, x, yy, x + tw, yy);
+    int r = r0;
+    while (r < t->nrow) {
+        double rh = row_height(t, c, st, cw, r);
+        if (yy + rh - y > max_h && r > r0)
+            break;
+        if (t->rule[r] && r > r0) {
+            canvas_color(c, st->grid);
+            canvas_width(c, st->line_thin);
+            canvas_segment(c, x, yy, x + tw, yy);
+        }
+        draw_row(t, c, st, cw, x, yy, r);
+        yy += rh;
+        r++;
+    }
+    canvas_color(c, st->rule);
+    canvas_width(c, st->line);
+    canvas_segment(c, x, yy, x + tw, yy);
+    *next = r;
+    *used = yy - y + 1;
+}
