@@ -221,19 +221,26 @@ static void set_marker(canvas *c, const chart_ctx *x, int s, double px, double p
     canvas_marker(c, (canvas_mark)style_set_mark(x->st, s), px, py, r, k, open ? WHITE : k);
 }
 
+static void text_fit(canvas *c, double x0, double y, const char *s, double size, int bold, int anchor,
+                     double max_w);
+
 /* --- legend ---------------------------------------------------------------- */
 
-static double legend_width(canvas *c, const chart_ctx *x)
+void chart_ctx_init(chart_ctx *x, const rmodel *m, const rstyle *st, const char *const *labels, const fontm *fm)
 {
+    x->m = m;
+    x->st = st;
+    x->labels = labels;
+    x->fm = fm;
     double w = 0;
-    for (int i = 0; i < x->m->n_sets; i++) {
-        double tw = canvas_text_width(c, x->m->sets[i].name, x->st->fs_small, 0);
+    for (int i = 0; i < m->n_sets; i++) {
+        double tw = fontm_width(fm, 0, st->fs_small, m->sets[i].name);
         if (tw > w)
             w = tw;
     }
     if (w > 120)
         w = 120;
-    return w + 22;
+    x->legend_w = w + 22;
 }
 
 /* One set a line: a line sample (when line), the marker, the name. */
@@ -250,7 +257,7 @@ static void legend(canvas *c, const chart_ctx *x, double lx, double ly, int line
         }
         set_marker(c, x, i, lx + 7, y, 2.6, 0);
         canvas_color(c, x->st->text);
-        canvas_text(c, lx + 18, y, x->m->sets[i].name, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
+        text_fit(c, lx + 18, y, x->m->sets[i].name, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 120);
     }
 }
 
@@ -275,14 +282,20 @@ int chart_wrap(const fontm *fm, const char *text, double size, int bold, double 
             if (fontm_width_n(fm, bold, size, p, (size_t)(q - p)) <= max_w || !last_fit) {
                 if (fontm_width_n(fm, bold, size, p, (size_t)(q - p)) > max_w) {
                     /* One word too wide: cut it at the last character that fits. */
-                    const char *r = p, *fit = p;
+                    /* Cut after the last '_' or '-' that fits (identifiers
+                     * break there), else at the last character that fits. */
+                    const char *r = p, *fit = p, *soft = NULL;
                     while (r < q) {
                         const char *r2 = r;
                         fontm_utf8_next(&r2);
                         if (fontm_width_n(fm, bold, size, p, (size_t)(r2 - p)) > max_w)
                             break;
+                        if (*r == '_' || *r == '-' || *r == '/')
+                            soft = r2;
                         fit = r = r2;
                     }
+                    if (soft && soft > p + (fit - p) / 3)
+                        fit = soft;
                     if (fit == p)
                         fontm_utf8_next(&fit);
                     last_fit = fit;
@@ -334,7 +347,7 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
     const rmodel *m = x->m;
     const rstyle *st = x->st;
     double h = chart_fast_p_height(x);
-    double lw = legend_width(c, x);
+    double lw = x->legend_w;
     double L = 46, R = lw + 12, T = 8, B = 34;
     axis ax, ay = {0, 0, 1, h - B, T};
     span sp;
@@ -363,7 +376,8 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
             ok = bs->curve[j].v.ok && !isnan(bs->curve[j].v.lo) && !isnan(bs->curve[j].v.hi) && bs->curve[j].p > 0;
         if (!ok)
             continue;
-        canvas_color_a(c, style_set_color(st, i), st->band_alpha);
+        /* Many overlapping bands turn muddy; lighter ones stay readable. */
+        canvas_color_a(c, style_set_color(st, i), m->n_sets > 4 ? st->band_alpha * 0.6 : st->band_alpha);
         int n = bs->n_curve;
         canvas_move(c, amap(&ax, bs->curve[0].p), amap(&ay, bs->curve[0].v.hi));
         for (int j = 0; j + 1 < n; j++) {
@@ -414,12 +428,15 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
         }
         canvas_line(c, ax.p1, yv);
         canvas_stroke(c);
-        /* The marker sits on the curve at p = 1: fast_1. */
-        int f1 = 0;
+        /* Each set's marker sits on its curve at its own p, spread over
+         * 0.5 to 2, so that curves that run together can still be told
+         * apart by shape. */
+        double pm = m->n_sets > 1 ? pow(2, -1 + 2.0 * (i + 0.5) / m->n_sets) : 1;
+        int fm = 0;
         for (int j = 0; j < k; j++)
-            if (v[j] > 1)
-                f1++;
-        set_marker(c, x, i, amap(&ax, 1), amap(&ay, f1 / N), 2.8, 0);
+            if (v[j] > pm)
+                fm++;
+        set_marker(c, x, i, amap(&ax, pm), amap(&ay, fm / N), 2.8, 0);
         free(v);
     }
     canvas_restore(c);
@@ -479,8 +496,21 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
             id_w = tw;
     }
     id_w = (id_w > 150 ? 150 : id_w) + 6;
-    double tw = canvas_text_width(c, "000.00 [000.00, 000.00]", fs, 0) + 4;
-    double cls_w = canvas_text_width(c, "impossible-speed", fs, 0) + 2;
+    /* Text columns as wide as their widest entry in the whole set, so
+     * that the pages of one set line up. */
+    double tw = canvas_text_width(c, "vs fp32", fs, 1), cls_w = canvas_text_width(c, "class", fs, 1);
+    for (int p = 0; p < s->n_probs; p++) {
+        char buf[96];
+        for (int b = 0; b < RM_NB; b++) {
+            double t = canvas_text_width(c, fmt_est_ci(buf, sizeof buf, &s->probs[p].sp[b]), fs, 0);
+            if (t > tw)
+                tw = t;
+        }
+        double t = canvas_text_width(c, s->probs[p].cls, fs, 0);
+        if (t > cls_w)
+            cls_w = t;
+    }
+    tw += 8;
     double px0 = id_w + 4, px1 = w - 2 * tw - cls_w - 10;
     double c1 = px1 + 8, c2 = c1 + tw, c3 = c2 + tw;
     span sp;
@@ -591,7 +621,7 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
 {
     const rstyle *st = x->st;
     double h = chart_scatter_height(x), fs = st->fs_small;
-    double lw = legend_width(c, x);
+    double lw = x->legend_w;
     double L = 46, R = lw + 12, T = 8, B = 34;
     int n = scatter_collect(x, NULL);
     spt *pts = calloc((size_t)(n ? n : 1), sizeof *pts);
@@ -657,7 +687,7 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
     const rstyle *st = x->st;
     const rmodel *m = x->m;
     double h = chart_classes_height(x), fs = st->fs_small;
-    double lw = legend_width(c, x);
+    double lw = x->legend_w;
     double L = 0;
     for (int g = 0; g < RM_NG; g++) {
         double tw = canvas_text_width(c, rmodel_group_name((rm_group)g), st->fs_normal, 0);
@@ -709,10 +739,42 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
 
 /* --- inflation ------------------------------------------------------------- */
 
+/* Lines the longest step label needs under the axis, for the bottom
+ * margin. */
+static int inflation_label_lines(const chart_ctx *x, double band)
+{
+    int most = 1, ref = -1, steps = 0;
+    for (int i = 0; i < x->m->n_sets; i++)
+        if (x->m->sets[i].n_infl > steps) {
+            steps = x->m->sets[i].n_infl;
+            ref = i;
+        }
+    for (int j = 0; j < steps; j++) {
+        char *lines[3] = {0};
+        int n = chart_wrap(x->fm, x->m->sets[ref].infl[j].label, x->st->fs_small, 0, band - 6, lines, 3);
+        for (int l = 0; l < n; l++)
+            free(lines[l]);
+        if (n > most)
+            most = n;
+    }
+    return most;
+}
+
+static double inflation_band(const chart_ctx *x, double w)
+{
+    int steps = 0;
+    for (int i = 0; i < x->m->n_sets; i++)
+        if (x->m->sets[i].n_infl > steps)
+            steps = x->m->sets[i].n_infl;
+    return steps ? (w - 46 - x->legend_w - 12) / steps : w;
+}
+
 double chart_inflation_height(const chart_ctx *x)
 {
-    double h = 220, leg = x->m->n_sets * (x->st->fs_small + 4) + 50;
-    return h > leg ? h : leg;
+    double plot = 170, leg = x->m->n_sets * (x->st->fs_small + 4);
+    if (leg > plot)
+        plot = leg;
+    return 8 + plot + 12 + inflation_label_lines(x, inflation_band(x, x->st->fig_w)) * (x->st->fs_small + 2);
 }
 
 void chart_inflation(canvas *c, const chart_ctx *x, double w)
@@ -720,8 +782,9 @@ void chart_inflation(canvas *c, const chart_ctx *x, double w)
     const rstyle *st = x->st;
     const rmodel *m = x->m;
     double h = chart_inflation_height(x), fs = st->fs_small;
-    double lw = legend_width(c, x);
-    double L = 46, R = lw + 12, T = 8, B = 44;
+    double lw = x->legend_w;
+    double L = 46, R = lw + 12, T = 8;
+    double B = 12 + inflation_label_lines(x, inflation_band(x, w)) * (fs + 2);
     int steps = 0, ref = -1;
     for (int i = 0; i < m->n_sets; i++)
         if (m->sets[i].n_infl > steps) {

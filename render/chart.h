@@ -20,7 +20,12 @@ typedef struct chart_ctx {
     const rmodel *m;
     const rstyle *st;
     const char *const *labels;   /* LBL_N expanded labels */
+    const fontm *fm;             /* for layout before a canvas exists */
+    double legend_w;             /* set by chart_ctx_init */
 } chart_ctx;
+
+/* Fills x and measures what every chart shares (the legend). */
+void chart_ctx_init(chart_ctx *x, const rmodel *m, const rstyle *st, const char *const *labels, const fontm *fm);
 
 /* fast_p of every set against baseline b (RM_FP32 or RM_TF32). */
 double chart_fast_p_height(const chart_ctx *x);

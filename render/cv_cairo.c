@@ -7,6 +7,7 @@
  * rendered into memory; the caller writes them out atomically.
  */
 #include "canvas.h"
+#include "png.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ typedef struct buf {
 typedef struct cv_cairo {
     canvas base;
     int kind;
+    double scale;
     cairo_surface_t *surface;
     cairo_t *cr;
     cairo_font_face_t *face[2];
@@ -140,6 +142,7 @@ int canvas_cairo_new(canvas **out, int kind, double w, double h, double scale, c
     k->base.width = w;
     k->base.height = h;
     k->kind = kind;
+    k->scale = scale;
     if (kind == CANVAS_SVG) {
         k->surface = cairo_svg_surface_create_for_stream(buf_write, &k->out, w, h);
     } else {
@@ -187,7 +190,17 @@ int canvas_cairo_finish(canvas *c, unsigned char **data, size_t *len, kbv_err *e
     if (st == CAIRO_STATUS_SUCCESS) {
         if (k->kind == CANVAS_PNG) {
             cairo_surface_flush(k->surface);
-            st = cairo_surface_write_to_png_stream(k->surface, buf_write, &k->out);
+            unsigned char *png = NULL;
+            size_t n = 0;
+            int rc = png_encode_rgb24(cairo_image_surface_get_data(k->surface),
+                                      cairo_image_surface_get_width(k->surface),
+                                      cairo_image_surface_get_height(k->surface),
+                                      cairo_image_surface_get_stride(k->surface), 72.0 * k->scale, &png, &n, e);
+            if (rc)
+                return rc;
+            *data = png;
+            *len = n;
+            return 0;
         } else {
             cairo_surface_finish(k->surface);
             st = cairo_surface_status(k->surface);

@@ -272,6 +272,13 @@ static const rm_est NULL_EST = {0, NAN, NAN, NAN, -1};
 static void est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n)
 {
     char a[64], b[80];
+    if (!x->ok) {
+        if (with_n && x->n >= 0)
+            snprintf(buf, n, FMT_NA "\nn=%ld", x->n);
+        else
+            snprintf(buf, n, FMT_NA);
+        return;
+    }
     if (ratio)
         fmt_ratio(a, sizeof a, x);
     else
@@ -553,9 +560,14 @@ static int build_problems(rctx *r, int si, tbl *disp, kbv_err *e)
     static const char *const dh[] = {"set", "problem", "class", "flags", "time ms\ncand.", "time ms\nfp32",
                                      "time ms\ntf32", "speedup\nvs fp32", "speedup\nvs tf32", "peak MiB\ncand.",
                                      "peak MiB\nbaseline", "n cand.\nsamples"};
+    /* On a PDF page class and flags share a column, so that the numbers
+     * keep their room; LaTeX gets one column each. */
+    static const char *const ph[] = {"problem", "class\nflags", "time ms\ncand.", "time ms\nfp32",
+                                     "time ms\ntf32", "speedup\nvs fp32", "speedup\nvs tf32", "peak MiB\ncand.",
+                                     "peak MiB\nbaseline", "n\ncand."};
     int all = si < 0, rc;
     int mbv = strcmp(r->m->mem_baseline, "fp32") == 0 ? RM_VFP32 : RM_VTF32;
-    if ((rc = tbl_init(disp, all ? 12 : 11, all ? dh : dh + 1, all ? "lllwrrrrrrrr" : "llwrrrrrrrr", e)))
+    if ((rc = tbl_init(disp, all ? 12 : 10, all ? dh : ph, all ? "lllwrrrrrrrr" : "wwrrrrrrrr", e)))
         return rc;
     for (int i = all ? 0 : si; i < (all ? r->m->n_sets : si + 1); i++) {
         const rm_set *s = &r->m->sets[i];
@@ -566,8 +578,14 @@ static int build_problems(rctx *r, int si, tbl *disp, kbv_err *e)
             if (all)
                 snprintf(c[k++], 128, "%s", p == 0 ? s->name : "");
             snprintf(c[k++], 128, "%s", q->id);
-            snprintf(c[k++], 128, "%s", q->cls);
-            flags_text(c[k++], 128, q, all ? ", " : "\n");
+            if (all) {
+                snprintf(c[k++], 128, "%s", q->cls);
+                flags_text(c[k++], 128, q, ", ");
+            } else {
+                char fl[128];
+                flags_text(fl, sizeof fl, q, "\n");
+                snprintf(c[k++], 128, "%s%s%.100s", q->cls, *fl ? "\n" : "", fl);
+            }
             for (int v = 0; v < RM_NV; v++)
                 fmt_ms(c[k++], 128, q->t_ms[v]);
             for (int b = 0; b < RM_NB; b++) {
@@ -923,7 +941,23 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     char *title = NULL;
     if ((rc = expand(r, "title", s->title, NULL, &title, e)))
         return rc;
-    double keep = s->id == SEC_SUMMARY || s->id == SEC_HEADLINE ? 60 : 120;
+    /* A heading stays with its introduction and the first block under it. */
+    double keep = 60;
+    switch (s->id) {
+    case SEC_INFLATION: keep = tbl_first_row_height(&tabs[1], f->c, &r->st, f->w, 0) + 20; break;
+    case SEC_FAST_P: keep = chart_fast_p_height(&r->cx) + 30; break;
+    case SEC_FOREST: keep = 140; break;
+    case SEC_SCATTER: keep = chart_scatter_height(&r->cx) + 30; break;
+    case SEC_CLASSES: keep = chart_classes_height(&r->cx) + 30; break;
+    case SEC_HACKS: keep = n_findings ? tbl_first_row_height(&tabs[3], f->c, &r->st, f->w, 0) + 20 : 30; break;
+    default: break;
+    }
+    if (s->intro) {
+        char *it = NULL;
+        if (expand(r, "intro", s->intro, NULL, &it, e) == 0)
+            keep += text_height(f, it, r->st.fs_normal, 0) + 6;
+        free(it);
+    }
     rc = flow_heading(f, title, -1, keep, &mark, e);
     free(title);
     if (rc || (rc = flow_intro(f, s, e)))
@@ -1160,7 +1194,7 @@ int report_render(const report_opts *o, report_stats *stats, kbv_err *e)
         if ((rc = expand(&r, where, r.t.labels[i], NULL, &r.labels[i], e)))
             goto done;
     }
-    r.cx = (chart_ctx){r.m, &r.st, (const char *const *)r.labels};
+    chart_ctx_init(&r.cx, r.m, &r.st, (const char *const *)r.labels, r.fm);
     size_t dl = strlen(o->run_dir) + 64;
     if (!(r.dir = malloc(dl))) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");

@@ -234,7 +234,7 @@ void tbl_tex(const tbl *t, const char *caption, sbuf *out)
 
 /* --- drawing --------------------------------------------------------------- */
 
-#define TB_PAD 3.0
+#define TB_PAD 2.5
 #define TB_LINE_GAP 2.2
 #define TB_MAX_LINES 24
 
@@ -277,10 +277,33 @@ static void col_widths(const tbl *t, canvas *c, const rstyle *st, double w, doub
      * natural widths; a table that fits keeps its natural widths but its
      * wrapped columns stretch to the full width. */
     double fixed = total - wrap_total, avail = w - fixed;
-    if (wrap_total > 0 && avail > 30 * TB_PAD) {
+    int n_wrap = 0;
+    for (int k = 0; k < t->ncol; k++)
+        n_wrap += t->align[k] == 'w';
+    if (wrap_total > 0 && avail > n_wrap * 40) {
+        if (wrap_total <= avail) {
+            /* Everything fits: the wrapped columns take the spare width. */
+            for (int k = 0; k < t->ncol; k++)
+                if (t->align[k] == 'w')
+                    cw[k] = avail * cw[k] / wrap_total;
+            return;
+        }
+        /* Water-filling: one width limit for the wrapped columns, so that a
+         * narrow column keeps its natural width and only the wide ones wrap. */
+        double lo = 0, hi = avail;
+        for (int it = 0; it < 40; it++) {
+            double cap = (lo + hi) / 2, sum = 0;
+            for (int k = 0; k < t->ncol; k++)
+                if (t->align[k] == 'w')
+                    sum += cw[k] < cap ? cw[k] : cap;
+            if (sum > avail)
+                hi = cap;
+            else
+                lo = cap;
+        }
         for (int k = 0; k < t->ncol; k++)
-            if (t->align[k] == 'w')
-                cw[k] = avail * cw[k] / wrap_total;
+            if (t->align[k] == 'w' && cw[k] > lo)
+                cw[k] = lo;
     } else if (total > w) {
         for (int k = 0; k < t->ncol; k++)
             cw[k] *= w / total;
