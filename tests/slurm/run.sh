@@ -30,7 +30,7 @@ fi
 # The daemons live in /usr/sbin, which a PATH may lack.
 export PATH=$PATH:/usr/sbin:/sbin
 missing=()
-for c in munged mungekey slurmctld slurmd sbatch squeue sinfo scontrol scancel; do
+for c in munged slurmctld slurmd sbatch squeue sinfo scontrol scancel; do
     command -v "$c" >/dev/null 2>&1 || missing+=("$c")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -46,7 +46,7 @@ build=$(cd "$build" && pwd)
 repo=$(pwd)
 [ -x "$repo/templates/slurm/submit.sh" ] || fail "run from the repository root"
 
-t=$(mktemp -d /tmp/kbv-slurm.XXXXXX)
+t=$(mktemp -d "${TMPDIR:-/tmp}/kbv-slurm.XXXXXX")
 chmod 700 "$t"
 pids=()
 jobs_to_cancel=''
@@ -112,7 +112,7 @@ for _ in $(seq 1 50); do
 done
 [ -S "$t/munge/munge.socket" ] || { show_logs; fail "munged did not start"; }
 
-host=$(hostname -s)
+host=$(hostname -s 2>/dev/null || hostname)
 cpus=$(nproc)
 cat >"$t/slurm.conf" <<EOF
 # A one-node cluster on the loopback for tests/slurm/run.sh.
@@ -175,11 +175,14 @@ done
 [ "$state" = idle ] || { show_logs; fail "the node is not idle after 60 s (state '$state')"; }
 say "cluster up in $((SECONDS - start)) s (slurmctld :$ctld_port, slurmd :$slurmd_port, $cpus CPUs)"
 
-# The sharded build-only run: every task on the same seed and sets.
+# The sharded build-only run: every task on the same seed and sets, with a
+# build cache of its own so that every candidate is really compiled (the
+# jobs inherit this environment through sbatch --export=ALL).
+export KBV_CACHE=$t/cache
 sets=(data/candidates/naive data/candidates/tuned)
 submit_out=$(templates/slurm/submit.sh --shards "$shards" --run-dir "$t/runs/r" --seed 7 \
     --candidates "${sets[0]}" --candidates "${sets[1]}" --kbv "$build/kbv" --gres none \
-    --sbatch --cpus-per-task=1 --sbatch --time=10 -- --build-only 2>"$t/log/submit.log") ||
+    --sbatch --cpus-per-task=1 --sbatch --time=10 -- --build-only --suite smoke 2>"$t/log/submit.log") ||
     { cat "$t/log/submit.log"; fail "submit.sh failed"; }
 collect_job=$(sed -n 's/^collect_job=//p' <<<"$submit_out")
 merge_job=$(sed -n 's/^merge_job=//p' <<<"$submit_out")
@@ -214,7 +217,16 @@ jobs_to_cancel=''
 array_states=$(job_state "$collect_job")
 if [ "$mstate" != COMPLETED ] || [ "$array_states" != "COMPLETED x$shards" ]; then
     show_logs
-    fail "array [$array_states] merge [$mstate]; want $shards COMPLETED tasks and a COMPLETED merge"
+    # The last line of each failed task's log, so that the cause is in the
+    # one line a test runner shows.
+    why=''
+    for id in $(scontrol show job "$collect_job" | awk '
+        /ArrayTaskId=/ { match($0, /ArrayTaskId=[0-9]+/); id = substr($0, RSTART + 12, RLENGTH - 12) }
+        /JobState=/ { match($0, /JobState=[A-Z_]+/); if (substr($0, RSTART + 9, RLENGTH - 9) != "COMPLETED") print id }'); do
+        why+=" task $id: $(tail -n 1 "$t/runs/r/logs/collect-$id.out" 2>/dev/null);"
+    done
+    [ "$mstate" = COMPLETED ] || [ -n "$why" ] || why=" merge: $(tail -n 1 "$t/runs/r/logs/merge.out" 2>/dev/null)"
+    fail "array [$array_states] merge [$mstate]; want $shards COMPLETED tasks and a COMPLETED merge;$why"
 fi
 say "array and merge completed in $elapsed s"
 
@@ -256,6 +268,10 @@ for r in merged:
         builds[key] = builds.get(key, 0) + 1
 for key in pairs:
     assert builds.get(key) == 1, "pair %s/%s has %d build records, want 1" % (key[0], key[1], builds.get(key, 0))
+# The bundled candidates compile (scripts/check-candidates.sh checks them too).
+for r in merged:
+    if r.get("type") == "build":
+        assert r.get("ok") is True, "build of %s/%s failed: %s" % (r["set"], r["problem"], r.get("log", "")[-400:])
 assert len(builds) == len(pairs), "build records for pairs outside the manifest: %r" % sorted(set(builds) - set(pairs))
 total = 0
 for i in range(1, n + 1):
