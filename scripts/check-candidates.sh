@@ -33,8 +33,8 @@ VERSION=$("$NVCC" --version | tail -1)
 # The suite's ids, when the list program has been built.
 IDS=""
 if [ -x build/kbv-list ]; then
-    build/kbv-list --ids > "$TMP/ids" 2>/dev/null ||
-        build/kbv-list | awk 'NF && $1 ~ /^L[0-9]_[0-9][0-9][0-9]_/ {print $1}' > "$TMP/ids"
+    build/kbv-list --json 2>/dev/null |
+        python3 -c 'import json,sys; [print(p["id"]) for p in json.load(sys.stdin)["problems"]]' > "$TMP/ids" 2>/dev/null
     [ -s "$TMP/ids" ] && IDS="$TMP/ids"
 fi
 
