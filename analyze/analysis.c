@@ -32,7 +32,7 @@ enum { BL_FP32 = 0, BL_TF32 = 1, N_BL = 2 };
 
 /* One variant's samples, sorted, with their logarithms. */
 typedef struct vdata {
-    double *x, *logx;          /* owned */
+    double *x, *logx, *logmid; /* owned; logmid for even n only (medboot.h) */
     size_t n;
     const medboot_table *t;    /* borrowed from the shared cache */
     double median;             /* NAN without samples */
@@ -97,6 +97,10 @@ static int vdata_fill(vdata *d, const run_vec *src, const medboot *mb, kbv_err *
     memcpy(d->x, src->v, d->n * sizeof *d->x);
     stats_sort(d->x, d->n);
     for (size_t i = 0; i < d->n; i++) d->logx[i] = log(d->x[i]);
+    if (d->n % 2 == 0) {
+        if (!(d->logmid = malloc(d->n * sizeof *d->logmid))) return err_set(e, KBV_ENOMEM, "out of memory");
+        for (size_t i = 0; i + 1 < d->n; i++) d->logmid[i] = log(0.5 * (d->x[i] + d->x[i + 1]));
+    }
     d->median = stats_median_sorted(d->x, d->n);
     d->t = medboot_get(mb, d->n);
     if (!d->t) return err_set(e, KBV_ERUNTIME, "internal: no median table for n = %zu", d->n);
@@ -107,7 +111,8 @@ static void vdata_free(vdata *d)
 {
     free(d->x);
     free(d->logx);
-    d->x = d->logx = NULL;
+    free(d->logmid);
+    d->x = d->logx = d->logmid = NULL;
 }
 
 /* Percentile intervals of the speedups against both baselines.  The
@@ -122,11 +127,11 @@ static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, doubl
     rng_init(&rb[BL_TF32], sh->o->seed, set, prob, RNG_P_TF32);
     const vdata *c = &p->v[RUN_V_CAND];
     for (size_t b = 0; b < B; b++) {
-        double lc = medboot_draw_log(c->t, c->x, c->logx, &rc);
+        double lc = medboot_draw_log(c->t, c->x, c->logx, c->logmid, &rc);
         for (int bl = 0; bl < N_BL; bl++) {
             if (!p->has_s[bl]) continue;
             const vdata *v = &p->v[1 + bl];
-            buf[bl][b] = medboot_draw_log(v->t, v->x, v->logx, &rb[bl]) - lc;
+            buf[bl][b] = medboot_draw_log(v->t, v->x, v->logx, v->logmid, &rb[bl]) - lc;
         }
     }
     for (int bl = 0; bl < N_BL; bl++) {
@@ -142,33 +147,32 @@ double analysis_ratio_ci(const double *base_sorted, size_t nb, const double *can
                          uint64_t seed, size_t B, double level, double *lo, double *hi, kbv_err *e)
 {
     medboot *mb = NULL;
-    double *buf = malloc(B * sizeof *buf), *lb = malloc(nb * sizeof *lb), *lc = malloc(nc * sizeof *lc);
-    double point = NAN;
+    double *buf = malloc(B * sizeof *buf), point = NAN;
+    vdata vb = {0}, vc = {0};
+    run_vec sb = {(double *)base_sorted, nb, nb}, sc = {(double *)cand_sorted, nc, nc};
     *lo = *hi = NAN;
-    if (!buf || !lb || !lc) {
+    if (!buf) {
         err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
     if (medboot_new(&mb, e) || medboot_prepare(mb, nb, e) || medboot_prepare(mb, nc, e)) goto done;
-    for (size_t i = 0; i < nb; i++) lb[i] = log(base_sorted[i]);
-    for (size_t i = 0; i < nc; i++) lc[i] = log(cand_sorted[i]);
-    const medboot_table *tb = medboot_get(mb, nb), *tc = medboot_get(mb, nc);
+    if (vdata_fill(&vb, &sb, mb, e) || vdata_fill(&vc, &sc, mb, e)) goto done;
     rng rc, rbase;
     rng_init(&rc, seed, 0, 0, RNG_P_CAND);
     rng_init(&rbase, seed, 0, 0, RNG_P_FP32);
     for (size_t b = 0; b < B; b++) {
-        double c = medboot_draw_log(tc, cand_sorted, lc, &rc);
-        buf[b] = medboot_draw_log(tb, base_sorted, lb, &rbase) - c;
+        double c = medboot_draw_log(vc.t, vc.x, vc.logx, vc.logmid, &rc);
+        buf[b] = medboot_draw_log(vb.t, vb.x, vb.logx, vb.logmid, &rbase) - c;
     }
     stats_percentile(buf, B, level, lo, hi);
     *lo = exp(*lo);
     *hi = exp(*hi);
-    point = stats_median_sorted(base_sorted, nb) / stats_median_sorted(cand_sorted, nc);
+    point = vb.median / vc.median;
 done:
+    vdata_free(&vb);
+    vdata_free(&vc);
     medboot_free(mb);
     free(buf);
-    free(lb);
-    free(lc);
     return point;
 }
 
@@ -213,11 +217,11 @@ static int geo_run(const shared *sh, size_t set, const pctx *pc, const geo_spec 
             unsigned use = g->use[i] & g->want;
             if (!use) continue;
             const vdata *c = &p->v[RUN_V_CAND];
-            double lc = medboot_draw_log(c->t, c->x, c->logx, &r);
+            double lc = medboot_draw_log(c->t, c->x, c->logx, c->logmid, &r);
             for (int bl = 0; bl < N_BL; bl++) {
                 if (!(use & (1u << bl))) continue;
                 const vdata *v = &p->v[1 + bl];
-                double d = medboot_draw_log(v->t, v->x, v->logx, &r) - lc;
+                double d = medboot_draw_log(v->t, v->x, v->logx, v->logmid, &r) - lc;
                 sum[bl] += g->clamp && d < 0 ? 0 : d;
             }
         }

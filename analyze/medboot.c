@@ -81,8 +81,7 @@ static int table_build(size_t n, medboot_table **out, kbv_err *e)
     if (!t) goto nomem;
     t->n = n;
     t->cdf = calloc(n + 1, sizeof *t->cdf);
-    t->guide = calloc(n, sizeof *t->guide);
-    if (!t->cdf || !t->guide) goto nomem;
+    if (!t->cdf) goto nomem;
 
     size_t r = (n + 1) / 2;  /* the (lower) middle order statistic */
     double lc_r1 = log_choose(n, r - 1);
@@ -93,18 +92,22 @@ static int table_build(size_t n, medboot_table **out, kbv_err *e)
     }
     t->cdf[n] = 1;
 
-    /* guide[g]: the first j whose cdf exceeds g/n, where the search for a
-     * u in [g/n, (g+1)/n) starts. */
+    /* guide[g]: the first j whose cdf exceeds g/G, where the search for a
+     * u in [g/G, (g+1)/G) starts. */
+    size_t G = 8 * n;
+    t->guide = calloc(G, sizeof *t->guide);
+    if (!t->guide) goto nomem;
+    t->guide_scale = (double)G;
     size_t j = 1;
-    for (size_t g = 0; g < n; g++) {
-        double lo = (double)g / (double)n;
+    for (size_t g = 0; g < G; g++) {
+        double lo = (double)g / (double)G;
         while (j < n && t->cdf[j] <= lo) j++;
         t->guide[g] = (uint32_t)j;
     }
 
     if (n % 2 == 0) {
         size_t m = n / 2;
-        t->stay = calloc(n + 1, sizeof *t->stay);
+        t->stay = calloc(3 * (n + 1), sizeof *t->stay);
         if (!t->stay) goto nomem;
         t->inv_nm = 1.0 / (double)(n - m);
         double lc_m1 = lc_r1, lc_m = log_choose(n, m);
@@ -121,7 +124,16 @@ static int table_build(size_t n, medboot_table **out, kbv_err *e)
             double s = pj > 1e-300 ? pjj / pj : 1;
             if (j == n || !(s < 1)) s = 1;
             if (!(s > 0)) s = 0;
-            t->stay[j] = s;
+            /* P(L - j <= k | J = j) = s + (1 - s) P(gap <= k), where
+             * P(gap > k) = (1 - k/(n-j))^(n-m). */
+            double *st = &t->stay[3 * j];
+            st[0] = s;
+            for (size_t k = 1; k <= 2; k++) {
+                double room = (double)(n - j);
+                double tail = (double)k >= room ? 0 : pow(1 - (double)k / room, (double)(n - m));
+                st[k] = s >= 1 || tail == 0 ? 1 : s + (1 - s) * (1 - tail);
+                if (st[k] < st[k - 1]) st[k] = st[k - 1];
+            }
         }
     }
     *out = t;
@@ -154,8 +166,25 @@ double medboot_pair_prob(const medboot_table *t, size_t j, size_t l)
     if (j < 1 || j > n || l < j || l > n) return 0;
     double pj = t->cdf[j] - t->cdf[j - 1];
     if (!t->stay) return l == j ? pj : 0;
-    if (l == j) return pj * t->stay[j];
+    double s = t->stay[3 * j];
+    if (l == j) return pj * s;
     double room = (double)(n - j), e = 1 / t->inv_nm;
     double ps = pow(1 - (double)(l - j - 1) / room, e) - pow(1 - (double)(l - j) / room, e);
-    return pj * (1 - t->stay[j]) * ps;
+    return pj * (1 - s) * ps;
+}
+
+size_t medboot_draw_upper(const medboot_table *t, size_t j, double v, rng *r)
+{
+    const double *st = &t->stay[3 * j];
+    if (v < st[1]) return j + 1;
+    if (v < st[2]) return j + 2;
+    /* A gap of 3 or more: P(gap > k | gap > 2) = ((n-j-k)/(n-j-2))^(n-m),
+     * inverted with a fresh uniform. */
+    if (j + 3 > t->n) return t->n;  /* no room: only reachable through rounding */
+    double room = (double)(t->n - j - 2);
+    double w = rng_u01(r);
+    double s = ceil(room * -expm1(log1p(-w) * t->inv_nm));
+    if (s < 1) s = 1;
+    if (s > room) s = room;
+    return j + 2 + (size_t)s;
 }

@@ -25,8 +25,13 @@
 typedef struct medboot_table {
     size_t n;
     double *cdf;      /* cdf[j] = P(J <= j), j = 0..n (1-based positions); cdf[n] = 1 */
-    uint32_t *guide;  /* guide[g] = smallest j with cdf[j] > g/n, g = 0..n-1 */
-    double *stay;     /* n even: stay[j] = P(L = j | J = j); NULL when n is odd */
+    uint32_t *guide;  /* guide[g] = smallest j with cdf[j] > g/G, g = 0..G-1 */
+    double guide_scale; /* G, a few buckets per position so that the search
+                           after the guide rarely takes a step */
+    /* n even: given J = j, the cumulative probabilities that L - j <= 0, 1
+     * and 2 (stay[3j .. 3j+2]); the rare longer gaps come from the closed
+     * form.  NULL when n is odd. */
+    double *stay;
     double inv_nm;    /* n even: 1 / (n - m) */
 } medboot_table;
 
@@ -45,25 +50,25 @@ const medboot_table *medboot_get(const medboot *m, size_t n);
  * resample's median is made of positions j and l (for tests and checks). */
 double medboot_pair_prob(const medboot_table *t, size_t j, size_t l);
 
+/* For n even: L given J = j (1-based) and a uniform v. */
+size_t medboot_draw_upper(const medboot_table *t, size_t j, double v, rng *r);
+
+/* Draws J, 1-based. */
+static inline size_t medboot_draw_j(const medboot_table *t, rng *r)
+{
+    double u = rng_u01(r);
+    size_t j = t->guide[(size_t)(u * t->guide_scale)];
+    while (t->cdf[j] <= u) j++;
+    return j;
+}
+
 /* Draws (J, L) as 0-based indices into the sorted sample. */
 static inline void medboot_draw_idx(const medboot_table *t, rng *r, size_t *j_out, size_t *l_out)
 {
-    double u = rng_u01(r);
-    size_t n = t->n;
-    size_t j = t->guide[(size_t)(u * (double)n)];
-    while (t->cdf[j] <= u) j++;
-    size_t l = j;
+    size_t j = medboot_draw_j(t, r), l = j;
     if (t->stay) {
         double v = rng_u01(r);
-        if (v >= t->stay[j]) {
-            /* Inverse of P(s > t) = (1 - t/(n-j))^(n-m); s in 1..n-j. */
-            double w = rng_u01(r);
-            double room = (double)(n - j);
-            double s = ceil(room * -expm1(log1p(-w) * t->inv_nm));
-            if (s < 1) s = 1;
-            if (s > room) s = room;
-            l = j + (size_t)s;
-        }
+        if (v >= t->stay[3 * j]) l = medboot_draw_upper(t, j, v, r);
     }
     *j_out = j - 1;
     *l_out = l - 1;
@@ -77,13 +82,20 @@ static inline double medboot_draw(const medboot_table *t, const double *x, rng *
     return j == l ? x[j] : 0.5 * (x[j] + x[l]);
 }
 
-/* The same draw on the log scale; logx[i] = log(x[i]) saves the logarithm
- * whenever the two middle positions coincide (always for odd n). */
-static inline double medboot_draw_log(const medboot_table *t, const double *x, const double *logx, rng *r)
+/* The same draw on the log scale.  logx[i] = log(x[i]); for even n,
+ * logmid[i] = log((x[i] + x[i+1]) / 2) (n - 1 values, NULL for odd n), which
+ * saves the logarithm in the common cases. */
+static inline double medboot_draw_log(const medboot_table *t, const double *x, const double *logx,
+                                      const double *logmid, rng *r)
 {
-    size_t j, l;
-    medboot_draw_idx(t, r, &j, &l);
-    return j == l ? logx[j] : log(0.5 * (x[j] + x[l]));
+    size_t j = medboot_draw_j(t, r);
+    if (!t->stay) return logx[j - 1];
+    double v = rng_u01(r);
+    const double *st = &t->stay[3 * j];
+    if (v < st[0]) return logx[j - 1];
+    if (v < st[1]) return logmid[j - 1];
+    size_t l = medboot_draw_upper(t, j, v, r);
+    return log(0.5 * (x[j - 1] + x[l - 1]));
 }
 
 #endif

@@ -11,3 +11,6 @@ $(ANALYZE_LIB): $(call objs,$(ANALYZE_SRCS))
 $(BUILD)/kbv-analyze: $(OBJ)/analyze/main.o $(ANALYZE_LIB) $(COMMON_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# analyze's unit tests include the module's own headers.
+$(foreach t,$(basename $(notdir $(wildcard tests/unit/test_analyze_*.c))),$(eval EXTRA_CFLAGS_tests_unit_$(t) := -Ianalyze))

@@ -337,17 +337,22 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
     }
 }
 
-int run_add_line(run_data *r, const char *line, size_t len, const char *what, kbv_err *e)
+int run_add_line(run_data *r, const char *line, size_t len, const char *path, long lineno, kbv_err *e)
 {
     scan_rec sr;
     r->n_lines++;
+    /* The fast path reports nothing: a time record it cannot take (an
+     * unknown name, a bad time) goes on to the general parser, which words
+     * the error with file and line. */
     if (scan_flat(line, len, &sr) && scan_is(sr.type, "time") && sr.set.p && sr.problem.p && sr.variant.p) {
         run_pair *pr;
-        int rc = find_pair(r, sr.set.p, sr.set.len, sr.problem.p, sr.problem.len, what, &pr, e);
-        if (rc) return rc;
-        return add_time(r, pr, sr.variant.p, sr.variant.len, sr.gpu_kind, sr.gpu_ms, sr.wall_kind, sr.wall_ms,
-                        what, e);
+        if (find_pair(r, sr.set.p, sr.set.len, sr.problem.p, sr.problem.len, NULL, &pr, NULL) == 0 &&
+            add_time(r, pr, sr.variant.p, sr.variant.len, sr.gpu_kind, sr.gpu_ms, sr.wall_kind, sr.wall_ms,
+                     NULL, NULL) == 0)
+            return 0;
     }
+    char what[4200];
+    snprintf(what, sizeof what, "%s:%ld", path, lineno);
     const char *endp = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(line, len, &endp, 0);
     if (!o) {
@@ -459,7 +464,6 @@ int run_load(const char *run_dir, run_data **out, kbv_err *e)
     size_t len;
     long lineno;
     int torn;
-    char what[4200];
     while ((rc = jnl_next(jr, &line, &len, &lineno, &torn, e)) == 1) {
         if (torn) {
             log_warn("analyze", "%s:%ld: dropped a torn last line (an interrupted collect)", r->journal_path,
@@ -467,8 +471,7 @@ int run_load(const char *run_dir, run_data **out, kbv_err *e)
             r->dropped_torn = 1;
             break;
         }
-        snprintf(what, sizeof what, "%s:%ld", r->journal_path, lineno);
-        if ((rc = run_add_line(r, line, len, what, e))) goto fail;
+        if ((rc = run_add_line(r, line, len, r->journal_path, lineno, e))) goto fail;
     }
     if (rc < 0) goto fail;
     jnl_close(jr);

@@ -92,9 +92,9 @@ static inline run_pair *run_pair_at(const run_data *r, size_t set, size_t proble
     return &r->pairs[set * r->n_problems + problem];
 }
 
-/* Parses one journal line into r (for tests and for run_load);
- * what = "path:line" for messages. */
-int run_add_line(run_data *r, const char *line, size_t len, const char *what, kbv_err *e);
+/* Parses one journal line into r (for tests and for run_load); path and
+ * lineno name it in messages. */
+int run_add_line(run_data *r, const char *line, size_t len, const char *path, long lineno, kbv_err *e);
 
 /* Builds an empty run from a manifest (which r then owns); for tests. */
 int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e);

@@ -4,16 +4,49 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int cmp_double(const void *a, const void *b)
+static void insertion_sort(double *x, size_t n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    for (size_t i = 1; i < n; i++) {
+        double v = x[i];
+        size_t j = i;
+        while (j > 0 && x[j - 1] > v) {
+            x[j] = x[j - 1];
+            j--;
+        }
+        x[j] = v;
+    }
 }
 
+/* Quicksort (median of three, Hoare partition) down to short runs, which
+ * insertion sort finishes; recursion on the smaller side bounds the depth.
+ * qsort's comparison callback costs more than the sort itself here. */
 void stats_sort(double *x, size_t n)
 {
-    if (n > 1)
-        qsort(x, n, sizeof *x, cmp_double);
+    while (n > 24) {
+        size_t mid = n / 2;
+        double a = x[0], b = x[mid], c = x[n - 1];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (x[i] < pivot) i++;
+            while (x[j] > pivot) j--;
+            if (i >= j) break;
+            double t = x[i]; x[i] = x[j]; x[j] = t;
+            i++;
+            j--;
+        }
+        /* x[0..j] <= pivot <= x[j+1..n). */
+        size_t left = j + 1, right = n - left;
+        if (left < right) {
+            stats_sort(x, left);
+            x += left;
+            n = right;
+        } else {
+            stats_sort(x + left, right);
+            n = left;
+        }
+    }
+    insertion_sort(x, n);
 }
 
 double stats_median_sorted(const double *x, size_t n)
@@ -50,14 +83,13 @@ double stats_select(double *x, size_t n, size_t k)
     return x[k];
 }
 
+/* The small epsilon keeps q n = 250 (q = 0.025, n = 10000) from becoming
+ * 251 through the rounding of q. */
+static size_t quantile_index(size_t n, double q);
+
 double stats_quantile(double *x, size_t n, double q)
 {
-    /* The small epsilon keeps q n = 250 (q = 0.025, n = 10000) from becoming
-     * 251 through the rounding of q. */
-    double pos = ceil(q * (double)n - 1e-9);
-    size_t k = pos < 1 ? 0 : (size_t)pos - 1;
-    if (k >= n) k = n - 1;
-    return stats_select(x, n, k);
+    return stats_select(x, n, quantile_index(n, q));
 }
 
 double stats_norm_cdf(double z)
@@ -123,11 +155,21 @@ long stats_binom_quantile(long n, double q, double alpha)
     return n;
 }
 
+static size_t quantile_index(size_t n, double q)
+{
+    double pos = ceil(q * (double)n - 1e-9);
+    size_t k = pos < 1 ? 0 : (size_t)pos - 1;
+    return k >= n ? n - 1 : k;
+}
+
 void stats_percentile(double *reps, size_t B, double level, double *lo, double *hi)
 {
     double a = (1 - level) / 2;
-    *lo = stats_quantile(reps, B, a);
-    *hi = stats_quantile(reps, B, 1 - a);
+    size_t klo = quantile_index(B, a), khi = quantile_index(B, 1 - a);
+    /* Select the upper one first; the lower one then lies in the part
+     * below it, which the first selection left partitioned. */
+    *hi = stats_select(reps, B, khi);
+    *lo = klo < khi ? stats_select(reps, khi, klo) : stats_select(reps, B, klo);
 }
 
 void stats_bca(double theta, double *reps, size_t B, const double *jack, size_t n,

@@ -1,0 +1,228 @@
+/* Unit tests of reading a run (analyze/run.c, analyze/scan.c): the flat
+ * scanner against the JSON grammar and strtod, and the reader's errors for
+ * malformed lines, unknown sets and problems, bad times and a manifest of
+ * another schema; a torn last line is dropped with a warning. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rng.h"
+#include "run.h"
+#include "scan.h"
+#include "test_analyze_util.h"
+
+static int scan(const char *s, scan_rec *r) { return scan_flat(s, strlen(s), r); }
+
+static void test_scan_time_line(void **state)
+{
+    (void)state;
+    scan_rec r;
+    const char *l = "{\"type\":\"time\",\"set\":\"tuned\",\"problem\":\"L1_019_relu\",\"variant\":\"candidate\","
+                    "\"round\":3,\"gpu_ms\":1.234,\"wall_ms\":1.301,\"sm_mhz\":1980}";
+    assert_int_equal(scan(l, &r), 1);
+    assert_true(scan_is(r.type, "time") && scan_is(r.set, "tuned") && scan_is(r.problem, "L1_019_relu"));
+    assert_true(scan_is(r.variant, "candidate"));
+    assert_int_equal(r.gpu_kind, SCAN_NUMBER);
+    assert_true(r.gpu_ms == 1.234 && r.wall_ms == 1.301);
+    /* Whitespace anywhere JSON allows it; null; the first of a repeated key. */
+    assert_int_equal(scan(" { \"type\" : \"time\" , \"gpu_ms\" : null , \"gpu_ms\" : 2 , \"x\" : [1] } ", &r), 0);
+    assert_int_equal(scan(" { \"type\" : \"time\" , \"gpu_ms\" : null , \"gpu_ms\" : 2 , \"ok\" : true } ", &r), 1);
+    assert_int_equal(r.gpu_kind, SCAN_NULL);
+    assert_int_equal(scan("{}", &r), 1);
+    assert_int_equal(r.gpu_kind, SCAN_ABSENT);
+    /* Kept strings with escapes go to the general parser; others are checked. */
+    assert_int_equal(scan("{\"set\":\"a\\\"b\"}", &r), 0);
+    assert_int_equal(scan("{\"detail\":\"a\\\"b\\u00e9\\n\"}", &r), 1);
+    assert_int_equal(scan("{\"detail\":\"bad \\x escape\"}", &r), 0);
+    assert_int_equal(scan("{\"detail\":\"\\u12\"}", &r), 0);
+}
+
+static void test_scan_rejects(void **state)
+{
+    (void)state;
+    scan_rec r;
+    const char *bad[] = {"", "{", "}", "[]", "{\"a\":1", "{\"a\":1}x", "{\"a\":1,}", "{\"a\" 1}", "{a:1}",
+                         "{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":-}", "{\"a\":1e}", "{\"a\":+1}",
+                         "{\"a\":tru}", "{\"a\":nul}", "{\"a\":NaN}", "{\"a\":\"x}", "{\"a\":\"\t\"}",
+                         "{\"a\":1 2}", "{\"a\":{}}", "{\"a\":0x10}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        if (scan(bad[i], &r) != 0) fail_msg("accepted: %s", bad[i]);
+    }
+}
+
+/* Numbers are read exactly as strtod reads them (correct rounding). */
+static void test_scan_numbers(void **state)
+{
+    (void)state;
+    rng g;
+    rng_init(&g, 3, 0, 0, 0);
+    char line[128];
+
+    for (int i = 0; i < 200000; i++) {
+        double v = ldexp(rng_u01(&g) + 0.5, (int)rng_below(&g, 80) - 40);
+        if (i % 7 == 0) v = -v;
+        char num[64];
+        switch (i % 5) {
+        case 0: snprintf(num, sizeof num, "%.17g", v); break;
+        case 1: snprintf(num, sizeof num, "%.15g", v); break;
+        case 2: snprintf(num, sizeof num, "%.6f", v); break;
+        case 3: snprintf(num, sizeof num, "%.3e", v); break;
+        default: snprintf(num, sizeof num, "%.9g", v); break;
+        }
+        snprintf(line, sizeof line, "{\"gpu_ms\":%s}", num);
+        scan_rec r;
+        assert_int_equal(scan(line, &r), 1);
+        double want = strtod(num, NULL);
+        if (r.gpu_ms != want) fail_msg("%s read as %.17g, strtod says %.17g", num, r.gpu_ms, want);
+    }
+    const char *edge[] = {"0", "-0", "1e22", "1e23", "123456789012345678901234567890", "9007199254740993",
+                          "4.9406564584124654e-324", "1.7976931348623157e308", "0.000000000000000000001",
+                          "1E+2", "1e-2", "12345678901234567890e-10"};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+        snprintf(line, sizeof line, "{\"gpu_ms\":%s}", edge[i]);
+        scan_rec r;
+        assert_int_equal(scan(line, &r), 1);
+        assert_true(r.gpu_ms == strtod(edge[i], NULL));
+    }
+}
+
+static const char *const SETS[] = {"a", "b", NULL};
+static const char *const PROBS[] = {"p1", "p2", NULL};
+
+static void test_records(void **state)
+{
+    (void)state;
+    run_data *r = tu_run(SETS, PROBS);
+    kbv_err e;
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"b\",\"problem\":\"p2\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":2.5}");
+    /* The general parser's path (nested value) gives the same record. */
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"b\",\"problem\":\"p2\",\"variant\":\"fp32\",\"gpu_ms\":3.5,\"x\":[1]}");
+    TU_ADD(r, "{\"type\":\"future-record\",\"whatever\":{\"a\":1}}");  /* unknown types are ignored */
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"crash\",\"new_field\":1}");
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"ok\"}");
+    TU_ADD(r, "{\"type\":\"memory\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"tf32\",\"peak_bytes\":1024,"
+              "\"io_bytes\":512,\"leaked_bytes\":0}");
+    TU_ADD(r, "{\"type\":\"check\",\"set\":\"a\",\"problem\":\"p1\",\"dist\":\"D1\",\"trial\":0,\"pass\":false,"
+              "\"max_abs_err\":null,\"mismatches\":3,\"tier\":\"none\"}");
+    run_pair *p = run_pair_at(r, 1, 1);
+    assert_int_equal(p->times[RUN_V_FP32].n, 2);
+    assert_true(p->times[RUN_V_FP32].v[0] == 2.5 && p->times[RUN_V_FP32].v[1] == 3.5);
+    p = run_pair_at(r, 0, 0);
+    assert_string_equal(p->status, "ok");  /* the last status wins */
+    assert_true(p->have_mem[RUN_V_TF32] && p->peak_bytes[RUN_V_TF32] == 1024);
+    assert_int_equal(p->n_checks, 1);
+    assert_true(isinf(p->checks[0].max_abs_err));  /* null: not finite */
+    assert_int_equal(p->checks[0].tier, RUN_TIER_NONE);
+    (void)e;
+    run_free(r);
+}
+
+/* Each bad line fails with KBV_EINPUT and a message naming file and line. */
+static void expect_error(const char *line, const char *words)
+{
+    run_data *r = tu_run(SETS, PROBS);
+    kbv_err e = {0};
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"ok\"}");
+    int rc = run_add_line(r, line, strlen(line), "run/samples.jsonl", 2, &e);
+    if (rc != KBV_EINPUT) fail_msg("accepted: %s", line);
+    if (strncmp(e.msg, "run/samples.jsonl:2: ", 21) != 0 || !strstr(e.msg, words))
+        fail_msg("message \"%s\" for %s", e.msg, line);
+    run_free(r);
+}
+
+static void test_record_errors(void **state)
+{
+    (void)state;
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":0}", "gpu_ms");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":-1.5}", "positive");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":null}", "finite");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":\"1\"}", "gpu_ms");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\"}", "gpu_ms");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":1e999}", "finite");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":1,\"wall_ms\":0}", "wall_ms");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp16\",\"gpu_ms\":1}", "variant");
+    expect_error("{\"type\":\"time\",\"set\":\"zz\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":1}", "set \"zz\" is not in the manifest");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p9\",\"variant\":\"fp32\",\"gpu_ms\":1}", "problem \"p9\" is not in the manifest");
+    expect_error("{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p3\",\"status\":\"ok\"}", "problem \"p3\"");
+    expect_error("{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"ok\"", "malformed");
+    expect_error("{\"type\":\"status\"} trailing", "after");
+    expect_error("[1,2]", "object");
+    expect_error("", "malformed");
+    expect_error("{\"set\":\"a\",\"problem\":\"p1\"}", "type");
+    expect_error("{\"type\":\"check\",\"set\":\"a\",\"problem\":\"p1\",\"dist\":\"D1\"}", "pass");
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char *MANIFEST =
+    "{\"schema\":\"kbv-run/1\",\"run_id\":\"r\",\"created_utc\":\"2026-01-01T00:00:00Z\","
+    "\"config\":{\"seed\":3},\"problems\":[\"p1\"],\"sets\":[{\"name\":\"a\",\"dir\":\"x\",\"files\":{}}]}\n";
+static const char *T1 = "{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":1}\n";
+
+static void test_load_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/kbv-test-read-XXXXXX", path[256], text[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    write_file(path, MANIFEST);
+    snprintf(path, sizeof path, "%s/samples.jsonl", dir);
+    /* A torn last line is dropped. */
+    snprintf(text, sizeof text, "%s%s{\"type\":\"time\",\"set\":\"a\",\"pro", T1, T1);
+    write_file(path, text);
+    run_data *r = NULL;
+    kbv_err e = {0};
+    assert_int_equal(run_load(dir, &r, &e), 0);
+    assert_int_equal(r->dropped_torn, 1);
+    assert_int_equal(run_pair_at(r, 0, 0)->times[RUN_V_FP32].n, 2);
+    assert_true(r->seed == 3);
+    run_free(r);
+    /* The same bad line in the middle is an error naming the line. */
+    snprintf(text, sizeof text, "%s{\"type\":\"time\",\"set\":\"a\",\"pro\n%s", T1, T1);
+    write_file(path, text);
+    assert_int_equal(run_load(dir, &r, &e), KBV_EINPUT);
+    assert_non_null(strstr(e.msg, "samples.jsonl:2: "));
+    /* A manifest of another schema. */
+    write_file(path, T1);
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    write_file(path, "{\"schema\":\"kbv-run/2\",\"run_id\":\"r\",\"created_utc\":\"x\",\"config\":{\"seed\":1},"
+                     "\"problems\":[],\"sets\":[]}");
+    assert_int_equal(run_load(dir, &r, &e), KBV_EINPUT);
+    assert_non_null(strstr(e.msg, "kbv-run/2"));
+    /* A problem listed twice. */
+    write_file(path, "{\"schema\":\"kbv-run/1\",\"run_id\":\"r\",\"created_utc\":\"x\",\"config\":{\"seed\":1},"
+                     "\"problems\":[\"p1\",\"p1\"],\"sets\":[]}");
+    assert_int_equal(run_load(dir, &r, &e), KBV_EINPUT);
+    assert_non_null(strstr(e.msg, "twice"));
+    unlink(path);
+    snprintf(path, sizeof path, "%s/samples.jsonl", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan_time_line),
+        cmocka_unit_test(test_scan_rejects),
+        cmocka_unit_test(test_scan_numbers),
+        cmocka_unit_test(test_records),
+        cmocka_unit_test(test_record_errors),
+        cmocka_unit_test(test_load_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
