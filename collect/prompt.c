@@ -96,6 +96,13 @@ static const char *dtype_name(kbv_dtype d)
     return d == KBV_I64 ? "int64" : "float32";
 }
 
+static void sb_range(sbuf *b, const suite_gen *g)
+{
+    sb_num(b, g->a);
+    sb_add(b, ", ");
+    sb_num(b, g->b);
+}
+
 /* How D1 draws a tensor, in words a model can act on. */
 static void sb_gen(sbuf *b, const suite_tensor *t)
 {
@@ -154,6 +161,37 @@ static void sb_gen(sbuf *b, const suite_tensor *t)
         sb_num(b, g->b);
         sb_add(b, ") times one random scalar s ~ U[0, 1) per draw");
         break;
+    case SUITE_GEN_UNIFORM_SYM:
+        sb_add(b, "a symmetric matrix (U + U^T) / 2 with U ~ U[");
+        sb_range(b, g);
+        sb_add(b, ")");
+        break;
+    case SUITE_GEN_UNIFORM_TRIU:
+        sb_add(b, "upper triangular: U[");
+        sb_range(b, g);
+        sb_add(b, ") on and above the diagonal, 0 below");
+        break;
+    case SUITE_GEN_UNIFORM_TRIL:
+        sb_add(b, "lower triangular: U[");
+        sb_range(b, g);
+        sb_add(b, ") on and below the diagonal, 0 above");
+        break;
+    case SUITE_GEN_SOFTMAX:
+        sb_add(b, "softmax over the last dimension of U[");
+        sb_range(b, g);
+        sb_add(b, ") values (positive, rows sum to 1)");
+        break;
+    case SUITE_GEN_SOFTMAX_RSCALE:
+        sb_add(b, "softmax over the last dimension of U[");
+        sb_range(b, g);
+        sb_add(b, ") values times one random scalar s ~ U[0, 1) per draw");
+        break;
+    case SUITE_GEN_ALTERNATING:
+        sb_num(b, g->a);
+        sb_add(b, " at even flat indices, ");
+        sb_num(b, g->b);
+        sb_add(b, " at odd ones");
+        break;
     default:
         sb_add(b, "see the problem's KernelBench file");
         break;
@@ -207,12 +245,14 @@ static void put_distributions(sbuf *b, const suite_problem *p)
               "(scales from U[0.5, 1.5), shifts from U[-0.5, 0.5)).\n");
     if (p->d5) {
         sb_add(b, "- D5, this problem's own hard case:");
+        int first = 1;
         for (int i = 0; i < p->n_inputs; i++) {
             suite_tensor t = p->inputs[i];
             if (t.role == SUITE_ROLE_PARAM) continue;
             t.gen = p->d5[i];
-            sb_printf(b, " %s%s ", i ? ";" : "", t.name);
+            sb_printf(b, "%s %s ", first ? "" : ";", t.name);
             sb_gen(b, &t);
+            first = 0;
         }
         sb_add(b, ".\n");
     }
