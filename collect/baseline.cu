@@ -13,9 +13,9 @@
 namespace {
 
 const base_family *const families[] = {
-    &base_fam_matmul,
-    &base_fam_elementwise,
-    &base_fam_softmax,
+    &base_fam_matmul, &base_fam_elementwise, &base_fam_softmax, &base_fam_norm,
+    &base_fam_pool,   &base_fam_reduce,      &base_fam_scan,    &base_fam_loss,
+    &base_fam_attention, &base_fam_conv,
 };
 
 const base_family *family_of(int op)
@@ -30,6 +30,13 @@ const base_family *family_of(int op)
 const size_t BLAS_WS_BYTES = (size_t)32 << 20;
 
 } /* namespace */
+
+double base_attr(const suite_problem *p, const char *name, double def)
+{
+    for (int i = 0; p && i < p->n_attrs; i++)
+        if (strcmp(p->attrs[i].name, name) == 0) return p->attrs[i].value;
+    return def;
+}
 
 int base_cuda_err(kbv_err *e, const base_ctx *b, const char *what, cudaError_t ce)
 {

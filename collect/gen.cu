@@ -116,11 +116,24 @@ __device__ __forceinline__ void draw4(const gen_plan &g, uint4 r, float rs, doub
     for (int j = 0; j < 4; j++) v[j] *= g.scale;
 }
 
-__global__ void gen_kernel(gen_plan g, uint64_t key, int64_t n, void *dst)
+/* One U[a, b) value of element k of the tensor keyed by key: the same
+ * value draw4 gives element k (group k / 4, word k % 4), for the
+ * symmetric generator, which needs element (j, i) beside (i, j). */
+__device__ __forceinline__ double uniform_at(const gen_plan &g, uint64_t key, int64_t k)
+{
+    curandStatePhilox4_32_10_t st;
+    curand_init(key, (unsigned long long)(k / 4), 0, &st);
+    uint4 r = curand4(&st);
+    uint32_t w[4] = { r.x, r.y, r.z, r.w };
+    return g.a + (g.b - g.a) * (double)u01(w[k % 4]);
+}
+
+__global__ void gen_kernel(gen_plan g, uint64_t key, int64_t n, int64_t rows, int64_t cols,
+                           void *dst)
 {
     int64_t groups = (n + 3) / 4;
     float rs = 1.0f;
-    if (g.kind == SUITE_GEN_UNIFORM_RSCALE) {
+    if (g.kind == SUITE_GEN_UNIFORM_RSCALE || g.kind == SUITE_GEN_SOFTMAX_RSCALE) {
         curandStatePhilox4_32_10_t st;
         curand_init(key, SCALAR_SUBSEQ, 0, &st);
         rs = u01(curand(&st));
@@ -131,8 +144,45 @@ __global__ void gen_kernel(gen_plan g, uint64_t key, int64_t n, void *dst)
         curand_init(key, (unsigned long long)grp, 0, &st);
         uint4 r = curand4(&st);
         double v[4];
-        draw4(g, r, rs, v);
         int64_t i0 = grp * 4;
+        switch (g.kind) {
+        case SUITE_GEN_UNIFORM_SYM:
+        case SUITE_GEN_UNIFORM_TRIU:
+        case SUITE_GEN_UNIFORM_TRIL: {
+            /* structure over the last two dimensions [rows, cols] */
+            gen_plan u = g;
+            u.kind = SUITE_GEN_UNIFORM;
+            u.scale = 1.0;
+            draw4(u, r, rs, v);
+            for (int j = 0; j < 4; j++) {
+                int64_t k = i0 + j;
+                if (k >= n) break;
+                int64_t in_mat = k % (rows * cols), base = k - in_mat;
+                int64_t row = in_mat / cols, col = in_mat % cols;
+                if (g.kind == SUITE_GEN_UNIFORM_TRIU && col < row) v[j] = 0.0;
+                else if (g.kind == SUITE_GEN_UNIFORM_TRIL && col > row) v[j] = 0.0;
+                else if (g.kind == SUITE_GEN_UNIFORM_SYM && rows == cols)
+                    v[j] = 0.5 * (v[j] + uniform_at(u, key, base + col * cols + row));
+                v[j] *= g.scale;
+            }
+            break;
+        }
+        case SUITE_GEN_SOFTMAX:
+        case SUITE_GEN_SOFTMAX_RSCALE: {
+            /* the pre-softmax values; softmax_rows finishes the job */
+            gen_plan u = g;
+            u.kind = g.kind == SUITE_GEN_SOFTMAX ? SUITE_GEN_UNIFORM : SUITE_GEN_UNIFORM_RSCALE;
+            u.scale = 1.0;
+            draw4(u, r, rs, v);
+            break;
+        }
+        case SUITE_GEN_ALTERNATING:
+            for (int j = 0; j < 4; j++) v[j] = (((i0 + j) & 1) ? g.b : g.a) * g.scale;
+            break;
+        default:
+            draw4(g, r, rs, v);
+            break;
+        }
         if (g.to_i64) {
             int64_t *d = (int64_t *)dst;
             for (int j = 0; j < 4 && i0 + j < n; j++) d[i0 + j] = (int64_t)v[j];
@@ -144,6 +194,43 @@ __global__ void gen_kernel(gen_plan g, uint64_t key, int64_t n, void *dst)
             for (int j = 0; j < 4 && i0 + j < n; j++) d[i0 + j] = (float)v[j];
         }
     }
+}
+
+/* In-place softmax of each row of [rows, cols], then times scale (the
+ * hidden distributions scale the finished input).  One block per row;
+ * generation is not timed, so plain three passes suffice. */
+__global__ void softmax_rows_inplace(float *x, int64_t cols, double scale)
+{
+    float *row = x + (int64_t)blockIdx.x * cols;
+    __shared__ float red[32];
+    __shared__ float bcast;
+    float m = -INFINITY;
+    for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) m = fmaxf(m, row[i]);
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = m;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float t = red[0];
+        for (unsigned w = 1; w < blockDim.x / 32; w++) t = fmaxf(t, red[w]);
+        bcast = t;
+    }
+    __syncthreads();
+    m = bcast;
+    __syncthreads();
+    float sum = 0.0f;
+    for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) sum += expf(row[i] - m);
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = sum;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float t = 0.0f;
+        for (unsigned w = 0; w < blockDim.x / 32; w++) t += red[w];
+        bcast = t;
+    }
+    __syncthreads();
+    float inv = 1.0f / bcast;
+    for (int64_t i = threadIdx.x; i < cols; i += blockDim.x)
+        row[i] = (float)((double)(expf(row[i] - m) * inv) * scale);
 }
 
 __global__ void poison_kernel(uint32_t *d, size_t n)
@@ -201,8 +288,14 @@ extern "C" int gen_fill(const suite_problem *p, int index, suite_dist dist, uint
     g.a = src.a;
     g.b = src.b;
 
+    int64_t cols = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
+    int64_t rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+    if (cols < 1) cols = 1;
+    if (rows < 1) rows = 1;
     uint64_t key = gen_key(seed, p->id, (int)dist, trial, index);
-    gen_kernel<<<grid_for((n + 3) / 4, 256), 256, 0, s>>>(g, key, n, dev);
+    gen_kernel<<<grid_for((n + 3) / 4, 256), 256, 0, s>>>(g, key, n, rows, cols, dev);
+    if (!g.to_i64 && (g.kind == SUITE_GEN_SOFTMAX || g.kind == SUITE_GEN_SOFTMAX_RSCALE))
+        softmax_rows_inplace<<<(unsigned)(n / cols), 256, 0, s>>>((float *)dev, cols, g.scale);
     cudaError_t ce = cudaGetLastError();
     if (ce != cudaSuccess)
         return err_set(e, KBV_ERUNTIME, "gen.cu: %s input %s: launch: %s", p->id, t->name,

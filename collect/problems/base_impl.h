@@ -46,6 +46,56 @@ struct base_family {
 extern const base_family base_fam_matmul;
 extern const base_family base_fam_elementwise;
 extern const base_family base_fam_softmax;
+extern const base_family base_fam_norm;
+extern const base_family base_fam_pool;
+extern const base_family base_fam_reduce;
+extern const base_family base_fam_scan;
+extern const base_family base_fam_loss;
+extern const base_family base_fam_attention;
+extern const base_family base_fam_conv;
+extern const base_family base_fam_chain;
+extern const base_family base_fam_conv_chain;
+
+/* A problem attribute by name, or def when the problem has none. */
+double base_attr(const suite_problem *p, const char *name, double def);
+
+/* Row softmax (or log-softmax) of [rows, d] on stream s (softmax.cu). */
+void base_softmax_rows(const float *x, float *y, long long rows, long long d, int log_softmax,
+                       cudaStream_t s);
+
+/* A row-major GEMM C[m,n] = alpha op(A) op(B) + beta C, batched with
+ * strides (elements; 0 = shared), through the context's cuBLAS handle in
+ * the variant's compute type (matmul.cu).  lda/ldb are the row lengths of
+ * the stored buffers. */
+int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long long n, long long k,
+              float alpha, const float *A, long long lda, long long sa, const float *B,
+              long long ldb, long long sb, float beta, float *C, long long ldc, long long sc,
+              long long batch, cudaStream_t s, kbv_err *e);
+
+/* --- convolutions through cuDNN (conv.cu) ---------------------------------
+ * The geometry of one convolution (1D runs as 2D with a unit height). */
+struct conv_geom {
+    int nd;                   /* spatial dimensions, 1 to 3 */
+    int transposed;
+    long long n, cin, cout, groups;
+    long long in[3], out[3];  /* spatial extents, nd of them */
+    int k[3], s[3], p[3], d[3];
+};
+struct conv_runner;
+
+/* The geometry from x [N, Cin, ...], the weight and y, with stride,
+ * padding and dilation read from the problem's attributes by name
+ * (stride_h, or stride for every axis; defaults 1, 0, 1). */
+int conv_geom_from(const suite_problem *p, const kbv_tensor *x, const kbv_tensor *w,
+                   const kbv_tensor *y, int transposed, conv_geom *g, kbv_err *e);
+/* Loads cuDNN (once per runner), builds descriptors and picks the fastest
+ * algorithm of each variant with cudnnFind*; the workspace it needs comes
+ * from base_need_ws of b. */
+int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_err *e);
+/* y = conv(x, w) (+ bias[c] when bias is not NULL) on stream s. */
+int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
+                    const float *bias, float *y, cudaStream_t s, kbv_err *e);
+void conv_runner_destroy(conv_runner *r);
 
 /* Shared helpers (baseline.cu). */
 int base_need_blas(base_ctx *b, kbv_err *e);

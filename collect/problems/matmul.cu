@@ -130,28 +130,13 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     gemm_shape g;
     int rc = shape_of(b, c, &g, e);
     if (rc) return rc;
-    const float one = 1.0f, zero = 0.0f;
-    cublasComputeType_t ct = v == BASE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    /* Column-major view: C^T [n x m] = op(B)^T [n x k] * op(A)^T [k x m]. */
-    cublasOperation_t opb = g.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    cublasOperation_t opa = g.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-    int64_t ldb = g.tb ? g.k : g.n;    /* row length of B's buffer */
     int64_t lda = g.ta ? g.m : g.k;    /* row length of A's buffer */
-    int64_t ldc = g.n;
-    const void *A = c->inputs[0].data, *B = c->inputs[1].data;
-    void *C = c->outputs[0].data;
-    cublasStatus_t bs;
-    if (g.batch == 1)
-        bs = cublasGemmEx_64(b->blas, opb, opa, g.n, g.m, g.k, &one, B, CUDA_R_32F, ldb, A,
-                             CUDA_R_32F, lda, &zero, C, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
-    else
-        bs = cublasGemmStridedBatchedEx_64(b->blas, opb, opa, g.n, g.m, g.k, &one, B, CUDA_R_32F,
-                                           ldb, g.stride_b, A, CUDA_R_32F, lda, g.stride_a, &zero,
-                                           C, CUDA_R_32F, ldc, g.stride_c, g.batch, ct,
-                                           CUBLAS_GEMM_DEFAULT);
-    if (bs != CUBLAS_STATUS_SUCCESS)
-        return err_set(e, KBV_ERUNTIME, "baseline %s: cublasGemmEx: %s", b->p->id,
-                       cublasGetStatusString(bs));
+    int64_t ldb = g.tb ? g.k : g.n;    /* row length of B's buffer */
+    float *C = (float *)c->outputs[0].data;
+    rc = base_gemm(b, v, g.ta, g.tb, g.m, g.n, g.k, 1.0f, (const float *)c->inputs[0].data, lda,
+                   g.stride_a, (const float *)c->inputs[1].data, ldb, g.stride_b, 0.0f, C, g.n,
+                   g.stride_c, g.batch, c->stream, e);
+    if (rc) return rc;
     if (b->p->op == OP_TRIL_MM || b->p->op == OP_TRIU_MM) {
         tri_mask<<<base_grid(b, g.m * g.n, 256, 8), 256, 0, c->stream>>>(
             (float *)C, g.m, g.n, b->p->op == OP_TRIL_MM);
@@ -162,6 +147,34 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
 }
 
 } /* namespace */
+
+int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long long n, long long k,
+              float alpha, const float *A, long long lda, long long sa, const float *B,
+              long long ldb, long long sb, float beta, float *C, long long ldc, long long sc,
+              long long batch, cudaStream_t s, kbv_err *e)
+{
+    int rc = base_need_blas(b, e);
+    if (rc) return rc;
+    cublasStatus_t bs = cublasSetStream(b->blas, s);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cublasSetStream: %s", b->p->id,
+                       cublasGetStatusString(bs));
+    cublasComputeType_t ct = v == BASE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    /* Column-major view: C^T [n x m] = op(B)^T [n x k] * op(A)^T [k x m]. */
+    cublasOperation_t opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (batch <= 1)
+        bs = cublasGemmEx_64(b->blas, opb, opa, n, m, k, &alpha, B, CUDA_R_32F, ldb, A, CUDA_R_32F,
+                             lda, &beta, C, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
+    else
+        bs = cublasGemmStridedBatchedEx_64(b->blas, opb, opa, n, m, k, &alpha, B, CUDA_R_32F, ldb,
+                                           sb, A, CUDA_R_32F, lda, sa, &beta, C, CUDA_R_32F, ldc,
+                                           sc, batch, ct, CUBLAS_GEMM_DEFAULT);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLAS GEMM %lldx%lldx%lld: %s", b->p->id, m,
+                       n, k, cublasGetStatusString(bs));
+    return 0;
+}
 
 const base_family base_fam_matmul = {
     "matmul", OP_MM, OP_MATMUL_LAST, create, run, NULL, NULL,

@@ -148,6 +148,13 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 
 } /* namespace */
 
+void base_softmax_rows(const float *x, float *y, long long rows, long long d, int log_softmax,
+                       cudaStream_t s)
+{
+    if (log_softmax) launch<true>(x, y, rows, d, s);
+    else launch<false>(x, y, rows, d, s);
+}
+
 const base_family base_fam_softmax = {
     "softmax", OP_SOFTMAX, OP_SOFTMAX_LAST, create, run, NULL, NULL,
 };

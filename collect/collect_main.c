@@ -1,0 +1,874 @@
+/* kbv-collect: runs the verified benchmark (DESIGN.md 3, 5a, 6).
+ *
+ * This process never touches the GPU itself: it plans the (set, problem)
+ * pairs, builds the candidates, asks a worker for the device's calibration,
+ * then runs one worker process per pair (one at a time per GPU) and appends
+ * every record the worker sends to RUN_DIR/samples.jsonl as it arrives.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "afile.h"
+#include "build.h"
+#include "cli.h"
+#include "err.h"
+#include "jio.h"
+#include "jnl.h"
+#include "log.h"
+#include "manifest.h"
+#include "plan.h"
+#include "rec.h"
+#include "resume.h"
+#include "super.h"
+#include "verdict.h"
+
+#define STAGE "collect"
+#define MAX_GPUS 64
+
+typedef struct {
+    const char *suite;
+    const char *cand_dirs[256];
+    int n_dirs;
+    const char *out;
+    unsigned long long seed;
+    const char *glob;
+    int shard_i, shard_n;
+    const char *gpus[MAX_GPUS];
+    int n_gpus;
+    char gpu_buf[1024];
+    int resume;
+    double timeout_s;
+    long trials;
+    double atol, rtol;
+    long jobs;
+    int build_only;
+    long arch;            /* 0: from the GPU (or 90 with --build-only) */
+    double max_time_s;    /* the stopping rule's time cap per variant */
+} opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kbv collect [--suite S] [--candidates DIR]... [--out RUN_DIR] [--seed N]\n"
+            "                   [--problems GLOB] [--shard I/N] [--gpus LIST] [--resume]\n"
+            "                   [--timeout SECONDS] [--trials T] [--atol X] [--rtol X]\n"
+            "                   [--jobs N] [--arch SM] [--build-only]\n"
+            "\n"
+            "Builds every candidate, checks it on hidden input distributions and probes,\n"
+            "times it against the strict fp32 and the tf32 baselines, and writes\n"
+            "RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (DESIGN.md 5a, 6).\n"
+            "\n"
+            "  --suite S          smoke, level1, level2 or all (default all)\n"
+            "  --candidates DIR   a set folder (<problem>.cu files, set.json) or a folder of\n"
+            "                     sets; repeatable (default: data/candidates/*/ with set.json)\n"
+            "  --out RUN_DIR      the run folder (default runs/<run id>)\n"
+            "  --seed N           the run seed of every input (default 7)\n"
+            "  --problems GLOB    only problems whose id matches (fnmatch)\n"
+            "  --shard I/N        only every N-th (set, problem) pair, starting at I\n"
+            "  --gpus LIST        GPUs to use, one worker each, e.g. 0,1 (default 0)\n"
+            "  --resume           continue an interrupted run in RUN_DIR\n"
+            "  --timeout SECONDS  wall-clock limit of one pair (default 120)\n"
+            "  --trials T         correctness trials per distribution (default 3)\n"
+            "  --atol X, --rtol X the tolerance |out - ref| <= atol + rtol |ref| (1e-3)\n"
+            "  --jobs N           parallel compilers (default: the number of CPUs)\n"
+            "  --arch SM          compile for sm_SM (default: the GPU's own; 90 without one)\n"
+            "  --build-only       build and scan only: build and static records, no GPU\n"
+            "  --help, --version\n");
+}
+
+static int parse_gpus(opts *o, const char *s, kbv_err *e)
+{
+    snprintf(o->gpu_buf, sizeof o->gpu_buf, "%s", s);
+    o->n_gpus = 0;
+    for (char *save = NULL, *t = strtok_r(o->gpu_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long v;
+        int rc = cli_parse_long("--gpus", t, 0, 1023, &v, e);
+        if (rc) return rc;
+        if (o->n_gpus == MAX_GPUS) return err_set(e, KBV_EUSAGE, "--gpus: at most %d GPUs", MAX_GPUS);
+        o->gpus[o->n_gpus++] = t;
+    }
+    if (o->n_gpus == 0) return err_set(e, KBV_EUSAGE, "--gpus: empty list");
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, opts *o, int *done, kbv_err *e)
+{
+    enum { O_SUITE = 256, O_CAND, O_OUT, O_SEED, O_PROBLEMS, O_SHARD, O_GPUS, O_RESUME, O_TIMEOUT,
+           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_HELP, O_VERSION };
+    static const struct option lo[] = {
+        {"suite", required_argument, 0, O_SUITE},     {"candidates", required_argument, 0, O_CAND},
+        {"out", required_argument, 0, O_OUT},         {"seed", required_argument, 0, O_SEED},
+        {"problems", required_argument, 0, O_PROBLEMS}, {"shard", required_argument, 0, O_SHARD},
+        {"gpus", required_argument, 0, O_GPUS},       {"resume", no_argument, 0, O_RESUME},
+        {"timeout", required_argument, 0, O_TIMEOUT}, {"trials", required_argument, 0, O_TRIALS},
+        {"atol", required_argument, 0, O_ATOL},       {"rtol", required_argument, 0, O_RTOL},
+        {"jobs", required_argument, 0, O_JOBS},       {"build-only", no_argument, 0, O_BUILD_ONLY},
+        {"arch", required_argument, 0, O_ARCH},       {"max-time", required_argument, 0, O_MAXTIME},
+        {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
+        {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->suite = "all";
+    o->seed = 7;
+    o->shard_n = 1;
+    o->timeout_s = 120;
+    o->trials = 3;
+    o->atol = o->rtol = 1e-3;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = ncpu > 0 ? ncpu : 1;
+    o->max_time_s = 10;
+    *done = 0;
+    opterr = 0;
+    int c, rc = 0;
+    while (!rc && (c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        switch (c) {
+        case O_SUITE: o->suite = optarg; break;
+        case O_CAND:
+            if (o->n_dirs == 256) return err_set(e, KBV_EUSAGE, "--candidates: at most 256");
+            o->cand_dirs[o->n_dirs++] = optarg;
+            break;
+        case O_OUT: o->out = optarg; break;
+        case O_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, e); break;
+        case O_PROBLEMS: o->glob = optarg; break;
+        case O_SHARD: rc = plan_parse_shard(optarg, &o->shard_i, &o->shard_n, e); break;
+        case O_GPUS: rc = parse_gpus(o, optarg, e); break;
+        case O_RESUME: o->resume = 1; break;
+        case O_TIMEOUT: rc = cli_parse_double("--timeout", optarg, 1, 86400, &o->timeout_s, e); break;
+        case O_TRIALS:
+            rc = cli_parse_long("--trials", optarg, 1, 100, &o->trials, e);
+            break;
+        case O_ATOL: rc = cli_parse_double("--atol", optarg, 0, 1e6, &o->atol, e); break;
+        case O_RTOL: rc = cli_parse_double("--rtol", optarg, 0, 1e6, &o->rtol, e); break;
+        case O_JOBS: rc = cli_parse_long("--jobs", optarg, 1, 1024, &o->jobs, e); break;
+        case O_BUILD_ONLY: o->build_only = 1; break;
+        case O_ARCH: rc = cli_parse_long("--arch", optarg, 50, 1000, &o->arch, e); break;
+        case O_MAXTIME: rc = cli_parse_double("--max-time", optarg, 0.01, 3600, &o->max_time_s, e); break;
+        case O_HELP: usage(stdout); *done = 1; return 0;
+        case O_VERSION: cli_print_version("kbv-collect"); *done = 1; return 0;
+        default:
+            return err_set(e, KBV_EUSAGE, "unknown or incomplete option '%s' (see --help)",
+                           argv[optind - 1]);
+        }
+    }
+    if (rc) return rc;
+    if (optind < argc) return err_set(e, KBV_EUSAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (o->n_gpus == 0) {
+        o->gpus[0] = "0";
+        o->n_gpus = 1;
+    }
+    if (o->resume && !o->out) return err_set(e, KBV_EUSAGE, "--resume needs --out RUN_DIR");
+    return 0;
+}
+
+/* The folder of this program, where kbv-worker lives too. */
+static int self_dir(char *buf, size_t n, kbv_err *e)
+{
+    ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+    if (k <= 0) return err_set(e, KBV_ERUNTIME, "cannot find my own program: %s", strerror(errno));
+    buf[k] = 0;
+    char *slash = strrchr(buf, '/');
+    if (slash) *slash = 0;
+    return 0;
+}
+
+/* kbv.h: $KBV_INCLUDE, else <prefix>/include beside bin/ (build/ in a
+ * checkout, PREFIX/bin when installed), else ./include. */
+static int find_include(const char *dir, char *buf, size_t n, kbv_err *e)
+{
+    const char *env = getenv("KBV_INCLUDE");
+    char probe[PATH_MAX + 32];
+    if (env && *env) {
+        snprintf(buf, n, "%s", env);
+        return 0;
+    }
+    const char *cands[] = {"/../include", "/include", NULL};
+    for (int i = 0; cands[i]; i++) {
+        char d[PATH_MAX];
+        snprintf(d, sizeof d, "%s%s", dir, cands[i]);
+        snprintf(probe, sizeof probe, "%s/kbv.h", d);
+        if (access(probe, R_OK) == 0) {
+            if (!realpath(d, buf)) snprintf(buf, n, "%s", d);
+            return 0;
+        }
+    }
+    if (access("include/kbv.h", R_OK) == 0 && realpath("include", buf)) return 0;
+    return err_set(e, KBV_ERUNTIME, "cannot find kbv.h (set KBV_INCLUDE)");
+}
+
+static const char *find_nvcc(void)
+{
+    const char *env = getenv("NVCC");
+    if (env && *env) return env;
+    const char *path = getenv("PATH");
+    if (path) {
+        char buf[PATH_MAX];
+        const char *p = path;
+        while (*p) {
+            const char *c = strchr(p, ':');
+            size_t l = c ? (size_t)(c - p) : strlen(p);
+            snprintf(buf, sizeof buf, "%.*s/nvcc", (int)l, p);
+            if (l && access(buf, X_OK) == 0) return "nvcc";
+            p += l;
+            if (*p == ':') p++;
+        }
+    }
+    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
+    return "nvcc";
+}
+
+/* --- worker runs ------------------------------------------------------------ */
+
+typedef struct {
+    jnl_writer *jw;
+    const char *set;
+    const char *problem;
+    cJSON *status;        /* the worker's own status record, kept for the end */
+    cJSON *single;        /* for one-shot modes (device info, calibration) */
+    long records;
+    long invalid;
+    char last[160];       /* what the worker did last, for a timeout's detail */
+    char first_invalid[200];
+} pair_ctx;
+
+static int on_line(void *vctx, const char *line, size_t len, kbv_err *e)
+{
+    pair_ctx *c = vctx;
+    kbv_err le = {0};
+    cJSON *rec = NULL;
+    if (!c->jw) {
+        /* One-shot modes: keep the first object line. */
+        if (!c->single) {
+            c->single = cJSON_ParseWithLength(line, len);
+            if (!cJSON_IsObject(c->single)) {
+                cJSON_Delete(c->single);
+                c->single = NULL;
+            }
+        }
+        return 0;
+    }
+    if (rec_from_worker(line, len, c->set, c->problem, &rec, &le)) {
+        if (c->invalid++ == 0)
+            snprintf(c->first_invalid, sizeof c->first_invalid, "%s", le.msg);
+        return 0;
+    }
+    const char *type = cJSON_GetObjectItemCaseSensitive(rec, "type")->valuestring;
+    if (strcmp(type, "status") == 0) {
+        cJSON_Delete(c->status);
+        c->status = rec;
+        return 0;
+    }
+    /* What the worker was doing, for the detail of a later timeout. */
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, "dist");
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(rec, "probe");
+    const cJSON *va = cJSON_GetObjectItemCaseSensitive(rec, "variant");
+    snprintf(c->last, sizeof c->last, "%s%s%s", type,
+             cJSON_IsString(d) ? " " : cJSON_IsString(pr) ? " " : cJSON_IsString(va) ? " " : "",
+             cJSON_IsString(d) ? d->valuestring
+             : cJSON_IsString(pr) ? pr->valuestring
+             : cJSON_IsString(va) ? va->valuestring : "");
+    int rc = jnl_append(c->jw, rec, e);
+    cJSON_Delete(rec);
+    c->records++;
+    return rc;
+}
+
+static const char *signal_name(int s)
+{
+    switch (s) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGXCPU: return "SIGXCPU";
+    case SIGXFSZ: return "SIGXFSZ";
+    default: return "signal";
+    }
+}
+
+/* The status of a finished pair from what the worker said and how it ended. */
+static void decide_status(const pair_ctx *c, const super_result *r, double timeout_s,
+                          const char **status, char *detail, size_t n)
+{
+    const cJSON *ws = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, "status") : NULL;
+    const cJSON *wd = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, "detail") : NULL;
+    const char *tail = r->err_tail[0] ? r->err_tail : r->out_tail;
+    /* Only the last 1.5 KB of output goes into the journal. */
+    size_t tl = strlen(tail);
+    if (tl > 1536) tail += tl - 1536;
+    if (r->timed_out) {
+        *status = "timeout";
+        snprintf(detail, n, "no result within %.0f s (killed); last record: %s%s%s", timeout_s,
+                 c->last[0] ? c->last : "none", tail[0] ? "; output: " : "", tail);
+    } else if (cJSON_IsString(ws) && r->exited) {
+        *status = ws->valuestring;
+        const char *wdt = cJSON_IsString(wd) ? wd->valuestring : "";
+        if (strcmp(*status, "ok") == 0)
+            snprintf(detail, n, "%s", wdt);
+        else
+            snprintf(detail, n, "%s%s%s", wdt, tail[0] ? "; output: " : "", tail);
+    } else if (r->signo > 0) {
+        *status = "crash";
+        snprintf(detail, n, "worker killed by %s (%d) after %s%s%s", signal_name(r->signo), r->signo,
+                 c->last[0] ? c->last : "start", tail[0] ? "; output: " : "", tail);
+    } else {
+        *status = "crash";
+        snprintf(detail, n, "worker exited with status %d without a result after %s%s%s", r->code,
+                 c->last[0] ? c->last : "start", tail[0] ? "; output: " : "", tail);
+    }
+    if (c->invalid && strlen(detail) + 64 < n)
+        snprintf(detail + strlen(detail), n - strlen(detail), " (%ld invalid worker lines: %s)",
+                 c->invalid, c->first_invalid);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void rm_tree(const char *path) { nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* Runs the worker in a one-shot mode and returns the object it printed. */
+static int worker_oneshot(const char *worker, const char *mode, const char *scratch_root,
+                          const char *gpu, double timeout_s, char *const extra[], cJSON **out,
+                          kbv_err *e)
+{
+    *out = NULL;
+    char scratch[PATH_MAX];
+    snprintf(scratch, sizeof scratch, "%s/%s", scratch_root, mode + 2);
+    int rc = afile_mkdirs(scratch, e);
+    if (rc) return rc;
+    char *argv[32];
+    int k = 0;
+    argv[k++] = (char *)worker;
+    argv[k++] = (char *)mode;
+    for (int i = 0; extra && extra[i] && k < 30; i++) argv[k++] = extra[i];
+    argv[k] = NULL;
+    super_spec sp = {worker, argv, scratch, gpu, timeout_s, 64ull << 20};
+    super_child *ch = NULL;
+    rc = super_start(&sp, &ch, e);
+    if (rc) return rc;
+    pair_ctx c = {0};
+    super_result r;
+    rc = super_finish(ch, on_line, &c, &r, e);
+    rm_tree(scratch);
+    if (rc) {
+        cJSON_Delete(c.single);
+        return rc;
+    }
+    const cJSON *err = c.single ? cJSON_GetObjectItemCaseSensitive(c.single, "error") : NULL;
+    if (!c.single || cJSON_IsString(err) || !r.exited || r.code != 0) {
+        rc = err_set(e, KBV_ERUNTIME, "kbv-worker %s failed (%s%s): %s%s", mode,
+                     r.timed_out ? "timed out" : r.signo ? signal_name(r.signo) : "exit status",
+                     r.timed_out || r.signo ? "" : r.code ? " non-zero" : " 0",
+                     cJSON_IsString(err) ? err->valuestring : "", r.err_tail);
+        cJSON_Delete(c.single);
+        return rc;
+    }
+    *out = c.single;
+    return 0;
+}
+
+/* --- the run ------------------------------------------------------------------ */
+
+typedef struct {
+    opts *o;
+    plan pl;
+    build_item *items;     /* one per pair, src NULL for missing */
+    char run_dir[PATH_MAX];
+    char journal[PATH_MAX + 32];
+    char worker[PATH_MAX + 32];
+    char scratch_root[PATH_MAX];
+    cJSON *device;
+    cJSON *manifest;
+    jnl_writer *jw;
+    resume_done done;
+    log_progress prog;
+    long n_done;
+} run;
+
+static cJSON *make_config(const opts *o, const plan *pl)
+{
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "seed", (double)o->seed);
+    jio_add_num(c, "atol", o->atol);
+    jio_add_num(c, "rtol", o->rtol);
+    cJSON_AddNumberToObject(c, "correct_trials", (double)o->trials);
+    cJSON *d = cJSON_AddArrayToObject(c, "distributions");
+    int any_d5 = 0;
+    for (int i = 0; i < pl->n_problems; i++) any_d5 |= suite_has_dist(pl->problems[i], SUITE_D5);
+    for (int k = SUITE_D1; k <= (any_d5 ? SUITE_D5 : SUITE_D4); k++)
+        cJSON_AddItemToArray(d, cJSON_CreateString(suite_dist_name((suite_dist)k)));
+    cJSON_AddStringToObject(c, "suite", o->suite);
+    cJSON_AddStringToObject(c, "problems_glob", o->glob ? o->glob : "*");
+    cJSON *t = cJSON_AddObjectToObject(c, "timing");
+    cJSON_AddNumberToObject(t, "warmup_min_calls", 3);
+    cJSON_AddNumberToObject(t, "warmup_min_ms", 25);
+    cJSON_AddNumberToObject(t, "min_samples", 30);
+    cJSON_AddNumberToObject(t, "min_gpu_s", 0.5);
+    cJSON_AddNumberToObject(t, "ci_level", 0.95);
+    cJSON_AddNumberToObject(t, "ci_rel_halfwidth", 0.01);
+    cJSON_AddNumberToObject(t, "max_samples", 500);
+    jio_add_num(t, "max_s", o->max_time_s);
+    cJSON_AddStringToObject(t, "order", "rounds of fp32, tf32, candidate in a seeded shuffled order");
+    cJSON_AddStringToObject(t, "l2_flush", "memset of 2x the L2 size on the stream, outside the window");
+    cJSON_AddNumberToObject(c, "timeout_s", o->timeout_s);
+    return c;
+}
+
+static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pair_ctx *pc,
+                          char *scratch, size_t sn, kbv_err *e)
+{
+    const plan_pair *pp = &R->pl.pairs[pi];
+    const build_item *b = &R->items[pi];
+    snprintf(scratch, sn, "%s/pair-%d", R->scratch_root, pi);
+    int rc = afile_mkdirs(scratch, e);
+    if (rc) return rc;
+    const cJSON *dev = R->device;
+    double copy = 0, f32 = 0, t32 = 0;
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(dev, "copy_bandwidth_gbps")) && cJSON_IsNumber(v)) copy = v->valuedouble;
+    if ((v = cJSON_GetObjectItemCaseSensitive(dev, "fp32_tflops")) && cJSON_IsNumber(v)) f32 = v->valuedouble;
+    if ((v = cJSON_GetObjectItemCaseSensitive(dev, "tf32_tflops")) && cJSON_IsNumber(v)) t32 = v->valuedouble;
+    static char a_seed[32], a_trials[32], a_atol[32], a_rtol[32], a_copy[32], a_f32[32], a_t32[32],
+        a_max[32];
+    /* The strings are copied by exec in the child before this function runs
+     * again, so static buffers are safe here. */
+    snprintf(a_seed, sizeof a_seed, "%llu", R->o->seed);
+    snprintf(a_trials, sizeof a_trials, "%ld", R->o->trials);
+    snprintf(a_atol, sizeof a_atol, "%.17g", R->o->atol);
+    snprintf(a_rtol, sizeof a_rtol, "%.17g", R->o->rtol);
+    snprintf(a_copy, sizeof a_copy, "%.17g", copy);
+    snprintf(a_f32, sizeof a_f32, "%.17g", f32);
+    snprintf(a_t32, sizeof a_t32, "%.17g", t32);
+    snprintf(a_max, sizeof a_max, "%.17g", R->o->max_time_s);
+    char *argv[] = {R->worker, "--run", "--so", b->so_path, "--problem", (char *)pp->p->id,
+                    "--seed", a_seed, "--trials", a_trials, "--atol", a_atol, "--rtol", a_rtol,
+                    "--copy-gbps", a_copy, "--fp32-tflops", a_f32, "--tf32-tflops", a_t32,
+                    "--max-time", a_max, NULL};
+    super_spec sp = {R->worker, argv, scratch, gpu, R->o->timeout_s, 256ull << 20};
+    memset(pc, 0, sizeof *pc);
+    pc->jw = R->jw;
+    pc->set = R->pl.sets[pp->set].name;
+    pc->problem = pp->p->id;
+    return super_start(&sp, ch, e);
+}
+
+/* Appends the build and static records of pair pi; returns 1 when the pair
+ * is finished already (missing or not built) with its status appended. */
+static int pair_prologue(run *R, int pi, kbv_err *e)
+{
+    const plan_pair *pp = &R->pl.pairs[pi];
+    const char *set = R->pl.sets[pp->set].name;
+    const build_item *b = &R->items[pi];
+    cJSON *rec;
+    int rc;
+    if (!pp->src) {
+        char detail[4400];
+        snprintf(detail, sizeof detail, "no %s/%s.cu", R->pl.sets[pp->set].dir, pp->p->id);
+        rec = rec_status(set, pp->p->id, "missing", detail);
+        rc = rec ? jnl_append(R->jw, rec, e) : err_set(e, KBV_ENOMEM, "out of memory");
+        cJSON_Delete(rec);
+        return rc ? rc : 1;
+    }
+    rec = rec_build(set, pp->p->id, b);
+    rc = rec ? jnl_append(R->jw, rec, e) : err_set(e, KBV_ENOMEM, "out of memory");
+    cJSON_Delete(rec);
+    if (rc) return rc;
+    if (!b->ok) {
+        /* The first lines of the log name the first error. */
+        char detail[2048];
+        snprintf(detail, sizeof detail, "nvcc failed: %.1900s", b->log ? b->log : "");
+        rec = rec_status(set, pp->p->id, "compile-error", detail);
+        rc = rec ? jnl_append(R->jw, rec, e) : err_set(e, KBV_ENOMEM, "out of memory");
+        cJSON_Delete(rec);
+        return rc ? rc : 1;
+    }
+    rec = rec_static(set, pp->p->id, b);
+    rc = rec ? jnl_append(R->jw, rec, e) : err_set(e, KBV_ENOMEM, "out of memory");
+    cJSON_Delete(rec);
+    return rc;
+}
+
+static int pair_epilogue(run *R, int pi, pair_ctx *pc, const super_result *r, kbv_err *e)
+{
+    const char *status;
+    char detail[8192];
+    decide_status(pc, r, R->o->timeout_s, &status, detail, sizeof detail);
+    cJSON *rec = rec_status(pc->set, pc->problem, status, detail);
+    int rc = rec ? jnl_append(R->jw, rec, e) : err_set(e, KBV_ENOMEM, "out of memory");
+    if (!rc) {
+        cJSON_AddNumberToObject(rec, "seconds", r->seconds);
+        rc = jnl_sync(R->jw, e);
+    }
+    cJSON_Delete(rec);
+    cJSON_Delete(pc->status);
+    pc->status = NULL;
+    if (strcmp(status, "ok") != 0)
+        log_info(STAGE, "%s/%s: %s: %.200s", pc->set, pc->problem, status, detail);
+    (void)pi;
+    return rc;
+}
+
+static void build_progress(void *ctx, int done, int total, const char *src)
+{
+    log_progress *p = ctx;
+    (void)total;
+    log_progress_step(p, done, src);
+}
+
+static int run_pairs(run *R, kbv_err *e)
+{
+    int ng = R->o->n_gpus;
+    super_child *ch[MAX_GPUS] = {0};
+    pair_ctx pc[MAX_GPUS];
+    int pair_of[MAX_GPUS];
+    char scratch[MAX_GPUS][PATH_MAX + 32];
+    super_line_fn fns[MAX_GPUS];
+    void *ctxs[MAX_GPUS];
+    for (int g = 0; g < ng; g++) {
+        fns[g] = on_line;
+        ctxs[g] = &pc[g];
+        pair_of[g] = -1;
+    }
+    int rc = 0, next = 0, running = 0;
+    long total = R->pl.n_pairs;
+    log_progress_start(&R->prog, STAGE, total);
+    for (;;) {
+        /* Fill idle GPUs with the next pairs that need a worker. */
+        for (int g = 0; g < ng && !rc; g++) {
+            while (!ch[g] && next < R->pl.n_pairs) {
+                int pi = next++;
+                const plan_pair *pp = &R->pl.pairs[pi];
+                const char *set = R->pl.sets[pp->set].name;
+                if (resume_is_done(&R->done, set, pp->p->id)) {
+                    R->n_done++;
+                    continue;
+                }
+                char what[512];
+                snprintf(what, sizeof what, "%s/%s", set, pp->p->id);
+                log_progress_step(&R->prog, R->n_done, what);
+                rc = pair_prologue(R, pi, e);
+                if (rc < 0) break;
+                if (rc == 1) {
+                    rc = jnl_sync(R->jw, e);
+                    R->n_done++;
+                    if (rc) break;
+                    continue;
+                }
+                rc = run_pair_start(R, pi, R->o->gpus[g], &ch[g], &pc[g], scratch[g],
+                                    sizeof scratch[g], e);
+                if (rc) break;
+                pair_of[g] = pi;
+                running++;
+            }
+        }
+        if (rc || running == 0) break;
+        int g = super_pump(ch, ng, 1.0, fns, ctxs, e);
+        if (g < -1) {
+            rc = g;
+            break;
+        }
+        if (g < 0) continue;
+        super_result r;
+        rc = super_finish(ch[g], on_line, &pc[g], &r, e);
+        ch[g] = NULL;
+        running--;
+        rm_tree(scratch[g]);
+        if (!rc) rc = pair_epilogue(R, pair_of[g], &pc[g], &r, e);
+        pair_of[g] = -1;
+        R->n_done++;
+        if (rc) break;
+    }
+    if (rc) {
+        /* Stop the others: their pairs have no status and are redone on
+         * --resume. */
+        for (int g = 0; g < ng; g++)
+            if (ch[g]) {
+                super_result r;
+                kbv_err ignore;
+                super_kill(ch[g]);
+                super_finish(ch[g], NULL, NULL, &r, &ignore);
+                cJSON_Delete(pc[g].status);
+            }
+    }
+    log_progress_end(&R->prog);
+    return rc;
+}
+
+static int make_manifest(run *R, const char *run_id, const char *created, int arch, kbv_err *e)
+{
+    cJSON *config = make_config(R->o, &R->pl);
+    if (!config) return err_set(e, KBV_ENOMEM, "out of memory");
+    cJSON_AddNumberToObject(config, "arch", arch);
+    int rc = manifest_build(run_id, created, R->device, config, &R->pl, &R->manifest, e);
+    cJSON_Delete(config);
+    if (rc) return rc;
+    if (R->o->shard_n > 1) {
+        char sh[64];
+        snprintf(sh, sizeof sh, "%d/%d", R->o->shard_i, R->o->shard_n);
+        cJSON_AddStringToObject(R->manifest, "shard", sh);
+    }
+    if (R->o->build_only) cJSON_AddBoolToObject(R->manifest, "build_only", 1);
+    return 0;
+}
+
+static int collect_main(opts *o, kbv_err *e)
+{
+    run R;
+    memset(&R, 0, sizeof R);
+    R.o = o;
+    char here[PATH_MAX], inc[PATH_MAX];
+    char cache[PATH_MAX];
+    int rc = self_dir(here, sizeof here, e);
+    if (rc) return rc;
+    snprintf(R.worker, sizeof R.worker, "%s/kbv-worker", here);
+    if (!o->build_only && access(R.worker, X_OK) != 0)
+        return err_set(e, KBV_ERUNTIME, "%s: not found (built only where nvcc is)", R.worker);
+    rc = find_include(here, inc, sizeof inc, e);
+    if (rc) return rc;
+    rc = build_cache_dir(cache, sizeof cache, e);
+    if (rc) return rc;
+
+    rc = plan_make(&R.pl, o->suite, o->cand_dirs, o->n_dirs, o->glob, o->shard_i, o->shard_n, e);
+    if (rc) return rc;
+
+    /* The run folder. */
+    char run_id[64];
+    char created[32];
+    cJSON *old_m = NULL;
+    if (o->resume) {
+        snprintf(R.run_dir, sizeof R.run_dir, "%s", o->out);
+        char mp[PATH_MAX + 32];
+        snprintf(mp, sizeof mp, "%s/manifest.json", R.run_dir);
+        rc = jio_load(mp, &old_m, e);
+        if (rc) {
+            err_prefix(e, "--resume");
+            goto out;
+        }
+        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(old_m, "run_id");
+        const cJSON *cu = cJSON_GetObjectItemCaseSensitive(old_m, "created_utc");
+        snprintf(run_id, sizeof run_id, "%s", cJSON_IsString(rid) ? rid->valuestring : "unknown");
+        snprintf(created, sizeof created, "%s", cJSON_IsString(cu) ? cu->valuestring : "");
+    } else {
+        rc = manifest_run_id(run_id, sizeof run_id, e);
+        if (rc) goto out;
+        manifest_utc_now(created, sizeof created);
+        if (o->out) snprintf(R.run_dir, sizeof R.run_dir, "%s", o->out);
+        else snprintf(R.run_dir, sizeof R.run_dir, "runs/%s", run_id);
+        char jp[PATH_MAX + 32];
+        snprintf(jp, sizeof jp, "%s/samples.jsonl", R.run_dir);
+        if (access(jp, F_OK) == 0) {
+            rc = err_set(e, KBV_EUSAGE, "%s already holds a journal; use --resume or another --out",
+                         R.run_dir);
+            goto out;
+        }
+    }
+    rc = afile_mkdirs(R.run_dir, e);
+    if (rc) goto out;
+    snprintf(R.journal, sizeof R.journal, "%s/samples.jsonl", R.run_dir);
+    snprintf(R.scratch_root, sizeof R.scratch_root, "%s/kbv-%s-XXXXXX",
+             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", run_id);
+    if (!mkdtemp(R.scratch_root)) {
+        rc = err_set(e, KBV_ERUNTIME, "%s: %s", R.scratch_root, strerror(errno));
+        R.scratch_root[0] = 0;
+        goto out;
+    }
+
+    /* The device: its compute capability first (for -arch), then the
+     * calibration, which runs while the candidates build. */
+    int arch = (int)o->arch;
+    super_child *calib = NULL;
+    pair_ctx calib_ctx = {0};
+    if (!o->build_only) {
+        cJSON *info = NULL;
+        rc = worker_oneshot(R.worker, "--device-info", R.scratch_root, o->gpus[0], 120, NULL, &info, e);
+        if (rc) goto out;
+        const cJSON *cc = cJSON_GetObjectItemCaseSensitive(info, "cc");
+        if (!arch && cJSON_IsNumber(cc)) arch = cc->valueint;
+        cJSON_Delete(info);
+        if (!old_m) {
+            char sdir[PATH_MAX + 32];
+            snprintf(sdir, sizeof sdir, "%s/calibrate", R.scratch_root);
+            rc = afile_mkdirs(sdir, e);
+            if (rc) goto out;
+            static char *cargv[3];
+            cargv[0] = R.worker;
+            cargv[1] = "--calibrate";
+            cargv[2] = NULL;
+            super_spec sp = {R.worker, cargv, sdir, o->gpus[0], 300, 64ull << 20};
+            rc = super_start(&sp, &calib, e);
+            if (rc) goto out;
+        }
+    }
+    if (!arch) arch = 90;
+    if (old_m) {
+        /* A resumed run must be the same run: checked before anything in the
+         * journal changes. */
+        if (!R.device) {
+            const cJSON *d = cJSON_GetObjectItemCaseSensitive(old_m, "device");
+            R.device = d ? cJSON_Duplicate(d, 1) : cJSON_CreateObject();
+        }
+        rc = make_manifest(&R, run_id, created, arch, e);
+        if (rc) goto out_calib;
+        char why[512];
+        if (!manifest_compatible(old_m, R.manifest, why, sizeof why)) {
+            rc = err_set(e, KBV_EINPUT, "--resume %s: %s; start a new run instead", R.run_dir, why);
+            goto out_calib;
+        }
+        cJSON_Delete(R.manifest);
+        R.manifest = NULL;
+        resume_stats st;
+        rc = resume_prepare(R.journal, &R.done, &st, e);
+        if (rc) goto out_calib;
+        log_info(STAGE, "resume: %d pairs done; %ld records of unfinished pairs dropped%s", R.done.n,
+                 st.dropped, st.torn ? ", and a torn last line" : "");
+    }
+
+    /* Builds, in parallel, cached. */
+    int n_src = 0;
+    R.items = calloc((size_t)(R.pl.n_pairs > 0 ? R.pl.n_pairs : 1), sizeof *R.items);
+    build_item *todo = calloc((size_t)(R.pl.n_pairs > 0 ? R.pl.n_pairs : 1), sizeof *todo);
+    int *map = calloc((size_t)(R.pl.n_pairs > 0 ? R.pl.n_pairs : 1), sizeof *map);
+    if (!R.items || !todo || !map) {
+        free(todo);
+        free(map);
+        rc = err_set(e, KBV_ENOMEM, "out of memory");
+        goto out_calib;
+    }
+    for (int i = 0; i < R.pl.n_pairs; i++) {
+        R.items[i].src = R.pl.pairs[i].src;
+        if (!R.pl.pairs[i].src) continue;
+        if (o->resume && resume_is_done(&R.done, R.pl.sets[R.pl.pairs[i].set].name, R.pl.pairs[i].p->id))
+            continue;
+        todo[n_src].src = R.pl.pairs[i].src;
+        map[n_src++] = i;
+    }
+    {
+        build_cfg bc = {find_nvcc(), inc, arch, cache, (int)o->jobs, 600};
+        log_progress bp;
+        log_progress_start(&bp, "collect: build", n_src);
+        rc = build_run(&bc, todo, n_src, build_progress, &bp, e);
+        log_progress_end(&bp);
+        for (int k = 0; !rc && k < n_src; k++) {
+            if (todo[k].ok) rc = build_scan(&todo[k], e);
+            R.items[map[k]] = todo[k];
+        }
+        if (rc)
+            for (int k = 0; k < n_src; k++) build_item_clear(&todo[k]);
+        free(todo);
+        free(map);
+        if (rc) goto out_calib;
+    }
+
+out_calib:
+    if (calib) {
+        super_result r;
+        int rc2 = super_finish(calib, on_line, &calib_ctx, &r, e);
+        if (!rc && !rc2) {
+            const cJSON *err = calib_ctx.single ? cJSON_GetObjectItemCaseSensitive(calib_ctx.single, "error") : NULL;
+            if (!calib_ctx.single || cJSON_IsString(err) || !r.exited || r.code != 0)
+                rc = err_set(e, KBV_ERUNTIME, "kbv-worker --calibrate failed: %s%s",
+                             cJSON_IsString(err) ? err->valuestring : "", r.err_tail);
+            else {
+                cJSON_DeleteItemFromObjectCaseSensitive(calib_ctx.single, "type");
+                R.device = calib_ctx.single;
+                calib_ctx.single = NULL;
+            }
+        } else if (!rc) {
+            rc = rc2;
+        }
+        cJSON_Delete(calib_ctx.single);
+    }
+    if (rc) goto out;
+
+    /* The manifest: new, or the old one checked against this run. */
+    if (!o->build_only && !old_m && !R.device) {
+        rc = err_set(e, KBV_ERUNTIME, "no calibration of the device");
+        goto out;
+    }
+    if (!R.device) {
+        R.device = cJSON_CreateObject();
+        cJSON_AddStringToObject(R.device, "name", "none (--build-only)");
+    }
+    rc = make_manifest(&R, run_id, created, arch, e);
+    if (rc) goto out;
+    if (!old_m) {
+        char mp[PATH_MAX + 32];
+        snprintf(mp, sizeof mp, "%s/manifest.json", R.run_dir);
+        rc = jio_save(mp, R.manifest, e);
+        if (rc) goto out;
+    }
+
+    /* The journal. */
+    rc = jnl_open_append(R.journal, &R.jw, e);
+    if (rc) goto out;
+
+    if (o->build_only) {
+        for (int i = 0; !rc && i < R.pl.n_pairs; i++) {
+            const plan_pair *pp = &R.pl.pairs[i];
+            const char *set = R.pl.sets[pp->set].name;
+            if (resume_is_done(&R.done, set, pp->p->id)) continue;
+            int r1 = pair_prologue(&R, i, e);
+            if (r1 < 0) rc = r1;
+        }
+        if (!rc) rc = jnl_sync(R.jw, e);
+    } else {
+        rc = run_pairs(&R, e);
+    }
+    if (!rc) log_info(STAGE, "wrote %s", R.run_dir);
+
+out:
+    if (R.jw) {
+        kbv_err ce;
+        int rc2 = jnl_close_writer(R.jw, &ce);
+        if (!rc && rc2) {
+            *e = ce;
+            rc = rc2;
+        }
+    }
+    if (R.scratch_root[0]) rm_tree(R.scratch_root);
+    if (R.items)
+        for (int i = 0; i < R.pl.n_pairs; i++) build_item_clear(&R.items[i]);
+    free(R.items);
+    cJSON_Delete(R.device);
+    cJSON_Delete(R.manifest);
+    cJSON_Delete(old_m);
+    resume_done_free(&R.done);
+    plan_free(&R.pl);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    kbv_err e = {0};
+    int done = 0;
+    int rc = parse_args(argc, argv, &o, &done, &e);
+    if (rc) {
+        err_report(STAGE, &e);
+        return err_exit_status(rc);
+    }
+    if (done) return 0;
+    /* A dying worker must not take collect with it through its pipe. */
+    signal(SIGPIPE, SIG_IGN);
+    rc = collect_main(&o, &e);
+    if (rc) {
+        err_report(STAGE, &e);
+        return err_exit_status(rc);
+    }
+    return 0;
+}

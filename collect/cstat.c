@@ -1,0 +1,73 @@
+#include "cstat.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double cstat_median(const double *x, int n, double *scratch)
+{
+    memcpy(scratch, x, (size_t)n * sizeof *x);
+    qsort(scratch, (size_t)n, sizeof *scratch, cmp_double);
+    if (n % 2) return scratch[n / 2];
+    return 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
+}
+
+/* log P(Bin(n, 1/2) = k), through lgamma so that n of several hundred does
+ * not overflow. */
+static double log_binom_half(int n, int k)
+{
+    return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) - n * log(2.0);
+}
+
+int cstat_median_ci_rank(int n, double level)
+{
+    double tail = (1.0 - level) / 2.0;
+    double cdf = 0.0;
+    int l = 0;
+    /* cdf = P(B <= k); rank l = k + 1 is admissible while cdf <= tail.  A
+     * tiny slack absorbs rounding in the summed terms. */
+    for (int k = 0; k <= n / 2; k++) {
+        cdf += exp(log_binom_half(n, k));
+        if (cdf <= tail * (1.0 + 1e-12)) l = k + 1;
+        else break;
+    }
+    return l;
+}
+
+int cstat_median_ci(const double *sorted, int n, double level, double *lo, double *hi)
+{
+    int l = cstat_median_ci_rank(n, level);
+    if (l < 1) return -1;
+    *lo = sorted[l - 1];
+    *hi = sorted[n - l];
+    return 0;
+}
+
+void cstat_rule_default(cstat_rule *r)
+{
+    r->min_samples = 30;
+    r->min_gpu_s = 0.5;
+    r->ci_level = 0.95;
+    r->rel_halfwidth = 0.01;
+    r->max_samples = 500;
+    r->max_s = 10.0;
+}
+
+int cstat_should_stop(const cstat_rule *r, const double *gpu_ms, int n, double gpu_s,
+                      double wall_s, double *scratch)
+{
+    if (n >= r->max_samples) return CSTAT_MAX_SAMPLES;
+    if (wall_s >= r->max_s) return CSTAT_MAX_TIME;
+    if (n < r->min_samples || gpu_s < r->min_gpu_s) return CSTAT_GO_ON;
+    double med = cstat_median(gpu_ms, n, scratch); /* leaves scratch sorted */
+    double lo, hi;
+    if (cstat_median_ci(scratch, n, r->ci_level, &lo, &hi)) return CSTAT_GO_ON;
+    if ((hi - lo) / 2.0 < r->rel_halfwidth * med) return CSTAT_PRECISE;
+    return CSTAT_GO_ON;
+}

@@ -1,0 +1,44 @@
+/* cstat.h - the statistics collect needs while it runs: the median, its
+ * distribution-free confidence interval from order statistics, and the
+ * stopping rule of DESIGN.md 5a step 7.  Pure functions of their arguments. */
+#ifndef KBV_CSTAT_H
+#define KBV_CSTAT_H
+
+/* Median of n values (n > 0); scratch holds n doubles (may alias nothing). */
+double cstat_median(const double *x, int n, double *scratch);
+
+/* For n samples, the 1-based rank l of the lower end of the distribution-free
+ * confidence interval of the median at the given level: the largest l with
+ * P(Bin(n, 1/2) <= l - 1) <= (1 - level) / 2; the upper end is rank n + 1 - l.
+ * Returns 0 when no such rank exists (too few samples). */
+int cstat_median_ci_rank(int n, double level);
+
+/* The interval itself from sorted values: 0 and *lo, *hi set, or -1 when n is
+ * too small for the level. */
+int cstat_median_ci(const double *sorted, int n, double level, double *lo, double *hi);
+
+typedef struct {
+    int min_samples;        /* 30 */
+    double min_gpu_s;       /* 0.5 s of GPU time */
+    double ci_level;        /* 0.95 */
+    double rel_halfwidth;   /* 0.01: half-width of the CI below 1% of the median */
+    int max_samples;        /* 500 */
+    double max_s;           /* 10 s of the variant's own timed wall time */
+} cstat_rule;
+
+void cstat_rule_default(cstat_rule *r);
+
+enum {
+    CSTAT_GO_ON = 0,
+    CSTAT_PRECISE = 1,      /* enough samples and time, and the CI is narrow */
+    CSTAT_MAX_SAMPLES = 2,
+    CSTAT_MAX_TIME = 3
+};
+
+/* Decides whether a variant with n samples (gpu_ms, milliseconds) whose
+ * samples took gpu_s of GPU time and wall_s of wall time may stop; scratch
+ * holds n doubles.  Returns one of the CSTAT_* values. */
+int cstat_should_stop(const cstat_rule *r, const double *gpu_ms, int n, double gpu_s,
+                      double wall_s, double *scratch);
+
+#endif

@@ -1,0 +1,123 @@
+#include "manifest.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sha.h"
+
+int manifest_run_id(char *buf, size_t n, kbv_err *e)
+{
+    unsigned char r[4] = {0};
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, r, sizeof r) : -1;
+    if (fd >= 0) close(fd);
+    if (got != (ssize_t)sizeof r) {
+        /* The clock and the pid still make a clash unlikely. */
+        unsigned v = (unsigned)getpid() * 2654435761u ^ (unsigned)clock();
+        memcpy(r, &v, sizeof r);
+    }
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char ts[32];
+    strftime(ts, sizeof ts, "%Y%m%dT%H%M%SZ", &tm);
+    int w = snprintf(buf, n, "%s-%02x%02x%02x%02x", ts, r[0], r[1], r[2], r[3]);
+    if (w < 0 || (size_t)w >= n) return err_set(e, KBV_ERUNTIME, "manifest: run id too long");
+    return 0;
+}
+
+void manifest_utc_now(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int manifest_build(const char *run_id, const char *created_utc, const cJSON *device,
+                   const cJSON *config, const plan *pl, cJSON **out, kbv_err *e)
+{
+    *out = NULL;
+    int rc = 0;
+    cJSON *m = cJSON_CreateObject();
+    if (!m) return err_set(e, KBV_ENOMEM, "manifest: out of memory");
+    cJSON_AddStringToObject(m, "schema", "kbv-run/1");
+    cJSON_AddStringToObject(m, "run_id", run_id);
+    cJSON_AddStringToObject(m, "created_utc", created_utc);
+    cJSON *h = cJSON_AddObjectToObject(m, "harness");
+    cJSON_AddStringToObject(h, "version", KBV_VERSION);
+    cJSON_AddStringToObject(h, "git_commit", cli_git_commit());
+    cJSON_AddItemToObject(m, "device", device ? cJSON_Duplicate(device, 1) : cJSON_CreateObject());
+    cJSON_AddItemToObject(m, "config", config ? cJSON_Duplicate(config, 1) : cJSON_CreateObject());
+    cJSON *probs = cJSON_AddArrayToObject(m, "problems");
+    for (int i = 0; i < pl->n_problems; i++)
+        cJSON_AddItemToArray(probs, cJSON_CreateString(pl->problems[i]->id));
+    cJSON *sets = cJSON_AddArrayToObject(m, "sets");
+    for (int s = 0; s < pl->n_sets; s++) {
+        cJSON *so = cJSON_CreateObject();
+        cJSON_AddItemToArray(sets, so);
+        cJSON_AddStringToObject(so, "name", pl->sets[s].name);
+        cJSON_AddStringToObject(so, "dir", pl->sets[s].dir);
+        cJSON *files = cJSON_AddObjectToObject(so, "files");
+        for (int i = 0; i < pl->n_problems; i++) {
+            char path[4200], hex[SHA_HEX_LEN + 1];
+            snprintf(path, sizeof path, "%s/%s.cu", pl->sets[s].dir, pl->problems[i]->id);
+            if (access(path, R_OK) != 0) continue;
+            rc = sha_hex_file(path, hex, e);
+            if (rc) goto fail;
+            cJSON_AddStringToObject(files, pl->problems[i]->id, hex);
+        }
+    }
+    *out = m;
+    return 0;
+fail:
+    cJSON_Delete(m);
+    return rc;
+}
+
+/* Keys of config that may change between an interrupted run and its resume. */
+static int steering_key(const char *k)
+{
+    return strcmp(k, "timeout_s") == 0 || strcmp(k, "jobs") == 0 || strcmp(k, "gpus") == 0;
+}
+
+int manifest_compatible(const cJSON *old_m, const cJSON *new_m, char *why, size_t n)
+{
+    const cJSON *oc = cJSON_GetObjectItemCaseSensitive(old_m, "config");
+    const cJSON *nc = cJSON_GetObjectItemCaseSensitive(new_m, "config");
+    if (!cJSON_IsObject(oc) || !cJSON_IsObject(nc)) {
+        snprintf(why, n, "the old manifest has no config");
+        return 0;
+    }
+    const cJSON *it;
+    cJSON_ArrayForEach(it, nc)
+    {
+        if (steering_key(it->string)) continue;
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(oc, it->string);
+        if (!o || !cJSON_Compare(o, it, 1)) {
+            snprintf(why, n, "config.%s differs from the interrupted run's", it->string);
+            return 0;
+        }
+    }
+    cJSON_ArrayForEach(it, oc)
+    {
+        if (!steering_key(it->string) && !cJSON_GetObjectItemCaseSensitive(nc, it->string)) {
+            snprintf(why, n, "config.%s differs from the interrupted run's", it->string);
+            return 0;
+        }
+    }
+    static const char *const keys[] = {"problems", "sets", NULL};
+    for (const char *const *k = keys; *k; k++) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(old_m, *k);
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(new_m, *k);
+        if (!a || !b || !cJSON_Compare(a, b, 1)) {
+            snprintf(why, n, "%s differ from the interrupted run's (changed candidates or suite?)", *k);
+            return 0;
+        }
+    }
+    return 1;
+}

@@ -1,0 +1,375 @@
+#include "memtrack.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+
+/* --- the table of live allocations ------------------------------------------ */
+
+typedef struct {
+    uintptr_t ptr;     /* 0: empty; 1: deleted */
+    size_t bytes;
+    int owner;
+} slot;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static slot *table;
+static size_t cap, used;
+static mt_counts counts[MT_N_OWNERS];
+static mt_owner cur_owner = MT_HARNESS;
+/* A poisoning kernel launch must not count itself if it allocates. */
+static __thread int in_hook;
+
+static size_t hash_ptr(uintptr_t p) { return (size_t)((p >> 8) * 0x9e3779b97f4a7c15ull); }
+
+static void table_put(uintptr_t p, size_t bytes, int owner);
+
+static int table_grow(void)
+{
+    size_t ncap = cap ? cap * 2 : 1024;
+    slot *old = table;
+    size_t ocap = cap;
+    table = calloc(ncap, sizeof *table);
+    if (!table) {
+        table = old;
+        return -1;
+    }
+    cap = ncap;
+    used = 0;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i].ptr > 1) table_put(old[i].ptr, old[i].bytes, old[i].owner);
+    free(old);
+    return 0;
+}
+
+static void table_put(uintptr_t p, size_t bytes, int owner)
+{
+    if ((used + 1) * 2 > cap && table_grow()) return;
+    size_t i = hash_ptr(p) & (cap - 1);
+    while (table[i].ptr > 1) i = (i + 1) & (cap - 1);
+    table[i].ptr = p;
+    table[i].bytes = bytes;
+    table[i].owner = owner;
+    used++;
+}
+
+/* Removes p; returns 1 with its size and owner when it was tracked. */
+static int table_take(uintptr_t p, size_t *bytes, int *owner)
+{
+    if (!cap) return 0;
+    size_t i = hash_ptr(p) & (cap - 1);
+    for (size_t n = 0; n < cap && table[i].ptr != 0; n++, i = (i + 1) & (cap - 1)) {
+        if (table[i].ptr == p) {
+            *bytes = table[i].bytes;
+            *owner = table[i].owner;
+            table[i].ptr = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void note_alloc(void *p, size_t bytes, int owner)
+{
+    pthread_mutex_lock(&mu);
+    table_put((uintptr_t)p, bytes, owner);
+    mt_counts *c = &counts[owner];
+    c->live += (long long)bytes;
+    c->n_allocs++;
+    if (c->live > c->peak) c->peak = c->live;
+    pthread_mutex_unlock(&mu);
+}
+
+static void note_fail(size_t bytes, int owner, cudaError_t err)
+{
+    pthread_mutex_lock(&mu);
+    counts[owner].failed++;
+    counts[owner].failed_bytes = (long long)bytes;
+    counts[owner].last_error = (int)err;
+    pthread_mutex_unlock(&mu);
+}
+
+static void note_free(void *p)
+{
+    size_t bytes;
+    int owner;
+    pthread_mutex_lock(&mu);
+    if (table_take((uintptr_t)p, &bytes, &owner)) {
+        counts[owner].live -= (long long)bytes;
+        counts[owner].n_frees++;
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+mt_owner mt_set_owner(mt_owner o)
+{
+    pthread_mutex_lock(&mu);
+    mt_owner old = cur_owner;
+    cur_owner = o;
+    pthread_mutex_unlock(&mu);
+    return old;
+}
+
+static mt_owner owner_now(void)
+{
+    pthread_mutex_lock(&mu);
+    mt_owner o = cur_owner;
+    pthread_mutex_unlock(&mu);
+    return o;
+}
+
+void mt_get(mt_owner o, mt_counts *c)
+{
+    pthread_mutex_lock(&mu);
+    *c = counts[o];
+    pthread_mutex_unlock(&mu);
+}
+
+void mt_reset_peak(mt_owner o)
+{
+    pthread_mutex_lock(&mu);
+    counts[o].peak = counts[o].live;
+    pthread_mutex_unlock(&mu);
+}
+
+/* --- the runtime's functions ------------------------------------------------- */
+
+typedef cudaError_t (*malloc_fn)(void **, size_t);
+typedef cudaError_t (*free_fn)(void *);
+typedef cudaError_t (*malloc_async_fn)(void **, size_t, cudaStream_t);
+typedef cudaError_t (*free_async_fn)(void *, cudaStream_t);
+typedef cudaError_t (*malloc_managed_fn)(void **, size_t, unsigned int);
+typedef cudaError_t (*malloc_pitch_fn)(void **, size_t *, size_t, size_t);
+typedef cudaError_t (*malloc_pool_fn)(void **, size_t, cudaMemPool_t, cudaStream_t);
+/* The driver API's types, declared here so that cuda.h is not needed. */
+typedef unsigned long long mt_cudeviceptr;
+typedef int (*cu_alloc_fn)(mt_cudeviceptr *, size_t);
+typedef int (*cu_free_fn)(mt_cudeviceptr);
+typedef int (*cu_alloc_async_fn)(mt_cudeviceptr *, size_t, cudaStream_t);
+typedef int (*cu_free_async_fn)(mt_cudeviceptr, cudaStream_t);
+
+static struct {
+    malloc_fn malloc_;
+    free_fn free_;
+    malloc_async_fn malloc_async;
+    free_async_fn free_async;
+    malloc_managed_fn malloc_managed;
+    malloc_pitch_fn malloc_pitch;
+    malloc_pool_fn malloc_pool;
+    cu_alloc_fn cu_alloc;
+    cu_free_fn cu_free;
+    cu_alloc_async_fn cu_alloc_async;
+    cu_free_async_fn cu_free_async;
+} real;
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+static void *next_sym(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        /* The driver library is loaded by the runtime with RTLD_LOCAL;
+         * find it by name when it is there. */
+        void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        if (h) f = dlsym(h, name);
+    }
+    return f;
+}
+
+static void resolve(void)
+{
+    /* Casting void* to a function pointer through memcpy keeps ISO C quiet. */
+#define RESOLVE(field, name)                                  \
+    do {                                                      \
+        void *f_ = next_sym(name);                            \
+        memcpy(&real.field, &f_, sizeof f_);                  \
+    } while (0)
+    RESOLVE(malloc_, "cudaMalloc");
+    RESOLVE(free_, "cudaFree");
+    RESOLVE(malloc_async, "cudaMallocAsync");
+    RESOLVE(free_async, "cudaFreeAsync");
+    RESOLVE(malloc_managed, "cudaMallocManaged");
+    RESOLVE(malloc_pitch, "cudaMallocPitch");
+    RESOLVE(malloc_pool, "cudaMallocFromPoolAsync");
+#undef RESOLVE
+}
+
+static void resolve_driver(void)
+{
+    void *f;
+    if (!real.cu_alloc && (f = next_sym("cuMemAlloc_v2"))) memcpy(&real.cu_alloc, &f, sizeof f);
+    if (!real.cu_free && (f = next_sym("cuMemFree_v2"))) memcpy(&real.cu_free, &f, sizeof f);
+    if (!real.cu_alloc_async && (f = next_sym("cuMemAllocAsync"))) memcpy(&real.cu_alloc_async, &f, sizeof f);
+    if (!real.cu_free_async && (f = next_sym("cuMemFreeAsync"))) memcpy(&real.cu_free_async, &f, sizeof f);
+}
+
+static void need_real(void) { pthread_once(&real_once, resolve); }
+
+cudaError_t mt_real_malloc(void **p, size_t n)
+{
+    need_real();
+    return real.malloc_ ? real.malloc_(p, n) : cudaErrorInitializationError;
+}
+
+cudaError_t mt_real_free(void *p)
+{
+    need_real();
+    return real.free_ ? real.free_(p) : cudaErrorInitializationError;
+}
+
+/* Every allocation a candidate makes hands it poisoned memory, so that a
+ * candidate cannot find a result left behind in recycled memory (the stale
+ * output hack).  The poison is the "never written" NaN of gen.cu. */
+static void poison(void *p, size_t bytes, cudaStream_t s, int sync)
+{
+    kbv_err e;
+    size_t words = bytes / 4;
+    if (words) gen_poison_f32(p, words, s, &e);
+    if (bytes % 4) gen_fill_bytes((char *)p + words * 4, bytes % 4, 0xff, s, &e);
+    /* On the legacy stream the poison is not ordered before work on the
+     * candidate's non-blocking streams: wait for it. */
+    if (sync) cudaStreamSynchronize(s);
+}
+
+static void after_alloc(cudaError_t rc, void *p, size_t bytes, mt_owner o, cudaStream_t s, int sync)
+{
+    if (o == MT_HARNESS) return;
+    if (rc != cudaSuccess || !p) {
+        note_fail(bytes, o, rc);
+        return;
+    }
+    note_alloc(p, bytes, o);
+    if (o == MT_CANDIDATE && bytes) poison(p, bytes, s, sync);
+}
+
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+    need_real();
+    if (!real.malloc_) return cudaErrorInitializationError;
+    cudaError_t rc = real.malloc_(p, n);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc, rc == cudaSuccess ? *p : NULL, n, owner_now(), 0, 1);
+    in_hook = 0;
+    return rc;
+}
+
+cudaError_t cudaFree(void *p)
+{
+    need_real();
+    if (!real.free_) return cudaErrorInitializationError;
+    cudaError_t rc = real.free_(p);
+    if (p && rc == cudaSuccess) note_free(p);
+    return rc;
+}
+
+cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
+{
+    need_real();
+    if (!real.malloc_async) return cudaErrorInitializationError;
+    cudaError_t rc = real.malloc_async(p, n, s);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc, rc == cudaSuccess ? *p : NULL, n, owner_now(), s, 0);
+    in_hook = 0;
+    return rc;
+}
+
+cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
+{
+    need_real();
+    if (!real.free_async) return cudaErrorInitializationError;
+    cudaError_t rc = real.free_async(p, s);
+    if (p && rc == cudaSuccess) note_free(p);
+    return rc;
+}
+
+cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool, cudaStream_t s)
+{
+    need_real();
+    if (!real.malloc_pool) return cudaErrorInitializationError;
+    cudaError_t rc = real.malloc_pool(p, n, pool, s);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc, rc == cudaSuccess ? *p : NULL, n, owner_now(), s, 0);
+    in_hook = 0;
+    return rc;
+}
+
+cudaError_t cudaMallocManaged(void **p, size_t n, unsigned int flags)
+{
+    need_real();
+    if (!real.malloc_managed) return cudaErrorInitializationError;
+    cudaError_t rc = real.malloc_managed(p, n, flags);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc, rc == cudaSuccess ? *p : NULL, n, owner_now(), 0, 1);
+    in_hook = 0;
+    return rc;
+}
+
+cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t h)
+{
+    need_real();
+    if (!real.malloc_pitch) return cudaErrorInitializationError;
+    cudaError_t rc = real.malloc_pitch(p, pitch, w, h);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc, rc == cudaSuccess ? *p : NULL, rc == cudaSuccess ? *pitch * h : w * h,
+                owner_now(), 0, 1);
+    in_hook = 0;
+    return rc;
+}
+
+/* The driver API's allocator, for candidates that call it directly. */
+int cuMemAlloc_v2(mt_cudeviceptr *p, size_t n);
+int cuMemFree_v2(mt_cudeviceptr p);
+int cuMemAllocAsync(mt_cudeviceptr *p, size_t n, cudaStream_t s);
+int cuMemFreeAsync(mt_cudeviceptr p, cudaStream_t s);
+
+int cuMemAlloc_v2(mt_cudeviceptr *p, size_t n)
+{
+    resolve_driver();
+    if (!real.cu_alloc) return 3; /* CUDA_ERROR_NOT_INITIALIZED */
+    int rc = real.cu_alloc(p, n);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc == 0 ? cudaSuccess : cudaErrorMemoryAllocation, rc == 0 ? (void *)(uintptr_t)*p : NULL,
+                n, owner_now(), 0, 1);
+    in_hook = 0;
+    return rc;
+}
+
+int cuMemFree_v2(mt_cudeviceptr p)
+{
+    resolve_driver();
+    if (!real.cu_free) return 3;
+    int rc = real.cu_free(p);
+    if (p && rc == 0) note_free((void *)(uintptr_t)p);
+    return rc;
+}
+
+int cuMemAllocAsync(mt_cudeviceptr *p, size_t n, cudaStream_t s)
+{
+    resolve_driver();
+    if (!real.cu_alloc_async) return 3;
+    int rc = real.cu_alloc_async(p, n, s);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc == 0 ? cudaSuccess : cudaErrorMemoryAllocation, rc == 0 ? (void *)(uintptr_t)*p : NULL,
+                n, owner_now(), s, 0);
+    in_hook = 0;
+    return rc;
+}
+
+int cuMemFreeAsync(mt_cudeviceptr p, cudaStream_t s)
+{
+    resolve_driver();
+    if (!real.cu_free_async) return 3;
+    int rc = real.cu_free_async(p, s);
+    if (p && rc == 0) note_free((void *)(uintptr_t)p);
+    return rc;
+}

@@ -1,0 +1,19 @@
+/* nvmlx.h - the few NVML queries collect needs (SM clock, driver version),
+ * through dlopen of libnvidia-ml.so.1, so that kbv builds without NVML's
+ * headers and runs without NVML (the fields are then left out). */
+#ifndef KBV_NVMLX_H
+#define KBV_NVMLX_H
+
+typedef struct nvmlx nvmlx;
+
+/* Opens NVML for the device with this PCI bus id (cudaDeviceGetPCIBusId);
+ * NULL when NVML or the device is not there. Caller closes. */
+nvmlx *nvmlx_open(const char *pci_bus_id);
+/* Current and maximum SM clock in MHz; 0 on success. */
+int nvmlx_sm_mhz(nvmlx *n, unsigned *mhz);
+int nvmlx_sm_max_mhz(nvmlx *n, unsigned *mhz);
+/* The driver version text, e.g. "580.95.05"; 0 on success. */
+int nvmlx_driver(nvmlx *n, char *buf, unsigned len);
+void nvmlx_close(nvmlx *n);   /* NULL ok */
+
+#endif

@@ -1,0 +1,255 @@
+#include "plan.h"
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "jio.h"
+
+int plan_parse_shard(const char *s, int *i, int *n, kbv_err *e)
+{
+    char tail;
+    if (!s || sscanf(s, "%d/%d%c", i, n, &tail) != 2 || *n < 1 || *i < 0 || *i >= *n)
+        return err_set(e, KBV_EUSAGE, "--shard: expected I/N with 0 <= I < N, got '%s'",
+                       s ? s : "");
+    return 0;
+}
+
+int plan_in_suite(const char *suite, const suite_problem *p, kbv_err *e)
+{
+    if (strcmp(suite, "all") == 0) return 1;
+    if (strcmp(suite, "level1") == 0) return p->level == 1;
+    if (strcmp(suite, "level2") == 0) return p->level == 2;
+    if (strcmp(suite, "smoke") == 0)
+        return strcmp(p->id, "L1_001_square_matrix_multiplication") == 0 ||
+               strcmp(p->id, "L1_019_relu") == 0 || strcmp(p->id, "L1_023_softmax") == 0;
+    return err_set(e, KBV_EUSAGE, "--suite: unknown suite '%s' (smoke, level1, level2, all)", suite);
+}
+
+int plan_shard_takes(long k, int i, int n) { return n <= 1 || k % n == i; }
+
+char *plan_pair_key(const char *set, const char *problem)
+{
+    size_t a = strlen(set), b = strlen(problem);
+    char *k = malloc(a + b + 2);
+    if (!k) return NULL;
+    memcpy(k, set, a);
+    k[a] = '\t';
+    memcpy(k + a + 1, problem, b + 1);
+    return k;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int has_cu(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct dirent *de;
+    int found = 0;
+    while (!found && (de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        found = n > 3 && strcmp(de->d_name + n - 3, ".cu") == 0;
+    }
+    closedir(d);
+    return found;
+}
+
+static int add_set(plan *pl, const char *dir, kbv_err *e)
+{
+    char path[4096];
+    int rc = cli_path(path, sizeof path, dir, "set.json", e);
+    if (rc) return rc;
+    char *name = NULL;
+    if (is_file(path)) {
+        cJSON *j = NULL;
+        rc = jio_load(path, &j, e);
+        if (rc) return rc;
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "name");
+        if (cJSON_IsString(n) && n->valuestring[0]) name = strdup(n->valuestring);
+        cJSON_Delete(j);
+    }
+    if (!name) {
+        /* The folder's own name, without trailing slashes. */
+        char tmp[4096];
+        snprintf(tmp, sizeof tmp, "%s", dir);
+        size_t l = strlen(tmp);
+        while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
+        const char *slash = strrchr(tmp, '/');
+        name = strdup(slash ? slash + 1 : tmp);
+    }
+    if (!name) return err_set(e, KBV_ENOMEM, "plan: out of memory");
+    for (int i = 0; i < pl->n_sets; i++)
+        if (strcmp(pl->sets[i].name, name) == 0) {
+            rc = err_set(e, KBV_EINPUT, "%s: set name '%s' is also used by %s", dir, name,
+                         pl->sets[i].dir);
+            free(name);
+            return rc;
+        }
+    plan_set *grown = realloc(pl->sets, (size_t)(pl->n_sets + 1) * sizeof *grown);
+    char *d = strdup(dir);
+    if (!grown || !d) {
+        if (grown) pl->sets = grown;
+        free(name);
+        free(d);
+        return err_set(e, KBV_ENOMEM, "plan: out of memory");
+    }
+    pl->sets = grown;
+    pl->sets[pl->n_sets].name = name;
+    pl->sets[pl->n_sets].dir = d;
+    pl->n_sets++;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder of set folders: the subfolders that have set.json (or, when
+ * require_json is 0, .cu files), in name order so that the plan is stable. */
+static int add_children(plan *pl, const char *dir, int require_json, int *added, kbv_err *e)
+{
+    DIR *d = opendir(dir);
+    if (!d) return err_set(e, KBV_EINPUT, "%s: cannot open the candidates folder", dir);
+    char **names = NULL;
+    int n = 0, rc = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.') continue;
+        char sub[4096], js[4096];
+        if (snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name) >= (int)sizeof sub) continue;
+        if (!is_dir(sub)) continue;
+        snprintf(js, sizeof js, "%s/set.json", sub);
+        if (!is_file(js) && (require_json || !has_cu(sub))) continue;
+        char **g = realloc(names, (size_t)(n + 1) * sizeof *g);
+        if (!g || !(g[n] = strdup(sub))) {
+            if (g) names = g;
+            rc = err_set(e, KBV_ENOMEM, "plan: out of memory");
+            break;
+        }
+        names = g;
+        n++;
+    }
+    closedir(d);
+    if (!rc) qsort(names, (size_t)n, sizeof *names, cmp_str);
+    for (int i = 0; !rc && i < n; i++) rc = add_set(pl, names[i], e);
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+    *added = rc ? 0 : n;
+    return rc;
+}
+
+int plan_make(plan *out, const char *suite, const char *const *cand_dirs, int n_dirs,
+              const char *glob, int shard_i, int shard_n, kbv_err *e)
+{
+    memset(out, 0, sizeof *out);
+    int rc = 0;
+    int n = suite_count();
+    out->problems = calloc((size_t)(n > 0 ? n : 1), sizeof *out->problems);
+    if (!out->problems) return err_set(e, KBV_ENOMEM, "plan: out of memory");
+    for (int i = 0; i < n; i++) {
+        const suite_problem *p = suite_get(i);
+        int in = plan_in_suite(suite, p, e);
+        if (in < 0) {
+            rc = in;
+            goto fail;
+        }
+        if (!in) continue;
+        if (glob && fnmatch(glob, p->id, 0) != 0) continue;
+        out->problems[out->n_problems++] = p;
+    }
+    if (out->n_problems == 0) {
+        rc = err_set(e, KBV_EUSAGE, "no problem of suite '%s' matches '%s'", suite,
+                     glob ? glob : "*");
+        goto fail;
+    }
+
+    if (n_dirs == 0) {
+        int added = 0;
+        if (!is_dir("data/candidates")) {
+            rc = err_set(e, KBV_EUSAGE, "no --candidates given and no data/candidates/ here");
+            goto fail;
+        }
+        rc = add_children(out, "data/candidates", 1, &added, e);
+        if (rc) goto fail;
+    }
+    for (int i = 0; i < n_dirs; i++) {
+        const char *dir = cand_dirs[i];
+        char js[4096];
+        snprintf(js, sizeof js, "%s/set.json", dir);
+        if (!is_dir(dir)) {
+            rc = err_set(e, KBV_EUSAGE, "--candidates %s: not a folder", dir);
+            goto fail;
+        }
+        if (is_file(js) || has_cu(dir)) {
+            rc = add_set(out, dir, e);
+        } else {
+            int added = 0;
+            rc = add_children(out, dir, 0, &added, e);
+            if (!rc && added == 0)
+                rc = err_set(e, KBV_EUSAGE, "--candidates %s: no set.json, .cu files or set folders",
+                             dir);
+        }
+        if (rc) goto fail;
+    }
+    if (out->n_sets == 0) {
+        rc = err_set(e, KBV_EUSAGE, "no candidate sets found");
+        goto fail;
+    }
+
+    out->n_pairs_all = out->n_sets * out->n_problems;
+    out->pairs = calloc((size_t)out->n_pairs_all, sizeof *out->pairs);
+    if (!out->pairs) {
+        rc = err_set(e, KBV_ENOMEM, "plan: out of memory");
+        goto fail;
+    }
+    long k = 0;
+    for (int s = 0; s < out->n_sets; s++)
+        for (int p = 0; p < out->n_problems; p++, k++) {
+            if (!plan_shard_takes(k, shard_i, shard_n)) continue;
+            plan_pair *pp = &out->pairs[out->n_pairs];
+            pp->set = s;
+            pp->p = out->problems[p];
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.cu", out->sets[s].dir, pp->p->id);
+            if (is_file(path) && !(pp->src = strdup(path))) {
+                rc = err_set(e, KBV_ENOMEM, "plan: out of memory");
+                goto fail;
+            }
+            out->n_pairs++;
+        }
+    return 0;
+fail:
+    plan_free(out);
+    return rc;
+}
+
+void plan_free(plan *p)
+{
+    if (!p) return;
+    for (int i = 0; i < p->n_sets; i++) {
+        free(p->sets[i].name);
+        free(p->sets[i].dir);
+    }
+    for (int i = 0; i < p->n_pairs; i++) free(p->pairs[i].src);
+    free(p->sets);
+    free(p->problems);
+    free(p->pairs);
+    memset(p, 0, sizeof *p);
+}

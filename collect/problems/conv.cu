@@ -1,0 +1,435 @@
+/* conv.cu - convolutions and transposed convolutions through cuDNN, as
+ * PyTorch runs them.
+ *
+ * cuDNN is loaded at run time (dlopen of the library suite_find_cudnn
+ * finds: $KBV_CUDNN_LIB, the loader path, the CUDA toolkit, PyTorch's
+ * bundled copy), so that kbv builds and runs on hosts without it and
+ * `kbv list` can say which problems need it.  Functions are resolved into a
+ * table per runner; nothing global.
+ *
+ * Per variant the runner has its own convolution descriptor: fp32 sets
+ * CUDNN_FMA_MATH (no tensor cores; what PyTorch sets for float when TF32 is
+ * off), tf32 CUDNN_DEFAULT_MATH (which allows TF32 tensor cores on Ampere
+ * and later; what PyTorch sets with allow_tf32).  The algorithm of each is
+ * the fastest that cudnnFind* measures at create (PyTorch's benchmark mode
+ * picks the same way; its default heuristic choice can only be slower),
+ * with the math type the search reports.  A transposed convolution is
+ * cuDNN's backward-data pass of the convolution whose filter is the
+ * transposed convolution's weight, exactly as PyTorch computes it.  1D runs
+ * as 2D with a unit height.
+ */
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base_impl.h"
+
+extern "C" {
+#include "suite_host.h"
+}
+
+namespace {
+
+struct dnn_api {
+    void *lib;
+#define DNN_FN(name) decltype(&::name) name;
+    DNN_FN(cudnnGetVersion)
+    DNN_FN(cudnnGetErrorString)
+    DNN_FN(cudnnCreate)
+    DNN_FN(cudnnDestroy)
+    DNN_FN(cudnnSetStream)
+    DNN_FN(cudnnCreateTensorDescriptor)
+    DNN_FN(cudnnSetTensorNdDescriptor)
+    DNN_FN(cudnnDestroyTensorDescriptor)
+    DNN_FN(cudnnCreateFilterDescriptor)
+    DNN_FN(cudnnSetFilterNdDescriptor)
+    DNN_FN(cudnnDestroyFilterDescriptor)
+    DNN_FN(cudnnCreateConvolutionDescriptor)
+    DNN_FN(cudnnSetConvolutionNdDescriptor)
+    DNN_FN(cudnnSetConvolutionGroupCount)
+    DNN_FN(cudnnSetConvolutionMathType)
+    DNN_FN(cudnnDestroyConvolutionDescriptor)
+    DNN_FN(cudnnFindConvolutionForwardAlgorithm)
+    DNN_FN(cudnnConvolutionForward)
+    DNN_FN(cudnnFindConvolutionBackwardDataAlgorithm)
+    DNN_FN(cudnnConvolutionBackwardData)
+    DNN_FN(cudnnAddTensor)
+#undef DNN_FN
+};
+
+int dnn_load(dnn_api *a, const char *id, kbv_err *e)
+{
+    memset(a, 0, sizeof *a);
+    char path[4096];
+    if (!suite_find_cudnn(path, sizeof path))
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuDNN 9 not found (set KBV_CUDNN_LIB to "
+                       "libcudnn.so.9)", id);
+    a->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!a->lib) return err_set(e, KBV_ERUNTIME, "baseline %s: dlopen %s: %s", id, path, dlerror());
+#define DNN_SYM(name)                                                                        \
+    do {                                                                                     \
+        void *sym = dlsym(a->lib, #name);                                                    \
+        if (!sym) {                                                                          \
+            dlclose(a->lib);                                                                 \
+            a->lib = NULL;                                                                   \
+            return err_set(e, KBV_ERUNTIME, "baseline %s: %s lacks %s", id, path, #name);    \
+        }                                                                                    \
+        memcpy(&a->name, &sym, sizeof sym);                                                  \
+    } while (0)
+    DNN_SYM(cudnnGetVersion);
+    DNN_SYM(cudnnGetErrorString);
+    DNN_SYM(cudnnCreate);
+    DNN_SYM(cudnnDestroy);
+    DNN_SYM(cudnnSetStream);
+    DNN_SYM(cudnnCreateTensorDescriptor);
+    DNN_SYM(cudnnSetTensorNdDescriptor);
+    DNN_SYM(cudnnDestroyTensorDescriptor);
+    DNN_SYM(cudnnCreateFilterDescriptor);
+    DNN_SYM(cudnnSetFilterNdDescriptor);
+    DNN_SYM(cudnnDestroyFilterDescriptor);
+    DNN_SYM(cudnnCreateConvolutionDescriptor);
+    DNN_SYM(cudnnSetConvolutionNdDescriptor);
+    DNN_SYM(cudnnSetConvolutionGroupCount);
+    DNN_SYM(cudnnSetConvolutionMathType);
+    DNN_SYM(cudnnDestroyConvolutionDescriptor);
+    DNN_SYM(cudnnFindConvolutionForwardAlgorithm);
+    DNN_SYM(cudnnConvolutionForward);
+    DNN_SYM(cudnnFindConvolutionBackwardDataAlgorithm);
+    DNN_SYM(cudnnConvolutionBackwardData);
+    DNN_SYM(cudnnAddTensor);
+#undef DNN_SYM
+    if (a->cudnnGetVersion() < 90000) {
+        size_t v = a->cudnnGetVersion();
+        dlclose(a->lib);
+        a->lib = NULL;
+        return err_set(e, KBV_ERUNTIME, "baseline %s: %s is cuDNN %zu, need 9", id, path, v);
+    }
+    return 0;
+}
+
+} /* namespace */
+
+struct conv_runner {
+    dnn_api api;
+    cudnnHandle_t h;
+    conv_geom g;
+    cudnnTensorDescriptor_t xd, yd, bd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd[2];   /* per variant */
+    int algo[2];                          /* cudnnConvolutionFwdAlgo_t or BwdDataAlgo_t */
+    size_t ws[2];
+};
+
+namespace {
+
+int dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudnnStatus_t st,
+            kbv_err *e)
+{
+    return err_set(e, KBV_ERUNTIME, "baseline %s: %s: %s", b->p->id, what,
+                   r->api.cudnnGetErrorString ? r->api.cudnnGetErrorString(st) : "cuDNN error");
+}
+
+/* Packed NC(D)HW descriptor dims and strides; 1D gets a unit height. */
+int tensor_dims(long long n, long long c, const long long *sp, int nd, int dims[5], int strides[5])
+{
+    int rank = nd == 1 ? 4 : nd + 2;
+    dims[0] = (int)n;
+    dims[1] = (int)c;
+    if (nd == 1) {
+        dims[2] = 1;
+        dims[3] = (int)sp[0];
+    } else {
+        for (int i = 0; i < nd; i++) dims[2 + i] = (int)sp[i];
+    }
+    strides[rank - 1] = 1;
+    for (int i = rank - 2; i >= 0; i--) strides[i] = strides[i + 1] * dims[i + 1];
+    return rank;
+}
+
+} /* namespace */
+
+int conv_geom_from(const suite_problem *p, const kbv_tensor *x, const kbv_tensor *w,
+                   const kbv_tensor *y, int transposed, conv_geom *g, kbv_err *e)
+{
+    memset(g, 0, sizeof *g);
+    int nd = x->ndim - 2;
+    if (nd < 1 || nd > 3 || w->ndim != x->ndim || y->ndim != x->ndim)
+        return err_set(e, KBV_EINPUT, "baseline %s: convolution ranks do not match", p->id);
+    static const char *const axes3[3] = { "d", "h", "w" };
+    const char *const *axes = axes3 + (3 - nd);
+    g->nd = nd;
+    g->transposed = transposed;
+    g->n = x->shape[0];
+    g->cin = x->shape[1];
+    g->cout = y->shape[1];
+    /* groups from the weight: conv [Cout, Cin/g, k], transposed [Cin, Cout/g, k] */
+    g->groups = transposed ? g->cout / w->shape[1] : g->cin / w->shape[1];
+    if (g->groups < 1) g->groups = 1;
+    for (int i = 0; i < nd; i++) {
+        char nm[32];
+        g->in[i] = x->shape[2 + i];
+        g->out[i] = y->shape[2 + i];
+        g->k[i] = (int)w->shape[2 + i];
+        snprintf(nm, sizeof nm, "stride_%s", axes[i]);
+        g->s[i] = (int)base_attr(p, nm, base_attr(p, "stride", 1));
+        snprintf(nm, sizeof nm, "padding_%s", axes[i]);
+        g->p[i] = (int)base_attr(p, nm, base_attr(p, "padding", 0));
+        snprintf(nm, sizeof nm, "dilation_%s", axes[i]);
+        g->d[i] = (int)base_attr(p, nm, base_attr(p, "dilation", 1));
+    }
+    return 0;
+}
+
+int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_err *e)
+{
+    *out = NULL;
+    conv_runner *r = (conv_runner *)calloc(1, sizeof *r);
+    if (!r) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    r->g = *g;
+    int rc = dnn_load(&r->api, b->p->id, e);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    const dnn_api &A = r->api;
+    cudnnStatus_t st = A.cudnnCreate(&r->h);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        rc = dnn_err(r, b, "cudnnCreate", st, e);
+        r->h = NULL;
+        conv_runner_destroy(r);
+        return rc;
+    }
+    int xdims[5], xstr[5], ydims[5], ystr[5], wdims[5], wstr[5];
+    /* x is the convolution's input and y its output; for a transposed
+     * convolution cuDNN's roles swap (dy = x, dx = y). */
+    int rank = tensor_dims(g->n, g->cin, g->in, g->nd, xdims, xstr);
+    tensor_dims(g->n, g->cout, g->out, g->nd, ydims, ystr);
+    /* filter: conv [Cout, Cin/g, k...], transposed [Cin, Cout/g, k...] */
+    long long kk[3] = { g->k[0], g->k[1], g->k[2] };
+    if (g->transposed) tensor_dims(g->cin, g->cout / g->groups, kk, g->nd, wdims, wstr);
+    else tensor_dims(g->cout, g->cin / g->groups, kk, g->nd, wdims, wstr);
+    int pad[3], str[3], dil[3], nconv = rank - 2;
+    if (g->nd == 1) {
+        pad[0] = 0; str[0] = 1; dil[0] = 1;
+        pad[1] = g->p[0]; str[1] = g->s[0]; dil[1] = g->d[0];
+    } else {
+        for (int i = 0; i < g->nd; i++) { pad[i] = g->p[i]; str[i] = g->s[i]; dil[i] = g->d[i]; }
+    }
+    int bdims[5] = { 1, (int)g->cout, 1, 1, 1 }, bstr[5];
+    bstr[rank - 1] = 1;
+    for (int i = rank - 2; i >= 0; i--) bstr[i] = bstr[i + 1] * bdims[i + 1];
+
+    st = A.cudnnCreateTensorDescriptor(&r->xd);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateTensorDescriptor(&r->yd);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateTensorDescriptor(&r->bd);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateFilterDescriptor(&r->wd);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetTensorNdDescriptor(r->xd, CUDNN_DATA_FLOAT, rank, xdims, xstr);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetTensorNdDescriptor(r->yd, CUDNN_DATA_FLOAT, rank, ydims, ystr);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetTensorNdDescriptor(r->bd, CUDNN_DATA_FLOAT, rank, bdims, bstr);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = A.cudnnSetFilterNdDescriptor(r->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, rank, wdims);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        rc = dnn_err(r, b, "cuDNN descriptors", st, e);
+        conv_runner_destroy(r);
+        return rc;
+    }
+    for (int v = 0; v < 2; v++) {
+        st = A.cudnnCreateConvolutionDescriptor(&r->cd[v]);
+        if (st == CUDNN_STATUS_SUCCESS)
+            st = A.cudnnSetConvolutionNdDescriptor(r->cd[v], nconv, pad, str, dil,
+                                                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+        if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetConvolutionGroupCount(r->cd[v], (int)g->groups);
+        if (st == CUDNN_STATUS_SUCCESS)
+            st = A.cudnnSetConvolutionMathType(r->cd[v], v == BASE_TF32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
+        if (st != CUDNN_STATUS_SUCCESS) {
+            rc = dnn_err(r, b, "convolution descriptor", st, e);
+            conv_runner_destroy(r);
+            return rc;
+        }
+        /* The search runs the candidates, so it needs the stream of the
+         * caller's device; it allocates its own buffers. */
+        int got = 0;
+        if (!g->transposed) {
+            cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+            st = A.cudnnFindConvolutionForwardAlgorithm(r->h, r->xd, r->wd, r->cd[v], r->yd,
+                                                        CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf);
+            int pick = -1;
+            for (int i = 0; st == CUDNN_STATUS_SUCCESS && i < got; i++)
+                if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+                    (v == BASE_TF32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH)) {
+                    pick = i;
+                    break;
+                }
+            if (st == CUDNN_STATUS_SUCCESS && pick < 0) st = CUDNN_STATUS_NOT_SUPPORTED;
+            if (st == CUDNN_STATUS_SUCCESS) {
+                r->algo[v] = (int)perf[pick].algo;
+                r->ws[v] = perf[pick].memory;
+                st = A.cudnnSetConvolutionMathType(r->cd[v], perf[pick].mathType);
+            }
+        } else {
+            cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+            st = A.cudnnFindConvolutionBackwardDataAlgorithm(r->h, r->wd, r->xd, r->cd[v], r->yd,
+                                                             CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                                                             &got, perf);
+            int pick = -1;
+            for (int i = 0; st == CUDNN_STATUS_SUCCESS && i < got; i++)
+                if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+                    (v == BASE_TF32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH)) {
+                    pick = i;
+                    break;
+                }
+            if (st == CUDNN_STATUS_SUCCESS && pick < 0) st = CUDNN_STATUS_NOT_SUPPORTED;
+            if (st == CUDNN_STATUS_SUCCESS) {
+                r->algo[v] = (int)perf[pick].algo;
+                r->ws[v] = perf[pick].memory;
+                st = A.cudnnSetConvolutionMathType(r->cd[v], perf[pick].mathType);
+            }
+        }
+        if (st != CUDNN_STATUS_SUCCESS) {
+            rc = dnn_err(r, b, v == BASE_TF32 ? "algorithm search (tf32)" : "algorithm search (fp32)",
+                         st, e);
+            conv_runner_destroy(r);
+            return rc;
+        }
+        rc = base_need_ws(b, r->ws[v], e);
+        if (rc) {
+            conv_runner_destroy(r);
+            return rc;
+        }
+    }
+    *out = r;
+    return 0;
+}
+
+int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
+                    const float *bias, float *y, cudaStream_t s, kbv_err *e)
+{
+    const dnn_api &A = r->api;
+    int vi = v == BASE_TF32 ? 1 : 0;
+    const float one = 1.0f, zero = 0.0f;
+    cudnnStatus_t st = A.cudnnSetStream(r->h, s);
+    if (st == CUDNN_STATUS_SUCCESS) {
+        if (!r->g.transposed)
+            st = A.cudnnConvolutionForward(r->h, &one, r->xd, x, r->wd, w, r->cd[vi],
+                                           (cudnnConvolutionFwdAlgo_t)r->algo[vi], b->ws, r->ws[vi],
+                                           &zero, r->yd, y);
+        else
+            st = A.cudnnConvolutionBackwardData(r->h, &one, r->wd, w, r->xd, x, r->cd[vi],
+                                                (cudnnConvolutionBwdDataAlgo_t)r->algo[vi], b->ws,
+                                                r->ws[vi], &zero, r->yd, y);
+    }
+    if (st == CUDNN_STATUS_SUCCESS && bias)
+        st = A.cudnnAddTensor(r->h, &one, r->bd, bias, &one, r->yd, y);
+    if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "convolution", st, e);
+    return 0;
+}
+
+void conv_runner_destroy(conv_runner *r)
+{
+    if (!r) return;
+    const dnn_api &A = r->api;
+    if (A.lib) {
+        for (int v = 0; v < 2; v++)
+            if (r->cd[v]) A.cudnnDestroyConvolutionDescriptor(r->cd[v]);
+        if (r->wd) A.cudnnDestroyFilterDescriptor(r->wd);
+        if (r->bd) A.cudnnDestroyTensorDescriptor(r->bd);
+        if (r->yd) A.cudnnDestroyTensorDescriptor(r->yd);
+        if (r->xd) A.cudnnDestroyTensorDescriptor(r->xd);
+        if (r->h) A.cudnnDestroy(r->h);
+        dlclose(A.lib);
+    }
+    free(r);
+}
+
+namespace {
+
+/* The level-1 convolution problems: one runner, or two for the
+ * depthwise-separable one (depthwise into an intermediate buffer, then
+ * pointwise). */
+struct conv_state {
+    conv_runner *r1, *r2;
+    float *mid;
+};
+
+int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
+{
+    conv_state *cs = (conv_state *)calloc(1, sizeof *cs);
+    if (!cs) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    b->state = cs;
+    int op = b->p->op;
+    const kbv_tensor *x = &ex->inputs[0], *w = &ex->inputs[1], *y = &ex->outputs[0];
+    conv_geom g;
+    int rc;
+    if (op == OP_CONV_DWSEP) {
+        /* depthwise: x -> mid with x's channels and y's spatial extent */
+        kbv_tensor mid = *y;
+        mid.shape[1] = x->shape[1];
+        rc = conv_geom_from(b->p, x, w, &mid, 0, &g, e);
+        if (rc) return rc;
+        rc = conv_runner_create(b, &g, &cs->r1, e);
+        if (rc) return rc;
+        cudaError_t ce = cudaMalloc(&cs->mid, (size_t)kbv_numel(&mid) * sizeof(float));
+        if (ce != cudaSuccess) {
+            cs->mid = NULL;
+            return base_cuda_err(e, b, "intermediate buffer", ce);
+        }
+        conv_geom g2;
+        memset(&g2, 0, sizeof g2);
+        g2.nd = 2;
+        g2.n = mid.shape[0];
+        g2.cin = mid.shape[1];
+        g2.cout = y->shape[1];
+        g2.groups = 1;
+        for (int i = 0; i < 2; i++) {
+            g2.in[i] = g2.out[i] = y->shape[2 + i];
+            g2.k[i] = 1; g2.s[i] = 1; g2.p[i] = 0; g2.d[i] = 1;
+        }
+        return conv_runner_create(b, &g2, &cs->r2, e);
+    }
+    rc = conv_geom_from(b->p, x, w, y, op == OP_CONV_T, &g, e);
+    if (rc) return rc;
+    return conv_runner_create(b, &g, &cs->r1, e);
+}
+
+int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
+{
+    conv_state *cs = (conv_state *)b->state;
+    const float *x = (const float *)c->inputs[0].data;
+    const float *w = (const float *)c->inputs[1].data;
+    float *y = (float *)c->outputs[0].data;
+    if (b->p->op == OP_CONV_DWSEP) {
+        int rc = conv_runner_run(b, cs->r1, v, x, w, NULL, cs->mid, c->stream, e);
+        if (rc) return rc;
+        return conv_runner_run(b, cs->r2, v, cs->mid, (const float *)c->inputs[2].data, NULL, y,
+                               c->stream, e);
+    }
+    /* a bias is the third input when the module has one */
+    const float *bias = c->n_inputs > 2 ? (const float *)c->inputs[2].data : NULL;
+    return conv_runner_run(b, cs->r1, v, x, w, bias, y, c->stream, e);
+}
+
+void destroy(base_ctx *b)
+{
+    conv_state *cs = (conv_state *)b->state;
+    if (!cs) return;
+    conv_runner_destroy(cs->r1);
+    conv_runner_destroy(cs->r2);
+    if (cs->mid) cudaFree(cs->mid);
+    free(cs);
+    b->state = NULL;
+}
+
+int available(const suite_problem *p, const char **why)
+{
+    return suite_host_available(p, why);
+}
+
+} /* namespace */
+
+const base_family base_fam_conv = {
+    "conv", OP_CONV, OP_CONV_LAST, create, run, destroy, available,
+};

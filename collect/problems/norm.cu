@@ -1,0 +1,312 @@
+/* norm.cu - normalisation baselines: batch, instance, group and layer
+ * norm, RMS norm over dim 1, and the Frobenius, L1 and L2 scalings.
+ *
+ * The statistic-then-scale norms share three kernels.  The input is seen as
+ * `planes` contiguous runs of L elements (one (n, c) plane for batch and
+ * instance norm, one (n, group) run for group norm, one sample for layer
+ * norm, the whole tensor for Frobenius).  stats_kernel sums x and x^2 over
+ * chunks of a plane, in float per thread and in double across the block,
+ * into per-chunk partials; finalize_kernel adds the partials of each
+ * statistic group (a plane, or for batch norm every plane of a channel)
+ * and turns them into mean and 1/sqrt(var + eps) in double, which avoids
+ * the cancellation of E[x^2] - E[x]^2; apply_kernel writes
+ * (x - mean) * rstd * weight + bias.  That is two reads and one write of
+ * x, as in PyTorch's own two-kernel implementations.
+ *
+ * The row norms (L1, L2 over dim 1 of [B, D]) use one block per row; RMS
+ * norm over the channels of [B, C, H, W] uses one thread per (b, h, w).
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base_impl.h"
+
+namespace {
+
+const int64_t CHUNK = 65536;   /* elements of a plane per stats block */
+const int THREADS = 256;
+
+__device__ __forceinline__ void block_sum2(double &a, double &b)
+{
+    __shared__ double sa[32], sb[32];
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) { sa[warp] = a; sb[warp] = b; }
+    __syncthreads();
+    if (warp == 0) {
+        int nw = blockDim.x >> 5;
+        a = lane < nw ? sa[lane] : 0.0;
+        b = lane < nw ? sb[lane] : 0.0;
+        for (int o = 16; o > 0; o >>= 1) {
+            a += __shfl_xor_sync(0xffffffffu, a, o);
+            b += __shfl_xor_sync(0xffffffffu, b, o);
+        }
+    }
+}
+
+/* grid (chunks, planes): partial sums of x and x^2 of one chunk of a plane */
+__global__ void __launch_bounds__(THREADS) stats_kernel(const float *__restrict__ x, int64_t L,
+                                                        double2 *__restrict__ part)
+{
+    int64_t plane = blockIdx.y, c = blockIdx.x;
+    int64_t lo = c * CHUNK, hi = lo + CHUNK < L ? lo + CHUNK : L;
+    const float *p = x + plane * L;
+    float s = 0.0f, ss = 0.0f;
+    if (L % 4 == 0) {
+        const float4 *p4 = reinterpret_cast<const float4 *>(p);
+        for (int64_t i = lo / 4 + threadIdx.x; i < hi / 4; i += THREADS) {
+            float4 v = p4[i];
+            s += (v.x + v.y) + (v.z + v.w);
+            ss += (v.x * v.x + v.y * v.y) + (v.z * v.z + v.w * v.w);
+        }
+    } else {
+        for (int64_t i = lo + threadIdx.x; i < hi; i += THREADS) {
+            float v = p[i];
+            s += v;
+            ss += v * v;
+        }
+    }
+    double a = s, b = ss;
+    block_sum2(a, b);
+    if (threadIdx.x == 0) part[plane * gridDim.x + c] = make_double2(a, b);
+}
+
+/* One thread per statistic group.  Batch norm (channels > 0): group c
+ * gathers planes n * channels + c for every n; otherwise group g is plane
+ * g.  frob: rstd = 1 / sqrt(sum x^2), mean 0. */
+__global__ void finalize_kernel(const double2 *__restrict__ part, int64_t groups, int chunks,
+                                int64_t channels, int64_t batch, double count, double eps,
+                                int frob, float2 *__restrict__ stat)
+{
+    int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= groups) return;
+    double s = 0.0, ss = 0.0;
+    if (channels > 0) {
+        for (int64_t n = 0; n < batch; n++)
+            for (int c = 0; c < chunks; c++) {
+                double2 v = part[(n * channels + g) * chunks + c];
+                s += v.x;
+                ss += v.y;
+            }
+    } else {
+        for (int c = 0; c < chunks; c++) {
+            double2 v = part[g * chunks + c];
+            s += v.x;
+            ss += v.y;
+        }
+    }
+    if (frob) {
+        stat[g] = make_float2(0.0f, (float)(1.0 / sqrt(ss)));
+        return;
+    }
+    double mean = s / count, var = ss / count - mean * mean;
+    if (var < 0) var = 0;
+    stat[g] = make_float2((float)mean, (float)(1.0 / sqrt(var + eps)));
+}
+
+enum { AFF_NONE = 0, AFF_CHANNEL = 1, AFF_ELEMENT = 2 };
+
+/* grid (chunks, planes): y = (x - mean) * rstd [* w + b].  The statistic of
+ * plane p is stat[p / stat_div % stat_mod] (batch norm: (n C + c) -> c).
+ * Channel affine: channel = p * ch_per_plane + j / hw (group norm) or
+ * p % C (batch norm, ch_per_plane 1 with hw = L); element affine: j. */
+struct apply_args {
+    int64_t L, stat_mod, channels, ch_per_plane, hw;
+    int affine;
+};
+
+__global__ void __launch_bounds__(THREADS) apply_kernel(const float *__restrict__ x,
+                                                        float *__restrict__ y,
+                                                        const float2 *__restrict__ stat,
+                                                        const float *__restrict__ w,
+                                                        const float *__restrict__ bias,
+                                                        apply_args a)
+{
+    int64_t plane = blockIdx.y, c = blockIdx.x;
+    int64_t lo = c * CHUNK, hi = lo + CHUNK < a.L ? lo + CHUNK : a.L;
+    float2 st = stat[a.stat_mod > 0 ? plane % a.stat_mod : plane];
+    const float *p = x + plane * a.L;
+    float *q = y + plane * a.L;
+    int64_t ch0 = (plane * a.ch_per_plane) % (a.channels > 0 ? a.channels : 1);
+    if (a.L % 4 == 0 && (a.affine != AFF_CHANNEL || a.hw % 4 == 0)) {
+        const float4 *p4 = reinterpret_cast<const float4 *>(p);
+        float4 *q4 = reinterpret_cast<float4 *>(q);
+        for (int64_t i = lo / 4 + threadIdx.x; i < hi / 4; i += THREADS) {
+            float4 v = __ldcs(p4 + i);
+            float4 o;
+            o.x = (v.x - st.x) * st.y; o.y = (v.y - st.x) * st.y;
+            o.z = (v.z - st.x) * st.y; o.w = (v.w - st.x) * st.y;
+            if (a.affine == AFF_CHANNEL) {
+                int64_t ch = ch0 + (4 * i) / a.hw;
+                float wv = w[ch], bv = bias[ch];
+                o.x = o.x * wv + bv; o.y = o.y * wv + bv; o.z = o.z * wv + bv; o.w = o.w * wv + bv;
+            } else if (a.affine == AFF_ELEMENT) {
+                float4 wv = reinterpret_cast<const float4 *>(w)[i];
+                float4 bv = reinterpret_cast<const float4 *>(bias)[i];
+                o.x = o.x * wv.x + bv.x; o.y = o.y * wv.y + bv.y;
+                o.z = o.z * wv.z + bv.z; o.w = o.w * wv.w + bv.w;
+            }
+            __stcs(q4 + i, o);
+        }
+    } else {
+        for (int64_t i = lo + threadIdx.x; i < hi; i += THREADS) {
+            float o = (p[i] - st.x) * st.y;
+            if (a.affine == AFF_CHANNEL) {
+                int64_t ch = ch0 + i / a.hw;
+                o = o * w[ch] + bias[ch];
+            } else if (a.affine == AFF_ELEMENT) {
+                o = o * w[i] + bias[i];
+            }
+            q[i] = o;
+        }
+    }
+}
+
+/* One block per row of [rows, d]: y = x / f(row), f = mean |x| (L1) or
+ * sqrt(sum x^2) (L2). */
+template <bool L2>
+__global__ void __launch_bounds__(1024) rownorm_kernel(const float *__restrict__ x,
+                                                       float *__restrict__ y, int64_t d)
+{
+    const float *p = x + (int64_t)blockIdx.x * d;
+    float *q = y + (int64_t)blockIdx.x * d;
+    float s = 0.0f;
+    for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
+        float v = p[i];
+        s += L2 ? v * v : fabsf(v);
+    }
+    double a = s, b = 0.0;
+    block_sum2(a, b);
+    __shared__ float denom;
+    if (threadIdx.x == 0) denom = L2 ? (float)sqrt(a) : (float)(a / (double)d);
+    __syncthreads();
+    float dn = denom;
+    for (int64_t i = threadIdx.x; i < d; i += blockDim.x) q[i] = __ldcs(p + i) / dn;
+}
+
+/* RMS over dim 1 of [B, C, S]: one thread per (b, s), C strided loads that
+ * are coalesced across the warp; the second loop re-reads from cache. */
+__global__ void rms_dim1_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t B,
+                                int64_t C, int64_t S, float eps)
+{
+    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= B * S) return;
+    int64_t b = t / S, s = t % S;
+    const float *p = x + b * C * S + s;
+    float *q = y + b * C * S + s;
+    float acc = 0.0f;
+    for (int64_t c = 0; c < C; c++) {
+        float v = p[c * S];
+        acc += v * v;
+    }
+    float r = sqrtf(acc / (float)C + eps);
+    for (int64_t c = 0; c < C; c++) q[c * S] = p[c * S] / r;
+}
+
+/* The layout of a statistic-then-scale norm for the call's shapes. */
+struct plan {
+    int64_t planes, L, chunks, groups, channels_bn, batch_bn;
+    double count;
+    int frob;
+    apply_args ap;
+};
+
+int make_plan(const base_ctx *b, const kbv_call *c, plan *pl, kbv_err *e)
+{
+    const kbv_tensor *x = &c->inputs[0];
+    int64_t n = kbv_numel(x);
+    memset(pl, 0, sizeof *pl);
+    int64_t N = x->shape[0], C = x->ndim > 1 ? x->shape[1] : 1;
+    int64_t hw = x->ndim > 2 ? n / (N * C) : 1;
+    switch (b->p->op) {
+    case OP_BATCHNORM:
+        pl->planes = N * C; pl->L = hw; pl->groups = C; pl->channels_bn = C; pl->batch_bn = N;
+        pl->count = (double)N * hw;
+        pl->ap = apply_args{ hw, C, C, 1, hw, AFF_CHANNEL };
+        break;
+    case OP_INSTANCENORM:
+        pl->planes = N * C; pl->L = hw; pl->groups = N * C; pl->count = (double)hw;
+        pl->ap = apply_args{ hw, 0, 0, 0, hw, AFF_NONE };
+        break;
+    case OP_GROUPNORM: {
+        int64_t G = (int64_t)base_attr(b->p, "num_groups", 1);
+        if (G < 1 || C % G) return err_set(e, KBV_EINPUT, "baseline %s: bad num_groups", b->p->id);
+        pl->planes = N * G; pl->L = C / G * hw; pl->groups = N * G; pl->count = (double)pl->L;
+        pl->ap = apply_args{ pl->L, 0, C, C / G, hw, AFF_CHANNEL };
+        break;
+    }
+    case OP_LAYERNORM:
+        pl->planes = N; pl->L = n / N; pl->groups = N; pl->count = (double)pl->L;
+        pl->ap = apply_args{ pl->L, 0, 0, 0, pl->L, AFF_ELEMENT };
+        break;
+    case OP_FROBENIUS:
+        pl->planes = 1; pl->L = n; pl->groups = 1; pl->count = (double)n; pl->frob = 1;
+        pl->ap = apply_args{ n, 0, 0, 0, n, AFF_NONE };
+        break;
+    default:
+        return 0;
+    }
+    pl->chunks = (pl->L + CHUNK - 1) / CHUNK;
+    return 0;
+}
+
+int stat_op(int op)
+{
+    return op == OP_BATCHNORM || op == OP_INSTANCENORM || op == OP_GROUPNORM ||
+           op == OP_LAYERNORM || op == OP_FROBENIUS;
+}
+
+int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
+{
+    if (!stat_op(b->p->op)) return 0;
+    plan pl;
+    int rc = make_plan(b, ex, &pl, e);
+    if (rc) return rc;
+    size_t bytes = (size_t)(pl.planes * pl.chunks) * sizeof(double2) + (size_t)pl.groups * sizeof(float2);
+    return base_need_ws(b, bytes + 256, e);
+}
+
+int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
+{
+    const kbv_tensor *x = &c->inputs[0];
+    const float *xp = (const float *)x->data;
+    float *yp = (float *)c->outputs[0].data;
+    cudaStream_t s = c->stream;
+    double eps = base_attr(b->p, "eps", 1e-5);
+    int op = b->p->op;
+    if (op == OP_L1NORM || op == OP_L2NORM) {
+        int64_t d = x->shape[x->ndim - 1], rows = kbv_numel(x) / d;
+        if (op == OP_L2NORM) rownorm_kernel<true><<<(unsigned)rows, 1024, 0, s>>>(xp, yp, d);
+        else rownorm_kernel<false><<<(unsigned)rows, 1024, 0, s>>>(xp, yp, d);
+    } else if (op == OP_RMSNORM_DIM1) {
+        int64_t B = x->shape[0], C = x->shape[1], S = kbv_numel(x) / (B * C);
+        rms_dim1_kernel<<<(unsigned)((B * S + 255) / 256), 256, 0, s>>>(xp, yp, B, C, S, (float)eps);
+    } else {
+        plan pl;
+        int rc = make_plan(b, c, &pl, e);
+        if (rc) return rc;
+        double2 *part = (double2 *)b->ws;
+        float2 *stat = (float2 *)((char *)b->ws + (((size_t)(pl.planes * pl.chunks) * sizeof(double2) + 255) & ~(size_t)255));
+        stats_kernel<<<dim3((unsigned)pl.chunks, (unsigned)pl.planes), THREADS, 0, s>>>(xp, pl.L, part);
+        finalize_kernel<<<(unsigned)((pl.groups + 127) / 128), 128, 0, s>>>(
+            part, pl.groups, (int)pl.chunks, pl.channels_bn, pl.batch_bn, pl.count, eps, pl.frob, stat);
+        const float *w = c->n_inputs > 1 ? (const float *)c->inputs[1].data : NULL;
+        const float *bias = c->n_inputs > 2 ? (const float *)c->inputs[2].data : NULL;
+        apply_kernel<<<dim3((unsigned)pl.chunks, (unsigned)pl.planes), THREADS, 0, s>>>(
+            xp, yp, stat, w, bias, pl.ap);
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "norm launch", ce);
+    return 0;
+}
+
+} /* namespace */
+
+const base_family base_fam_norm = {
+    "norm", OP_BATCHNORM, OP_NORM_LAST, create, run, NULL, NULL,
+};

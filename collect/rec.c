@@ -1,0 +1,161 @@
+#include "rec.h"
+
+#include <string.h>
+
+#include "jio.h"
+#include "verdict.h"
+
+static int is_one_of(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(s, *list) == 0) return 1;
+    return 0;
+}
+
+int rec_status_known(const char *s)
+{
+    static const char *const st[] = {"ok", "compile-error", "crash", "timeout", "launch-error",
+                                     "missing", NULL};
+    return s && is_one_of(s, st);
+}
+
+int rec_probe_known(const char *s)
+{
+    static const char *const pr[] = {"input-independence", "identity", "caching",
+                                     "input-mutation", "determinism", "deferred-work",
+                                     "physical-floor", NULL};
+    return s && is_one_of(s, pr);
+}
+
+static int need(const cJSON *o, const char *key, int (*is)(const cJSON *), const char *type,
+                kbv_err *e)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || !is(v))
+        return err_set(e, KBV_EINPUT, "a %s record without a valid \"%s\"", type, key);
+    return 0;
+}
+
+static int is_str(const cJSON *v) { return cJSON_IsString(v) != 0; }
+static int is_bool(const cJSON *v) { return cJSON_IsBool(v) != 0; }
+/* A number, or null (a non-finite value written by cJSON). */
+static int is_num(const cJSON *v) { return cJSON_IsNumber(v) || cJSON_IsNull(v); }
+
+static int valid(const cJSON *o, const char *type, kbv_err *e)
+{
+    static const char *const variants[] = {"candidate", "fp32", "tf32", NULL};
+    int rc = 0;
+    if (strcmp(type, "check") == 0) {
+        if (!rc) rc = need(o, "dist", is_str, type, e);
+        if (!rc) rc = need(o, "trial", is_num, type, e);
+        if (!rc) rc = need(o, "pass", is_bool, type, e);
+    } else if (strcmp(type, "probe") == 0) {
+        if (!rc) rc = need(o, "probe", is_str, type, e);
+        if (!rc) rc = need(o, "pass", is_bool, type, e);
+        if (!rc && !rec_probe_known(cJSON_GetObjectItemCaseSensitive(o, "probe")->valuestring))
+            rc = err_set(e, KBV_EINPUT, "a probe record with an unknown probe name");
+    } else if (strcmp(type, "time") == 0 || strcmp(type, "memory") == 0) {
+        if (!rc) rc = need(o, "variant", is_str, type, e);
+        if (!rc && !is_one_of(cJSON_GetObjectItemCaseSensitive(o, "variant")->valuestring, variants))
+            rc = err_set(e, KBV_EINPUT, "a %s record with an unknown variant", type);
+        if (!rc && type[0] == 't') rc = need(o, "gpu_ms", is_num, type, e);
+        if (!rc && type[0] == 't') rc = need(o, "round", is_num, type, e);
+        if (!rc && type[0] == 'm') rc = need(o, "peak_bytes", is_num, type, e);
+    } else if (strcmp(type, "status") == 0) {
+        if (!rc) rc = need(o, "status", is_str, type, e);
+        if (!rc && !rec_status_known(cJSON_GetObjectItemCaseSensitive(o, "status")->valuestring))
+            rc = err_set(e, KBV_EINPUT, "a status record with an unknown status");
+    } else {
+        rc = err_set(e, KBV_EINPUT, "unknown record type '%.40s'", type);
+    }
+    return rc;
+}
+
+cJSON *rec_new(const char *type, const char *set, const char *problem)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    if (!cJSON_AddStringToObject(o, "type", type) || !cJSON_AddStringToObject(o, "set", set) ||
+        !cJSON_AddStringToObject(o, "problem", problem)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+int rec_from_worker(const char *line, size_t len, const char *set, const char *problem,
+                    cJSON **out, kbv_err *e)
+{
+    *out = NULL;
+    cJSON *in = cJSON_ParseWithLength(line, len);
+    if (!cJSON_IsObject(in)) {
+        cJSON_Delete(in);
+        return err_set(e, KBV_EINPUT, "a line that is not a JSON object");
+    }
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "type");
+    if (!cJSON_IsString(t)) {
+        cJSON_Delete(in);
+        return err_set(e, KBV_EINPUT, "a record without a type");
+    }
+    int rc = valid(in, t->valuestring, e);
+    if (rc) {
+        cJSON_Delete(in);
+        return rc;
+    }
+    cJSON *o = rec_new(t->valuestring, set, problem);
+    if (!o) {
+        cJSON_Delete(in);
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    }
+    /* Move the worker's other fields over, in their order. */
+    cJSON *it = in->child;
+    while (it) {
+        cJSON *next = it->next;
+        if (strcmp(it->string, "type") && strcmp(it->string, "set") && strcmp(it->string, "problem") &&
+            !cJSON_GetObjectItemCaseSensitive(o, it->string)) {
+            cJSON *moved = cJSON_DetachItemViaPointer(in, it);
+            cJSON_AddItemToObject(o, moved->string, moved);
+        }
+        it = next;
+    }
+    cJSON_Delete(in);
+    *out = o;
+    return 0;
+}
+
+cJSON *rec_build(const char *set, const char *problem, const build_item *b)
+{
+    cJSON *o = rec_new("build", set, problem);
+    if (!o) return NULL;
+    cJSON_AddBoolToObject(o, "ok", b->ok);
+    jio_add_num(o, "seconds", b->seconds);
+    cJSON_AddBoolToObject(o, "cached", b->cached);
+    cJSON_AddStringToObject(o, "key", b->key);
+    cJSON_AddStringToObject(o, "log", b->log ? b->log : "");
+    return o;
+}
+
+cJSON *rec_static(const char *set, const char *problem, const build_item *b)
+{
+    cJSON *o = rec_new("static", set, problem);
+    if (!o) return NULL;
+    cJSON *imp = cJSON_AddArrayToObject(o, "imports");
+    for (int i = 0; imp && i < b->n_imports; i++)
+        cJSON_AddItemToArray(imp, cJSON_CreateString(b->imports[i]));
+    cJSON *fl = cJSON_AddArrayToObject(o, "flags");
+    for (int i = 0; fl && i < SCAN_N_FLAGS; i++)
+        if (b->flags & (1u << i)) cJSON_AddItemToArray(fl, cJSON_CreateString(verdict_scan_flag_name(i)));
+    cJSON *def = cJSON_AddArrayToObject(o, "defines");
+    for (int i = 0; def && i < b->n_defines; i++)
+        cJSON_AddItemToArray(def, cJSON_CreateString(b->defines[i]));
+    return o;
+}
+
+cJSON *rec_status(const char *set, const char *problem, const char *status, const char *detail)
+{
+    cJSON *o = rec_new("status", set, problem);
+    if (!o) return NULL;
+    cJSON_AddStringToObject(o, "status", status);
+    cJSON_AddStringToObject(o, "detail", detail ? detail : "");
+    return o;
+}

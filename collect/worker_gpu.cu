@@ -1,0 +1,192 @@
+/* worker_gpu.cu - small kernels and the calibration of the worker. */
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <stdint.h>
+#include <string.h>
+
+#include "worker_gpu.h"
+#include "memtrack.h"
+
+namespace {
+
+__global__ void nonfinite_kernel(const float *x, int64_t n, unsigned long long *count)
+{
+    unsigned long long c = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        c += !isfinite(x[i]);
+    /* One atomic per warp. */
+    for (int o = 16; o > 0; o /= 2) c += __shfl_down_sync(0xffffffffu, c, o);
+    if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
+}
+
+__global__ void copy4_kernel(const float4 *a, float4 *b, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        b[i] = a[i];
+}
+
+__global__ void init_kernel(float *x, size_t n, uint32_t salt)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 2654435761u ^ salt;
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        x[i] = (float)(h & 0xffff) / 65536.0f - 0.5f;
+    }
+}
+
+int cuda_err(kbv_err *e, const char *what, cudaError_t ce)
+{
+    return err_set(e, KBV_ERUNTIME, "worker_gpu.cu: %s: %s", what, cudaGetErrorString(ce));
+}
+
+double median_of(float *v, int n)
+{
+    std::sort(v, v + n);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+} /* namespace */
+
+extern "C" int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s,
+                                  int64_t *count, kbv_err *e)
+{
+    *count = 0;
+    if (dt != KBV_F32 || n <= 0) return 0;
+    unsigned long long *acc = NULL, h = 0;
+    cudaError_t ce = mt_real_malloc((void **)&acc, sizeof *acc);
+    if (ce != cudaSuccess) return cuda_err(e, "nonfinite scratch", ce);
+    ce = cudaMemsetAsync(acc, 0, sizeof *acc, s);
+    int64_t blocks = (n + 255) / 256;
+    if (blocks > 8192) blocks = 8192;
+    if (ce == cudaSuccess) {
+        nonfinite_kernel<<<(unsigned)blocks, 256, 0, s>>>((const float *)dev, n, acc);
+        ce = cudaGetLastError();
+    }
+    if (ce == cudaSuccess) ce = cudaMemcpyAsync(&h, acc, sizeof h, cudaMemcpyDeviceToHost, s);
+    if (ce == cudaSuccess) ce = cudaStreamSynchronize(s);
+    mt_real_free(acc);
+    if (ce != cudaSuccess) return cuda_err(e, "nonfinite count", ce);
+    *count = (int64_t)h;
+    return 0;
+}
+
+extern "C" int wg_cublas_version(void)
+{
+    int v = 0;
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 0;
+    if (cublasGetVersion(h, &v) != CUBLAS_STATUS_SUCCESS) v = 0;
+    cublasDestroy(h);
+    return v;
+}
+
+extern "C" int wg_calibrate(wg_calib *out, kbv_err *e)
+{
+    memset(out, 0, sizeof *out);
+    int rc = 0;
+    cudaError_t ce;
+    cudaStream_t s = NULL;
+    cudaEvent_t a = NULL, b = NULL;
+    void *x = NULL, *y = NULL, *ws = NULL;
+    float *A = NULL, *B = NULL, *C = NULL;
+    cublasHandle_t h = NULL;
+    const size_t copy_bytes = (size_t)1 << 30;
+    const int n = 8192;
+    float t[16];
+
+    if ((ce = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess ||
+        (ce = cudaEventCreate(&a)) != cudaSuccess || (ce = cudaEventCreate(&b)) != cudaSuccess) {
+        rc = cuda_err(e, "stream/events", ce);
+        goto done;
+    }
+    /* Copy bandwidth: the better of cudaMemcpy and a float4 kernel, which is
+     * what a good elementwise kernel can reach. */
+    if ((ce = mt_real_malloc(&x, copy_bytes)) != cudaSuccess ||
+        (ce = mt_real_malloc(&y, copy_bytes)) != cudaSuccess) {
+        rc = cuda_err(e, "copy buffers", ce);
+        goto done;
+    }
+    cudaMemsetAsync(x, 1, copy_bytes, s);
+    for (int kind = 0; kind < 2; kind++) {
+        for (int i = 0; i < 13; i++) {
+            cudaEventRecord(a, s);
+            if (kind == 0)
+                cudaMemcpyAsync(y, x, copy_bytes, cudaMemcpyDeviceToDevice, s);
+            else
+                copy4_kernel<<<132 * 16, 256, 0, s>>>((const float4 *)x, (float4 *)y, copy_bytes / 16);
+            cudaEventRecord(b, s);
+            if ((ce = cudaEventSynchronize(b)) != cudaSuccess) {
+                rc = cuda_err(e, "copy timing", ce);
+                goto done;
+            }
+            if (i >= 3) cudaEventElapsedTime(&t[i - 3], a, b);
+        }
+        double ms = median_of(t, 10);
+        double gbps = 2.0 * (double)copy_bytes / (ms * 1e-3) / 1e9;
+        if (gbps > out->copy_bandwidth_gbps) out->copy_bandwidth_gbps = gbps;
+    }
+    mt_real_free(x);
+    mt_real_free(y);
+    x = y = NULL;
+
+    /* GEMM rates, strict FP32 and TF32, at 8192^3. */
+    if ((ce = mt_real_malloc((void **)&A, (size_t)n * n * 4)) != cudaSuccess ||
+        (ce = mt_real_malloc((void **)&B, (size_t)n * n * 4)) != cudaSuccess ||
+        (ce = mt_real_malloc((void **)&C, (size_t)n * n * 4)) != cudaSuccess ||
+        (ce = mt_real_malloc(&ws, (size_t)32 << 20)) != cudaSuccess) {
+        rc = cuda_err(e, "GEMM buffers", ce);
+        goto done;
+    }
+    init_kernel<<<1024, 256, 0, s>>>(A, (size_t)n * n, 1u);
+    init_kernel<<<1024, 256, 0, s>>>(B, (size_t)n * n, 2u);
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+        rc = err_set(e, KBV_ERUNTIME, "worker_gpu.cu: cublasCreate failed");
+        goto done;
+    }
+    cublasSetStream(h, s);
+    cublasSetWorkspace(h, ws, (size_t)32 << 20);
+    for (int mode = 0; mode < 2; mode++) {
+        const float alpha = 1.0f, beta = 0.0f;
+        cublasComputeType_t ct = mode == 0 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+        int reps = 7;
+        for (int i = 0; i < reps; i++) {
+            cudaEventRecord(a, s);
+            cublasStatus_t bs = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, A, CUDA_R_32F,
+                                             n, B, CUDA_R_32F, n, &beta, C, CUDA_R_32F, n, ct,
+                                             CUBLAS_GEMM_DEFAULT);
+            cudaEventRecord(b, s);
+            if (bs != CUBLAS_STATUS_SUCCESS) {
+                rc = err_set(e, KBV_ERUNTIME, "worker_gpu.cu: cublasGemmEx: %s", cublasGetStatusString(bs));
+                goto done;
+            }
+            if ((ce = cudaEventSynchronize(b)) != cudaSuccess) {
+                rc = cuda_err(e, "GEMM timing", ce);
+                goto done;
+            }
+            if (i >= 2) cudaEventElapsedTime(&t[i - 2], a, b);
+        }
+        double ms = median_of(t, reps - 2);
+        double tflops = 2.0 * n * (double)n * n / (ms * 1e-3) / 1e12;
+        if (mode == 0) out->fp32_tflops = tflops;
+        else out->tf32_tflops = tflops;
+    }
+done:
+    if (h) cublasDestroy(h);
+    if (x) mt_real_free(x);
+    if (y) mt_real_free(y);
+    if (A) mt_real_free(A);
+    if (B) mt_real_free(B);
+    if (C) mt_real_free(C);
+    if (ws) mt_real_free(ws);
+    if (a) cudaEventDestroy(a);
+    if (b) cudaEventDestroy(b);
+    if (s) cudaStreamDestroy(s);
+    return rc;
+}

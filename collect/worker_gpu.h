@@ -1,0 +1,38 @@
+/* worker_gpu.h - the worker's own GPU functions (worker_gpu.cu), with C
+ * linkage: a non-finite count for the reference, and the calibration of
+ * DESIGN.md 5a step 9.  Device pointers belong to the caller. */
+#ifndef KBV_WORKER_GPU_H
+#define KBV_WORKER_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "kbv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* err.h has no C++ guard of its own: its functions are C. */
+#include "err.h"
+
+/* Counts non-finite floats among n (0 for KBV_I64); synchronises s. */
+int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, int64_t *count,
+                       kbv_err *e);
+
+typedef struct {
+    double copy_bandwidth_gbps;   /* (read + write bytes) / time of a device copy */
+    double fp32_tflops;           /* cuBLAS SGEMM, strict FP32, 8192^3 */
+    double tf32_tflops;           /* the same with TF32 tensor cores */
+} wg_calib;
+
+/* Measures the current device; takes a few hundred ms. */
+int wg_calibrate(wg_calib *out, kbv_err *e);
+
+/* The cuBLAS version as an integer (e.g. 130100), or 0. */
+int wg_cublas_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
