@@ -161,7 +161,7 @@ unset SBATCH_PARTITION SBATCH_ACCOUNT SBATCH_EXPORT SBATCH_GRES SLURM_JOB_ID
 
 slurmctld -D -i -f "$SLURM_CONF" >"$t/log/slurmctld.out" 2>&1 &
 pids+=($!)
-slurmd -D -f "$SLURM_CONF" >"$t/log/slurmd.out" 2>&1 &
+slurmd -D -N "$host" -f "$SLURM_CONF" >"$t/log/slurmd.out" 2>&1 &
 pids+=($!)
 
 start=$SECONDS
