@@ -134,9 +134,11 @@ static int list_text(kbv_err *e)
         }
         const char *why = NULL;
         int ok = suite_host_available(p, &why);
-        printf("%-72s %10.3f %10.1f  %s%s%s\n", p->id, p->flops / 1e9, p->min_bytes / 1e6, line,
-               ok ? "" : "  (unavailable: ", ok ? "" : (why ? why : "?"));
-        if (!ok) fputs(")", stdout);
+        if (ok)
+            printf("%-72s %10.3f %10.1f  %s\n", p->id, p->flops / 1e9, p->min_bytes / 1e6, line);
+        else
+            printf("%-72s %10.3f %10.1f  %s  (unavailable: %s)\n", p->id, p->flops / 1e9,
+                   p->min_bytes / 1e6, line, why ? why : "?");
     }
     printf("%d problems (* marks parameters)\n", n);
     if (fflush(stdout) != 0) return err_set(e, KBV_ERUNTIME, "list: cannot write to stdout");

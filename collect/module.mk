@@ -37,3 +37,6 @@ $(BUILD)/kbv-baseline-bench: $(OBJ)/collect/bench_main.o $(GPU_LIB) $(SUITE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(GPU_LDLIBS) $(LDLIBS_COMMON)
 endif
+
+# The suite's unit tests see the registry's private headers.
+$(OBJ)/tests/unit/test_suite_%.o: CPPFLAGS += -Icollect -Icollect/problems
