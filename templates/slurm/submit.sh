@@ -80,12 +80,18 @@ if [ -n "$redo" ]; then
     [ -f "$saved" ] || die "--redo: $saved not found (was the run submitted with submit.sh?)"
     [ -z "$shards$seed" ] && [ ${#candidates[@]} -eq 0 ] && [ ${#collect_args[@]} -eq 0 ] ||
         die "--redo takes --shards, --seed, --candidates and collect options from $saved; leave them out"
+    run_dir=$(cd "$run_dir" && pwd)
     # shellcheck source=/dev/null
     . "$saved"
     shards=$KBV_SHARDS seed=$KBV_SEED
     IFS=: read -r -a candidates <<<"$KBV_CANDIDATES"
     read -r -a collect_args <<<"$KBV_COLLECT_ARGS"
     [ -n "$kbv" ] || kbv=$KBV_BIN
+    [ -n "$gres" ] || gres=${KBV_GRES:-}
+    [ "$report" = 0 ] || report=$KBV_REPORT
+    # Relative candidate folders are relative to where the run was submitted,
+    # and the jobs run there.
+    cd "$KBV_SUBMIT_DIR" || die "--redo: cannot enter $KBV_SUBMIT_DIR, where the run was submitted"
 fi
 [[ $shards =~ ^[1-9][0-9]*$ ]] || die "--shards N is required (a positive whole number)"
 [ -z "$seed" ] || [[ $seed =~ ^[0-9]+$ ]] || die "--seed must be a non-negative whole number"
@@ -154,7 +160,8 @@ KBV_CANDIDATES=$(IFS=:; echo "${candidates[*]}")
 KBV_COLLECT_ARGS="${collect_args[*]}"
 export KBV_CANDIDATES KBV_COLLECT_ARGS
 if [ -z "$redo" ]; then
-    for v in KBV_BIN KBV_SHARDS KBV_SEED KBV_REPORT KBV_CANDIDATES KBV_COLLECT_ARGS; do
+    KBV_GRES=$gres KBV_SUBMIT_DIR=$PWD
+    for v in KBV_BIN KBV_SHARDS KBV_SEED KBV_REPORT KBV_CANDIDATES KBV_COLLECT_ARGS KBV_GRES KBV_SUBMIT_DIR; do
         printf '%s=%q\n' "$v" "${!v}"
     done >"$run_dir/submit.env"
 fi

@@ -85,6 +85,7 @@ n=$(($(cat "$KBV_TEST_SB/n" 2>/dev/null || echo 100) + 1))
 echo "$n" >"$KBV_TEST_SB/n"
 {
     printf '%s\n' "$@"
+    echo "cwd=$PWD"
     eval "script=\${$#}"
     echo "== script"
     grep '^#SBATCH' "$script"
@@ -158,5 +159,18 @@ for bad in "--run-dir $t/x" "--shards 0 --run-dir $t/x" "--shards 2" "--shards 2
     [ $rc -eq 2 ] || fail "submit.sh $bad: exit $rc, want 2"
 done
 [ ! -e "$t/sb/109" ] || fail "bad usage called sbatch"
+# --redo from another folder: relative candidate folders, the GPU request
+# and the report setting of the original submission hold.
+rm -rf "$t/run"
+(cd "$t" && submit --shards 2 --run-dir run --seed 1 --candidates c/one --kbv bin/kbv -- --build-only >/dev/null) ||
+    fail "relative submit: $(cat "$t/err")"
+has 109 "cwd=$t"
+out=$(cd / && submit --run-dir "$t/run" --redo 2) || fail "redo from /: $(cat "$t/err")"
+[ "$out" = $'collect_job=111\nmerge_job=112' ] || fail "redo printed: $out"
+has 111 "cwd=$t"
+has 111 --array=1
+has 111 KBV_CANDIDATES=c/one
+hasnt 111 "#SBATCH --gres=gpu:1"
+has 112 KBV_REPORT=0
 "$tpl/submit.sh" --help | grep -q '^usage: ' || fail "submit.sh --help"
 exit 0
