@@ -10,6 +10,11 @@
 #include <stdint.h>
 #include "kbv.h"
 
+/* C linkage, so that the CUDA C++ parts of collect can call it. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { SUITE_ROLE_INPUT = 0, SUITE_ROLE_PARAM = 1 } suite_role;
 
 /* How D1 draws a tensor (KernelBench's generator, or PyTorch's default
@@ -94,5 +99,9 @@ int64_t suite_bytes(const suite_tensor *t);
 /* Whether dist applies to the problem (D5 only where defined). */
 int suite_has_dist(const suite_problem *p, suite_dist d);
 const char *suite_dist_name(suite_dist d);             /* "D1".."D5" */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,11 @@
 #include <stddef.h>
 #include "err.h"
 
+/* C linkage, so that the CUDA C++ parts of collect can call it. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct afile afile;
 
 /* Opens "<path>.tmp.<pid>" for writing; *out is owned by the caller and must
@@ -25,5 +30,9 @@ int afile_mkdirs(const char *path, kbv_err *e);
 
 /* Reads a whole file into a NUL-terminated buffer the caller frees. */
 int afile_read_all(const char *path, char **data, size_t *len, kbv_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,11 @@
 #include <stddef.h>
 #include "err.h"
 
+/* C linkage, so that the CUDA C++ parts of collect can call it. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define KBV_VERSION "0.1.0"
 
 /* Strict numeric parsing: the whole string must be a number in range;
@@ -21,5 +26,9 @@ const char *cli_git_commit(void);
 
 /* Joins dir and name into buf (size n); KBV_EINPUT when it does not fit. */
 int cli_path(char *buf, size_t n, const char *dir, const char *name, kbv_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,11 @@
 
 #include <stdarg.h>
 
+/* C linkage, so that the CUDA C++ parts of collect can call it. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
     KBV_OK = 0,
     KBV_ERUNTIME = -1, /* the world failed: I/O, GPU, child process; exit 1 */
@@ -41,5 +46,9 @@ int err_exit_status(int code);
 
 /* Prints "kbv: <stage>: <message>\n" to stderr. */
 void err_report(const char *stage, const kbv_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,11 @@
 #include <cjson/cJSON.h>
 #include "err.h"
 
+/* C linkage, so that the CUDA C++ parts of collect can call it. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Parses path; *out is owned by the caller (cJSON_Delete). */
 int jio_load(const char *path, cJSON **out, kbv_err *e);
 /* Parses a buffer; `what` names it in messages (e.g. "run/samples.jsonl:12"). */
@@ -32,5 +37,9 @@ int jio_get_obj(const cJSON *obj, const char *key, const char *what, const cJSON
 
 /* Adds a number that is written as null when not finite (DESIGN.md 6). */
 cJSON *jio_add_num(cJSON *obj, const char *key, double v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,11 @@
 #include <cjson/cJSON.h>
 #include "err.h"
 
+/* C linkage, so that the CUDA C++ parts of collect can call it. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct jnl_reader jnl_reader;
 
 /* Opens RUN_DIR/samples.jsonl, else RUN_DIR/samples.jsonl.gz; *out owned by
@@ -41,5 +46,9 @@ int jnl_append(jnl_writer *w, const cJSON *rec, kbv_err *e);
 /* fsync; collect calls it at the end of each (set, problem) pair. */
 int jnl_sync(jnl_writer *w, kbv_err *e);
 int jnl_close_writer(jnl_writer *w, kbv_err *e);   /* NULL ok */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,11 @@
 
 #include <stdio.h>
 
+/* C linkage, so that the CUDA C++ parts of collect can call it. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void log_info(const char *stage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_warn(const char *stage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -28,5 +33,9 @@ void log_progress_end(log_progress *p);
 
 /* Monotonic clock in seconds. */
 double log_now(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
