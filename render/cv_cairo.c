@@ -10,6 +10,7 @@
 #include "png.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cairo.h>
@@ -179,6 +180,51 @@ int canvas_cairo_new(canvas **out, int kind, double w, double h, double scale, c
     return 0;
 }
 
+/* Cairo names the SVG's top group after the surface's serial number, which
+ * counts every surface the process has created ("surface1", "surface6",
+ * ...), so the same figure drawn second would differ.  Every "surface<n>"
+ * is renumbered in order of first appearance, which makes a figure's bytes
+ * depend on the figure alone. */
+static void svg_normalise_ids(buf *b)
+{
+    static const char key[] = "surface";
+    const size_t kl = sizeof key - 1;
+    unsigned long seen[64];
+    int n_seen = 0;
+    size_t r = 0, w = 0;
+    while (r < b->len) {
+        if (r + kl < b->len && memcmp(b->data + r, key, kl) == 0 && b->data[r + kl] >= '0' && b->data[r + kl] <= '9') {
+            size_t q = r + kl;
+            unsigned long v = 0;
+            while (q < b->len && b->data[q] >= '0' && b->data[q] <= '9' && v < 100000000UL)
+                v = v * 10 + (unsigned long)(b->data[q++] - '0');
+            int idx = -1;
+            for (int i = 0; i < n_seen; i++)
+                if (seen[i] == v)
+                    idx = i;
+            if (idx < 0 && n_seen < 64) {
+                seen[n_seen] = v;
+                idx = n_seen++;
+            }
+            if (idx >= 0) {
+                char num[32];
+                int nl = snprintf(num, sizeof num, "%s%d", key, idx + 1);
+                /* The new number is never longer than the old one (it
+                 * counts from 1 while serials only grow), so the text is
+                 * rewritten in place. */
+                if ((size_t)nl <= q - r) {
+                    memmove(b->data + w, num, (size_t)nl);
+                    w += (size_t)nl;
+                    r = q;
+                    continue;
+                }
+            }
+        }
+        b->data[w++] = b->data[r++];
+    }
+    b->len = w;
+}
+
 int canvas_cairo_finish(canvas *c, unsigned char **data, size_t *len, kbv_err *e)
 {
     cv_cairo *k = (cv_cairo *)c;
@@ -209,6 +255,7 @@ int canvas_cairo_finish(canvas *c, unsigned char **data, size_t *len, kbv_err *e
     if (st != CAIRO_STATUS_SUCCESS || k->out.failed)
         return err_set(e, KBV_ERUNTIME, "cairo failed to render a figure: %s",
                        k->out.failed ? "out of memory" : cairo_status_to_string(st));
+    svg_normalise_ids(&k->out);
     *data = k->out.data;
     *len = k->out.len;
     k->out.data = NULL;

@@ -19,3 +19,7 @@ $(RENDER_LIB): $(call objs,$(RENDER_SRCS))
 $(BUILD)/kbv-render: $(OBJ)/render/main.o $(RENDER_LIB) $(COMMON_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS) $(LDLIBS_COMMON)
+
+# The render unit tests include render/ headers (and, through canvas.h,
+# nothing from Cairo; pdfdoc.h needs hpdf.h, which is on the default path).
+$(OBJ)/tests/unit/test_render_%.o: CPPFLAGS += -Irender $(CAIRO_CFLAGS) $(FT_CFLAGS)

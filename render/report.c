@@ -145,12 +145,29 @@ static int expand(rctx *r, const char *where, const char *s, const tvars *v, cha
 
 /* --- output files ---------------------------------------------------------- */
 
+/* Files go into the temporary report folder, which becomes visible only
+ * when it is renamed into place after every file in it is complete; that
+ * rename is what makes the report atomic.  Files are not fsync'ed one by
+ * one: on a busy disk that took longer than drawing the whole report, and a
+ * report can always be drawn again from analysis.json. */
 static int write_file(rctx *r, const char *rel, const void *data, size_t len, kbv_err *e)
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", r->dir, rel) >= (int)sizeof path)
         return err_set(e, KBV_EINPUT, "%s/%s: path too long", r->dir, rel);
-    return afile_write_all(path, data, len, e);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return err_set(e, KBV_ERUNTIME, "%s: cannot create: %s", path, strerror(errno));
+    size_t n = len ? fwrite(data, 1, len, f) : 0;
+    int bad = n != len || ferror(f);
+    if (fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        int err = errno;
+        unlink(path);
+        return err_set(e, KBV_ERUNTIME, "%s: write failed: %s", path, strerror(err));
+    }
+    return 0;
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -274,7 +291,7 @@ static void est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n
     char a[64], b[80];
     if (!x->ok) {
         if (with_n && x->n >= 0)
-            snprintf(buf, n, FMT_NA "\nn=%ld", x->n);
+            snprintf(buf, n, FMT_NA " (n=%ld)", x->n);
         else
             snprintf(buf, n, FMT_NA);
         return;
@@ -285,7 +302,7 @@ static void est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n
         fmt_2(a, sizeof a, x->ok ? x->est : NAN);
     fmt_ci(b, sizeof b, x);
     if (with_n && x->n >= 0)
-        snprintf(buf, n, "%s\n%s\nn=%ld", a, b, x->n);
+        snprintf(buf, n, "%s (n=%ld)\n%s", a, x->n, b);
     else
         snprintf(buf, n, "%s\n%s", a, b);
 }
@@ -592,9 +609,10 @@ static int build_problems(rctx *r, int si, tbl *disp, kbv_err *e)
                 char a[64], ci[80];
                 if (all)
                     fmt_est_ci(c[k++], 128, &q->sp[b]);
+                else if (q->sp[b].ok)
+                    snprintf(c[k++], 128, "%s\n%s", fmt_2(a, sizeof a, q->sp[b].est), fmt_ci(ci, sizeof ci, &q->sp[b]));
                 else
-                    snprintf(c[k++], 128, "%s\n%s", fmt_2(a, sizeof a, q->sp[b].ok ? q->sp[b].est : NAN),
-                             q->sp[b].ok ? fmt_ci(ci, sizeof ci, &q->sp[b]) : "");
+                    snprintf(c[k++], 128, FMT_NA);
             }
             fmt_mib(c[k++], 128, q->peak[RM_CAND]);
             fmt_mib(c[k++], 128, q->peak[mbv]);
