@@ -7,13 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "kbv.h"
+#include "err.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* err.h has no C++ guard of its own: its functions are C. */
-#include "err.h"
 
 /* Counts non-finite floats among n (0 for KBV_I64); synchronises s. */
 int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, int64_t *count,

@@ -238,12 +238,18 @@ static void make_call(worker *w, kbv_call *c, void **in, void **out)
  * candidate's (which it may have kept) never point at them. */
 static void make_ref_call(worker *w, kbv_call *c, kbv_tensor *outs, void **in, void **ref)
 {
-    make_call(w, c, in, ref);
+    for (int i = 0; i < w->p->n_inputs; i++) w->in[i].data = in[i];
     for (int i = 0; i < w->p->n_outputs; i++) {
         outs[i] = w->out[i];
         outs[i].data = ref[i];
     }
+    c->inputs = w->in;
+    c->n_inputs = w->p->n_inputs;
     c->outputs = outs;
+    c->n_outputs = w->p->n_outputs;
+    c->attrs = w->attrs;
+    c->n_attrs = w->p->n_attrs;
+    c->stream = w->s;
 }
 
 static uint64_t fingerprint(worker *w, void **bufs, const size_t *bytes, int n)

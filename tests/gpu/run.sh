@@ -1,0 +1,99 @@
+#!/bin/bash
+# tests/gpu/run.sh BUILD_DIR - the end-to-end tests of collect on a CUDA GPU
+# (make test-gpu).  Runs kbv-collect on the purpose-built candidates of
+# tests/gpu/sets (a correct one and one for every class of DESIGN.md 7, a
+# crasher, a hanger, an out-of-memory and an illegal address), analyzes the
+# run and checks every class against the sets' set.json; then kills a
+# collect with SIGKILL mid-run, resumes it and checks that every pair is in
+# the journal exactly once.  Takes a few minutes on an H200.
+set -u
+BUILD=${1:-build}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+cd "$ROOT"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/kbv-test-gpu.XXXXXX")
+KEEP=${KBV_KEEP_TEST:-0}
+cleanup() { [ "$KEEP" = 1 ] && echo "kept $TMP" || rm -rf "$TMP"; }
+trap cleanup EXIT
+export KBV_CACHE="$TMP/cache"     # every candidate really builds
+fail=0
+t_start=$(date +%s)
+
+if ! "$BUILD/kbv-worker" --device-info >/dev/null 2>"$TMP/devinfo.err"; then
+    echo "test-gpu: no usable CUDA GPU: $(tail -c 300 "$TMP/devinfo.err")"
+    exit 1
+fi
+
+echo "test-gpu: 1. collect on tests/gpu/sets (smoke suite)"
+t0=$(date +%s)
+"$BUILD/kbv-collect" --suite smoke --candidates tests/gpu/sets --out "$TMP/run" --timeout 45 \
+    2>"$TMP/collect.log"
+rc=$?
+echo "test-gpu:    collect exit $rc in $(( $(date +%s) - t0 )) s"
+if [ $rc -ne 0 ]; then
+    echo "FAIL: kbv-collect exited $rc"; tail -20 "$TMP/collect.log"; fail=1
+fi
+if [ -x "$BUILD/kbv-analyze" ]; then
+    if ! "$BUILD/kbv-analyze" "$TMP/run" 2>"$TMP/analyze.log"; then
+        echo "FAIL: kbv-analyze: $(tail -3 "$TMP/analyze.log")"; fail=1
+        python3 "$HERE/check_run.py" "$TMP/run" tests/gpu/sets --journal-only || fail=1
+    else
+        python3 "$HERE/check_run.py" "$TMP/run" tests/gpu/sets || fail=1
+    fi
+else
+    echo "test-gpu:    no $BUILD/kbv-analyze: checking the journal only"
+    python3 "$HERE/check_run.py" "$TMP/run" tests/gpu/sets --journal-only || fail=1
+fi
+cp "$TMP/run/samples.jsonl" "$TMP/collect.log" "${KBV_TEST_GPU_OUT:-$TMP}/" 2>/dev/null
+
+echo "test-gpu: 2. kill -9 in the middle of a run, then --resume"
+t0=$(date +%s)
+args=(--suite smoke --candidates tests/gpu/sets/correct --candidates tests/gpu/sets/incorrect
+      --out "$TMP/run2" --timeout 45)
+"$BUILD/kbv-collect" "${args[@]}" 2>"$TMP/collect2.log" &
+pid=$!
+# Wait until one pair is finished and the next has records, then kill.
+killed=0
+for _ in $(seq 1 600); do
+    if [ -f "$TMP/run2/samples.jsonl" ] &&
+       python3 - "$TMP/run2/samples.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+seen_status = False
+for l in lines:
+    try:
+        r = json.loads(l)
+    except ValueError:
+        continue
+    if r["type"] == "status":
+        seen_status = True
+    elif seen_status and r["type"] in ("check", "time"):
+        sys.exit(0)
+sys.exit(1)
+PY
+    then
+        kill -9 $pid; killed=1; break
+    fi
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.2
+done
+wait $pid 2>/dev/null
+if [ $killed -ne 1 ]; then
+    echo "FAIL: the run ended before it could be killed"; fail=1
+else
+    n_before=$(wc -l <"$TMP/run2/samples.jsonl")
+    sleep 1   # the orphaned worker dies on its next write (SIGPIPE)
+    if ! "$BUILD/kbv-collect" "${args[@]}" --resume 2>"$TMP/resume.log"; then
+        echo "FAIL: --resume: $(tail -3 "$TMP/resume.log")"; fail=1
+    fi
+    echo "test-gpu:    killed with $n_before journal lines; resumed: $(grep -m1 'resume:' "$TMP/resume.log")"
+    python3 "$HERE/check_run.py" "$TMP/run2" tests/gpu/sets --journal-only || fail=1
+    # A resume with other settings must refuse (exit 2).
+    "$BUILD/kbv-collect" "${args[@]}" --resume --seed 8 2>/dev/null
+    rc=$?
+    if [ $rc -ne 2 ]; then echo "FAIL: --resume with another seed exited $rc, not 2"; fail=1; fi
+fi
+echo "test-gpu:    in $(( $(date +%s) - t0 )) s"
+
+echo "test-gpu: $([ $fail -eq 0 ] && echo PASS || echo FAIL) in $(( $(date +%s) - t_start )) s"
+exit $fail
