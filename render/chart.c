@@ -149,15 +149,41 @@ static void x_axis(canvas *c, const chart_ctx *x, const axis *a, const tick *t, 
         double px = amap(a, t[i].v);
         canvas_segment(c, px, y, px, y + 3);
     }
-    canvas_color(c, st->text);
-    for (int i = 0; i < n; i++) {
+    /* Labels are chosen outwards from the one at 1 (on a ratio axis; else
+     * from the first), each kept only if it keeps clear of those chosen, so
+     * that crowded ticks never print on top of each other and 1 is always
+     * labelled. */
+    int start = 0;
+    for (int i = 0; i < n; i++)
+        if (a->log && t[i].v == 1)
+            start = i;
+    double left[64], right[64];
+    int keep[64] = {0};
+    for (int i = 0; i < n && i < 64; i++) {
         double px = amap(a, t[i].v), tw = canvas_text_width(c, t[i].label, fs, 0);
-        int must = a->log && t[i].v == 1;
-        if (px - tw / 2 < last_right + 3 && !must)
-            continue;
-        canvas_text(c, px, y + 5, t[i].label, fs, 0, CANVAS_CENTER | CANVAS_TOP, 0);
-        last_right = px + tw / 2;
+        left[i] = px - tw / 2;
+        right[i] = px + tw / 2;
     }
+    if (n > 0 && n <= 64) {
+        keep[start] = 1;
+        double edge = right[start];
+        for (int i = start + 1; i < n; i++)
+            if (left[i] >= edge + 4) {
+                keep[i] = 1;
+                edge = right[i];
+            }
+        edge = left[start];
+        for (int i = start - 1; i >= 0; i--)
+            if (right[i] <= edge - 4) {
+                keep[i] = 1;
+                edge = left[i];
+            }
+    }
+    canvas_color(c, st->text);
+    for (int i = 0; i < n && i < 64; i++)
+        if (keep[i])
+            canvas_text(c, amap(a, t[i].v), y + 5, t[i].label, fs, 0, CANVAS_CENTER | CANVAS_TOP, 0);
+    (void)last_right;
     if (title)
         canvas_text(c, (a->p0 + a->p1) / 2, y + 9 + fs + fs, title, fs, 0, CANVAS_CENTER | CANVAS_BASELINE, 0);
 }
@@ -495,14 +521,15 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
         if (tw > id_w)
             id_w = tw;
     }
-    id_w = (id_w > 150 ? 150 : id_w) + 6;
+    id_w = (id_w > 140 ? 140 : id_w) + 6;
     /* Text columns as wide as their widest entry in the whole set, so
      * that the pages of one set line up. */
     double tw = canvas_text_width(c, "vs fp32", fs, 1), cls_w = canvas_text_width(c, "class", fs, 1);
     for (int p = 0; p < s->n_probs; p++) {
         char buf[96];
         for (int b = 0; b < RM_NB; b++) {
-            double t = canvas_text_width(c, fmt_est_ci(buf, sizeof buf, &s->probs[p].sp[b]), fs, 0);
+            double t = canvas_text_width(c, fmt_2(buf, sizeof buf, s->probs[p].sp[b].ok ? s->probs[p].sp[b].est : NAN),
+                                         fs, 0);
             if (t > tw)
                 tw = t;
         }
@@ -511,8 +538,10 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
             cls_w = t;
     }
     tw += 8;
-    double px0 = id_w + 4, px1 = w - 2 * tw - cls_w - 10;
-    double c1 = px1 + 8, c2 = c1 + tw, c3 = c2 + tw;
+    /* The estimates are printed right-aligned beside the plot (the
+     * intervals are the whiskers, and the per-problem table prints them). */
+    double px0 = id_w + 4, px1 = w - 2 * tw - cls_w - 16;
+    double c1 = px1 + 8 + tw, c2 = c1 + tw, c3 = c2 + 8;
     span sp;
     span_init(&sp);
     for (int p = 0; p < s->n_probs; p++)
@@ -527,8 +556,8 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     /* Header: column titles and which marker is which baseline. */
     canvas_color(c, st->text);
     canvas_text(c, 0, FR_HEAD - 5, "problem", fs, 1, CANVAS_LEFT, 0);
-    canvas_text(c, c1, FR_HEAD - 5, "vs fp32", fs, 1, CANVAS_LEFT, 0);
-    canvas_text(c, c2, FR_HEAD - 5, "vs tf32", fs, 1, CANVAS_LEFT, 0);
+    canvas_text(c, c1, FR_HEAD - 5, "vs fp32", fs, 1, CANVAS_RIGHT, 0);
+    canvas_text(c, c2, FR_HEAD - 5, "vs tf32", fs, 1, CANVAS_RIGHT, 0);
     canvas_text(c, c3, FR_HEAD - 5, "class", fs, 1, CANVAS_LEFT, 0);
     canvas_rgba k = style_set_color(st, si);
     double lx = px0;
@@ -559,8 +588,8 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
         text_fit(c, 0, y, p->id, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, id_w - 4);
         char buf[96];
         for (int b = 0; b < RM_NB; b++)
-            canvas_text(c, b == 0 ? c1 : c2, y, fmt_est_ci(buf, sizeof buf, &p->sp[b]), fs, 0,
-                        CANVAS_LEFT | CANVAS_MIDDLE, 0);
+            canvas_text(c, b == 0 ? c1 : c2, y, fmt_2(buf, sizeof buf, p->sp[b].ok ? p->sp[b].est : NAN), fs, 0,
+                        CANVAS_RIGHT | CANVAS_MIDDLE, 0);
         canvas_text(c, c3, y, p->cls, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
         for (int b = 0; b < RM_NB; b++) {
             const rm_est *e = &p->sp[b];

@@ -965,6 +965,7 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     case SEC_INFLATION: keep = tbl_first_row_height(&tabs[1], f->c, &r->st, f->w, 0) + 20; break;
     case SEC_FAST_P: keep = chart_fast_p_height(&r->cx) + 30; break;
     case SEC_FOREST: keep = 140; break;
+    case SEC_PROBLEMS: keep = 150; break;
     case SEC_SCATTER: keep = chart_scatter_height(&r->cx) + 30; break;
     case SEC_CLASSES: keep = chart_classes_height(&r->cx) + 30; break;
     case SEC_HACKS: keep = n_findings ? tbl_first_row_height(&tabs[3], f->c, &r->st, f->w, 0) + 20 : 30; break;
@@ -1064,7 +1065,8 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
             tbl t;
             if ((rc = build_problems(r, i, &t, e)))
                 return rc;
-            rc = flow_heading(f, m->sets[i].name, mark, 60, NULL, e);
+            rc = flow_heading(f, m->sets[i].name, mark,
+                              caption_height(f, s->caption, &v) + tbl_first_row_height(&t, f->c, &r->st, f->w, 0), NULL, e);
             if (rc == 0)
                 rc = flow_table(f, &t, s->caption, &v, e);
             tbl_free(&t);

@@ -234,7 +234,7 @@ void tbl_tex(const tbl *t, const char *caption, sbuf *out)
 
 /* --- drawing --------------------------------------------------------------- */
 
-#define TB_PAD 2.5
+#define TB_PAD 3.0
 #define TB_LINE_GAP 2.2
 #define TB_MAX_LINES 24
 
