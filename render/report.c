@@ -850,7 +850,19 @@ static int sec_summary(flow *f, kbv_err *e)
                             : cJSON_IsString(it) ? it->valuestring : NULL;
             if (!t)
                 continue;
-            int w = snprintf(clk + k, sizeof clk - k, "%s%s %s", k ? ", " : "", it->string, t);
+            /* "sm_max_mhz" reads as "SM max 1980 MHz". */
+            char name[64];
+            size_t nl = 0;
+            for (const char *q = it->string; *q && nl + 1 < sizeof name; q++) {
+                if (strcmp(q, "_mhz") == 0)
+                    break;
+                name[nl++] = *q == '_' ? ' ' : *q;
+            }
+            name[nl] = 0;
+            if (strncmp(name, "sm ", 3) == 0)
+                name[0] = 'S', name[1] = 'M';
+            int mhz = strstr(it->string, "mhz") != NULL;
+            int w = snprintf(clk + k, sizeof clk - k, "%s%s %s%s", k ? ", " : "", name, t, mhz ? " MHz" : "");
             if (w < 0 || (size_t)w >= sizeof clk - k)
                 break;
             k += (size_t)w;

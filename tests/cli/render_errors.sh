@@ -60,6 +60,22 @@ expect 2 "extra" -- "$run" "$run"
 expect 2 "--template" -- "$run" --template
 SOURCE_DATE_EPOCH=yesterday "$render" "$run" >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] && grep -q SOURCE_DATE_EPOCH "$tmp/err" ||
     fail "a bad SOURCE_DATE_EPOCH is not a usage error: $(cat "$tmp/err")"
+# Default templates: $KBV_TEMPLATES wins; without it and with no templates
+# beside the program, the message says where it looked.
+mkdir -p "$tmp/tpl"
+sed 's/"title": "Do the candidate kernels beat the fast baseline?"/"title": "Templates from KBV_TEMPLATES"/' \
+    templates/report.json >"$tmp/tpl/report.json"
+cp templates/style.json "$tmp/tpl/"
+KBV_TEMPLATES="$tmp/tpl" "$render" "$run" 2>"$tmp/err" || fail "KBV_TEMPLATES render: $(cat "$tmp/err")"
+pdftotext "$run/report/report.pdf" - | grep -q "Templates from KBV_TEMPLATES" || fail "KBV_TEMPLATES was not used"
+mkdir -p "$tmp/elsewhere/bin"
+cp "$render" "$tmp/elsewhere/bin/kbv-render"
+KBV_TEMPLATES= "$tmp/elsewhere/bin/kbv-render" "$run" >/dev/null 2>"$tmp/err"; rc=$?
+if [ ! -f /usr/local/share/kbv/templates/report.json ]; then
+    [ $rc -eq 2 ] && grep -q "report.json template not found in $tmp/elsewhere/bin/../templates" "$tmp/err" ||
+        fail "a missing template is not named (exit $rc): $(cat "$tmp/err")"
+fi
+
 "$render" --help >"$tmp/out" 2>&1 || fail "--help exited $?"
 grep -q "usage: kbv-render RUN_DIR" "$tmp/out" || fail "--help does not show usage"
 "$render" --version >"$tmp/out" 2>&1 || fail "--version exited $?"
