@@ -115,10 +115,12 @@ static void vdata_free(vdata *d)
     d->x = d->logx = d->logmid = NULL;
 }
 
-/* Percentile intervals of the speedups against both baselines.  The
- * candidate's draws are shared by the two ratios; each variant has its own
- * stream, so the variants are resampled independently. */
-static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, double *buf[N_BL])
+/* The bootstrap replicates of a problem's log speedups against both
+ * baselines, replicate b against baseline bl into col[b * step + bl], and
+ * their percentile intervals (tmp, B values, is scratch).  The candidate's draws are shared by the two ratios;
+ * each variant has its own stream, so the variants are resampled
+ * independently. */
+static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, double *col, size_t step, double *tmp)
 {
     size_t B = sh->o->resamples;
     rng rc, rb[N_BL];
@@ -131,13 +133,16 @@ static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, doubl
         for (int bl = 0; bl < N_BL; bl++) {
             if (!p->has_s[bl]) continue;
             const vdata *v = &p->v[1 + bl];
-            buf[bl][b] = medboot_draw_log(v->t, v->x, v->logx, v->logmid, &rb[bl]) - lc;
+            col[b * step + (size_t)bl] = medboot_draw_log(v->t, v->x, v->logx, v->logmid, &rb[bl]) - lc;
         }
     }
     for (int bl = 0; bl < N_BL; bl++) {
         if (!p->has_s[bl]) continue;
+        /* The stored replicates keep their random order for the geometric
+         * means. */
+        for (size_t b = 0; b < B; b++) tmp[b] = col[b * step + (size_t)bl];
         double lo, hi;
-        stats_percentile(buf[bl], B, sh->o->level, &lo, &hi);
+        stats_percentile(tmp, B, sh->o->level, &lo, &hi);
         p->s_lo[bl] = exp(lo);
         p->s_hi[bl] = exp(hi);
     }
@@ -181,9 +186,16 @@ done:
 /* A geometric mean over the problems sub[0..n) of the set: problem i adds
  * log s_i(baseline) when bit bl of use[i] is set, and 0 (a speedup of 1)
  * otherwise; clamp makes it max(0, log s), i.e. max(1, s) (geomean_all).
- * The interval: two-level bootstrap, B resamples of n problems with
- * replacement, each picked problem's speedup redrawn from its own samples
- * (exact median draws), then BCa with the jackknife over problems. */
+ *
+ * The interval: a two-level bootstrap, B resamples of n problems with
+ * replacement, each picked problem's log speedup redrawn from its own
+ * samples, then BCa with the jackknife over problems.  The inner draws are
+ * the problem's B stored replicates (exact median draws, in the random order
+ * they were drawn): the c-th copy of problem i in outer resample b takes
+ * replicate (b + c) mod B.  Copies within a resample thus get distinct,
+ * independent draws (each outer resample has exactly the two-level
+ * distribution), and with the replicates stored by b, then problem, outer
+ * resample b reads one short stretch of memory after another. */
 typedef struct geo_spec {
     const size_t *sub;
     size_t n;
@@ -193,6 +205,18 @@ typedef struct geo_spec {
     uint64_t purpose;
 } geo_spec;
 
+/* Per-set storage shared by the geometric means. */
+typedef struct geo_store {
+    /* reps[(b * (np + 1) + i) * N_BL + bl]: replicate b of problem i against
+     * baseline bl; zero where the problem has no speedup, and in the extra
+     * column np, which stands for a problem counted as a speedup of 1. */
+    double *reps;
+    size_t np;
+    size_t *map;                /* scratch, n entries */
+    uint32_t *cnt;              /* per column, copies so far in resample gen[] */
+    size_t *gen;
+} geo_store;
+
 static double geo_value(const pctx *p, unsigned char use, int bl, int clamp)
 {
     if (!(use & (1u << bl))) return 0;
@@ -200,34 +224,59 @@ static double geo_value(const pctx *p, unsigned char use, int bl, int clamp)
     return clamp && v < 0 ? 0 : v;
 }
 
-static int geo_run(const shared *sh, size_t set, const pctx *pc, const geo_spec *g, double *reps[N_BL],
-                   double *jack, est out[N_BL], kbv_err *e)
+/* The outer resamples of one geometric mean into reps[bl][0..B), both
+ * baselines at once; clamp is a constant at each call, so that the compiler
+ * drops the branch. */
+static inline void geo_resample(const geo_store *st, const size_t *map, size_t n, size_t B, int clamp, rng *r,
+                                double *reps[N_BL])
 {
-    (void)e;
-    size_t B = sh->o->resamples, n = g->n;
-    for (int bl = 0; bl < N_BL; bl++) out[bl] = (est){NAN, NAN, NAN, (long)n};
-    if (!n) return 0;
-    rng r;
-    rng_init(&r, sh->o->seed, set, RNG_NO_PROBLEM, g->purpose);
+    size_t row = (st->np + 1) * N_BL;
+    size_t row_bytes = row * sizeof(double);
+    for (size_t c = 0; c <= st->np; c++) st->gen[c] = SIZE_MAX;
     for (size_t b = 0; b < B; b++) {
-        double sum[N_BL] = {0, 0};
+        double s0 = 0, s1 = 0;
+        /* The picks land anywhere in a row, which defeats the hardware's
+         * prefetch; fetching the row two resamples ahead keeps the loop from
+         * waiting on memory. */
+        if (b + 2 < B) {
+            const char *ahead = (const char *)&st->reps[(b + 2) * row];
+            for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
+        }
+        const double *base = st->reps;
         for (size_t k = 0; k < n; k++) {
-            size_t i = g->sub[rng_below(&r, (uint32_t)n)];
-            const pctx *p = &pc[i];
-            unsigned use = g->use[i] & g->want;
-            if (!use) continue;
-            const vdata *c = &p->v[RUN_V_CAND];
-            double lc = medboot_draw_log(c->t, c->x, c->logx, c->logmid, &r);
-            for (int bl = 0; bl < N_BL; bl++) {
-                if (!(use & (1u << bl))) continue;
-                const vdata *v = &p->v[1 + bl];
-                double d = medboot_draw_log(v->t, v->x, v->logx, v->logmid, &r) - lc;
-                sum[bl] += g->clamp && d < 0 ? 0 : d;
+            size_t i = map[rng_below(r, (uint32_t)n)];
+            uint32_t c = st->gen[i] == b ? st->cnt[i] : 0;
+            st->cnt[i] = c + 1;
+            st->gen[i] = b;
+            size_t col = b + c;
+            if (col >= B) col %= B;
+            const double *d = &base[col * row + i * N_BL];
+            if (clamp) {
+                s0 += d[0] > 0 ? d[0] : 0;
+                s1 += d[1] > 0 ? d[1] : 0;
+            } else {
+                s0 += d[0];
+                s1 += d[1];
             }
         }
-        for (int bl = 0; bl < N_BL; bl++)
-            if (g->want & (1u << bl)) reps[bl][b] = sum[bl] / (double)n;
+        reps[0][b] = s0 / (double)n;
+        reps[1][b] = s1 / (double)n;
     }
+}
+
+static void geo_run(const shared *sh, size_t set, const pctx *pc, const geo_spec *g, const geo_store *st,
+                    double *reps[N_BL], double *jack, est out[N_BL])
+{
+    size_t B = sh->o->resamples, n = g->n;
+    for (int bl = 0; bl < N_BL; bl++) out[bl] = (est){NAN, NAN, NAN, (long)n};
+    if (!n) return;
+    rng r;
+    rng_init(&r, sh->o->seed, set, RNG_NO_PROBLEM, g->purpose);
+    /* A member that adds nothing for the wanted baselines (geomean_all's
+     * non-correct problems) reads the zero column. */
+    for (size_t k = 0; k < n; k++) st->map[k] = (g->use[g->sub[k]] & g->want) ? g->sub[k] : st->np;
+    if (g->clamp) geo_resample(st, st->map, n, B, 1, &r, reps);
+    else geo_resample(st, st->map, n, B, 0, &r, reps);
     for (int bl = 0; bl < N_BL; bl++) {
         if (!(g->want & (1u << bl))) continue;
         double S = 0;
@@ -243,16 +292,15 @@ static int geo_run(const shared *sh, size_t set, const pctx *pc, const geo_spec 
         out[bl].lo = exp(lo);
         out[bl].hi = exp(hi);
     }
-    return 0;
 }
 
 /* Runs the geometric mean over the members of the set selected by
  * sel[i] & (1 << bl) for each wanted baseline: one joint pass (shared
  * candidate draws) when the two baselines select the same problems, one
  * pass each otherwise. */
-static int geo_select(const shared *sh, size_t set, const pctx *pc, size_t np, const unsigned char *sel,
-                      unsigned want, uint64_t purpose, double *reps[N_BL], double *jack, size_t *sub,
-                      est out[N_BL], kbv_err *e)
+static void geo_select(const shared *sh, size_t set, const pctx *pc, size_t np, const unsigned char *sel,
+                       unsigned want, uint64_t purpose, const geo_store *st, double *reps[N_BL], double *jack,
+                       size_t *sub, est out[N_BL])
 {
     int same = 1;
     if (want == 3)
@@ -270,12 +318,10 @@ static int geo_select(const shared *sh, size_t set, const pctx *pc, size_t np, c
             if (sel[i] & w) sub[n++] = i;
         geo_spec g = {sub, n, sel, 0, w, purpose | ((uint64_t)(passes[1] ? w : 0) << 8)};
         est tmp[N_BL];
-        int rc = geo_run(sh, set, pc, &g, reps, jack, tmp, e);
-        if (rc) return rc;
+        geo_run(sh, set, pc, &g, st, reps, jack, tmp);
         for (int bl = 0; bl < N_BL; bl++)
             if (w & (1u << bl)) out[bl] = tmp[bl];
     }
-    return 0;
 }
 
 /* --- fast_p and shares ---------------------------------------------------- */
@@ -394,8 +440,11 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     double *jack = malloc((np + 1) * sizeof *jack), *memv = malloc((np + 1) * sizeof *memv);
     size_t *sub = malloc((np + 1) * sizeof *sub);
     unsigned char *sel = calloc(np + 1, 1);
+    geo_store st = {calloc((np + 1) * B * N_BL, sizeof(double)), np, malloc((np + 1) * sizeof(size_t)),
+                    calloc(np + 1, sizeof(uint32_t)), malloc((np + 1) * sizeof(size_t))};
     cJSON *o = cJSON_CreateObject();
-    if (!pc || !reps[0] || !reps[1] || !jack || !memv || !sub || !sel || !o) {
+    if (!pc || !reps[0] || !reps[1] || !jack || !memv || !sub || !sel || !st.reps || !st.map || !st.cnt ||
+        !st.gen || !o) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
@@ -417,7 +466,7 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
                 p->ls[bl] = log(p->s[bl]);
             }
         }
-        if (p->has_s[0] || p->has_s[1]) speedup_ci(sh, set, i, p, reps);
+        if (p->has_s[0] || p->has_s[1]) speedup_ci(sh, set, i, p, st.reps + i * N_BL, (np + 1) * N_BL, reps[0]);
     }
 
     cJSON_AddStringToObject(o, "name", r->set_names[set]);
@@ -430,19 +479,19 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     est g_correct[N_BL], g_all[N_BL], g_orig[N_BL], g_hidden[N_BL];
     for (size_t i = 0; i < np; i++)
         sel[i] = pc[i].cr.cls == CL_CORRECT ? (unsigned char)(pc[i].has_s[0] | pc[i].has_s[1] << 1) : 0;
-    if ((rc = geo_select(sh, set, pc, np, sel, 3, RNG_G_CORRECT, reps, jack, sub, g_correct, e))) goto done;
+    geo_select(sh, set, pc, np, sel, 3, RNG_G_CORRECT, &st, reps, jack, sub, g_correct);
     {
         /* geomean_all: every problem, correct ones as max(1, s). */
         for (size_t i = 0; i < np; i++) sub[i] = i;
         geo_spec g = {sub, np, sel, 1, 3, RNG_G_ALL};
-        if ((rc = geo_run(sh, set, pc, &g, reps, jack, g_all, e))) goto done;
+        geo_run(sh, set, pc, &g, &st, reps, jack, g_all);
     }
     for (size_t i = 0; i < np; i++)
         sel[i] = pc[i].cr.passes_d1 && pc[i].has_s[BL_FP32] ? 1 : 0;
-    if ((rc = geo_select(sh, set, pc, np, sel, 1, RNG_G_ORIGINAL, reps, jack, sub, g_orig, e))) goto done;
+    geo_select(sh, set, pc, np, sel, 1, RNG_G_ORIGINAL, &st, reps, jack, sub, g_orig);
     for (size_t i = 0; i < np; i++)
         if (pc[i].cr.cls == CL_HIDDEN_FAIL) sel[i] = 0;
-    if ((rc = geo_select(sh, set, pc, np, sel, 1, RNG_G_HIDDEN, reps, jack, sub, g_hidden, e))) goto done;
+    geo_select(sh, set, pc, np, sel, 1, RNG_G_HIDDEN, &st, reps, jack, sub, g_hidden);
 
     cJSON *bj = cJSON_AddObjectToObject(o, "baselines");
     for (int bl = 0; bl < N_BL; bl++) {
@@ -483,11 +532,11 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
                                             {"tf32", "+ tf32 baseline"}};
     const est *vals[4] = {&g_orig[BL_FP32], &g_hidden[BL_FP32], &g_correct[BL_FP32], &g_correct[BL_TF32]};
     for (int k = 0; k < 4; k++) {
-        cJSON *st = cJSON_CreateObject();
-        cJSON_AddStringToObject(st, "step", steps[k][0]);
-        cJSON_AddStringToObject(st, "label", steps[k][1]);
-        add_est(st, "geomean", vals[k]);
-        cJSON_AddItemToArray(inf, st);
+        cJSON *step = cJSON_CreateObject();
+        cJSON_AddStringToObject(step, "step", steps[k][0]);
+        cJSON_AddStringToObject(step, "label", steps[k][1]);
+        add_est(step, "geomean", vals[k]);
+        cJSON_AddItemToArray(inf, step);
     }
 
     cJSON *pj = cJSON_AddArrayToObject(o, "problems");
@@ -503,6 +552,10 @@ done:
     free(memv);
     free(sub);
     free(sel);
+    free(st.reps);
+    free(st.map);
+    free(st.cnt);
+    free(st.gen);
     if (rc) {
         cJSON_Delete(o);
         return rc;

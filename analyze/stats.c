@@ -162,14 +162,63 @@ static size_t quantile_index(size_t n, double q)
     return k >= n ? n - 1 : k;
 }
 
+/* The k1-th and k2-th smallest (k1 <= k2) of x[0..n), reordering x.
+ * For large n: the sorted values of a regular sample of x bracket each rank
+ * with a margin of about five standard errors of the sample's quantile; one
+ * pass counts the values below each bracket and gathers those inside, and
+ * the answer is selected among the few gathered.  A bracket that misses (it
+ * cannot, in practice, for the random replicates of a bootstrap) falls back
+ * to selection over everything, so the result is always exact. */
+static void select2(double *x, size_t n, size_t k1, size_t k2, double *v1, double *v2)
+{
+    enum { M = 256 };
+    if (n < 8 * M) {
+        *v2 = stats_select(x, n, k2);
+        *v1 = k1 < k2 ? stats_select(x, k2, k1) : *v2;
+        return;
+    }
+    double smp[M], lo[2], hi[2];
+    size_t ks[2] = {k1, k2};
+    for (size_t j = 0; j < M; j++) smp[j] = x[j * n / M + (n / M) / 2];
+    stats_sort(smp, M);
+    for (int t = 0; t < 2; t++) {
+        double q = ((double)ks[t] + 0.5) / (double)n;
+        double r = q * M, margin = 8 + 5 * sqrt(M * q * (1 - q));
+        long a = (long)floor(r - margin), b = (long)ceil(r + margin);
+        lo[t] = a <= 0 ? -HUGE_VAL : smp[a];
+        hi[t] = b >= M - 1 ? HUGE_VAL : smp[b];
+    }
+    size_t cap = n / 4 + 16, below[2] = {0, 0}, got[2] = {0, 0};
+    double *buf = malloc(2 * cap * sizeof *buf);
+    if (!buf) goto fallback;
+    for (size_t i = 0; i < n; i++) {
+        double v = x[i];
+        for (int t = 0; t < 2; t++) {
+            if (v < lo[t]) below[t]++;
+            else if (v <= hi[t] && got[t] < cap) buf[t * cap + got[t]++] = v;
+        }
+    }
+    double out[2];
+    for (int t = 0; t < 2; t++) {
+        if (got[t] >= cap || ks[t] < below[t] || ks[t] >= below[t] + got[t]) {
+            free(buf);
+            goto fallback;
+        }
+        out[t] = stats_select(buf + t * cap, got[t], ks[t] - below[t]);
+    }
+    free(buf);
+    *v1 = out[0];
+    *v2 = out[1];
+    return;
+fallback:
+    *v2 = stats_select(x, n, k2);
+    *v1 = k1 < k2 ? stats_select(x, k2, k1) : *v2;
+}
+
 void stats_percentile(double *reps, size_t B, double level, double *lo, double *hi)
 {
     double a = (1 - level) / 2;
-    size_t klo = quantile_index(B, a), khi = quantile_index(B, 1 - a);
-    /* Select the upper one first; the lower one then lies in the part
-     * below it, which the first selection left partitioned. */
-    *hi = stats_select(reps, B, khi);
-    *lo = klo < khi ? stats_select(reps, khi, klo) : stats_select(reps, B, klo);
+    select2(reps, B, quantile_index(B, a), quantile_index(B, 1 - a), lo, hi);
 }
 
 void stats_bca(double theta, double *reps, size_t B, const double *jack, size_t n,
@@ -211,6 +260,11 @@ void stats_bca(double theta, double *reps, size_t B, const double *jack, size_t 
      * the interval then runs to the end of the replicates. */
     qa = da > 0 ? stats_norm_cdf(z0 + (z0 + za) / da) : 0;
     qb = db > 0 ? stats_norm_cdf(z0 + (z0 + zb) / db) : 1;
-    *lo = stats_quantile(reps, B, qa);
-    *hi = stats_quantile(reps, B, qb);
+    size_t ka = quantile_index(B, qa), kb = quantile_index(B, qb);
+    if (ka <= kb) {
+        select2(reps, B, ka, kb, lo, hi);
+    } else {
+        *lo = stats_select(reps, B, ka);
+        *hi = stats_select(reps, B, kb);
+    }
 }

@@ -86,6 +86,36 @@ static void test_quantile(void **state)
     assert_true(stats_quantile(s, 4, 1) == 40);
 }
 
+/* The percentile interval's two-sided selection equals reading a sorted
+ * copy, for large arrays (where it brackets the ranks from a sample) with
+ * and without heavy ties. */
+static void test_percentile_matches_sort(void **state)
+{
+    (void)state;
+    rng r;
+    rng_init(&r, 11, 0, 0, 0);
+    const double levels[] = {0.95, 0.9, 0.5, 0.99, 0.999};
+    for (int round = 0; round < 120; round++) {
+        size_t n = 2048 + rng_below(&r, 20000);
+        double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+        for (size_t i = 0; i < n; i++) {
+            double v = round % 4 == 0 ? (double)rng_below(&r, 3) : rng_u01(&r);
+            if (round % 4 == 1) v = exp(3 * v);  /* skewed */
+            x[i] = y[i] = v;
+        }
+        qsort(y, n, sizeof *y, cmp);
+        double level = levels[round % 5], lo, hi, a = (1 - level) / 2;
+        stats_percentile(x, n, level, &lo, &hi);
+        size_t klo = (size_t)ceil(a * (double)n - 1e-9), khi = (size_t)ceil((1 - a) * (double)n - 1e-9);
+        klo = klo < 1 ? 0 : klo - 1;
+        khi = khi < 1 ? 0 : khi - 1;
+        assert_true(lo == y[klo]);
+        assert_true(hi == y[khi]);
+        free(x);
+        free(y);
+    }
+}
+
 static void test_normal(void **state)
 {
     (void)state;
@@ -281,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_median_odd_even),
         cmocka_unit_test(test_sort_and_select),
         cmocka_unit_test(test_quantile),
+        cmocka_unit_test(test_percentile_matches_sort),
         cmocka_unit_test(test_normal),
         cmocka_unit_test(test_binomial_quantile),
         cmocka_unit_test(test_bca),
