@@ -692,8 +692,10 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
             canvas_segment(c, amap(&ax, e->lo), py, amap(&ax, e->hi), py);
         }
     }
+    /* Smaller markers when there are many, so that clusters stay legible. */
+    double mr = n > 300 ? 2.0 : n > 100 ? 2.4 : 2.8;
     for (int i = 0; i < n; i++)
-        set_marker(c, x, pts[i].set, amap(&ax, pts[i].sp.est), amap(&ay, pts[i].mem), 2.8, 0);
+        set_marker(c, x, pts[i].set, amap(&ax, pts[i].sp.est), amap(&ay, pts[i].mem), mr, 0);
     canvas_restore(c);
     legend(c, x, w - R + 12, T, 0);
     free(pts);

@@ -6,7 +6,7 @@ RENDER_LIB  := $(BUILD)/libkbv_render.a
 FT_CFLAGS   := $(shell pkg-config --cflags freetype2 fontconfig 2>/dev/null || echo -I/usr/include/freetype2)
 FT_LIBS     := $(shell pkg-config --libs freetype2 fontconfig 2>/dev/null || echo -lfreetype -lfontconfig)
 TEST_LIBS   := $(RENDER_LIB) $(TEST_LIBS)
-TEST_LDLIBS += $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS)
+TEST_LDLIBS += $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS) -pthread
 PROGRAMS    += $(BUILD)/kbv-render
 
 $(call objs,$(RENDER_SRCS) render/main.c): CPPFLAGS += $(CAIRO_CFLAGS) $(FT_CFLAGS)
@@ -18,7 +18,7 @@ $(RENDER_LIB): $(call objs,$(RENDER_SRCS))
 
 $(BUILD)/kbv-render: $(OBJ)/render/main.o $(RENDER_LIB) $(COMMON_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS) $(LDLIBS_COMMON)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS) $(LDLIBS_COMMON) -pthread
 
 # The render unit tests include render/ headers (and, through canvas.h,
 # nothing from Cairo; pdfdoc.h needs hpdf.h, which is on the default path).

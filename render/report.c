@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1142,7 +1143,59 @@ done:
 
 /* --- the whole --------------------------------------------------------------- */
 
+static int build_text_and_pdf(rctx *r, kbv_err *e);
+
+static int all_figures(rctx *r, kbv_err *e)
+{
+    int rc;
+    if ((rc = figure_files(r, "inflation", FIG_INFLATION, 0, e)) ||
+        (rc = figure_files(r, "fast_p_fp32", FIG_FAST_P, RM_FP32, e)) ||
+        (rc = figure_files(r, "fast_p_tf32", FIG_FAST_P, RM_TF32, e)) ||
+        (rc = figure_files(r, "scatter", FIG_SCATTER, 0, e)) ||
+        (rc = figure_files(r, "classes", FIG_CLASSES, 0, e)))
+        return rc;
+    for (int i = 0; i < r->m->n_sets; i++)
+        if ((rc = figure_files(r, r->fig_names[i], FIG_FOREST, i, e)))
+            return rc;
+    return 0;
+}
+
+typedef struct fig_job {
+    rctx *r;
+    int rc;
+    kbv_err e;
+} fig_job;
+
+static void *figures_thread(void *arg)
+{
+    fig_job *j = arg;
+    j->rc = all_figures(j->r, &j->e);
+    return NULL;
+}
+
+/* The SVG and PNG figures (Cairo) are drawn on a second thread while this
+ * one writes the tables and the PDF (libharu): the two share only data
+ * that no one changes any more (model, style, templates, font metrics),
+ * write different files, and each figure's bytes depend on that figure
+ * alone, so the order in which the threads run changes nothing. */
 static int build_all(rctx *r, kbv_err *e)
+{
+    fig_job job = {r, 0, {0, ""}};
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, figures_thread, &job) == 0;
+    int rc = build_text_and_pdf(r, e);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        job.rc = all_figures(r, &job.e);
+    if (rc == 0 && job.rc != 0) {
+        *e = job.e;
+        rc = job.rc;
+    }
+    return rc;
+}
+
+static int build_text_and_pdf(rctx *r, kbv_err *e)
 {
     enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_N };
     tbl disp[T_N], data[T_N], pall = {0}, pdata = {0};
@@ -1161,15 +1214,6 @@ static int build_all(rctx *r, kbv_err *e)
             goto done;
     if ((rc = emit_table(r, "problems", &pall, &pdata, NULL, e)))
         goto done;
-    if ((rc = figure_files(r, "inflation", FIG_INFLATION, 0, e)) ||
-        (rc = figure_files(r, "fast_p_fp32", FIG_FAST_P, RM_FP32, e)) ||
-        (rc = figure_files(r, "fast_p_tf32", FIG_FAST_P, RM_TF32, e)) ||
-        (rc = figure_files(r, "scatter", FIG_SCATTER, 0, e)) ||
-        (rc = figure_files(r, "classes", FIG_CLASSES, 0, e)))
-        goto done;
-    for (int i = 0; i < r->m->n_sets; i++)
-        if ((rc = figure_files(r, r->fig_names[i], FIG_FOREST, i, e)))
-            goto done;
     rc = build_pdf(r, disp, n_findings, e);
 done:
     for (int i = 0; i < T_N; i++) {
