@@ -71,14 +71,16 @@ char *fmt_mib(char *buf, size_t n, double bytes)
 
 char *fmt_g(char *buf, size_t n, double v)
 {
-    /* The shortest of 15 or 17 digits that reads back as the same double,
-     * as cJSON prints analysis.json. */
+    /* The fewest of 15, 16 or 17 significant digits that read back as the
+     * same double, so that CSV values are exactly analysis.json's. */
     if (isnan(v) || isinf(v)) {
         buf[0] = 0;
         return buf;
     }
-    snprintf(buf, n, "%.15g", v);
-    if (strtod(buf, NULL) != v)
-        snprintf(buf, n, "%.17g", v);
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, n, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
     return buf;
 }

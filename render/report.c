@@ -1209,9 +1209,25 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
         (rc = build_problems(r, -1, &pall, e)) || (rc = build_problems_data(r, &pdata, e)))
         goto done;
     const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks"};
-    for (int i = 0; i < T_N; i++)
-        if ((rc = emit_table(r, names[i], &disp[i], &data[i], NULL, e)))
+    const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS};
+    for (int i = 0; i < T_N; i++) {
+        /* The LaTeX file carries the table's caption as a comment. */
+        char *cap = NULL;
+        const tsection *ts = NULL;
+        for (int k = 0; k < r->t.n_sections; k++)
+            if (r->t.sections[k].id == secs[i])
+                ts = &r->t.sections[k];
+        if (ts && ts->caption && secs[i] != SEC_FAST_P) {
+            tvars v = r->gv;
+            tvars_set(&v, "n_findings", "%d", n_findings);
+            if ((rc = expand(r, "caption", ts->caption, &v, &cap, e)))
+                goto done;
+        }
+        rc = emit_table(r, names[i], &disp[i], &data[i], cap, e);
+        free(cap);
+        if (rc)
             goto done;
+    }
     if ((rc = emit_table(r, "problems", &pall, &pdata, NULL, e)))
         goto done;
     rc = build_pdf(r, disp, n_findings, e);

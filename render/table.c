@@ -174,6 +174,12 @@ void tex_escape(sbuf *out, const char *s)
 {
     while (*s) {
         const char *start = s;
+        /* "-\n" is a break inside a word made for the PDF's narrow columns
+         * ("incor-\nrect"): LaTeX gets the word whole. */
+        if (s[0] == '-' && s[1] == '\n') {
+            s += 2;
+            continue;
+        }
         unsigned cp = fontm_utf8_next(&s);
         switch (cp) {
         case '\\': sb_puts(out, "\\textbackslash{}"); break;

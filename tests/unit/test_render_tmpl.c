@@ -196,6 +196,8 @@ static void test_formats(void **state)
     fmt_g(b, sizeof b, 1.0 / 3);
     assert_true(strtod(b, NULL) == 1.0 / 3);
     assert_string_equal(fmt_g(b, sizeof b, NAN), "");
+    /* 16 digits where 15 do not read back and 16 do (as Python prints it). */
+    assert_string_equal(fmt_g(b, sizeof b, 0.8934753171648698), "0.8934753171648698");
 }
 
 static void test_tables(void **state)
@@ -221,6 +223,10 @@ static void test_tables(void **state)
     sbuf esc = {0};
     tex_escape(&esc, "a~b^c\\d{e}$\xe2\x80\x93");
     assert_string_equal(esc.s, "a\\textasciitilde{}b\\textasciicircum{}c\\textbackslash{}d\\{e\\}\\$--");
+    sb_free(&esc);
+    /* A word broken for a narrow PDF column is whole again in LaTeX. */
+    tex_escape(&esc, "incor-\nrect up-\ndated x\ny");
+    assert_string_equal(esc.s, "incorrect updated x y");
     sb_free(&esc);
     sb_free(&csv);
     sb_free(&tex);
