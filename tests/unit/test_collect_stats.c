@@ -1,0 +1,124 @@
+/* Unit tests of collect's statistics while it runs (cstat.c) and of its
+ * seeded generator (prng.c): the median, the order-statistic confidence
+ * interval of the median (ranks checked against the binomial tables for
+ * n = 6, 30 and 100), the stopping rule of DESIGN.md 5a step 7, and the
+ * shuffle. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "cstat.h"
+#include "prng.h"
+
+static void test_median(void **state)
+{
+    (void)state;
+    double s[8];
+    double odd[] = {3, 1, 2};
+    double even[] = {4, 1, 3, 2};
+    double one[] = {7.5};
+    assert_true(cstat_median(odd, 3, s) == 2.0);
+    assert_true(cstat_median(even, 4, s) == 2.5);
+    assert_true(cstat_median(one, 1, s) == 7.5);
+    /* The input is left alone. */
+    assert_true(odd[0] == 3 && odd[1] == 1 && odd[2] == 2);
+}
+
+static void test_ci_ranks(void **state)
+{
+    (void)state;
+    /* P(Bin(5, 1/2) = 0) = 1/32 > 0.025: no 95% interval from 5 samples. */
+    assert_int_equal(cstat_median_ci_rank(5, 0.95), 0);
+    /* n = 6: P(B <= 0) = 1/64 <= 0.025 < P(B <= 1) = 7/64, so ranks 1..6. */
+    assert_int_equal(cstat_median_ci_rank(6, 0.95), 1);
+    /* n = 30: P(B <= 9) = 0.0214, P(B <= 10) = 0.0494: ranks 10..21. */
+    assert_int_equal(cstat_median_ci_rank(30, 0.95), 10);
+    /* n = 100: P(B <= 39) = 0.0176, P(B <= 40) = 0.0284: ranks 40..61. */
+    assert_int_equal(cstat_median_ci_rank(100, 0.95), 40);
+    double sorted[30];
+    for (int i = 0; i < 30; i++) sorted[i] = i + 1; /* rank r holds r */
+    double lo, hi;
+    assert_int_equal(cstat_median_ci(sorted, 30, 0.95, &lo, &hi), 0);
+    assert_true(lo == 10 && hi == 21);
+    assert_int_equal(cstat_median_ci(sorted, 5, 0.95, &lo, &hi), -1);
+}
+
+static void test_stopping_rule(void **state)
+{
+    (void)state;
+    cstat_rule r;
+    cstat_rule_default(&r);
+    assert_int_equal(r.min_samples, 30);
+    assert_int_equal(r.max_samples, 500);
+    assert_true(r.min_gpu_s == 0.5 && r.rel_halfwidth == 0.01 && r.max_s == 10.0);
+    double x[600], s[600];
+    for (int i = 0; i < 600; i++) x[i] = 1.0;
+    /* 29 identical samples: too few, whatever the time. */
+    assert_int_equal(cstat_should_stop(&r, x, 29, 5.0, 5.0, s), CSTAT_GO_ON);
+    /* 30 identical samples of 1 ms are 0.03 s of GPU time: below 0.5 s. */
+    assert_int_equal(cstat_should_stop(&r, x, 30, 0.03, 0.05, s), CSTAT_GO_ON);
+    /* With 0.5 s of GPU time and a zero-width interval it stops. */
+    assert_int_equal(cstat_should_stop(&r, x, 30, 0.5, 0.6, s), CSTAT_PRECISE);
+    /* Half the samples 1, half 2: the interval (ranks 10 and 21 of 30) spans
+     * 1..2, a half-width of 0.5 against a median of 1.5: not precise. */
+    for (int i = 0; i < 600; i++) x[i] = i % 2 ? 2.0 : 1.0;
+    assert_int_equal(cstat_should_stop(&r, x, 30, 1.0, 1.0, s), CSTAT_GO_ON);
+    assert_int_equal(cstat_should_stop(&r, x, 500, 1.0, 1.0, s), CSTAT_MAX_SAMPLES);
+    assert_int_equal(cstat_should_stop(&r, x, 40, 1.0, 10.0, s), CSTAT_MAX_TIME);
+    /* 1% of a median of 100 is 1: values 99.5..100.5 around it are narrow
+     * enough (half-width 0.5 at most), 98..102 are not. */
+    for (int i = 0; i < 100; i++) x[i] = 99.5 + (i % 11) * 0.1;
+    assert_int_equal(cstat_should_stop(&r, x, 100, 1.0, 1.0, s), CSTAT_PRECISE);
+    for (int i = 0; i < 100; i++) x[i] = 98.0 + (i % 5);
+    assert_int_equal(cstat_should_stop(&r, x, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+}
+
+static void test_prng(void **state)
+{
+    (void)state;
+    /* FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c (the published test value). */
+    assert_true(prng_hash_str(PRNG_FNV_INIT, "a") == 0xaf63dc4c8601ec8cull);
+    assert_true(prng_hash_str(PRNG_FNV_INIT, "") == PRNG_FNV_INIT);
+    prng a, b;
+    prng_seed(&a, 42);
+    prng_seed(&b, 42);
+    for (int i = 0; i < 100; i++) assert_true(prng_next(&a) == prng_next(&b));
+    for (int i = 0; i < 1000; i++) assert_true(prng_below(&a, 3) < 3);
+    /* A shuffle is a permutation, and the same seed gives the same one. */
+    int x[10], y[10], seen[10] = {0};
+    for (int i = 0; i < 10; i++) x[i] = y[i] = i;
+    prng_seed(&a, 7);
+    prng_seed(&b, 7);
+    prng_shuffle(&a, x, 10);
+    prng_shuffle(&b, y, 10);
+    for (int i = 0; i < 10; i++) {
+        assert_int_equal(x[i], y[i]);
+        seen[x[i]]++;
+    }
+    for (int i = 0; i < 10; i++) assert_int_equal(seen[i], 1);
+    /* Every order of three variants turns up over many rounds. */
+    int orders[6] = {0};
+    prng_seed(&a, 1);
+    for (int r = 0; r < 600; r++) {
+        int v[3] = {0, 1, 2};
+        prng_shuffle(&a, v, 3);
+        orders[v[0] * 2 + (v[1] > v[2])]++;
+    }
+    for (int i = 0; i < 6; i++) assert_true(orders[i] > 50);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_median),
+        cmocka_unit_test(test_ci_ranks),
+        cmocka_unit_test(test_stopping_rule),
+        cmocka_unit_test(test_prng),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
