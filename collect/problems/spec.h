@@ -37,6 +37,9 @@
                          .role = SUITE_ROLE_INPUT, .gen = g, .fixed_scale = 1 }
 #define PARAM(nm, g, ...) { .name = (nm), .dtype = KBV_F32, SHAPE(__VA_ARGS__), \
                          .role = SUITE_ROLE_PARAM, .gen = g, .fixed_scale = 0 }
+/* A 0-dimensional parameter (nn.Parameter(torch.tensor(c))). */
+#define PARAM0(nm, g) { .name = (nm), .dtype = KBV_F32, .ndim = 0, .shape = { 0 }, \
+                        .role = SUITE_ROLE_PARAM, .gen = g, .fixed_scale = 0 }
 #define OUT(...) { .name = "out", .dtype = KBV_F32, SHAPE(__VA_ARGS__), \
                    .role = SUITE_ROLE_INPUT, .gen = G_RAND, .fixed_scale = 0 }
 #define OUT_SCALAR { .name = "out", .dtype = KBV_F32, .ndim = 0, .shape = { 0 }, \

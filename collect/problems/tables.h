@@ -15,7 +15,8 @@
     X(suite_l1_reduce) \
     X(suite_l1_conv) \
     X(suite_l1_scan) \
-    X(suite_l1_loss)
+    X(suite_l1_loss) \
+    X(suite_l2_chain)
 
 #define X(name) SUITE_TABLE(name);
 SUITE_TABLES

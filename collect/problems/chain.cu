@@ -1,0 +1,553 @@
+/* chain.cu - the level-2 interpreter: runs a chain_spec (problems/chain.h).
+ *
+ * The producer is cuBLAS (a linear layer: one GEMM, x W^T) or cuDNN (a
+ * convolution, without its bias).  Everything after it is fused as far as
+ * the data flow allows: one elementwise pass applies the producer's bias
+ * and the first steps; a middle stage computes statistics (norms) or a
+ * reduction; a second elementwise pass applies the normalisation with its
+ * affine parameters and the last steps.  PyTorch runs one kernel per step
+ * (and cuBLASLt/cuDNN fuse only the bias), so the baseline reads and writes
+ * the tensor at most as often as PyTorch does, usually fewer times.
+ *
+ * The tensor after the producer is [N, C, S]; the elementwise kernels see
+ * it as `rows` rows of L contiguous elements with a 2D grid (y: row), so
+ * that the channel of an element needs no 64-bit division: for S > 1 a row
+ * is one (n, c) plane (channel = row % C), for S = 1 (a linear layer) a row
+ * is one sample (channel = position in the row).
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base_impl.h"
+
+extern "C" {
+#include "chain.h"
+#include "suite_host.h"
+}
+
+namespace {
+
+struct ew_args {
+    int n_ops;
+    int kind[CHAIN_MAX_EW];
+    float a[CHAIN_MAX_EW], b[CHAIN_MAX_EW];
+    const float *p[CHAIN_MAX_EW];
+    int p_scalar[CHAIN_MAX_EW];       /* 1: a single value, else per channel */
+    const float *bias;                /* per channel, first; or NULL */
+    int norm;                         /* MID_* of a norm, or 0 */
+    const float2 *stat;               /* mean, rstd per statistic group */
+    const float *gamma, *beta;        /* per channel, or NULL */
+    long long C, S, rows, L;
+    int G;
+};
+
+__device__ __forceinline__ float gelu_erf(float x)
+{
+    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+}
+
+__device__ __forceinline__ float mish(float x)
+{
+    /* PyTorch's CUDA mish: x * tanh(log1p(exp(x))) */
+    return x * tanhf(log1pf(expf(x)));
+}
+
+__device__ __forceinline__ float apply(const ew_args &A, float v, long long row, long long j)
+{
+    long long c = A.S > 1 ? row % A.C : j;
+    if (A.bias) v += A.bias[c];
+    if (A.norm) {
+        long long g;
+        if (A.norm == MID_BATCHNORM) g = c;
+        else if (A.norm == MID_INSTANCENORM) g = row;
+        else g = (A.S > 1 ? (row / A.C) : row) * A.G + c / (A.C / A.G);
+        float2 st = A.stat[g];
+        v = (v - st.x) * st.y;
+        if (A.gamma) v = v * A.gamma[c] + A.beta[c];
+    }
+    float saved = 0.0f;
+    for (int k = 0; k < A.n_ops; k++) {
+        float pv = A.p[k] ? (A.p_scalar[k] ? A.p[k][0] : A.p[k][c]) : 0.0f;
+        switch (A.kind[k]) {
+        case EW_ADD_C: v = v + A.a[k]; break;
+        case EW_SUB_C: v = v - A.a[k]; break;
+        case EW_MUL_C: v = v * A.a[k]; break;
+        case EW_DIV_C: v = v / A.a[k]; break;
+        case EW_ADD_P: v = v + pv; break;
+        case EW_SUB_P: v = v - pv; break;
+        case EW_MUL_P: v = v * pv; break;
+        case EW_MIN_P: v = (isnan(v) || v < pv) ? v : pv; break;
+        case EW_RELU: v = v > 0.0f ? v : 0.0f; break;
+        case EW_LEAKY: v = v > 0.0f ? v : v * A.a[k]; break;
+        case EW_GELU: v = gelu_erf(v); break;
+        case EW_SIGMOID: v = 1.0f / (1.0f + expf(-v)); break;
+        case EW_TANH: v = tanhf(v); break;
+        case EW_SWISH: v = v / (1.0f + expf(-v)); break;
+        case EW_MISH: v = mish(v); break;
+        case EW_HARDSWISH: v = v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f; break;
+        case EW_CLAMP: v = fminf(fmaxf(v, A.a[k]), A.b[k]); break;
+        case EW_SAVE: saved = v; break;
+        case EW_ADD_SAVED: v = v + saved; break;
+        default: break;
+        }
+    }
+    return v;
+}
+
+/* grid (x: chunks of a row, y: rows); in place is allowed (x == y). */
+__global__ void __launch_bounds__(256) ew_kernel(const float *x, float *y, ew_args A)
+{
+    for (long long row = blockIdx.y; row < A.rows; row += gridDim.y) {
+        const float *xr = x + row * A.L;
+        float *yr = y + row * A.L;
+        if (A.L % 4 == 0) {
+            long long l4 = A.L / 4;
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < l4;
+                 i += (long long)gridDim.x * blockDim.x) {
+                float4 v = reinterpret_cast<const float4 *>(xr)[i];
+                long long j = 4 * i;
+                v.x = apply(A, v.x, row, j);
+                v.y = apply(A, v.y, row, j + 1);
+                v.z = apply(A, v.z, row, j + 2);
+                v.w = apply(A, v.w, row, j + 3);
+                reinterpret_cast<float4 *>(yr)[i] = v;
+            }
+        } else {
+            for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < A.L;
+                 j += (long long)gridDim.x * blockDim.x)
+                yr[j] = apply(A, xr[j], row, j);
+        }
+    }
+}
+
+__device__ __forceinline__ void block_sum2(double &a, double &b)
+{
+    __shared__ double sa[32], sb[32];
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    __syncthreads();
+    if (lane == 0) { sa[warp] = a; sb[warp] = b; }
+    __syncthreads();
+    a = b = 0.0;
+    if (warp == 0) {
+        int nw = blockDim.x >> 5;
+        a = lane < nw ? sa[lane] : 0.0;
+        b = lane < nw ? sb[lane] : 0.0;
+        for (int o = 16; o > 0; o >>= 1) {
+            a += __shfl_xor_sync(0xffffffffu, a, o);
+            b += __shfl_xor_sync(0xffffffffu, b, o);
+        }
+    }
+}
+
+/* one block per plane (row of length L): sum and sum of squares */
+__global__ void __launch_bounds__(256) plane_sums(const float *__restrict__ x, long long L,
+                                                  double2 *__restrict__ part)
+{
+    const float *p = x + (long long)blockIdx.x * L;
+    float s = 0.0f, ss = 0.0f;
+    for (long long i = threadIdx.x; i < L; i += blockDim.x) {
+        float v = p[i];
+        s += v;
+        ss += v * v;
+    }
+    double a = s, b = ss;
+    block_sum2(a, b);
+    if (threadIdx.x == 0) part[blockIdx.x] = make_double2(a, b);
+}
+
+__device__ __forceinline__ float2 mean_rstd(double s, double ss, double n, double eps)
+{
+    double mean = s / n, var = ss / n - mean * mean;
+    if (var < 0) var = 0;
+    return make_float2((float)mean, (float)(1.0 / sqrt(var + eps)));
+}
+
+/* statistics from plane sums (S > 1): BN per channel, IN per plane, GN per
+ * (n, group); one thread per statistic group */
+__global__ void plane_finalize(const double2 *__restrict__ part, int norm, long long N, long long C,
+                               long long S, int G, double eps, float2 *__restrict__ stat)
+{
+    long long groups = norm == MID_BATCHNORM ? C : norm == MID_INSTANCENORM ? N * C : N * G;
+    long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= groups) return;
+    double s = 0, ss = 0, cnt;
+    if (norm == MID_BATCHNORM) {
+        for (long long n = 0; n < N; n++) { s += part[n * C + g].x; ss += part[n * C + g].y; }
+        cnt = (double)N * S;
+    } else if (norm == MID_INSTANCENORM) {
+        s = part[g].x; ss = part[g].y;
+        cnt = (double)S;
+    } else {
+        long long n = g / G, gi = g % G, cg = C / G;
+        for (long long c = gi * cg; c < (gi + 1) * cg; c++) { s += part[n * C + c].x; ss += part[n * C + c].y; }
+        cnt = (double)cg * S;
+    }
+    stat[g] = mean_rstd(s, ss, cnt, eps);
+}
+
+/* batch norm over the rows of [N, C] (S = 1): one thread per column */
+__global__ void column_stats(const float *__restrict__ x, long long N, long long C, double eps,
+                             float2 *__restrict__ stat)
+{
+    long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    double s = 0, ss = 0;
+    for (long long n = 0; n < N; n++) {
+        double v = x[n * C + c];
+        s += v;
+        ss += v * v;
+    }
+    stat[c] = mean_rstd(s, ss, (double)N, eps);
+}
+
+/* group norm over [N, C] (S = 1): one warp per (n, group) of C / G
+ * consecutive features */
+__global__ void warp_group_stats(const float *__restrict__ x, long long groups, long long len,
+                                 double eps, float2 *__restrict__ stat)
+{
+    long long g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int lane = threadIdx.x & 31;
+    if (g >= groups) return;
+    const float *p = x + g * len;
+    double s = 0, ss = 0;
+    for (long long i = lane; i < len; i += 32) {
+        double v = p[i];
+        s += v;
+        ss += v * v;
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        s += __shfl_xor_sync(0xffffffffu, s, o);
+        ss += __shfl_xor_sync(0xffffffffu, ss, o);
+    }
+    if (lane == 0) stat[g] = mean_rstd(s, ss, (double)len, eps);
+}
+
+/* reduction over dim 1 of [N, C, S] into [N, 1, S], S > 1: one thread per
+ * (n, s), the channel loop coalesced across threads */
+template <int MID>
+__global__ void reduce_c_cols(const float *__restrict__ x, float *__restrict__ y, long long N,
+                              long long C, long long S)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= N * S) return;
+    long long n = t / S, s = t % S;
+    const float *p = x + n * C * S + s;
+    float acc = MID == MID_MIN_C ? INFINITY : (MID == MID_MAX_C || MID == MID_LSE_C) ? -INFINITY : 0.0f;
+    for (long long c = 0; c < C; c++) {
+        float v = p[c * S];
+        if (MID == MID_MIN_C) acc = (v < acc || isnan(v)) ? v : acc;
+        else if (MID == MID_MAX_C || MID == MID_LSE_C) acc = (v > acc || isnan(v)) ? v : acc;
+        else acc += v;
+    }
+    if (MID == MID_LSE_C) {
+        float m = acc, sum = 0.0f;
+        for (long long c = 0; c < C; c++) sum += expf(p[c * S] - m);
+        acc = m + logf(sum);
+    } else if (MID == MID_MEAN_C) {
+        acc /= (float)C;
+    }
+    y[t] = acc;
+}
+
+/* reduction of each row of [rows, L] to one value (S = 1 reductions over
+ * the features, and the global average pool over S): one block per row */
+template <int MID>
+__global__ void __launch_bounds__(256) reduce_rows(const float *__restrict__ x,
+                                                   float *__restrict__ y, long long L)
+{
+    const float *p = x + (long long)blockIdx.x * L;
+    __shared__ float sh[32];
+    __shared__ float bc;
+    float acc = MID == MID_MIN_C ? INFINITY : (MID == MID_MAX_C || MID == MID_LSE_C) ? -INFINITY : 0.0f;
+    for (long long i = threadIdx.x; i < L; i += blockDim.x) {
+        float v = p[i];
+        if (MID == MID_MIN_C) acc = (v < acc || isnan(v)) ? v : acc;
+        else if (MID == MID_MAX_C || MID == MID_LSE_C) acc = (v > acc || isnan(v)) ? v : acc;
+        else acc += v;
+    }
+    /* block combine */
+    for (int o = 16; o > 0; o >>= 1) {
+        float w = __shfl_xor_sync(0xffffffffu, acc, o);
+        if (MID == MID_MIN_C) acc = (w < acc || isnan(w)) ? w : acc;
+        else if (MID == MID_MAX_C || MID == MID_LSE_C) acc = (w > acc || isnan(w)) ? w : acc;
+        else acc += w;
+    }
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    if (lane == 0) sh[warp] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float r = sh[0];
+        for (int w = 1; w < nw; w++) {
+            float v = sh[w];
+            if (MID == MID_MIN_C) r = (v < r || isnan(v)) ? v : r;
+            else if (MID == MID_MAX_C || MID == MID_LSE_C) r = (v > r || isnan(v)) ? v : r;
+            else r += v;
+        }
+        bc = r;
+    }
+    __syncthreads();
+    if (MID == MID_LSE_C) {
+        float m = bc, s = 0.0f;
+        for (long long i = threadIdx.x; i < L; i += blockDim.x) s += expf(p[i] - m);
+        double a = s, b = 0.0;
+        block_sum2(a, b);
+        if (threadIdx.x == 0) y[blockIdx.x] = m + (float)log(a);
+        return;
+    }
+    if (threadIdx.x == 0) y[blockIdx.x] = (MID == MID_MEAN_C || MID == MID_GAP) ? bc / (float)L : bc;
+}
+
+struct chain_state {
+    const chain_spec *spec;
+    conv_runner *conv;
+    long long N, C, S;          /* after the producer */
+    float *pre;                 /* the producer's output when it is not the final output */
+    double2 *part;              /* plane sums */
+    float2 *stat;               /* per statistic group */
+};
+
+int pre_shape(const base_ctx *b, const kbv_call *c, const chain_spec *sp, long long *N, long long *C,
+              long long *S, kbv_err *e)
+{
+    const kbv_tensor *x = &c->inputs[0], *w = &c->inputs[1];
+    if (sp->producer == CHAIN_LINEAR) {
+        *N = x->shape[0];
+        *C = w->shape[0];
+        *S = 1;
+        return 0;
+    }
+    int nd = x->ndim - 2;
+    if (nd < 1 || nd > 3) return err_set(e, KBV_EINPUT, "baseline %s: conv rank", b->p->id);
+    int s = (int)base_attr(b->p, "stride", 1), pd = (int)base_attr(b->p, "padding", 0);
+    int op = (int)base_attr(b->p, "output_padding", 0), d = (int)base_attr(b->p, "dilation", 1);
+    *N = x->shape[0];
+    *C = sp->producer == CHAIN_CONV_T ? w->shape[1] : w->shape[0];
+    *S = 1;
+    for (int i = 0; i < nd; i++) {
+        long long L = x->shape[2 + i], k = w->shape[2 + i];
+        long long o = sp->producer == CHAIN_CONV_T ? (L - 1) * s - 2 * pd + d * (k - 1) + op + 1
+                                                   : (L + 2 * pd - d * (k - 1) - 1) / s + 1;
+        *S *= o;
+    }
+    return 0;
+}
+
+int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
+{
+    const chain_spec *sp = suite_chain(b->p->op);
+    if (!sp) return err_set(e, KBV_EINPUT, "baseline %s: no chain spec for op %d", b->p->id, b->p->op);
+    chain_state *cs = (chain_state *)calloc(1, sizeof *cs);
+    if (!cs) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    b->state = cs;
+    cs->spec = sp;
+    int rc = pre_shape(b, ex, sp, &cs->N, &cs->C, &cs->S, e);
+    if (rc) return rc;
+    long long n = cs->N * cs->C * cs->S;
+    if (sp->producer == CHAIN_LINEAR) {
+        rc = base_need_blas(b, e);
+    } else {
+        /* the conv geometry from x, the weight and the producer's output */
+        kbv_tensor y = ex->inputs[0];
+        const kbv_tensor *x = &ex->inputs[0], *w = &ex->inputs[1];
+        y.shape[1] = cs->C;
+        int nd = x->ndim - 2;
+        int s = (int)base_attr(b->p, "stride", 1), pd = (int)base_attr(b->p, "padding", 0);
+        int op = (int)base_attr(b->p, "output_padding", 0), d = (int)base_attr(b->p, "dilation", 1);
+        for (int i = 0; i < nd; i++) {
+            long long L = x->shape[2 + i], k = w->shape[2 + i];
+            y.shape[2 + i] = sp->producer == CHAIN_CONV_T ? (L - 1) * s - 2 * pd + d * (k - 1) + op + 1
+                                                          : (L + 2 * pd - d * (k - 1) - 1) / s + 1;
+        }
+        conv_geom g;
+        rc = conv_geom_from(b->p, x, w, &y, sp->producer == CHAIN_CONV_T, &g, e);
+        if (!rc) rc = conv_runner_create(b, &g, &cs->conv, e);
+    }
+    if (rc) return rc;
+    /* the producer writes into the output when the output has its shape */
+    if (kbv_numel(&ex->outputs[0]) != n) {
+        cudaError_t ce = cudaMalloc(&cs->pre, (size_t)n * sizeof(float));
+        if (ce != cudaSuccess) {
+            cs->pre = NULL;
+            return base_cuda_err(e, b, "intermediate buffer", ce);
+        }
+    }
+    if (sp->mid == MID_BATCHNORM || sp->mid == MID_GROUPNORM || sp->mid == MID_INSTANCENORM) {
+        long long groups = sp->mid == MID_BATCHNORM ? cs->C : sp->mid == MID_INSTANCENORM
+                                                                  ? cs->N * cs->C : cs->N * sp->groups;
+        if (sp->mid == MID_GROUPNORM && (sp->groups < 1 || cs->C % sp->groups))
+            return err_set(e, KBV_EINPUT, "baseline %s: bad group count", b->p->id);
+        cudaError_t ce = cudaMalloc(&cs->stat, (size_t)groups * sizeof(float2));
+        if (ce == cudaSuccess && cs->S > 1)
+            ce = cudaMalloc(&cs->part, (size_t)(cs->N * cs->C) * sizeof(double2));
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "statistics buffers", ce);
+    }
+    return 0;
+}
+
+void fill_ops(ew_args *A, const chain_ew *ops, const kbv_call *c)
+{
+    A->n_ops = 0;
+    for (int k = 0; k < CHAIN_MAX_EW && ops[k].kind != EW_END; k++) {
+        A->kind[k] = ops[k].kind;
+        A->a[k] = (float)ops[k].a;
+        A->b[k] = (float)ops[k].b;
+        A->p[k] = NULL;
+        A->p_scalar[k] = 0;
+        if (ops[k].p >= 0 && ops[k].p < c->n_inputs) {
+            A->p[k] = (const float *)c->inputs[ops[k].p].data;
+            A->p_scalar[k] = kbv_numel(&c->inputs[ops[k].p]) == 1;
+        }
+        A->n_ops = k + 1;
+    }
+}
+
+void launch_ew(const base_ctx *b, const float *x, float *y, ew_args A, cudaStream_t s)
+{
+    long long per_row = A.L % 4 == 0 ? A.L / 4 : A.L;
+    unsigned gx = (unsigned)((per_row + 255) / 256);
+    unsigned gy = (unsigned)(A.rows < 65535 ? A.rows : 65535);
+    long long want = (long long)b->sm_count * 64 / (gy ? gy : 1);
+    if (want < 1) want = 1;
+    if ((long long)gx > want) gx = (unsigned)want;
+    ew_kernel<<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
+}
+
+int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    const chain_spec *sp = cs->spec;
+    cudaStream_t s = c->stream;
+    const float *x = (const float *)c->inputs[0].data;
+    const float *w = (const float *)c->inputs[1].data;
+    float *out = (float *)c->outputs[0].data;
+    float *pre = cs->pre ? cs->pre : out;
+    long long N = cs->N, C = cs->C, S = cs->S;
+    int rc;
+    /* 1. producer */
+    if (sp->producer == CHAIN_LINEAR) {
+        long long in = c->inputs[0].shape[1];
+        rc = base_gemm(b, v, 0, 1, N, C, in, 1.0f, x, in, 0, w, in, 0, 0.0f, pre, C, 0, 1, s, e);
+    } else {
+        rc = conv_runner_run(b, cs->conv, v, x, w, NULL, pre, s, e);
+    }
+    if (rc) return rc;
+    /* 2. bias and the first steps, in place */
+    ew_args A;
+    memset(&A, 0, sizeof A);
+    A.C = C; A.S = S;
+    A.rows = S > 1 ? N * C : N;
+    A.L = S > 1 ? S : C;
+    A.bias = sp->has_bias ? (const float *)c->inputs[2].data : NULL;
+    fill_ops(&A, sp->ew1, c);
+    if (A.bias || A.n_ops) launch_ew(b, pre, pre, A, s);
+    /* 3. middle stage */
+    ew_args B;
+    memset(&B, 0, sizeof B);
+    B.C = C; B.S = S; B.rows = A.rows; B.L = A.L;
+    float *cur = pre;
+    switch (sp->mid) {
+    case MID_BATCHNORM: case MID_GROUPNORM: case MID_INSTANCENORM: {
+        if (S > 1) {
+            plane_sums<<<(unsigned)(N * C), 256, 0, s>>>(pre, S, cs->part);
+            long long groups = sp->mid == MID_BATCHNORM ? C : sp->mid == MID_INSTANCENORM ? N * C
+                                                                                          : N * sp->groups;
+            plane_finalize<<<(unsigned)((groups + 127) / 128), 128, 0, s>>>(cs->part, sp->mid, N, C, S,
+                                                                             sp->groups, sp->eps, cs->stat);
+        } else if (sp->mid == MID_BATCHNORM) {
+            column_stats<<<(unsigned)((C + 127) / 128), 128, 0, s>>>(pre, N, C, sp->eps, cs->stat);
+        } else if (sp->mid == MID_GROUPNORM) {
+            long long groups = N * sp->groups;
+            warp_group_stats<<<(unsigned)((groups * 32 + 255) / 256), 256, 0, s>>>(
+                pre, groups, C / sp->groups, sp->eps, cs->stat);
+        } else {
+            return err_set(e, KBV_EINPUT, "baseline %s: instance norm needs spatial extent", b->p->id);
+        }
+        B.norm = sp->mid;
+        B.stat = cs->stat;
+        B.G = sp->groups;
+        B.gamma = sp->gamma >= 0 ? (const float *)c->inputs[sp->gamma].data : NULL;
+        B.beta = sp->beta >= 0 ? (const float *)c->inputs[sp->beta].data : NULL;
+        break;
+    }
+    case MID_SUM_C: case MID_MEAN_C: case MID_MIN_C: case MID_MAX_C: case MID_LSE_C: {
+        if (S > 1) {
+            unsigned g = (unsigned)((N * S + 255) / 256);
+            switch (sp->mid) {
+            case MID_SUM_C: reduce_c_cols<MID_SUM_C><<<g, 256, 0, s>>>(pre, out, N, C, S); break;
+            case MID_MEAN_C: reduce_c_cols<MID_MEAN_C><<<g, 256, 0, s>>>(pre, out, N, C, S); break;
+            case MID_MIN_C: reduce_c_cols<MID_MIN_C><<<g, 256, 0, s>>>(pre, out, N, C, S); break;
+            case MID_MAX_C: reduce_c_cols<MID_MAX_C><<<g, 256, 0, s>>>(pre, out, N, C, S); break;
+            default: reduce_c_cols<MID_LSE_C><<<g, 256, 0, s>>>(pre, out, N, C, S); break;
+            }
+        } else {
+            unsigned g = (unsigned)N;
+            switch (sp->mid) {
+            case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, 256, 0, s>>>(pre, out, C); break;
+            case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, 256, 0, s>>>(pre, out, C); break;
+            case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, 256, 0, s>>>(pre, out, C); break;
+            case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, 256, 0, s>>>(pre, out, C); break;
+            default: reduce_rows<MID_LSE_C><<<g, 256, 0, s>>>(pre, out, C); break;
+            }
+        }
+        cur = out;
+        B.C = 1; B.S = S; B.rows = N; B.L = S;
+        break;
+    }
+    case MID_GAP:
+        reduce_rows<MID_GAP><<<(unsigned)(N * C), 256, 0, s>>>(pre, out, S);
+        cur = out;
+        B.C = C; B.S = 1; B.rows = N; B.L = C;
+        break;
+    case MID_SOFTMAX_C:
+        if (S != 1) return err_set(e, KBV_EINPUT, "baseline %s: softmax over channels of a map", b->p->id);
+        base_softmax_rows(pre, out, N, C, 0, s);
+        cur = out;
+        break;
+    default:
+        break;
+    }
+    /* 4. the normalisation and the last steps, into the output */
+    fill_ops(&B, sp->ew2, c);
+    if (B.norm || B.n_ops) launch_ew(b, cur, out, B, s);
+    else if (cur != out) {
+        cudaError_t ce = cudaMemcpyAsync(out, cur, (size_t)kbv_numel(&c->outputs[0]) * sizeof(float),
+                                         cudaMemcpyDeviceToDevice, s);
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "copy", ce);
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
+    return 0;
+}
+
+void destroy(base_ctx *b)
+{
+    chain_state *cs = (chain_state *)b->state;
+    if (!cs) return;
+    conv_runner_destroy(cs->conv);
+    if (cs->pre) cudaFree(cs->pre);
+    if (cs->part) cudaFree(cs->part);
+    if (cs->stat) cudaFree(cs->stat);
+    free(cs);
+    b->state = NULL;
+}
+
+int available(const suite_problem *p, const char **why)
+{
+    return suite_host_available(p, why);
+}
+
+} /* namespace */
+
+const base_family base_fam_chain = {
+    "chain", OP_CHAIN_FIRST, OP_CHAIN_LAST, create, run, destroy, NULL,
+};
+const base_family base_fam_conv_chain = {
+    "conv-chain", OP_CONV_CHAIN_FIRST, OP_CONV_CHAIN_LAST, create, run, destroy, available,
+};
