@@ -999,8 +999,7 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     case SEC_SUMMARY:
         return sec_summary(f, e);
     case SEC_HEADLINE:
-        if ((rc = flow_table(f, &tabs[0], s->caption, NULL, e)))
-            return rc;
+        /* The answer first, one sentence a set; then the numbers behind it. */
         for (int i = 0; i < m->n_sets; i++) {
             char *t = NULL, *b = NULL;
             if ((rc = verdict(r, &m->sets[i], &t, e)))
@@ -1014,7 +1013,8 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
             if (rc)
                 return rc;
         }
-        return 0;
+        f->y += 4;
+        return flow_table(f, &tabs[0], s->caption, NULL, e);
     case SEC_INFLATION:
         if ((rc = flow_table(f, &tabs[1], s->caption, NULL, e)))
             return rc;
