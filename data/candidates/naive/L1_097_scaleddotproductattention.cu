@@ -1,0 +1,89 @@
+// naive: attention, one block per query row: scores in shared memory, softmax, weighted sum.
+// L1_097_scaleddotproductattention: out = torch.nn.functional.scaled_dot_product_attention(Q, K, V)
+// Written by scripts/gen-naive-candidates.py from the registry; plain and
+// correct rather than fast.
+#include "kbv.h"
+#include <math.h>
+#include <stdint.h>
+
+#define CHECK_LAUNCH() return cudaGetLastError() == cudaSuccess ? 0 : 1
+
+#define THREADS 256
+
+/* Sum over the block; every thread gets the result. */
+__device__ float block_sum(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+#define MAX_KEYS 4096
+
+__device__ float block_max(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] = fmaxf(sh[threadIdx.x], sh[threadIdx.x + s]);
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+__global__ void attend(const float *__restrict__ Q, const float *__restrict__ K, const float *__restrict__ V,
+                       float *__restrict__ O, long long S, long long E, float scale)
+{
+    __shared__ float sc[MAX_KEYS];
+    __shared__ float sh[THREADS];
+    long long bh = blockIdx.x / S, q = blockIdx.x % S;
+    const float *qr = Q + (bh * S + q) * E;
+    const float *kb = K + bh * S * E, *vb = V + bh * S * E;
+    float *orow = O + (bh * S + q) * E;
+    for (long long j = threadIdx.x; j < S; j += THREADS) {
+        const float *kr = kb + j * E;
+        float d = 0.0f;
+        for (long long e = 0; e < E; e++) d += qr[e] * kr[e];
+        sc[j] = d * scale;
+    }
+    __syncthreads();
+    float m = -INFINITY;
+    for (long long j = threadIdx.x; j < S; j += THREADS) m = fmaxf(m, sc[j]);
+    m = block_max(m, sh);
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < S; j += THREADS) {
+        float v = expf(sc[j] - m);
+        sc[j] = v;
+        s += v;
+    }
+    s = block_sum(s, sh);
+    for (long long e = threadIdx.x; e < E; e += THREADS) {
+        float acc = 0.0f;
+        for (long long j = 0; j < S; j++) acc += sc[j] * vb[j * E + e];
+        orow[e] = acc / s;
+    }
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < 3 || call->n_outputs < 1) return 1;
+    const kbv_tensor *q = &call->inputs[0];
+    if (q->ndim < 2) return 1;
+    long long E = q->shape[q->ndim - 1], S = q->shape[q->ndim - 2];
+    if (S > MAX_KEYS || E == 0) return 1;
+    long long rows = kbv_numel(q) / E;
+    if (rows == 0) return 0;
+    attend<<<(unsigned)rows, THREADS, 0, call->stream>>>((const float *)q->data, (const float *)call->inputs[1].data,
+                                                         (const float *)call->inputs[2].data,
+                                                         (float *)call->outputs[0].data, S, E,
+                                                         1.0f / sqrtf((float)E));
+    CHECK_LAUNCH();
+}

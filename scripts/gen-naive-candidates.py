@@ -1,0 +1,1261 @@
+#!/usr/bin/env python3
+"""gen-naive-candidates.py - writes data/candidates/naive/<id>.cu for every
+problem of the suite that has a plain kernel family here.
+
+    scripts/gen-naive-candidates.py [--force] [BUILD_DIR]
+
+Reads the registry from BUILD_DIR/kbv-list --json and BUILD_DIR/kbv-prompt
+(default build/).  Each
+problem maps to a family by its KernelBench level and number; each family
+is one straightforward, correct CUDA kernel (one thread per output element
+or one block per row, FP32 throughout, no tensor cores, no vector loads).
+Problem constants that the ABI only passes as unnamed values (stride,
+padding, dilation of a convolution or a pooling, named by the registry) are
+written into the file.  Existing files are kept; --force rewrites the ones
+this script wrote (they carry its mark), never hand-written ones.  Prints what it wrote
+and which problems have no family yet.
+"""
+import json
+import os
+import subprocess
+import sys
+
+HEAD = '''// naive: {what}
+// {id}: out = {expr}
+// Written by scripts/gen-naive-candidates.py from the registry; plain and
+// correct rather than fast.
+#include "kbv.h"
+#include <math.h>
+#include <stdint.h>
+'''
+
+CHECK = '''
+#define CHECK_LAUNCH() return cudaGetLastError() == cudaSuccess ? 0 : 1
+'''
+
+# --- elementwise -------------------------------------------------------------
+
+ELEMENTWISE = {
+    5: ("x * a0", "3.14f", "0.0f"),
+    19: ("fmaxf(x, 0.0f)", None, None),
+    20: ("x > 0.0f ? x : x * a0", "0.01f", None),
+    21: ("1.0f / (1.0f + expf(-x))", None, None),
+    22: ("tanhf(x)", None, None),
+    25: ("x / (1.0f + expf(-x))", None, None),
+    26: ("0.5f * x * (1.0f + erff(x * 0.70710678118654752f))", None, None),
+    27: ("1.0507009873554805f * (x > 0.0f ? x : 1.6732632423543772f * expm1f(x))", None, None),
+    28: ("fminf(fmaxf(x / 6.0f + 0.5f, 0.0f), 1.0f)", None, None),
+    29: ("x > 20.0f ? x : log1pf(expf(x))", None, None),
+    30: ("x / (1.0f + fabsf(x))", None, None),
+    31: ("x > 0.0f ? x : a0 * expm1f(x)", "1.0f", None),
+    32: ("fminf(fmaxf(x, a0), a1)", "-1.0f", "1.0f"),
+    88: ("0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)))", None, None),
+}
+
+def gen_elementwise(p):
+    body, d0, d1 = ELEMENTWISE[p["number"]]
+    return HEAD.format(what="elementwise, one element per thread.", **p) + CHECK + '''
+__device__ __forceinline__ float f(float x, float a0, float a1)
+{{
+    (void)a0;
+    (void)a1;
+    return {body};
+}}
+
+__global__ void elementwise(const float *__restrict__ x, float *__restrict__ y, long long n, float a0, float a1)
+{{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = f(x[i], a0, a1);
+}}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 1 || call->n_outputs < 1) return 1;
+    float a0 = call->n_attrs > 0 ? (float)call->attrs[0] : {d0};
+    float a1 = call->n_attrs > 1 ? (float)call->attrs[1] : {d1};
+    long long n = kbv_numel(&call->inputs[0]);
+    if (n == 0) return 0;
+    elementwise<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>((const float *)call->inputs[0].data,
+                                                                      (float *)call->outputs[0].data, n, a0, a1);
+    CHECK_LAUNCH();
+}}
+'''.format(body=body, d0=d0 or "0.0f", d1=d1 or "0.0f")
+
+# --- matrix products ---------------------------------------------------------
+
+# number -> (how the forward call derives the product, mask)
+MATMUL = {
+    1: "mm", 2: "mm", 4: "mm", 6: "mm", 7: "mm", 8: "mm", 9: "mm", 13: "mm",
+    3: "bmm", 10: "rows3", 11: "rows4", 14: "triu", 15: "tril",
+    16: "ta", 17: "tb", 18: "tab",
+}
+
+MATMUL_SETUP = {
+    "mm": '''    if (a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[0]) return 1;
+    long long M = a->shape[0], K = a->shape[1], N = b->shape[1], batch = 1;
+    long long sAb = 0, sAm = K, sAk = 1, sBb = 0, sBk = N, sBn = 1;
+    int mask = 0;''',
+    "triu": '''    if (a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[0]) return 1;
+    long long M = a->shape[0], K = a->shape[1], N = b->shape[1], batch = 1;
+    long long sAb = 0, sAm = K, sAk = 1, sBb = 0, sBk = N, sBn = 1;
+    int mask = 2; /* keep n >= m */''',
+    "tril": '''    if (a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[0]) return 1;
+    long long M = a->shape[0], K = a->shape[1], N = b->shape[1], batch = 1;
+    long long sAb = 0, sAm = K, sAk = 1, sBb = 0, sBk = N, sBn = 1;
+    int mask = 1; /* keep n <= m */''',
+    "bmm": '''    if (a->ndim != 3 || b->ndim != 3 || a->shape[0] != b->shape[0] || a->shape[2] != b->shape[1]) return 1;
+    long long batch = a->shape[0], M = a->shape[1], K = a->shape[2], N = b->shape[2];
+    long long sAb = M * K, sAm = K, sAk = 1, sBb = K * N, sBk = N, sBn = 1;
+    int mask = 0;''',
+    "rows3": '''    /* A [N0, M, K] @ B [K, L]: one product with N0 * M rows */
+    if (a->ndim != 3 || b->ndim != 2 || a->shape[2] != b->shape[0]) return 1;
+    long long M = a->shape[0] * a->shape[1], K = a->shape[2], N = b->shape[1], batch = 1;
+    long long sAb = 0, sAm = K, sAk = 1, sBb = 0, sBk = N, sBn = 1;
+    int mask = 0;''',
+    "rows4": '''    /* einsum bijl,lk->bijk: one product with b * i * j rows */
+    if (a->ndim != 4 || b->ndim != 2 || a->shape[3] != b->shape[0]) return 1;
+    long long M = a->shape[0] * a->shape[1] * a->shape[2], K = a->shape[3], N = b->shape[1], batch = 1;
+    long long sAb = 0, sAm = K, sAk = 1, sBb = 0, sBk = N, sBn = 1;
+    int mask = 0;''',
+    "ta": '''    /* A stored [K, M]: C = A^T B */
+    if (a->ndim != 2 || b->ndim != 2 || a->shape[0] != b->shape[0]) return 1;
+    long long K = a->shape[0], M = a->shape[1], N = b->shape[1], batch = 1;
+    long long sAb = 0, sAm = 1, sAk = M, sBb = 0, sBk = N, sBn = 1;
+    int mask = 0;''',
+    "tb": '''    /* B stored [N, K]: C = A B^T */
+    if (a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[1]) return 1;
+    long long M = a->shape[0], K = a->shape[1], N = b->shape[0], batch = 1;
+    long long sAb = 0, sAm = K, sAk = 1, sBb = 0, sBk = 1, sBn = K;
+    int mask = 0;''',
+    "tab": '''    /* A stored [K, M], B stored [N, K]: C = A^T B^T */
+    if (a->ndim != 2 || b->ndim != 2 || a->shape[0] != b->shape[1]) return 1;
+    long long K = a->shape[0], M = a->shape[1], N = b->shape[0], batch = 1;
+    long long sAb = 0, sAm = 1, sAk = M, sBb = 0, sBk = 1, sBn = K;
+    int mask = 0;''',
+}
+
+def gen_matmul(p):
+    kind = MATMUL[p["number"]]
+    return HEAD.format(what="FP32 matrix product, 16x16 shared-memory tiles, strided operands; a\n// one-block-per-row dot product when the result has one column.", **p) + CHECK + '''
+#define TILE 16
+
+/* C[b, m, n] = sum_k A[b, m, k] B[b, k, n], operands addressed by strides;
+ * mask 1 keeps n <= m (tril), 2 keeps n >= m (triu), zeros elsewhere. */
+__global__ void gemm_strided(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
+                             long long M, long long N, long long K, long long sAb, long long sAm, long long sAk,
+                             long long sBb, long long sBk, long long sBn, int mask)
+{{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE + 1];
+    long long bz = blockIdx.z;
+    const float *a = A + bz * sAb, *b = B + bz * sBb;
+    float *c = C + bz * M * N;
+    /* row tiles on x (up to 2^31 - 1 of them), column tiles on y */
+    long long row = (long long)blockIdx.x * TILE + threadIdx.y, col = (long long)blockIdx.y * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (long long k0 = 0; k0 < K; k0 += TILE) {{
+        long long ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
+        As[threadIdx.y][threadIdx.x] = (row < M && ka < K) ? a[row * sAm + ka * sAk] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (kb < K && col < N) ? b[kb * sBk + col * sBn] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }}
+    if (row < M && col < N) {{
+        if ((mask == 1 && col > row) || (mask == 2 && col < row)) acc = 0.0f;
+        c[row * N + col] = acc;
+    }}
+}}
+
+/* One block per row when the result is a single column (matrix-vector). */
+__global__ void gemv_rows(const float *__restrict__ A, const float *__restrict__ x, float *__restrict__ y,
+                          long long K, long long sAm, long long sAk, long long sBk)
+{{
+    __shared__ float sh[256];
+    const float *a = A + (long long)blockIdx.x * sAm;
+    float s = 0.0f;
+    for (long long k = threadIdx.x; k < K; k += 256) s += a[k * sAk] * x[k * sBk];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int o = 128; o > 0; o >>= 1) {{
+        if (threadIdx.x < o) sh[threadIdx.x] += sh[threadIdx.x + o];
+        __syncthreads();
+    }}
+    if (threadIdx.x == 0) y[blockIdx.x] = sh[0];
+}}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 2 || call->n_outputs < 1) return 1;
+    const kbv_tensor *a = &call->inputs[0], *b = &call->inputs[1];
+{setup}
+    if (kbv_numel(&call->outputs[0]) != batch * M * N) return 1;
+    if (M == 0 || N == 0) return 0;
+    const float *Ap = (const float *)a->data, *Bp = (const float *)b->data;
+    float *Cp = (float *)call->outputs[0].data;
+    if (N == 1 && batch == 1 && mask == 0) {{
+        gemv_rows<<<(unsigned)M, 256, 0, call->stream>>>(Ap, Bp, Cp, K, sAm, sAk, sBk);
+    }} else {{
+        if ((N + TILE - 1) / TILE > 65535 || batch > 65535) return 1;
+        dim3 block(TILE, TILE), grid((unsigned)((M + TILE - 1) / TILE), (unsigned)((N + TILE - 1) / TILE), (unsigned)batch);
+        gemm_strided<<<grid, block, 0, call->stream>>>(Ap, Bp, Cp, M, N, K, sAb, sAm, sAk, sBb, sBk, sBn, mask);
+    }}
+    CHECK_LAUNCH();
+}}
+'''.format(setup=MATMUL_SETUP[kind])
+
+def gen_diag(p):
+    return HEAD.format(what="diag(A) @ B is a row scaling: C[i, j] = A[i] B[i, j].", **p) + CHECK + '''
+__global__ void row_scale(const float *__restrict__ d, const float *__restrict__ B, float *__restrict__ C,
+                          long long N, long long M)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N * M) C[i] = d[i / M] * B[i];
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < 2 || call->n_outputs < 1) return 1;
+    const kbv_tensor *a = &call->inputs[0], *b = &call->inputs[1];
+    if (a->ndim != 1 || b->ndim != 2 || b->shape[0] != a->shape[0]) return 1;
+    long long N = b->shape[0], M = b->shape[1];
+    if (N * M == 0) return 0;
+    row_scale<<<(unsigned)((N * M + 255) / 256), 256, 0, call->stream>>>(
+        (const float *)a->data, (const float *)b->data, (float *)call->outputs[0].data, N, M);
+    CHECK_LAUNCH();
+}
+'''
+
+# --- softmax -----------------------------------------------------------------
+
+def gen_softmax(p):
+    log = p["number"] == 24
+    write = "xr[c] - m - logf(s)" if log else "expf(xr[c] - m) / s"
+    return HEAD.format(what="one block per row, three passes (max, sum of exponentials, write).", **p) + CHECK + '''
+#define THREADS 256
+
+__device__ float block_reduce(float v, float *sh, int is_max)
+{{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {{
+        if (threadIdx.x < s)
+            sh[threadIdx.x] = is_max ? fmaxf(sh[threadIdx.x], sh[threadIdx.x + s]) : sh[threadIdx.x] + sh[threadIdx.x + s];
+        __syncthreads();
+    }}
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}}
+
+__global__ void rows(const float *__restrict__ x, float *__restrict__ y, long long cols)
+{{
+    __shared__ float sh[THREADS];
+    const float *xr = x + (long long)blockIdx.x * cols;
+    float *yr = y + (long long)blockIdx.x * cols;
+    float m = -INFINITY;
+    for (long long c = threadIdx.x; c < cols; c += THREADS) m = fmaxf(m, xr[c]);
+    m = block_reduce(m, sh, 1);
+    float s = 0.0f;
+    for (long long c = threadIdx.x; c < cols; c += THREADS) s += expf(xr[c] - m);
+    s = block_reduce(s, sh, 0);
+    for (long long c = threadIdx.x; c < cols; c += THREADS) yr[c] = {write};
+}}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 1 || call->n_outputs < 1) return 1;
+    const kbv_tensor *x = &call->inputs[0];
+    if (x->ndim != 2) return 1;
+    if (x->shape[0] == 0) return 0;
+    rows<<<(unsigned)x->shape[0], THREADS, 0, call->stream>>>((const float *)x->data, (float *)call->outputs[0].data,
+                                                            x->shape[1]);
+    CHECK_LAUNCH();
+}}
+'''.format(write=write)
+
+# --- reductions over dim 1 of [B, R, I] ------------------------------------------
+
+REDUCE = {
+    47: ("float acc = 0.0f;", "acc += v;", "y[o] = acc;", "float"),
+    48: ("float acc = 0.0f;", "acc += v;", "y[o] = acc / (float)R;", "float"),
+    49: ("float acc = -INFINITY;", "acc = fmaxf(acc, v);", "y[o] = acc;", "float"),
+    53: ("float acc = INFINITY;", "acc = fminf(acc, v);", "y[o] = acc;", "float"),
+    51: ("float acc = -INFINITY; long long at = 0;", "if (v > acc) { acc = v; at = r; }", "y[o] = at;", "int64_t"),
+    52: ("float acc = INFINITY; long long at = 0;", "if (v < acc) { acc = v; at = r; }", "y[o] = at;", "int64_t"),
+}
+
+def gen_reduce(p):
+    init, step, fin, ot = REDUCE[p["number"]]
+    return HEAD.format(what="reduction over dim 1, one thread per output element (first index wins ties).", **p) + CHECK + '''
+__global__ void reduce_dim1(const float *__restrict__ x, {ot} *__restrict__ y, long long B, long long R, long long I)
+{{
+    long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (o >= B * I) return;
+    long long b = o / I, i = o % I;
+    const float *xp = x + b * R * I + i;
+    {init}
+    for (long long r = 0; r < R; r++) {{
+        float v = xp[r * I];
+        {step}
+    }}
+    {fin}
+}}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 1 || call->n_outputs < 1) return 1;
+    const kbv_tensor *x = &call->inputs[0];
+    if (x->ndim != 3) return 1;
+    long long B = x->shape[0], R = x->shape[1], I = x->shape[2];
+    if (B * I == 0) return 0;
+    reduce_dim1<<<(unsigned)((B * I + 255) / 256), 256, 0, call->stream>>>(
+        (const float *)x->data, ({ot} *)call->outputs[0].data, B, R, I);
+    CHECK_LAUNCH();
+}}
+'''.format(init=init, step=step, fin=fin, ot=ot)
+
+# --- scans along dim 1 of a 2-D tensor -------------------------------------------
+
+def gen_scan(p):
+    n = p["number"]
+    if n == 92:
+        kern = '''__global__ void scan_rows(const float *__restrict__ x, float *__restrict__ y, long long rows, long long D)
+{
+    /* out [rows, D + 1]: out[i, 0] = 0, out[i, j] = x[i, 0] + ... + x[i, j - 1] */
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    const float *xr = x + i * D;
+    float *yr = y + i * (D + 1);
+    float s = 0.0f;
+    yr[0] = 0.0f;
+    for (long long j = 0; j < D; j++) {
+        s += xr[j];
+        yr[j + 1] = s;
+    }
+}'''
+        launch = '''    const kbv_tensor *o = &call->outputs[0];
+    if (o->ndim != 2 || o->shape[1] != x->shape[1] + 1 || o->shape[0] > x->shape[0]) return 1;
+    long long rows = o->shape[0], D = x->shape[1];'''
+    else:
+        op = "s *= v;" if n == 90 else "s += v;"
+        init = "1.0f" if n == 90 else "0.0f"
+        val = "xr[j] * mr[j]" if n == 93 else "xr[j]"
+        rev = n == 91
+        loop = "for (long long j = D - 1; j >= 0; j--)" if rev else "for (long long j = 0; j < D; j++)"
+        kern = '''__global__ void scan_rows(const float *__restrict__ x, const float *__restrict__ mask, float *__restrict__ y,
+                          long long rows, long long D)
+{{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    const float *xr = x + i * D;
+    const float *mr = mask ? mask + i * D : xr;
+    (void)mr;
+    float *yr = y + i * D;
+    float s = {init};
+    {loop} {{
+        float v = {val};
+        {op}
+        yr[j] = s;
+    }}
+}}'''.format(init=init, loop=loop, val=val, op=op)
+        launch = '''    long long rows = x->shape[0], D = x->shape[1];'''
+    margs = "(const float *)x->data, (float *)call->outputs[0].data, rows, D" if n == 92 else \
+        "(const float *)x->data, %s, (float *)call->outputs[0].data, rows, D" % (
+            "(const float *)call->inputs[1].data" if n == 93 else "(const float *)0")
+    return HEAD.format(what="scan along dim 1, one thread per row, sequential.", **p) + CHECK + '''
+{kern}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < {nin} || call->n_outputs < 1) return 1;
+    const kbv_tensor *x = &call->inputs[0];
+    if (x->ndim != 2) return 1;
+{launch}
+    if (rows == 0) return 0;
+    scan_rows<<<(unsigned)((rows + 127) / 128), 128, 0, call->stream>>>({margs});
+    CHECK_LAUNCH();
+}}
+'''.format(kern=kern, launch=launch, margs=margs, nin=2 if n == 93 else 1)
+
+# --- normalisations ----------------------------------------------------------------
+
+NORM_COMMON = '''
+#define THREADS 256
+
+/* Sum over the block; every thread gets the result. */
+__device__ float block_sum(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+'''
+
+def attr(p, name, default=None):
+    for a in p["attrs"]:
+        if a["name"] == name:
+            return a["value"]
+    return default
+
+def gen_norm(p):
+    n = p["number"]
+    eps = attr(p, "eps", 1e-5)
+    if n in (33, 34, 35, 40):
+        # group statistics: a "group" is a set of elements normalised together.
+        # 33: per channel over (N, H, W); 34: per (n, c); 35: per (n, group); 40: per row of F.
+        if n == 33:
+            desc = "batch statistics per channel over (N, H, W), biased variance, affine"
+            idx = '''    long long N = x->shape[0], C = x->shape[1], S = kbv_numel(x) / (N * C);
+    long long groups = C, per = N * S;'''
+            elem = '''__device__ __forceinline__ long long elem(long long g, long long j, long long C, long long S, long long G)
+{
+    (void)G;
+    long long n = j / S, s = j % S; /* group g is channel g */
+    return (n * C + g) * S + s;
+}
+__device__ __forceinline__ long long chan(long long i, long long C, long long S) { return (i / S) % C; }'''
+            affine = True
+        elif n == 34:
+            desc = "statistics per (sample, channel) over (H, W), biased variance, no affine"
+            idx = '''    long long N = x->shape[0], C = x->shape[1], S = kbv_numel(x) / (N * C);
+    long long groups = N * C, per = S;'''
+            elem = '''__device__ __forceinline__ long long elem(long long g, long long j, long long C, long long S, long long G)
+{
+    (void)C;
+    (void)G;
+    return g * S + j;
+}
+__device__ __forceinline__ long long chan(long long i, long long C, long long S) { return (i / S) % C; }'''
+            affine = False
+        elif n == 35:
+            desc = "statistics per (sample, group of channels), biased variance, per-channel affine"
+            G = int(attr(p, "num_groups", 8))
+            idx = '''    long long N = x->shape[0], C = x->shape[1], S = kbv_numel(x) / (N * C);
+    long long G = %d; /* num_groups */
+    if (C %% G != 0) return 1;
+    long long groups = N * G, per = (C / G) * S;''' % G
+            elem = '''__device__ __forceinline__ long long elem(long long g, long long j, long long C, long long S, long long G)
+{
+    (void)C;
+    (void)S;
+    (void)G;
+    return g * ((C / G) * S) + j; /* a group's channels are contiguous */
+}
+__device__ __forceinline__ long long chan(long long i, long long C, long long S) { return (i / S) % C; }'''
+            affine = True
+        else:
+            desc = "statistics per sample over the normalised shape, biased variance, elementwise affine"
+            idx = '''    long long F = kbv_numel(&call->inputs[1]);
+    if (F == 0 || kbv_numel(x) % F != 0) return 1;
+    long long N = kbv_numel(x) / F, C = F, S = 1;
+    long long groups = N, per = F;'''
+            elem = '''__device__ __forceinline__ long long elem(long long g, long long j, long long C, long long S, long long G)
+{
+    (void)S;
+    (void)G;
+    return g * C + j; /* C is the normalised size F here */
+}
+__device__ __forceinline__ long long chan(long long i, long long C, long long S) { (void)S; return i % C; }'''
+            affine = True
+        gvar = "G" if n == 35 else "1"
+        return HEAD.format(what=desc + "; one block per\n// group computes mean and variance in two passes, then one thread per element.", **p) + CHECK + NORM_COMMON + '''
+{elem}
+
+__global__ void stats(const float *__restrict__ x, float *__restrict__ mean, float *__restrict__ rstd, long long per,
+                      long long C, long long S, long long G, float eps)
+{{
+    __shared__ float sh[THREADS];
+    long long g = blockIdx.x;
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < per; j += THREADS) s += x[elem(g, j, C, S, G)];
+    float m = block_sum(s, sh) / (float)per;
+    float q = 0.0f;
+    for (long long j = threadIdx.x; j < per; j += THREADS) {{
+        float d = x[elem(g, j, C, S, G)] - m;
+        q += d * d;
+    }}
+    float var = block_sum(q, sh) / (float)per;
+    if (threadIdx.x == 0) {{
+        mean[g] = m;
+        rstd[g] = 1.0f / sqrtf(var + eps);
+    }}
+}}
+
+__global__ void apply(const float *__restrict__ x, const float *__restrict__ mean, const float *__restrict__ rstd,
+                      const float *__restrict__ w, const float *__restrict__ b, float *__restrict__ y, long long total,
+                      long long groups, long long per, long long C, long long S, long long G)
+{{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= groups * per) return;
+    long long g = t / per, j = t % per;
+    long long i = elem(g, j, C, S, G);
+    (void)total;
+    float v = (x[i] - mean[g]) * rstd[g];
+    if (w) {{
+        long long c = chan(i, C, S);
+        v = v * w[c] + b[c];
+    }}
+    y[i] = v;
+}}
+
+static float *scratch;
+static long long scratch_n;
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < {nin} || call->n_outputs < 1) return 1;
+    const kbv_tensor *x = &call->inputs[0];
+    if (x->ndim < 2) return 1;
+{idx}
+    if (groups * per != kbv_numel(x)) return 1;
+    if (groups == 0) return 0;
+    if (scratch_n < 2 * groups) {{
+        cudaFree(scratch);
+        scratch = NULL;
+        scratch_n = 0;
+        if (cudaMalloc((void **)&scratch, 2 * groups * sizeof(float)) != cudaSuccess) return 1;
+        scratch_n = 2 * groups;
+    }}
+    float eps = (float){eps!r};
+    stats<<<(unsigned)groups, THREADS, 0, call->stream>>>((const float *)x->data, scratch, scratch + groups, per, C, S,
+                                                          {gvar}, eps);
+    const float *w = {w}, *b = {b};
+    long long total = groups * per;
+    apply<<<(unsigned)((total + 255) / 256), 256, 0, call->stream>>>((const float *)x->data, scratch,
+                                                                     scratch + groups, w, b,
+                                                                     (float *)call->outputs[0].data, total, groups,
+                                                                     per, C, S, {gvar});
+    CHECK_LAUNCH();
+}}
+
+extern "C" void kbv_teardown(void)
+{{
+    cudaFree(scratch);
+    scratch = NULL;
+    scratch_n = 0;
+}}
+'''.format(elem=elem, idx=idx, eps=eps, nin=3 if affine else 1, gvar=gvar,
+           w="(const float *)call->inputs[1].data" if affine else "(const float *)0",
+           b="(const float *)call->inputs[2].data" if affine else "(const float *)0")
+    if n == 36:
+        return HEAD.format(what="RMS over dim 1, one thread per (sample, position).", **p) + CHECK + '''
+__global__ void rms(const float *__restrict__ x, float *__restrict__ y, long long C, long long S, long long total,
+                    float eps)
+{{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    long long b = t / S, s = t % S;
+    const float *xp = x + b * C * S + s;
+    float *yp = y + b * C * S + s;
+    float acc = 0.0f;
+    for (long long c = 0; c < C; c++) acc += xp[c * S] * xp[c * S];
+    float r = sqrtf(acc / (float)C + eps);
+    for (long long c = 0; c < C; c++) yp[c * S] = xp[c * S] / r;
+}}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 1 || call->n_outputs < 1) return 1;
+    const kbv_tensor *x = &call->inputs[0];
+    if (x->ndim < 2) return 1;
+    long long C = x->shape[1], S = kbv_numel(x) / (x->shape[0] * C), total = x->shape[0] * S;
+    if (total == 0) return 0;
+    rms<<<(unsigned)((total + 255) / 256), 256, 0, call->stream>>>((const float *)x->data,
+                                                                   (float *)call->outputs[0].data, C, S, total,
+                                                                   (float){eps!r});
+    CHECK_LAUNCH();
+}}
+'''.format(eps=eps)
+    if n == 37:
+        return HEAD.format(what="Frobenius norm by a two-level deterministic sum, then one thread per element.", **p) + CHECK + NORM_COMMON + '''
+#define PARTS 1024
+
+__global__ void partial_sumsq(const float *__restrict__ x, long long n, float *part)
+{
+    __shared__ float sh[THREADS];
+    float s = 0.0f;
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n; i += (long long)PARTS * THREADS)
+        s += x[i] * x[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) part[blockIdx.x] = s;
+}
+
+__global__ void total_norm(float *part)
+{
+    __shared__ float sh[THREADS];
+    float s = 0.0f;
+    for (int i = threadIdx.x; i < PARTS; i += THREADS) s += part[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) part[PARTS] = sqrtf(s);
+}
+
+__global__ void divide(const float *__restrict__ x, float *__restrict__ y, long long n, const float *norm)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] / *norm;
+}
+
+static float *part;
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < 1 || call->n_outputs < 1) return 1;
+    long long n = kbv_numel(&call->inputs[0]);
+    if (n == 0) return 0;
+    if (!part && cudaMalloc((void **)&part, (PARTS + 1) * sizeof(float)) != cudaSuccess) return 1;
+    const float *x = (const float *)call->inputs[0].data;
+    partial_sumsq<<<PARTS, THREADS, 0, call->stream>>>(x, n, part);
+    total_norm<<<1, THREADS, 0, call->stream>>>(part);
+    divide<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>(x, (float *)call->outputs[0].data, n, part + PARTS);
+    CHECK_LAUNCH();
+}
+
+extern "C" void kbv_teardown(void)
+{
+    cudaFree(part);
+    part = NULL;
+}
+'''
+    if n in (38, 39):
+        l1 = n == 38
+        return HEAD.format(what=("mean absolute value" if l1 else "L2 norm") + " of each row, one block per row.", **p) + CHECK + NORM_COMMON + '''
+__global__ void rows(const float *__restrict__ x, float *__restrict__ y, long long D)
+{{
+    __shared__ float sh[THREADS];
+    const float *xr = x + (long long)blockIdx.x * D;
+    float *yr = y + (long long)blockIdx.x * D;
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < D; j += THREADS) s += {term};
+    s = block_sum(s, sh);
+    float d = {den};
+    for (long long j = threadIdx.x; j < D; j += THREADS) yr[j] = xr[j] / d;
+}}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 1 || call->n_outputs < 1) return 1;
+    const kbv_tensor *x = &call->inputs[0];
+    if (x->ndim != 2) return 1;
+    if (x->shape[0] == 0) return 0;
+    rows<<<(unsigned)x->shape[0], THREADS, 0, call->stream>>>((const float *)x->data, (float *)call->outputs[0].data,
+                                                            x->shape[1]);
+    CHECK_LAUNCH();
+}}
+'''.format(term="fabsf(xr[j])" if l1 else "xr[j] * xr[j]", den="s / (float)D" if l1 else "sqrtf(s)")
+    return None
+
+# --- pooling -------------------------------------------------------------------
+
+def triple(p, base, default, nd):
+    axes = ["d", "h", "w"][3 - nd:]
+    out = []
+    for a in axes:
+        v = attr(p, "%s_%s" % (base, a), attr(p, base, default))
+        out.append(int(v) if v is not None else None)
+    return out
+
+def gen_pool(p):
+    n = p["number"]
+    is_max = n in (41, 42, 43)
+    nd = len(p["inputs"][0]["shape"]) - 2
+    k = triple(p, "kernel_size", None, nd)
+    s = triple(p, "stride", None, nd)
+    s = [s[i] if s[i] is not None else k[i] for i in range(nd)]  # PyTorch: stride defaults to kernel_size
+    pd = triple(p, "padding", 0, nd)
+    dl = triple(p, "dilation", 1, nd) if is_max else [1] * nd
+    def arr(v):
+        v = [1] * (3 - nd) + v if len(v) < 3 else v
+        return "{%s}" % ", ".join(str(x) for x in v)
+    # pad the leading (unused) dimensions so that the kernel always loops over 3
+    kk = [1] * (3 - nd) + k
+    ss = [1] * (3 - nd) + s
+    pp = [0] * (3 - nd) + pd
+    dd = [1] * (3 - nd) + dl
+    body_init = "float acc = -INFINITY;" if is_max else "float acc = 0.0f;"
+    body_step = "acc = fmaxf(acc, v);" if is_max else "acc += v;"
+    body_pad = "continue;" if is_max else "continue; /* padding counts as zero */"
+    fin = "acc" if is_max else "acc / (float)(KD * KH * KW)"
+    return HEAD.format(what=("max" if is_max else "average (count_include_pad)") + " pooling, one thread per output element.", **p) + CHECK + '''
+/* {nd}-D pooling written as 3-D with unit leading dimensions:
+ * kernel {k}, stride {s}, padding {pd}, dilation {dl}. */
+#define KD {k0}
+#define KH {k1}
+#define KW {k2}
+__constant__ int S_[3] = {s3};
+__constant__ int P_[3] = {p3};
+__constant__ int DL[3] = {d3};
+
+__global__ void pool(const float *__restrict__ x, float *__restrict__ y, long long planes, long long ID, long long IH,
+                     long long IW, long long OD, long long OH, long long OW)
+{{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = planes * OD * OH * OW;
+    if (t >= total) return;
+    long long ow = t % OW, oh = (t / OW) % OH, od = (t / (OW * OH)) % OD, pl = t / (OW * OH * OD);
+    const float *xp = x + pl * ID * IH * IW;
+    {init}
+    for (int a = 0; a < KD; a++)
+        for (int b = 0; b < KH; b++)
+            for (int c = 0; c < KW; c++) {{
+                long long id = od * S_[0] - P_[0] + (long long)a * DL[0];
+                long long ih = oh * S_[1] - P_[1] + (long long)b * DL[1];
+                long long iw = ow * S_[2] - P_[2] + (long long)c * DL[2];
+                if (id < 0 || id >= ID || ih < 0 || ih >= IH || iw < 0 || iw >= IW) {pad}
+                float v = xp[(id * IH + ih) * IW + iw];
+                {step}
+            }}
+    y[t] = {fin};
+}}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 1 || call->n_outputs < 1) return 1;
+    const kbv_tensor *x = &call->inputs[0], *o = &call->outputs[0];
+    if (x->ndim != {nd} + 2 || o->ndim != x->ndim) return 1;
+    long long in[3] = {{1, 1, 1}}, out[3] = {{1, 1, 1}};
+    for (int i = 0; i < {nd}; i++) {{
+        in[3 - {nd} + i] = x->shape[2 + i];
+        out[3 - {nd} + i] = o->shape[2 + i];
+    }}
+    long long planes = x->shape[0] * x->shape[1];
+    long long total = planes * out[0] * out[1] * out[2];
+    if (total == 0) return 0;
+    pool<<<(unsigned)((total + 255) / 256), 256, 0, call->stream>>>((const float *)x->data, (float *)o->data, planes,
+                                                                    in[0], in[1], in[2], out[0], out[1], out[2]);
+    CHECK_LAUNCH();
+}}
+'''.format(nd=nd, k=k, s=s, pd=pd, dl=dl, k0=kk[0], k1=kk[1], k2=kk[2], s3=arr(ss), p3=arr(pp), d3=arr(dd),
+           init=body_init, step=body_step, pad=body_pad, fin=fin)
+
+# --- convolutions ------------------------------------------------------------------
+
+CONV_KERNELS = '''
+/* Direct convolution, one thread per output element, written as 3-D with
+ * unit leading dimensions.  Weight [Cout, Cin / groups, KD, KH, KW]. */
+__global__ void conv_direct(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ bias,
+                            float *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
+                            long long ID, long long IH, long long IW, long long OD, long long OH, long long OW,
+                            int KD, int KH, int KW, int sd, int sh, int sw, int pd, int ph, int pw, int dd, int dh,
+                            int dw)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = N * Cout * OD * OH * OW;
+    if (t >= total) return;
+    long long ow = t % OW, oh = (t / OW) % OH, od = (t / (OW * OH)) % OD;
+    long long co = (t / (OW * OH * OD)) % Cout, n = t / (OW * OH * OD * Cout);
+    long long cin_g = Cin / groups, cout_g = Cout / groups, g = co / cout_g;
+    float acc = bias ? bias[co] : 0.0f;
+    for (long long ci = 0; ci < cin_g; ci++) {
+        const float *xp = x + ((n * Cin + g * cin_g + ci) * ID) * IH * IW;
+        const float *wp = w + ((co * cin_g + ci) * KD) * KH * KW;
+        for (int a = 0; a < KD; a++) {
+            long long id = od * sd - pd + (long long)a * dd;
+            if (id < 0 || id >= ID) continue;
+            for (int b = 0; b < KH; b++) {
+                long long ih = oh * sh - ph + (long long)b * dh;
+                if (ih < 0 || ih >= IH) continue;
+                for (int c = 0; c < KW; c++) {
+                    long long iw = ow * sw - pw + (long long)c * dw;
+                    if (iw < 0 || iw >= IW) continue;
+                    acc += xp[(id * IH + ih) * IW + iw] * wp[(a * KH + b) * KW + c];
+                }
+            }
+        }
+    }
+    y[t] = acc;
+}
+
+/* Transposed convolution as a gather: output o receives x[i] w[k] wherever
+ * o = i * s - p + k * d.  Weight [Cin, Cout / groups, KD, KH, KW]. */
+__global__ void conv_transposed(const float *__restrict__ x, const float *__restrict__ w,
+                                const float *__restrict__ bias, float *__restrict__ y, long long N, long long Cin,
+                                long long Cout, long long groups, long long ID, long long IH, long long IW,
+                                long long OD, long long OH, long long OW, int KD, int KH, int KW, int sd, int sh,
+                                int sw, int pd, int ph, int pw, int dd, int dh, int dw)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = N * Cout * OD * OH * OW;
+    if (t >= total) return;
+    long long ow = t % OW, oh = (t / OW) % OH, od = (t / (OW * OH)) % OD;
+    long long co = (t / (OW * OH * OD)) % Cout, n = t / (OW * OH * OD * Cout);
+    long long cin_g = Cin / groups, cout_g = Cout / groups, g = co / cout_g, cog = co % cout_g;
+    float acc = bias ? bias[co] : 0.0f;
+    for (long long cl = 0; cl < cin_g; cl++) {
+        long long ci = g * cin_g + cl;
+        const float *xp = x + ((n * Cin + ci) * ID) * IH * IW;
+        const float *wp = w + ((ci * cout_g + cog) * KD) * KH * KW;
+        for (int a = 0; a < KD; a++) {
+            long long td = od + pd - (long long)a * dd;
+            if (td < 0 || td % sd != 0 || td / sd >= ID) continue;
+            for (int b = 0; b < KH; b++) {
+                long long th = oh + ph - (long long)b * dh;
+                if (th < 0 || th % sh != 0 || th / sh >= IH) continue;
+                for (int c = 0; c < KW; c++) {
+                    long long tw = ow + pw - (long long)c * dw;
+                    if (tw < 0 || tw % sw != 0 || tw / sw >= IW) continue;
+                    acc += xp[((td / sd) * IH + th / sh) * IW + tw / sw] * wp[(a * KH + b) * KW + c];
+                }
+            }
+        }
+    }
+    y[t] = acc;
+}
+
+struct geom {
+    long long N, Cin, Cout, groups, in[3], out[3];
+    int k[3];
+};
+
+/* Shapes from the tensors, padded to 3-D; 0 or 1 when they do not fit. */
+static int geom_of(const kbv_tensor *x, const kbv_tensor *w, const kbv_tensor *y, int nd, int transposed, geom *g)
+{
+    if (x->ndim != nd + 2 || w->ndim != nd + 2 || y->ndim != nd + 2) return 1;
+    g->N = x->shape[0];
+    g->Cin = x->shape[1];
+    g->Cout = y->shape[1];
+    g->groups = transposed ? g->Cout / w->shape[1] : g->Cin / w->shape[1];
+    if (g->groups < 1 || g->Cin % g->groups || g->Cout % g->groups) return 1;
+    for (int i = 0; i < 3; i++) {
+        int j = i - (3 - nd);
+        g->in[i] = j >= 0 ? x->shape[2 + j] : 1;
+        g->out[i] = j >= 0 ? y->shape[2 + j] : 1;
+        g->k[i] = j >= 0 ? (int)w->shape[2 + j] : 1;
+    }
+    return 0;
+}
+
+static void launch(const geom *g, int transposed, const float *x, const float *w, const float *b, float *y,
+                   const int *s, const int *p, const int *d, cudaStream_t st)
+{
+    long long total = g->N * g->Cout * g->out[0] * g->out[1] * g->out[2];
+    if (total == 0) return;
+    unsigned blocks = (unsigned)((total + 255) / 256);
+    if (transposed)
+        conv_transposed<<<blocks, 256, 0, st>>>(x, w, b, y, g->N, g->Cin, g->Cout, g->groups, g->in[0], g->in[1],
+                                                 g->in[2], g->out[0], g->out[1], g->out[2], g->k[0], g->k[1],
+                                                 g->k[2], s[0], s[1], s[2], p[0], p[1], p[2], d[0], d[1], d[2]);
+    else
+        conv_direct<<<blocks, 256, 0, st>>>(x, w, b, y, g->N, g->Cin, g->Cout, g->groups, g->in[0], g->in[1],
+                                             g->in[2], g->out[0], g->out[1], g->out[2], g->k[0], g->k[1], g->k[2],
+                                             s[0], s[1], s[2], p[0], p[1], p[2], d[0], d[1], d[2]);
+}
+'''
+
+def gen_conv(p):
+    n = p["number"]
+    transposed = "transposed" in p["id"]
+    nd = len(p["inputs"][0]["shape"]) - 2
+    s = [1] * (3 - nd) + triple(p, "stride", 1, nd)
+    pd = [0] * (3 - nd) + triple(p, "padding", 0, nd)
+    dl = [1] * (3 - nd) + triple(p, "dilation", 1, nd)
+    fmt = lambda v: "{%s}" % ", ".join(str(int(x)) for x in v)
+    if n == 86:
+        return HEAD.format(what="depthwise 3x3 into a scratch tensor, then the pointwise 1x1, both direct.", **p) + CHECK + CONV_KERNELS + '''
+static const int S[3] = {s}, P[3] = {pd}, D[3] = {dl};
+static const int ONE[3] = {{1, 1, 1}}, ZERO[3] = {{0, 0, 0}};
+static float *mid;
+static size_t mid_bytes;
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 3 || call->n_outputs < 1) return 1;
+    const kbv_tensor *x = &call->inputs[0], *wd = &call->inputs[1], *wp = &call->inputs[2], *y = &call->outputs[0];
+    if (x->ndim != 4 || wd->ndim != 4 || wp->ndim != 4 || y->ndim != 4) return 1;
+    /* the depthwise result: [N, Cin, OH, OW] with OH, OW those of y (stride 1) */
+    kbv_tensor m = *y;
+    m.shape[1] = x->shape[1];
+    size_t bytes = (size_t)kbv_numel(&m) * sizeof(float);
+    if (mid_bytes < bytes) {{
+        cudaFree(mid);
+        mid = NULL;
+        mid_bytes = 0;
+        if (cudaMalloc((void **)&mid, bytes) != cudaSuccess) return 1;
+        mid_bytes = bytes;
+    }}
+    m.data = mid;
+    geom g1, g2;
+    if (geom_of(x, wd, &m, 2, 0, &g1) || geom_of(&m, wp, y, 2, 0, &g2)) return 1;
+    launch(&g1, 0, (const float *)x->data, (const float *)wd->data, NULL, mid, S, P, D, call->stream);
+    launch(&g2, 0, mid, (const float *)wp->data, NULL, (float *)y->data, ONE, ZERO, ONE, call->stream);
+    CHECK_LAUNCH();
+}}
+
+extern "C" void kbv_teardown(void)
+{{
+    cudaFree(mid);
+    mid = NULL;
+    mid_bytes = 0;
+}}
+'''.format(s=fmt(s), pd=fmt(pd), dl=fmt(dl))
+    return HEAD.format(what=("transposed" if transposed else "direct") + " convolution, one thread per output element.", **p) + CHECK + CONV_KERNELS + '''
+/* stride, padding, dilation from the problem's attributes (PyTorch's
+ * defaults where it names none), as 3-D */
+static const int S[3] = {s}, P[3] = {pd}, D[3] = {dl};
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 2 || call->n_outputs < 1) return 1;
+    geom g;
+    if (geom_of(&call->inputs[0], &call->inputs[1], &call->outputs[0], {nd}, {tr}, &g)) return 1;
+    const float *bias = call->n_inputs > 2 ? (const float *)call->inputs[2].data : NULL;
+    launch(&g, {tr}, (const float *)call->inputs[0].data, (const float *)call->inputs[1].data, bias,
+           (float *)call->outputs[0].data, S, P, D, call->stream);
+    CHECK_LAUNCH();
+}}
+'''.format(s=fmt(s), pd=fmt(pd), dl=fmt(dl), nd=nd, tr=1 if transposed else 0)
+
+# --- losses and attention ----------------------------------------------------------
+
+LOSS_COMMON = NORM_COMMON + '''
+#define PARTS 1024
+
+/* The last step of every loss: the mean (or sum / divisor) of PARTS partial
+ * sums, in a fixed order. */
+__global__ void finish(const float *part, float *y, float divisor)
+{
+    __shared__ float sh[THREADS];
+    float s = 0.0f;
+    for (int i = threadIdx.x; i < PARTS; i += THREADS) s += part[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) *y = s / divisor;
+}
+
+static float *part;
+
+static int need_part(void)
+{
+    return part || cudaMalloc((void **)&part, PARTS * sizeof(float)) == cudaSuccess ? 0 : 1;
+}
+
+extern "C" void kbv_teardown(void)
+{
+    cudaFree(part);
+    part = NULL;
+}
+'''
+
+def gen_loss_elementwise(p, term, extra_args="", extra_params="", what=""):
+    return HEAD.format(what=what, **p) + CHECK + LOSS_COMMON + '''
+__global__ void partial(const float *__restrict__ a, const float *__restrict__ b, long long n, float *part{params})
+{{
+    __shared__ float sh[THREADS];
+    float s = 0.0f;
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n; i += (long long)PARTS * THREADS) {{
+        {term}
+    }}
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) part[blockIdx.x] = s;
+}}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 2 || call->n_outputs < 1 || need_part()) return 1;
+    long long n = kbv_numel(&call->inputs[0]);
+    if (n == 0) return 1;
+    partial<<<PARTS, THREADS, 0, call->stream>>>((const float *)call->inputs[0].data,
+                                                 (const float *)call->inputs[1].data, n, part{args});
+    finish<<<1, THREADS, 0, call->stream>>>(part, (float *)call->outputs[0].data, (float)n);
+    CHECK_LAUNCH();
+}}
+'''.format(term=term, params=extra_params, args=extra_args)
+
+def gen_loss(p):
+    n = p["number"]
+    if n == 94:
+        return gen_loss_elementwise(p, "float d = a[i] - b[i];\n        s += d * d;",
+                                    what="mean of squared differences, two-level deterministic sum.")
+    if n == 96:
+        return gen_loss_elementwise(p, "float d = fabsf(a[i] - b[i]);\n        s += d < 1.0f ? 0.5f * d * d : d - 0.5f;",
+                                    what="smooth L1 (beta 1) mean, two-level deterministic sum.")
+    if n == 100:
+        return gen_loss_elementwise(p, "s += fmaxf(1.0f - a[i] * b[i % D], 0.0f); /* targets broadcast along the last dim */",
+                                    extra_args=", call->inputs[1].shape[0]", extra_params=", long long D",
+                                    what="hinge loss mean, targets broadcast along the last dimension.")
+    if n == 98:
+        return HEAD.format(what="KL divergence, batchmean: sum t (log t - log p) / rows.", **p) + CHECK + LOSS_COMMON + '''
+__global__ void partial(const float *__restrict__ pr, const float *__restrict__ t, long long n, float *part)
+{
+    __shared__ float sh[THREADS];
+    float s = 0.0f;
+    for (long long i = (long long)blockIdx.x * THREADS + threadIdx.x; i < n; i += (long long)PARTS * THREADS) {
+        float ti = t[i];
+        if (ti > 0.0f) s += ti * (logf(ti) - logf(pr[i]));
+    }
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) part[blockIdx.x] = s;
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < 2 || call->n_outputs < 1 || need_part()) return 1;
+    const kbv_tensor *pr = &call->inputs[0];
+    long long n = kbv_numel(pr);
+    if (n == 0 || pr->ndim < 1) return 1;
+    partial<<<PARTS, THREADS, 0, call->stream>>>((const float *)pr->data, (const float *)call->inputs[1].data, n, part);
+    finish<<<1, THREADS, 0, call->stream>>>(part, (float *)call->outputs[0].data, (float)pr->shape[0]);
+    CHECK_LAUNCH();
+}
+'''
+    if n == 95:
+        return HEAD.format(what="cross entropy: mean over rows of logsumexp(row) - row[target], one block per row.", **p) + CHECK + NORM_COMMON + '''
+__device__ float block_max(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] = fmaxf(sh[threadIdx.x], sh[threadIdx.x + s]);
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+__global__ void row_loss(const float *__restrict__ x, const int64_t *__restrict__ target, float *loss, long long C)
+{
+    __shared__ float sh[THREADS];
+    const float *xr = x + (long long)blockIdx.x * C;
+    float m = -INFINITY;
+    for (long long c = threadIdx.x; c < C; c += THREADS) m = fmaxf(m, xr[c]);
+    m = block_max(m, sh);
+    float s = 0.0f;
+    for (long long c = threadIdx.x; c < C; c += THREADS) s += expf(xr[c] - m);
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) loss[blockIdx.x] = m + logf(s) - xr[target[blockIdx.x]];
+}
+
+__global__ void mean_of(const float *loss, long long n, float *y)
+{
+    __shared__ float sh[THREADS];
+    float s = 0.0f;
+    for (long long i = threadIdx.x; i < n; i += THREADS) s += loss[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) *y = s / (float)n;
+}
+
+static float *loss;
+static long long loss_n;
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < 2 || call->n_outputs < 1) return 1;
+    const kbv_tensor *x = &call->inputs[0], *t = &call->inputs[1];
+    if (x->ndim != 2 || t->dtype != KBV_I64 || t->shape[0] != x->shape[0] || x->shape[0] == 0) return 1;
+    long long B = x->shape[0];
+    if (loss_n < B) {
+        cudaFree(loss);
+        loss = NULL;
+        loss_n = 0;
+        if (cudaMalloc((void **)&loss, B * sizeof(float)) != cudaSuccess) return 1;
+        loss_n = B;
+    }
+    row_loss<<<(unsigned)B, THREADS, 0, call->stream>>>((const float *)x->data, (const int64_t *)t->data, loss,
+                                                       x->shape[1]);
+    mean_of<<<1, THREADS, 0, call->stream>>>(loss, B, (float *)call->outputs[0].data);
+    CHECK_LAUNCH();
+}
+
+extern "C" void kbv_teardown(void)
+{
+    cudaFree(loss);
+    loss = NULL;
+    loss_n = 0;
+}
+'''
+    if n == 99:
+        margin = attr(p, "margin", 1.0)
+        return HEAD.format(what="triplet margin loss (p = 2, eps 1e-6 added to the differences), one block per row.", **p) + CHECK + NORM_COMMON + '''
+__global__ void row_loss(const float *__restrict__ a, const float *__restrict__ pos, const float *__restrict__ neg,
+                         float *loss, long long D, float margin)
+{{
+    __shared__ float sh[THREADS];
+    long long base = (long long)blockIdx.x * D;
+    float sp = 0.0f, sn = 0.0f;
+    for (long long j = threadIdx.x; j < D; j += THREADS) {{
+        float dp = a[base + j] - pos[base + j] + 1e-6f;
+        float dn = a[base + j] - neg[base + j] + 1e-6f;
+        sp += dp * dp;
+        sn += dn * dn;
+    }}
+    sp = block_sum(sp, sh);
+    sn = block_sum(sn, sh);
+    if (threadIdx.x == 0) loss[blockIdx.x] = fmaxf(sqrtf(sp) - sqrtf(sn) + margin, 0.0f);
+}}
+
+__global__ void mean_of(const float *loss, long long n, float *y)
+{{
+    __shared__ float sh[THREADS];
+    float s = 0.0f;
+    for (long long i = threadIdx.x; i < n; i += THREADS) s += loss[i];
+    s = block_sum(s, sh);
+    if (threadIdx.x == 0) *y = s / (float)n;
+}}
+
+static float *loss;
+static long long loss_n;
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs < 3 || call->n_outputs < 1) return 1;
+    const kbv_tensor *a = &call->inputs[0];
+    if (a->ndim != 2 || a->shape[0] == 0) return 1;
+    long long B = a->shape[0];
+    float margin = call->n_attrs > 0 ? (float)call->attrs[0] : (float){margin!r};
+    if (loss_n < B) {{
+        cudaFree(loss);
+        loss = NULL;
+        loss_n = 0;
+        if (cudaMalloc((void **)&loss, B * sizeof(float)) != cudaSuccess) return 1;
+        loss_n = B;
+    }}
+    row_loss<<<(unsigned)B, THREADS, 0, call->stream>>>((const float *)a->data, (const float *)call->inputs[1].data,
+                                                       (const float *)call->inputs[2].data, loss, a->shape[1], margin);
+    mean_of<<<1, THREADS, 0, call->stream>>>(loss, B, (float *)call->outputs[0].data);
+    CHECK_LAUNCH();
+}}
+
+extern "C" void kbv_teardown(void)
+{{
+    cudaFree(loss);
+    loss = NULL;
+    loss_n = 0;
+}}
+'''.format(margin=margin)
+    if n == 97:
+        return HEAD.format(what="attention, one block per query row: scores in shared memory, softmax, weighted sum.", **p) + CHECK + NORM_COMMON + '''
+#define MAX_KEYS 4096
+
+__device__ float block_max(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] = fmaxf(sh[threadIdx.x], sh[threadIdx.x + s]);
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+__global__ void attend(const float *__restrict__ Q, const float *__restrict__ K, const float *__restrict__ V,
+                       float *__restrict__ O, long long S, long long E, float scale)
+{
+    __shared__ float sc[MAX_KEYS];
+    __shared__ float sh[THREADS];
+    long long bh = blockIdx.x / S, q = blockIdx.x % S;
+    const float *qr = Q + (bh * S + q) * E;
+    const float *kb = K + bh * S * E, *vb = V + bh * S * E;
+    float *orow = O + (bh * S + q) * E;
+    for (long long j = threadIdx.x; j < S; j += THREADS) {
+        const float *kr = kb + j * E;
+        float d = 0.0f;
+        for (long long e = 0; e < E; e++) d += qr[e] * kr[e];
+        sc[j] = d * scale;
+    }
+    __syncthreads();
+    float m = -INFINITY;
+    for (long long j = threadIdx.x; j < S; j += THREADS) m = fmaxf(m, sc[j]);
+    m = block_max(m, sh);
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < S; j += THREADS) {
+        float v = expf(sc[j] - m);
+        sc[j] = v;
+        s += v;
+    }
+    s = block_sum(s, sh);
+    for (long long e = threadIdx.x; e < E; e += THREADS) {
+        float acc = 0.0f;
+        for (long long j = 0; j < S; j++) acc += sc[j] * vb[j * E + e];
+        orow[e] = acc / s;
+    }
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < 3 || call->n_outputs < 1) return 1;
+    const kbv_tensor *q = &call->inputs[0];
+    if (q->ndim < 2) return 1;
+    long long E = q->shape[q->ndim - 1], S = q->shape[q->ndim - 2];
+    if (S > MAX_KEYS || E == 0) return 1;
+    long long rows = kbv_numel(q) / E;
+    if (rows == 0) return 0;
+    attend<<<(unsigned)rows, THREADS, 0, call->stream>>>((const float *)q->data, (const float *)call->inputs[1].data,
+                                                         (const float *)call->inputs[2].data,
+                                                         (float *)call->outputs[0].data, S, E,
+                                                         1.0f / sqrtf((float)E));
+    CHECK_LAUNCH();
+}
+'''
+    return None
+
+# --- dispatch --------------------------------------------------------------------------
+
+def family(p):
+    if p["level"] != 1:
+        return None
+    n = p["number"]
+    if n in ELEMENTWISE: return gen_elementwise
+    if n == 12: return gen_diag
+    if n in MATMUL: return gen_matmul
+    if n in (23, 24): return gen_softmax
+    if 33 <= n <= 40: return gen_norm
+    if 41 <= n <= 46: return gen_pool
+    if n in REDUCE: return gen_reduce
+    if n == 50 or 54 <= n <= 87: return gen_conv
+    if 89 <= n <= 93: return gen_scan
+    if 94 <= n <= 100: return gen_loss
+    return None
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--force"]
+    force = "--force" in sys.argv[1:]
+    build = args[0] if args else "build"
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    listing = subprocess.run([os.path.join(build, "kbv-list"), "--json"], check=True, capture_output=True, text=True)
+    problems = json.loads(listing.stdout)["problems"]
+    # The expression and the number come from the registry through kbv
+    # prompt with a one-line template (kbv list does not print them).
+    tmpl = os.path.join(build, ".gen-naive-expr.txt")
+    with open(tmpl, "w") as f:
+        f.write("{{number}}\n{{expr}}")
+    for p in problems:
+        out = subprocess.run([os.path.join(build, "kbv-prompt"), "--template", tmpl, p["id"]], check=True,
+                             capture_output=True, text=True).stdout.split("\n", 1)
+        p["number"] = int(out[0])
+        p["expr"] = out[1].strip()
+    os.unlink(tmpl)
+    outdir = os.path.join(root, "data", "candidates", "naive")
+    wrote, kept, missing = [], [], []
+    for p in problems:
+        fam = family(p)
+        text = fam(p) if fam else None
+        if not text:
+            missing.append(p["id"])
+            continue
+        path = os.path.join(outdir, p["id"] + ".cu")
+        if os.path.exists(path):
+            # Hand-written files (without the generator's mark) are never
+            # replaced; generated ones only with --force.
+            with open(path) as f:
+                generated = "Written by scripts/gen-naive-candidates.py" in f.read()
+            if not force or not generated:
+                kept.append(p["id"])
+                continue
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
+        wrote.append(p["id"])
+    print("wrote %d, kept %d, no family for %d" % (len(wrote), len(kept), len(missing)))
+    for m in missing:
+        print("  no family: " + m)
+
+if __name__ == "__main__":
+    main()
