@@ -29,13 +29,25 @@ $(GPU_LIB): $(call objs,$(GPU_SRCS))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# A baseline benchmark for tests/parity: generates inputs, runs and times the
-# fp32 and tf32 baselines, writes outputs for comparison with PyTorch.
-BENCH_PROGRAM := $(BUILD)/kbv-baseline-bench
+# A baseline benchmark (kbv-only timing) and a shared library with a small
+# C API (collect/bench_api.h) that tests/parity/parity.py loads with ctypes
+# to run kbv's generator and baselines on PyTorch's buffers.
+PROGRAMS += $(BUILD)/kbv-baseline-bench $(BUILD)/libkbv_baseline.so
 $(OBJ)/collect/bench_main.o: CPPFLAGS += -Icollect -I$(CUDA_HOME)/include
 $(BUILD)/kbv-baseline-bench: $(OBJ)/collect/bench_main.o $(GPU_LIB) $(SUITE_LIB) $(COMMON_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(GPU_LDLIBS) $(LDLIBS_COMMON)
+
+# Position-independent copies of the C objects the library needs.
+BENCH_PIC_SRCS := collect/bench_api.c $(SUITE_SRCS) common/err.c
+BENCH_PIC_OBJS := $(patsubst %.c,$(OBJ)/pic/%.o,$(BENCH_PIC_SRCS))
+$(OBJ)/pic/%.o: %.c
+	$(call msg,CC,$< [pic])
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -Icollect -Icollect/problems -MMD -MP -c $< -o $@
+$(BUILD)/libkbv_baseline.so: $(BENCH_PIC_OBJS) $(call objs,$(GPU_SRCS))
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -shared -o $@ $^ $(GPU_LDLIBS) -lm
 endif
 
 # The suite's unit tests see the registry's private headers.
