@@ -26,8 +26,8 @@ static const char *const usage =
     "\n"
     "  --seed N        bootstrap seed (default: the manifest's config.seed)\n"
     "  --resamples N   bootstrap resamples (default 10000)\n"
-    "  --jobs N        threads over candidate sets (default: up to 2); the\n"
-    "                  output does not depend on it\n"
+    "  --jobs N        threads for reading and over candidate sets (default:\n"
+    "                  up to 2); the output does not depend on it\n"
     "  --help          this text\n"
     "  --version       version and git commit\n";
 
@@ -91,17 +91,17 @@ int main(int argc, char **argv)
     if ((rc = cli_path(path, sizeof path, dir, "analysis.json", &e))) goto fail;
 
     double t0 = log_now();
-    if ((rc = run_load(dir, &r, &e))) goto fail;
+    int threads = (int)jobs;
+    if (threads <= 0) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = ncpu >= 2 ? 2 : 1;
+    }
+    if ((rc = run_load_jobs(dir, threads, &r, &e))) goto fail;
     analysis_opts o;
     analysis_default_opts(r, &o);
     if (have_seed) o.seed = seed;
     o.resamples = (size_t)resamples;
-    if (jobs > 0) {
-        o.threads = (int)jobs;
-    } else {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        o.threads = ncpu >= 2 ? 2 : 1;
-    }
+    o.threads = threads;
     if ((rc = analysis_build(r, &o, &out, &e))) goto fail;
     if ((rc = jio_save(path, out, &e))) goto fail;
     wrote = 1;

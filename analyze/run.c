@@ -1,10 +1,16 @@
 /* run.c - reading a run directory (see run.h). */
 #include "run.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "jio.h"
 #include "jnl.h"
@@ -60,14 +66,21 @@ static long map_find(const uint32_t *map, size_t mask, const char **names, const
     return -1;
 }
 
-static int find_pair(run_data *r, const char *set, size_t set_len, const char *prob, size_t prob_len,
-                     const char *what, run_pair **out, kbv_err *e)
+/* The last pair looked up: consecutive records are usually about the same
+ * pair, so a comparison saves the hashing. */
+typedef struct find_cache {
+    size_t set, prob;
+    int have;
+} find_cache;
+
+static int find_pair_c(const run_data *r, find_cache *c, const char *set, size_t set_len, const char *prob,
+                       size_t prob_len, const char *what, size_t *out, kbv_err *e)
 {
-    if (r->have_last) {
-        const char *s = r->set_names[r->last_set], *p = r->problem_ids[r->last_prob];
+    if (c->have) {
+        const char *s = r->set_names[c->set], *p = r->problem_ids[c->prob];
         if (strncmp(s, set, set_len) == 0 && s[set_len] == '\0' &&
             strncmp(p, prob, prob_len) == 0 && p[prob_len] == '\0') {
-            *out = run_pair_at(r, r->last_set, r->last_prob);
+            *out = c->set * r->n_problems + c->prob;
             return 0;
         }
     }
@@ -77,10 +90,24 @@ static int find_pair(run_data *r, const char *set, size_t set_len, const char *p
     long pi = map_find(r->prob_map, r->prob_mask, r->problem_ids, prob, prob_len);
     if (pi < 0)
         return err_set(e, KBV_EINPUT, "%s: problem \"%.*s\" is not in the manifest", what, (int)prob_len, prob);
-    r->last_set = (size_t)si;
-    r->last_prob = (size_t)pi;
-    r->have_last = 1;
-    *out = run_pair_at(r, (size_t)si, (size_t)pi);
+    c->set = (size_t)si;
+    c->prob = (size_t)pi;
+    c->have = 1;
+    *out = c->set * r->n_problems + c->prob;
+    return 0;
+}
+
+static int find_pair(run_data *r, const char *set, size_t set_len, const char *prob, size_t prob_len,
+                     const char *what, run_pair **out, kbv_err *e)
+{
+    find_cache c = {r->last_set, r->last_prob, r->have_last};
+    size_t k;
+    int rc = find_pair_c(r, &c, set, set_len, prob, prob_len, what, &k, e);
+    if (rc) return rc;
+    r->last_set = c.set;
+    r->last_prob = c.prob;
+    r->have_last = c.have;
+    *out = &r->pairs[k];
     return 0;
 }
 
@@ -337,19 +364,41 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
     }
 }
 
-int run_add_line(run_data *r, const char *line, size_t len, const char *path, long lineno, kbv_err *e)
+/* The fast path for a time record: 1 with the pair's index, the variant
+ * and the time when line is a well-formed time record that needs nothing
+ * else; 0 when the general parser must decide (it also words any error). */
+static int fast_time(const run_data *r, find_cache *c, const char *line, size_t len, size_t *pair, int *variant,
+                     double *gpu)
 {
     scan_rec sr;
+    if (!scan_flat(line, len, &sr) || !scan_is(sr.type, "time") || !sr.set.p || !sr.problem.p || !sr.variant.p)
+        return 0;
+    if (find_pair_c(r, c, sr.set.p, sr.set.len, sr.problem.p, sr.problem.len, NULL, pair, NULL)) return 0;
+    int v = variant_index(sr.variant.p, sr.variant.len);
+    if (v < 0 || sr.gpu_kind != SCAN_NUMBER || !(sr.gpu_ms > 0) || !isfinite(sr.gpu_ms)) return 0;
+    if (sr.wall_kind != SCAN_ABSENT && (sr.wall_kind != SCAN_NUMBER || !(sr.wall_ms > 0) || !isfinite(sr.wall_ms)))
+        return 0;
+    *variant = v;
+    *gpu = sr.gpu_ms;
+    return 1;
+}
+
+int run_add_line(run_data *r, const char *line, size_t len, const char *path, long lineno, kbv_err *e)
+{
     r->n_lines++;
     /* The fast path reports nothing: a time record it cannot take (an
      * unknown name, a bad time) goes on to the general parser, which words
      * the error with file and line. */
-    if (scan_flat(line, len, &sr) && scan_is(sr.type, "time") && sr.set.p && sr.problem.p && sr.variant.p) {
-        run_pair *pr;
-        if (find_pair(r, sr.set.p, sr.set.len, sr.problem.p, sr.problem.len, NULL, &pr, NULL) == 0 &&
-            add_time(r, pr, sr.variant.p, sr.variant.len, sr.gpu_kind, sr.gpu_ms, sr.wall_kind, sr.wall_ms,
-                     NULL, NULL) == 0)
-            return 0;
+    find_cache c = {r->last_set, r->last_prob, r->have_last};
+    size_t k;
+    int v;
+    double gpu;
+    if (fast_time(r, &c, line, len, &k, &v, &gpu)) {
+        r->last_set = c.set;
+        r->last_prob = c.prob;
+        r->have_last = c.have;
+        r->n_time++;
+        return vec_push(&r->pairs[k].times[v], gpu, e);
     }
     char what[4200];
     snprintf(what, sizeof what, "%s:%ld", path, lineno);
@@ -446,7 +495,196 @@ fail:
     return rc;
 }
 
+/* --- reading in parallel -------------------------------------------------- */
+
+/* A plain journal of some size is mapped and cut at line boundaries into
+ * chunks read by threads.  The first chunk is read like any journal; the
+ * others keep their time samples apart and set aside every other line (and
+ * any time record the fast path declines) with its line number.  After the
+ * threads join, the samples are appended chunk by chunk and the set-aside
+ * lines are read in order, so that the result, and the first error
+ * reported, are those of reading the file from start to end. */
+
+typedef struct deferred {
+    size_t off, len;
+    long line;            /* within the chunk, 1-based */
+} deferred;
+
+typedef struct chunk {
+    const run_data *r;
+    const char *base, *p, *end;
+    run_vec *times;       /* [pair * RUN_NV + variant] */
+    deferred *def;
+    size_t ndef, cap;
+    long lines, ntime;
+    int torn;             /* the chunk (the last one) ends in a line with no newline */
+    int rc;
+    pthread_t tid;
+} chunk;
+
+static void *chunk_main(void *arg)
+{
+    chunk *h = arg;
+    find_cache c = {0, 0, 0};
+    const char *p = h->p;
+    while (p < h->end) {
+        const char *nl = memchr(p, '\n', (size_t)(h->end - p));
+        if (!nl) {
+            h->torn = 1;
+            break;
+        }
+        size_t len = (size_t)(nl - p);
+        if (len && p[len - 1] == '\r') len--;
+        h->lines++;
+        size_t k;
+        int v;
+        double gpu;
+        if (fast_time(h->r, &c, p, len, &k, &v, &gpu)) {
+            if (vec_push(&h->times[k * RUN_NV + (size_t)v], gpu, NULL)) {
+                h->rc = KBV_ENOMEM;
+                return NULL;
+            }
+            h->ntime++;
+        } else {
+            if (h->ndef == h->cap) {
+                size_t cap = h->cap ? 2 * h->cap : 1024;
+                deferred *d = realloc(h->def, cap * sizeof *d);
+                if (!d) {
+                    h->rc = KBV_ENOMEM;
+                    return NULL;
+                }
+                h->def = d;
+                h->cap = cap;
+            }
+            h->def[h->ndef++] = (deferred){(size_t)(p - h->base), len, h->lines};
+        }
+        p = nl + 1;
+    }
+    return NULL;
+}
+
+static void chunk_free(chunk *h, size_t npairs)
+{
+    if (h->times)
+        for (size_t i = 0; i < npairs * RUN_NV; i++) free(h->times[i].v);
+    free(h->times);
+    free(h->def);
+}
+
+static void warn_torn(run_data *r, long lineno)
+{
+    log_warn("analyze", "%s:%ld: dropped a torn last line (an interrupted collect)", r->journal_path, lineno);
+    r->dropped_torn = 1;
+}
+
+/* Reads the mapped journal text[0..size) with nt chunks (2 <= nt <= 8). */
+static int load_chunks(run_data *r, const char *text, size_t size, int nt, kbv_err *e)
+{
+    chunk ch[8];
+    size_t npairs = r->n_sets * r->n_problems;
+    int rc = 0, started = 0;
+    memset(ch, 0, sizeof ch);
+    /* Cut points just after a newline near each share of the file. */
+    size_t cut[9];
+    cut[0] = 0;
+    for (int t = 1; t < nt; t++) {
+        size_t at = size / (size_t)nt * (size_t)t;
+        if (at < cut[t - 1]) at = cut[t - 1];
+        const char *nl = at < size ? memchr(text + at, '\n', size - at) : NULL;
+        cut[t] = nl ? (size_t)(nl - text) + 1 : size;
+    }
+    cut[nt] = size;
+    for (int t = 0; t < nt; t++) {
+        ch[t] = (chunk){.r = r, .base = text, .p = text + cut[t], .end = text + cut[t + 1]};
+        if (t > 0 && !(ch[t].times = calloc(npairs * RUN_NV + 1, sizeof *ch[t].times))) {
+            rc = err_set(e, KBV_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+    for (int t = 1; t < nt; t++) {
+        if (pthread_create(&ch[t].tid, NULL, chunk_main, &ch[t]) != 0) break;
+        started = t;
+    }
+    /* The first chunk, read in full on this thread. */
+    {
+        const char *p = ch[0].p, *end = ch[0].end;
+        long lineno = 0;
+        while (p < end) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            if (!nl) { /* only when there is a single chunk's worth of text */
+                warn_torn(r, lineno + 1);
+                break;
+            }
+            size_t len = (size_t)(nl - p);
+            if (len && p[len - 1] == '\r') len--;
+            if ((rc = run_add_line(r, p, len, r->journal_path, ++lineno, e))) break;
+            p = nl + 1;
+        }
+        ch[0].lines = lineno;
+    }
+    for (int t = 1; t <= started; t++) pthread_join(ch[t].tid, NULL);
+    for (int t = started + 1; t < nt; t++) chunk_main(&ch[t]);  /* threads that did not start */
+    if (rc) goto done;
+
+    long before = ch[0].lines;
+    for (int t = 1; t < nt; t++) {
+        chunk *h = &ch[t];
+        if (h->rc) {
+            rc = err_set(e, KBV_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < npairs * RUN_NV; i++) {
+            run_vec *src = &h->times[i];
+            for (size_t j = 0; j < src->n; j++)
+                if ((rc = vec_push(&r->pairs[i / RUN_NV].times[i % RUN_NV], src->v[j], e))) goto done;
+        }
+        r->n_time += h->ntime;
+        r->n_lines += h->lines - (long)h->ndef;  /* run_add_line counts the set-aside ones */
+        for (size_t d = 0; d < h->ndef; d++) {
+            const deferred *df = &h->def[d];
+            if ((rc = run_add_line(r, text + df->off, df->len, r->journal_path, before + df->line, e))) goto done;
+        }
+        if (h->torn) warn_torn(r, before + h->lines + 1);
+        before += h->lines;
+    }
+done:
+    for (int t = 1; t < nt; t++) chunk_free(&ch[t], npairs);
+    return rc;
+}
+
+/* Maps RUN_DIR/samples.jsonl when it is plain text of at least min_size
+ * bytes: 1 with *text and *size set (munmap when done), 0 when the caller
+ * should read the journal through jnl (absent, small or compressed), or a
+ * negative code. */
+static int map_journal(const char *path, size_t min_size, const char **text, size_t *size, kbv_err *e)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < min_size) {
+        close(fd);
+        return 0;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return err_set(e, KBV_ERUNTIME, "%s: cannot map: %s", path, strerror(errno));
+    const unsigned char *u = m;
+    if (u[0] == 0x1f && u[1] == 0x8b) {  /* gzip under the plain name: zlib reads it */
+        munmap(m, (size_t)st.st_size);
+        return 0;
+    }
+    madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+    *text = m;
+    *size = (size_t)st.st_size;
+    return 1;
+}
+
 int run_load(const char *run_dir, run_data **out, kbv_err *e)
+{
+    return run_load_jobs(run_dir, 1, out, e);
+}
+
+int run_load_jobs(const char *run_dir, int threads, run_data **out, kbv_err *e)
 {
     char path[4096];
     cJSON *manifest = NULL;
@@ -457,18 +695,31 @@ int run_load(const char *run_dir, run_data **out, kbv_err *e)
         return err_set(e, KBV_EINPUT, "%s: path too long", run_dir);
     if ((rc = jio_load(path, &manifest, e))) return rc;
     if ((rc = run_from_manifest(manifest, &r, e))) return err_prefix(e, "%s", run_dir);
+
+    if (threads >= 2) {
+        const char *text = NULL;
+        size_t size = 0;
+        snprintf(r->journal_path, sizeof r->journal_path, "%s/samples.jsonl", run_dir);
+        rc = map_journal(r->journal_path, (size_t)4 << 20, &text, &size, e);
+        if (rc < 0) goto fail;
+        if (rc == 1) {
+            rc = load_chunks(r, text, size, threads > 8 ? 8 : threads, e);
+            munmap((void *)text, size);
+            if (rc) goto fail;
+            *out = r;
+            return 0;
+        }
+    }
+
     if ((rc = jnl_open_dir(run_dir, &jr, e))) goto fail;
     snprintf(r->journal_path, sizeof r->journal_path, "%s", jnl_path(jr));
-
     const char *line;
     size_t len;
     long lineno;
     int torn;
     while ((rc = jnl_next(jr, &line, &len, &lineno, &torn, e)) == 1) {
         if (torn) {
-            log_warn("analyze", "%s:%ld: dropped a torn last line (an interrupted collect)", r->journal_path,
-                     lineno);
-            r->dropped_torn = 1;
+            warn_torn(r, lineno);
             break;
         }
         if ((rc = run_add_line(r, line, len, r->journal_path, lineno, e))) goto fail;

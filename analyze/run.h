@@ -85,6 +85,9 @@ typedef struct run_data {
 } run_data;
 
 int run_load(const char *run_dir, run_data **out, kbv_err *e);
+/* The same with up to `threads` threads: a plain journal of some megabytes
+ * is then read in chunks in parallel, with the same result. */
+int run_load_jobs(const char *run_dir, int threads, run_data **out, kbv_err *e);
 void run_free(run_data *r);   /* NULL ok */
 
 static inline run_pair *run_pair_at(const run_data *r, size_t set, size_t problem)
