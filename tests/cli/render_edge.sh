@@ -67,5 +67,8 @@ if [ -x "$build/kbv-analyze" ] && [ -d tests/fixtures/run_small ]; then
     "$build/kbv-analyze" "$tmp/small" >/dev/null 2>"$tmp/err" || fail "kbv-analyze run_small: $(cat "$tmp/err")"
     "$render" "$tmp/small" 2>"$tmp/err" || fail "render run_small: exit $?: $(cat "$tmp/err")"
     check_pdf "$tmp/small" "run_small"
+    pdftotext "$tmp/small/report/report.pdf" "$tmp/small.txt"
+    python3 tests/fixtures/render_tools/check_numbers.py "$tmp/small/analysis.json" "$tmp/small.txt" >"$tmp/num" ||
+        fail "run_small: $(cat "$tmp/num")"
 fi
 exit 0

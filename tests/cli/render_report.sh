@@ -37,38 +37,9 @@ left=$(cd "$tmp/a" && ls -A | sort | tr '\n' ' ')
 qpdf --check "$r/report.pdf" >"$tmp/qpdf" 2>&1 || fail "qpdf --check: $(tail -3 "$tmp/qpdf")"
 pdftotext "$r/report.pdf" "$tmp/text.txt" || fail "pdftotext failed"
 
-# Headline numbers, formatted here from analysis.json by the documented rule.
-python3 - "$tmp/a/analysis.json" "$tmp/text.txt" <<'PY' || exit 1
-import json, re, sys
-a = json.load(open(sys.argv[1]))
-text = open(sys.argv[2]).read()
-toks = set(re.findall(r"[0-9]+\.[0-9]+", text))
-missing = []
-def want(x, what):
-    if x is None:
-        return
-    s = "%.2f" % x
-    if s not in toks:
-        missing.append("%s %s" % (what, s))
-for s in a["sets"]:
-    if s["name"] not in text:
-        missing.append("set name " + s["name"])
-    for b in ("fp32", "tf32"):
-        g = s["baselines"][b]["geomean_speedup_correct"]
-        for k in ("estimate", "ci_low", "ci_high"):
-            want(g[k], "%s %s geomean %s" % (s["name"], b, k))
-        if g["estimate"] is not None and ("%.2fx" % g["estimate"]) not in text:
-            missing.append("%s %s geomean as %.2fx" % (s["name"], b, g["estimate"]))
-        f1 = [p for p in s["baselines"][b]["fast_p"] if p["p"] == 1][0]
-        for k in ("estimate", "ci_low", "ci_high"):
-            want(f1[k], "%s %s fast_1 %s" % (s["name"], b, k))
-    m = s["memory"]["efficiency_geomean"]
-    for k in ("estimate", "ci_low", "ci_high"):
-        want(m[k], "%s memory efficiency %s" % (s["name"], k))
-if missing:
-    print("render_report: not in the PDF text: " + "; ".join(missing[:8]))
-    sys.exit(1)
-PY
+# Headline numbers, formatted from analysis.json by the documented rule.
+python3 tests/fixtures/render_tools/check_numbers.py "$tmp/a/analysis.json" "$tmp/text.txt" >"$tmp/num" ||
+    fail "$(cat "$tmp/num")"
 
 grep -q "page 1 of" "$tmp/text.txt" || fail "no page numbers"
 grep -q "2026-11-29 23:00 UTC" "$tmp/text.txt" || fail "the run's date is not printed"
