@@ -230,6 +230,7 @@ typedef struct {
     const char *set;
     const char *problem;
     cJSON *status;        /* the worker's own status record, kept for the end */
+    super_child *child;   /* borrowed, for the deadline */
     cJSON *single;        /* for one-shot modes (device info, calibration) */
     long records;
     long invalid;
@@ -262,6 +263,8 @@ static int on_line(void *vctx, const char *line, size_t len, kbv_err *e)
     if (strcmp(type, "status") == 0) {
         cJSON_Delete(c->status);
         c->status = rec;
+        /* All results are in: the worker only has to exit now. */
+        if (c->child) super_shorten_deadline(c->child, 30);
         return 0;
     }
     /* What the worker was doing, for the detail of a later timeout. */
@@ -305,17 +308,25 @@ static void decide_status(const pair_ctx *c, const super_result *r, double timeo
     /* Only the last 1.5 KB of output goes into the journal. */
     size_t tl = strlen(tail);
     if (tl > 1536) tail += tl - 1536;
-    if (r->timed_out) {
+    if (cJSON_IsString(ws)) {
+        /* The worker's own word: it had all its results when it sent it.  How
+         * it ended afterwards (a candidate's destructor crashing at exit, a
+         * slow context teardown) is noted, not held against the results. */
+        *status = ws->valuestring;
+        const char *wdt = cJSON_IsString(wd) ? wd->valuestring : "";
+        char after[128] = "";
+        if (r->timed_out)
+            snprintf(after, sizeof after, " (the worker then did not exit and was killed)");
+        else if (r->signo > 0)
+            snprintf(after, sizeof after, " (the worker then ended by %s)", signal_name(r->signo));
+        if (strcmp(*status, "ok") == 0)
+            snprintf(detail, n, "%s%s", wdt, after);
+        else
+            snprintf(detail, n, "%s%s%s%s", wdt, after, tail[0] ? "; output: " : "", tail);
+    } else if (r->timed_out) {
         *status = "timeout";
         snprintf(detail, n, "no result within %.0f s (killed); last record: %s%s%s", timeout_s,
                  c->last[0] ? c->last : "none", tail[0] ? "; output: " : "", tail);
-    } else if (cJSON_IsString(ws) && r->exited) {
-        *status = ws->valuestring;
-        const char *wdt = cJSON_IsString(wd) ? wd->valuestring : "";
-        if (strcmp(*status, "ok") == 0)
-            snprintf(detail, n, "%s", wdt);
-        else
-            snprintf(detail, n, "%s%s%s", wdt, tail[0] ? "; output: " : "", tail);
     } else if (r->signo > 0) {
         *status = "crash";
         snprintf(detail, n, "worker killed by %s (%d) after %s%s%s", signal_name(r->signo), r->signo,
@@ -464,7 +475,9 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
     pc->jw = R->jw;
     pc->set = R->pl.sets[pp->set].name;
     pc->problem = pp->p->id;
-    return super_start(&sp, ch, e);
+    rc = super_start(&sp, ch, e);
+    if (!rc) pc->child = *ch;
+    return rc;
 }
 
 /* Appends the build and static records of pair pi; returns 1 when the pair
@@ -578,11 +591,11 @@ static int run_pairs(run *R, kbv_err *e)
         }
         if (rc || running == 0) break;
         int g = super_pump(ch, ng, 1.0, fns, ctxs, e);
-        if (g < -1) {
+        if (g == SUPER_NONE) continue;
+        if (g < 0) {
             rc = g;
             break;
         }
-        if (g < 0) continue;
         super_result r;
         rc = super_finish(ch[g], on_line, &pc[g], &r, e);
         ch[g] = NULL;

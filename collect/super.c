@@ -122,6 +122,9 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
     close(p[1]);
     c->pid = pid;
     c->fd = p[0];
+    /* Non-blocking, so that draining a dead worker's pipe never waits on a
+     * grandchild that escaped the process group and still holds it. */
+    fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
     *out = c;
     return 0;
 }
@@ -150,7 +153,8 @@ static int deliver(super_child *c, super_line_fn fn, void *ctx, kbv_err *e)
     return 0;
 }
 
-/* Reads what is available; 1 at EOF. */
+/* Reads what is available (the pipe is non-blocking): 0 after reading,
+ * 1 at EOF, 2 when nothing is there now, or a negative code. */
 static int read_some(super_child *c, super_line_fn fn, void *ctx, kbv_err *e)
 {
     if (c->fd < 0) return 1;
@@ -166,7 +170,8 @@ static int read_some(super_child *c, super_line_fn fn, void *ctx, kbv_err *e)
     }
     ssize_t r = read(c->fd, c->buf + c->len, c->cap - c->len);
     if (r < 0) {
-        if (errno == EINTR || errno == EAGAIN) return 0;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 2;
+        if (errno == EINTR) return 0;
         r = 0;
     }
     if (r == 0) {
@@ -186,6 +191,12 @@ static void kill_child(super_child *c)
     if (c->reaped) return;
     kill(-c->pid, SIGKILL);
     kill(c->pid, SIGKILL);
+}
+
+void super_shorten_deadline(super_child *c, double seconds)
+{
+    double t = log_now() + seconds;
+    if (t < c->deadline) c->deadline = t;
 }
 
 void super_kill(super_child *c)
@@ -233,7 +244,7 @@ int super_pump(super_child **cs, int n, double wait_s, super_line_fn *fns, void 
                  * holds the pipe was killed with the group. */
                 int rc;
                 do rc = read_some(c, fns[i], ctxs[i], e);
-                while (rc == 0 && c->fd >= 0);
+                while (rc == 0);
                 if (rc < 0) return rc;
                 if (c->fd >= 0) {
                     close(c->fd);
@@ -248,7 +259,7 @@ int super_pump(super_child **cs, int n, double wait_s, super_line_fn *fns, void 
                 idx[np++] = i;
             }
         }
-        if (now >= t_end) return -1;
+        if (now >= t_end) return SUPER_NONE;
         /* Wake at least every 50 ms: waitpid is polled, not signalled, so
          * that a worker that closed its pipe and then hangs is still seen. */
         double wait = until - now;
@@ -259,7 +270,9 @@ int super_pump(super_child **cs, int n, double wait_s, super_line_fn *fns, void 
         for (int k = 0; pr > 0 && k < np; k++) {
             if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             int i = idx[k];
-            int rc = read_some(cs[i], fns[i], ctxs[i], e);
+            int rc, reads = 0;
+            do rc = read_some(cs[i], fns[i], ctxs[i], e);
+            while (rc == 0 && ++reads < 16);
             if (rc < 0) return rc;
         }
     }
@@ -274,6 +287,7 @@ int super_finish(super_child *c, super_line_fn fn, void *ctx, super_result *r, k
         super_line_fn fns[1] = {fn};
         void *ctxs[1] = {ctx};
         rc = super_pump(one, 1, 3600, fns, ctxs, e);
+        if (rc == SUPER_NONE) continue;
         if (rc < 0) {
             kill_child(c);
             try_reap(c, 1);

@@ -47,10 +47,16 @@ int super_finish(super_child *c, super_line_fn fn, void *ctx, super_result *r, k
 
 /* Several children at once (one per GPU): waits until any child has data or
  * has ended, or its deadline passed; returns the index of a child that
- * ended (to be passed to super_finish, which then returns at once), or -1
- * when none did within wait_s. */
+ * ended (to be passed to super_finish, which then returns at once),
+ * SUPER_NONE when none did within wait_s, or a negative KBV_E* code when fn
+ * failed or poll did. */
+#define SUPER_NONE (-100)
 int super_pump(super_child **cs, int n, double wait_s, super_line_fn *fns, void **ctxs,
                kbv_err *e);
+
+/* Moves the child's wall-clock limit to now + seconds when that is earlier
+ * (after its final record, a worker only has to exit). */
+void super_shorten_deadline(super_child *c, double seconds);
 
 /* Kills the child's process group now (super_finish then reaps it). */
 void super_kill(super_child *c);

@@ -22,6 +22,40 @@ __global__ void nonfinite_kernel(const float *x, int64_t n, unsigned long long *
     if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
 }
 
+__device__ __forceinline__ unsigned long long mix64(unsigned long long x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* An order-free sum of mixed (position, value) words: the same for any
+ * launch shape. */
+__global__ void fp_f32_kernel(const uint32_t *x, int64_t n, unsigned long long *acc)
+{
+    unsigned long long h = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t b = x[i];
+        if ((b & 0x7fffffffu) == 0) b = 0;                               /* -0 -> +0 */
+        else if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu)) b = 0x7fc00000u; /* NaN */
+        h += mix64(((unsigned long long)i << 32) ^ b ^ 0x5bd1e995ull);
+    }
+    for (int o = 16; o > 0; o /= 2) h += __shfl_down_sync(0xffffffffu, h, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(acc, h);
+}
+
+__global__ void fp_u64_kernel(const unsigned long long *x, int64_t n, unsigned long long *acc)
+{
+    unsigned long long h = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        h += mix64(mix64((unsigned long long)i) ^ x[i]);
+    for (int o = 16; o > 0; o /= 2) h += __shfl_down_sync(0xffffffffu, h, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(acc, h);
+}
+
 __global__ void copy4_kernel(const float4 *a, float4 *b, size_t n)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -74,6 +108,32 @@ extern "C" int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cuda
     mt_real_free(acc);
     if (ce != cudaSuccess) return cuda_err(e, "nonfinite count", ce);
     *count = (int64_t)h;
+    return 0;
+}
+
+extern "C" int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uint64_t *fp,
+                              kbv_err *e)
+{
+    *fp = 0;
+    if (n <= 0) return 0;
+    unsigned long long *acc = NULL, h = 0;
+    cudaError_t ce = mt_real_malloc((void **)&acc, sizeof *acc);
+    if (ce != cudaSuccess) return cuda_err(e, "fingerprint scratch", ce);
+    ce = cudaMemsetAsync(acc, 0, sizeof *acc, s);
+    int64_t blocks = (n + 255) / 256;
+    if (blocks > 8192) blocks = 8192;
+    if (ce == cudaSuccess) {
+        if (dt == KBV_I64)
+            fp_u64_kernel<<<(unsigned)blocks, 256, 0, s>>>((const unsigned long long *)dev, n, acc);
+        else
+            fp_f32_kernel<<<(unsigned)blocks, 256, 0, s>>>((const uint32_t *)dev, n, acc);
+        ce = cudaGetLastError();
+    }
+    if (ce == cudaSuccess) ce = cudaMemcpyAsync(&h, acc, sizeof h, cudaMemcpyDeviceToHost, s);
+    if (ce == cudaSuccess) ce = cudaStreamSynchronize(s);
+    mt_real_free(acc);
+    if (ce != cudaSuccess) return cuda_err(e, "fingerprint", ce);
+    *fp = (uint64_t)h;
     return 0;
 }
 

@@ -17,6 +17,12 @@ extern "C" {
 int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, int64_t *count,
                        kbv_err *e);
 
+/* A 64-bit fingerprint of n elements in which -0.0 and +0.0 (and all NaNs)
+ * of a KBV_F32 tensor count as equal, so that input independence is not
+ * fooled by the sign of a zero (ReLU of -0.0); synchronises s. */
+int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uint64_t *fp,
+                   kbv_err *e);
+
 typedef struct {
     double copy_bandwidth_gbps;   /* (read + write bytes) / time of a device copy */
     double fp32_tflops;           /* cuBLAS SGEMM, strict FP32, 8192^3 */

@@ -124,6 +124,12 @@ static void test_grandchild_holds_pipe(void **state)
     assert_int_equal(r.exited, 1);
     assert_int_equal(r.code, 0);
     assert_int_equal(r.timed_out, 0);
+    /* One that left the process group (setsid) is not killed with it, and
+     * still does not keep collect waiting. */
+    assert_int_equal(run_sh("setsid sleep 5 & echo '{\"y\":1}' >&3; exit 0", 30, &s, &r), 0);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(r.exited, 1);
+    assert_int_equal(r.timed_out, 0);
 }
 
 static void test_capture(void **state)
