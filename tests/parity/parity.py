@@ -1,0 +1,402 @@
+#!/usr/bin/env python3
+"""tests/parity/parity.py - kbv's baselines against PyTorch eager, on the
+same inputs, in one process (DESIGN.md section 5, "Baseline speed is part of
+correctness").
+
+For each problem of `kbv list --json` it allocates the inputs with PyTorch,
+fills them with kbv's own keyed generator (D1, through
+build/libkbv_baseline.so), builds the problem in PyTorch from those inputs
+(the semantics of the KernelBench file), and checks that kbv's fp32 baseline
+matches PyTorch's strict-FP32 output to 1e-4 (|d| <= 1e-4 + 1e-4 |ref|) and
+its tf32 baseline matches to TF32's precision (max |d| <= 1e-2 max |ref|).
+It times PyTorch eager in both modes (allow_tf32 off, on) and kbv's two
+baselines by the same cold-L2 method: a memset of a buffer twice the L2
+size on the stream, outside the event window, then start event, call, stop
+event; median of --samples.  ratio = kbv median / PyTorch median.
+
+Writes data/parity/<gpu>.json:
+  {"gpu", "torch", "cuda", "samples", "problems": [{"id", "fp32_ratio",
+   "tf32_ratio", "exception", ...timings and errors...}]}
+Every ratio should be at most 1.05; a problem that is not carries an
+exception with its reason (known reasons below; anything else is marked
+"unexplained" so that the report shows it).  Results merge into an existing
+file by id, so the suite can be run in parts (--problems GLOB).
+"""
+import argparse
+import ctypes
+import fnmatch
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+import torch
+import torch.nn.functional as F
+
+RATIO_LIMIT = 1.05
+
+# Known reasons why a ratio may exceed the limit or a check may differ.
+KNOWN = {
+    "L1_097_scaleddotproductattention":
+        "KernelBench draws float16 inputs; kbv's ABI is float32, so both run the float32 "
+        "problem, where PyTorch uses its fused memory-efficient kernel and kbv two cuBLAS "
+        "products around a softmax",
+}
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default="build", help="kbv build folder (kbv-list, libkbv_baseline.so)")
+    ap.add_argument("--problems", default="*", help="glob over problem ids")
+    ap.add_argument("--samples", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--out", default=None, help="output JSON (default data/parity/<gpu>.json)")
+    return ap.parse_args()
+
+
+# ---------------------------------------------------------------- references
+def A(p, name, default=None):
+    for a in p["attrs"]:
+        if a["name"] == name:
+            return a["value"]
+    return default
+
+
+def axis_values(p, base, nd, default):
+    axes = ["d", "h", "w"][3 - nd:]
+    out = []
+    for ax in axes:
+        v = A(p, f"{base}_{ax}")
+        if v is None:
+            v = A(p, base, default)
+        out.append(int(v))
+    return tuple(out)
+
+
+def conv_ref(p, t):
+    x, w = t[0], t[1]
+    b = t[2] if len(t) > 2 else None
+    nd = x.dim() - 2
+    transposed = "_conv_transposed_" in p["id"]
+    s = axis_values(p, "stride", nd, 1)
+    pd = axis_values(p, "padding", nd, 0)
+    d = axis_values(p, "dilation", nd, 1)
+    if transposed:
+        op = axis_values(p, "output_padding", nd, 0)
+        g = int(A(p, "groups", 1))
+        fn = [None, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][nd]
+        return fn(x, w, b, stride=s, padding=pd, output_padding=op, groups=g, dilation=d)
+    g = x.shape[1] // w.shape[1]
+    fn = [None, F.conv1d, F.conv2d, F.conv3d][nd]
+    return fn(x, w, b, stride=s, padding=pd, dilation=d, groups=g)
+
+
+def mish(x):
+    return F.mish(x)
+
+
+def hswish_57(x):
+    return x * torch.clamp((x + 3) / 6, 0, 1)
+
+
+L1 = {
+    1: lambda p, t: torch.matmul(t[0], t[1]),
+    2: lambda p, t: torch.matmul(t[0], t[1]),
+    3: lambda p, t: torch.bmm(t[0], t[1]),
+    4: lambda p, t: torch.matmul(t[0], t[1]),
+    5: lambda p, t: t[0] * A(p, "s"),
+    6: lambda p, t: torch.matmul(t[0], t[1]),
+    7: lambda p, t: torch.matmul(t[0], t[1]),
+    8: lambda p, t: torch.matmul(t[0], t[1]),
+    9: lambda p, t: torch.matmul(t[0], t[1]),
+    10: lambda p, t: torch.matmul(t[0], t[1]),
+    11: lambda p, t: torch.einsum("bijl,lk->bijk", t[0], t[1]),
+    12: lambda p, t: torch.diag(t[0]) @ t[1],
+    13: lambda p, t: torch.matmul(t[0], t[1]),
+    14: lambda p, t: torch.triu(torch.matmul(t[0], t[1])),
+    15: lambda p, t: torch.tril(torch.matmul(t[0], t[1])),
+    16: lambda p, t: torch.matmul(t[0].T, t[1]),
+    17: lambda p, t: torch.matmul(t[0], t[1].T),
+    18: lambda p, t: torch.matmul(t[0].T, t[1].T),
+    19: lambda p, t: torch.relu(t[0]),
+    20: lambda p, t: F.leaky_relu(t[0], negative_slope=A(p, "negative_slope")),
+    21: lambda p, t: torch.sigmoid(t[0]),
+    22: lambda p, t: torch.tanh(t[0]),
+    23: lambda p, t: torch.softmax(t[0], dim=1),
+    24: lambda p, t: torch.log_softmax(t[0], dim=1),
+    25: lambda p, t: t[0] * torch.sigmoid(t[0]),
+    26: lambda p, t: F.gelu(t[0]),
+    27: lambda p, t: torch.selu(t[0]),
+    28: lambda p, t: F.hardsigmoid(t[0]),
+    29: lambda p, t: F.softplus(t[0]),
+    30: lambda p, t: t[0] / (1 + torch.abs(t[0])),
+    31: lambda p, t: F.elu(t[0], alpha=A(p, "alpha")),
+    32: lambda p, t: F.hardtanh(t[0], min_val=-1.0, max_val=1.0),
+    33: lambda p, t: F.batch_norm(t[0], None, None, t[1], t[2], training=True, eps=1e-5),
+    34: lambda p, t: F.instance_norm(t[0], eps=1e-5),
+    35: lambda p, t: F.group_norm(t[0], int(A(p, "num_groups")), t[1], t[2], eps=1e-5),
+    36: lambda p, t: t[0] / torch.sqrt(torch.mean(t[0] ** 2, dim=1, keepdim=True) + 1e-5),
+    37: lambda p, t: t[0] / torch.norm(t[0], p="fro"),
+    38: lambda p, t: t[0] / torch.mean(torch.abs(t[0]), dim=1, keepdim=True),
+    39: lambda p, t: t[0] / torch.norm(t[0], p=2, dim=1, keepdim=True),
+    40: lambda p, t: F.layer_norm(t[0], t[0].shape[1:], t[1], t[2], eps=1e-5),
+    41: lambda p, t: F.max_pool1d(t[0], 8, 1, 4, 3),
+    42: lambda p, t: F.max_pool2d(t[0], 4, 1, 1, 1),
+    43: lambda p, t: F.max_pool3d(t[0], 3, 2, 1, 3),
+    44: lambda p, t: F.avg_pool1d(t[0], 8, 1, 4),
+    45: lambda p, t: F.avg_pool2d(t[0], 11),
+    46: lambda p, t: F.avg_pool3d(t[0], 3, 2, 1),
+    47: lambda p, t: torch.sum(t[0], dim=1, keepdim=True),
+    48: lambda p, t: torch.mean(t[0], dim=1),
+    49: lambda p, t: torch.max(t[0], dim=1)[0],
+    51: lambda p, t: torch.argmax(t[0], dim=1),
+    52: lambda p, t: torch.argmin(t[0], dim=1),
+    53: lambda p, t: torch.min(t[0], dim=1)[0],
+    86: lambda p, t: F.conv2d(F.conv2d(t[0], t[1], padding=1, groups=t[0].shape[1]), t[2]),
+    88: lambda p, t: 0.5 * t[0] * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (t[0] + 0.044715 * torch.pow(t[0], 3.0)))),
+    89: lambda p, t: torch.cumsum(t[0], dim=1),
+    90: lambda p, t: torch.cumprod(t[0], dim=1),
+    91: lambda p, t: torch.cumsum(t[0].flip(1), dim=1).flip(1),
+    92: lambda p, t: torch.cumsum(torch.cat((torch.zeros_like(t[0].select(1, 0).unsqueeze(1)), t[0]), dim=1)[:-1], dim=1),
+    93: lambda p, t: torch.cumsum(t[0] * t[1], dim=1),
+    94: lambda p, t: torch.mean((t[0] - t[1]) ** 2),
+    95: lambda p, t: F.cross_entropy(t[0], t[1]),
+    96: lambda p, t: F.smooth_l1_loss(t[0], t[1]),
+    97: lambda p, t: F.scaled_dot_product_attention(t[0], t[1], t[2]),
+    98: lambda p, t: F.kl_div(torch.log(t[0]), t[1], reduction="batchmean"),
+    99: lambda p, t: F.triplet_margin_loss(t[0], t[1], t[2], margin=A(p, "margin")),
+    100: lambda p, t: torch.mean(torch.clamp(1 - t[0] * t[1], min=0)),
+}
+for _n in list(range(50, 51)) + list(range(54, 86)) + [87]:
+    L1[_n] = conv_ref
+
+
+def lin(t, i=0):
+    """x W^T + b from inputs x, weight, bias."""
+    return F.linear(t[0], t[1], t[2])
+
+
+def conv2(p, t, transposed=False, **kw):
+    x, w, b = t[0], t[1], t[2]
+    nd = x.dim() - 2
+    if transposed:
+        fn = [None, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][nd]
+        return fn(x, w, b, stride=int(A(p, "stride", 1)), padding=int(A(p, "padding", 0)),
+                  output_padding=int(A(p, "output_padding", 0)))
+    fn = [None, F.conv1d, F.conv2d, F.conv3d][nd]
+    return fn(x, w, b)
+
+
+def bn_train(x, w, b):
+    return F.batch_norm(x, None, None, w, b, training=True, eps=1e-5)
+
+
+L2 = {
+    1: lambda p, t: torch.relu(conv2(p, t)) + t[3],
+    2: lambda p, t: torch.clamp(torch.clamp(conv2(p, t, True) + t[3], 0.0, 1.0) * 2.0, 0.0, 1.0) / 2.0,
+    4: lambda p, t: mish(mish(conv2(p, t))),
+    5: lambda p, t: torch.tanh(conv2(p, t, True) - t[3]),
+    7: lambda p, t: torch.sigmoid(F.gelu(F.leaky_relu(torch.relu(conv2(p, t)), 0.01))) + t[3],
+    9: lambda p, t: torch.relu((lin(t) - 2.0) * 1.5),
+    12: lambda p, t: F.leaky_relu(lin(t) * 2.0, 0.1),
+    14: lambda p, t: torch.sum(torch.matmul(t[0], t[1].T) / 2, dim=1, keepdim=True) * 1.5,
+    16: lambda p, t: F.hardtanh(mish(conv2(p, t, True)) + 0.5, -1, 1) * 2,
+    17: lambda p, t: F.instance_norm(conv2(p, t), eps=1e-5) / 2.0,
+    21: lambda p, t: F.group_norm(torch.sigmoid((conv2(p, t) + t[3]) * t[4]), 8, t[5], t[6], eps=1e-5),
+    25: lambda p, t: torch.tanh(torch.tanh(torch.min(conv2(p, t), dim=1, keepdim=True)[0])),
+    29: lambda p, t: mish(mish(lin(t))),
+    30: lambda p, t: F.hardtanh(F.group_norm(lin(t), 16, t[3], t[4], eps=1e-5), -2.0, 2.0),
+    32: lambda p, t: torch.min(conv2(p, t) * 2.0, dim=1, keepdim=True)[0],
+    33: lambda p, t: bn_train(lin(t) * t[3], t[4], t[5]),
+    40: lambda p, t: (lambda y: y * 0.5 + y)(lin(t)),
+    41: lambda p, t: torch.relu(F.gelu(bn_train(lin(t), t[3], t[4]))),
+    47: lambda p, t: torch.tanh(mish(conv2(p, t))),
+    48: lambda p, t: torch.sigmoid(torch.tanh(conv2(p, t) * t[3]) * t[4]),
+    52: lambda p, t: (lambda y: bn_train(torch.tanh(F.softplus(y)) * y, t[3], t[4]))(conv2(p, t)),
+    53: lambda p, t: F.gelu(F.hardtanh(lin(t) * 0.5, -2, 2)),
+    54: lambda p, t: F.gelu(F.leaky_relu(conv2(p, t) * t[3], 0.01)),
+    56: lambda p, t: torch.sum(torch.sigmoid(lin(t)), dim=1, keepdim=True),
+    57: lambda p, t: hswish_57(torch.relu(conv2(p, t))),
+    59: lambda p, t: (lambda y: y * torch.sigmoid(y) * 2.0)(lin(t)),
+    62: lambda p, t: (lambda y: y + y)(F.leaky_relu(F.group_norm(lin(t), 512, t[3], t[4], eps=1e-5), 0.01)),
+    63: lambda p, t: torch.relu(lin(t)) / 2.0,
+    67: lambda p, t: F.adaptive_avg_pool2d(F.gelu(conv2(p, t)), 1).squeeze(-1).squeeze(-1),
+    68: lambda p, t: torch.min(lin(t), t[3]) - t[3],
+    69: lambda p, t: torch.relu(F.hardswish(conv2(p, t))),
+    70: lambda p, t: (lambda y: torch.sigmoid(y) * 2.0 + y)(lin(t)),
+    71: lambda p, t: F.leaky_relu(conv2(p, t) / 2, 0.01),
+    73: lambda p, t: bn_train(conv2(p, t), t[3], t[4]) * 2.0,
+    76: lambda p, t: torch.relu(torch.matmul(t[0], t[1].T) + t[2]),
+    81: lambda p, t: torch.clamp(torch.tanh(torch.clamp((lambda y: y * torch.sigmoid(y))(lin(t)) / 2.0, -1.0, 1.0)), -1.0, 1.0),
+    86: lambda p, t: F.gelu(lin(t) / 10.0),
+    87: lambda p, t: mish(conv2(p, t) - 0.5 - 0.2),
+    88: lambda p, t: (lambda y: (lambda z: z * torch.sigmoid(z))((y * torch.sigmoid(y)) * t[5]))(F.group_norm(lin(t), 256, t[3], t[4], eps=1e-5)),
+    95: lambda p, t: F.hardtanh(F.gelu(torch.tanh((lambda y: torch.sigmoid(y) * y)(lin(t) + t[3]))), -1, 1),
+    99: lambda p, t: F.softmax(F.gelu(lin(t)), dim=1),
+}
+
+
+def reference(p):
+    table = L1 if p["level"] == 1 else L2
+    return table.get(int(p["id"].split("_")[1]))
+
+
+# ------------------------------------------------------------------- timing
+class Timer:
+    def __init__(self, samples):
+        self.samples = samples
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size
+        self.flush = torch.empty(max(2 * l2, 256 << 20), dtype=torch.uint8, device="cuda")
+
+    def median_ms(self, fn):
+        for _ in range(3):
+            fn()
+        torch.cuda.synchronize()
+        t = []
+        for _ in range(self.samples):
+            self.flush.zero_()
+            e0 = torch.cuda.Event(enable_timing=True)
+            e1 = torch.cuda.Event(enable_timing=True)
+            e0.record()
+            fn()
+            e1.record()
+            e1.synchronize()
+            t.append(e0.elapsed_time(e1))
+        return statistics.median(t)
+
+
+def set_tf32(on):
+    torch.backends.cuda.matmul.allow_tf32 = on
+    torch.backends.cudnn.allow_tf32 = on
+
+
+# ------------------------------------------------------------------ checks
+def check(out, ref, tf32):
+    """(ok, max_abs_err, detail)"""
+    if out.dtype == torch.int64 or ref.dtype == torch.int64:
+        bad = int((out != ref.to(out.dtype)).sum().item())
+        return bad == 0, float(bad), f"{bad} indices differ"
+    o, r = out.double(), ref.double()
+    finite = torch.isfinite(r)
+    if not bool(torch.isfinite(o[finite]).all()):
+        return False, float("inf"), "non-finite output where the reference is finite"
+    d = (o - r).abs()[finite]
+    mx = float(d.max().item()) if d.numel() else 0.0
+    if tf32:
+        scale = float(r[finite].abs().max().item()) if d.numel() else 0.0
+        ok = mx <= 1e-2 * max(scale, 1e-30)
+        return ok, mx, f"max |d| {mx:.3g} vs 1e-2 * max |ref| {scale:.3g}"
+    lim = 1e-4 + 1e-4 * r[finite].abs()
+    nbad = int((d > lim).sum().item())
+    return nbad == 0, mx, f"{nbad} elements beyond 1e-4 + 1e-4 |ref| (max |d| {mx:.3g})"
+
+
+def run_problem(lib, p, timer, seed):
+    pid = p["id"]
+    res = {"id": pid, "fp32_ratio": None, "tf32_ratio": None, "exception": None}
+    why = ctypes.create_string_buffer(512)
+    if not lib.kbvb_available(pid.encode(), why, 512):
+        res["exception"] = "kbv baseline unavailable here: " + why.value.decode()
+        return res
+    ref_fn = reference(p)
+    if ref_fn is None:
+        res["exception"] = "no PyTorch reference in parity.py"
+        return res
+    stream = torch.cuda.current_stream()
+    sp = ctypes.c_void_p(stream.cuda_stream)
+    err = ctypes.create_string_buffer(2048)
+    dt = {"float32": torch.float32, "int64": torch.int64}
+    ins = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["inputs"]]
+    for i, t in enumerate(ins):
+        rc = lib.kbvb_gen(pid.encode(), i, 1, ctypes.c_ulonglong(seed), 0, ctypes.c_void_p(t.data_ptr()), sp, err, 2048)
+        if rc:
+            res["exception"] = "kbv generator: " + err.value.decode()
+            return res
+    outs = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["outputs"]]
+    in_ptrs = (ctypes.c_void_p * len(ins))(*[t.data_ptr() for t in ins])
+    out_ptrs = (ctypes.c_void_p * len(outs))(*[t.data_ptr() for t in outs])
+    handle = ctypes.c_void_p()
+    torch.cuda.synchronize()
+    if lib.kbvb_create(pid.encode(), in_ptrs, out_ptrs, sp, ctypes.byref(handle), err, 2048):
+        res["exception"] = "kbv baseline create: " + err.value.decode()
+        return res
+    failures = []
+    try:
+        with torch.no_grad():
+            for variant, name in ((0, "fp32"), (1, "tf32")):
+                set_tf32(variant == 1)
+                ref = ref_fn(p, ins)
+                if lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048):
+                    failures.append(f"{name} run: " + err.value.decode())
+                    continue
+                torch.cuda.synchronize()
+                ok, mx, detail = check(outs[0], ref.reshape(outs[0].shape), tf32=(variant == 1))
+                res[f"{name}_max_abs_err"] = mx
+                res[f"{name}_match"] = ok
+                if not ok:
+                    failures.append(f"{name} output: {detail}")
+                del ref
+                t_torch = timer.median_ms(lambda: ref_fn(p, ins))
+                t_kbv = timer.median_ms(lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048))
+                res[f"{name}_torch_ms"] = t_torch
+                res[f"{name}_kbv_ms"] = t_kbv
+                res[f"{name}_ratio"] = t_kbv / t_torch if t_torch > 0 else None
+    finally:
+        lib.kbvb_destroy(handle)
+        set_tf32(False)
+    slow = [n for n in ("fp32", "tf32") if res[f"{n}_ratio"] is not None and res[f"{n}_ratio"] > RATIO_LIMIT]
+    if slow:
+        failures.append("slower than PyTorch: " + ", ".join(f"{n} ratio {res[n + '_ratio']:.3f}" for n in slow))
+    if failures:
+        reason = KNOWN.get(pid)
+        res["exception"] = ("known: " + reason + "; " if reason else "unexplained: ") + "; ".join(failures)
+    return res
+
+
+def main():
+    args = parse_args()
+    lib = ctypes.CDLL(os.path.join(args.build, "libkbv_baseline.so"))
+    lib.kbvb_workspace_bytes.restype = ctypes.c_ulonglong
+    listing = json.loads(subprocess.check_output([os.path.join(args.build, "kbv-list"), "--json"]))
+    probs = [p for p in listing["problems"] if fnmatch.fnmatch(p["id"], args.problems)]
+    gpu = torch.cuda.get_device_name(0)
+    out = args.out or os.path.join("data", "parity",
+                                   "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") + ".json")
+    doc = {"gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
+           "samples": args.samples, "problems": []}
+    if os.path.exists(out):
+        with open(out) as f:
+            old = json.load(f)
+        if old.get("gpu") == gpu:
+            doc["problems"] = old.get("problems", [])
+    byid = {r["id"]: r for r in doc["problems"]}
+    timer = Timer(args.samples)
+    torch.backends.cudnn.benchmark = False   # PyTorch's default
+    for i, p in enumerate(probs):
+        print(f"[{i + 1}/{len(probs)}] {p['id']}", file=sys.stderr, flush=True)
+        try:
+            r = run_problem(lib, p, timer, args.seed)
+        except Exception as ex:   # a failure of one problem is a result, not the end
+            r = {"id": p["id"], "fp32_ratio": None, "tf32_ratio": None, "exception": f"unexplained: {type(ex).__name__}: {ex}"}
+        byid[p["id"]] = r
+        torch.cuda.empty_cache()
+        print("   ", json.dumps(r), file=sys.stderr, flush=True)
+    order = [p["id"] for p in listing["problems"]]
+    doc["problems"] = sorted(byid.values(), key=lambda r: order.index(r["id"]) if r["id"] in order else 1 << 30)
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    tmp = out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, out)
+    bad = [r for r in doc["problems"] if r.get("exception")]
+    print(f"parity: {len(doc['problems'])} problems, {len(bad)} with exceptions -> {out}", file=sys.stderr)
+    for r in bad:
+        print(f"  {r['id']}: {r['exception']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
