@@ -1196,12 +1196,438 @@ extern "C" int kbv_forward(const kbv_call *call)
 '''
     return None
 
+
+# --- level 2: a main operation (linear or convolution), then the rest -------------
+#
+# Each problem is: the main op into a buffer, an elementwise "pre" step, an
+# optional normalisation (its statistics in two passes, one block per group),
+# an elementwise "post" step, an optional reduction, and an elementwise "fin"
+# step on the reduced values.  Expressions see v (the value), c (the index of
+# the feature of a linear output or of the channel of a convolution output)
+# and P<k> (input k of the call, a device pointer).
+
+MISH = "(v * tanhf(v > 20.0f ? v : log1pf(expf(v))))"
+
+def mish(e):
+    return "mish(%s)" % e
+
+L2 = {
+    # number: dict(main, pre, norm, post, red, fin)
+    1: dict(main="conv", pre="fmaxf(v, 0.0f) + P3[c]"),
+    2: dict(main="convT", pre="v = v + P3[c]; v = fminf(fmaxf(v, 0.0f), 1.0f); v = v * {scaling_factor}f; "
+                              "v = fminf(fmaxf(v, 0.0f), 1.0f); v = v / {scaling_factor}f"),
+    4: dict(main="conv", pre="mish(mish(v))"),
+    5: dict(main="convT", pre="tanhf(v - P3[c])"),
+    7: dict(main="conv", pre="v = fmaxf(v, 0.0f); v = v > 0.0f ? v : 0.01f * v; v = gelu(v); "
+                             "v = 1.0f / (1.0f + expf(-v)); v = v + P3[c]"),
+    9: dict(main="linear", pre="fmaxf((v - {subtract_value}f) * {multiply_value}f, 0.0f)"),
+    12: dict(main="linear", pre="v = v * {multiplier}f; v = v > 0.0f ? v : v * {negative_slope}f"),
+    14: dict(main="gemm", pre="v / 2.0f", red="rowsum", fin="v * {scaling_factor}f"),
+    16: dict(main="convT", pre="v = mish(v); v = v + {add_value}f; v = fminf(fmaxf(v, -1.0f), 1.0f); v = v * {scale}f"),
+    17: dict(main="conv", norm=("instance", None, None), post="v / {divide_by}f"),
+    21: dict(main="conv", pre="1.0f / (1.0f + expf(-((v + P3[c]) * P4[c])))",
+             norm=("group", "{num_groups}", (5, 6))),
+    25: dict(main="conv", red="chanmin", fin="tanhf(tanhf(v))"),
+    29: dict(main="linear", pre="mish(mish(v))"),
+    30: dict(main="linear", norm=("group", "{num_groups}", (3, 4)), post="fminf(fmaxf(v, {hardtanh_min}f), {hardtanh_max}f)"),
+    32: dict(main="conv", pre="v * {scale_factor}f", red="chanmin"),
+    33: dict(main="linear", pre="v * P3[c]", norm=("batch", None, (4, 5))),
+    40: dict(main="linear", pre="v * {scaling_factor}f + v"),
+    41: dict(main="linear", norm=("batch", None, (3, 4)), post="fmaxf(gelu(v), 0.0f)"),
+    47: dict(main="conv", pre="tanhf(mish(v))"),
+    48: dict(main="conv", pre="1.0f / (1.0f + expf(-(tanhf(v * P3[c]) * P4[c])))"),
+    52: dict(main="conv", pre="tanhf(v > 20.0f ? v : log1pf(expf(v))) * v", norm=("batch", None, (3, 4))),
+    53: dict(main="linear", pre="gelu(fminf(fmaxf(v * {scaling_factor}f, {hardtanh_min}f), {hardtanh_max}f))"),
+    54: dict(main="conv", pre="v = v * P3[c]; v = v > 0.0f ? v : 0.01f * v; v = gelu(v)"),
+    56: dict(main="linear", pre="1.0f / (1.0f + expf(-v))", red="rowsum"),
+    57: dict(main="conv", pre="v = fmaxf(v, 0.0f); v = v * fminf(fmaxf((v + 3.0f) / 6.0f, 0.0f), 1.0f)"),
+    59: dict(main="linear", pre="v * (1.0f / (1.0f + expf(-v))) * {scaling_factor}f"),
+    62: dict(main="linear", norm=("group", "{num_groups}", (3, 4)), post="v = v > 0.0f ? v : v * {negative_slope}f; v = v + v"),
+    63: dict(main="linear", pre="fmaxf(v, 0.0f) / {divisor}f"),
+    67: dict(main="conv", pre="gelu(v)", red="spatialavg"),
+    68: dict(main="linear", pre="fminf(v, P3[0]) - P3[0]"),
+    69: dict(main="conv", pre="v = v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f; v = fmaxf(v, 0.0f)"),
+    70: dict(main="linear", pre="(1.0f / (1.0f + expf(-v))) * {scaling_factor}f + v"),
+    71: dict(main="conv", pre="v = v / {divisor}f; v = v > 0.0f ? v : 0.01f * v"),
+    73: dict(main="conv", norm=("batch", None, (3, 4)), post="v * {scaling_factor}f"),
+    76: dict(main="gemm", pre="fmaxf(v + P2[c], 0.0f)"),
+    81: dict(main="linear", pre="v = v * (1.0f / (1.0f + expf(-v))); v = v / 2.0f; v = fminf(fmaxf(v, -1.0f), 1.0f); "
+                              "v = tanhf(v); v = fminf(fmaxf(v, -1.0f), 1.0f)"),
+    86: dict(main="linear", pre="gelu(v / {divisor}f)"),
+    87: dict(main="conv", pre="mish(v - {subtract_value_1}f - {subtract_value_2}f)"),
+    88: dict(main="linear", norm=("group", "{num_groups}", (3, 4)),
+             post="v = v * (1.0f / (1.0f + expf(-v))); v = v * P5[c]; v = v * (1.0f / (1.0f + expf(-v)))"),
+    95: dict(main="linear", pre="v = v + P3[c]; v = v * (1.0f / (1.0f + expf(-v))); v = tanhf(v); v = gelu(v); "
+                              "v = fminf(fmaxf(v, -1.0f), 1.0f)"),
+    99: dict(main="linear", pre="gelu(v)", red="softmax"),
+}
+
+def fill(expr, p):
+    vals = {}
+    for a in p["attrs"]:
+        v = a["value"]
+        vals[a["name"]] = repr(float(v))
+    return expr.format(**vals)
+
+def as_stmt(e):
+    """An expression becomes `v = e;`, statements (with `v = `) stay."""
+    if e is None:
+        return ""
+    return e if "v = " in e else "v = %s" % e
+
+L2_BODY = r"""
+#define THREADS 256
+
+struct prm { const float *p[8]; };
+#define P0 (P.p[0])
+#define P1 (P.p[1])
+#define P2 (P.p[2])
+#define P3 (P.p[3])
+#define P4 (P.p[4])
+#define P5 (P.p[5])
+#define P6 (P.p[6])
+#define P7 (P.p[7])
+
+__device__ __forceinline__ float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
+__device__ __forceinline__ float mish(float v) { return v * tanhf(v > 20.0f ? v : log1pf(expf(v))); }
+
+__device__ float block_sum(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+__device__ float block_max(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] = fmaxf(sh[threadIdx.x], sh[threadIdx.x + s]);
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+/* y [M, N] = x [M, K] W^T (W stored [N, K]) + b, 16x16 shared-memory tiles. */
+#define TILE 16
+__global__ void linear(const float *__restrict__ x, const float *__restrict__ W, const float *__restrict__ b,
+                       float *__restrict__ y, long long M, long long N, long long K)
+{
+    __shared__ float xs[TILE][TILE];
+    __shared__ float ws[TILE][TILE + 1];
+    long long row = (long long)blockIdx.x * TILE + threadIdx.y, col = (long long)blockIdx.y * TILE + threadIdx.x;
+    long long wrow = (long long)blockIdx.y * TILE + threadIdx.y; /* the W row this thread loads */
+    float acc = 0.0f;
+    for (long long k0 = 0; k0 < K; k0 += TILE) {
+        long long k = k0 + threadIdx.x;
+        xs[threadIdx.y][threadIdx.x] = (row < M && k < K) ? x[row * K + k] : 0.0f;
+        ws[threadIdx.x][threadIdx.y] = (wrow < N && k < K) ? W[wrow * K + k] : 0.0f; /* ws[k][n] */
+        __syncthreads();
+        for (int kk = 0; kk < TILE; kk++) acc += xs[threadIdx.y][kk] * ws[kk][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
+}
+"""
+
+L2_ELTWISE = r"""
+/* In place: v -> the step's expression; c is the feature (column) of a linear
+ * output or the channel of a convolution output. */
+__global__ void step_{name}(float *__restrict__ y, long long total, long long C, long long S, prm P)
+{{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    long long c = (t / S) % C;
+    (void)c;
+    float v = y[t];
+    {stmt};
+    y[t] = v;
+}}
+"""
+
+L2_NORM = r"""
+/* Normalisation groups: mode 0 contiguous groups of `per` elements (group
+ * and instance norm), mode 1 column g of a [rows, C] matrix (batch norm of a
+ * linear output), mode 2 channel g over (N, S) of [N, C, S] (batch norm of a
+ * convolution output). */
+__device__ __forceinline__ long long norm_elem(int mode, long long g, long long j, long long per, long long C,
+                                               long long S)
+{
+    if (mode == 0) return g * per + j;
+    if (mode == 1) return j * C + g;
+    return ((j / S) * C + g) * S + j % S;
+}
+
+__device__ __forceinline__ long long norm_group(int mode, long long t, long long per, long long C, long long S)
+{
+    if (mode == 0) return t / per;
+    if (mode == 1) return t % C;
+    return (t / S) % C;
+}
+
+__global__ void norm_stats(const float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
+                           long long per, long long C, long long S, float eps)
+{
+    __shared__ float sh[THREADS];
+    long long g = blockIdx.x;
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < per; j += THREADS) s += y[norm_elem(mode, g, j, per, C, S)];
+    float m = block_sum(s, sh) / (float)per;
+    float q = 0.0f;
+    for (long long j = threadIdx.x; j < per; j += THREADS) {
+        float d = y[norm_elem(mode, g, j, per, C, S)] - m;
+        q += d * d;
+    }
+    float var = block_sum(q, sh) / (float)per;
+    if (threadIdx.x == 0) {
+        mean[g] = m;
+        rstd[g] = 1.0f / sqrtf(var + eps);
+    }
+}
+
+__global__ void norm_apply(float *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
+                           const float *__restrict__ w, const float *__restrict__ b, int mode, long long total,
+                           long long per, long long C, long long S, prm P)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    long long g = norm_group(mode, t, per, C, S);
+    long long c = (t / S) % C;
+    float v = (y[t] - mean[g]) * rstd[g];
+    if (w) v = v * w[c] + b[c];
+    (void)P;
+    {post};
+    y[t] = v;
+}
+"""
+
+L2_RED = {
+    "rowsum": r"""
+/* out [M, 1] = the sum of each row of y [M, N], then fin. */
+__global__ void reduce_out(const float *__restrict__ y, float *__restrict__ out, long long M, long long N, long long S,
+                           prm P)
+{{
+    __shared__ float sh[THREADS];
+    (void)S;
+    (void)P;
+    const float *r = y + (long long)blockIdx.x * N;
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < N; j += THREADS) s += r[j];
+    float v = block_sum(s, sh);
+    {fin};
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+}}
+#define RED_BLOCKS(M, C, S) (M)
+#define RED_THREADS THREADS
+""",
+    "chanmin": r"""
+/* out [N, 1, S] = the minimum over the channels of y [N, C, S], then fin. */
+__global__ void reduce_out(const float *__restrict__ y, float *__restrict__ out, long long N, long long C, long long S,
+                           prm P)
+{{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    (void)P;
+    if (t >= N * S) return;
+    long long n = t / S, s = t % S;
+    float v = INFINITY;
+    for (long long c = 0; c < C; c++) v = fminf(v, y[(n * C + c) * S + s]);
+    {fin};
+    out[t] = v;
+}}
+#define RED_BLOCKS(N, C, S) (((N) * (S) + THREADS - 1) / THREADS)
+#define RED_THREADS THREADS
+""",
+    "spatialavg": r"""
+/* out [N, C] = the mean over the spatial positions of y [N, C, S], then fin. */
+__global__ void reduce_out(const float *__restrict__ y, float *__restrict__ out, long long N, long long C, long long S,
+                           prm P)
+{{
+    __shared__ float sh[THREADS];
+    (void)N;
+    (void)C;
+    (void)P;
+    const float *r = y + (long long)blockIdx.x * S;
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < S; j += THREADS) s += r[j];
+    float v = block_sum(s, sh) / (float)S;
+    {fin};
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+}}
+#define RED_BLOCKS(N, C, S) ((N) * (C))
+#define RED_THREADS THREADS
+""",
+    "softmax": r"""
+/* out [M, N] = softmax over each row of y [M, N]. */
+__global__ void reduce_out(const float *__restrict__ y, float *__restrict__ out, long long M, long long N, long long S,
+                           prm P)
+{{
+    __shared__ float sh[THREADS];
+    (void)M;
+    (void)S;
+    (void)P;
+    const float *r = y + (long long)blockIdx.x * N;
+    float *o = out + (long long)blockIdx.x * N;
+    float m = -INFINITY;
+    for (long long j = threadIdx.x; j < N; j += THREADS) m = fmaxf(m, r[j]);
+    m = block_max(m, sh);
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < N; j += THREADS) s += expf(r[j] - m);
+    s = block_sum(s, sh);
+    for (long long j = threadIdx.x; j < N; j += THREADS) o[j] = expf(r[j] - m) / s;
+}}
+#define RED_BLOCKS(M, C, S) (M)
+#define RED_THREADS THREADS
+""",
+}
+
+def gen_level2(p):
+    n = p["number"]
+    spec = L2[n]
+    main = spec["main"]
+    conv = main.startswith("conv")
+    red = spec.get("red")
+    norm = spec.get("norm")
+    pre = as_stmt(fill(spec["pre"], p)) if spec.get("pre") else ""
+    post = as_stmt(fill(spec["post"], p)) if spec.get("post") else ""
+    fin = as_stmt(fill(spec["fin"], p)) if spec.get("fin") else ""
+    what = {"linear": "linear layer (16x16 tiled FP32)", "gemm": "matrix product (16x16 tiled FP32)",
+            "conv": "direct convolution", "convT": "transposed convolution"}[main]
+    parts = [HEAD.format(what=what + ", then the rest of the expression step by step,\n// each a plain kernel over the buffer.", **p), CHECK, L2_BODY]
+    if conv:
+        parts.append(CONV_KERNELS)
+        nd = len(p["inputs"][0]["shape"]) - 2
+        st = [1] * (3 - nd) + triple(p, "stride", 1, nd)
+        pd = [0] * (3 - nd) + triple(p, "padding", 0, nd)
+        dl = [1] * (3 - nd) + triple(p, "dilation", 1, nd)
+        fmt = lambda v: "{%s}" % ", ".join(str(int(x)) for x in v)
+        parts.append("static const int S_[3] = %s, P_[3] = %s, D_[3] = %s;\n" % (fmt(st), fmt(pd), fmt(dl)))
+    if pre:
+        parts.append(L2_ELTWISE.format(name="pre", stmt=pre))
+    if norm:
+        parts.append(L2_NORM.replace("{post}", post or "(void)0"))
+    elif post:
+        parts.append(L2_ELTWISE.format(name="post", stmt=post))
+    if red:
+        parts.append(L2_RED[red].format(fin=fin or "(void)0"))
+    # forward
+    f = []
+    f.append("static float *scratch;\nstatic size_t scratch_bytes;\n")
+    f.append("""static int need(size_t bytes)
+{
+    if (scratch_bytes >= bytes) return 0;
+    cudaFree(scratch);
+    scratch = NULL;
+    scratch_bytes = 0;
+    if (cudaMalloc((void **)&scratch, bytes) != cudaSuccess) return 1;
+    scratch_bytes = bytes;
+    return 0;
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{""")
+    nin = len(p["inputs"])
+    f.append("    if (call->n_inputs < %d || call->n_outputs < 1) return 1;" % nin)
+    f.append("    prm P = {};")
+    f.append("    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const float *)call->inputs[i].data;")
+    f.append("    const kbv_tensor *x = &call->inputs[0], *o = &call->outputs[0];")
+    f.append("    cudaStream_t st = call->stream;")
+    # the main op's output shape, C and S
+    if conv:
+        f.append("    /* the convolution's output: [N, Cout, spatial] */")
+        if red:
+            f.append("    kbv_tensor yt = *x;")
+            f.append("    yt.ndim = x->ndim;")
+            f.append("    yt.shape[0] = x->shape[0];")
+            f.append("    yt.shape[1] = call->inputs[1].shape[%d];" % (1 if main == "convT" else 0))
+            # spatial extents: same as the reduced output's (chanmin keeps them) or computed
+            f.append("    for (int i = 2; i < x->ndim; i++) {")
+            f.append("        long long k = call->inputs[1].shape[i], in = x->shape[i];")
+            f.append("        int a = i - 2 + (3 - (x->ndim - 2));")
+            if main == "convT":
+                f.append("        yt.shape[i] = (in - 1) * S_[a] - 2 * P_[a] + D_[a] * (k - 1) + 1;")
+            else:
+                f.append("        yt.shape[i] = (in + 2 * P_[a] - D_[a] * (k - 1) - 1) / S_[a] + 1;")
+            f.append("    }")
+        else:
+            f.append("    kbv_tensor yt = *o;")
+        f.append("    long long C = yt.shape[1], N0 = yt.shape[0], S = kbv_numel(&yt) / (N0 * C);")
+        f.append("    long long total = kbv_numel(&yt);")
+        f.append("    float *y = (float *)o->data;")
+        if red:
+            f.append("    if (need((size_t)total * sizeof(float))) return 1;")
+            f.append("    y = scratch;")
+        f.append("    yt.data = y;")
+        f.append("    geom g;")
+        f.append("    if (geom_of(x, &call->inputs[1], &yt, x->ndim - 2, %d, &g)) return 1;" % (1 if main == "convT" else 0))
+        f.append("    launch(&g, %d, (const float *)x->data, P1, P2, y, S_, P_, D_, st);" % (1 if main == "convT" else 0))
+    else:
+        f.append("    const kbv_tensor *w = &call->inputs[1];")
+        f.append("    if (x->ndim != 2 || w->ndim != 2 || w->shape[1] != x->shape[1]) return 1;")
+        f.append("    long long M = x->shape[0], K = x->shape[1], C = w->shape[0], S = 1, N0 = M;")
+        f.append("    long long total = M * C;")
+        f.append("    float *y = (float *)o->data;")
+        if red:
+            f.append("    if (need((size_t)total * sizeof(float))) return 1;")
+            f.append("    y = scratch;")
+        else:
+            f.append("    if (kbv_numel(o) != total) return 1;")
+        f.append("    if ((C + TILE - 1) / TILE > 65535) return 1;")
+        f.append("    dim3 block(TILE, TILE), grid((unsigned)((M + TILE - 1) / TILE), (unsigned)((C + TILE - 1) / TILE));")
+        f.append("    linear<<<grid, block, 0, st>>>((const float *)x->data, P1, %s, y, M, C, K);" % ("P2" if main == "linear" else "NULL"))
+    f.append("    unsigned eb = (unsigned)((total + THREADS - 1) / THREADS);")
+    f.append("    (void)eb;")
+    if pre:
+        f.append("    step_pre<<<eb, THREADS, 0, st>>>(y, total, C, S, P);")
+    if norm:
+        kind, groups, aff = norm
+        mode = {"group": 0, "instance": 0, "batch": 2 if conv else 1}[kind]
+        eps = attr(p, "eps", 1e-5)
+        if kind == "group":
+            G = int(float(fill(groups, p)))
+            f.append("    long long G = %d; /* num_groups */" % G)
+            f.append("    if (C % G != 0) return 1;")
+            f.append("    long long groups = N0 * G, per = (C / G) * S;")
+        elif kind == "instance":
+            f.append("    long long groups = N0 * C, per = S;")
+        else:
+            f.append("    long long groups = C, per = N0 * S;")
+        f.append("    if (need((size_t)(%s + 2 * groups) * sizeof(float))) return 1;" % ("total" if red else "0"))
+        f.append("    float *stats = scratch + %s;" % ("total" if red else "0"))
+        f.append("    norm_stats<<<(unsigned)groups, THREADS, 0, st>>>(y, stats, stats + groups, %d, per, C, S, (float)%r);" % (mode, eps))
+        wb = ("P%d, P%d" % aff) if aff else "NULL, NULL"
+        f.append("    norm_apply<<<eb, THREADS, 0, st>>>(y, stats, stats + groups, %s, %d, total, per, C, S, P);" % (wb, mode))
+    elif post:
+        f.append("    step_post<<<eb, THREADS, 0, st>>>(y, total, C, S, P);")
+    if red:
+        f.append("    reduce_out<<<(unsigned)RED_BLOCKS(N0, C, S), RED_THREADS, 0, st>>>(y, (float *)o->data, N0, C, S, P);")
+    f.append("    CHECK_LAUNCH();\n}\n")
+    f.append("""extern "C" void kbv_teardown(void)
+{
+    cudaFree(scratch);
+    scratch = NULL;
+    scratch_bytes = 0;
+}
+""")
+    parts.append("\n".join(f))
+    return "".join(parts)
+
 # --- dispatch --------------------------------------------------------------------------
 
 def family(p):
+    n = p["number"]
+    if p["level"] == 2:
+        return gen_level2 if n in L2 else None
     if p["level"] != 1:
         return None
-    n = p["number"]
     if n in ELEMENTWISE: return gen_elementwise
     if n == 12: return gen_diag
     if n in MATMUL: return gen_matmul
