@@ -1023,10 +1023,10 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         for (int b = 0; b < RM_NB; b++) {
             tvars_set(&v, "baseline", "%s", rmodel_baseline_name(b));
             tvars_set(&v, "baseline_desc", "%s", b == 0 ? "strict fp32" : "tf32");
-            if ((rc = flow_figure(f, FIG_FAST_P, b, s->caption, &v, e)))
+            if ((rc = flow_figure(f, FIG_FAST_P, b, s->figure_caption, &v, e)))
                 return rc;
         }
-        return flow_table(f, &tabs[2], NULL, NULL, e);
+        return flow_table(f, &tabs[2], s->caption, NULL, e);
     case SEC_FOREST:
         for (int i = 0; i < m->n_sets; i++) {
             const rm_set *st = &m->sets[i];
@@ -1217,7 +1217,7 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
         for (int k = 0; k < r->t.n_sections; k++)
             if (r->t.sections[k].id == secs[i])
                 ts = &r->t.sections[k];
-        if (ts && ts->caption && secs[i] != SEC_FAST_P) {
+        if (ts && ts->caption) {
             tvars v = r->gv;
             tvars_set(&v, "n_findings", "%d", n_findings);
             if ((rc = expand(r, "caption", ts->caption, &v, &cap, e)))

@@ -211,7 +211,12 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             if (!fields[f])
                 continue;
             snprintf(w2, sizeof w2, "%s.%s", where, names[f]);
-            if ((rc = check(t, w2, fields[f], f >= 2 ? cap1 : NULL, cap2, NULL, e)))
+            /* fast_p: the table's caption is about every baseline, each
+             * figure's caption about one. */
+            const char *const *scope = f < 2 ? NULL : cap1;
+            if (k == SEC_FAST_P)
+                scope = f == 3 ? baseline_names : NULL;
+            if ((rc = check(t, w2, fields[f], scope, cap2, NULL, e)))
                 return rc;
         }
         t->n_sections++;

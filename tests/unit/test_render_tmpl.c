@@ -136,6 +136,14 @@ static void test_load_errors(void **state)
     expect_error(template_with("T", "c", ", {\"id\": \"appendix\", \"title\": \"A\"}"), "appendix", NULL);
     expect_error(template_with("T", "c", ", {\"id\": \"forest\", \"title\": \"again\"}"), "twice", NULL);
     expect_error(template_with("T", "c", ", {\"id\": \"hacks\", \"title\": \"H\", \"colour\": \"x\"}"), "colour", NULL);
+    /* {{baseline}} belongs to a fast_p figure, not to the fast_p table. */
+    p = write_tmp(template_with("T", "c", ", {\"id\": \"fast_p\", \"title\": \"P\", \"figure_caption\": \"vs {{baseline}}\"}"));
+    rc = tmpl_load(&t, p, &e);
+    if (rc)
+        fail_msg("%s", e.msg);
+    tmpl_free(&t);
+    expect_error(template_with("T", "c", ", {\"id\": \"fast_p\", \"title\": \"P\", \"caption\": \"vs {{baseline}}\"}"),
+                 "{{baseline}}", "sections[fast_p].caption");
     expect_error("{\"title\": \"T\",\n  \"subtitle\": }\n", NULL, NULL);
     expect_error("[1, 2]", "object", NULL);
 }
