@@ -655,6 +655,13 @@ static int collect_main(opts *o, kbv_err *e)
     if (rc) return rc;
     rc = build_cache_dir(cache, sizeof cache, e);
     if (rc) return rc;
+    /* Workers run in folders of their own: every path they get is absolute. */
+    rc = afile_mkdirs(cache, e);
+    if (rc) return rc;
+    {
+        char abs[PATH_MAX];
+        if (realpath(cache, abs)) snprintf(cache, sizeof cache, "%s", abs);
+    }
 
     rc = plan_make(&R.pl, o->suite, o->cand_dirs, o->n_dirs, o->glob, o->shard_i, o->shard_n, e);
     if (rc) return rc;

@@ -84,7 +84,8 @@ typedef struct {
     size_t *in_bytes, *out_bytes;
     size_t io_bytes;
     size_t l2_bytes;
-    int threads_before;
+    int cand_threads;       /* host threads alive after a candidate call that were not before */
+    char cand_threads_where[64];
     evidence ev;
     double med_gpu[N_VARIANTS], med_wall[N_VARIANTS];
 } worker;
@@ -295,11 +296,39 @@ static void device_sync_check(worker *w, const char *what)
     if (ce != cudaSuccess) die_cuda(w, what, ce);
 }
 
+static int count_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+/* Threads are counted around candidate code (not in timing): no harness
+ * code runs meanwhile, so a thread that appeared and is still alive after
+ * the call is the candidate's. */
+static void note_threads(worker *w, int before, const char *what)
+{
+    int after = count_threads();
+    if (before > 0 && after > before) {
+        if (!w->cand_threads)
+            snprintf(w->cand_threads_where, sizeof w->cand_threads_where, "%s", what);
+        w->cand_threads += after - before;
+    }
+}
+
 static void cand_call(worker *w, const kbv_call *c, const char *what)
 {
+    int timed = strcmp(what, "timing") == 0;
+    int before = timed ? 0 : count_threads();
     mt_set_owner(MT_CANDIDATE);
     int rc = w->fwd(c);
     mt_set_owner(MT_HARNESS);
+    if (!timed) note_threads(w, before, what);
     if (rc != 0) {
         cudaError_t ce = cudaGetLastError();
         die_launch(w, "kbv_forward returned %d (%s)%s%s", rc, what, ce != cudaSuccess ? "; CUDA: " : "",
@@ -316,25 +345,15 @@ static void base_call(worker *w, int v, const kbv_call *c)
     if (rc) die_harness(w, "baseline", &e);
 }
 
-static int count_threads(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return -1;
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
-
 /* --- setup -------------------------------------------------------------------- */
 
 static void load_candidate(worker *w)
 {
+    int before = count_threads();
     mt_set_owner(MT_CANDIDATE); /* static constructors may allocate */
     w->lib = dlopen(w->so, RTLD_NOW | RTLD_LOCAL);
     mt_set_owner(MT_HARNESS);
+    note_threads(w, before, "loading");
     if (!w->lib) die_launch(w, "cannot load the candidate: %s", dlerror());
     void *f = dlsym(w->lib, "kbv_forward");
     if (!f) die_launch(w, "the candidate does not define kbv_forward (extern \"C\")");
@@ -837,12 +856,16 @@ static void probes_after_timing(worker *w)
     char why[400];
     int t_pass = verdict_deferred_timing(w->med_gpu[V_CAND], w->med_wall[V_CAND], w->med_gpu[V_FP32],
                                          w->med_wall[V_FP32], why, sizeof why);
-    int threads_after = count_threads();
-    int thr_pass = !(w->threads_before > 0 && threads_after > w->threads_before);
+    int thr_pass = w->cand_threads == 0;
+    char thr[160];
+    if (thr_pass)
+        snprintf(thr, sizeof thr, "no host thread started by the candidate outlived its call");
+    else
+        snprintf(thr, sizeof thr, "the candidate started %d host thread(s) that outlived its call (first in %s)",
+                 w->cand_threads, w->cand_threads_where);
     int pass = t_pass && !w->ev.deferred_fp_hit && thr_pass;
-    snprintf(det, sizeof det, "%s%s%s; host threads %d before the candidate, %d after%s",
-             w->ev.deferred_fp_hit ? w->ev.deferred_detail : "", w->ev.deferred_fp_hit ? "; " : "", why,
-             w->threads_before, threads_after, thr_pass ? "" : " (the candidate started host threads)");
+    snprintf(det, sizeof det, "%s%s%s; %s", w->ev.deferred_fp_hit ? w->ev.deferred_detail : "",
+             w->ev.deferred_fp_hit ? "; " : "", why, thr);
     emit_probe(w, "deferred-work", pass, det);
 
     /* Physical floor. */
@@ -961,12 +984,12 @@ static int run_pair(worker *w)
     base_call(w, V_TF32, &example);
     for (int i = 0; i < w->p->n_outputs; i++) poison(w, out[i], w->out_bytes[i]);
     device_sync_check(w, "baseline warm-up");
-    w->threads_before = count_threads();
-
     if (w->setup) {
+        int before = count_threads();
         mt_set_owner(MT_CANDIDATE);
         int src = w->setup(&example);
         mt_set_owner(MT_HARNESS);
+        note_threads(w, before, "kbv_setup");
         if (src != 0) die_launch(w, "kbv_setup returned %d", src);
         device_sync_check(w, "kbv_setup");
     }
