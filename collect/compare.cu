@@ -63,11 +63,17 @@ __global__ void cmp_kernel(const T *out, const T *ref, int64_t n, double atol, d
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
         T o = out[i], r = ref[i];
-        bool poisoned = false;
+        /* the poison of gen_poison_f32; an int64 buffer poisoned with it
+         * holds the 32-bit pattern twice */
+        bool poisoned;
         if (sizeof(T) == 4) {
             uint32_t bits;
             memcpy(&bits, &o, 4);
             poisoned = bits == GEN_POISON_F32_BITS;
+        } else {
+            unsigned long long bits;
+            memcpy(&bits, &o, 8);
+            poisoned = bits == (((unsigned long long)GEN_POISON_F32_BITS << 32) | GEN_POISON_F32_BITS);
         }
         fold(l, (double)o, (double)r, poisoned, atol, rtol);
     }

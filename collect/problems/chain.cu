@@ -192,17 +192,36 @@ __global__ void plane_finalize(const double2 *__restrict__ part, int norm, long 
     stat[g] = mean_rstd(s, ss, cnt, eps);
 }
 
-/* batch norm over the rows of [N, C] (S = 1): one thread per column */
-__global__ void column_stats(const float *__restrict__ x, long long N, long long C, double eps,
-                             float2 *__restrict__ stat)
+/* batch norm over the rows of [N, C] (S = 1): grid (column blocks, row
+ * slices); each thread sums one column over its slice of rows (coalesced
+ * across the warp), one double2 partial per (slice, column). */
+const int COL_SLICES = 64;
+
+__global__ void column_partial(const float *__restrict__ x, long long N, long long C,
+                               double2 *__restrict__ part)
+{
+    long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    long long per = (N + gridDim.y - 1) / gridDim.y;
+    long long lo = (long long)blockIdx.y * per, hi = lo + per < N ? lo + per : N;
+    float s = 0.0f, ss = 0.0f;
+    for (long long n = lo; n < hi; n++) {
+        float v = x[n * C + c];
+        s += v;
+        ss += v * v;
+    }
+    part[(long long)blockIdx.y * C + c] = make_double2(s, ss);
+}
+
+__global__ void column_finalize(const double2 *__restrict__ part, int slices, long long N, long long C,
+                                double eps, float2 *__restrict__ stat)
 {
     long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= C) return;
     double s = 0, ss = 0;
-    for (long long n = 0; n < N; n++) {
-        double v = x[n * C + c];
-        s += v;
-        ss += v * v;
+    for (int k = 0; k < slices; k++) {
+        s += part[(long long)k * C + c].x;
+        ss += part[(long long)k * C + c].y;
     }
     stat[c] = mean_rstd(s, ss, (double)N, eps);
 }
@@ -386,6 +405,8 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         cudaError_t ce = cudaMalloc(&cs->stat, (size_t)groups * sizeof(float2));
         if (ce == cudaSuccess && cs->S > 1)
             ce = cudaMalloc(&cs->part, (size_t)(cs->N * cs->C) * sizeof(double2));
+        else if (ce == cudaSuccess && sp->mid == MID_BATCHNORM)
+            ce = cudaMalloc(&cs->part, (size_t)(COL_SLICES * cs->C) * sizeof(double2));
         if (ce != cudaSuccess) return base_cuda_err(e, b, "statistics buffers", ce);
     }
     return 0;
@@ -461,7 +482,9 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
             plane_finalize<<<(unsigned)((groups + 127) / 128), 128, 0, s>>>(cs->part, sp->mid, N, C, S,
                                                                              sp->groups, sp->eps, cs->stat);
         } else if (sp->mid == MID_BATCHNORM) {
-            column_stats<<<(unsigned)((C + 127) / 128), 128, 0, s>>>(pre, N, C, sp->eps, cs->stat);
+            column_partial<<<dim3((unsigned)((C + 255) / 256), COL_SLICES), 256, 0, s>>>(pre, N, C, cs->part);
+            column_finalize<<<(unsigned)((C + 127) / 128), 128, 0, s>>>(cs->part, COL_SLICES, N, C,
+                                                                        sp->eps, cs->stat);
         } else if (sp->mid == MID_GROUPNORM) {
             long long groups = N * sp->groups;
             warp_group_stats<<<(unsigned)((groups * 32 + 255) / 256), 256, 0, s>>>(

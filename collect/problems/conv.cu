@@ -260,7 +260,8 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             int pick = -1;
             for (int i = 0; st == CUDNN_STATUS_SUCCESS && i < got; i++)
                 if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-                    (v == BASE_TF32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH)) {
+                    (v == BASE_TF32 || perf[i].mathType == CUDNN_FMA_MATH ||
+                     perf[i].mathType == CUDNN_DEFAULT_MATH)) {
                     pick = i;
                     break;
                 }
@@ -268,7 +269,9 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             if (st == CUDNN_STATUS_SUCCESS) {
                 r->algo[v] = (int)perf[pick].algo;
                 r->ws[v] = perf[pick].memory;
-                st = A.cudnnSetConvolutionMathType(r->cd[v], perf[pick].mathType);
+                /* tf32 takes the math type the search used; fp32 stays
+                 * FMA-only whatever the search reports */
+                if (v == BASE_TF32) st = A.cudnnSetConvolutionMathType(r->cd[v], perf[pick].mathType);
             }
         } else {
             cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
@@ -278,7 +281,8 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             int pick = -1;
             for (int i = 0; st == CUDNN_STATUS_SUCCESS && i < got; i++)
                 if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-                    (v == BASE_TF32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH)) {
+                    (v == BASE_TF32 || perf[i].mathType == CUDNN_FMA_MATH ||
+                     perf[i].mathType == CUDNN_DEFAULT_MATH)) {
                     pick = i;
                     break;
                 }
@@ -286,7 +290,9 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             if (st == CUDNN_STATUS_SUCCESS) {
                 r->algo[v] = (int)perf[pick].algo;
                 r->ws[v] = perf[pick].memory;
-                st = A.cudnnSetConvolutionMathType(r->cd[v], perf[pick].mathType);
+                /* tf32 takes the math type the search used; fp32 stays
+                 * FMA-only whatever the search reports */
+                if (v == BASE_TF32) st = A.cudnnSetConvolutionMathType(r->cd[v], perf[pick].mathType);
             }
         }
         if (st != CUDNN_STATUS_SUCCESS) {

@@ -31,7 +31,9 @@ __global__ void pool_kernel(const float *__restrict__ x, float *__restrict__ y, 
     uint32_t o1 = (uint32_t)g.out[1], o2 = (uint32_t)g.out[2];
     uint32_t per_plane = (uint32_t)(g.out[0] * g.out[1] * g.out[2]);
     for (int64_t plane = blockIdx.y; plane < g.nc; plane += gridDim.y)
-    for (uint32_t u = blockIdx.x * blockDim.x + threadIdx.x; u < per_plane; u += gridDim.x * blockDim.x) {
+    for (uint64_t uu = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; uu < per_plane;
+         uu += (uint64_t)gridDim.x * blockDim.x) {
+        uint32_t u = (uint32_t)uu;
         int64_t t = plane * per_plane + u;
         int64_t ow = u % o2;
         uint32_t r = u / o2;
