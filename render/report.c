@@ -341,23 +341,31 @@ done:
 
 static int build_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e)
 {
-    static const char *const dh[] = {"set", "n", "correct", "hidden\nfail", "hack", "incor-\nrect", "error",
-                                     "speedup\nvs fp32", "speedup\nvs tf32", "fast_1\nvs fp32", "fast_1\nvs tf32",
-                                     "memory\nefficiency"};
-    static const char *const ch[] = {
+    enum { ND = 13, NC = 35 };
+    static const char *const dh[ND] = {"set", "n", "correct", "hidden\nfail", "hack", "incor-\nrect", "error",
+                                       "speedup\nvs fp32", "speedup\nvs tf32", "fast_1\nvs fp32", "fast_1\nvs tf32",
+                                       "memory\nefficiency", "share\nleaner"};
+    static const char *const ch[NC] = {
         "set", "n_problems", "correct", "hidden_fail", "hack", "incorrect", "error",
         "geomean_fp32", "geomean_fp32_ci_low", "geomean_fp32_ci_high", "geomean_fp32_n",
         "geomean_tf32", "geomean_tf32_ci_low", "geomean_tf32_ci_high", "geomean_tf32_n",
+        "geomean_all_fp32", "geomean_all_fp32_ci_low", "geomean_all_fp32_ci_high",
+        "geomean_all_tf32", "geomean_all_tf32_ci_low", "geomean_all_tf32_ci_high",
         "fast_1_fp32", "fast_1_fp32_ci_low", "fast_1_fp32_ci_high",
         "fast_1_tf32", "fast_1_tf32_ci_low", "fast_1_tf32_ci_high",
         "memory_efficiency", "memory_efficiency_ci_low", "memory_efficiency_ci_high", "memory_efficiency_n",
-        "efficient_share", "efficient_share_ci_low", "efficient_share_ci_high"};
+        "efficient_share", "efficient_share_ci_low", "efficient_share_ci_high", "efficient_share_n"};
     int rc;
-    if ((rc = tbl_init(disp, 12, dh, "lrrrrrrrrrrr", e)) || (rc = tbl_init(data, 28, ch, "lrrrrrrrrrrrrrrrrrrrrrrrrrrr", e)))
+    char dal[ND + 1], cal[NC + 1];
+    memset(dal, 'r', ND);
+    memset(cal, 'r', NC);
+    dal[0] = cal[0] = 'l';
+    dal[ND] = cal[NC] = 0;
+    if ((rc = tbl_init(disp, ND, dh, dal, e)) || (rc = tbl_init(data, NC, ch, cal, e)))
         return rc;
     for (int i = 0; i < r->m->n_sets; i++) {
         const rm_set *s = &r->m->sets[i];
-        char c[12][96];
+        char c[ND][96];
         snprintf(c[0], 96, "%s", s->name);
         snprintf(c[1], 96, "%ld", s->n_problems);
         for (int g = 0; g < RM_NG; g++)
@@ -369,12 +377,13 @@ static int build_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e)
             est_cell(c[9 + b], 96, f ? f : &NULL_EST, 0, 0);
         }
         est_cell(c[11], 96, &s->mem_eff, 1, 1);
-        const char *cp[12];
-        for (int k = 0; k < 12; k++)
+        est_cell(c[12], 96, &s->mem_share, 0, 0);
+        const char *cp[ND];
+        for (int k = 0; k < ND; k++)
             cp[k] = c[k];
         if ((rc = tbl_add(disp, cp, 0, 0, e)))
             return rc;
-        char d[28][48];
+        char d[NC][48];
         int k = 0;
         snprintf(d[k++], 48, "%.47s", s->name);
         snprintf(d[k++], 48, "%ld", s->n_problems);
@@ -384,6 +393,8 @@ static int build_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e)
             csv_est(d, &k, &s->b[b].gm_correct);
             snprintf(d[k++], 48, "%ld", s->b[b].gm_correct.n < 0 ? 0 : s->b[b].gm_correct.n);
         }
+        for (int b = 0; b < RM_NB; b++)
+            csv_est(d, &k, &s->b[b].gm_all);
         for (int b = 0; b < RM_NB; b++) {
             const rm_est *f = fast_at(&s->b[b], 1);
             csv_est(d, &k, f ? f : &NULL_EST);
@@ -391,8 +402,9 @@ static int build_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e)
         csv_est(d, &k, &s->mem_eff);
         snprintf(d[k++], 48, "%ld", s->mem_eff.n < 0 ? 0 : s->mem_eff.n);
         csv_est(d, &k, &s->mem_share);
-        const char *dp[28];
-        for (int j = 0; j < 28; j++)
+        snprintf(d[k++], 48, "%ld", s->mem_share.n < 0 ? 0 : s->mem_share.n);
+        const char *dp[NC];
+        for (int j = 0; j < NC; j++)
             dp[j] = d[j];
         if ((rc = tbl_add(data, dp, 0, 0, e)))
             return rc;
