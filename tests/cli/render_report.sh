@@ -8,6 +8,8 @@
 # byte-identical.
 # usage: tests/cli/render_report.sh BUILD_DIR
 set -u
+# The environment must not steer the date or the templates under test.
+unset SOURCE_DATE_EPOCH KBV_TEMPLATES
 build=$(cd "${1:-build}" && pwd)
 render="$build/kbv-render"
 fail() { echo "render_report: $*"; exit 1; }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The report of tests/fixtures/render_run is byte for byte the golden one
+# (tests/fixtures/render_golden/SHA256SUMS), so that an archived run renders
+# the same years later.  The bytes also depend on Cairo, libharu, FreeType,
+# zlib and the fonts; where their versions differ from the recorded ones the
+# comparison is skipped (and said so), the other tests still run.  After a
+# deliberate change: tests/fixtures/render_golden/update.sh build
+# usage: tests/cli/render_golden.sh BUILD_DIR
+set -u
+# The environment must not steer the date or the templates under test.
+unset SOURCE_DATE_EPOCH KBV_TEMPLATES
+build=$(cd "${1:-build}" && pwd)
+here=tests/fixtures/render_golden
+fail() { echo "render_golden: $*"; exit 1; }
+tmp=$(mktemp -d /tmp/kbv-render-golden.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+if ! sh "$here/versions.sh" 2>/dev/null | cmp -s - "$here/versions.txt"; then
+    echo "render_golden: skipped: libraries or fonts differ from $here/versions.txt"
+    exit 0
+fi
+cp -r tests/fixtures/render_run "$tmp/run"
+"$build/kbv-render" "$tmp/run" 2>"$tmp/err" || fail "render failed: $(cat "$tmp/err")"
+(cd "$tmp/run/report" && sha256sum --quiet -c "$OLDPWD/$here/SHA256SUMS") >"$tmp/sums" 2>&1 ||
+    fail "report differs from the golden one: $(head -5 "$tmp/sums" | tr '\n' ' ') (after a deliberate change run $here/update.sh)"
+n=$(cd "$tmp/run/report" && find . -type f | wc -l)
+[ "$n" -eq "$(wc -l <"$here/SHA256SUMS")" ] || fail "report has $n files, the golden one $(wc -l <"$here/SHA256SUMS")"
+exit 0
