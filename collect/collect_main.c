@@ -231,7 +231,8 @@ typedef struct {
     const char *problem;
     cJSON *status;        /* the worker's own status record, kept for the end */
     super_child *child;   /* borrowed, for the deadline */
-    cJSON *single;        /* for one-shot modes (device info, calibration) */
+    cJSON *single;        /* for one-shot modes: the result (or error) line */
+    cJSON *info;          /* and a device-info line */
     long records;
     long invalid;
     char last[160];       /* what the worker did last, for a timeout's detail */
@@ -244,13 +245,19 @@ static int on_line(void *vctx, const char *line, size_t len, kbv_err *e)
     kbv_err le = {0};
     cJSON *rec = NULL;
     if (!c->jw) {
-        /* One-shot modes: keep the first object line. */
-        if (!c->single) {
-            c->single = cJSON_ParseWithLength(line, len);
-            if (!cJSON_IsObject(c->single)) {
-                cJSON_Delete(c->single);
-                c->single = NULL;
-            }
+        /* One-shot modes: a "device-info" line (which the calibration also
+         * sends first, so that builds can start) and the result line. */
+        cJSON *o = cJSON_ParseWithLength(line, len);
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
+        if (!cJSON_IsObject(o)) {
+            cJSON_Delete(o);
+        } else if (cJSON_IsString(t) && !strcmp(t->valuestring, "device-info") && !c->info &&
+                   !cJSON_GetObjectItemCaseSensitive(o, "error")) {
+            c->info = o;
+        } else if (!c->single) {
+            c->single = o;
+        } else {
+            cJSON_Delete(o);
         }
         return 0;
     }
@@ -380,6 +387,11 @@ static int worker_oneshot(const char *worker, const char *mode, const char *scra
         cJSON_Delete(c.single);
         return rc;
     }
+    if (!c.single && c.info) {
+        c.single = c.info;
+        c.info = NULL;
+    }
+    cJSON_Delete(c.info);
     const cJSON *err = c.single ? cJSON_GetObjectItemCaseSensitive(c.single, "error") : NULL;
     if (!c.single || cJSON_IsString(err) || !r.exited || r.code != 0) {
         rc = err_set(e, KBV_ERUNTIME, "kbv-worker %s failed (%s%s): %s%s", mode,
@@ -543,6 +555,14 @@ static void build_progress(void *ctx, int done, int total, const char *src)
     log_progress_step(p, done, src);
 }
 
+/* Set by SIGINT/SIGTERM.  A signal handler can only reach a global, so this
+ * one flag is process-wide; the pair loop polls it at least once a second
+ * and then kills its workers (which live in process groups of their own and
+ * would not see a terminal's ^C). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
 static int run_pairs(run *R, kbv_err *e)
 {
     int ng = R->o->n_gpus;
@@ -561,6 +581,11 @@ static int run_pairs(run *R, kbv_err *e)
     long total = R->pl.n_pairs;
     log_progress_start(&R->prog, STAGE, total);
     for (;;) {
+        if (stop_signal) {
+            rc = err_set(e, KBV_ERUNTIME, "interrupted by signal %d; continue with --resume",
+                         (int)stop_signal);
+            break;
+        }
         /* Fill idle GPUs with the next pairs that need a worker. */
         for (int g = 0; g < ng && !rc; g++) {
             while (!ch[g] && next < R->pl.n_pairs) {
@@ -713,26 +738,39 @@ static int collect_main(opts *o, kbv_err *e)
     int arch = (int)o->arch;
     super_child *calib = NULL;
     pair_ctx calib_ctx = {0};
-    if (!o->build_only) {
+    if (!o->build_only && old_m) {
         cJSON *info = NULL;
         rc = worker_oneshot(R.worker, "--device-info", R.scratch_root, o->gpus[0], 120, NULL, &info, e);
         if (rc) goto out;
         const cJSON *cc = cJSON_GetObjectItemCaseSensitive(info, "cc");
         if (!arch && cJSON_IsNumber(cc)) arch = cc->valueint;
         cJSON_Delete(info);
-        if (!old_m) {
-            char sdir[PATH_MAX + 32];
-            snprintf(sdir, sizeof sdir, "%s/calibrate", R.scratch_root);
-            rc = afile_mkdirs(sdir, e);
-            if (rc) goto out;
-            static char *cargv[3];
-            cargv[0] = R.worker;
-            cargv[1] = "--calibrate";
-            cargv[2] = NULL;
-            super_spec sp = {R.worker, cargv, sdir, o->gpus[0], 300, 64ull << 20};
-            rc = super_start(&sp, &calib, e);
-            if (rc) goto out;
+    } else if (!o->build_only) {
+        /* One worker process calibrates; its first line is the compute
+         * capability, and the builds start as soon as it is there. */
+        char sdir[PATH_MAX + 32];
+        snprintf(sdir, sizeof sdir, "%s/calibrate", R.scratch_root);
+        rc = afile_mkdirs(sdir, e);
+        if (rc) goto out;
+        static char *cargv[3];
+        cargv[0] = R.worker;
+        cargv[1] = "--calibrate";
+        cargv[2] = NULL;
+        super_spec sp = {R.worker, cargv, sdir, o->gpus[0], 300, 64ull << 20};
+        rc = super_start(&sp, &calib, e);
+        if (rc) goto out;
+        super_line_fn fn1[1] = {on_line};
+        void *ctx1[1] = {&calib_ctx};
+        while (!calib_ctx.info) {
+            int g = super_pump(&calib, 1, 0.05, fn1, ctx1, e);
+            if (g == SUPER_NONE) continue;
+            if (g < 0) rc = g;
+            break; /* ended without a device-info line: reported below */
         }
+        if (rc) goto out_calib;
+        const cJSON *cc = calib_ctx.info ? cJSON_GetObjectItemCaseSensitive(calib_ctx.info, "cc") : NULL;
+        if (!arch && cJSON_IsNumber(cc)) arch = cc->valueint;
+        if (!cJSON_IsNumber(cc)) goto out_calib; /* the worker failed: its error is reported there */
     }
     if (!arch) arch = 90;
     if (old_m) {
@@ -783,12 +821,10 @@ static int collect_main(opts *o, kbv_err *e)
         log_progress_start(&bp, "collect: build", n_src);
         rc = build_run(&bc, todo, n_src, build_progress, &bp, e);
         log_progress_end(&bp);
-        for (int k = 0; !rc && k < n_src; k++) {
-            if (todo[k].ok) rc = build_scan(&todo[k], e);
-            R.items[map[k]] = todo[k];
-        }
-        if (rc)
-            for (int k = 0; k < n_src; k++) build_item_clear(&todo[k]);
+        /* R.items owns the results from here on. */
+        for (int k = 0; k < n_src; k++) R.items[map[k]] = todo[k];
+        for (int k = 0; !rc && k < n_src; k++)
+            if (R.items[map[k]].ok) rc = build_scan(&R.items[map[k]], e);
         free(todo);
         free(map);
         if (rc) goto out_calib;
@@ -797,6 +833,7 @@ static int collect_main(opts *o, kbv_err *e)
 out_calib:
     if (calib) {
         super_result r;
+        if (rc) super_kill(calib);
         int rc2 = super_finish(calib, on_line, &calib_ctx, &r, e);
         if (!rc && !rc2) {
             const cJSON *err = calib_ctx.single ? cJSON_GetObjectItemCaseSensitive(calib_ctx.single, "error") : NULL;
@@ -812,6 +849,7 @@ out_calib:
             rc = rc2;
         }
         cJSON_Delete(calib_ctx.single);
+        cJSON_Delete(calib_ctx.info);
     }
     if (rc) goto out;
 
@@ -885,6 +923,11 @@ int main(int argc, char **argv)
     if (done) return 0;
     /* A dying worker must not take collect with it through its pipe. */
     signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     rc = collect_main(&o, &e);
     if (rc) {
         err_report(STAGE, &e);

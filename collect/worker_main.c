@@ -1046,6 +1046,9 @@ static int device_info(worker *w)
 
 static int calibrate(worker *w)
 {
+    /* The compute capability first: kbv-collect starts the builds on it
+     * while the measurements run. */
+    if (device_info(w)) return 1;
     cJSON *r = rec("calibration");
     struct cudaDeviceProp prop;
     cudaError_t ce = cudaSetDevice(0);
