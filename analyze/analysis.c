@@ -32,7 +32,7 @@ enum { BL_FP32 = 0, BL_TF32 = 1, N_BL = 2 };
 
 /* One variant's samples, sorted, with their logarithms. */
 typedef struct vdata {
-    double *x, *logx, *logmid; /* owned; logmid for even n only (medboot.h) */
+    double *x, *logx, *logmid, *logmid2; /* owned; the logmids for even n only (medboot.h) */
     size_t n;
     const medboot_table *t;    /* borrowed from the shared cache */
     double median;             /* NAN without samples */
@@ -98,8 +98,11 @@ static int vdata_fill(vdata *d, const run_vec *src, const medboot *mb, kbv_err *
     stats_sort(d->x, d->n);
     for (size_t i = 0; i < d->n; i++) d->logx[i] = log(d->x[i]);
     if (d->n % 2 == 0) {
-        if (!(d->logmid = malloc(d->n * sizeof *d->logmid))) return err_set(e, KBV_ENOMEM, "out of memory");
+        d->logmid = malloc(d->n * sizeof *d->logmid);
+        d->logmid2 = malloc(d->n * sizeof *d->logmid2);
+        if (!d->logmid || !d->logmid2) return err_set(e, KBV_ENOMEM, "out of memory");
         for (size_t i = 0; i + 1 < d->n; i++) d->logmid[i] = log(0.5 * (d->x[i] + d->x[i + 1]));
+        for (size_t i = 0; i + 2 < d->n; i++) d->logmid2[i] = log(0.5 * (d->x[i] + d->x[i + 2]));
     }
     d->median = stats_median_sorted(d->x, d->n);
     d->t = medboot_get(mb, d->n);
@@ -112,7 +115,8 @@ static void vdata_free(vdata *d)
     free(d->x);
     free(d->logx);
     free(d->logmid);
-    d->x = d->logx = d->logmid = NULL;
+    free(d->logmid2);
+    d->x = d->logx = d->logmid = d->logmid2 = NULL;
 }
 
 /* The bootstrap replicates of a problem's log speedups against both
@@ -130,11 +134,11 @@ static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, float
     rng_init(&rb[BL_TF32], sh->o->seed, set, prob, RNG_P_TF32);
     const vdata *c = &p->v[RUN_V_CAND];
     for (size_t b = 0; b < B; b++) {
-        double lc = medboot_draw_log(c->t, c->x, c->logx, c->logmid, &rc);
+        double lc = medboot_draw_log(c->t, c->x, c->logx, c->logmid, c->logmid2, &rc);
         for (int bl = 0; bl < N_BL; bl++) {
             if (!p->has_s[bl]) continue;
             const vdata *v = &p->v[1 + bl];
-            tmp[bl][b] = medboot_draw_log(v->t, v->x, v->logx, v->logmid, &rb[bl]) - lc;
+            tmp[bl][b] = medboot_draw_log(v->t, v->x, v->logx, v->logmid, v->logmid2, &rb[bl]) - lc;
         }
     }
     for (int bl = 0; bl < N_BL; bl++) {
@@ -168,8 +172,8 @@ double analysis_ratio_ci(const double *base_sorted, size_t nb, const double *can
     rng_init(&rc, seed, 0, 0, RNG_P_CAND);
     rng_init(&rbase, seed, 0, 0, RNG_P_FP32);
     for (size_t b = 0; b < B; b++) {
-        double c = medboot_draw_log(vc.t, vc.x, vc.logx, vc.logmid, &rc);
-        buf[b] = medboot_draw_log(vb.t, vb.x, vb.logx, vb.logmid, &rbase) - c;
+        double c = medboot_draw_log(vc.t, vc.x, vc.logx, vc.logmid, vc.logmid2, &rc);
+        buf[b] = medboot_draw_log(vb.t, vb.x, vb.logx, vb.logmid, vb.logmid2, &rbase) - c;
     }
     stats_percentile(buf, B, level, lo, hi);
     *lo = exp(*lo);

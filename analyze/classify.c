@@ -121,11 +121,12 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         else snprintf(txt, tn, "%s", st);
         return;
     }
-    size_t n_d1 = 0;
+    size_t n_d1 = 0, n_d1_skipped = 0;
     const run_check *first_fail = NULL;
     int all_unwritten = 1;
     for (size_t i = 0; i < p->n_checks; i++) {
         const run_check *c = &p->checks[i];
+        if (is_d1(c) && c->skipped) n_d1_skipped++;
         if (!is_d1(c) || c->skipped) continue;
         n_d1++;
         if (!c->pass) {
@@ -135,7 +136,8 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
     }
     if (!n_d1) {
         out->cls = CL_ERROR;
-        snprintf(txt, tn, "no D1 correctness check recorded");
+        if (n_d1_skipped) snprintf(txt, tn, "every D1 check was skipped (the fp32 reference is not finite)");
+        else snprintf(txt, tn, "no D1 correctness check recorded");
         return;
     }
     const run_probe *stale = failed_probe(p, "stale-output");

@@ -107,7 +107,7 @@ static int table_build(size_t n, medboot_table **out, kbv_err *e)
 
     if (n % 2 == 0) {
         size_t m = n / 2;
-        t->stay = calloc(3 * (n + 1), sizeof *t->stay);
+        t->stay = calloc((MEDBOOT_GAPS + 1) * (n + 1), sizeof *t->stay);
         if (!t->stay) goto nomem;
         t->inv_nm = 1.0 / (double)(n - m);
         double lc_m1 = lc_r1, lc_m = log_choose(n, m);
@@ -126,9 +126,9 @@ static int table_build(size_t n, medboot_table **out, kbv_err *e)
             if (!(s > 0)) s = 0;
             /* P(L - j <= k | J = j) = s + (1 - s) P(gap <= k), where
              * P(gap > k) = (1 - k/(n-j))^(n-m). */
-            double *st = &t->stay[3 * j];
+            double *st = &t->stay[(MEDBOOT_GAPS + 1) * j];
             st[0] = s;
-            for (size_t k = 1; k <= 2; k++) {
+            for (size_t k = 1; k <= MEDBOOT_GAPS; k++) {
                 double room = (double)(n - j);
                 double tail = (double)k >= room ? 0 : pow(1 - (double)k / room, (double)(n - m));
                 st[k] = s >= 1 || tail == 0 ? 1 : s + (1 - s) * (1 - tail);
@@ -166,7 +166,7 @@ double medboot_pair_prob(const medboot_table *t, size_t j, size_t l)
     if (j < 1 || j > n || l < j || l > n) return 0;
     double pj = t->cdf[j] - t->cdf[j - 1];
     if (!t->stay) return l == j ? pj : 0;
-    double s = t->stay[3 * j];
+    double s = t->stay[(MEDBOOT_GAPS + 1) * j];
     if (l == j) return pj * s;
     double room = (double)(n - j), e = 1 / t->inv_nm;
     double ps = pow(1 - (double)(l - j - 1) / room, e) - pow(1 - (double)(l - j) / room, e);
@@ -175,16 +175,16 @@ double medboot_pair_prob(const medboot_table *t, size_t j, size_t l)
 
 size_t medboot_draw_upper(const medboot_table *t, size_t j, double v, rng *r)
 {
-    const double *st = &t->stay[3 * j];
-    if (v < st[1]) return j + 1;
-    if (v < st[2]) return j + 2;
-    /* A gap of 3 or more: P(gap > k | gap > 2) = ((n-j-k)/(n-j-2))^(n-m),
+    const double *st = &t->stay[(MEDBOOT_GAPS + 1) * j];
+    for (size_t k = 1; k <= MEDBOOT_GAPS; k++)
+        if (v < st[k]) return j + k;
+    /* A gap beyond the table: P(gap > k | gap > G) = ((n-j-k)/(n-j-G))^(n-m),
      * inverted with a fresh uniform. */
-    if (j + 3 > t->n) return t->n;  /* no room: only reachable through rounding */
-    double room = (double)(t->n - j - 2);
+    if (j + MEDBOOT_GAPS + 1 > t->n) return t->n;  /* no room: only reachable through rounding */
+    double room = (double)(t->n - j - MEDBOOT_GAPS);
     double w = rng_u01(r);
     double s = ceil(room * -expm1(log1p(-w) * t->inv_nm));
     if (s < 1) s = 1;
     if (s > room) s = room;
-    return j + 2 + (size_t)s;
+    return j + MEDBOOT_GAPS + (size_t)s;
 }

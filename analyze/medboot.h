@@ -22,15 +22,17 @@
 #include "err.h"
 #include "rng.h"
 
+#define MEDBOOT_GAPS 6
+
 typedef struct medboot_table {
     size_t n;
     double *cdf;      /* cdf[j] = P(J <= j), j = 0..n (1-based positions); cdf[n] = 1 */
     uint32_t *guide;  /* guide[g] = smallest j with cdf[j] > g/G, g = 0..G-1 */
     double guide_scale; /* G, a few buckets per position so that the search
                            after the guide rarely takes a step */
-    /* n even: given J = j, the cumulative probabilities that L - j <= 0, 1
-     * and 2 (stay[3j .. 3j+2]); the rare longer gaps come from the closed
-     * form.  NULL when n is odd. */
+    /* n even: given J = j, the cumulative probabilities that L - j <= k for
+     * k = 0..MEDBOOT_GAPS (stay[(MEDBOOT_GAPS + 1) j + k]); the rare longer
+     * gaps come from the closed form.  NULL when n is odd. */
     double *stay;
     double inv_nm;    /* n even: 1 / (n - m) */
 } medboot_table;
@@ -68,7 +70,7 @@ static inline void medboot_draw_idx(const medboot_table *t, rng *r, size_t *j_ou
     size_t j = medboot_draw_j(t, r), l = j;
     if (t->stay) {
         double v = rng_u01(r);
-        if (v >= t->stay[3 * j]) l = medboot_draw_upper(t, j, v, r);
+        if (v >= t->stay[(MEDBOOT_GAPS + 1) * j]) l = medboot_draw_upper(t, j, v, r);
     }
     *j_out = j - 1;
     *l_out = l - 1;
@@ -83,17 +85,22 @@ static inline double medboot_draw(const medboot_table *t, const double *x, rng *
 }
 
 /* The same draw on the log scale.  logx[i] = log(x[i]); for even n,
- * logmid[i] = log((x[i] + x[i+1]) / 2) (n - 1 values, NULL for odd n), which
- * saves the logarithm in the common cases. */
+ * logmid[i] = log((x[i] + x[i+1]) / 2) and logmid2[i] = log((x[i] + x[i+2]) / 2)
+ * (NULL for odd n), which save the logarithm in the common cases. */
 static inline double medboot_draw_log(const medboot_table *t, const double *x, const double *logx,
-                                      const double *logmid, rng *r)
+                                      const double *logmid, const double *logmid2, rng *r)
 {
     size_t j = medboot_draw_j(t, r);
     if (!t->stay) return logx[j - 1];
     double v = rng_u01(r);
-    const double *st = &t->stay[3 * j];
-    if (v < st[0]) return logx[j - 1];
-    if (v < st[1]) return logmid[j - 1];
+    const double *st = &t->stay[(MEDBOOT_GAPS + 1) * j];
+    /* Counting instead of branching: the gap is as random as the draw, so
+     * a chain of branches would mispredict half the time. */
+    unsigned k = (unsigned)(v >= st[0]) + (unsigned)(v >= st[1]) + (unsigned)(v >= st[2]);
+    if (k < 3) {
+        const double *tab[3] = {logx, logmid, logmid2};
+        return tab[k][j - 1];
+    }
     size_t l = medboot_draw_upper(t, j, v, r);
     return log(0.5 * (x[j - 1] + x[l - 1]));
 }

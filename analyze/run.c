@@ -242,8 +242,9 @@ static int add_check(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
         return rc;
     c.trial = isfinite(trial) ? (long long)trial : 0;
     c.elements = -1;
-    static const char *const el_keys[] = {"elements", "numel", "n_elements"};
-    for (int k = 0; k < 3; k++) {
+    /* collect writes "count"; the other spellings are accepted too. */
+    static const char *const el_keys[] = {"count", "elements", "numel", "n_elements"};
+    for (int k = 0; k < 4; k++) {
         if (!cJSON_GetObjectItemCaseSensitive(o, el_keys[k])) continue;
         if ((rc = opt_num(o, el_keys[k], -1, &el, what, e))) return rc;
         if (el >= 0 && el < 9e18) c.elements = (long long)el;

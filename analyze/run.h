@@ -35,7 +35,7 @@ typedef struct run_check {
     int pass;
     double max_abs_err, max_rel_err;  /* HUGE_VAL where the journal has null */
     long long mismatches, nonfinite, unwritten;
-    long long elements;   /* -1 when the record does not say */
+    long long elements;   /* "count": elements compared; -1 when the record does not say */
     int tier;             /* RUN_TIER_* */
 } run_check;
 

@@ -195,7 +195,7 @@ def main():
                         ok, mism, err = False, 812, 0.02
                     rec("check", dist=dist, trial=trial, seed=a.seed, **{"pass": ok},
                         max_abs_err=err, max_rel_err=err * 1.7, mismatches=mism, nonfinite=0, unwritten=unw,
-                        tier=tier if ok else "none", elements=elements)
+                        tier=tier if ok else "none", count=elements)
             floor_ms = round(t_cand / 1.2, 6) if "near-floor" in flags else round(t_cand / 40, 6)
             for probe in PROBES:
                 failed = HACK_PROBE.get(cls) == probe

@@ -287,19 +287,20 @@ static void test_medboot_log_draw(void **state)
     medboot *m;
     assert_int_equal(medboot_new(&m, &e), 0);
     size_t n = 10;
-    double x[10], lx[10], lm[9];
+    double x[10], lx[10], lm[9], lm2[8];
     for (size_t i = 0; i < n; i++) {
         x[i] = 1 + (double)(i * i);
         lx[i] = log(x[i]);
     }
     for (size_t i = 0; i + 1 < n; i++) lm[i] = log(0.5 * (x[i] + x[i + 1]));
+    for (size_t i = 0; i + 2 < n; i++) lm2[i] = log(0.5 * (x[i] + x[i + 2]));
     assert_int_equal(medboot_prepare(m, n, &e), 0);
     const medboot_table *t = medboot_get(m, n);
     rng a, b;
     rng_init(&a, 5, 0, 0, 0);
     rng_init(&b, 5, 0, 0, 0);
     for (int i = 0; i < 100000; i++) {
-        double v = medboot_draw(t, x, &a), lv = medboot_draw_log(t, x, lx, lm, &b);
+        double v = medboot_draw(t, x, &a), lv = medboot_draw_log(t, x, lx, lm, lm2, &b);
         assert_true(fabs(log(v) - lv) < 1e-12);
     }
     medboot_free(m);
