@@ -82,7 +82,16 @@ __global__ void __launch_bounds__(THREADS) softmax_rows(const float *__restrict_
     if (VEC) {
         const float4 *x4 = reinterpret_cast<const float4 *>(xr);
         int64_t d4 = d / 4;
-        for (int64_t i = threadIdx.x; i < d4; i += THREADS) ms_add4(acc, x4[i]);
+        int64_t i = threadIdx.x;
+        /* four independent loads in flight before the dependent updates */
+        for (; i + 3 * THREADS < d4; i += 4 * THREADS) {
+            float4 v0 = x4[i], v1 = x4[i + THREADS], v2 = x4[i + 2 * THREADS], v3 = x4[i + 3 * THREADS];
+            ms_add4(acc, v0);
+            ms_add4(acc, v1);
+            ms_add4(acc, v2);
+            ms_add4(acc, v3);
+        }
+        for (; i < d4; i += THREADS) ms_add4(acc, x4[i]);
     } else {
         for (int64_t i = threadIdx.x; i < d; i += THREADS) ms_add(acc, xr[i]);
     }
