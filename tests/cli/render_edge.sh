@@ -5,8 +5,10 @@
 # synthetic run tests/fixtures/run_small.  Each must give a PDF qpdf accepts.
 # usage: tests/cli/render_edge.sh BUILD_DIR
 set -u
-# The environment must not steer the date or the templates under test.
-unset SOURCE_DATE_EPOCH KBV_TEMPLATES
+# The environment must not steer the date; the templates are this
+# checkout's, wherever the build folder is.
+unset SOURCE_DATE_EPOCH
+export KBV_TEMPLATES="$PWD/templates"
 build=$(cd "${1:-build}" && pwd)
 render="$build/kbv-render"
 fail() { echo "render_edge: $*"; exit 1; }

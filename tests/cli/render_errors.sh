@@ -5,8 +5,10 @@
 # and leave an earlier report untouched.  --help and --version exit 0.
 # usage: tests/cli/render_errors.sh BUILD_DIR
 set -u
-# The environment must not steer the date or the templates under test.
-unset SOURCE_DATE_EPOCH KBV_TEMPLATES
+# The environment must not steer the date; the templates are this
+# checkout's, wherever the build folder is.
+unset SOURCE_DATE_EPOCH
+export KBV_TEMPLATES="$PWD/templates"
 build=$(cd "${1:-build}" && pwd)
 render="$build/kbv-render"
 fail() { echo "render_errors: $*"; exit 1; }

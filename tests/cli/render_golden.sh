@@ -7,8 +7,10 @@
 # deliberate change: tests/fixtures/render_golden/update.sh build
 # usage: tests/cli/render_golden.sh BUILD_DIR
 set -u
-# The environment must not steer the date or the templates under test.
-unset SOURCE_DATE_EPOCH KBV_TEMPLATES
+# The environment must not steer the date; the templates are this
+# checkout's, wherever the build folder is.
+unset SOURCE_DATE_EPOCH
+export KBV_TEMPLATES="$PWD/templates"
 build=$(cd "${1:-build}" && pwd)
 here=tests/fixtures/render_golden
 fail() { echo "render_golden: $*"; exit 1; }
