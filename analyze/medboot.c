@@ -6,6 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* lgamma without its global sign variable (lgamma_r), so that threads may
+ * call it. */
+static double lgam(double x)
+{
+    int sign;
+    return lgamma_r(x, &sign);
+}
+
 struct medboot {
     medboot_table **by_n;  /* by_n[n], NULL where not built */
     size_t cap;
@@ -72,7 +80,7 @@ static double binom_cdf(size_t n, size_t j, size_t k, double lck)
 
 static double log_choose(size_t n, size_t k)
 {
-    return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1);
+    return lgam((double)n + 1) - lgam((double)k + 1) - lgam((double)(n - k) + 1);
 }
 
 static int table_build(size_t n, medboot_table **out, kbv_err *e)

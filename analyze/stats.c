@@ -4,6 +4,14 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* lgamma without its global sign variable (lgamma_r), so that threads may
+ * call it. */
+static double lgam(double x)
+{
+    int sign;
+    return lgamma_r(x, &sign);
+}
+
 static void insertion_sort(double *x, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -145,9 +153,9 @@ long stats_binom_quantile(long n, double q, double alpha)
     /* The pmf in log space from the log-gamma function; n is a count of
      * problems (hundreds), so the O(n) walk is cheap.  A tolerance of 1e-12
      * keeps exact fractions (alpha equal to a cdf value) on the low side. */
-    double lq = log(q), l1q = log1p(-q), lgn = lgamma((double)n + 1), cdf = 0;
+    double lq = log(q), l1q = log1p(-q), lgn = lgam((double)n + 1), cdf = 0;
     for (long k = 0; k <= n; k++) {
-        cdf += exp(lgn - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) +
+        cdf += exp(lgn - lgam((double)k + 1) - lgam((double)(n - k) + 1) +
                    (double)k * lq + (double)(n - k) * l1q);
         if (cdf >= alpha - 1e-12)
             return k;
