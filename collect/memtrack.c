@@ -249,9 +249,11 @@ cudaError_t cudaMalloc(void **p, size_t n)
 {
     need_real();
     if (!real.malloc_) return cudaErrorInitializationError;
-    cudaError_t rc = real.malloc_(p, n);
-    if (in_hook) return rc;
+    if (in_hook) return real.malloc_(p, n);
+    /* A driver-level hook reached from inside the runtime must not count
+     * the same memory twice. */
     in_hook = 1;
+    cudaError_t rc = real.malloc_(p, n);
     after_alloc(rc, rc == cudaSuccess ? *p : NULL, n, owner_now(), 0, 1);
     in_hook = 0;
     return rc;
@@ -270,9 +272,11 @@ cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
 {
     need_real();
     if (!real.malloc_async) return cudaErrorInitializationError;
-    cudaError_t rc = real.malloc_async(p, n, s);
-    if (in_hook) return rc;
+    if (in_hook) return real.malloc_async(p, n, s);
+    /* A driver-level hook reached from inside the runtime must not count
+     * the same memory twice. */
     in_hook = 1;
+    cudaError_t rc = real.malloc_async(p, n, s);
     after_alloc(rc, rc == cudaSuccess ? *p : NULL, n, owner_now(), s, 0);
     in_hook = 0;
     return rc;
@@ -291,9 +295,11 @@ cudaError_t cudaMallocFromPoolAsync(void **p, size_t n, cudaMemPool_t pool, cuda
 {
     need_real();
     if (!real.malloc_pool) return cudaErrorInitializationError;
-    cudaError_t rc = real.malloc_pool(p, n, pool, s);
-    if (in_hook) return rc;
+    if (in_hook) return real.malloc_pool(p, n, pool, s);
+    /* A driver-level hook reached from inside the runtime must not count
+     * the same memory twice. */
     in_hook = 1;
+    cudaError_t rc = real.malloc_pool(p, n, pool, s);
     after_alloc(rc, rc == cudaSuccess ? *p : NULL, n, owner_now(), s, 0);
     in_hook = 0;
     return rc;
@@ -303,9 +309,11 @@ cudaError_t cudaMallocManaged(void **p, size_t n, unsigned int flags)
 {
     need_real();
     if (!real.malloc_managed) return cudaErrorInitializationError;
-    cudaError_t rc = real.malloc_managed(p, n, flags);
-    if (in_hook) return rc;
+    if (in_hook) return real.malloc_managed(p, n, flags);
+    /* A driver-level hook reached from inside the runtime must not count
+     * the same memory twice. */
     in_hook = 1;
+    cudaError_t rc = real.malloc_managed(p, n, flags);
     after_alloc(rc, rc == cudaSuccess ? *p : NULL, n, owner_now(), 0, 1);
     in_hook = 0;
     return rc;
@@ -315,9 +323,11 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t h)
 {
     need_real();
     if (!real.malloc_pitch) return cudaErrorInitializationError;
-    cudaError_t rc = real.malloc_pitch(p, pitch, w, h);
-    if (in_hook) return rc;
+    if (in_hook) return real.malloc_pitch(p, pitch, w, h);
+    /* A driver-level hook reached from inside the runtime must not count
+     * the same memory twice. */
     in_hook = 1;
+    cudaError_t rc = real.malloc_pitch(p, pitch, w, h);
     after_alloc(rc, rc == cudaSuccess ? *p : NULL, rc == cudaSuccess ? *pitch * h : w * h,
                 owner_now(), 0, 1);
     in_hook = 0;
