@@ -121,9 +121,9 @@ static void vdata_free(vdata *d)
 
 /* The bootstrap replicates of a problem's log speedups against both
  * baselines, replicate b against baseline bl into col[b * step + bl], and
- * their percentile intervals (tmp[bl], B values each, is scratch).  The candidate's draws are shared by the two ratios;
- * each variant has its own stream, so the variants are resampled
- * independently. */
+ * their percentile intervals (tmp[bl], B values each, is scratch).  The
+ * candidate's draws are shared by the two ratios; each variant has its own
+ * stream, so the variants are resampled independently. */
 static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, float *col, size_t step,
                        double *tmp[N_BL])
 {

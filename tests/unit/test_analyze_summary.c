@@ -226,12 +226,43 @@ static void test_empty(void **state)
     run_free(r);
 }
 
+/* A correct problem with tf32 samples but no fp32 samples: no fp32 speedup,
+ * so the two baselines' geometric means cover different problems. */
+static void test_one_baseline_missing(void **state)
+{
+    (void)state;
+    static const char *const two[] = {"p1", "p2", NULL};
+    run_data *r = tu_run(SETS, two);
+    double c[] = {1, 1, 1}, f[] = {4, 4, 4}, t[] = {2, 2, 2};
+    tu_pass(r, "s", "p1", "fp32");
+    tu_times(r, "s", "p1", "candidate", c, 3);
+    tu_times(r, "s", "p1", "fp32", f, 3);
+    tu_times(r, "s", "p1", "tf32", t, 3);
+    tu_pass(r, "s", "p2", "fp32");
+    tu_times(r, "s", "p2", "candidate", c, 3);
+    tu_times(r, "s", "p2", "tf32", f, 3);
+    cJSON *a = build(r, 1, 500);
+    const cJSON *s = path(a, "sets.0");
+    assert_true(cJSON_IsNull(path(s, "problems.1.speedup.fp32")));
+    NEAR(num(s, "problems.1.speedup.tf32.estimate"), 4);
+    NEAR(num(s, "baselines.fp32.geomean_speedup_correct.estimate"), 4);
+    assert_true(num(s, "baselines.fp32.geomean_speedup_correct.n") == 1);
+    NEAR(num(s, "baselines.tf32.geomean_speedup_correct.estimate"), sqrt(2 * 4));
+    assert_true(num(s, "baselines.tf32.geomean_speedup_correct.n") == 2);
+    /* geomean_all counts the missing fp32 speedup as 1. */
+    NEAR(num(s, "baselines.fp32.geomean_speedup_all.estimate"), 2);
+    NEAR(num(s, "baselines.tf32.geomean_speedup_all.estimate"), sqrt(2 * 4));
+    cJSON_Delete(a);
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_answers),
         cmocka_unit_test(test_same_bytes),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_one_baseline_missing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
