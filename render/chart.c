@@ -400,8 +400,20 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
         int ok = bs->n_curve > 1;
         for (int j = 0; j < bs->n_curve && ok; j++)
             ok = bs->curve[j].v.ok && !isnan(bs->curve[j].v.lo) && !isnan(bs->curve[j].v.hi) && bs->curve[j].p > 0;
-        if (!ok)
+        if (!ok) {
+            /* No curve on a grid (DESIGN.md 6 requires only the fast_p
+             * points): the points' intervals as whiskers instead. */
+            canvas_color_a(c, style_set_color(st, i), 0.6);
+            canvas_width(c, st->line);
+            for (int j = 0; j < bs->n_fast_p; j++) {
+                const rm_fp *q = &bs->fast_p[j];
+                if (q->p <= 0 || !q->v.ok || isnan(q->v.lo) || isnan(q->v.hi))
+                    continue;
+                double px = amap(&ax, q->p) + (i - (m->n_sets - 1) / 2.0) * 2.0;
+                canvas_segment(c, px, amap(&ay, q->v.lo), px, amap(&ay, q->v.hi));
+            }
             continue;
+        }
         /* Many overlapping bands turn muddy; lighter ones stay readable. */
         canvas_color_a(c, style_set_color(st, i), m->n_sets > 4 ? st->band_alpha * 0.6 : st->band_alpha);
         int n = bs->n_curve;

@@ -58,6 +58,26 @@ PY
 check_pdf "$tmp/empty" "empty set"
 [ -s "$tmp/empty/report/figures/forest_empty_set_with_odd_name.svg" ] || fail "the odd set name has no forest file: $(ls "$tmp/empty/report/figures")"
 
+# Only what DESIGN.md section 6 requires: no fast_p_curve, no inflation,
+# no n_samples, no memory object.
+mkdir -p "$tmp/minimal"
+python3 - tests/fixtures/render_run/analysis.json "$tmp/minimal/analysis.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+for s in a["sets"]:
+    s.pop("inflation", None)
+    s.pop("memory", None)
+    for b in s["baselines"].values():
+        b.pop("fast_p_curve", None)
+    for p in s["problems"]:
+        p.pop("n_samples", None)
+        p.pop("max_rel_err", None)
+        p.pop("tier", None)
+json.dump(a, open(sys.argv[2], "w"), indent=2)
+PY
+"$render" "$tmp/minimal" 2>"$tmp/err" || fail "minimal analysis: exit $?: $(cat "$tmp/err")"
+check_pdf "$tmp/minimal" "minimal analysis"
+
 # SOURCE_DATE_EPOCH replaces created_utc (2001-09-09 01:46:40 UTC).
 cp -r tests/fixtures/render_run "$tmp/sde"
 SOURCE_DATE_EPOCH=1000000000 "$render" "$tmp/sde" 2>"$tmp/err" || fail "SOURCE_DATE_EPOCH: $(cat "$tmp/err")"
