@@ -5,9 +5,9 @@
  * for each.  This scanner reads one flat JSON object (string, number, true,
  * false and null values) in a single pass, checks it against the JSON
  * grammar, and keeps only the members the analysis needs.  Anything else
- * (nested values, escapes in the strings it keeps, text it does not accept)
- * is left to the general parser, which also words the error messages; so the
- * scanner decides speed, never meaning.
+ * (nested values, escapes in the strings it keeps, \u escapes anywhere, text
+ * it does not accept) is left to the general parser, which also words the
+ * error messages; so the scanner decides speed, never meaning.
  */
 #ifndef KBV_SCAN_H
 #define KBV_SCAN_H
