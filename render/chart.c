@@ -850,7 +850,7 @@ void chart_inflation(canvas *c, const chart_ctx *x, double w)
     ref_line(c, x, L, amap(&ay, 1), w - R, amap(&ay, 1));
     if (steps == 0) {
         canvas_color(c, st->text);
-        canvas_text(c, (L + w - R) / 2, (T + h - B) / 2, "no inflation steps in analysis.json", st->fs_normal, 0,
+        canvas_text(c, (L + w - R) / 2, T + (h - B - T) / 4, "no inflation steps in analysis.json", st->fs_normal, 0,
                     CANVAS_CENTER | CANVAS_MIDDLE, 0);
         legend(c, x, w - R + 12, T, 1);
         return;

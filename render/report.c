@@ -1027,7 +1027,13 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         }
         f->y += 4;
         return flow_table(f, &tabs[0], s->caption, NULL, e);
-    case SEC_INFLATION:
+    case SEC_INFLATION: {
+        int any = 0;
+        for (int i = 0; i < m->n_sets; i++)
+            any |= m->sets[i].n_infl > 0;
+        if (!any)
+            return flow_text(f, "analysis.json has no inflation steps.", r->st.fs_normal, 0, r->st.muted, 6, e);
+    }
         if ((rc = flow_table(f, &tabs[1], s->caption, NULL, e)))
             return rc;
         return flow_figure(f, FIG_INFLATION, 0, s->figure_caption, NULL, e);
