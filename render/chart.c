@@ -691,8 +691,8 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
     canvas_text(c, L + 4, T + 4, "slower, less memory", fs, 0, CANVAS_LEFT | CANVAS_TOP, 0);
     canvas_text(c, L + 4, h - B - 4, "slower, more memory", fs, 0, CANVAS_LEFT | CANVAS_BOTTOM, 0);
     if (n == 0) {
-        canvas_text(c, (L + w - R) / 2, (T + h - B) / 2, "no correct problem with memory figures", st->fs_normal, 0,
-                    CANVAS_CENTER | CANVAS_MIDDLE, 0);
+        canvas_text(c, (L + w - R) / 2, T + (h - B - T) / 4, "no correct problem with memory figures", st->fs_normal,
+                    0, CANVAS_CENTER | CANVAS_MIDDLE, 0);
     }
     clip_rect(c, L - 4, T - 4, w - R + 4, h - B + 4);
     for (int i = 0; i < n; i++) {
