@@ -128,8 +128,7 @@ static int ticks_linear(const axis *a, double step, int decimals, tick *t, int m
 }
 
 /* Horizontal axis at y, ticks and labels below; grid lines up to y_grid
- * when y_grid < y.  Labels that would touch the previous one are left out,
- * except that of 1 on a ratio axis. */
+ * when y_grid < y. */
 static void x_axis(canvas *c, const chart_ctx *x, const axis *a, const tick *t, int n, double y, double y_grid,
                    const char *title)
 {
@@ -144,7 +143,6 @@ static void x_axis(canvas *c, const chart_ctx *x, const axis *a, const tick *t, 
     canvas_color(c, st->axis);
     canvas_width(c, st->line_thin);
     canvas_segment(c, a->p0, y, a->p1, y);
-    double last_right = -1e9;
     for (int i = 0; i < n; i++) {
         double px = amap(a, t[i].v);
         canvas_segment(c, px, y, px, y + 3);
@@ -183,7 +181,6 @@ static void x_axis(canvas *c, const chart_ctx *x, const axis *a, const tick *t, 
     for (int i = 0; i < n && i < 64; i++)
         if (keep[i])
             canvas_text(c, amap(a, t[i].v), y + 5, t[i].label, fs, 0, CANVAS_CENTER | CANVAS_TOP, 0);
-    (void)last_right;
     if (title)
         canvas_text(c, (a->p0 + a->p1) / 2, y + 9 + fs + fs, title, fs, 0, CANVAS_CENTER | CANVAS_BASELINE, 0);
 }
@@ -526,7 +523,6 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     if (r1 > s->n_probs)
         r1 = s->n_probs;
     int rows = r1 - r0 > 0 ? r1 - r0 : 0;
-    double h = chart_forest_height(x, rows);
     double id_w = 0;
     for (int p = 0; p < s->n_probs; p++) {
         double tw = canvas_text_width(c, s->probs[p].id, fs, 0);
@@ -616,7 +612,7 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
                           b == 0 ? WHITE : col);
         }
     }
-    (void)h;
+
 }
 
 /* --- speed vs memory ------------------------------------------------------- */

@@ -42,7 +42,6 @@ int png_encode_rgb24(const unsigned char *data, int w, int h, int stride, double
     }
     /* Rows as RGB with the Up filter (each byte minus the one above), which
      * turns the charts' flat areas into runs of zeros. */
-    unsigned char *prev = NULL;
     for (int y = 0; y < h; y++) {
         const uint32_t *px = (const uint32_t *)(const void *)(data + (size_t)y * (size_t)stride);
         unsigned char *r = raw + (size_t)y * row;
@@ -53,8 +52,6 @@ int png_encode_rgb24(const unsigned char *data, int w, int h, int stride, double
             r[2 + 3 * x] = (unsigned char)(v >> 8);
             r[3 + 3 * x] = (unsigned char)v;
         }
-        prev = r;
-        (void)prev;
     }
     /* Apply Up from the bottom row upwards so the unfiltered row above is
      * still there when a row is filtered. */
