@@ -612,7 +612,6 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
                           b == 0 ? WHITE : col);
         }
     }
-
 }
 
 /* --- speed vs memory ------------------------------------------------------- */
