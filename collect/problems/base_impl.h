@@ -92,6 +92,12 @@ int conv_geom_from(const suite_problem *p, const kbv_tensor *x, const kbv_tensor
  * algorithm of each variant with cudnnFind*; the workspace it needs comes
  * from base_need_ws of b. */
 int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_err *e);
+/* For a depthwise 2D convolution, times cuDNN's choice against kbv's
+ * direct depthwise kernel (PyTorch's own method for float32) on the given
+ * buffers (contents irrelevant; y is overwritten) and keeps the faster per
+ * variant; a no-op for other convolutions or NULL buffers.  Synchronises s. */
+int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w, float *y,
+                     cudaStream_t s, kbv_err *e);
 /* y = conv(x, w) (+ bias[c] when bias is not NULL) on stream s. */
 int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
                     const float *bias, float *y, cudaStream_t s, kbv_err *e);

@@ -122,6 +122,7 @@ struct conv_runner {
     cudnnConvolutionDescriptor_t cd[2];   /* per variant */
     int algo[2];                          /* cudnnConvolutionFwdAlgo_t or BwdDataAlgo_t */
     size_t ws[2];
+    int direct[2];                        /* per variant: the direct depthwise kernel instead */
 };
 
 namespace {
@@ -311,12 +312,110 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     return 0;
 }
 
+namespace {
+
+/* Depthwise 2D convolution (groups = Cin = Cout, weight [C, 1, kh, kw]),
+ * one thread per output element, as PyTorch's own depthwise kernel (which
+ * PyTorch uses for float32 rather than cuDNN).  grid (x: outputs of a
+ * plane, y: planes n * C + c); the taps of the plane's filter are read
+ * through the cache. */
+__global__ void __launch_bounds__(256) dw_conv2d(const float *__restrict__ x,
+                                                 const float *__restrict__ w,
+                                                 const float *__restrict__ bias,
+                                                 float *__restrict__ y, long long planes, int C,
+                                                 int H, int W, int OH, int OW, int kh, int kw, int sh,
+                                                 int sw, int ph, int pw, int dh, int dw)
+{
+    unsigned per = (unsigned)OH * (unsigned)OW;
+    for (long long plane = blockIdx.y; plane < planes; plane += gridDim.y) {
+        int c = (int)(plane % C);
+        const float *xp = x + plane * H * W;
+        const float *wp = w + (long long)c * kh * kw;
+        float b0 = bias ? bias[c] : 0.0f;
+        for (unsigned u = blockIdx.x * blockDim.x + threadIdx.x; u < per; u += gridDim.x * blockDim.x) {
+            int oh = (int)(u / (unsigned)OW), ow = (int)(u % (unsigned)OW);
+            int h0 = oh * sh - ph, w0 = ow * sw - pw;
+            float acc = 0.0f;
+            for (int i = 0; i < kh; i++) {
+                int hh = h0 + i * dh;
+                if (hh < 0 || hh >= H) continue;
+                const float *row = xp + (long long)hh * W;
+                for (int j = 0; j < kw; j++) {
+                    int ww = w0 + j * dw;
+                    if (ww < 0 || ww >= W) continue;
+                    acc = fmaf(row[ww], wp[i * kw + j], acc);
+                }
+            }
+            y[plane * per + u] = acc + b0;
+        }
+    }
+}
+
+int is_depthwise2d(const conv_geom *g)
+{
+    return g->nd == 2 && !g->transposed && g->groups == g->cin && g->cin == g->cout && g->groups > 1;
+}
+
+void run_direct(const base_ctx *b, const conv_runner *r, const float *x, const float *w,
+                const float *bias, float *y, cudaStream_t s)
+{
+    const conv_geom *g = &r->g;
+    long long planes = g->n * g->cin, per = g->out[0] * g->out[1];
+    unsigned gy = (unsigned)(planes < 65535 ? planes : 65535);
+    long long gx = (per + 255) / 256, want = (long long)b->sm_count * 64 / (long long)gy;
+    if (want < 1) want = 1;
+    if (gx > want) gx = want;
+    dw_conv2d<<<dim3((unsigned)gx, gy), 256, 0, s>>>(x, w, bias, y, planes, (int)g->cin, (int)g->in[0],
+                                                     (int)g->in[1], (int)g->out[0], (int)g->out[1],
+                                                     g->k[0], g->k[1], g->s[0], g->s[1], g->p[0],
+                                                     g->p[1], g->d[0], g->d[1]);
+}
+
+} /* namespace */
+
+int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w, float *y,
+                     cudaStream_t s, kbv_err *e)
+{
+    if (!is_depthwise2d(&r->g) || !x || !w || !y) return 0;
+    cudaEvent_t t0 = NULL, t1 = NULL;
+    if (cudaEventCreate(&t0) != cudaSuccess || cudaEventCreate(&t1) != cudaSuccess) {
+        if (t0) cudaEventDestroy(t0);
+        cudaGetLastError();
+        return 0;   /* no timing, no tuning: cuDNN it is */
+    }
+    int rc = 0;
+    for (int v = 0; v < 2 && !rc; v++) {
+        float best[2] = { 0, 0 };
+        for (int way = 0; way < 2 && !rc; way++) {
+            r->direct[v] = way;
+            for (int rep = 0; rep < 4 && !rc; rep++) {   /* one warm-up, three timed */
+                cudaEventRecord(t0, s);
+                rc = conv_runner_run(b, r, (base_variant)v, x, w, NULL, y, s, e);
+                cudaEventRecord(t1, s);
+                cudaEventSynchronize(t1);
+                float ms = 0;
+                cudaEventElapsedTime(&ms, t0, t1);
+                if (rep > 0) best[way] = rep == 1 || ms < best[way] ? ms : best[way];
+            }
+        }
+        r->direct[v] = !rc && best[1] < best[0];
+    }
+    cudaEventDestroy(t0);
+    cudaEventDestroy(t1);
+    return rc;
+}
+
 int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
                     const float *bias, float *y, cudaStream_t s, kbv_err *e)
 {
     const dnn_api &A = r->api;
     int vi = v == BASE_TF32 ? 1 : 0;
     const float one = 1.0f, zero = 0.0f;
+    if (r->direct[vi]) {
+        run_direct(b, r, x, w, bias, y, s);
+        cudaError_t ce = cudaGetLastError();
+        return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "depthwise launch", ce);
+    }
     cudnnStatus_t st = A.cudnnSetStream(r->h, s);
     if (st == CUDNN_STATUS_SUCCESS) {
         if (!r->g.transposed)
@@ -383,6 +482,9 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
             cs->mid = NULL;
             return base_cuda_err(e, b, "intermediate buffer", ce);
         }
+        rc = conv_runner_tune(b, cs->r1, (const float *)x->data, (const float *)w->data, cs->mid,
+                              ex->stream, e);
+        if (rc) return rc;
         conv_geom g2;
         memset(&g2, 0, sizeof g2);
         g2.nd = 2;
@@ -398,7 +500,10 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     }
     rc = conv_geom_from(b->p, x, w, y, op == OP_CONV_T, &g, e);
     if (rc) return rc;
-    return conv_runner_create(b, &g, &cs->r1, e);
+    rc = conv_runner_create(b, &g, &cs->r1, e);
+    if (rc) return rc;
+    return conv_runner_tune(b, cs->r1, (const float *)x->data, (const float *)w->data,
+                            (float *)y->data, ex->stream, e);
 }
 
 int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
