@@ -51,8 +51,10 @@ const medboot_table *medboot_get(const medboot *m, size_t n)
 /* P(Binomial(n, j/n) <= k), summed from the k end of the shorter tail: the
  * terms fall monotonically away from k on that side, so the walk stops when
  * they no longer change the sum, and a term that underflows really is
- * negligible.  lck = log(n choose k). */
-static double binom_cdf(size_t n, size_t j, size_t k, double lck)
+ * negligible.  lck = log(n choose k); down[i] = i / (n - i + 1) and
+ * up[i] = (n - i) / (i + 1), the ratios of neighbouring binomial
+ * coefficients, computed once per n. */
+static double binom_cdf(size_t n, size_t j, size_t k, double lck, const double *down, const double *up)
 {
     if (k >= n) return 1;
     if (j == 0) return 1;
@@ -61,17 +63,17 @@ static double binom_cdf(size_t n, size_t j, size_t k, double lck)
     double t = exp(lck + (double)k * log(p) + (double)(n - k) * log(q));
     if ((double)k <= (double)n * p) {
         /* Lower tail: i = k, k-1, ..., 0. */
-        double sum = t;
+        double sum = t, qp = q / p;
         for (size_t i = k; i > 0 && t > 1e-18 * sum; i--) {
-            t *= (double)i / (double)(n - i + 1) * (q / p);
+            t *= down[i] * qp;
             sum += t;
         }
         return sum > 1 ? 1 : sum;
     }
     /* Upper tail from k+1: pmf(k+1) = pmf(k) (n-k)/(k+1) p/q. */
-    double sum = 0;
+    double sum = 0, pq = p / q;
     for (size_t i = k; i < n; i++) {
-        t *= (double)(n - i) / (double)(i + 1) * (p / q);
+        t *= up[i] * pq;
         sum += t;
         if (t <= 1e-18 * sum) break;
     }
@@ -86,16 +88,26 @@ static double log_choose(size_t n, size_t k)
 static int table_build(size_t n, medboot_table **out, kbv_err *e)
 {
     medboot_table *t = calloc(1, sizeof *t);
-    if (!t) goto nomem;
+    double *down = malloc((n + 1) * sizeof *down), *up = malloc((n + 1) * sizeof *up);
+    double *g_r1 = malloc((n + 1) * sizeof *g_r1);
+    if (!t || !down || !up || !g_r1) goto nomem;
     t->n = n;
     t->cdf = calloc(n + 1, sizeof *t->cdf);
     if (!t->cdf) goto nomem;
+    for (size_t i = 0; i <= n; i++) {
+        down[i] = (double)i / (double)(n - i + 1);
+        up[i] = (double)(n - i) / (double)(i + 1);
+    }
 
     size_t r = (n + 1) / 2;  /* the (lower) middle order statistic */
     double lc_r1 = log_choose(n, r - 1);
+    /* g_r1[j] = P(C(j) <= r - 1), C(j) ~ Binomial(n, j/n); P(J <= j) is its
+     * complement. */
     t->cdf[0] = 0;
+    g_r1[0] = 1;
     for (size_t j = 1; j <= n; j++) {
-        double c = 1 - binom_cdf(n, j, r - 1, lc_r1);
+        g_r1[j] = binom_cdf(n, j, r - 1, lc_r1, down, up);
+        double c = 1 - g_r1[j];
         t->cdf[j] = c < t->cdf[j - 1] ? t->cdf[j - 1] : c;
     }
     t->cdf[n] = 1;
@@ -118,11 +130,12 @@ static int table_build(size_t n, medboot_table **out, kbv_err *e)
         t->stay = calloc((MEDBOOT_GAPS + 1) * (n + 1), sizeof *t->stay);
         if (!t->stay) goto nomem;
         t->inv_nm = 1.0 / (double)(n - m);
-        double lc_m1 = lc_r1, lc_m = log_choose(n, m);
+        double lc_m = log_choose(n, m);
         for (j = 1; j <= n; j++) {
-            double g_prev_m1 = binom_cdf(n, j - 1, m - 1, lc_m1);
-            double g_m1 = binom_cdf(n, j, m - 1, lc_m1);
-            double g_m = binom_cdf(n, j, m, lc_m);
+            /* r - 1 = m - 1 for even n: those values are in g_r1. */
+            double g_prev_m1 = g_r1[j - 1];
+            double g_m1 = g_r1[j];
+            double g_m = binom_cdf(n, j, m, lc_m, down, up);
             double both = j > 1 && j < n
                 ? exp(lc_m + (double)m * log((double)(j - 1) / (double)n) +
                       (double)(n - m) * log((double)(n - j) / (double)n))
@@ -144,9 +157,15 @@ static int table_build(size_t n, medboot_table **out, kbv_err *e)
             }
         }
     }
+    free(down);
+    free(up);
+    free(g_r1);
     *out = t;
     return 0;
 nomem:
+    free(down);
+    free(up);
+    free(g_r1);
     table_free(t);
     return err_set(e, KBV_ENOMEM, "out of memory building median bootstrap tables");
 }

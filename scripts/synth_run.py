@@ -98,6 +98,9 @@ def main():
     ap.add_argument("--problems", type=int, default=6)
     ap.add_argument("--sets", type=int, default=3)
     ap.add_argument("--samples", type=int, default=31)
+    ap.add_argument("--min-samples", type=int, default=0,
+                    help="when set, each variant stops after its own count, uniform in [min-samples, samples], "
+                         "as collect's adaptive stopping gives")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--sigma", type=float, default=0.03, help="log-scale spread of timing noise")
     ap.add_argument("--gz", action="store_true", help="write samples.jsonl.gz")
@@ -211,10 +214,13 @@ def main():
             true = {"candidate": t_cand, "fp32": t_fp32, "tf32": t_tf32}
             sig = a.sigma
             pre = '{"type":"time","set":%s,"problem":%s,"variant":"' % (json.dumps(s), json.dumps(p))
+            count = {v: (rnd.randint(a.min_samples, a.samples) if a.min_samples else a.samples) for v in true}
             for rd in range(a.samples):
                 order = ["fp32", "tf32", "candidate"]
                 rnd.shuffle(order)
                 for v in order:
+                    if rd >= count[v]:
+                        continue
                     g = true[v] * math.exp(rnd.gauss(0, sig))
                     w = g + 0.004 + rnd.random() * 0.002
                     out('%s%s","round":%d,"gpu_ms":%r,"wall_ms":%r,"sm_mhz":1980}' % (pre, v, rd, round(g, 9), round(w, 9)))
