@@ -95,7 +95,8 @@ int resume_prepare(const char *path, resume_done *done, resume_stats *st, kbv_er
     }
     jnl_close(r);
     if (rc < 0) goto fail;
-    qsort(done->keys, (size_t)done->n, sizeof *done->keys, cmp_key);
+    /* qsort and bsearch take no NULL array, even with no elements. */
+    if (done->n > 0) qsort(done->keys, (size_t)done->n, sizeof *done->keys, cmp_key);
 
     /* Pass 2: keep the records of done pairs, in their order. */
     rc = jnl_open_file(path, &r, e);
@@ -114,7 +115,7 @@ int resume_prepare(const char *path, resume_done *done, resume_stats *st, kbv_er
         }
         int is_status;
         char *k = line_key(line, len, &is_status);
-        int keep = k && bsearch(&k, done->keys, (size_t)done->n, sizeof *done->keys, cmp_key);
+        int keep = k && done->n > 0 && bsearch(&k, done->keys, (size_t)done->n, sizeof *done->keys, cmp_key);
         free(k);
         if (!keep) {
             st->dropped++;
