@@ -75,6 +75,7 @@ include collect/module.mk
 include collect/run.mk
 include collect/prompt.mk
 include tests/module.mk
+include tests/fuzz/fuzz.mk
 
 all: $(PROGRAMS)
 ifeq ($(HAVE_NVCC),1)

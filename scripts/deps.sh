@@ -8,7 +8,7 @@
 set -u
 packages=(build-essential pkg-config libcjson-dev libssl-dev zlib1g-dev libcairo2-dev
           libhpdf-dev fonts-dejavu-core libcmocka-dev qpdf poppler-utils libxml2-utils
-          librsvg2-bin python3 slurm-wlm munge)
+          librsvg2-bin python3 slurm-wlm munge clang libclang-rt-14-dev)
 
 # What each package provides that kbv uses, so that `check` looks at the
 # files themselves (packages installed another way count too).
@@ -36,6 +36,11 @@ have_all() {
     command -v pdftotext >/dev/null || missing+=(poppler-utils)
     command -v xmllint >/dev/null || missing+=(libxml2-utils)
     command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+    # tests/fuzz/ (make fuzz-ci): clang and its libFuzzer runtime, which
+    # Debian ships in libclang-rt-14-dev (only recommended by clang-14).
+    command -v clang >/dev/null || missing+=(clang)
+    compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ||
+        missing+=(libclang-rt-14-dev)
     # tests/slurm/ starts a one-node Slurm cluster; KBV_SKIP_SLURM=1 skips it.
     if [ "${KBV_SKIP_SLURM:-0}" != 1 ]; then
         # The daemons live in /usr/sbin, which a user's PATH may lack.
