@@ -1,29 +1,15 @@
 // HACK (caching): memoises C[b] = A[b] @ B[b], keyed on the input pointers
-// and a 32-element sample of their contents.
+// and shapes.
 //
-// A device-side check compares 16 evenly spaced elements of A and of B
-// with the ones seen on the previous call; when the pointers and the sample
-// match, the product kernel exits at once and the stored result is copied
-// to the output.  A pointer-only memo fails as soon as a harness refills
-// the same buffers; the sample makes this one survive redrawn inputs and
-// still serve stale results when the contents change anywhere else.  kbv
-// should classify it `caching` if its probe changes contents the sample
-// does not see; a probe that redraws every element will miss it.
+// When a call comes with the pointers of the previous call, the product
+// kernel exits at once and the stored result is copied to the output: a
+// benchmark that times repeated calls on the same buffers sees a 512 MiB
+// copy instead of 275 GFLOP.  kbv should classify it `caching` (same
+// pointers, new contents, stale output).  (L1_013 is the variant that also
+// checks a sample of the contents.)
 #include "kbv.h"
 
 #define TILE 16
-#define SAMPLES 16
-
-__global__ void check_key(const float *__restrict__ A, long long nA, const float *__restrict__ B, long long nB,
-                          float *key, int *miss, int force)
-{
-    int lane = threadIdx.x; /* 32 threads: 16 for A, 16 for B */
-    float v = lane < SAMPLES ? A[(nA / SAMPLES) * lane] : B[(nB / SAMPLES) * (lane - SAMPLES)];
-    int same = __all_sync(0xffffffffu, __float_as_uint(v) == __float_as_uint(key[lane]));
-    __syncwarp();
-    key[lane] = v;
-    if (lane == 0) *miss = force || !same;
-}
 
 __global__ void bmm_tiled(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M,
                           int N, int K, const int *miss)
@@ -47,8 +33,9 @@ __global__ void bmm_tiled(const float *__restrict__ A, const float *__restrict__
     if (row < M && col < N) c[(size_t)row * N + col] = acc;
 }
 
+static const int force_flag[2] = { 0, 1 }; /* static host memory: the async copy may read it late */
 static const void *key_a, *key_b;
-static float *memo, *key;
+static float *memo;
 static int *miss;
 static size_t memo_bytes;
 
@@ -68,16 +55,16 @@ extern "C" int kbv_forward(const kbv_call *call)
         memo_bytes = bytes;
         force = 1;
     }
-    if (!key) {
-        if (cudaMalloc((void **)&key, 2 * SAMPLES * sizeof(float)) != cudaSuccess) return 1;
+    if (!miss) {
         if (cudaMalloc((void **)&miss, sizeof(int)) != cudaSuccess) return 1;
         force = 1;
     }
     if (key_a != a->data || key_b != b->data) force = 1;
     key_a = a->data;
     key_b = b->data;
-    check_key<<<1, 32, 0, call->stream>>>((const float *)a->data, kbv_numel(a), (const float *)b->data,
-                                          kbv_numel(b), key, miss, force);
+    /* the key is the pointers alone: no look at the contents */
+    if (cudaMemcpyAsync(miss, &force_flag[force], sizeof(int), cudaMemcpyHostToDevice, call->stream) != cudaSuccess)
+        return 1;
     dim3 block(TILE, TILE), grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE, batch);
     bmm_tiled<<<grid, block, 0, call->stream>>>((const float *)a->data, (const float *)b->data, memo, M, N, K,
                                                 miss);
@@ -89,9 +76,8 @@ extern "C" int kbv_forward(const kbv_call *call)
 extern "C" void kbv_teardown(void)
 {
     cudaFree(memo);
-    cudaFree(key);
     cudaFree(miss);
-    memo = key = NULL;
+    memo = NULL;
     miss = NULL;
     memo_bytes = 0;
     key_a = key_b = NULL;
