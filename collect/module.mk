@@ -32,7 +32,8 @@ $(GPU_LIB): $(call objs,$(GPU_SRCS))
 # A baseline benchmark (kbv-only timing) and a shared library with a small
 # C API (collect/bench_api.h) that tests/parity/parity.py loads with ctypes
 # to run kbv's generator and baselines on PyTorch's buffers.
-PROGRAMS += $(BUILD)/kbv-baseline-bench $(BUILD)/libkbv_baseline.so
+PROGRAMS += $(BUILD)/kbv-baseline-bench
+all: $(BUILD)/libkbv_baseline.so
 $(OBJ)/collect/bench_main.o: CPPFLAGS += -Icollect -I$(CUDA_HOME)/include
 $(BUILD)/kbv-baseline-bench: $(OBJ)/collect/bench_main.o $(GPU_LIB) $(SUITE_LIB) $(COMMON_LIB)
 	$(call msg,LINK,$@)

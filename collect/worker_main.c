@@ -856,7 +856,7 @@ static void timing(worker *w, void **in)
 
 static void probes_after_timing(worker *w)
 {
-    char det[768];
+    char det[1200];
     /* Deferred work: fingerprints, wall vs event time, host threads. */
     char why[400];
     int t_pass = verdict_deferred_timing(w->med_gpu[V_CAND], w->med_wall[V_CAND], w->med_gpu[V_FP32],

@@ -467,6 +467,10 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     A.L = S > 1 ? S : C;
     A.bias = sp->has_bias ? (const float *)c->inputs[2].data : NULL;
     fill_ops(&A, sp->ew1, c);
+    /* A per-channel bias straight before a batch or instance norm shifts
+     * every value of its statistic group equally, so the norm removes it
+     * exactly: skip the pass that would add it. */
+    if (A.n_ops == 0 && (sp->mid == MID_BATCHNORM || sp->mid == MID_INSTANCENORM)) A.bias = NULL;
     if (A.bias || A.n_ops) launch_ew(b, pre, pre, A, s);
     /* 3. middle stage */
     ew_args B;
