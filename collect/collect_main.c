@@ -534,16 +534,15 @@ static int pair_epilogue(run *R, int pi, pair_ctx *pc, const super_result *r, kb
     char detail[8192];
     decide_status(pc, r, R->o->timeout_s, &status, detail, sizeof detail);
     cJSON *rec = rec_status(pc->set, pc->problem, status, detail);
+    if (rec) cJSON_AddNumberToObject(rec, "seconds", r->seconds);
     int rc = rec ? jnl_append(R->jw, rec, e) : err_set(e, KBV_ENOMEM, "out of memory");
-    if (!rc) {
-        cJSON_AddNumberToObject(rec, "seconds", r->seconds);
-        rc = jnl_sync(R->jw, e);
-    }
+    if (!rc) rc = jnl_sync(R->jw, e);
+    /* status may point into pc->status: report before freeing it. */
+    if (strcmp(status, "ok") != 0)
+        log_info(STAGE, "%s/%s: %s: %.200s", pc->set, pc->problem, status, detail);
     cJSON_Delete(rec);
     cJSON_Delete(pc->status);
     pc->status = NULL;
-    if (strcmp(status, "ok") != 0)
-        log_info(STAGE, "%s/%s: %s: %.200s", pc->set, pc->problem, status, detail);
     (void)pi;
     return rc;
 }
