@@ -642,6 +642,7 @@ static int run_pairs(run *R, kbv_err *e)
                 cJSON_Delete(pc[g].status);
             }
     }
+    R->prog.done = R->n_done;
     log_progress_end(&R->prog);
     return rc;
 }
