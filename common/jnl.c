@@ -81,8 +81,10 @@ static int fill(jnl_reader *r, kbv_err *e)
     if (n == 0) {
         int zerr;
         gzerror(r->gz, &zerr);
-        /* A truncated .gz stream reads as an early end with Z_BUF_ERROR. */
-        if (zerr == Z_BUF_ERROR && !gzeof(r->gz))
+        /* A truncated .gz stream reads as an early end with Z_BUF_ERROR
+         * ("unexpected end of file"); gzeof() is set then too, so it cannot
+         * tell the two apart.  A plain file never reports Z_BUF_ERROR. */
+        if (zerr == Z_BUF_ERROR)
             return err_set(e, KBV_EINPUT, "%s: truncated compressed stream", r->path);
         r->eof = 1;
     }
