@@ -30,8 +30,14 @@ endif
 
 HAVE_NVCC := $(shell command -v $(NVCC) >/dev/null 2>&1 && echo 1)
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(shell command -v $(NVCC) 2>/dev/null)))
+# A copy of the tree without .git (a GPU host) is told its commit by KBV_GIT_COMMIT.
+ifneq ($(KBV_GIT_COMMIT),)
+GIT_COMMIT := $(KBV_GIT_COMMIT)
+GIT_DIRTY  :=
+else
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY  := $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo -dirty)
+endif
 
 DEPS_INC  := $(if $(DEPS_ROOT),-I$(DEPS_ROOT)/usr/include)
 comma := ,
