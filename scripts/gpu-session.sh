@@ -24,7 +24,7 @@ fi
 
 if has build; then
     log "build"
-    make -j"$jobs" DEPS_ROOT="$root" all >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+    make -j"$jobs" DEPS_ROOT="$root" all tests >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
     tail -1 "$out/build.log"
 fi
 if has test-gpu; then
@@ -50,7 +50,7 @@ if has report && [ -d runs/gpu-session ]; then
 fi
 if has parity && [ -x tests/parity/run.sh ]; then
     log "parity"
-    tests/parity/run.sh build "$out" >"$out/parity.log" 2>&1; echo "parity exit $?"; tail -15 "$out/parity.log"
+    tests/parity/run.sh build --out "$out/parity.json" >"$out/parity.log" 2>&1; echo "parity exit $?"; tail -15 "$out/parity.log"
 fi
 if has bench && [ -x scripts/bench-collect.sh ]; then
     log "bench-collect"
