@@ -1154,11 +1154,14 @@ __global__ void attend(const float *__restrict__ Q, const float *__restrict__ K,
     const float *qr = Q + (bh * S + q) * E;
     const float *kb = K + bh * S * E, *vb = V + bh * S * E;
     float *orow = O + (bh * S + q) * E;
-    for (long long j = threadIdx.x; j < S; j += THREADS) {
+    /* one warp per key: the lanes walk the key's row together (coalesced) */
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (long long j = warp; j < S; j += THREADS / 32) {
         const float *kr = kb + j * E;
         float d = 0.0f;
-        for (long long e = 0; e < E; e++) d += qr[e] * kr[e];
-        sc[j] = d * scale;
+        for (long long e = lane; e < E; e += 32) d += qr[e] * kr[e];
+        for (int o = 16; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+        if (lane == 0) sc[j] = d * scale;
     }
     __syncthreads();
     float m = -INFINITY;

@@ -1,5 +1,5 @@
 // naive: direct convolution, one thread per output element.
-// L1_050_conv_standard_2d__square_input__square_kernel: out = self.conv2d(x)
+// L1_050_conv_standard_2d__square_input__square_kernel: out = torch.nn.functional.conv2d(x, weight, bias, stride=4, padding=2)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,5 +1,5 @@
 // naive: direct convolution, one thread per output element.
-// L1_054_conv_standard_3d__square_input__square_kernel: out = self.conv3d(x)
+// L1_054_conv_standard_3d__square_input__square_kernel: out = torch.nn.functional.conv3d(x, weight)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_057_conv_transposed_2d__square_input__square_kernel: out = self.conv_transpose2d(x)
+// L1_057_conv_transposed_2d__square_input__square_kernel: out = torch.nn.functional.conv_transpose2d(x, weight)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

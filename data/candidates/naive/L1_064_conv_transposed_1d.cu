@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_064_conv_transposed_1d: out = self.conv_transpose1d(x)
+// L1_064_conv_transposed_1d: out = torch.nn.functional.conv_transpose1d(x, weight)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

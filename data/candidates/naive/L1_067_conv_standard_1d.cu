@@ -1,5 +1,5 @@
 // naive: direct convolution, one thread per output element.
-// L1_067_conv_standard_1d: out = self.conv1d(x)
+// L1_067_conv_standard_1d: out = torch.nn.functional.conv1d(x, weight)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

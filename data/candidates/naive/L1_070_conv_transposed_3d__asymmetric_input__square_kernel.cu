@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_070_conv_transposed_3d__asymmetric_input__square_kernel: out = self.conv_transpose3d(x)
+// L1_070_conv_transposed_3d__asymmetric_input__square_kernel: out = torch.nn.functional.conv_transpose3d(x, weight)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_072_conv_transposed_3d_asymmetric_input_asymmetric_kernel___strided_padded_grouped: out = self.conv_transpose3d(x)
+// L1_072_conv_transposed_3d_asymmetric_input_asymmetric_kernel___strided_padded_grouped: out = torch.nn.functional.conv_transpose3d(x, weight, stride=2, padding=(1, 2, 3), output_padding=1, groups=4)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_074_conv_transposed_1d_dilated: out = self.conv_transpose1d(x)
+// L1_074_conv_transposed_1d_dilated: out = torch.nn.functional.conv_transpose1d(x, weight, dilation=3)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

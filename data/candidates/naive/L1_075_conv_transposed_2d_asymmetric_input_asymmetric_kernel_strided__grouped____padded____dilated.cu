@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_075_conv_transposed_2d_asymmetric_input_asymmetric_kernel_strided__grouped____padded____dilated: out = self.conv_transpose2d(x)
+// L1_075_conv_transposed_2d_asymmetric_input_asymmetric_kernel_strided__grouped____padded____dilated: out = torch.nn.functional.conv_transpose2d(x, weight, stride=(2, 3), padding=(1, 2), groups=4, dilation=(2, 1))
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,5 +1,5 @@
 // naive: direct convolution, one thread per output element.
-// L1_076_conv_standard_1d_dilated_strided: out = self.conv1d(x)
+// L1_076_conv_standard_1d_dilated_strided: out = torch.nn.functional.conv1d(x, weight, stride=3, dilation=4)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_077_conv_transposed_3d_square_input_square_kernel___padded____dilated____strided: out = self.conv_transpose3d(x)
+// L1_077_conv_transposed_3d_square_input_square_kernel___padded____dilated____strided: out = torch.nn.functional.conv_transpose3d(x, weight, stride=2, padding=1, dilation=2)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

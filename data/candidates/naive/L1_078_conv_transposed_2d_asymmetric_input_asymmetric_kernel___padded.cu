@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_078_conv_transposed_2d_asymmetric_input_asymmetric_kernel___padded: out = self.conv_transpose2d(x)
+// L1_078_conv_transposed_2d_asymmetric_input_asymmetric_kernel___padded: out = torch.nn.functional.conv_transpose2d(x, weight, padding=(1, 3))
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_079_conv_transposed_1d_asymmetric_input_square_kernel___padded____strided____dilated: out = self.conv_transpose1d(x)
+// L1_079_conv_transposed_1d_asymmetric_input_square_kernel___padded____strided____dilated: out = torch.nn.functional.conv_transpose1d(x, weight, stride=2, padding=1, dilation=2)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

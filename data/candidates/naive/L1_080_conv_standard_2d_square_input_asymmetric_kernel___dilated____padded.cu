@@ -1,5 +1,5 @@
 // naive: direct convolution, one thread per output element.
-// L1_080_conv_standard_2d_square_input_asymmetric_kernel___dilated____padded: out = self.conv2d(x)
+// L1_080_conv_standard_2d_square_input_asymmetric_kernel___dilated____padded: out = torch.nn.functional.conv2d(x, weight, padding=(2, 4), dilation=(2, 3))
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,5 +1,5 @@
 // naive: transposed convolution, one thread per output element.
-// L1_081_conv_transposed_2d_asymmetric_input_square_kernel___dilated____padded____strided: out = self.conv_transpose2d(x)
+// L1_081_conv_transposed_2d_asymmetric_input_square_kernel___dilated____padded____strided: out = torch.nn.functional.conv_transpose2d(x, weight, stride=5, padding=1, dilation=2)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

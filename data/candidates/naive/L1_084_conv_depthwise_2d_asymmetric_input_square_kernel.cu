@@ -1,5 +1,5 @@
 // naive: direct convolution, one thread per output element.
-// L1_084_conv_depthwise_2d_asymmetric_input_square_kernel: out = self.conv2d(x)
+// L1_084_conv_depthwise_2d_asymmetric_input_square_kernel: out = torch.nn.functional.conv2d(x, weight, groups=128)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,5 +1,5 @@
 // naive: depthwise 3x3 into a scratch tensor, then the pointwise 1x1, both direct.
-// L1_086_conv_depthwise_separable_2d: out = self.pointwise(self.depthwise(x))
+// L1_086_conv_depthwise_separable_2d: out = torch.nn.functional.conv2d(torch.nn.functional.conv2d(x, depthwise.weight, padding=1, groups=64), pointwise.weight)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"
