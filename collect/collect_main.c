@@ -336,12 +336,14 @@ static void decide_status(const pair_ctx *c, const super_result *r, double timeo
                  c->last[0] ? c->last : "none", tail[0] ? "; output: " : "", tail);
     } else if (r->signo > 0) {
         *status = "crash";
-        snprintf(detail, n, "worker killed by %s (%d) after %s%s%s", signal_name(r->signo), r->signo,
-                 c->last[0] ? c->last : "start", tail[0] ? "; output: " : "", tail);
+        snprintf(detail, n, "worker killed by %s (%d) %s%s%s%s", signal_name(r->signo), r->signo,
+                 c->last[0] ? "after " : "before its first record", c->last, tail[0] ? "; output: " : "",
+                 tail);
     } else {
         *status = "crash";
-        snprintf(detail, n, "worker exited with status %d without a result after %s%s%s", r->code,
-                 c->last[0] ? c->last : "start", tail[0] ? "; output: " : "", tail);
+        snprintf(detail, n, "worker exited with status %d without a result, %s%s%s%s", r->code,
+                 c->last[0] ? "after " : "before its first record", c->last, tail[0] ? "; output: " : "",
+                 tail);
     }
     if (c->invalid && strlen(detail) + 64 < n)
         snprintf(detail + strlen(detail), n - strlen(detail), " (%ld invalid worker lines: %s)",

@@ -1,0 +1,80 @@
+#!/bin/bash
+# kbv-collect and kbv-worker end to end on a CPU stand-in for the GPU
+# (tests/fakegpu: a fake CUDA runtime and GPU library on host memory, fake
+# candidates built by a fake nvcc).  The worker's own code is compiled
+# unchanged, so this runs the whole protocol without a GPU: one candidate per
+# class, a crasher, a hanger, an out-of-memory and an illegal address, each
+# classified by kbv-analyze as its set.json expects; then a kill -9 in the
+# middle of a run and --resume, with every pair in the journal exactly once.
+# Skipped (pass) without the CUDA headers.
+set -u
+B=${1:-build}
+CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
+[ -f "$CUDA_INC/cuda_runtime_api.h" ] || { echo "skip: no CUDA headers"; exit 0; }
+for l in libkbv_collecthost.a libkbv_suite.a libkbv_common.a; do
+    [ -f "$B/$l" ] || { echo "collect_fake: no $B/$l"; exit 1; }
+done
+T=$(mktemp -d /tmp/kbv-cli-fake.XXXXXX)
+trap '[ "${KBV_KEEP_TEST:-0}" = 1 ] && echo "kept $T" || rm -rf "$T"' EXIT
+fail() { echo "collect_fake: $*"; exit 1; }
+F=tests/fakegpu
+CF="-std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Icommon -Icollect -I$F -isystem $CUDA_INC"
+mkdir -p "$T/lib" "$T/bin" "$T/obj"
+gcc $CF -shared -fPIC "$F/fake_cudart.c" -o "$T/lib/libfakecudart.so" || fail "fake runtime does not build"
+for s in collect/worker_main.c collect/memtrack.c collect/nvmlx.c "$F/fake_gpu.c" collect/collect_main.c; do
+    gcc $CF -c "$s" -o "$T/obj/$(basename "$s" .c).o" || fail "$s does not build"
+done
+LIBS="$B/libkbv_collecthost.a $B/libkbv_suite.a $B/libkbv_common.a -lcjson -lcrypto -lz -lm"
+gcc -rdynamic -o "$T/bin/kbv-worker" "$T/obj/worker_main.o" "$T/obj/memtrack.o" "$T/obj/nvmlx.o" \
+    "$T/obj/fake_gpu.o" $LIBS -L"$T/lib" -lfakecudart -Wl,-rpath,"$T/lib" -ldl -lpthread || fail "worker link"
+gcc -o "$T/bin/kbv-collect" "$T/obj/collect_main.o" $LIBS || fail "collect link"
+
+export NVCC="$PWD/$F/nvcc" KBV_INCLUDE="$PWD/include" KBV_CACHE="$T/cache" CUDA_INC
+"$T/bin/kbv-collect" --suite smoke --problems L1_019_relu --candidates "$F/sets" --out "$T/run" \
+    --timeout 5 2>"$T/log" || fail "collect exited $?: $(tail -5 "$T/log")"
+if [ -x "$B/kbv-analyze" ]; then
+    "$B/kbv-analyze" "$T/run" 2>"$T/alog" || fail "kbv-analyze: $(tail -3 "$T/alog")"
+    python3 tests/gpu/check_run.py "$T/run" "$F/sets" >"$T/check" || { cat "$T/check"; fail "classes"; }
+else
+    python3 tests/gpu/check_run.py "$T/run" "$F/sets" --journal-only >"$T/check" || { cat "$T/check"; fail "journal"; }
+fi
+python3 - "$T/run" <<'PY' || exit 1
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/samples.jsonl")]
+def of(s, t): return [r for r in recs if r["set"] == s and r["type"] == t]
+mem = {r["variant"]: r for r in of("f-stale", "memory")}
+# The stale candidate's 6.4 GB scratch (cudaMalloc in kbv_setup) counts
+# toward its peak: io 2 x 6442450944 bytes plus the scratch.
+if mem["candidate"]["peak_bytes"] != 3 * 6442450944 or mem["candidate"]["leaked_bytes"] != 0:
+    print("collect_fake: stale memory", mem["candidate"]); sys.exit(1)
+if mem["fp32"]["peak_bytes"] != 2 * 6442450944 + (32 << 20):
+    print("collect_fake: fp32 memory", mem["fp32"]); sys.exit(1)
+checks = of("f-stale", "check")
+if not checks or any(c["unwritten"] == 0 or c["unwritten"] != c["mismatches"] for c in checks):
+    print("collect_fake: stale checks", checks[:1]); sys.exit(1)
+t = of("f-correct", "time")
+n = {v: sum(1 for r in t if r["variant"] == v) for v in ("candidate", "fp32", "tf32")}
+if min(n.values()) < 30 or max(n.values()) > 500:
+    print("collect_fake: sample counts", n); sys.exit(1)
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+if m["device"]["name"] != "Fake GPU (CPU stand-in)" or m["config"]["arch"] != 90:
+    print("collect_fake: manifest device", m["device"]); sys.exit(1)
+PY
+
+# kill -9 while the hanger runs (after at least one pair finished), then resume.
+args=(--suite smoke --problems L1_019_relu --candidates "$F/sets/correct" --candidates "$F/sets/hang"
+      --candidates "$F/sets/incorrect" --out "$T/run2" --timeout 5)
+"$T/bin/kbv-collect" "${args[@]}" 2>"$T/log2" &
+pid=$!
+for _ in $(seq 1 200); do
+    grep -q '"set":"f-hang".*"type":"\|"type":"build","set":"f-hang"' "$T/run2/samples.jsonl" 2>/dev/null && break
+    sleep 0.05
+done
+sleep 0.5
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+grep -q '"status","set":"f-hang"\|"set":"f-hang","problem":"L1_019_relu","status"' "$T/run2/samples.jsonl" && fail "the kill came too late"
+"$T/bin/kbv-collect" "${args[@]}" --resume 2>"$T/log3" || fail "--resume exited $?: $(tail -3 "$T/log3")"
+grep -q "resume: 1 pairs done" "$T/log3" || fail "resume did not find the finished pair: $(grep resume "$T/log3")"
+python3 tests/gpu/check_run.py "$T/run2" "$F/sets" --journal-only >"$T/check2" || { cat "$T/check2"; fail "journal after resume"; }
+exit 0

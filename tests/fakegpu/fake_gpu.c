@@ -1,0 +1,203 @@
+/* fake_gpu.c - gpu.h and worker_gpu.h on host memory for tests (see
+ * fakecuda.h).  The fake baseline of every problem is ReLU of input 0, and
+ * every operation covers the first FAKE_CAP_ELEMS elements only; the fake
+ * candidates in tests/fakegpu/sets follow the same rules. */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fakecuda.h"
+#include "gpu.h"
+#include "worker_gpu.h"
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+int gen_fill(const suite_problem *p, int index, suite_dist dist, uint64_t seed, int trial, void *dev,
+             cudaStream_t s, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    const suite_tensor *t = &p->inputs[index];
+    int64_t n = fake_elems(suite_numel(t));
+    uint64_t key = mix(seed ^ mix(hash_str(p->id) ^ mix((uint64_t)dist * 1000 + (uint64_t)trial * 10 + (uint64_t)index)));
+    double scale = dist == SUITE_D2 ? 3.0 : dist == SUITE_D3 ? 0.01 : dist == SUITE_D4 ? -1.0 : 1.0;
+    if (t->dtype == KBV_I64) {
+        int64_t *d = dev;
+        for (int64_t i = 0; i < n / 2; i++) d[i] = (int64_t)(mix(key + (uint64_t)i) % 10);
+        return 0;
+    }
+    float *d = dev;
+    for (int64_t i = 0; i < n; i++) d[i] = (float)((double)(mix(key + (uint64_t)i) >> 40) / 16777216.0 * scale);
+    return 0;
+}
+
+int gen_poison_f32(void *dev, size_t n_floats, cudaStream_t s, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    uint32_t *d = dev;
+    size_t n = (size_t)fake_elems((int64_t)n_floats);
+    for (size_t i = 0; i < n; i++) d[i] = GEN_POISON_F32_BITS;
+    return 0;
+}
+
+int gen_fill_bytes(void *dev, size_t n, unsigned char pattern, cudaStream_t s, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    memset(dev, pattern, fake_bytes(n));
+    return 0;
+}
+
+int cmp_tensors(const void *out, const void *ref, int64_t n, kbv_dtype dtype, double atol, double rtol,
+                cudaStream_t s, cmp_stats *st, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    (void)dtype;
+    memset(st, 0, sizeof *st);
+    st->count = n;
+    const float *o = out, *r = ref;
+    double worst = 0;
+    int tier_fail = 0;
+    for (int64_t i = 0; i < fake_elems(n); i++) {
+        uint32_t bits;
+        memcpy(&bits, &o[i], 4);
+        double ov = o[i], rv = r[i];
+        int bad;
+        if (bits == GEN_POISON_F32_BITS) st->unwritten++;
+        if (!isfinite(ov) && isfinite(rv)) {
+            st->nonfinite++;
+            bad = 1;
+            tier_fail = 1;
+        } else {
+            double d = fabs(ov - rv);
+            bad = !(d <= atol + rtol * fabs(rv));
+            if (d > st->max_abs_err) st->max_abs_err = d;
+            double rel = d / (fabs(rv) > 0 ? fabs(rv) : 1);
+            if (rel > st->max_rel_err) st->max_rel_err = rel;
+            double t = d / (1 + fabs(rv));
+            if (t > worst) worst = t;
+        }
+        st->mismatches += bad;
+    }
+    st->tier = tier_fail ? 3 : worst <= 1e-5 ? 0 : worst <= 1e-3 ? 1 : worst <= 1e-2 ? 2 : 3;
+    return 0;
+}
+
+int cmp_fingerprint(const void *dev, size_t bytes, cudaStream_t s, uint64_t *fp, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    const unsigned char *b = dev;
+    uint64_t h = 0;
+    for (size_t i = 0; i < fake_bytes(bytes); i++) h = mix(h ^ b[i] ^ ((uint64_t)i << 8));
+    *fp = h;
+    return 0;
+}
+
+int cmp_equal(const void *a, const void *b, size_t bytes, cudaStream_t s, int *equal, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    *equal = memcmp(a, b, fake_bytes(bytes)) == 0;
+    return 0;
+}
+
+struct base_ctx {
+    void *ws;
+};
+
+int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out, kbv_err *e)
+{
+    (void)p;
+    (void)example;
+    (void)e;
+    base_ctx *b = calloc(1, sizeof *b);
+    /* A workspace through the (interposed) cudaMalloc, like the real one. */
+    cudaMalloc(&b->ws, (size_t)32 << 20);
+    *out = b;
+    return 0;
+}
+
+int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e)
+{
+    (void)b;
+    (void)v;
+    (void)e;
+    const float *x = call->inputs[0].data;
+    float *y = call->outputs[0].data;
+    int64_t n = fake_elems(kbv_numel(&call->outputs[0]));
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0.0f;
+    return 0;
+}
+
+size_t base_workspace_bytes(const base_ctx *b) { return b ? (size_t)32 << 20 : 0; }
+
+void base_destroy(base_ctx *b)
+{
+    if (!b) return;
+    cudaFree(b->ws);
+    free(b);
+}
+
+int base_available(const suite_problem *p, const char **why)
+{
+    (void)p;
+    if (why) *why = NULL;
+    return 1;
+}
+
+int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, int64_t *count, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    *count = 0;
+    if (dt != KBV_F32) return 0;
+    const float *x = dev;
+    for (int64_t i = 0; i < fake_elems(n); i++) *count += !isfinite(x[i]);
+    return 0;
+}
+
+int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uint64_t *fp, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    (void)dt;
+    const uint32_t *x = dev;
+    uint64_t h = 0;
+    for (int64_t i = 0; i < fake_elems(n); i++) {
+        uint32_t b = x[i];
+        if ((b & 0x7fffffffu) == 0) b = 0;
+        h += mix(((uint64_t)i << 32) ^ b);
+    }
+    *fp = h;
+    return 0;
+}
+
+int wg_calibrate(wg_calib *out, kbv_err *e)
+{
+    (void)e;
+    /* Rates that put the fake physical floor of relu at 0.01 ms: a real
+     * pass over the fake's elements takes longer, a skipped call less. */
+    out->copy_bandwidth_gbps = 12884901888.0 / 1e-5 / 1e9;
+    out->fp32_tflops = 1e6;
+    out->tf32_tflops = 1e6;
+    return 0;
+}
+
+int wg_cublas_version(void) { return 130000; }

@@ -1,0 +1,10 @@
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fakecuda.h"
+#include "kbv.h"
+
+int kbv_forward(const kbv_call *c) { const float *x = c->inputs[0].data; float *y = c->outputs[0].data;
+for (int64_t i = 0; i < fake_elems(kbv_numel(&c->inputs[0])); i++) y[i] = 0.5f * (x[i] > 0 ? x[i] : 0); return 0; }
