@@ -2,17 +2,24 @@
 # check-candidates.sh - compiles every bundled candidate the way kbv-collect
 # does (DESIGN.md section 5a) and checks every set.json.
 #
-#   scripts/check-candidates.sh [SET_DIR...]     default: data/candidates/*/
+#   scripts/check-candidates.sh [--no-compile] [SET_DIR...]
+#                                        default: data/candidates/*/
 #
+# --no-compile checks the set.json files only (no nvcc needed).
 # Environment: NVCC (default nvcc), ARCH (default sm_90), JOBS (default: the
 # number of cores), KBV_CHECK_CACHE (a folder remembering sources that
 # compiled, keyed by the SHA-256 of source, flags and compiler version;
 # default ${XDG_CACHE_HOME:-$HOME/.cache}/kbv-check; set it empty to
-# disable).  When build/kbv-list exists, every file name and every key of
+# disable), BUILD (default build).  When $BUILD/kbv-list exists, every file name and every key of
 # "expected" must be a problem id of the suite.
 # Exit 0 when every file compiles and every set.json is well-formed, else 1.
 set -u
 
+COMPILE=1
+if [ "${1:-}" = "--no-compile" ]; then
+    COMPILE=0
+    shift
+fi
 NVCC=${NVCC:-nvcc}
 ARCH=${ARCH:-sm_90}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -20,7 +27,7 @@ CACHE=${KBV_CHECK_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/kbv-check}
 FLAGS="-shared -Xcompiler -fPIC -cudart shared -arch=$ARCH -O3 -std=c++17 -Iinclude"
 
 cd "$(dirname "$0")/.." || exit 1
-if ! command -v "$NVCC" >/dev/null 2>&1; then
+if [ "$COMPILE" = 1 ] && ! command -v "$NVCC" >/dev/null 2>&1; then
     echo "check-candidates: $NVCC not found" >&2
     exit 1
 fi
@@ -28,12 +35,13 @@ fi
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 [ -n "$CACHE" ] && mkdir -p "$CACHE"
-VERSION=$("$NVCC" --version | tail -1)
+VERSION=$([ "$COMPILE" = 1 ] && "$NVCC" --version | tail -1)
 
 # The suite's ids, when the list program has been built.
 IDS=""
-if [ -x build/kbv-list ]; then
-    build/kbv-list --json 2>/dev/null |
+BUILD=${BUILD:-build}
+if [ -x "$BUILD/kbv-list" ]; then
+    "$BUILD/kbv-list" --json 2>/dev/null |
         python3 -c 'import json,sys; [print(p["id"]) for p in json.load(sys.stdin)["problems"]]' > "$TMP/ids" 2>/dev/null
     [ -s "$TMP/ids" ] && IDS="$TMP/ids"
 fi
@@ -109,6 +117,10 @@ PY
 done
 
 n=$(wc -l < "$TMP/srcs")
+if [ "$COMPILE" = 0 ]; then
+    echo "check-candidates: $n sources, set.json only"
+    exit $status
+fi
 xargs -P "$JOBS" -I{} bash -c 'compile_one "$1"' _ {} < "$TMP/srcs" > "$TMP/out"
 cat "$TMP/out"
 fails=$(grep -c '^FAIL' "$TMP/out")
