@@ -6,7 +6,8 @@ that share one kernel design:
   - TF32 tensor-core matrix products (WMMA m16n16k8, 128x128x32 tiles, a
     3-stage cp.async pipeline) for plain, batched and row-merged products
     (level 1) and for linear layers with their elementwise tail fused into
-    the epilogue (level 2).
+    the epilogue (level 2), followed where the expression needs it by one
+    kernel for a row sum, a row softmax, a group norm or a batch norm.
 
     scripts/gen-tuned-candidates.py [--force] [BUILD_DIR]
 
@@ -442,6 +443,291 @@ extern "C" int kbv_forward(const kbv_call *call)
 }}
 '''.format(nin=len(p["inputs"]), bias=bias)
 
+
+# level 2: linear layer on the tensor cores with the elementwise part before
+# the reduction or normalisation fused into its epilogue, then one small
+# kernel for the rest (row sums, row softmax, group norm within rows, batch
+# norm over rows).  The product dominates the time, so these too should
+# beat the strict-FP32 baseline and lose to the TF32 one.
+L2_GEMM_POST = {
+    # number: (bias, epilogue before the rest, rest, dict of the rest's parameters)
+    14: ("NULL", "v / 2.0f", "rowsum", dict(fin="v * {scaling_factor}f")),
+    56: ("P2", "sigm(v)", "rowsum", dict(fin="v")),
+    99: ("P2", "gelu(v)", "softmax", dict()),
+    30: ("P2", "v", "groupnorm", dict(groups="{num_groups}", w=3, b=4, post="fminf(fmaxf(v, {hardtanh_min}f), {hardtanh_max}f)")),
+    62: ("P2", "v", "groupnorm", dict(groups="{num_groups}", w=3, b=4, post="v = v > 0.0f ? v : v * {negative_slope}f; v = v + v")),
+    88: ("P2", "v", "groupnorm", dict(groups="{num_groups}", w=3, b=4, post="v = v * sigm(v); v = v * P5[c]; v = v * sigm(v)")),
+    33: ("P2", "v * P3[col]", "batchnorm", dict(w=4, b=5, post="v")),
+    41: ("P2", "v", "batchnorm", dict(w=3, b=4, post="fmaxf(gelu(v), 0.0f)")),
+}
+
+POST_KERNELS = {
+    "rowsum": r"""
+/* out[m] = fin(sum of row m of y [M, N]), one block per row, fixed order. */
+__global__ void rest(const float *__restrict__ y, float *__restrict__ out, long long M, long long N, prm P)
+{{
+    __shared__ float sh[32];
+    (void)M;
+    (void)P;
+    const float *r = y + (long long)blockIdx.x * N;
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < N; j += 256) s += r[j];
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {{
+        float v = 0.0f;
+        for (int w = 0; w < 8; w++) v += sh[w];
+        {fin};
+        out[blockIdx.x] = v;
+    }}
+}}
+""",
+    "softmax": r"""
+/* In place: softmax over each row of y [M, N], one block per row (the row,
+ * 32 KiB, stays in cache between the passes). */
+__global__ void rest(float *__restrict__ y, long long M, long long N)
+{{
+    __shared__ float sh[32];
+    __shared__ float bc;
+    (void)M;
+    float *r = y + (long long)blockIdx.x * N;
+    float m = -INFINITY;
+    for (long long j = threadIdx.x; j < N; j += 256) m = fmaxf(m, r[j]);
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = m;
+    __syncthreads();
+    if (threadIdx.x == 0) {{
+        float t = -INFINITY;
+        for (int w = 0; w < 8; w++) t = fmaxf(t, sh[w]);
+        bc = t;
+    }}
+    __syncthreads();
+    m = bc;
+    __syncthreads();
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < N; j += 256) s += expf(r[j] - m);
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {{
+        float t = 0.0f;
+        for (int w = 0; w < 8; w++) t += sh[w];
+        bc = t;
+    }}
+    __syncthreads();
+    float inv = 1.0f / bc;
+    for (long long j = threadIdx.x; j < N; j += 256) r[j] = expf(r[j] - m) * inv;
+}}
+""",
+    "groupnorm": r"""
+/* In place: group norm within rows of y [M, N] (groups of N / G contiguous
+ * features), one warp per (row, group), two-pass statistics, then the
+ * affine transform and the rest of the expression. */
+__global__ void rest(float *__restrict__ y, long long groups, long long per, long long N, float eps, prm P)
+{{
+    long long g = (long long)blockIdx.x * 8 + (threadIdx.x >> 5);
+    int lane = threadIdx.x & 31;
+    if (g >= groups) return;
+    float *r = y + g * per;
+    long long c0 = (g * per) % N;
+    float s = 0.0f;
+    for (long long j = lane; j < per; j += 32) s += r[j];
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    float mean = s / (float)per;
+    float q = 0.0f;
+    for (long long j = lane; j < per; j += 32) {{
+        float d = r[j] - mean;
+        q += d * d;
+    }}
+    for (int o = 16; o > 0; o >>= 1) q += __shfl_xor_sync(0xffffffffu, q, o);
+    float rstd = rsqrtf(q / (float)per + eps);
+    for (long long j = lane; j < per; j += 32) {{
+        long long c = c0 + j;
+        float v = (r[j] - mean) * rstd * P{w}[c] + P{b}[c];
+        {post};
+        r[j] = v;
+    }}
+}}
+""",
+    "batchnorm": r"""
+/* Batch statistics of each column of y [M, N] (training mode, biased
+ * variance): a block takes 32 columns, its 32 warps stride over the rows,
+ * so every load is a coalesced 128-byte row piece.  Then, in place, the
+ * affine transform and the rest of the expression. */
+__global__ void __launch_bounds__(1024) col_stats(const float *__restrict__ y, float2 *__restrict__ st, long long M,
+                                                  long long N, float eps)
+{{
+    __shared__ float sh[32][33];
+    int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    long long col = (long long)blockIdx.x * 32 + tx;
+    float s = 0.0f;
+    if (col < N) {{
+#pragma unroll 8
+        for (long long r = ty; r < M; r += 32) s += y[r * N + col];
+    }}
+    sh[ty][tx] = s;
+    __syncthreads();
+    float mean = 0.0f;
+    for (int k = 0; k < 32; k++) mean += sh[k][tx];
+    mean /= (float)M;
+    __syncthreads();
+    float q = 0.0f;
+    if (col < N) {{
+#pragma unroll 8
+        for (long long r = ty; r < M; r += 32) {{
+            float d = y[r * N + col] - mean;
+            q += d * d;
+        }}
+    }}
+    sh[ty][tx] = q;
+    __syncthreads();
+    if (ty == 0 && col < N) {{
+        float var = 0.0f;
+        for (int k = 0; k < 32; k++) var += sh[k][tx];
+        st[col] = make_float2(mean, rsqrtf(var / (float)M + eps));
+    }}
+}}
+
+__global__ void rest(float *__restrict__ y, const float2 *__restrict__ st, long long total, long long N, prm P)
+{{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    long long c = t % N;
+    float2 m = st[c];
+    float v = (y[t] - m.x) * m.y * P{w}[c] + P{b}[c];
+    {post};
+    y[t] = v;
+}}
+""",
+}
+
+EPI_TMPL = """
+/* the steps between the product and the KIND, per element */
+__device__ __forceinline__ float epilogue(float v, long long col, const prm &P)
+{
+    (void)col;
+    (void)P;
+    PRE;
+    return v;
+}
+"""
+
+FWD_SETUP = """
+extern "C" int kbv_setup(const kbv_call *example)
+{
+    (void)example;
+    return configure<true>();
+}
+"""
+
+FWD_ROWSUM_STATE = """static float *scratch;
+static size_t scratch_bytes;
+
+extern "C" void kbv_teardown(void)
+{
+    cudaFree(scratch);
+    scratch = NULL;
+    scratch_bytes = 0;
+}
+"""
+
+FWD_BN_STATE = """static float2 *stats;
+static long long stats_n;
+
+extern "C" void kbv_teardown(void)
+{
+    cudaFree(stats);
+    stats = NULL;
+    stats_n = 0;
+}
+"""
+
+FWD_HEAD = """extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < NIN || call->n_outputs < 1) return 1;
+    prm P = {};
+    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const float *)call->inputs[i].data;
+    const kbv_tensor *x = &call->inputs[0], *w = &call->inputs[1];
+    if (x->ndim != 2 || w->ndim != 2 || w->shape[1] != x->shape[1]) return 1;
+    long long M = x->shape[0], K = x->shape[1], N = w->shape[0];
+    float *out = (float *)call->outputs[0].data;
+    cudaStream_t st = call->stream;"""
+
+FWD_ROWSUM = """    if (kbv_numel(&call->outputs[0]) != M) return 1;
+    size_t bytes = (size_t)(M * N) * sizeof(float);
+    if (scratch_bytes < bytes) {
+        cudaFree(scratch);
+        scratch = NULL;
+        scratch_bytes = 0;
+        if (cudaMalloc((void **)&scratch, bytes) != cudaSuccess) return 1;
+        scratch_bytes = bytes;
+    }
+    if (run_gemm<true>((const float *)x->data, (const float *)w->data, scratch, BIAS, M, N, K, 1, 0, 0, 0, P, st))
+        return 1;
+    rest<<<(unsigned)M, 256, 0, st>>>(scratch, out, M, N, P);"""
+
+FWD_INPLACE = """    if (kbv_numel(&call->outputs[0]) != M * N) return 1;
+    if (run_gemm<true>((const float *)x->data, (const float *)w->data, out, BIAS, M, N, K, 1, 0, 0, 0, P, st))
+        return 1;"""
+
+FWD_SOFTMAX = """    rest<<<(unsigned)M, 256, 0, st>>>(out, M, N);"""
+
+FWD_GN = """    long long G = GROUPS; /* num_groups */
+    if (N % G != 0) return 1;
+    long long groups = M * G, per = N / G;
+    rest<<<(unsigned)((groups + 7) / 8), 256, 0, st>>>(out, groups, per, N, (float)EPS, P);"""
+
+FWD_BN = """    if (stats_n < N) {
+        cudaFree(stats);
+        stats = NULL;
+        stats_n = 0;
+        if (cudaMalloc((void **)&stats, N * sizeof(float2)) != cudaSuccess) return 1;
+        stats_n = N;
+    }
+    col_stats<<<(unsigned)((N + 31) / 32), 1024, 0, st>>>(out, stats, M, N, (float)EPS);
+    rest<<<(unsigned)((M * N + 255) / 256), 256, 0, st>>>(out, stats, M * N, N, P);"""
+
+FWD_TAIL = """    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+"""
+
+def gen_l2_gemm_post(p):
+    bias, pre, kind, prm_ = L2_GEMM_POST[p["number"]]
+    pre = fill(pre, p)
+    pre_stmt = pre if "v = " in pre else "v = %s" % pre
+    args = {k: (fill(v, p) if isinstance(v, str) else v) for k, v in prm_.items()}
+    for k in ("fin", "post"):
+        if k in args:
+            args[k] = args[k] if "v = " in args[k] else "v = %s" % args[k]
+    kern = POST_KERNELS[kind].format(**args)
+    eps = repr(float(next((a["value"] for a in p["attrs"] if a["name"] == "eps"), 1e-5)))
+    what = ("linear layer on the tensor cores (TF32 WMMA, 128x128x32 tiles, 3-stage\n"
+            "// cp.async pipeline) with the bias and the elementwise steps before the %s fused\n"
+            "// into its epilogue, then one small kernel for the %s.  The product dominates: expected\n"
+            "// to beat the strict-FP32 baseline and to lose to the TF32 one." % (kind, kind))
+    parts = [HEAD.format(what=what, mark=MARK, **p), GEMM_PRM,
+             EPI_TMPL.replace("KIND", kind).replace("PRE", pre_stmt), GEMM_CORE, kern, FWD_SETUP]
+    if kind == "rowsum":
+        parts.append(FWD_ROWSUM_STATE)
+    if kind == "batchnorm":
+        parts.append(FWD_BN_STATE)
+    body = [FWD_HEAD.replace("NIN", str(len(p["inputs"])))]
+    if kind == "rowsum":
+        body.append(FWD_ROWSUM.replace("BIAS", bias))
+    else:
+        body.append(FWD_INPLACE.replace("BIAS", bias))
+        if kind == "softmax":
+            body.append(FWD_SOFTMAX)
+        elif kind == "groupnorm":
+            body.append(FWD_GN.replace("GROUPS", str(int(float(args["groups"])))).replace("EPS", eps))
+        else:
+            body.append(FWD_BN.replace("EPS", eps))
+    body.append(FWD_TAIL)
+    parts.append("\n".join(body))
+    return "".join(parts)
+
+
 def family(p):
     n = p["number"]
     if p["level"] == 1:
@@ -449,6 +735,8 @@ def family(p):
         if n in L1_GEMM: return gen_l1_gemm
     if p["level"] == 2 and n in L2_GEMM:
         return gen_l2_gemm
+    if p["level"] == 2 and n in L2_GEMM_POST:
+        return gen_l2_gemm_post
     return None
 
 def main():
