@@ -72,7 +72,8 @@ static void usage(FILE *f)
             "  --out RUN_DIR      the run folder (default runs/<run id>)\n"
             "  --seed N           the run seed of every input (default 7)\n"
             "  --problems GLOB    only problems whose id matches (fnmatch)\n"
-            "  --shard I/N        only every N-th (set, problem) pair, starting at I\n"
+            "  --shard I/N        only every N-th (set, problem) pair, starting at the I-th\n"
+            "                     (1 <= I <= N)\n"
             "  --gpus LIST        GPUs to use, one worker each, e.g. 0,1 (default 0)\n"
             "  --resume           continue an interrupted run in RUN_DIR\n"
             "  --timeout SECONDS  wall-clock limit of one pair (default 120)\n"
@@ -117,7 +118,7 @@ static int parse_args(int argc, char **argv, opts *o, int *done, kbv_err *e)
     memset(o, 0, sizeof *o);
     o->suite = "all";
     o->seed = 7;
-    o->shard_n = 1;
+    o->shard_i = o->shard_n = 1;
     o->timeout_s = 120;
     o->trials = 3;
     o->atol = o->rtol = 1e-3;

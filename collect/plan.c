@@ -14,8 +14,8 @@
 int plan_parse_shard(const char *s, int *i, int *n, kbv_err *e)
 {
     char tail;
-    if (!s || sscanf(s, "%d/%d%c", i, n, &tail) != 2 || *n < 1 || *i < 0 || *i >= *n)
-        return err_set(e, KBV_EUSAGE, "--shard: expected I/N with 0 <= I < N, got '%s'",
+    if (!s || sscanf(s, "%d/%d%c", i, n, &tail) != 2 || *n < 1 || *i < 1 || *i > *n)
+        return err_set(e, KBV_EUSAGE, "--shard: expected I/N with 1 <= I <= N, got '%s'",
                        s ? s : "");
     return 0;
 }
@@ -31,7 +31,7 @@ int plan_in_suite(const char *suite, const suite_problem *p, kbv_err *e)
     return err_set(e, KBV_EUSAGE, "--suite: unknown suite '%s' (smoke, level1, level2, all)", suite);
 }
 
-int plan_shard_takes(long k, int i, int n) { return n <= 1 || k % n == i; }
+int plan_shard_takes(long k, int i, int n) { return n <= 1 || k % n == i - 1; }
 
 char *plan_pair_key(const char *set, const char *problem)
 {

@@ -28,15 +28,16 @@ typedef struct {
     int n_pairs_all;                  /* before --shard */
 } plan;
 
-/* "I/N" with 0 <= I < N; KBV_EUSAGE otherwise. */
+/* "I/N" with 1 <= I <= N (shards are numbered from 1, as Slurm array
+ * tasks and `kbv merge` count them); KBV_EUSAGE otherwise. */
 int plan_parse_shard(const char *s, int *i, int *n, kbv_err *e);
 
 /* Whether problem p belongs to suite name ("smoke", "level1", "level2",
  * "all"): 1 or 0, or KBV_EUSAGE for an unknown suite. */
 int plan_in_suite(const char *suite, const suite_problem *p, kbv_err *e);
 
-/* Whether the shard (i of n) takes the pair at position k of the stable
- * order: every n-th pair, starting at i. */
+/* Whether shard i of n (1-based) takes the pair at position k (0-based) of
+ * the stable order: every n-th pair, starting at position i - 1. */
 int plan_shard_takes(long k, int i, int n);
 
 /* Builds the plan.  cand_dirs: the --candidates folders (each a set folder

@@ -17,7 +17,8 @@ fail() { echo "collect_build: $*"; exit 1; }
 "$C" --help >/dev/null || fail "--help did not exit 0"
 "$C" --version | grep -q kbv-collect || fail "--version"
 "$C" --bogus 2>/dev/null; [ $? -eq 2 ] || fail "an unknown option must exit 2"
-"$C" --shard 3/3 --build-only 2>/dev/null; [ $? -eq 2 ] || fail "--shard 3/3 must exit 2"
+"$C" --shard 0/3 --build-only 2>/dev/null; [ $? -eq 2 ] || fail "--shard 0/3 must exit 2 (shards count from 1)"
+"$C" --shard 4/3 --build-only 2>/dev/null; [ $? -eq 2 ] || fail "--shard 4/3 must exit 2"
 "$C" --suite nonsense --build-only 2>/dev/null; [ $? -eq 2 ] || fail "an unknown suite must exit 2"
 "$C" --resume --build-only 2>/dev/null; [ $? -eq 2 ] || fail "--resume without --out must exit 2"
 

@@ -161,22 +161,24 @@ static void test_shard(void **state)
     assert_int_equal(plan_parse_shard("1/4", &i, &n, &e), 0);
     assert_int_equal(i, 1);
     assert_int_equal(n, 4);
-    assert_int_equal(plan_parse_shard("0/1", &i, &n, &e), 0);
-    assert_int_equal(plan_parse_shard("4/4", &i, &n, &e), KBV_EUSAGE);
+    assert_int_equal(plan_parse_shard("1/1", &i, &n, &e), 0);
+    assert_int_equal(plan_parse_shard("4/4", &i, &n, &e), 0);
+    assert_int_equal(plan_parse_shard("0/4", &i, &n, &e), KBV_EUSAGE);
+    assert_int_equal(plan_parse_shard("5/4", &i, &n, &e), KBV_EUSAGE);
     assert_int_equal(plan_parse_shard("-1/4", &i, &n, &e), KBV_EUSAGE);
     assert_int_equal(plan_parse_shard("1/0", &i, &n, &e), KBV_EUSAGE);
     assert_int_equal(plan_parse_shard("1/4x", &i, &n, &e), KBV_EUSAGE);
     assert_int_equal(plan_parse_shard("a/b", &i, &n, &e), KBV_EUSAGE);
-    /* Shards of 3 over 10 pairs: 0,3,6,9 / 1,4,7 / 2,5,8, each pair once. */
+    /* Shards 1..3 of 3 over 10 pairs: 0,3,6,9 / 1,4,7 / 2,5,8, each pair once. */
     int owner[10];
     for (int k = 0; k < 10; k++) {
         owner[k] = -1;
-        for (int s = 0; s < 3; s++)
+        for (int s = 1; s <= 3; s++)
             if (plan_shard_takes(k, s, 3)) {
                 assert_int_equal(owner[k], -1);
                 owner[k] = s;
             }
-        assert_int_equal(owner[k], k % 3);
+        assert_int_equal(owner[k], k % 3 + 1);
     }
 }
 
@@ -202,7 +204,7 @@ static void test_plan(void **state)
 
     const char *dirs[] = {d};
     plan pl;
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 0, 1, &e), 0);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, &e), 0);
     assert_int_equal(pl.n_sets, 2);
     assert_string_equal(pl.sets[0].name, "beta"); /* folders in name order */
     assert_string_equal(pl.sets[1].name, "alpha");
@@ -221,12 +223,12 @@ static void test_plan(void **state)
     plan_free(&pl);
 
     /* --problems and --shard. */
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, "L1_0[12]*", 0, 1, &e), 0);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, "L1_0[12]*", 1, 1, &e), 0);
     assert_int_equal(pl.n_problems, 2);
     assert_int_equal(pl.n_pairs, 4);
     plan_free(&pl);
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 4, &e), 0);
-    assert_int_equal(pl.n_pairs, 2); /* pairs 1 and 5 of 6 */
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 2, 4, &e), 0);
+    assert_int_equal(pl.n_pairs, 2); /* shard 2 of 4: positions 1 and 5 of 6 */
     assert_int_equal(pl.n_pairs_all, 6);
     assert_int_equal(pl.pairs[0].set, 0);
     assert_int_equal(pl.pairs[1].set, 1);
@@ -235,21 +237,21 @@ static void test_plan(void **state)
     /* One set folder given directly; errors are usage errors. */
     snprintf(p, sizeof p, "%s/one", d);
     const char *one[] = {p};
-    assert_int_equal(plan_make(&pl, "smoke", one, 1, NULL, 0, 1, &e), 0);
+    assert_int_equal(plan_make(&pl, "smoke", one, 1, NULL, 1, 1, &e), 0);
     assert_int_equal(pl.n_sets, 1);
     assert_string_equal(pl.sets[0].name, "alpha");
     plan_free(&pl);
-    assert_int_equal(plan_make(&pl, "nonsense", dirs, 1, NULL, 0, 1, &e), KBV_EUSAGE);
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, "nothing*", 0, 1, &e), KBV_EUSAGE);
+    assert_int_equal(plan_make(&pl, "nonsense", dirs, 1, NULL, 1, 1, &e), KBV_EUSAGE);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, "nothing*", 1, 1, &e), KBV_EUSAGE);
     const char *twice[] = {p, p};
-    assert_int_equal(plan_make(&pl, "smoke", twice, 2, NULL, 0, 1, &e), KBV_EINPUT);
+    assert_int_equal(plan_make(&pl, "smoke", twice, 2, NULL, 1, 1, &e), KBV_EINPUT);
     assert_non_null(strstr(e.msg, "alpha"));
     snprintf(p, sizeof p, "%s/notaset", d);
     const char *empty[] = {p};
-    assert_int_equal(plan_make(&pl, "smoke", empty, 1, NULL, 0, 1, &e), KBV_EUSAGE);
+    assert_int_equal(plan_make(&pl, "smoke", empty, 1, NULL, 1, 1, &e), KBV_EUSAGE);
 
     cJSON *m = NULL;
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 0, 1, &e), 0);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, &e), 0);
     assert_int_equal(manifest_build("id", "2026-01-01T00:00:00Z", NULL, NULL, &pl, &m, &e), 0);
     cJSON *sets = cJSON_GetObjectItemCaseSensitive(m, "sets");
     assert_int_equal(cJSON_GetArraySize(sets), 2);
