@@ -1,7 +1,9 @@
-// tuned: fused linear layer: TF32 tensor-core product (WMMA, 128x128x32 tiles,
-// 3-stage cp.async pipeline) with the bias and the whole elementwise tail applied in the
-// epilogue, one write of the output.  TF32 products: expected to beat the strict-FP32
-// baseline and to lose to cuBLAS TF32 plus a separate elementwise pass.
+// tuned: fused linear layer: tensor-core product in 3xTF32 (each operand split into
+// two TF32 parts, three WMMA products per step: about FP32 accuracy; plain TF32 would sit
+// too close to the 1e-3 tolerance with zero-mean weights at x3 inputs), 128x128x32 tiles,
+// 3-stage cp.async pipeline, with the bias and the whole elementwise tail applied in the
+// epilogue, one write of the output.  Expected to be near or above the strict-FP32
+// baseline and well below cuBLAS in TF32 mode.
 // L2_040_matmul_scaling_residualadd: out = x = self.matmul(x); x * 0.5 + x
 // Written by scripts/gen-tuned-candidates.py from the registry.
 #include "kbv.h"
@@ -29,14 +31,20 @@ __device__ __forceinline__ float epilogue(float v, long long col, const prm &P)
     return v;
 }
 
+/* 3xTF32: with zero-mean weights |y| stays near 0.3-1 while plain TF32's
+ * error is 1e-4-4e-4, too close to the 1e-3 tolerance at x3 inputs */
+#define SPLIT3 1
+
 #include <mma.h>
 #include <type_traits>
 using namespace nvcuda;
 
 /* Block tile BM x BN x BK, 8 warps in 2 x 4, each warp 64 x 32 of C as
  * 4 x 2 WMMA 16x16 accumulators; STAGES tiles in flight through cp.async.
- * Operands are rounded to TF32 (round to nearest) before every product and
- * accumulated in FP32. */
+ * Operands are rounded to TF32 (round to nearest) and accumulated in FP32.
+ * With SPLIT3, each operand is also split into hi = tf32(x) and lo =
+ * tf32(x - hi), and a*b is taken as lo_a*hi_b + hi_a*lo_b + hi_a*hi_b
+ * ("3xTF32"): about FP32 accuracy for three tensor-core products. */
 #define BM 128
 #define BN 128
 #define BK 32
@@ -129,6 +137,9 @@ __device__ __forceinline__ void mma_tile(float *smem, const float *A, const floa
              * registers than holding all four A fragments. */
             typedef typename std::conditional<NT, wmma::col_major, wmma::row_major>::type b_layout;
             wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, b_layout> fb[2];
+#if SPLIT3
+            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, b_layout> fb_lo[2];
+#endif
 #pragma unroll
             for (int j = 0; j < 2; j++) {
                 if (NT) /* element (k, n) at bs[n * LDB_NT + k]: column-major B */
@@ -136,16 +147,38 @@ __device__ __forceinline__ void mma_tile(float *smem, const float *A, const floa
                 else
                     wmma::load_matrix_sync(fb[j], bs + kk * LDB_NN + wn + j * 16, LDB_NN);
 #pragma unroll
-                for (int e = 0; e < fb[j].num_elements; e++) fb[j].x[e] = wmma::__float_to_tf32(fb[j].x[e]);
+                for (int e = 0; e < fb[j].num_elements; e++) {
+                    float hi = wmma::__float_to_tf32(fb[j].x[e]);
+#if SPLIT3
+                    fb_lo[j].x[e] = wmma::__float_to_tf32(fb[j].x[e] - hi);
+#endif
+                    fb[j].x[e] = hi;
+                }
             }
 #pragma unroll
             for (int i = 0; i < 4; i++) {
                 wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
                 wmma::load_matrix_sync(fa, as + (wm + i * 16) * LDA + kk, LDA);
+#if SPLIT3
+                wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa_lo;
+#endif
 #pragma unroll
-                for (int e = 0; e < fa.num_elements; e++) fa.x[e] = wmma::__float_to_tf32(fa.x[e]);
+                for (int e = 0; e < fa.num_elements; e++) {
+                    float hi = wmma::__float_to_tf32(fa.x[e]);
+#if SPLIT3
+                    fa_lo.x[e] = wmma::__float_to_tf32(fa.x[e] - hi);
+#endif
+                    fa.x[e] = hi;
+                }
 #pragma unroll
-                for (int j = 0; j < 2; j++) wmma::mma_sync(acc[i][j], fa, fb[j], acc[i][j]);
+                for (int j = 0; j < 2; j++) {
+#if SPLIT3
+                    /* 3xTF32: the small cross terms first, then hi * hi */
+                    wmma::mma_sync(acc[i][j], fa_lo, fb[j], acc[i][j]);
+                    wmma::mma_sync(acc[i][j], fa, fb_lo[j], acc[i][j]);
+#endif
+                    wmma::mma_sync(acc[i][j], fa, fb[j], acc[i][j]);
+                }
             }
         }
     }
@@ -181,7 +214,7 @@ __global__ void gemm_fallback(const float *__restrict__ A, const float *__restri
 /* C = epilogue(A B + bias) for every batch (blockIdx.z), staged through
  * shared memory so that each warp writes whole 128-byte rows. */
 template <bool NT>
-__global__ void __launch_bounds__(THREADS, 2)
+__global__ void __launch_bounds__(THREADS, SPLIT3 ? 1 : 2)
 gemm_tf32(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
           const float *__restrict__ bias, int M, int N, int K, long long sA, long long sB, long long sC, prm P)
 {
