@@ -348,6 +348,10 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
     *out = m;
     return 0;
 fail:
+    /* The readers above name the file "analysis.json"; the run folder in
+     * front makes the message say which one. */
+    if (rc == KBV_EINPUT && e && strncmp(e->msg, "analysis.json", 13) == 0)
+        err_prefix(e, "%s", run_dir);
     rmodel_free(m);
     return rc;
 }
