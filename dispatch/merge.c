@@ -297,7 +297,7 @@ int main(int argc, char **argv)
         }
     }
     if (argc < 3) {
-        fputs(usage, stderr);
+        fprintf(stderr, "kbv: merge: %s\n%s", argc < 2 ? "no OUT_DIR given" : "no RUN_DIR given", usage);
         return 2;
     }
     kbv_err e = {0};
