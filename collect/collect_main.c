@@ -60,7 +60,7 @@ static void usage(FILE *f)
             "usage: kbv collect [--suite S] [--candidates DIR]... [--out RUN_DIR] [--seed N]\n"
             "                   [--problems GLOB] [--shard I/N] [--gpus LIST] [--resume]\n"
             "                   [--timeout SECONDS] [--trials T] [--atol X] [--rtol X]\n"
-            "                   [--jobs N] [--arch SM] [--build-only]\n"
+            "                   [--jobs N] [--arch SM] [--max-time S] [--build-only]\n"
             "\n"
             "Builds every candidate, checks it on hidden input distributions and probes,\n"
             "times it against the strict fp32 and the tf32 baselines, and writes\n"
@@ -81,6 +81,7 @@ static void usage(FILE *f)
             "  --atol X, --rtol X the tolerance |out - ref| <= atol + rtol |ref| (1e-3)\n"
             "  --jobs N           parallel compilers (default: the number of CPUs)\n"
             "  --arch SM          compile for sm_SM (default: the GPU's own; 90 without one)\n"
+            "  --max-time S       the stopping rule's time cap per timed variant (default 10)\n"
             "  --build-only       build and scan only: build and static records, no GPU\n"
             "  --help, --version\n");
 }
