@@ -125,12 +125,29 @@ static const char *read_number(const char *p, const char *end, double *val)
     return p;
 }
 
+enum { K_TYPE = 1, K_SET = 2, K_PROBLEM = 4, K_VARIANT = 8, K_GPU = 16, K_WALL = 32 };
+
+/* The member a key names, by length first: one comparison for most keys. */
+static unsigned key_bit(const char *p, size_t n)
+{
+    switch (n) {
+    case 3: return memcmp(p, "set", 3) == 0 ? K_SET : 0;
+    case 4: return memcmp(p, "type", 4) == 0 ? K_TYPE : 0;
+    case 6: return memcmp(p, "gpu_ms", 6) == 0 ? K_GPU : 0;
+    case 7:
+        if (memcmp(p, "problem", 7) == 0) return K_PROBLEM;
+        if (memcmp(p, "variant", 7) == 0) return K_VARIANT;
+        if (memcmp(p, "wall_ms", 7) == 0) return K_WALL;
+        return 0;
+    default: return 0;
+    }
+}
+
 int scan_flat(const char *line, size_t len, scan_rec *out)
 {
     const char *p = line, *end = line + len;
     memset(out, 0, sizeof *out);
     unsigned seen = 0;
-    enum { K_TYPE = 1, K_SET = 2, K_PROBLEM = 4, K_VARIANT = 8, K_GPU = 16, K_WALL = 32 };
 
     p = skip_ws(p, end);
     if (p >= end || *p != '{') return 0;
@@ -172,14 +189,9 @@ int scan_flat(const char *line, size_t len, scan_rec *out)
         }
 
         if (!kesc) {
-            unsigned bit = 0;
-            scan_str *dst = NULL;
-            if (scan_is(key, "type")) { bit = K_TYPE; dst = &out->type; }
-            else if (scan_is(key, "set")) { bit = K_SET; dst = &out->set; }
-            else if (scan_is(key, "problem")) { bit = K_PROBLEM; dst = &out->problem; }
-            else if (scan_is(key, "variant")) { bit = K_VARIANT; dst = &out->variant; }
-            else if (scan_is(key, "gpu_ms")) bit = K_GPU;
-            else if (scan_is(key, "wall_ms")) bit = K_WALL;
+            unsigned bit = key_bit(key.p, key.len);
+            scan_str *dst = bit == K_TYPE ? &out->type : bit == K_SET ? &out->set
+                          : bit == K_PROBLEM ? &out->problem : bit == K_VARIANT ? &out->variant : NULL;
             if (bit && !(seen & bit)) {
                 seen |= bit;
                 if (dst) {
