@@ -96,6 +96,65 @@ static void test_scan_numbers(void **state)
     }
 }
 
+/* Whatever line the scanner accepts, cJSON reads the same way: random
+ * mutations of a time record (fixed seed), compared member by member. */
+static int same_str(scan_str s, const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!s.p) return !v;
+    return cJSON_IsString(v) && strlen(v->valuestring) == s.len && memcmp(v->valuestring, s.p, s.len) == 0;
+}
+
+static void test_scan_agrees_with_cjson(void **state)
+{
+    (void)state;
+    const char *src = "{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,"
+                      "\"gpu_ms\":1.25,\"wall_ms\":1.3,\"d\":\"x\\n\",\"b\":true,\"z\":null}";
+    const char *alphabet = "{}[]\",:\\0123456789e-.+Etfnu \t";
+    rng g;
+    rng_init(&g, 5, 2, 3, 4);
+    char buf[512];
+    long accepted = 0;
+    for (long it = 0; it < 300000; it++) {
+        size_t n = strlen(src);
+        memcpy(buf, src, n);
+        int muts = 1 + (int)rng_below(&g, 3);
+        for (int k = 0; k < muts; k++) {
+            size_t pos = rng_below(&g, (uint32_t)n);
+            uint32_t op = rng_below(&g, 3);
+            if (op == 0) {
+                buf[pos] = alphabet[rng_below(&g, (uint32_t)strlen(alphabet))];
+            } else if (op == 1 && n > 1) {
+                memmove(buf + pos, buf + pos + 1, n - pos - 1);
+                n--;
+            } else if (n < sizeof buf - 2) {
+                memmove(buf + pos + 1, buf + pos, n - pos);
+                buf[pos] = alphabet[rng_below(&g, (uint32_t)strlen(alphabet))];
+                n++;
+            }
+        }
+        buf[n] = '\0';
+        scan_rec r;
+        if (!scan_flat(buf, n, &r)) continue;
+        accepted++;
+        const char *end = NULL;
+        cJSON *o = cJSON_ParseWithLengthOpts(buf, n, &end, 0);
+        while (o && end && end < buf + n && (*end == ' ' || *end == '\t')) end++;
+        int ok = o && cJSON_IsObject(o) && end == buf + n;
+        if (ok) {
+            ok = same_str(r.type, o, "type") && same_str(r.set, o, "set") && same_str(r.problem, o, "problem") &&
+                 same_str(r.variant, o, "variant");
+            const cJSON *gm = cJSON_GetObjectItemCaseSensitive(o, "gpu_ms");
+            if (r.gpu_kind == SCAN_NUMBER) ok = ok && cJSON_IsNumber(gm) && gm->valuedouble == r.gpu_ms;
+            if (r.gpu_kind == SCAN_NULL) ok = ok && cJSON_IsNull(gm);
+            if (r.gpu_kind == SCAN_ABSENT) ok = ok && !gm;
+        }
+        cJSON_Delete(o);
+        if (!ok) fail_msg("scanner and cJSON disagree on: %s", buf);
+    }
+    assert_true(accepted > 10000);
+}
+
 static const char *const SETS[] = {"a", "b", NULL};
 static const char *const PROBS[] = {"p1", "p2", NULL};
 
@@ -225,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_scan_time_line),
         cmocka_unit_test(test_scan_rejects),
         cmocka_unit_test(test_scan_numbers),
+        cmocka_unit_test(test_scan_agrees_with_cjson),
         cmocka_unit_test(test_records),
         cmocka_unit_test(test_record_errors),
         cmocka_unit_test(test_load_files),
