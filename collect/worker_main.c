@@ -88,6 +88,12 @@ typedef struct {
     char cand_threads_where[64];
     evidence ev;
     double med_gpu[N_VARIANTS], med_wall[N_VARIANTS];
+    /* Free device memory (cudaMemGetInfo) before the baselines were created
+     * and before kbv_setup: memory that libraries allocate outside the
+     * interposed calls (cuBLAS and cuDNN link the runtime statically) shows
+     * only there. */
+    size_t free_before_base, free_before_setup;
+    long long base_untracked;
 } worker;
 
 /* --- records ------------------------------------------------------------------ */
@@ -895,7 +901,12 @@ static void probes_after_timing(worker *w)
 typedef struct {
     long long peak_bytes;
     long long driver_delta;
+    long long untracked;
 } memres;
+
+/* Below this, a difference of free-memory figures is noise: the driver's
+ * 2 MiB pages, kernel modules loaded lazily, the runtime's pools. */
+#define UNTRACKED_FLOOR (8LL << 20)
 
 static void measure_memory(worker *w, void **in, memres *m)
 {
@@ -912,6 +923,18 @@ static void measure_memory(worker *w, void **in, memres *m)
         mt_reset_peak(o);
         size_t f0 = 0, f1 = 0, tot = 0;
         cudaMemGetInfo(&f0, &tot);
+        long long untracked = w->base_untracked;
+        if (v == V_CAND) {
+            /* The harness holds the same buffers now as before kbv_setup
+             * (one input set, one output set, the baselines): what else is
+             * gone from free memory and was not allocated through the
+             * interposed calls is the candidate's (library handles and
+             * workspaces). */
+            mt_counts cc;
+            mt_get(MT_CANDIDATE, &cc);
+            untracked = (long long)w->free_before_setup - (long long)f0 - cc.live;
+            if (untracked <= UNTRACKED_FLOOR) untracked = 0;
+        }
         run_variant(w, v, &c);
         device_sync_check(w, "memory");
         cudaMemGetInfo(&f1, &tot);
@@ -923,8 +946,9 @@ static void measure_memory(worker *w, void **in, memres *m)
          * library allocated it some other way. */
         if (v != V_CAND && (long long)base_workspace_bytes(w->base) > extra)
             extra = (long long)base_workspace_bytes(w->base);
-        m[v].peak_bytes = (long long)w->io_bytes + extra;
+        m[v].peak_bytes = (long long)w->io_bytes + extra + untracked;
         m[v].driver_delta = (long long)f0 - (long long)f1;
+        m[v].untracked = untracked;
     }
     for (int i = 0; i < p->n_outputs; i++) poison(w, out[i], w->out_bytes[i]);
     sync_check(w, "poison");
@@ -940,6 +964,7 @@ static void emit_memory(worker *w, const memres *m, long long cand_leak, long lo
         cJSON_AddNumberToObject(r, "io_bytes", (double)w->io_bytes);
         cJSON_AddNumberToObject(r, "leaked_bytes", (double)(v == V_CAND ? cand_leak : base_leak));
         cJSON_AddNumberToObject(r, "driver_delta_bytes", (double)m[v].driver_delta);
+        cJSON_AddNumberToObject(r, "untracked_bytes", (double)m[v].untracked);
         emit(w, r);
     }
 }
@@ -981,6 +1006,9 @@ static int run_pair(worker *w)
     alloc_outputs(w, out);
     kbv_call example;
     make_call(w, &example, in, out);
+    device_sync_check(w, "inputs");
+    size_t total_mem = 0;
+    cudaMemGetInfo(&w->free_before_base, &total_mem);
     mt_set_owner(MT_BASELINE);
     int rc = base_create(w->p, &example, &w->base, &e);
     mt_set_owner(MT_HARNESS);
@@ -991,6 +1019,15 @@ static int run_pair(worker *w)
     base_call(w, V_TF32, &example);
     for (int i = 0; i < w->p->n_outputs; i++) poison(w, out[i], w->out_bytes[i]);
     device_sync_check(w, "baseline warm-up");
+    {
+        size_t f = 0;
+        mt_counts bc;
+        cudaMemGetInfo(&f, &total_mem);
+        mt_get(MT_BASELINE, &bc);
+        long long u = (long long)w->free_before_base - (long long)f - bc.live;
+        w->base_untracked = u > UNTRACKED_FLOOR ? u : 0;
+        w->free_before_setup = f;
+    }
     if (w->setup) {
         int before = count_threads();
         mt_set_owner(MT_CANDIDATE);
