@@ -28,8 +28,9 @@ FUZZ_RENDER  := render/model.c render/tmpl.c render/style.c render/canvas.c rend
 FUZZ_SUITE   := collect/suite.c collect/suite_host.c $(wildcard collect/problems/*.c)
 
 # Each harness and the sources it needs.
-FUZZ_NAMES   := journal manifest analysis template style setjson prompt sums resume
+FUZZ_NAMES   := journal journal_par manifest analysis template style setjson prompt sums resume
 FUZZ_SRC_journal  := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
+FUZZ_SRC_journal_par := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_SRC_manifest := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_SRC_analysis := $(FUZZ_RENDER) $(FUZZ_COMMON)
 FUZZ_SRC_template := $(FUZZ_RENDER) $(FUZZ_COMMON)
