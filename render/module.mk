@@ -5,6 +5,8 @@ RENDER_SRCS := $(filter-out render/main.c,$(wildcard render/*.c))
 RENDER_LIB  := $(BUILD)/libkbv_render.a
 FT_CFLAGS   := $(shell pkg-config --cflags freetype2 fontconfig 2>/dev/null || echo -I/usr/include/freetype2)
 FT_LIBS     := $(shell pkg-config --libs freetype2 fontconfig 2>/dev/null || echo -lfreetype -lfontconfig)
+# libpng writes the PNG figures (render/png.c); Cairo depends on it already.
+FT_LIBS     += -lpng16
 TEST_LIBS   := $(RENDER_LIB) $(TEST_LIBS)
 TEST_LDLIBS += $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS) -pthread
 PROGRAMS    += $(BUILD)/kbv-render

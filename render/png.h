@@ -1,10 +1,10 @@
-/* png.h - a small PNG encoder for the figures' raster versions.
+/* png.h - PNG output for the figures' raster versions, through libpng.
  *
- * Cairo's own writer goes through libpng with adaptive filtering and zlib's
- * default level, which took three quarters of a report's rendering time;
- * charts are mostly flat colour, for which the "Up" filter and a fast zlib
- * level give files of about the same size at a fraction of the cost.  The
- * output is deterministic: no time chunk, no text chunks.
+ * Cairo's own writer (also libpng) uses adaptive filtering and zlib's default
+ * level, which took three quarters of a report's rendering time; charts are
+ * mostly flat colour, for which the "Up" filter and a fast zlib level give
+ * files of about the same size at a fraction of the cost.  The output is
+ * deterministic: no time chunk, no text chunks.
  */
 #ifndef KBV_PNG_H
 #define KBV_PNG_H
