@@ -304,9 +304,32 @@ static void put_bytes(sbuf *b, double bytes)
     sb_printf(b, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
 }
 
+/* The computation as indented lines: "out = EXPR" for one expression; for
+ * the registry's step lists ("x = self.conv(x); relu; x + self.bias") one
+ * numbered step a line, each applied to the result of the one before. */
+static void put_computation(sbuf *b, const suite_problem *p)
+{
+    const char *e = p->expr ? p->expr : "(not stated)";
+    if (!strchr(e, ';')) {
+        sb_printf(b, "    out = %s\n", e);
+        return;
+    }
+    int step = 1;
+    while (*e) {
+        while (*e == ' ' || *e == ';') e++;
+        if (!*e) break;
+        const char *end = strchr(e, ';');
+        size_t n = end ? (size_t)(end - e) : strlen(e);
+        while (n > 0 && e[n - 1] == ' ') n--;
+        sb_printf(b, "    %d. %.*s\n", step++, (int)n, e);
+        e += n;
+    }
+    sb_add(b, "    out = the result of the last step\n");
+}
+
 static const char *const names[] = {
-    "id", "name", "level", "number", "expr", "inputs", "outputs", "attrs", "distributions",
-    "skeleton", "precision", "flops", "min_bytes", "tolerance", "abi_version", NULL,
+    "id", "name", "level", "number", "expr", "computation", "inputs", "outputs", "attrs",
+    "distributions", "skeleton", "precision", "flops", "min_bytes", "tolerance", "abi_version", NULL,
 };
 
 const char *const *prompt_placeholders(void)
@@ -323,6 +346,7 @@ static int put(sbuf *b, const char *name, size_t n, const suite_problem *p)
     else if (IS("level")) sb_printf(b, "%d", p->level);
     else if (IS("number")) sb_printf(b, "%d", p->number);
     else if (IS("expr")) sb_add(b, p->expr ? p->expr : "(not stated)");
+    else if (IS("computation")) put_computation(b, p);
     else if (IS("inputs")) put_inputs(b, p);
     else if (IS("outputs")) put_outputs(b, p);
     else if (IS("attrs")) put_attrs(b, p);

@@ -53,6 +53,46 @@ static void test_scalar_placeholders(void **state)
     free(out);
 }
 
+static void test_computation_single_and_steps(void **state)
+{
+    (void)state;
+    char *out = render_ok("{{computation}}", "L1_019_relu");
+    assert_string_equal(out, "    out = torch.relu(x)\n");
+    free(out);
+    /* Every problem written as a list of steps renders one numbered line a
+     * step, in order, then the line that names the result. */
+    int seen = 0;
+    for (int k = 0; k < suite_count(); k++) {
+        const suite_problem *p = suite_get(k);
+        if (!p->expr || !strchr(p->expr, ';')) continue;
+        seen++;
+        kbv_err e = { 0 };
+        assert_int_equal(prompt_render("{{computation}}", "t.txt", p, &out, &e), 0);
+        int steps = 0;
+        for (const char *c = p->expr, *start = p->expr;; c++) {
+            if (*c == ';' || *c == '\0') {
+                const char *a = start;
+                while (a < c && *a == ' ') a++;
+                if (a < c) steps++;
+                if (*c == '\0') break;
+                start = c + 1;
+            }
+        }
+        char want[32];
+        snprintf(want, sizeof want, "    %d. ", steps);
+        assert_non_null(strstr(out, "    1. "));
+        assert_non_null(strstr(out, want));
+        snprintf(want, sizeof want, "    %d. ", steps + 1);
+        assert_null(strstr(out, want));
+        const char *tail = "    out = the result of the last step\n";
+        assert_true(strlen(out) > strlen(tail));
+        assert_string_equal(out + strlen(out) - strlen(tail), tail);
+        free(out);
+    }
+    /* level 2 has such problems */
+    if (suite_find("L2_021_conv2d_add_scale_sigmoid_groupnorm")) assert_true(seen > 0);
+}
+
 static void test_inputs_in_order_with_shapes(void **state)
 {
     (void)state;
@@ -182,6 +222,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_text_passes_through),
         cmocka_unit_test(test_scalar_placeholders),
+        cmocka_unit_test(test_computation_single_and_steps),
         cmocka_unit_test(test_inputs_in_order_with_shapes),
         cmocka_unit_test(test_outputs_and_attrs),
         cmocka_unit_test(test_skeleton_names_every_tensor),
