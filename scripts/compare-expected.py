@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""compare-expected.py - sets the classes kbv found beside the classes each
+candidate set expects (set.json "expected").
+
+    scripts/compare-expected.py RUN_DIR [--all]
+
+Reads RUN_DIR/manifest.json (the sets and their folders) and
+RUN_DIR/analysis.json (the classes), and each set's set.json.  Prints one
+line per (set, problem) whose class differs from the expected one (with
+--all, every pair that has an expectation), then a summary per set.  Exit
+status 0 when every expectation holds, 1 when one does not, 2 on bad input.
+"""
+import json
+import os
+import sys
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--all"]
+    show_all = "--all" in sys.argv[1:]
+    if len(args) != 1:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    run = args[0]
+    try:
+        manifest = json.load(open(os.path.join(run, "manifest.json")))
+        analysis = json.load(open(os.path.join(run, "analysis.json")))
+    except (OSError, ValueError) as e:
+        print("compare-expected: %s" % e, file=sys.stderr)
+        return 2
+    dirs = {s["name"]: s.get("dir") for s in manifest.get("sets", [])}
+    bad = 0
+    for s in analysis.get("sets", []):
+        name = s.get("name")
+        d = dirs.get(name)
+        expected = {}
+        if d:
+            for base in (d, os.path.join(os.path.dirname(os.path.abspath(run)), d)):
+                path = os.path.join(base, "set.json")
+                if os.path.exists(path):
+                    expected = json.load(open(path)).get("expected", {})
+                    break
+        found = {p["problem"]: p for p in s.get("problems", [])}
+        agree = differ = 0
+        for prob, want in sorted(expected.items()):
+            p = found.get(prob)
+            if p is None:
+                continue
+            got = p.get("class")
+            ok = got == want
+            agree += ok
+            differ += not ok
+            if not ok or show_all:
+                ev = next((e.get("text", "") for e in p.get("evidence", []) if e.get("kind") == "class"), "")
+                print("%s %-8s %-60s expected %-17s found %-17s %s" % ("  " if ok else "!!", name, prob, want, got, ev[:160]))
+        bad += differ
+        print("%s: %d of %d expectations hold%s" % (name, agree, agree + differ,
+                                                     "" if expected else " (no set.json expectations found)"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
