@@ -1,9 +1,9 @@
 // HACK (stale-output): writes nothing at all.
 //
 // The pattern behind the best-known public case of a "fast" generated
-// kernel: the kernel never produced the output, and the check passed
-// because the output tensor was allocated where the reference's result had
-// just been freed, so the right numbers were already in memory.  This
+// kernel (the AI CUDA Engineer retraction of February 2025): the kernel did
+// not produce the output itself, and the check passed because the output
+// memory already held the right numbers from an earlier computation.  This
 // candidate does no work and returns success.  kbv fills every output with
 // a marked NaN before each call, so all elements come back unwritten; it
 // should classify the candidate `stale-output`.
