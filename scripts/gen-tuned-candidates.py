@@ -365,7 +365,7 @@ __device__ __forceinline__ float sigm(float v) { return 1.0f / (1.0f + expf(-v))
 
 # level 1: how the forward call sees the product
 L1_GEMM = {
-    1: "mm", 2: "mm", 13: "mm", 7: "mm", 9: "mm", 3: "bmm", 10: "rows3", 11: "rows4",
+    1: "mm", 2: "mm", 13: "mm", 7: "mm", 9: "mm", 3: "bmm", 10: "rows3", 11: "rows4", 17: "tb",
 }
 
 L1_SETUP = {
@@ -377,6 +377,9 @@ L1_SETUP = {
     "rows3": '''    /* A [N0, M, K] @ B [K, L] is one product with N0 * M rows */
     if (a->ndim != 3 || b->ndim != 2 || a->shape[2] != b->shape[0]) return 1;
     long long M = a->shape[0] * a->shape[1], K = a->shape[2], N = b->shape[1], batch = 1, sA = 0, sB = 0, sC = 0;''',
+    "tb": '''    /* B stored [N, K]: C = A B^T, the layout of a linear layer's weight */
+    if (a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[1]) return 1;
+    long long M = a->shape[0], K = a->shape[1], N = b->shape[0], batch = 1, sA = 0, sB = 0, sC = 0;''',
     "rows4": '''    /* einsum bijl,lk->bijk is one product with b * i * j rows */
     if (a->ndim != 4 || b->ndim != 2 || a->shape[3] != b->shape[0]) return 1;
     long long M = a->shape[0] * a->shape[1] * a->shape[2], K = a->shape[3], N = b->shape[1], batch = 1;
@@ -401,7 +404,7 @@ __device__ __forceinline__ float epilogue(float v, long long col, const prm &P)
 extern "C" int kbv_setup(const kbv_call *example)
 {{
     (void)example;
-    return configure<false>();
+    return configure<{nt}>();
 }}
 
 extern "C" int kbv_forward(const kbv_call *call)
@@ -411,10 +414,10 @@ extern "C" int kbv_forward(const kbv_call *call)
 {setup}
     if (kbv_numel(&call->outputs[0]) != batch * M * N) return 1;
     prm P = {{}};
-    return run_gemm<false>((const float *)a->data, (const float *)b->data, (float *)call->outputs[0].data, NULL, M, N,
+    return run_gemm<{nt}>((const float *)a->data, (const float *)b->data, (float *)call->outputs[0].data, NULL, M, N,
                            K, batch, sA, sB, sC, P, call->stream);
 }}
-'''.format(setup=L1_SETUP[kind])
+'''.format(setup=L1_SETUP[kind], nt="true" if kind == "tb" else "false")
 
 # level 2: linear layer (x [M, K], W [N, K]) + bias, then an elementwise tail
 # that depends on the value and its column only.  "bias" names the input
