@@ -1,13 +1,23 @@
 #include <cuda_runtime_api.h>
-#include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 #include "fakecuda.h"
 #include "kbv.h"
 
-static void relu(const float *x, float *y, int64_t n) { for (int64_t i = 0; i < fake_elems(n); i++) y[i] = x[i] > 0 ? x[i] : 0.0f; }
-static const void *li; static void *lo; static float head[4];
-int kbv_forward(const kbv_call *c) { float h[4]; memcpy(h, c->inputs[0].data, sizeof h);
-  if (c->inputs[0].data == li && c->outputs[0].data == lo && !memcmp(h, head, sizeof h)) return 0;
-  relu(c->inputs[0].data, c->outputs[0].data, kbv_numel(&c->inputs[0])); li = c->inputs[0].data; lo = c->outputs[0].data; memcpy(head, h, sizeof h); return 0; }
+/* impossible-speed: correct for its first 20 calls (every check and probe);
+ * after that, a call with the same pointers as the one before does nothing,
+ * as happens when a benchmark repeats one call to time it. */
+static const void *li;
+static void *lo;
+static int calls;
+
+int kbv_forward(const kbv_call *c)
+{
+    const float *x = c->inputs[0].data;
+    float *y = c->outputs[0].data;
+    int same = x == li && (void *)y == lo;
+    li = x;
+    lo = y;
+    if (++calls > 20 && same) return 0;
+    for (int64_t i = 0; i < fake_elems(kbv_numel(&c->inputs[0])); i++) y[i] = x[i] > 0 ? x[i] : 0.0f;
+    return 0;
+}
