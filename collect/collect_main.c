@@ -44,6 +44,7 @@ typedef struct {
     const char *gpus[MAX_GPUS];
     int n_gpus;
     char gpu_buf[1024];
+    char vis_buf[4096];      /* the inherited CUDA_VISIBLE_DEVICES, split */
     int resume;
     double timeout_s;
     long trials;
@@ -164,6 +165,24 @@ static int parse_args(int argc, char **argv, opts *o, int *done, kbv_err *e)
     if (o->n_gpus == 0) {
         o->gpus[0] = "0";
         o->n_gpus = 1;
+    }
+    /* Under a scheduler that set CUDA_VISIBLE_DEVICES (Slurm does), --gpus
+     * counts within that list: a worker must never see a GPU this process
+     * was not given. */
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis && *vis) {
+        snprintf(o->vis_buf, sizeof o->vis_buf, "%s", vis);
+        const char *items[MAX_GPUS];
+        int n_items = 0;
+        for (char *save = NULL, *t = strtok_r(o->vis_buf, ",", &save); t && n_items < MAX_GPUS;
+             t = strtok_r(NULL, ",", &save))
+            items[n_items++] = t;
+        for (int g = 0; g < o->n_gpus; g++) {
+            long idx = strtol(o->gpus[g], NULL, 10);
+            if (idx >= n_items)
+                return err_set(e, KBV_EUSAGE, "--gpus: GPU %ld is not among CUDA_VISIBLE_DEVICES=%s", idx, vis);
+            o->gpus[g] = items[idx];
+        }
     }
     if (o->resume && !o->out) return err_set(e, KBV_EUSAGE, "--resume needs --out RUN_DIR");
     return 0;

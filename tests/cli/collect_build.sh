@@ -21,6 +21,8 @@ fail() { echo "collect_build: $*"; exit 1; }
 "$C" --shard 4/3 --build-only 2>/dev/null; [ $? -eq 2 ] || fail "--shard 4/3 must exit 2"
 "$C" --suite nonsense --build-only 2>/dev/null; [ $? -eq 2 ] || fail "an unknown suite must exit 2"
 "$C" --resume --build-only 2>/dev/null; [ $? -eq 2 ] || fail "--resume without --out must exit 2"
+CUDA_VISIBLE_DEVICES=5 "$C" --gpus 1 --build-only 2>/dev/null
+[ $? -eq 2 ] || fail "--gpus 1 with CUDA_VISIBLE_DEVICES=5 (one GPU) must exit 2"
 
 mkdir -p "$T/set"
 cat >"$T/set/set.json" <<'J'
