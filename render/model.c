@@ -41,6 +41,13 @@ static int opt_num(const cJSON *o, const char *key, double *out)
     return 0;
 }
 
+/* A count (or seed) as written by analyze: a whole number in [0, 9.2e18]; -1 for any
+ * other value (converting a larger double to long is undefined). */
+static long count_of(double x)
+{
+    return x >= 0 && x <= 9.2e18 && x == floor(x) ? (long)x : -1;
+}
+
 static int read_est(const cJSON *v, const char *what, rm_est *out, kbv_err *e)
 {
     out->ok = 0;
@@ -55,7 +62,9 @@ static int read_est(const cJSON *v, const char *what, rm_est *out, kbv_err *e)
     double n;
     if (opt_num(v, "n", &n))
         return err_set(e, KBV_EINPUT, "%s.n: expected a number", what);
-    out->n = isnan(n) ? -1 : (long)n;
+    if (!isnan(n) && count_of(n) < 0)
+        return err_set(e, KBV_EINPUT, "%s.n: expected a count", what);
+    out->n = isnan(n) ? -1 : count_of(n);
     out->ok = !isnan(out->est);
     return 0;
 }
@@ -155,7 +164,9 @@ static int read_problem(const rmodel *m, const cJSON *p, const char *what, rm_pr
         if (opt_num(t, vn[v], &out->t_ms[v]) || opt_num(pk, vn[v], &out->peak[v]) || opt_num(ns, vn[v], &x))
             return err_set(e, KBV_EINPUT, "%s: time_ms, peak_bytes and n_samples of %s must be numbers or null",
                            what, vn[v]);
-        out->n_samples[v] = isnan(x) ? -1 : (long)x;
+        if (!isnan(x) && count_of(x) < 0)
+            return err_set(e, KBV_EINPUT, "%s: n_samples.%s: expected a count", what, vn[v]);
+        out->n_samples[v] = isnan(x) ? -1 : count_of(x);
     }
     if (opt_num(p, "max_rel_err", &out->max_rel_err))
         return err_set(e, KBV_EINPUT, "%s.max_rel_err: expected a number or null", what);
@@ -175,6 +186,8 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
     long long np = 0;
     if ((rc = jio_get_int(s, "n_problems", what, &np, e)))
         return rc;
+    if (np < 0)
+        return err_set(e, KBV_EINPUT, "%s: n_problems must not be negative", what);
     out->n_problems = (long)np;
     const cJSON *counts;
     if ((rc = jio_get_obj(s, "counts", what, &counts, e)))
@@ -183,7 +196,9 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(counts, m->classes[c]);
         if (v && !cJSON_IsNumber(v))
             return err_set(e, KBV_EINPUT, "%s: counts.%s: expected a number", what, m->classes[c]);
-        out->counts[c] = v ? (long)v->valuedouble : 0;
+        if (v && count_of(v->valuedouble) < 0)
+            return err_set(e, KBV_EINPUT, "%s: counts.%s: expected a count", what, m->classes[c]);
+        out->counts[c] = v ? count_of(v->valuedouble) : 0;
         out->group_counts[rmodel_group(m->classes[c])] += out->counts[c];
     }
     const cJSON *bl;
@@ -296,10 +311,10 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
     if (cfg) {
         if (opt_num(cfg, "ci_level", &x) == 0 && !isnan(x))
             m->ci_level = x;
-        if (opt_num(cfg, "bootstrap_resamples", &x) == 0 && !isnan(x))
-            m->resamples = (long)x;
-        if (opt_num(cfg, "bootstrap_seed", &x) == 0 && !isnan(x))
-            m->seed = (long)x;
+        if (opt_num(cfg, "bootstrap_resamples", &x) == 0 && count_of(x) >= 0)
+            m->resamples = count_of(x);
+        if (opt_num(cfg, "bootstrap_seed", &x) == 0 && count_of(x) >= 0)
+            m->seed = count_of(x);
         const cJSON *mb = cJSON_GetObjectItemCaseSensitive(cfg, "memory_baseline");
         if (cJSON_IsString(mb) && (strcmp(mb->valuestring, "fp32") == 0 || strcmp(mb->valuestring, "tf32") == 0))
             m->mem_baseline = mb->valuestring;
@@ -320,8 +335,8 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
         v = cJSON_GetObjectItemCaseSensitive(m->manifest, "config");
         if (cJSON_IsObject(v)) {
             m->run_config = v;
-            if (opt_num(v, "seed", &x) == 0 && !isnan(x))
-                m->seed = (long)x;
+            if (opt_num(v, "seed", &x) == 0 && count_of(x) >= 0)
+                m->seed = count_of(x);
         }
     } else {
         log_warn("render", "%s: not found; the run summary uses analysis.json's copies", path);
