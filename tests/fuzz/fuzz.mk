@@ -15,7 +15,7 @@
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -g -O1 $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude -Icommon -Itests/fuzz \
-                -Ianalyze -Irender -Icollect -Icollect/problems $(DEPS_INC) $(FT_CFLAGS) \
+                -iquote analyze -iquote render -iquote collect -iquote collect/problems $(DEPS_INC) $(CAIRO_CFLAGS) $(FT_CFLAGS) \
                 -Wall -Wextra -Wno-unused-parameter
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_OBJ     := $(FUZZ_DIR)/obj
@@ -28,18 +28,20 @@ FUZZ_RENDER  := render/model.c render/tmpl.c render/style.c render/canvas.c rend
 FUZZ_SUITE   := collect/suite.c collect/suite_host.c $(wildcard collect/problems/*.c)
 
 # Each harness and the sources it needs.
-FUZZ_NAMES   := journal journal_par manifest analysis template style setjson prompt sums resume
+FUZZ_NAMES   := journal journal_par manifest analysis render template style setjson prompt sums resume
 FUZZ_SRC_journal  := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_SRC_journal_par := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_SRC_manifest := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_SRC_analysis := $(FUZZ_RENDER) $(FUZZ_COMMON)
 FUZZ_SRC_template := $(FUZZ_RENDER) $(FUZZ_COMMON)
+FUZZ_SRC_render   := $(filter-out render/main.c,$(wildcard render/*.c)) $(FUZZ_COMMON)
 FUZZ_SRC_style    := $(FUZZ_RENDER) $(FUZZ_COMMON)
 FUZZ_SRC_setjson  := collect/plan.c $(FUZZ_SUITE) $(FUZZ_COMMON)
 FUZZ_SRC_prompt   := collect/prompt.c $(FUZZ_SUITE) $(FUZZ_COMMON)
 FUZZ_SRC_sums     := $(FUZZ_COMMON)
 FUZZ_SRC_resume   := collect/resume.c collect/plan.c $(FUZZ_SUITE) $(FUZZ_COMMON)
 FUZZ_LIBS_analysis := $(FT_LIBS)
+FUZZ_LIBS_render   := $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS)
 FUZZ_LIBS_template := $(FT_LIBS)
 FUZZ_LIBS_style    := $(FT_LIBS)
 
