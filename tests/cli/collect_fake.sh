@@ -11,6 +11,7 @@ set -u
 B=${1:-build}
 CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
 [ -f "$CUDA_INC/cuda_runtime_api.h" ] || { echo "skip: no CUDA headers"; exit 0; }
+command -v python3 >/dev/null || { echo "skip: no python3 for the checks"; exit 0; }
 for l in libkbv_collecthost.a libkbv_suite.a libkbv_common.a; do
     [ -f "$B/$l" ] || { echo "collect_fake: no $B/$l"; exit 1; }
 done

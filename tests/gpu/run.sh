@@ -19,6 +19,7 @@ export KBV_CACHE="$TMP/cache"     # every candidate really builds
 fail=0
 t_start=$(date +%s)
 
+command -v python3 >/dev/null || { echo "test-gpu: the checks need python3"; exit 1; }
 if ! "$BUILD/kbv-worker" --device-info >/dev/null 2>"$TMP/devinfo.err"; then
     echo "test-gpu: no usable CUDA GPU: $(tail -c 300 "$TMP/devinfo.err")"
     exit 1
