@@ -35,7 +35,12 @@ static void *sym(void *lib, const char *name)
 
 nvmlx *nvmlx_open(const char *pci_bus_id)
 {
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    /* The loader's path first; then where drivers and containers put it. */
+    static const char *const names[] = {"libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1",
+                                        "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1",
+                                        "/usr/lib64/libnvidia-ml.so.1", NULL};
+    void *lib = NULL;
+    for (int i = 0; !lib && names[i]; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!lib) return NULL;
     init_fn init;
     by_pci_fn by_pci;
