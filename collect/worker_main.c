@@ -800,6 +800,8 @@ static void probe_determinism(worker *w, void **in)
 
 typedef struct {
     double *gpu, *wall;
+    int *round;
+    unsigned *mhz;            /* 0: no clock reading */
     int n;
     double gpu_s, wall_s;
     int done;
@@ -831,9 +833,13 @@ static void timing(worker *w, void **in)
         die_cuda(w, "events", cudaGetLastError());
     int last_writer = V_CAND; /* the outputs hold poison now */
     sync_check(w, "timing setup");
+    /* Without a matrix product the tf32 baseline is the fp32 one (DESIGN.md
+     * 5): it is timed once, and its samples are recorded for both. */
+    int tf32_is_fp32 = !p->uses_tf32;
 
     /* Warm-up: >= 3 calls and >= 25 ms of each variant. */
     for (int v = 0; v < N_VARIANTS; v++) {
+        if (v == V_TF32 && tf32_is_fp32) continue;
         double t0 = log_now();
         for (int k = 0; k < 3 || log_now() - t0 < 0.025; k++) {
             if (v == V_CAND && last_writer != V_CAND)
@@ -852,8 +858,12 @@ static void timing(worker *w, void **in)
     for (int v = 0; v < N_VARIANTS; v++) {
         tv[v].gpu = malloc((size_t)cap * sizeof(double));
         tv[v].wall = malloc((size_t)cap * sizeof(double));
-        if (!tv[v].gpu || !tv[v].wall || !scratch) die_launch(w, "harness: out of host memory");
+        tv[v].round = malloc((size_t)cap * sizeof(int));
+        tv[v].mhz = malloc((size_t)cap * sizeof(unsigned));
+        if (!tv[v].gpu || !tv[v].wall || !tv[v].round || !tv[v].mhz || !scratch)
+            die_launch(w, "harness: out of host memory");
     }
+    if (tf32_is_fp32) tv[V_TF32].done = 1;
     prng rng;
     prng_seed(&rng, prng_hash_str(w->seed ^ 0x74696d696e67ull, p->id));
     for (int round = 0;; round++) {
@@ -894,6 +904,8 @@ static void timing(worker *w, void **in)
             tvar *t = &tv[v];
             t->gpu[t->n] = g[v];
             t->wall[t->n] = wl[v];
+            t->round[t->n] = round;
+            t->mhz[t->n] = have_mhz ? mhz : 0;
             t->n++;
             t->gpu_s += g[v] * 1e-3;
             t->wall_s += wl[v] * 1e-3;
@@ -911,11 +923,29 @@ static void timing(worker *w, void **in)
             }
         }
     }
+    if (tf32_is_fp32) {
+        const tvar *f = &tv[V_FP32];
+        for (int k = 0; k < f->n; k++) {
+            cJSON *r = rec("time");
+            cJSON_AddStringToObject(r, "variant", variant_names[V_TF32]);
+            cJSON_AddNumberToObject(r, "round", f->round[k]);
+            jio_add_num(r, "gpu_ms", f->gpu[k]);
+            jio_add_num(r, "wall_ms", f->wall[k]);
+            if (f->mhz[k]) cJSON_AddNumberToObject(r, "sm_mhz", f->mhz[k]);
+            cJSON_AddStringToObject(r, "same_as", "fp32");
+            emit(w, r);
+        }
+    }
     for (int v = 0; v < N_VARIANTS; v++) {
-        w->med_gpu[v] = cstat_median(tv[v].gpu, tv[v].n, scratch);
-        w->med_wall[v] = cstat_median(tv[v].wall, tv[v].n, scratch);
+        const tvar *t = v == V_TF32 && tf32_is_fp32 ? &tv[V_FP32] : &tv[v];
+        w->med_gpu[v] = cstat_median(t->gpu, t->n, scratch);
+        w->med_wall[v] = cstat_median(t->wall, t->n, scratch);
+    }
+    for (int v = 0; v < N_VARIANTS; v++) {
         free(tv[v].gpu);
         free(tv[v].wall);
+        free(tv[v].round);
+        free(tv[v].mhz);
     }
     free(scratch);
     cudaEventDestroy(ev0);
@@ -985,6 +1015,10 @@ static void measure_memory(worker *w, void **in, memres *m)
     alloc_outputs(w, out);
     make_call(w, &c, in, out);
     for (int v = 0; v < N_VARIANTS; v++) {
+        if (v == V_TF32 && !p->uses_tf32) {
+            m[v] = m[V_FP32]; /* the same computation (see timing) */
+            continue;
+        }
         for (int i = 0; i < p->n_outputs; i++) poison(w, out[i], w->out_bytes[i]);
         device_sync_check(w, "memory");
         mt_owner o = v == V_CAND ? MT_CANDIDATE : MT_BASELINE;
