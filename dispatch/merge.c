@@ -188,15 +188,17 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
             if (!rc && (si < 0 || pi < 0))
                 rc = err_set(e, KBV_EINPUT, "%s: set \"%s\" or problem \"%s\" is not in the manifest", what,
                              set_name, problem);
+            if (!rc) {
+                /* set_name and problem live in v: the message is made before it goes. */
+                int *o = &owner[si * n_problems + pi];
+                if (*o >= 0 && *o != i)
+                    rc = err_set(e, KBV_EINPUT, "pair %s/%s is in two shards: %s and %s", set_name, problem,
+                                 in_dirs[*o], in_dirs[i]);
+                else
+                    *o = i;
+            }
             cJSON_Delete(v);
             if (rc) break;
-            int *o = &owner[si * n_problems + pi];
-            if (*o >= 0 && *o != i) {
-                rc = err_set(e, KBV_EINPUT, "pair %s/%s is in two shards: %s and %s", set_name, problem,
-                             in_dirs[*o], in_dirs[i]);
-                break;
-            }
-            *o = i;
             if (n_recs == cap) {
                 cap = cap ? cap * 2 : 4096;
                 rec *bigger = realloc(recs, cap * sizeof *recs);
@@ -227,7 +229,7 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
                              cJSON_GetArrayItem(problems, p)->valuestring);
                 goto done;
             }
-    qsort(recs, n_recs, sizeof *recs, rec_cmp);
+    if (n_recs) qsort(recs, n_recs, sizeof *recs, rec_cmp);   /* recs is NULL when empty */
 
     /* The merged manifest: the first shard's, marked as a merge of all. */
     merged = cJSON_Duplicate(manifests[0], 1);
