@@ -846,8 +846,12 @@ static int collect_main(opts *o, kbv_err *e)
         log_progress_end(&bp);
         /* R.items owns the results from here on. */
         for (int k = 0; k < n_src; k++) R.items[map[k]] = todo[k];
-        for (int k = 0; !rc && k < n_src; k++)
-            if (R.items[map[k]].ok) rc = build_scan(&R.items[map[k]], e);
+        /* A failed scan (no nm here, say) loses the flags, not the run. */
+        for (int k = 0; !rc && k < n_src; k++) {
+            kbv_err se = {0};
+            if (R.items[map[k]].ok && build_scan(&R.items[map[k]], &se))
+                log_warn(STAGE, "static scan of %s: %s", R.items[map[k]].src, se.msg);
+        }
         free(todo);
         free(map);
         if (rc) goto out_calib;
