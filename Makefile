@@ -71,7 +71,7 @@ objs = $(patsubst %.c,$(OBJ)/%.o,$(filter %.c,$(1))) $(patsubst %.cu,$(OBJ)/%.cu
 PROGRAMS :=
 TEST_LIBS :=
 
-.PHONY: all test test-gpu report snapshot deps deps-check deps-check-build install clean bench
+.PHONY: all test test-asan test-gpu report snapshot deps deps-check deps-check-build install clean bench
 all:
 
 include common/module.mk
@@ -120,6 +120,12 @@ deps-check-build:
 test: deps-check
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)tests/run.sh $(BUILD)
+
+# The unit tests again, built with AddressSanitizer and UBSan (CI runs it).
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+test-asan: deps-check
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)-asan CFLAGS="$(SAN_FLAGS)" tests
+	$(Q)KBV_TEST_UNIT_ONLY=1 ASAN_OPTIONS=detect_leaks=1 tests/run.sh $(BUILD)-asan
 
 test-gpu: all
 	$(Q)tests/gpu/run.sh $(BUILD)

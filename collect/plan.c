@@ -147,7 +147,7 @@ static int add_children(plan *pl, const char *dir, int require_json, int *added,
         n++;
     }
     closedir(d);
-    if (!rc) qsort(names, (size_t)n, sizeof *names, cmp_str);
+    if (!rc && n > 1) qsort(names, (size_t)n, sizeof *names, cmp_str); /* names is NULL when n is 0 */
     for (int i = 0; !rc && i < n; i++) rc = add_set(pl, names[i], e);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);

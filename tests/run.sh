@@ -34,6 +34,7 @@ done
 
 for s in tests/cli/*.sh; do
     [ -f "$s" ] || continue
+    [ "${KBV_TEST_UNIT_ONLY:-0}" = 1 ] && break
     name=$(basename "$s" .sh)
     log=$(mktemp)
     if bash "$s" "$build" >"$log" 2>&1; then
