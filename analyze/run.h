@@ -59,7 +59,7 @@ typedef struct run_pair {
     size_t n_checks, cap_checks;
     run_probe *probes;
     size_t n_probes, cap_probes;
-    run_vec times[RUN_NV];            /* gpu_ms samples in journal order */
+    run_vec times[RUN_NV];            /* gpu_ms samples in journal order (see run_load_jobs) */
     int have_mem[RUN_NV];
     double peak_bytes[RUN_NV], leaked_bytes[RUN_NV];
 } run_pair;
@@ -86,7 +86,11 @@ typedef struct run_data {
 
 int run_load(const char *run_dir, run_data **out, kbv_err *e);
 /* The same with up to `threads` threads: a plain journal of some megabytes
- * is then read in chunks in parallel, with the same result. */
+ * is then read in chunks in parallel, with the same result, except that
+ * within a chunk the rare time records the fast scanner leaves to the
+ * general parser (escapes, NUL bytes, nested fields) come after the others,
+ * so a pair's samples are the same but not always in journal order (the
+ * analysis sorts them; tests/fuzz/fuzz_journal_par checks the rest). */
 int run_load_jobs(const char *run_dir, int threads, run_data **out, kbv_err *e);
 void run_free(run_data *r);   /* NULL ok */
 
