@@ -1,0 +1,121 @@
+#!/bin/bash
+# tests/gpu/hostile.sh BUILD_DIR - hostile candidates (issue 9): one set per
+# behaviour in tests/gpu/hostile/ (forks, execs, exit(0), output flood,
+# sleep, spin, device memory leak, all of the GPU memory, heap corruption,
+# interposed CUDA and timing symbols, searching device memory for the
+# expected output, many open files, files written outside the scratch
+# folder).  Runs kbv-collect on them and then on an ordinary correct set with
+# a short --timeout, analyzes the run and checks, one line per check:
+#   - each hostile pair's status, status detail, class, flags and static
+#     scan flags (tests/gpu/hostile_check.py, from each set.json);
+#   - the ordinary pairs that ran after them are still correct;
+#   - no process a candidate started outlives the run;
+#   - the worker's scratch folders are gone and nothing a candidate wrote in
+#     its working folder is left; what it wrote to /tmp is reported.
+# Environment: KBV_HOSTILE_TIMEOUT (default 15 s), KBV_KEEP_TEST=1 keeps
+# the temporary folder.  Exit 0 when every check passes.
+set -u
+BUILD=${1:-build}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+cd "$ROOT" || exit 1
+BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "FAIL hostile: no build folder ${1:-build}"; exit 1; }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/kbv-hostile.XXXXXX") || exit 1
+KEEP=${KBV_KEEP_TEST:-0}
+cleanup() { if [ "$KEEP" = 1 ]; then echo "hostile: kept $TMP"; else rm -rf "$TMP"; fi; }
+trap cleanup EXIT
+TIMEOUT=${KBV_HOSTILE_TIMEOUT:-15}
+# A marker that the file-writing candidate puts in the name of its /tmp file.
+MARKER="m$$-$RANDOM$RANDOM"
+export KBV_HOSTILE_MARKER=$MARKER
+# Builds cached with run.sh's when it set a cache, else in a cache of our own.
+export KBV_CACHE=${KBV_CACHE:-$TMP/cache}
+# kbv-collect's scratch folders (the workers' working folders) go under
+# $TMP/scratch, so that what is left there afterwards can be checked.
+mkdir -p "$TMP/scratch"
+fail=0
+t0=$(date +%s)
+touch "$TMP/stamp"
+
+echo "hostile: collect on tests/gpu/hostile and tests/gpu/sets/correct (--timeout $TIMEOUT)"
+TMPDIR="$TMP/scratch" "$BUILD/kbv-collect" --suite smoke --candidates tests/gpu/hostile \
+    --candidates tests/gpu/sets/correct --out "$TMP/run" --timeout "$TIMEOUT" --trials 1 \
+    --max-time 0.5 2>"$TMP/collect.log"
+rc=$?
+echo "hostile: collect exit $rc in $(( $(date +%s) - t0 )) s"
+if [ $rc -ne 0 ]; then
+    echo "FAIL hostile: kbv-collect exited $rc: $(tail -3 "$TMP/collect.log" | tr '\n' ' ')"
+    fail=1
+else
+    echo "ok   hostile: kbv-collect finished the run (exit 0)"
+fi
+
+if [ -f "$TMP/run/samples.jsonl" ] && [ -f "$TMP/run/manifest.json" ]; then
+    only=""
+    if ! "$BUILD/kbv-analyze" "$TMP/run" 2>"$TMP/analyze.log"; then
+        echo "FAIL hostile: kbv-analyze: $(tail -3 "$TMP/analyze.log" | tr '\n' ' ')"
+        fail=1
+        only=--journal-only
+    else
+        echo "ok   hostile: kbv-analyze accepts the run"
+    fi
+    python3 "$HERE/hostile_check.py" "$TMP/run" tests/gpu/hostile --other tests/gpu/sets/correct $only ||
+        fail=1
+else
+    echo "FAIL hostile: no journal or manifest in $TMP/run"
+    fail=1
+fi
+
+# Processes: the forking and exec'ing candidates name their children
+# kbvhst-* (process name or command line); a worker's forked children keep
+# the worker's command line, which holds the candidate's path in the cache.
+sleep 1
+left=$( { pgrep kbvhst; pgrep -f kbvhst; pgrep -f -- "--so $KBV_CACHE"; } 2>/dev/null | sort -u)
+if [ -n "$left" ]; then
+    echo "FAIL hostile: processes started by candidates outlived the run:"
+    for p in $left; do echo "       $(ps -o pid=,pgid=,sid=,ppid=,comm=,args= -p "$p" 2>/dev/null | cut -c1-150)"; done
+    # They are this test's own descendants: ended by their ids.
+    for p in $left; do kill -9 "$p" 2>/dev/null; done
+    fail=1
+else
+    echo "ok   hostile: no process started by a candidate outlived the run"
+fi
+
+# Files: the scratch folders are removed at the end of the run, with what
+# the candidates wrote into them.
+leftover=$(find "$TMP/scratch" -mindepth 1 2>/dev/null | head -5)
+if [ -n "$leftover" ]; then
+    echo "FAIL hostile: scratch folders left behind: $(echo "$leftover" | tr '\n' ' ')"
+    fail=1
+else
+    echo "ok   hostile: the workers' scratch folders were removed"
+fi
+pwned=$(find "$ROOT" "$TMP" -name 'kbv-pwned*' -newer "$TMP/stamp" 2>/dev/null | head -5)
+if [ -n "$pwned" ]; then
+    echo "FAIL hostile: a file written in a worker's working folder landed elsewhere: $(echo "$pwned" | tr '\n' ' ')"
+    fail=1
+else
+    echo "ok   hostile: ./kbv-pwned (the candidate's working folder) is gone with its scratch folder"
+fi
+# Outside its working folder a candidate can write wherever the user can:
+# kbv has no file-system isolation (the worker runs as the same user).  This
+# is reported, not failed.
+note=/tmp/kbv-pwned-$MARKER
+if [ -f "$note" ]; then
+    echo "note hostile: the candidate wrote $note (no file-system isolation: known limitation); it says:"
+    sed 's/^/       /' "$note" | head -10
+    if grep -q '^journal-writable: yes' "$note"; then
+        echo "note hostile: the candidate could open kbv-collect's journal for writing through /proc/<collect>/fd" \
+             "(same user, or root: only a separate user or namespace would prevent it)"
+    fi
+    rm -f "$note"
+else
+    echo "note hostile: the candidate could not write $note"
+fi
+
+if [ $fail -ne 0 ]; then
+    echo "hostile: collect log tail:"
+    tail -25 "$TMP/collect.log" | cut -c1-300 | sed 's/^/       /'
+fi
+echo "hostile: $([ $fail -eq 0 ] && echo PASS || echo FAIL) in $(( $(date +%s) - t0 )) s"
+exit $fail

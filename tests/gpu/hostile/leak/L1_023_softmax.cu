@@ -1,0 +1,61 @@
+// hostile: leaks device memory.  Every kbv_forward call allocates 1 MiB with
+// cudaMalloc and never frees it (a few hundred calls: well below the
+// device's memory, so the run goes on).  The softmax itself is correct: the
+// pair is classified correct with the flag leak (leaked_bytes > 0 after
+// kbv_teardown), and the leaked blocks count toward its peak.
+#include "kbv.h"
+#include <math.h>
+
+// Row softmax, one block of 1024 threads per row: max, sum of exponentials,
+// then the quotient.
+__device__ float block_reduce(float v, bool is_max)
+{
+    __shared__ float part[32];
+    for (int o = 16; o > 0; o >>= 1) {
+        float u = __shfl_down_sync(0xffffffffu, v, o);
+        v = is_max ? fmaxf(v, u) : v + u;
+    }
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : (is_max ? -INFINITY : 0.f);
+        for (int o = 16; o > 0; o >>= 1) {
+            float u = __shfl_down_sync(0xffffffffu, v, o);
+            v = is_max ? fmaxf(v, u) : v + u;
+        }
+        if (threadIdx.x == 0) part[0] = v;
+    }
+    __syncthreads();
+    float r = part[0];
+    __syncthreads();
+    return r;
+}
+
+__global__ void softmax_rows(const float *x, float *y, int64_t cols)
+{
+    const float *xr = x + blockIdx.x * cols;
+    float *yr = y + blockIdx.x * cols;
+    float m = -INFINITY;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, xr[j]);
+    m = block_reduce(m, true);
+    float s = 0.f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) s += __expf(xr[j] - m);
+    s = block_reduce(s, false);
+    float inv = 1.f / s;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) yr[j] = __expf(xr[j] - m) * inv;
+}
+
+static int softmax(const kbv_call *c)
+{
+    const kbv_tensor *x = &c->inputs[0];
+    softmax_rows<<<(unsigned)x->shape[0], 1024, 0, c->stream>>>((const float *)x->data,
+                                                               (float *)c->outputs[0].data, x->shape[1]);
+    return cudaGetLastError() != cudaSuccess;
+}
+
+extern "C" int kbv_forward(const kbv_call *c)
+{
+    void *p = nullptr;
+    if (cudaMalloc(&p, (size_t)1 << 20) != cudaSuccess) return 1;
+    return softmax(c);
+}
