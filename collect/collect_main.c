@@ -602,6 +602,9 @@ static int run_pairs(run *R, kbv_err *e)
     int rc = 0, next = 0, running = 0;
     long total = R->pl.n_pairs;
     log_progress_start(&R->prog, STAGE, total);
+    /* From here on the workers are this process's only children: what else
+     * turns up as a child is a candidate's stray, ended after each pair. */
+    super_guard_parent();
     for (;;) {
         if (stop_signal) {
             rc = err_set(e, KBV_ERUNTIME, "interrupted by signal %d; continue with --resume",
@@ -647,6 +650,7 @@ static int run_pairs(run *R, kbv_err *e)
         rc = super_finish(ch[g], on_line, &pc[g], &r, e);
         ch[g] = NULL;
         running--;
+        super_reap_strays(ch, ng);
         rm_tree(scratch[g]);
         if (!rc) rc = pair_epilogue(R, pair_of[g], &pc[g], &r, e);
         pair_of[g] = -1;
@@ -663,7 +667,9 @@ static int run_pairs(run *R, kbv_err *e)
                 super_kill(ch[g]);
                 super_finish(ch[g], NULL, NULL, &r, &ignore);
                 cJSON_Delete(pc[g].status);
+                ch[g] = NULL;
             }
+        super_reap_strays(ch, ng);
     }
     R->prog.done = R->n_done;
     log_progress_end(&R->prog);

@@ -1,5 +1,6 @@
 #include "super.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -81,6 +83,7 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
     c->started = log_now();
     c->deadline = c->started + s->timeout_s;
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int rc = err_set(e, KBV_ERUNTIME, "worker: fork: %s", strerror(errno));
@@ -95,6 +98,11 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
         /* The child: its own process group (so that a timeout kills the
          * candidate's children too), its own folder, its own limits. */
         setpgid(0, 0);
+        /* A worker dies with kbv-collect (kill -9 included), so that it
+         * never runs on unsupervised; the check closes the race with a
+         * parent that died before the call. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(125);
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0) dup2(nul, 0);
         dup2(ofd, 1);
@@ -102,7 +110,8 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
         dup2(p[1], SUPER_RECORD_FD);
         /* Only 0-3 stay open: the journal and other workers' pipes are not
          * the worker's business. */
-        for (int fd = SUPER_RECORD_FD + 1; fd < 1024; fd++) close(fd);
+        if (close_range(SUPER_RECORD_FD + 1, ~0u, 0) != 0)
+            for (int fd = SUPER_RECORD_FD + 1; fd < 65536; fd++) close(fd);
         if (chdir(s->scratch) != 0) _exit(126);
         set_limit(RLIMIT_CORE, 0);
         set_limit(RLIMIT_NOFILE, 4096);
@@ -311,4 +320,63 @@ int super_finish(super_child *c, super_line_fn fn, void *ctx, super_result *r, k
     free(c->buf);
     free(c);
     return rc;
+}
+
+/* The pid and parent pid of /proc/<name>/stat, or -1. */
+static pid_t parent_of(const char *name)
+{
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t r = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (r <= 0) return -1;
+    buf[r] = 0;
+    /* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
+    const char *p = strrchr(buf, ')');
+    char state;
+    int ppid;
+    if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2) return -1;
+    return (pid_t)ppid;
+}
+
+void super_guard_parent(void)
+{
+    /* Orphans of a worker's descendants come to this process instead of
+     * init, so that super_reap_strays can end them. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    /* Not dumpable: a worker of the same user cannot open this process's
+     * files (the journal) or memory through /proc/<pid>/fd or mem. */
+    prctl(PR_SET_DUMPABLE, 0);
+}
+
+int super_reap_strays(super_child *const *cs, int n)
+{
+    pid_t me = getpid();
+    int ended = 0;
+    /* Killing one stray makes its own children orphans, which come here
+     * too: a few passes. */
+    for (int pass = 0; pass < 16; pass++) {
+        DIR *d = opendir("/proc");
+        if (!d) return ended;
+        int found = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (de->d_name[0] < '1' || de->d_name[0] > '9') continue;
+            if (parent_of(de->d_name) != me) continue;
+            pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
+            int live_worker = 0;
+            for (int i = 0; i < n; i++)
+                if (cs[i] && cs[i]->pid == pid && !cs[i]->reaped) live_worker = 1;
+            if (live_worker) continue;
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            found++;
+        }
+        closedir(d);
+        ended += found;
+        if (!found) break;
+    }
+    return ended;
 }

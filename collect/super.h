@@ -61,6 +61,19 @@ void super_shorten_deadline(super_child *c, double seconds);
 /* Kills the child's process group now (super_finish then reaps it). */
 void super_kill(super_child *c);
 
+/* Makes this process a child subreaper (orphaned descendants of workers,
+ * such as a candidate's child that left the worker's process group with
+ * setsid, become its children) and not dumpable (its open files, the
+ * journal among them, and its memory are closed to workers through /proc).
+ * Call once before running candidates. */
+void super_guard_parent(void);
+
+/* Kills and reaps every child of this process that is not one of the n
+ * children in cs (NULL entries allowed) still running: strays of
+ * candidates, reparented here by super_guard_parent.  Only for when
+ * workers are this process's only children.  Returns how many it ended. */
+int super_reap_strays(super_child *const *cs, int n);
+
 /* Reads up to n - 1 bytes from the end of a file into buf (NUL-terminated). */
 void super_tail(const char *path, char *buf, size_t n);
 
