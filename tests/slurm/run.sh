@@ -290,6 +290,10 @@ for i in range(1, n + 1):
     got = {(r["set"], r["problem"]) for r in recs if r.get("type") == "build"}
     want = {pairs[k] for k in range(len(pairs)) if k % n == i - 1}
     assert got == want, "shard %d built %r, want %r" % (i, sorted(got), sorted(want))
+    sm = json.load(open(os.path.join(d, "manifest.json")))
+    label = sm.get("shard", sm.get("config", {}).get("shard"))
+    assert label in (None, "%d/%d" % (i, n)), "shard-%d's manifest calls it shard %r" % (i, label)
+assert len(m.get("shards", [])) == n, "merged manifest lists shards %r, want %d" % (m.get("shards"), n)
 assert total == len(merged), "merged journal has %d records, shards %d" % (len(merged), total)
 print("slurm-test: %d pairs over %d shards, %d records merged" % (len(pairs), n, len(merged)))
 PY
