@@ -64,6 +64,7 @@ typedef struct {
     /* arguments */
     const char *so;
     const char *problem_id;
+    double t_start;           /* log_now() at main's start */
     uint64_t seed;
     int trials;
     double atol, rtol;
@@ -1141,12 +1142,17 @@ static int run_pair(worker *w)
     }
     free_bufs(out, w->p->n_outputs);
 
+    /* Where the time goes, for the status detail (collect's speed). */
+    double t_checks = log_now();
     checks(w, in);
     probes_from_checks(w);
+    double t_probes = log_now();
     probe_caching(w, in);
     probe_determinism(w, in);
+    double t_timing = log_now();
     timing(w, in);
     probes_after_timing(w);
+    double t_memory = log_now();
     memres m[N_VARIANTS];
     measure_memory(w, in, m);
 
@@ -1165,7 +1171,10 @@ static int run_pair(worker *w)
     mt_get(MT_BASELINE, &bc);
     emit_memory(w, m, cc.live, bc.live);
     free_bufs(in, w->p->n_inputs);
-    emit_status(w, "ok", "%s", "");
+    double t_end = log_now();
+    emit_status(w, "ok", "seconds: setup %.2f, checks %.2f, probes %.2f, timing %.2f, memory %.2f",
+                t_checks - w->t_start, t_probes - t_checks, t_timing - t_probes, t_memory - t_timing,
+                t_end - t_memory);
     return 0;
 }
 
@@ -1266,6 +1275,7 @@ int main(int argc, char **argv)
     w.atol = w.rtol = 1e-3;
     w.max_s = 10;
     w.fd = fcntl(3, F_GETFD) >= 0 ? 3 : 1;
+    w.t_start = log_now();
     const char *mode = NULL;
     kbv_err e = {0};
     int rc = 0;

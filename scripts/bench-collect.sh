@@ -26,6 +26,7 @@ n = collections.Counter(r["variant"] for r in recs if r["type"] == "time")
 print(f"bench-collect: L1_019_relu, one correct candidate: {float(sys.argv[3]) - float(sys.argv[2]):.2f} s "
       f"wall, source to last record")
 print(f"  status {st['status']}; build {b['seconds']:.2f} s (cached: {b['cached']}); worker {st.get('seconds', 0):.2f} s")
+print(f"  worker {st.get('detail', '')}")
 print(f"  records: {dict(c)}; timing samples: {dict(n)}")
 PY
 grep -v '^\s*$' "$TMP/log" | tail -3
