@@ -13,7 +13,11 @@
 #   - the worker's scratch folders are gone and nothing a candidate wrote in
 #     its working folder is left; what it wrote to /tmp is reported.
 # Environment: KBV_HOSTILE_TIMEOUT (default 15 s), KBV_KEEP_TEST=1 keeps
-# the temporary folder.  Exit 0 when every check passes.
+# the temporary folder; for trying the script on other candidates (e.g. the
+# CPU stand-in of tests/fakegpu): KBV_HOSTILE_SETS (default
+# tests/gpu/hostile), KBV_HOSTILE_OTHER (default tests/gpu/sets/correct),
+# KBV_HOSTILE_ARGS (more kbv-collect options).  Exit 0 when every check
+# passes.
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +29,8 @@ KEEP=${KBV_KEEP_TEST:-0}
 cleanup() { if [ "$KEEP" = 1 ]; then echo "hostile: kept $TMP"; else rm -rf "$TMP"; fi; }
 trap cleanup EXIT
 TIMEOUT=${KBV_HOSTILE_TIMEOUT:-15}
+SETS=${KBV_HOSTILE_SETS:-tests/gpu/hostile}
+OTHER=${KBV_HOSTILE_OTHER:-tests/gpu/sets/correct}
 # A marker that the file-writing candidate puts in the name of its /tmp file.
 MARKER="m$$-$RANDOM$RANDOM"
 export KBV_HOSTILE_MARKER=$MARKER
@@ -37,10 +43,11 @@ fail=0
 t0=$(date +%s)
 touch "$TMP/stamp"
 
-echo "hostile: collect on tests/gpu/hostile and tests/gpu/sets/correct (--timeout $TIMEOUT)"
-TMPDIR="$TMP/scratch" "$BUILD/kbv-collect" --suite smoke --candidates tests/gpu/hostile \
-    --candidates tests/gpu/sets/correct --out "$TMP/run" --timeout "$TIMEOUT" --trials 1 \
-    --max-time 0.5 2>"$TMP/collect.log"
+echo "hostile: collect on $SETS and then $OTHER (--timeout $TIMEOUT)"
+# shellcheck disable=SC2086
+TMPDIR="$TMP/scratch" "$BUILD/kbv-collect" --suite smoke --candidates "$SETS" --candidates "$OTHER" \
+    --out "$TMP/run" --timeout "$TIMEOUT" --trials 1 --max-time 0.5 ${KBV_HOSTILE_ARGS:-} \
+    2>"$TMP/collect.log"
 rc=$?
 echo "hostile: collect exit $rc in $(( $(date +%s) - t0 )) s"
 if [ $rc -ne 0 ]; then
@@ -59,7 +66,7 @@ if [ -f "$TMP/run/samples.jsonl" ] && [ -f "$TMP/run/manifest.json" ]; then
     else
         echo "ok   hostile: kbv-analyze accepts the run"
     fi
-    python3 "$HERE/hostile_check.py" "$TMP/run" tests/gpu/hostile --other tests/gpu/sets/correct $only ||
+    python3 "$HERE/hostile_check.py" "$TMP/run" "$SETS" --other "$OTHER" $only ||
         fail=1
 else
     echo "FAIL hostile: no journal or manifest in $TMP/run"

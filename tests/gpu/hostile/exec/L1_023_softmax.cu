@@ -1,8 +1,8 @@
 // hostile: runs a shell from kbv_setup with system(): the shell starts, in a
-// session of its own (setsid), another shell that sleeps for 1000 s and
-// carries the marker "kbvhst-exec" on its command line.  That process has
-// left the worker's process group; it must still not outlive the run.  The
-// softmax itself is correct.
+// session of its own (setsid), another shell that loops for ever on
+// "sleep 1" and carries the marker "kbvhst-exec" on its command line.  That
+// process has left the worker's process group; it must still not outlive
+// the run.  The softmax itself is correct.
 #include "kbv.h"
 #include <math.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ static int softmax(const kbv_call *c)
 
 extern "C" int kbv_setup(const kbv_call *)
 {
-    int rc = system("setsid sh -c 'sleep 1000; : kbvhst-exec' </dev/null >/dev/null 2>&1 &");
+    int rc = system("setsid sh -c 'while :; do sleep 1; done; : kbvhst-exec' </dev/null >/dev/null 2>&1 &");
     (void)rc;
     return 0;
 }
