@@ -8,7 +8,12 @@
 # again without --resume, which must also work.
 # Environment: KBV_INTERRUPT_SEED (the random points; default: random),
 # KBV_INTERRUPT_MAX_SLEEP (default 10 s; the points are 2..max s after each
-# start), KBV_KEEP_TEST=1 keeps the temporary folder.
+# start), KBV_KEEP_TEST=1 keeps the temporary folder; for trying the script
+# on other candidates (e.g. the CPU stand-in of tests/fakegpu):
+# KBV_INTERRUPT_SETS (set folders, default tests/gpu/sets/correct and
+# tests/gpu/sets/incorrect), KBV_INTERRUPT_EXPECT (the folder of their
+# set.json files, default tests/gpu/sets), KBV_INTERRUPT_ARGS (more
+# kbv-collect options).
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -25,8 +30,11 @@ RANDOM=$SEED
 MAX=${KBV_INTERRUPT_MAX_SLEEP:-10}
 [ "$MAX" -ge 3 ] 2>/dev/null || MAX=3
 RUN=$TMP/run
-args=(--suite smoke --candidates tests/gpu/sets/correct --candidates tests/gpu/sets/incorrect
-      --out "$RUN" --timeout 45 --trials 1 --max-time 0.5)
+EXPECT=${KBV_INTERRUPT_EXPECT:-tests/gpu/sets}
+args=(--suite smoke --out "$RUN" --timeout 45 --trials 1 --max-time 0.5)
+for d in ${KBV_INTERRUPT_SETS:-tests/gpu/sets/correct tests/gpu/sets/incorrect}; do args+=(--candidates "$d"); done
+# shellcheck disable=SC2206
+args+=(${KBV_INTERRUPT_ARGS:-})
 fail=0
 t0=$(date +%s)
 echo "interrupt: 5 x kill -9 of kbv-collect at random points (seed $SEED, 2-$MAX s after each start)"
@@ -81,7 +89,7 @@ fi
 grep -h 'resume:' "$TMP/collect.log" | sed 's/^/       /' | head -6
 
 if [ -f "$RUN/samples.jsonl" ]; then
-    if python3 "$HERE/check_run.py" "$RUN" tests/gpu/sets --journal-only >"$TMP/check.txt"; then
+    if python3 "$HERE/check_run.py" "$RUN" "$EXPECT" --journal-only >"$TMP/check.txt"; then
         echo "ok   interrupt: every pair exactly once with a status, no record twice, no torn line"
     else
         echo "FAIL interrupt: the journal after $kills kills:"
@@ -90,7 +98,7 @@ if [ -f "$RUN/samples.jsonl" ]; then
     fi
     if "$BUILD/kbv-analyze" "$RUN" 2>"$TMP/analyze.log"; then
         echo "ok   interrupt: kbv-analyze accepts the resumed run"
-        if python3 "$HERE/check_run.py" "$RUN" tests/gpu/sets >"$TMP/classes.txt"; then
+        if python3 "$HERE/check_run.py" "$RUN" "$EXPECT" >"$TMP/classes.txt"; then
             echo "ok   interrupt: every pair has its expected class"
         else
             echo "FAIL interrupt: classes after resuming:"
