@@ -12,7 +12,7 @@
 #   - no process a candidate started outlives the run;
 #   - the worker's scratch folders are gone and nothing a candidate wrote in
 #     its working folder is left; what it wrote to /tmp is reported.
-# Environment: KBV_HOSTILE_TIMEOUT (default 15 s), KBV_KEEP_TEST=1 keeps
+# Environment: KBV_HOSTILE_TIMEOUT (default 12 s), KBV_KEEP_TEST=1 keeps
 # the temporary folder; for trying the script on other candidates (e.g. the
 # CPU stand-in of tests/fakegpu): KBV_HOSTILE_SETS (default
 # tests/gpu/hostile), KBV_HOSTILE_OTHER (default tests/gpu/sets/correct),
@@ -28,7 +28,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/kbv-hostile.XXXXXX") || exit 1
 KEEP=${KBV_KEEP_TEST:-0}
 cleanup() { if [ "$KEEP" = 1 ]; then echo "hostile: kept $TMP"; else rm -rf "$TMP"; fi; }
 trap cleanup EXIT
-TIMEOUT=${KBV_HOSTILE_TIMEOUT:-15}
+TIMEOUT=${KBV_HOSTILE_TIMEOUT:-12}
 SETS=${KBV_HOSTILE_SETS:-tests/gpu/hostile}
 OTHER=${KBV_HOSTILE_OTHER:-tests/gpu/sets/correct}
 # A marker that the file-writing candidate puts in the name of its /tmp file.
@@ -46,7 +46,7 @@ touch "$TMP/stamp"
 echo "hostile: collect on $SETS and then $OTHER (--timeout $TIMEOUT)"
 # shellcheck disable=SC2086
 TMPDIR="$TMP/scratch" "$BUILD/kbv-collect" --suite smoke --candidates "$SETS" --candidates "$OTHER" \
-    --out "$TMP/run" --timeout "$TIMEOUT" --trials 1 --max-time 0.5 ${KBV_HOSTILE_ARGS:-} \
+    --out "$TMP/run" --timeout "$TIMEOUT" --trials 1 --max-time 0.3 ${KBV_HOSTILE_ARGS:-} \
     2>"$TMP/collect.log"
 rc=$?
 echo "hostile: collect exit $rc in $(( $(date +%s) - t0 )) s"

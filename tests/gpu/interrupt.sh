@@ -7,7 +7,7 @@
 # (builds, calibration) leaves nothing to resume: the run is then started
 # again without --resume, which must also work.
 # Environment: KBV_INTERRUPT_SEED (the random points; default: random),
-# KBV_INTERRUPT_MAX_SLEEP (default 10 s; the points are 2..max s after each
+# KBV_INTERRUPT_MAX_SLEEP (default 8 s; the points are 2..max s after each
 # start), KBV_KEEP_TEST=1 keeps the temporary folder; for trying the script
 # on other candidates (e.g. the CPU stand-in of tests/fakegpu):
 # KBV_INTERRUPT_SETS (set folders, default tests/gpu/sets/correct and
@@ -27,11 +27,11 @@ trap cleanup EXIT
 export KBV_CACHE=${KBV_CACHE:-$TMP/cache}
 SEED=${KBV_INTERRUPT_SEED:-$(( (RANDOM << 15) | RANDOM ))}
 RANDOM=$SEED
-MAX=${KBV_INTERRUPT_MAX_SLEEP:-10}
+MAX=${KBV_INTERRUPT_MAX_SLEEP:-8}
 [ "$MAX" -ge 3 ] 2>/dev/null || MAX=3
 RUN=$TMP/run
 EXPECT=${KBV_INTERRUPT_EXPECT:-tests/gpu/sets}
-args=(--suite smoke --out "$RUN" --timeout 45 --trials 1 --max-time 0.5)
+args=(--suite smoke --out "$RUN" --timeout 45 --trials 1 --max-time 0.3)
 for d in ${KBV_INTERRUPT_SETS:-tests/gpu/sets/correct tests/gpu/sets/incorrect}; do args+=(--candidates "$d"); done
 # shellcheck disable=SC2206
 args+=(${KBV_INTERRUPT_ARGS:-})
