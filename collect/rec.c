@@ -71,6 +71,59 @@ static int valid(const cJSON *o, const char *type, kbv_err *e)
     return rc;
 }
 
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when the bytes
+ * there are not one (RFC 3629: no overlong forms, no surrogates, nothing
+ * above U+10FFFF). */
+static int utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    int n;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;
+        if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;
+        if (c == 0xf4) hi = 0x8f;
+    } else {
+        return 0;
+    }
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (int i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return n;
+}
+
+void rec_utf8_clean(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int n = utf8_len(p);
+        if (n == 0) {
+            *p++ = '?';
+        } else {
+            p += n;
+        }
+    }
+}
+
+/* Every key and string of a record made valid UTF-8 in place: candidates
+ * put bytes of their choice into output tails, build logs, symbol names and
+ * worker lines, and a JSON file must be UTF-8 (RFC 8259) for its readers,
+ * years later, to accept it. */
+static void clean_strings(cJSON *o)
+{
+    for (cJSON *it = o ? o->child : NULL; it; it = it->next) {
+        if (it->string) rec_utf8_clean(it->string);
+        if (cJSON_IsString(it) && it->valuestring) rec_utf8_clean(it->valuestring);
+        if (cJSON_IsObject(it) || cJSON_IsArray(it)) clean_strings(it);
+    }
+}
+
 cJSON *rec_new(const char *type, const char *set, const char *problem)
 {
     cJSON *o = cJSON_CreateObject();
@@ -119,6 +172,7 @@ int rec_from_worker(const char *line, size_t len, const char *set, const char *p
         it = next;
     }
     cJSON_Delete(in);
+    clean_strings(o);
     *out = o;
     return 0;
 }
@@ -132,6 +186,7 @@ cJSON *rec_build(const char *set, const char *problem, const build_item *b)
     cJSON_AddBoolToObject(o, "cached", b->cached);
     cJSON_AddStringToObject(o, "key", b->key);
     cJSON_AddStringToObject(o, "log", b->log ? b->log : "");
+    clean_strings(o);
     return o;
 }
 
@@ -148,6 +203,7 @@ cJSON *rec_static(const char *set, const char *problem, const build_item *b)
     cJSON *def = cJSON_AddArrayToObject(o, "defines");
     for (int i = 0; def && i < b->n_defines; i++)
         cJSON_AddItemToArray(def, cJSON_CreateString(b->defines[i]));
+    clean_strings(o);
     return o;
 }
 
@@ -157,5 +213,6 @@ cJSON *rec_status(const char *set, const char *problem, const char *status, cons
     if (!o) return NULL;
     cJSON_AddStringToObject(o, "status", status);
     cJSON_AddStringToObject(o, "detail", detail ? detail : "");
+    clean_strings(o);
     return o;
 }

@@ -22,6 +22,11 @@ int rec_status_known(const char *s);
 /* 1 for the probe names of DESIGN.md 6. */
 int rec_probe_known(const char *s);
 
+/* Replaces, in place, every byte of s that is not part of a valid UTF-8
+ * sequence with '?'.  Every record below has its keys and strings cleaned
+ * so: candidate output, build logs and symbol names may hold any bytes. */
+void rec_utf8_clean(char *s);
+
 /* New records; NULL when out of memory. */
 cJSON *rec_new(const char *type, const char *set, const char *problem);
 cJSON *rec_build(const char *set, const char *problem, const build_item *b);
