@@ -73,7 +73,11 @@ def main():
             if not raw.endswith(b"\n"):
                 torn += 1
                 continue
-            r = json.loads(raw)
+            try:
+                r = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as ex:
+                fail(f"samples.jsonl:{n}: not valid UTF-8 JSON ({ex})")
+                continue
             key = (r.get("set"), r.get("problem"))
             t = r.get("type")
             if t == "status":
@@ -209,4 +213,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (OSError, ValueError, KeyError, TypeError) as ex:
+        print(f"FAIL hostile_check: {type(ex).__name__}: {ex}")
+        sys.exit(1)
