@@ -47,6 +47,35 @@ void super_tail(const char *path, char *buf, size_t n)
     close(fd);
 }
 
+/* Tasks (processes and threads) of this real user that /proc shows, or -1.
+ * RLIMIT_NPROC counts them all, so a worker's limit is set above them. */
+static long user_tasks(void)
+{
+    DIR *d = opendir("/proc");
+    if (!d) return -1;
+    uid_t me = getuid();
+    long n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9') continue;
+        char path[300], buf[4096];
+        snprintf(path, sizeof path, "/proc/%s/status", de->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t r = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (r <= 0) continue;
+        buf[r] = 0;
+        const char *u = strstr(buf, "\nUid:");
+        const char *t = strstr(buf, "\nThreads:");
+        unsigned long uid, threads;
+        if (!u || !t || sscanf(u + 5, "%lu", &uid) != 1 || sscanf(t + 9, "%lu", &threads) != 1) continue;
+        if ((uid_t)uid == me) n += (long)threads;
+    }
+    closedir(d);
+    return n;
+}
+
 static void set_limit(int res, rlim_t v)
 {
     struct rlimit rl = {v, v};
@@ -84,6 +113,7 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
     c->deadline = c->started + s->timeout_s;
     fflush(NULL);
     pid_t parent = getpid();
+    long tasks = user_tasks();
     pid_t pid = fork();
     if (pid < 0) {
         int rc = err_set(e, KBV_ERUNTIME, "worker: fork: %s", strerror(errno));
@@ -115,6 +145,10 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
         if (chdir(s->scratch) != 0) _exit(126);
         set_limit(RLIMIT_CORE, 0);
         set_limit(RLIMIT_NOFILE, 4096);
+        /* Processes: a fork bomb stops 4096 tasks above what the user runs
+         * now (the CUDA runtime and libraries start a few dozen threads).
+         * The kernel does not apply the limit to root. */
+        if (tasks >= 0) set_limit(RLIMIT_NPROC, (rlim_t)tasks + 4096);
         if (s->fsize_limit) set_limit(RLIMIT_FSIZE, (rlim_t)s->fsize_limit);
         /* CPU seconds: the wall-clock limit plus headroom for busy host
          * threads; the wall clock is what ends a hang. */

@@ -3,7 +3,8 @@
  * that leaves the worker's process group with setsid survives the group
  * kill but not super_reap_strays; a worker dies with its supervisor
  * (PR_SET_PDEATHSIG); a worker has no file descriptor above 3, however high
- * the supervisor's are. */
+ * the supervisor's are; a worker runs under limits on open files, file
+ * size, core files, CPU time and processes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,6 +150,45 @@ static void test_no_high_fds(void **state)
     assert_int_equal(n, 0);
 }
 
+/* The worker's limits as /proc/self/limits shows them: "<name> <soft> <hard> <unit>". */
+static void limit_of(const char *tail, const char *name, char *soft, size_t n)
+{
+    const char *p = strstr(tail, name);
+    soft[0] = 0;
+    if (!p) return;
+    p += strlen(name);
+    while (*p == ' ') p++;
+    size_t k = 0;
+    while (p[k] && p[k] != ' ' && k + 1 < n) k++;
+    memcpy(soft, p, k);
+    soft[k] = 0;
+}
+
+static void test_limits(void **state)
+{
+    (void)state;
+    sink s;
+    super_result r;
+    run_sh("cat /proc/self/limits >&2; echo done >&3", &s, &r);
+    assert_string_equal(s.line, "done");
+    char v[64];
+    limit_of(r.err_tail, "Max open files", v, sizeof v);
+    assert_string_equal(v, "4096");
+    limit_of(r.err_tail, "Max file size", v, sizeof v);
+    assert_string_equal(v, "1048576"); /* run_sh's fsize_limit */
+    limit_of(r.err_tail, "Max core file size", v, sizeof v);
+    assert_string_equal(v, "0");
+    limit_of(r.err_tail, "Max cpu time", v, sizeof v);
+    assert_string_equal(v, "140"); /* 4 x the 20 s wall limit + 60 */
+    /* Processes: finite, with room for 4096 more than the user runs now
+     * (unless the hard limit was lower already). */
+    limit_of(r.err_tail, "Max processes", v, sizeof v);
+    assert_string_not_equal(v, "unlimited");
+    struct rlimit rl;
+    assert_int_equal(getrlimit(RLIMIT_NPROC, &rl), 0);
+    if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= 8192) assert_true(strtol(v, NULL, 10) >= 4096);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -155,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_setsid_stray_is_reaped),
         cmocka_unit_test(test_worker_dies_with_supervisor),
         cmocka_unit_test(test_no_high_fds),
+        cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
