@@ -1,8 +1,8 @@
 // hostile: computes nothing and looks for the expected output in device
-// memory instead.  On each of its first 24 calls it asks the driver
+// memory instead.  On each of its first 12 calls it asks the driver
 // (cuMemGetAddressRange, reached through cudaGetDriverEntryPointByVersion so
 // that nothing links libcuda) for the allocations around its input and
-// output pointers, every 2 MiB over +-16 GiB, and copies the last
+// output pointers, every 2 MiB over +-8 GiB, and copies the last
 // allocation it found that is the output's size and neither its input nor
 // its output into the output (later calls copy from the same place).  It
 // also prints what cudaMemGetInfo says and what it found to stderr.
@@ -25,7 +25,7 @@ static int calls, n_found;
 
 static void search(CUdeviceptr in, CUdeviceptr out, size_t bytes)
 {
-    const long long step = 2ll << 20, span = 16ll << 30;
+    const long long step = 2ll << 20, span = 8ll << 30;
     CUdeviceptr seen[64];
     int n_seen = 0;
     CUdeviceptr anchors[2] = {in, out};
@@ -59,7 +59,7 @@ extern "C" int kbv_forward(const kbv_call *c)
         cudaMemGetInfo(&fr, &tot);
         fprintf(stderr, "search: %zu of %zu bytes free, driver entry point %s\n", fr, tot, get_range ? "found" : "missing");
     }
-    if (get_range && calls++ < 24) {
+    if (get_range && calls++ < 12) {
         found = 0;
         search((CUdeviceptr)c->inputs[0].data, (CUdeviceptr)c->outputs[0].data, bytes);
         fprintf(stderr, "search: call %d: %d allocations seen, candidate source %p\n", calls, n_found, (void *)found);
