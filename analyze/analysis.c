@@ -189,11 +189,9 @@ done:
 
 /* --- set-level geometric means -------------------------------------------- */
 
-/* A geometric mean over the problems sub[0..n) of the set: problem i adds
- * log s_i(baseline) when bit bl of use[i] is set, and 0 (a speedup of 1)
- * otherwise; clamp makes it max(0, log s), i.e. max(1, s) (geomean_all).
- *
- * The interval: a two-level bootstrap, B resamples of n problems with
+/* The geometric means of a set (of speedups over its correct problems, of
+ * max(1, s) over all problems, and those of the inflation steps) and their
+ * intervals: a two-level bootstrap, B resamples of n problems with
  * replacement, each picked problem's log speedup redrawn from its own
  * samples, then BCa with the jackknife over problems.  The inner draws are
  * the problem's B stored replicates (exact median draws, in the random order
@@ -202,14 +200,6 @@ done:
  * independent draws (each outer resample has exactly the two-level
  * distribution), and with the replicates stored by b, then problem, outer
  * resample b reads one short stretch of memory after another. */
-typedef struct geo_spec {
-    const size_t *sub;
-    size_t n;
-    const unsigned char *use;   /* per problem of the set, bits 1 << bl */
-    int clamp;
-    unsigned want;              /* baselines wanted, bits 1 << bl */
-    uint64_t purpose;
-} geo_spec;
 
 /* Per-set storage shared by the geometric means. */
 typedef struct geo_store {
@@ -218,9 +208,6 @@ typedef struct geo_store {
      * column np, which stands for a problem counted as a speedup of 1. */
     float *reps;
     size_t np;
-    size_t *map;                /* scratch, n entries */
-    uint32_t *cnt;              /* per column, copies so far in resample gen[] */
-    size_t *gen;
 } geo_store;
 
 static double geo_value(const pctx *p, unsigned char use, int bl, int clamp)
@@ -230,17 +217,119 @@ static double geo_value(const pctx *p, unsigned char use, int bl, int clamp)
     return clamp && v < 0 ? 0 : v;
 }
 
-/* The outer resamples of one geometric mean into reps[bl][0..B), both
- * baselines at once; clamp is a constant at each call, so that the compiler
- * drops the branch. */
-static inline void geo_resample(const geo_store *st, const size_t *map, size_t n, size_t B, int clamp, rng *r,
-                                double *reps[N_BL])
+/* One geometric mean being bootstrapped: its members, its own stream, its
+ * replicates, and where its estimates go.  All of a set's geometric means
+ * walk the outer resamples together, so that each row of stored replicates
+ * is brought from memory once for all of them; each keeps its own stream,
+ * so the result is that of running them one after another. */
+typedef struct geo_job {
+    size_t n;
+    size_t *map;                /* n storage columns (st->np: the zero column) */
+    double *val[N_BL];          /* the members' point values (log s, clamped, 0) */
+    int clamp;
+    unsigned want;
+    rng r;
+    uint32_t *cnt;              /* per column, copies so far in resample gen[] */
+    size_t *gen;
+    double *reps[N_BL];         /* B outer replicates of the mean log speedup */
+    est *out;                   /* out[bl] for the wanted baselines */
+} geo_job;
+
+#define GEO_MAX_JOBS 8
+
+typedef struct geo_jobs {
+    geo_job job[GEO_MAX_JOBS];
+    int n;
+} geo_jobs;
+
+static void geo_jobs_free(geo_jobs *js)
 {
-    size_t row = (st->np + 1) * N_BL;
+    for (int k = 0; k < js->n; k++) {
+        geo_job *j = &js->job[k];
+        free(j->map);
+        free(j->val[0]);
+        free(j->val[1]);
+        free(j->cnt);
+        free(j->gen);
+        free(j->reps[0]);
+        free(j->reps[1]);
+    }
+    js->n = 0;
+}
+
+/* Adds a geometric mean over the members sub[0..n) of the set: member i
+ * adds log s_i(baseline) when bit bl of use[i] is set and 0 (a speedup of
+ * 1) otherwise; clamp makes it max(0, log s), i.e. max(1, s) (geomean_all).
+ * Estimates go to out[bl] for the baselines in want; n = 0 gives nulls. */
+static int geo_add(geo_jobs *js, const shared *sh, size_t set, const pctx *pc, const geo_store *st,
+                   const size_t *sub, size_t n, const unsigned char *use, int clamp, unsigned want,
+                   uint64_t purpose, est *out, kbv_err *e)
+{
+    for (int bl = 0; bl < N_BL; bl++)
+        if (want & (1u << bl)) out[bl] = (est){NAN, NAN, NAN, (long)n};
+    if (!n) return 0;
+    if (js->n == GEO_MAX_JOBS) return err_set(e, KBV_ERUNTIME, "internal: too many geometric means");
+    size_t B = sh->o->resamples;
+    geo_job *j = &js->job[js->n++];
+    memset(j, 0, sizeof *j);
+    j->n = n;
+    j->clamp = clamp;
+    j->want = want;
+    j->out = out;
+    j->map = malloc(n * sizeof *j->map);
+    j->val[0] = malloc(n * sizeof(double));
+    j->val[1] = malloc(n * sizeof(double));
+    j->cnt = calloc(st->np + 1, sizeof *j->cnt);
+    j->gen = malloc((st->np + 1) * sizeof *j->gen);
+    j->reps[0] = malloc(B * sizeof(double));
+    j->reps[1] = malloc(B * sizeof(double));
+    if (!j->map || !j->val[0] || !j->val[1] || !j->cnt || !j->gen || !j->reps[0] || !j->reps[1])
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    for (size_t c = 0; c <= st->np; c++) j->gen[c] = SIZE_MAX;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = sub[k];
+        /* A member that adds nothing for the wanted baselines (geomean_all's
+         * non-correct problems) reads the zero column. */
+        j->map[k] = (use[i] & want) ? i : st->np;
+        for (int bl = 0; bl < N_BL; bl++) j->val[bl][k] = geo_value(&pc[i], use[i], bl, clamp);
+    }
+    rng_init(&j->r, sh->o->seed, set, RNG_NO_PROBLEM, purpose);
+    return 0;
+}
+
+/* Outer resample b of job j; clamp is a constant at each call, so that the
+ * compiler drops the branch. */
+static inline void geo_resample_one(geo_job *j, const float *base, size_t row, size_t b, size_t B, int clamp)
+{
+    double s0 = 0, s1 = 0;
+    size_t n = j->n;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = j->map[rng_below(&j->r, (uint32_t)n)];
+        uint32_t c = j->cnt[i] & (uint32_t)-(int32_t)(j->gen[i] == b);
+        j->cnt[i] = c + 1;
+        j->gen[i] = b;
+        size_t col = b + c;
+        if (col >= B) col %= B;
+        const float *d = &base[col * row + i * N_BL];
+        if (clamp) {
+            s0 += d[0] > 0 ? d[0] : 0;
+            s1 += d[1] > 0 ? d[1] : 0;
+        } else {
+            s0 += d[0];
+            s1 += d[1];
+        }
+    }
+    j->reps[0][b] = s0 / (double)n;
+    j->reps[1][b] = s1 / (double)n;
+}
+
+/* Runs every job's outer resamples, then their BCa intervals (jack: scratch
+ * for the largest n). */
+static void geo_jobs_run(geo_jobs *js, const shared *sh, const geo_store *st, double *jack)
+{
+    size_t B = sh->o->resamples, row = (st->np + 1) * N_BL;
     size_t row_bytes = row * sizeof(float);
-    for (size_t c = 0; c <= st->np; c++) st->gen[c] = SIZE_MAX;
     for (size_t b = 0; b < B; b++) {
-        double s0 = 0, s1 = 0;
         /* The picks land anywhere in a row, which defeats the hardware's
          * prefetch; fetching the row two resamples ahead keeps the loop from
          * waiting on memory. */
@@ -248,66 +337,40 @@ static inline void geo_resample(const geo_store *st, const size_t *map, size_t n
             const char *ahead = (const char *)&st->reps[(b + 2) * row];
             for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
         }
-        const float *base = st->reps;
-        for (size_t k = 0; k < n; k++) {
-            size_t i = map[rng_below(r, (uint32_t)n)];
-            uint32_t c = st->cnt[i] & (uint32_t)-(int32_t)(st->gen[i] == b);
-            st->cnt[i] = c + 1;
-            st->gen[i] = b;
-            size_t col = b + c;
-            if (col >= B) col %= B;
-            const float *d = &base[col * row + i * N_BL];
-            if (clamp) {
-                s0 += d[0] > 0 ? d[0] : 0;
-                s1 += d[1] > 0 ? d[1] : 0;
-            } else {
-                s0 += d[0];
-                s1 += d[1];
-            }
+        for (int k = 0; k < js->n; k++) {
+            if (js->job[k].clamp) geo_resample_one(&js->job[k], st->reps, row, b, B, 1);
+            else geo_resample_one(&js->job[k], st->reps, row, b, B, 0);
         }
-        reps[0][b] = s0 / (double)n;
-        reps[1][b] = s1 / (double)n;
+    }
+    for (int k = 0; k < js->n; k++) {
+        geo_job *j = &js->job[k];
+        size_t n = j->n;
+        for (int bl = 0; bl < N_BL; bl++) {
+            if (!(j->want & (1u << bl))) continue;
+            double S = 0;
+            for (size_t m = 0; m < n; m++) S += j->val[bl][m];
+            double theta = S / (double)n;
+            size_t nj = 0;
+            if (n >= 2)
+                for (size_t m = 0; m < n; m++) jack[nj++] = (S - j->val[bl][m]) / (double)(n - 1);
+            double lo, hi;
+            stats_bca(theta, j->reps[bl], B, jack, nj, sh->o->level, &lo, &hi);
+            j->out[bl].e = exp(theta);
+            j->out[bl].lo = exp(lo);
+            j->out[bl].hi = exp(hi);
+        }
     }
 }
 
-static void geo_run(const shared *sh, size_t set, const pctx *pc, const geo_spec *g, const geo_store *st,
-                    double *reps[N_BL], double *jack, est out[N_BL])
+/* Adds the geometric mean over the members of the set selected by
+ * sel[i] & (1 << bl) for each wanted baseline: one job for both baselines
+ * when they select the same problems, one each otherwise.  sub is scratch
+ * (np entries). */
+static int geo_select(geo_jobs *js, const shared *sh, size_t set, const pctx *pc, const geo_store *st,
+                      const unsigned char *sel, unsigned want, uint64_t purpose, size_t *sub, est *out,
+                      kbv_err *e)
 {
-    size_t B = sh->o->resamples, n = g->n;
-    for (int bl = 0; bl < N_BL; bl++) out[bl] = (est){NAN, NAN, NAN, (long)n};
-    if (!n) return;
-    rng r;
-    rng_init(&r, sh->o->seed, set, RNG_NO_PROBLEM, g->purpose);
-    /* A member that adds nothing for the wanted baselines (geomean_all's
-     * non-correct problems) reads the zero column. */
-    for (size_t k = 0; k < n; k++) st->map[k] = (g->use[g->sub[k]] & g->want) ? g->sub[k] : st->np;
-    if (g->clamp) geo_resample(st, st->map, n, B, 1, &r, reps);
-    else geo_resample(st, st->map, n, B, 0, &r, reps);
-    for (int bl = 0; bl < N_BL; bl++) {
-        if (!(g->want & (1u << bl))) continue;
-        double S = 0;
-        for (size_t k = 0; k < n; k++) S += geo_value(&pc[g->sub[k]], g->use[g->sub[k]], bl, g->clamp);
-        double theta = S / (double)n;
-        size_t nj = 0;
-        if (n >= 2)
-            for (size_t k = 0; k < n; k++)
-                jack[nj++] = (S - geo_value(&pc[g->sub[k]], g->use[g->sub[k]], bl, g->clamp)) / (double)(n - 1);
-        double lo, hi;
-        stats_bca(theta, reps[bl], B, jack, nj, sh->o->level, &lo, &hi);
-        out[bl].e = exp(theta);
-        out[bl].lo = exp(lo);
-        out[bl].hi = exp(hi);
-    }
-}
-
-/* Runs the geometric mean over the members of the set selected by
- * sel[i] & (1 << bl) for each wanted baseline: one joint pass (shared
- * candidate draws) when the two baselines select the same problems, one
- * pass each otherwise. */
-static void geo_select(const shared *sh, size_t set, const pctx *pc, size_t np, const unsigned char *sel,
-                       unsigned want, uint64_t purpose, const geo_store *st, double *reps[N_BL], double *jack,
-                       size_t *sub, est out[N_BL])
-{
+    size_t np = st->np;
     int same = 1;
     if (want == 3)
         for (size_t i = 0; i < np; i++)
@@ -322,12 +385,11 @@ static void geo_select(const shared *sh, size_t set, const pctx *pc, size_t np, 
         size_t n = 0;
         for (size_t i = 0; i < np; i++)
             if (sel[i] & w) sub[n++] = i;
-        geo_spec g = {sub, n, sel, 0, w, purpose | ((uint64_t)(passes[1] ? w : 0) << 8)};
-        est tmp[N_BL];
-        geo_run(sh, set, pc, &g, st, reps, jack, tmp);
-        for (int bl = 0; bl < N_BL; bl++)
-            if (w & (1u << bl)) out[bl] = tmp[bl];
+        int rc = geo_add(js, sh, set, pc, st, sub, n, sel, 0, w, purpose | ((uint64_t)(passes[1] ? w : 0) << 8),
+                         out, e);
+        if (rc) return rc;
     }
+    return 0;
 }
 
 /* --- fast_p and shares ---------------------------------------------------- */
@@ -446,11 +508,10 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     double *jack = malloc((np + 1) * sizeof *jack), *memv = malloc((np + 1) * sizeof *memv);
     size_t *sub = malloc((np + 1) * sizeof *sub);
     unsigned char *sel = calloc(np + 1, 1);
-    geo_store st = {calloc((np + 1) * B * N_BL, sizeof(float)), np, malloc((np + 1) * sizeof(size_t)),
-                    calloc(np + 1, sizeof(uint32_t)), malloc((np + 1) * sizeof(size_t))};
+    geo_store st = {calloc((np + 1) * B * N_BL, sizeof(float)), np};
+    geo_jobs jobs = {.n = 0};
     cJSON *o = cJSON_CreateObject();
-    if (!pc || !reps[0] || !reps[1] || !jack || !memv || !sub || !sel || !st.reps || !st.map || !st.cnt ||
-        !st.gen || !o) {
+    if (!pc || !reps[0] || !reps[1] || !jack || !memv || !sub || !sel || !st.reps || !o) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
@@ -485,19 +546,19 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     est g_correct[N_BL], g_all[N_BL], g_orig[N_BL], g_hidden[N_BL];
     for (size_t i = 0; i < np; i++)
         sel[i] = pc[i].cr.cls == CL_CORRECT ? (unsigned char)(pc[i].has_s[0] | pc[i].has_s[1] << 1) : 0;
-    geo_select(sh, set, pc, np, sel, 3, RNG_G_CORRECT, &st, reps, jack, sub, g_correct);
-    {
-        /* geomean_all: every problem, correct ones as max(1, s). */
-        for (size_t i = 0; i < np; i++) sub[i] = i;
-        geo_spec g = {sub, np, sel, 1, 3, RNG_G_ALL};
-        geo_run(sh, set, pc, &g, &st, reps, jack, g_all);
-    }
+    /* The selections are copied into the jobs, so sel can change between
+     * them; the jobs then run together. */
+    if ((rc = geo_select(&jobs, sh, set, pc, &st, sel, 3, RNG_G_CORRECT, sub, g_correct, e))) goto done;
+    /* geomean_all: every problem, correct ones as max(1, s). */
+    for (size_t i = 0; i < np; i++) sub[i] = i;
+    if ((rc = geo_add(&jobs, sh, set, pc, &st, sub, np, sel, 1, 3, RNG_G_ALL, g_all, e))) goto done;
     for (size_t i = 0; i < np; i++)
         sel[i] = pc[i].cr.passes_d1 && pc[i].has_s[BL_FP32] ? 1 : 0;
-    geo_select(sh, set, pc, np, sel, 1, RNG_G_ORIGINAL, &st, reps, jack, sub, g_orig);
+    if ((rc = geo_select(&jobs, sh, set, pc, &st, sel, 1, RNG_G_ORIGINAL, sub, g_orig, e))) goto done;
     for (size_t i = 0; i < np; i++)
         if (pc[i].cr.cls == CL_HIDDEN_FAIL) sel[i] = 0;
-    geo_select(sh, set, pc, np, sel, 1, RNG_G_HIDDEN, &st, reps, jack, sub, g_hidden);
+    if ((rc = geo_select(&jobs, sh, set, pc, &st, sel, 1, RNG_G_HIDDEN, sub, g_hidden, e))) goto done;
+    geo_jobs_run(&jobs, sh, &st, jack);
 
     cJSON *bj = cJSON_AddObjectToObject(o, "baselines");
     for (int bl = 0; bl < N_BL; bl++) {
@@ -559,9 +620,7 @@ done:
     free(sub);
     free(sel);
     free(st.reps);
-    free(st.map);
-    free(st.cnt);
-    free(st.gen);
+    geo_jobs_free(&jobs);
     if (rc) {
         cJSON_Delete(o);
         return rc;
