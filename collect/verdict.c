@@ -100,7 +100,11 @@ unsigned verdict_scan_import(const char *sym)
     static const char *const threads[] = {"pthread_create", "thrd_create", "clone", "clone3",
                                           "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE",
                                           NULL};
-    static const char *const dl[] = {"dlopen", "dlsym", "dlvsym", "dlmopen", NULL};
+    /* The driver's entry points hand out any driver function, past the
+     * worker's interposed allocation calls: a dynamic lookup too. */
+    static const char *const dl[] = {"dlopen", "dlsym", "dlvsym", "dlmopen", "cudaGetDriverEntryPoint",
+                                     "cudaGetDriverEntryPointByVersion", "cuGetProcAddress",
+                                     "cuGetProcAddress_v2", NULL};
     static const char *const proc[] = {"fork", "vfork", "execv", "execve", "execvp", "execvpe",
                                        "execl", "execlp", "execle", "system", "popen",
                                        "posix_spawn", "posix_spawnp", "kill", "killpg",

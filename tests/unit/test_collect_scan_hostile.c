@@ -1,0 +1,73 @@
+/* Unit tests of the static scan (verdict.c, build.c) on the symbols of the
+ * hostile candidates in tests/gpu/hostile: the nm -D lines below are those
+ * of the real objects (nvcc 13, sm_90), cut to the lines that matter. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "build.h"
+#include "verdict.h"
+
+static int has_define(const build_item *it, const char *name)
+{
+    for (int i = 0; i < it->n_defines; i++)
+        if (strcmp(it->defines[i], name) == 0) return 1;
+    return 0;
+}
+
+static void test_driver_entry_point(void **state)
+{
+    (void)state;
+    /* h-search reaches cuMemGetAddressRange (and could reach cuMemAlloc,
+     * past the worker's interposer) through the runtime's entry point. */
+    assert_true(verdict_scan_import("cudaGetDriverEntryPointByVersion") & SCAN_DLOPEN);
+    assert_true(verdict_scan_import("cudaGetDriverEntryPoint") & SCAN_DLOPEN);
+    assert_true(verdict_scan_import("cuGetProcAddress_v2") & SCAN_DLOPEN);
+}
+
+static void test_interposers(void **state)
+{
+    (void)state;
+    const char *nm = "                 U cudaLaunchKernel@libcudart.so.13\n"
+                     "                 U dladdr@GLIBC_2.34\n"
+                     "                 U dlopen@GLIBC_2.34\n"
+                     "00000000000013f0 T clock_gettime\n"
+                     "0000000000001470 T cudaEventRecord\n"
+                     "0000000000001480 T cudaStreamSynchronize\n"
+                     "00000000000015b0 T kbv_forward\n";
+    build_item it;
+    memset(&it, 0, sizeof it);
+    kbv_err e;
+    assert_int_equal(build_scan_text(nm, &it, &e), 0);
+    assert_true(it.flags & SCAN_DEFINES_TIMING);
+    assert_true(it.flags & SCAN_DEFINES_CUDA);
+    assert_true(it.flags & SCAN_DLOPEN);
+    assert_true(has_define(&it, "clock_gettime"));
+    assert_true(has_define(&it, "cudaEventRecord"));
+    assert_true(has_define(&it, "cudaStreamSynchronize"));
+    assert_false(has_define(&it, "kbv_forward"));
+    build_item_clear(&it);
+
+    const char *nm2 = "0000000000001480 T cudaFree\n"
+                      "0000000000001410 T cudaMalloc\n"
+                      "0000000000001390 T cudaEventElapsedTime\n";
+    memset(&it, 0, sizeof it);
+    assert_int_equal(build_scan_text(nm2, &it, &e), 0);
+    assert_true(it.flags & SCAN_DEFINES_CUDA);
+    assert_true(it.flags & SCAN_DEFINES_TIMING); /* cudaEventElapsedTime */
+    assert_int_equal(it.n_defines, 3);
+    build_item_clear(&it);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_driver_entry_point),
+        cmocka_unit_test(test_interposers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
