@@ -25,6 +25,10 @@ KEEP=${KBV_KEEP_TEST:-0}
 cleanup() { if [ "$KEEP" = 1 ]; then echo "interrupt: kept $TMP"; else rm -rf "$TMP"; fi; }
 trap cleanup EXIT
 export KBV_CACHE=${KBV_CACHE:-$TMP/cache}
+# A killed collect leaves its scratch folder behind: inside $TMP, removed
+# with it.
+mkdir -p "$TMP/scratch"
+export TMPDIR=$TMP/scratch
 SEED=${KBV_INTERRUPT_SEED:-$(( (RANDOM << 15) | RANDOM ))}
 RANDOM=$SEED
 MAX=${KBV_INTERRUPT_MAX_SLEEP:-8}
