@@ -240,7 +240,8 @@ static int add_check(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
         (rc = opt_count(o, "nonfinite", &c.nonfinite, what, e)) ||
         (rc = opt_count(o, "unwritten", &c.unwritten, what, e)))
         return rc;
-    c.trial = isfinite(trial) ? (long long)trial : 0;
+    /* Converting a double outside long long's range is undefined. */
+    c.trial = trial > -9e18 && trial < 9e18 ? (long long)trial : 0;
     c.elements = -1;
     /* collect writes "count"; the other spellings are accepted too. */
     static const char *const el_keys[] = {"count", "elements", "numel", "n_elements"};
