@@ -2,10 +2,12 @@
  * whose analysis.json is the input.  When the input holds a line
  * "--manifest--", what follows it is manifest.json (read for the run
  * summary); otherwise there is no manifest, which the loader accepts with
- * a warning. */
+ * a warning.  An input that does not start with '{' edits the fixture
+ * tests/fixtures/render_run/analysis.json instead (fuzz_edit.h). */
 #include <stdint.h>
 #include <stddef.h>
 
+#include "fuzz_edit.h"
 #include "fuzz_util.h"
 #include "model.h"
 
@@ -16,14 +18,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_cleanup_names = names;
-    size_t a_len, m_len;
-    const uint8_t *m;
-    fuzz_split(data, size, "\n--manifest--\n", &a_len, &m, &m_len);
-    fuzz_write("analysis.json", data, a_len);
-    if (m_len || m != data + size)
-        fuzz_write("manifest.json", m, m_len);
-    else
+    static char *base;
+    if (!base) base = fuzz_read_file("tests/fixtures/render_run/analysis.json", NULL);
+    if (size > 0 && data[0] != '{' && base) {
+        fuzz_bytes fb = {data + 1, size - 1};
+        char *a = fuzz_edit_doc(base, &fb);
+        if (!a) abort();
+        fuzz_write("analysis.json", a, strlen(a));
+        free(a);
         fuzz_remove("manifest.json");
+    } else {
+        size_t a_len, m_len;
+        const uint8_t *m;
+        fuzz_split(data, size, "\n--manifest--\n", &a_len, &m, &m_len);
+        fuzz_write("analysis.json", data, a_len);
+        if (m_len || m != data + size)
+            fuzz_write("manifest.json", m, m_len);
+        else
+            fuzz_remove("manifest.json");
+    }
 
     kbv_err e = {0};
     rmodel *model = NULL;

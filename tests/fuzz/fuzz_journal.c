@@ -3,11 +3,14 @@
  * starts with gzip's magic: zlib reads both through one path), then
  * analysis_build with few resamples, so that whatever the reader accepts
  * also goes through the statistics.  The same input is read with common's
- * jnl reader directly, line by line. */
+ * jnl reader directly, line by line.  An input that starts with neither '{'
+ * nor gzip's magic edits the records of the seed all_pairs.jsonl instead
+ * (fuzz_edit.h). */
 #include <stdint.h>
 #include <stddef.h>
 
 #include "analysis.h"
+#include "fuzz_edit.h"
 #include "fuzz_util.h"
 #include "jnl.h"
 #include "run.h"
@@ -31,7 +34,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_write("manifest.json", manifest, sizeof manifest - 1);
         wrote_manifest = 1;
     }
-    fuzz_write("samples.jsonl", data, size);
+    static char *base;
+    if (!base) base = fuzz_read_file("tests/fuzz/corpus/fuzz_journal/all_pairs.jsonl", NULL);
+    if (size > 0 && data[0] != '{' && data[0] != 0x1f && base) {
+        fuzz_bytes fb = {data + 1, size - 1};
+        size_t len;
+        char *j = fuzz_edit_lines(base, &fb, &len);
+        fuzz_write("samples.jsonl", j, len);
+        free(j);
+    } else {
+        fuzz_write("samples.jsonl", data, size);
+    }
 
     kbv_err e = {0};
     run_data *r = NULL;

@@ -1,10 +1,13 @@
 /* fuzz_manifest.c - the manifest reader: analyze's run_load with
  * manifest.json = the input and a fixed journal that names two sets and two
- * problems of the seeds, then analysis_build with few resamples. */
+ * problems of the seeds, then analysis_build with few resamples.  An input
+ * that does not start with '{' edits the seed run_small.json instead
+ * (fuzz_edit.h). */
 #include <stdint.h>
 #include <stddef.h>
 
 #include "analysis.h"
+#include "fuzz_edit.h"
 #include "fuzz_util.h"
 #include "run.h"
 
@@ -31,7 +34,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_write("samples.jsonl", journal, sizeof journal - 1);
         wrote_journal = 1;
     }
-    fuzz_write("manifest.json", data, size);
+    static char *base;
+    if (!base) base = fuzz_read_file("tests/fuzz/corpus/fuzz_manifest/run_small.json", NULL);
+    if (size > 0 && data[0] != '{' && base) {
+        fuzz_bytes fb = {data + 1, size - 1};
+        char *m = fuzz_edit_doc(base, &fb);
+        if (!m) abort();
+        fuzz_write("manifest.json", m, strlen(m));
+        free(m);
+    } else {
+        fuzz_write("manifest.json", data, size);
+    }
 
     kbv_err e = {0};
     run_data *r = NULL;
