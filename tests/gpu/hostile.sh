@@ -78,7 +78,10 @@ fi
 # the worker's command line, which holds the candidate's path in the cache.
 sleep 1
 left=$( { pgrep kbvhst; pgrep -f kbvhst; pgrep -f -- "--so $KBV_CACHE"; } 2>/dev/null | sort -u)
-if [ -n "$left" ]; then
+if ! command -v pgrep >/dev/null; then
+    echo "FAIL hostile: no pgrep (procps): cannot look for processes that outlived the run"
+    fail=1
+elif [ -n "$left" ]; then
     echo "FAIL hostile: processes started by candidates outlived the run:"
     for p in $left; do echo "       $(ps -o pid=,pgid=,sid=,ppid=,comm=,args= -p "$p" 2>/dev/null | cut -c1-150)"; done
     # They are this test's own descendants: ended by their ids.
