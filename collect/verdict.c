@@ -105,10 +105,13 @@ unsigned verdict_scan_import(const char *sym)
     static const char *const dl[] = {"dlopen", "dlsym", "dlvsym", "dlmopen", "cudaGetDriverEntryPoint",
                                      "cudaGetDriverEntryPointByVersion", "cuGetProcAddress",
                                      "cuGetProcAddress_v2", NULL};
+    /* Not exit: nvcc's host stub of every non-static __device__ function
+     * calls it, so most candidates import it; a candidate's own exit()
+     * shows in its status ("exited ... without a result"). */
     static const char *const proc[] = {"fork", "vfork", "execv", "execve", "execvp", "execvpe",
                                        "execl", "execlp", "execle", "system", "popen",
                                        "posix_spawn", "posix_spawnp", "kill", "killpg",
-                                       "exit", "_exit", "_Exit", "quick_exit", "ptrace",
+                                       "_exit", "_Exit", "quick_exit", "ptrace",
                                        "setsid", "prctl", NULL};
     static const char *const allocs[] = {"cudaMalloc", "cudaMallocAsync", "cudaMallocManaged",
                                          "cudaMallocPitch", "cudaMalloc3D",

@@ -63,11 +63,22 @@ static void test_interposers(void **state)
     build_item_clear(&it);
 }
 
+static void test_exit_is_not_flagged(void **state)
+{
+    (void)state;
+    /* Imported by nvcc's host stub of any non-static __device__ function. */
+    assert_false(verdict_scan_import("exit") & SCAN_PROCESS);
+    assert_true(verdict_scan_import("_exit") & SCAN_PROCESS);
+    assert_true(verdict_scan_import("fork") & SCAN_PROCESS);
+    assert_true(verdict_scan_import("system") & SCAN_PROCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_driver_entry_point),
         cmocka_unit_test(test_interposers),
+        cmocka_unit_test(test_exit_is_not_flagged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
