@@ -16,6 +16,8 @@ For every (set, problem) of a hostile set's "expected":
     defines include hostile[problem].defines;
   - analysis.json's flags include hostile[problem].flags;
   - leaked_min_bytes / peak_over_io_min_bytes: the candidate's memory record;
+  - report_detail: a regular expression; what it matches in the status
+    detail is printed as a note (figures a candidate measured);
   - honest_time: the candidate's median time is at least a quarter of the
     fp32 baseline's (an interposed timer did not make it look fast) and the
     physical-floor probe passed.
@@ -131,6 +133,9 @@ def main():
                 status_ok = st in allowed
             if "detail" in h and not re.search(h["detail"], detail, re.I):
                 status_ok = False
+            if "report_detail" in h:
+                m = re.search(h["report_detail"], detail)
+                print(f"note {tag}: {(m.group(0) if m else detail)[:400]}")
             if status_ok:
                 ok(f"{tag}: status {st} ({short!r})")
             else:
