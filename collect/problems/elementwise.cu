@@ -1,9 +1,9 @@
 /* elementwise.cu - activation baselines: y = f(x), one kernel per op.
  *
  * Memory-bound, so the kernel is built for bandwidth: float4 loads and
- * stores, four independent float4 loads in flight per thread per
- * iteration, a grid-stride loop over a grid that fills every SM, and a
- * scalar tail for sizes that are not a multiple of four.  The arithmetic
+ * stores, two independent float4 loads in flight per thread, one short
+ * block per 256 float4s, and a scalar tail for sizes that are not a
+ * multiple of four.  The arithmetic
  * follows PyTorch's CUDA formulas (accurate expf/tanhf/erff/log1pf; no
  * fast-math intrinsics), so the results agree to float32 rounding.
  */
@@ -53,37 +53,44 @@ __device__ __forceinline__ float4 act4(const act_params &p, float4 v)
     return make_float4(act(p, v.x), act(p, v.y), act(p, v.z), act(p, v.w));
 }
 
-#define UNROLL 4
+/* Each thread moves VEC float4s, VEC loads in flight before any store, and a
+ * block of THREADS threads covers THREADS * VEC consecutive float4s with no
+ * grid-stride loop: a grid of many short blocks, as PyTorch launches its
+ * vectorised elementwise kernels.  The persistent grid-stride version with
+ * streaming cache hints ran about 10% slower than PyTorch at 4096 x 393216
+ * on an H200 (data/parity). */
+#define THREADS 128
+#define VEC 2
 
 template <int OP>
-__global__ void __launch_bounds__(256) act_kernel(act_params p, const float *__restrict__ x,
-                                                  float *__restrict__ y, int64_t n)
+__global__ void __launch_bounds__(THREADS) act_kernel(act_params p, const float *__restrict__ x,
+                                                      float *__restrict__ y, int64_t n)
 {
     p.op = OP;   /* a compile-time op lets the switch fold away */
     const float4 *x4 = reinterpret_cast<const float4 *>(x);
     float4 *y4 = reinterpret_cast<float4 *>(y);
     int64_t n4 = n / 4;
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    /* Main loop: UNROLL independent loads per thread before any store. */
-    for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
-        float4 v[UNROLL];
+    int64_t base = (int64_t)blockIdx.x * (THREADS * VEC) + threadIdx.x;
+    float4 v[VEC];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) v[u] = __ldcs(x4 + i + u * stride);
+    for (int u = 0; u < VEC; u++)
+        if (base + u * THREADS < n4) v[u] = x4[base + u * THREADS];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) __stcs(y4 + i + u * stride, act4(p, v[u]));
+    for (int u = 0; u < VEC; u++)
+        if (base + u * THREADS < n4) y4[base + u * THREADS] = act4(p, v[u]);
+    /* The tail, n % 4 elements, by the first block. */
+    if (blockIdx.x == 0) {
+        int64_t t = n4 * 4 + threadIdx.x;
+        if (t < n) y[t] = act(p, x[t]);
     }
-    for (; i < n4; i += stride) __stcs(y4 + i, act4(p, __ldcs(x4 + i)));
-    /* The tail, n % 4 elements, by the first threads. */
-    int64_t t = n4 * 4 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < n) y[t] = act(p, x[t]);
 }
 
 template <int OP>
-int launch(const base_ctx *b, act_params p, const float *x, float *y, int64_t n, cudaStream_t s)
+int launch(const base_ctx *, act_params p, const float *x, float *y, int64_t n, cudaStream_t s)
 {
-    unsigned grid = base_grid(b, (n / 4 + UNROLL - 1) / UNROLL, 256, 8);
-    act_kernel<OP><<<grid, 256, 0, s>>>(p, x, y, n);
+    int64_t blocks = (n / 4 + THREADS * VEC - 1) / (THREADS * VEC);
+    unsigned grid = (unsigned)(blocks > 0 ? blocks : 1);
+    act_kernel<OP><<<grid, THREADS, 0, s>>>(p, x, y, n);
     return 0;
 }
 
