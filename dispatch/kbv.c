@@ -6,6 +6,7 @@
  * writes into a run directory succeeds, SHA256SUMS is brought up to date. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,9 @@ static int run_stage(const char *cmd, char **argv)
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return 1;
     if (WIFEXITED(status)) return WEXITSTATUS(status) == 127 ? 2 : WEXITSTATUS(status);
+    /* A closed pipe (`kbv list | head`) is the reader's choice, not a failure
+     * to report; exit as the shell would for the stage itself. */
+    if (WTERMSIG(status) == SIGPIPE) return 128 + SIGPIPE;
     fprintf(stderr, "kbv: kbv-%s died of signal %d\n", cmd, WTERMSIG(status));
     return 1;
 }
