@@ -73,6 +73,12 @@ else
     fail=1
 fi
 
+# For the lead's device runs: the journal, analysis and log next to run.sh's.
+if [ -n "${KBV_TEST_GPU_OUT:-}" ]; then
+    for f in samples.jsonl analysis.json; do cp "$TMP/run/$f" "$KBV_TEST_GPU_OUT/hostile-$f" 2>/dev/null; done
+    cp "$TMP/collect.log" "$KBV_TEST_GPU_OUT/hostile-collect.log" 2>/dev/null
+fi
+
 # Processes: the forking and exec'ing candidates name their children
 # kbvhst-* (process name or command line); a worker's forked children keep
 # the worker's command line, which holds the candidate's path in the cache.

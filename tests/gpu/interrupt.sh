@@ -117,6 +117,10 @@ else
     echo "FAIL interrupt: no journal in $RUN"
     fail=1
 fi
+if [ -n "${KBV_TEST_GPU_OUT:-}" ]; then
+    cp "$RUN/samples.jsonl" "$KBV_TEST_GPU_OUT/interrupt-samples.jsonl" 2>/dev/null
+    cp "$TMP/collect.log" "$KBV_TEST_GPU_OUT/interrupt-collect.log" 2>/dev/null
+fi
 left=$(pgrep -f -- "--so $KBV_CACHE" 2>/dev/null)
 if ! command -v pgrep >/dev/null; then
     echo "note interrupt: no pgrep (procps): the check for workers of killed collects is skipped"
