@@ -224,9 +224,10 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
             if (owner[s * n_problems + p] < 0) {
                 const cJSON *set = cJSON_GetArrayItem(sets, s);
                 const cJSON *name = cJSON_GetObjectItemCaseSensitive(set, "name");
+                const cJSON *prob = cJSON_GetArrayItem(problems, p);   /* an id, or not a string */
                 rc = err_set(e, KBV_EINPUT, "pair %s/%s is in no shard: a shard is missing or unfinished",
                              cJSON_IsString(name) ? name->valuestring : "?",
-                             cJSON_GetArrayItem(problems, p)->valuestring);
+                             cJSON_IsString(prob) ? prob->valuestring : "?");
                 goto done;
             }
     if (n_recs) qsort(recs, n_recs, sizeof *recs, rec_cmp);   /* recs is NULL when empty */
