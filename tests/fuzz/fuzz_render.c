@@ -5,7 +5,8 @@
  * tables.  An input that starts with '{' is analysis.json itself, as for
  * fuzz_analysis ("--manifest--" line optional).  Any other input edits the
  * fixture tests/fixtures/render_run/analysis.json (fuzz_edit.h), so that
- * the mutations reach the charts instead of stopping at the JSON parser.
+ * the mutations reach the charts instead of stopping at the JSON parser;
+ * a first byte 1 or 2 edits the default report.json or style.json instead.
  * Runs from the repository root (templates/, tests/fixtures/); slower than
  * the loaders alone. */
 #define _XOPEN_SOURCE 700
@@ -17,7 +18,7 @@
 #include "fuzz_util.h"
 #include "report.h"
 
-static const char *const names[] = {"analysis.json", "manifest.json", NULL};
+static const char *const names[] = {"analysis.json", "manifest.json", "report.json", "style.json", NULL};
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -47,9 +48,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(style, sizeof style, "%s/style.json", t && *t ? t : "templates");
         atexit(clean);
     }
-    static char *base;
-    if (!base) base = fuzz_read_file("tests/fixtures/render_run/analysis.json", NULL);
-    if (size > 0 && data[0] != '{' && base) {
+    static char *base, *base_tmpl, *base_style;
+    if (!base) {
+        base = fuzz_read_file("tests/fixtures/render_run/analysis.json", NULL);
+        base_tmpl = fuzz_read_file(tmpl, NULL);
+        base_style = fuzz_read_file(style, NULL);
+    }
+    const char *use_tmpl = tmpl, *use_style = style;
+    char edited[4200];
+    if (size > 0 && (data[0] == 1 || data[0] == 2) && base && base_tmpl && base_style) {
+        /* 1: edits of the report template, 2: of the style, over the fixture. */
+        fuzz_bytes fb = {data + 1, size - 1};
+        char *text = fuzz_edit_doc(data[0] == 1 ? base_tmpl : base_style, &fb);
+        if (!text) abort();
+        fuzz_write(data[0] == 1 ? "report.json" : "style.json", text, strlen(text));
+        free(text);
+        fuzz_path(edited, sizeof edited, data[0] == 1 ? "report.json" : "style.json");
+        if (data[0] == 1) use_tmpl = edited;
+        else use_style = edited;
+        fuzz_write("analysis.json", base, strlen(base));
+        fuzz_remove("manifest.json");
+    } else if (size > 0 && data[0] != '{' && base) {
         fuzz_bytes fb = {data, size};
         char *text = fuzz_edit_doc(base, &fb);
         if (!text) abort();
@@ -67,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_remove("manifest.json");
     }
 
-    report_opts o = {fuzz_dir(), tmpl, style, "0"};
+    report_opts o = {fuzz_dir(), use_tmpl, use_style, "0"};
     report_stats st;
     kbv_err e = {0};
     report_render(&o, &st, &e);

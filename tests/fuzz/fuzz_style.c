@@ -1,9 +1,11 @@
 /* fuzz_style.c - render's style reader: style_load with style.json = the
  * input; an accepted style's set colours and markers are then looked up
- * for more sets than it names, as the charts do. */
+ * for more sets than it names, as the charts do.  An input that does not
+ * start with '{' edits templates/style.json instead. */
 #include <stdint.h>
 #include <stddef.h>
 
+#include "fuzz_edit.h"
 #include "fuzz_util.h"
 #include "style.h"
 
@@ -14,7 +16,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_cleanup_names = names;
-    fuzz_write("style.json", data, size);
+    static char *base;
+    if (!base) base = fuzz_read_file("templates/style.json", NULL);
+    if (size > 0 && data[0] != '{' && base) {
+        /* Edits of the default file (fuzz_edit.h). */
+        fuzz_bytes fb = {data + 1, size - 1};
+        char *t = fuzz_edit_doc(base, &fb);
+        if (!t) abort();
+        fuzz_write("style.json", t, strlen(t));
+        free(t);
+    } else {
+        fuzz_write("style.json", data, size);
+    }
     char p[4200];
     fuzz_path(p, sizeof p, "style.json");
 

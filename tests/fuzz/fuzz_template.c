@@ -1,9 +1,11 @@
 /* fuzz_template.c - render's report template reader: tmpl_load with
  * report.json = the input; then every text it accepted is expanded with
- * every placeholder name set, as the report does. */
+ * every placeholder name set, as the report does.  An input that does not
+ * start with '{' edits templates/report.json instead. */
 #include <stdint.h>
 #include <stddef.h>
 
+#include "fuzz_edit.h"
 #include "fuzz_util.h"
 #include "tmpl.h"
 
@@ -23,7 +25,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_cleanup_names = names;
-    fuzz_write("report.json", data, size);
+    static char *base;
+    if (!base) base = fuzz_read_file("templates/report.json", NULL);
+    if (size > 0 && data[0] != '{' && base) {
+        /* Edits of the default file (fuzz_edit.h). */
+        fuzz_bytes fb = {data + 1, size - 1};
+        char *t = fuzz_edit_doc(base, &fb);
+        if (!t) abort();
+        fuzz_write("report.json", t, strlen(t));
+        free(t);
+    } else {
+        fuzz_write("report.json", data, size);
+    }
     char p[4200];
     fuzz_path(p, sizeof p, "report.json");
 
