@@ -882,9 +882,18 @@ static int sec_summary(flow *f, kbv_err *e)
         }
     if (!k)
         snprintf(clk, sizeof clk, "not recorded in the manifest");
-    snprintf(cal, sizeof cal, "copy %s GB/s, fp32 %s TFLOP/s, tf32 %s TFLOP/s",
-             jtext(d, "copy_bandwidth_gbps", b1, sizeof b1, "?"), jtext(d, "fp32_tflops", b2, sizeof b2, "?"),
-             jtext(d, "tf32_tflops", b3, sizeof b3, "?"));
+    /* Measured rates at the precision a measurement has: whole GB/s, one
+     * decimal of TFLOP/s. */
+    const cJSON *bw = d ? cJSON_GetObjectItemCaseSensitive(d, "copy_bandwidth_gbps") : NULL;
+    const cJSON *f32 = d ? cJSON_GetObjectItemCaseSensitive(d, "fp32_tflops") : NULL;
+    const cJSON *t32 = d ? cJSON_GetObjectItemCaseSensitive(d, "tf32_tflops") : NULL;
+    if (cJSON_IsNumber(bw)) snprintf(b1, sizeof b1, "%.0f", bw->valuedouble);
+    else jtext(d, "copy_bandwidth_gbps", b1, sizeof b1, "?");
+    if (cJSON_IsNumber(f32)) snprintf(b2, sizeof b2, "%.1f", f32->valuedouble);
+    else jtext(d, "fp32_tflops", b2, sizeof b2, "?");
+    if (cJSON_IsNumber(t32)) snprintf(b3, sizeof b3, "%.1f", t32->valuedouble);
+    else jtext(d, "tf32_tflops", b3, sizeof b3, "?");
+    snprintf(cal, sizeof cal, "copy %s GB/s, fp32 %s TFLOP/s, tf32 %s TFLOP/s", b1, b2, b3);
     snprintf(harn, sizeof harn, "kbv %s, commit %s", jstr(m->harness, "version", "unknown"),
              jstr(m->harness, "git_commit", "unknown"));
     const cJSON *rc_ = m->run_config;
