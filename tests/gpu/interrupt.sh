@@ -7,7 +7,7 @@
 # (builds, calibration) leaves nothing to resume: the run is then started
 # again without --resume, which must also work.
 # Environment: KBV_INTERRUPT_SEED (the random points; default: random),
-# KBV_INTERRUPT_MAX_SLEEP (default 8 s; the points are 2..max s after each
+# KBV_INTERRUPT_MAX_SLEEP (default 4 s; the points are 2..max s after each
 # start), KBV_KEEP_TEST=1 keeps the temporary folder; for trying the script
 # on other candidates (e.g. the CPU stand-in of tests/fakegpu):
 # KBV_INTERRUPT_SETS (set folders, default tests/gpu/sets/correct and
@@ -31,7 +31,7 @@ mkdir -p "$TMP/scratch"
 export TMPDIR=$TMP/scratch
 SEED=${KBV_INTERRUPT_SEED:-$(( (RANDOM << 15) | RANDOM ))}
 RANDOM=$SEED
-MAX=${KBV_INTERRUPT_MAX_SLEEP:-8}
+MAX=${KBV_INTERRUPT_MAX_SLEEP:-4}
 [ "$MAX" -ge 3 ] 2>/dev/null || MAX=3
 RUN=$TMP/run
 EXPECT=${KBV_INTERRUPT_EXPECT:-tests/gpu/sets}
