@@ -50,7 +50,7 @@ static int exists(const char *p)
  * folders looked in, for the message when it is nowhere. */
 static int find_template(const char *name, char *out, size_t n, char *tried, size_t tn)
 {
-    char dirs[3][PATH_MAX];
+    char dirs[4][PATH_MAX];
     int nd = 0;
     const char *env = getenv("KBV_TEMPLATES");
     if (env && *env)
@@ -63,6 +63,9 @@ static int find_template(const char *name, char *out, size_t n, char *tried, siz
         if (slash) {
             *slash = 0;
             snprintf(dirs[nd++], PATH_MAX, "%.*s/../templates", PATH_MAX - 20, exe);
+            /* An installed tree moved as a whole (DESTDIR staging, a
+             * relocated prefix) still finds its own share folder. */
+            snprintf(dirs[nd++], PATH_MAX, "%.*s/../share/kbv/templates", PATH_MAX - 30, exe);
         }
     }
     snprintf(dirs[nd++], PATH_MAX, "%s/share/kbv/templates", KBV_PREFIX);
