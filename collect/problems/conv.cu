@@ -123,6 +123,8 @@ struct conv_runner {
     int algo[2];                          /* cudnnConvolutionFwdAlgo_t or BwdDataAlgo_t */
     size_t ws[2];
     int direct[2];                        /* per variant: the direct depthwise kernel instead */
+    long long batch;                      /* samples per cuDNN call (divides g.n) */
+    long long x_per, y_per;               /* elements of one sample of x and of y */
 };
 
 namespace {
@@ -205,10 +207,22 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         return rc;
     }
     int xdims[5], xstr[5], ydims[5], ystr[5], wdims[5], wstr[5];
+    /* cuDNN refuses a tensor of more than 2^31 - 1 elements, as PyTorch
+     * finds too: like PyTorch, split the batch into equal chunks that fit
+     * (KernelBench's pointwise conv has a 2.1e9-element output). */
+    r->x_per = g->cin;
+    r->y_per = g->cout;
+    for (int i = 0; i < g->nd; i++) {
+        r->x_per *= g->in[i];
+        r->y_per *= g->out[i];
+    }
+    long long per = r->x_per > r->y_per ? r->x_per : r->y_per;
+    r->batch = g->n;
+    while (r->batch > 1 && (r->batch * per > 2147483647LL || g->n % r->batch != 0)) r->batch--;
     /* x is the convolution's input and y its output; for a transposed
      * convolution cuDNN's roles swap (dy = x, dx = y). */
-    int rank = tensor_dims(g->n, g->cin, g->in, g->nd, xdims, xstr);
-    tensor_dims(g->n, g->cout, g->out, g->nd, ydims, ystr);
+    int rank = tensor_dims(r->batch, g->cin, g->in, g->nd, xdims, xstr);
+    tensor_dims(r->batch, g->cout, g->out, g->nd, ydims, ystr);
     /* filter: conv [Cout, Cin/g, k...], transposed [Cin, Cout/g, k...] */
     long long kk[3] = { g->k[0], g->k[1], g->k[2] };
     if (g->transposed) tensor_dims(g->cin, g->cout / g->groups, kk, g->nd, wdims, wstr);
@@ -417,18 +431,22 @@ int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x,
         return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "depthwise launch", ce);
     }
     cudnnStatus_t st = A.cudnnSetStream(r->h, s);
-    if (st == CUDNN_STATUS_SUCCESS) {
+    /* One call per chunk of r->batch samples (one call unless the batch
+     * had to be split; see conv_runner_create). */
+    for (long long n0 = 0; st == CUDNN_STATUS_SUCCESS && n0 < r->g.n; n0 += r->batch) {
+        const float *xc = x + n0 * r->x_per;
+        float *yc = y + n0 * r->y_per;
         if (!r->g.transposed)
-            st = A.cudnnConvolutionForward(r->h, &one, r->xd, x, r->wd, w, r->cd[vi],
+            st = A.cudnnConvolutionForward(r->h, &one, r->xd, xc, r->wd, w, r->cd[vi],
                                            (cudnnConvolutionFwdAlgo_t)r->algo[vi], b->ws, r->ws[vi],
-                                           &zero, r->yd, y);
+                                           &zero, r->yd, yc);
         else
-            st = A.cudnnConvolutionBackwardData(r->h, &one, r->wd, w, r->xd, x, r->cd[vi],
+            st = A.cudnnConvolutionBackwardData(r->h, &one, r->wd, w, r->xd, xc, r->cd[vi],
                                                 (cudnnConvolutionBwdDataAlgo_t)r->algo[vi], b->ws,
-                                                r->ws[vi], &zero, r->yd, y);
+                                                r->ws[vi], &zero, r->yd, yc);
+        if (st == CUDNN_STATUS_SUCCESS && bias)
+            st = A.cudnnAddTensor(r->h, &one, r->bd, bias, &one, r->yd, yc);
     }
-    if (st == CUDNN_STATUS_SUCCESS && bias)
-        st = A.cudnnAddTensor(r->h, &one, r->bd, bias, &one, r->yd, y);
     if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "convolution", st, e);
     return 0;
 }
