@@ -191,11 +191,8 @@ static int parse_args(int argc, char **argv, opts *o, int *done, kbv_err *e)
 /* The folder of this program, where kbv-worker lives too. */
 static int self_dir(char *buf, size_t n, kbv_err *e)
 {
-    ssize_t k = readlink("/proc/self/exe", buf, n - 1);
-    if (k <= 0) return err_set(e, KBV_ERUNTIME, "cannot find my own program: %s", strerror(errno));
-    buf[k] = 0;
-    char *slash = strrchr(buf, '/');
-    if (slash) *slash = 0;
+    if (cli_exe_dir(buf, n) != 0)
+        return err_set(e, KBV_ERUNTIME, "cannot find my own program: %s", strerror(errno));
     return 0;
 }
 

@@ -41,19 +41,6 @@ static void usage(FILE *f)
             "Exit status: 0 ok, 1 runtime failure, 2 unknown problem or bad template.\n");
 }
 
-/* The folder of this executable, from /proc/self/exe; "" when unknown. */
-static void exe_dir(char *buf, size_t n)
-{
-    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
-    if (len <= 0) {
-        buf[0] = '\0';
-        return;
-    }
-    buf[len] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (slash) *slash = '\0';
-    else buf[0] = '\0';
-}
 
 /* Finds the default template; writes its path into buf.  0 or KBV_EINPUT. */
 static int find_template(char *buf, size_t n, kbv_err *e)
@@ -64,7 +51,7 @@ static int find_template(char *buf, size_t n, kbv_err *e)
         snprintf(buf, n, "%s/%s", env, TEMPLATE_REL);
         if (access(buf, R_OK) == 0) return 0;
     }
-    exe_dir(dir, sizeof dir);
+    cli_exe_dir(dir, sizeof dir);
     if (dir[0]) {
         static const char *const rel[] = { "../templates", "../share/kbv/templates" };
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {

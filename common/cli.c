@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef KBV_GIT_COMMIT
 #define KBV_GIT_COMMIT "unknown"
@@ -61,5 +62,17 @@ int cli_path(char *buf, size_t n, const char *dir, const char *name, kbv_err *e)
 {
     int k = snprintf(buf, n, "%s/%s", dir, name);
     if (k < 0 || (size_t)k >= n) return err_set(e, KBV_EINPUT, "path too long: %s/%s", dir, name);
+    return 0;
+}
+
+int cli_exe_dir(char *buf, size_t n)
+{
+    ssize_t k = n > 1 ? readlink("/proc/self/exe", buf, n - 1) : -1;
+    char *slash = k > 0 ? (buf[k] = '\0', strrchr(buf, '/')) : NULL;
+    if (!slash) {
+        if (n) buf[0] = '\0';
+        return -1;
+    }
+    *slash = '\0';
     return 0;
 }

@@ -24,6 +24,11 @@ void cli_print_version(const char *prog);
 /* The git commit the harness was built from ("unknown" outside a checkout). */
 const char *cli_git_commit(void);
 
+/* The folder that holds the running program (from /proc/self/exe), so that
+ * programs find their siblings and templates; 0, or -1 with buf "" when it
+ * cannot be read. */
+int cli_exe_dir(char *buf, size_t n);
+
 /* Joins dir and name into buf (size n); KBV_EINPUT when it does not fit. */
 int cli_path(char *buf, size_t n, const char *dir, const char *name, kbv_err *e);
 

@@ -40,18 +40,6 @@ static const char usage[] =
     "`kbv <command> --help` describes each command.  Exit status: 0 success,\n"
     "1 runtime failure, 2 bad usage or bad input.\n";
 
-/* The folder of this executable, so that build/kbv finds build/kbv-analyze. */
-static int self_dir(char *buf, size_t n)
-{
-    ssize_t k = readlink("/proc/self/exe", buf, n - 1);
-    if (k <= 0) return -1;
-    buf[k] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (!slash) return -1;
-    *slash = '\0';
-    return 0;
-}
-
 /* Runs kbv-<cmd> with argv, waits, and returns its exit status. */
 static int run_stage(const char *cmd, char **argv)
 {
@@ -64,7 +52,7 @@ static int run_stage(const char *cmd, char **argv)
     }
     if (pid == 0) {
         argv[0] = name;
-        if (self_dir(dir, sizeof dir) == 0) {
+        if (cli_exe_dir(dir, sizeof dir) == 0) { /* build/kbv finds build/kbv-analyze */
             snprintf(prog, sizeof prog, "%s/%s", dir, name);
             if (access(prog, X_OK) == 0) execv(prog, argv);
         }

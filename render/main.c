@@ -56,17 +56,11 @@ static int find_template(const char *name, char *out, size_t n, char *tried, siz
     if (env && *env)
         snprintf(dirs[nd++], PATH_MAX, "%s", env);
     char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(dirs[nd++], PATH_MAX, "%.*s/../templates", PATH_MAX - 20, exe);
-            /* An installed tree moved as a whole (DESTDIR staging, a
-             * relocated prefix) still finds its own share folder. */
-            snprintf(dirs[nd++], PATH_MAX, "%.*s/../share/kbv/templates", PATH_MAX - 30, exe);
-        }
+    if (cli_exe_dir(exe, sizeof exe) == 0) {
+        snprintf(dirs[nd++], PATH_MAX, "%.*s/../templates", PATH_MAX - 20, exe);
+        /* An installed tree moved as a whole (DESTDIR staging, a relocated
+         * prefix) still finds its own share folder. */
+        snprintf(dirs[nd++], PATH_MAX, "%.*s/../share/kbv/templates", PATH_MAX - 30, exe);
     }
     snprintf(dirs[nd++], PATH_MAX, "%s/share/kbv/templates", KBV_PREFIX);
     tried[0] = 0;
