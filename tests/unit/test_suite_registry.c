@@ -213,8 +213,10 @@ static void test_sample_flops_and_bytes(void **state)
     assert_true(p->flops == 16777216.0);              /* one multiply per element, 4096^2 */
 }
 
-/* Generators and distributions: D5 only for the hinge loss; parameters and
- * labels keep their scale; PyTorch's Linear/Conv bound 1/sqrt(fan_in). */
+/* Generators and distributions: at level 1, D5 for the hinge loss
+ * (alternating targets) and the elementwise activations (mixed-sign N(0,1)
+ * inputs) only; parameters and labels keep their scale; PyTorch's
+ * Linear/Conv bound 1/sqrt(fan_in). */
 static void test_generators(void **state)
 {
     (void)state;
@@ -223,8 +225,15 @@ static void test_generators(void **state)
         const suite_problem *p = suite_get(i);
         assert_true(suite_has_dist(p, SUITE_D1));
         assert_true(suite_has_dist(p, SUITE_D4));
+        /* the activations are problems 19-22, 25-32 and 88 */
+        int act = p->level == 1 && ((p->number >= 19 && p->number <= 22) ||
+                                    (p->number >= 25 && p->number <= 32) || p->number == 88);
         if (strcmp(p->id, "L1_100_hingeloss") == 0) assert_true(suite_has_dist(p, SUITE_D5));
-        else if (p->level == 1) assert_false(suite_has_dist(p, SUITE_D5));
+        else if (act) {
+            assert_true(suite_has_dist(p, SUITE_D5));
+            assert_int_equal(p->d5[0].kind, SUITE_GEN_NORMAL);
+            assert_true(p->d5[0].a == 0.0 && p->d5[0].b == 1.0);
+        } else if (p->level == 1) assert_false(suite_has_dist(p, SUITE_D5));
     }
     const suite_problem *p = need("L1_100_hingeloss");
     assert_int_equal(p->d5[1].kind, SUITE_GEN_ALTERNATING);
