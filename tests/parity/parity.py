@@ -36,6 +36,7 @@ import torch
 import torch.nn.functional as F
 
 RATIO_LIMIT = 1.05
+CHUNK = 1 << 26   # elements per float64 slice in check()
 
 # Known reasons why a ratio may exceed the limit or a check may differ.
 KNOWN = {
@@ -49,7 +50,7 @@ KNOWN = {
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build", help="kbv build folder (kbv-list, libkbv_baseline.so)")
-    ap.add_argument("--problems", default="*", help="glob over problem ids")
+    ap.add_argument("--problems", default="*", help="globs over problem ids, comma-separated")
     ap.add_argument("--samples", type=int, default=50)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", default=None, help="output JSON (default data/parity/<gpu>.json)")
@@ -274,22 +275,33 @@ def set_tf32(on):
 
 # ------------------------------------------------------------------ checks
 def check(out, ref, tf32):
-    """(ok, max_abs_err, detail)"""
+    """(ok, max_abs_err, detail), computed in float64 over chunks of the
+    flattened tensors: the suite's largest outputs hold 2e9 elements, and
+    whole-tensor float64 copies of them (plus masks) would not fit beside
+    the inputs, PyTorch's output and kbv's."""
+    o_all, r_all = out.reshape(-1), ref.reshape(-1)
     if out.dtype == torch.int64 or ref.dtype == torch.int64:
-        bad = int((out != ref.to(out.dtype)).sum().item())
+        bad = 0
+        for i in range(0, o_all.numel(), CHUNK):
+            bad += int((o_all[i:i + CHUNK] != r_all[i:i + CHUNK].to(out.dtype)).sum().item())
         return bad == 0, float(bad), f"{bad} indices differ"
-    o, r = out.double(), ref.double()
-    finite = torch.isfinite(r)
-    if not bool(torch.isfinite(o[finite]).all()):
-        return False, float("inf"), "non-finite output where the reference is finite"
-    d = (o - r).abs()[finite]
-    mx = float(d.max().item()) if d.numel() else 0.0
+    mx, scale, nbad, n = 0.0, 0.0, 0, 0
+    for i in range(0, o_all.numel(), CHUNK):
+        o, r = o_all[i:i + CHUNK].double(), r_all[i:i + CHUNK].double()
+        finite = torch.isfinite(r)
+        if not bool(torch.isfinite(o[finite]).all()):
+            return False, float("inf"), "non-finite output where the reference is finite"
+        rf = r[finite]
+        d = (o[finite] - rf).abs()
+        n += d.numel()
+        if d.numel():
+            mx = max(mx, float(d.max().item()))
+            scale = max(scale, float(rf.abs().max().item()))
+            nbad += int((d > 1e-4 + 1e-4 * rf.abs()).sum().item())
+        del o, r, finite, rf, d
     if tf32:
-        scale = float(r[finite].abs().max().item()) if d.numel() else 0.0
         ok = mx <= 1e-2 * max(scale, 1e-30)
         return ok, mx, f"max |d| {mx:.3g} vs 1e-2 * max |ref| {scale:.3g}"
-    lim = 1e-4 + 1e-4 * r[finite].abs()
-    nbad = int((d > lim).sum().item())
     return nbad == 0, mx, f"{nbad} elements beyond 1e-4 + 1e-4 |ref| (max |d| {mx:.3g})"
 
 
@@ -338,6 +350,7 @@ def run_problem(lib, p, timer, seed):
                 if not ok:
                     failures.append(f"{name} output: {detail}")
                 del ref
+                torch.cuda.empty_cache()
                 t_torch = timer.median_ms(lambda: ref_fn(p, ins))
                 t_kbv = timer.median_ms(lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048))
                 res[f"{name}_torch_ms"] = t_torch
@@ -360,7 +373,8 @@ def main():
     lib = ctypes.CDLL(os.path.join(args.build, "libkbv_baseline.so"))
     lib.kbvb_workspace_bytes.restype = ctypes.c_ulonglong
     listing = json.loads(subprocess.check_output([os.path.join(args.build, "kbv-list"), "--json"]))
-    probs = [p for p in listing["problems"] if fnmatch.fnmatch(p["id"], args.problems)]
+    probs = [p for p in listing["problems"]
+             if any(fnmatch.fnmatch(p["id"], g) for g in args.problems.split(","))]
     gpu = torch.cuda.get_device_name(0)
     out = args.out or os.path.join("data", "parity",
                                    "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") + ".json")
