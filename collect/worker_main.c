@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -353,6 +354,41 @@ static void base_call(worker *w, int v, const kbv_call *c)
 }
 
 /* --- setup -------------------------------------------------------------------- */
+
+/* Host memory a candidate may add to the worker's data, beyond what CUDA,
+ * the harness and the libraries hold when the limit is set. */
+#define HOST_DATA_HEADROOM ((rlim_t)16 << 30)
+
+/* Caps the worker's writable private memory (RLIMIT_DATA: heap and
+ * private writable mappings) at its present size plus the headroom, so
+ * that a candidate that allocates host memory without end gets NULL from
+ * malloc instead of driving the host into the OOM killer, which may pick
+ * kbv-collect.  RLIMIT_AS would be the literal "address space" limit, but
+ * the CUDA driver reserves hundreds of GiB of virtual addresses
+ * (PROT_NONE, not counted here) and device memory is mapped shared (not
+ * counted either), so only this limit separates a host leak from what
+ * CUDA needs.  Called after CUDA is initialised and before the candidate
+ * is loaded; libraries loaded later (cuDNN, cuBLAS) fit in the headroom. */
+static void limit_host_data(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return;
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmData: %llu kB", &kib) == 1) break;
+    fclose(f);
+    if (!kib) return;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_DATA, &rl) != 0) return;
+    rlim_t want = (rlim_t)kib * 1024 + HOST_DATA_HEADROOM;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) want = rl.rlim_max;
+    /* Both limits: a candidate cannot raise the hard one again (unless it
+     * runs as root, where nothing short of a container holds). */
+    rl.rlim_cur = rl.rlim_max = want;
+    setrlimit(RLIMIT_DATA, &rl);
+}
+
 
 static void load_candidate(worker *w)
 {
@@ -1099,6 +1135,7 @@ static int run_pair(worker *w)
     ce = cudaStreamCreateWithFlags(&w->s, cudaStreamNonBlocking);
     if (ce != cudaSuccess) die_cuda(w, "harness: stream", ce);
 
+    limit_host_data();
     describe_tensors(w);
     load_candidate(w);
 

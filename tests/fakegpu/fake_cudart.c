@@ -35,9 +35,12 @@ static cudaError_t ret(cudaError_t e)
 
 #define HEADER 4096
 
+/* Shared mappings, as the driver maps real device memory: the worker's
+ * host-data limit (RLIMIT_DATA) counts private writable memory only, so
+ * fake device memory must not count against it either. */
 static void *fake_alloc(size_t n)
 {
-    void *p = mmap(NULL, n + HEADER, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *p = mmap(NULL, n + HEADER, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return NULL;
     *(size_t *)p = n;
     return (char *)p + HEADER;
