@@ -10,8 +10,9 @@
 # KBV_INTERRUPT_MAX_SLEEP (default 4 s; the points are 2..max s after each
 # start), KBV_KEEP_TEST=1 keeps the temporary folder; for trying the script
 # on other candidates (e.g. the CPU stand-in of tests/fakegpu):
-# KBV_INTERRUPT_SETS (set folders, default tests/gpu/sets/correct and
-# tests/gpu/sets/incorrect), KBV_INTERRUPT_EXPECT (the folder of their
+# KBV_INTERRUPT_SETS (set folders, default tests/gpu/sets/correct,
+# incorrect, identity and stale: long enough a run that all five kills
+# land), KBV_INTERRUPT_EXPECT (the folder of their
 # set.json files, default tests/gpu/sets), KBV_INTERRUPT_ARGS (more
 # kbv-collect options).
 set -u
@@ -36,7 +37,7 @@ MAX=${KBV_INTERRUPT_MAX_SLEEP:-4}
 RUN=$TMP/run
 EXPECT=${KBV_INTERRUPT_EXPECT:-tests/gpu/sets}
 args=(--suite smoke --out "$RUN" --timeout 45 --trials 1 --max-time 0.3)
-for d in ${KBV_INTERRUPT_SETS:-tests/gpu/sets/correct tests/gpu/sets/incorrect}; do args+=(--candidates "$d"); done
+for d in ${KBV_INTERRUPT_SETS:-tests/gpu/sets/correct tests/gpu/sets/incorrect tests/gpu/sets/identity tests/gpu/sets/stale}; do args+=(--candidates "$d"); done
 # shellcheck disable=SC2206
 args+=(${KBV_INTERRUPT_ARGS:-})
 fail=0
@@ -88,7 +89,10 @@ if [ $finished -eq 0 ]; then
     fi
 fi
 if [ $kills -lt 5 ]; then
-    echo "note interrupt: only $kills kill(s) landed before the run ended (raise the run's length or lower KBV_INTERRUPT_MAX_SLEEP)"
+    echo "FAIL interrupt: only $kills kill(s) landed before the run ended (give it more sets or lower KBV_INTERRUPT_MAX_SLEEP)"
+    fail=1
+else
+    echo "ok   interrupt: all 5 kills landed"
 fi
 grep -h 'resume:' "$TMP/collect.log" | sed 's/^/       /' | head -6
 
