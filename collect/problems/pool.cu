@@ -2,12 +2,25 @@
  * kernels do it (PyTorch does not use cuDNN for these): one thread per
  * output element, the window read through the cache.
  *
- * Every rank is run as 3D, the missing leading spatial axes having extent
- * 1, kernel 1, stride 1.  Max pooling propagates NaN as PyTorch does and
- * skips padding; average pooling counts padding in the divisor
- * (count_include_pad = True) with PyTorch's window clipping rule.
+ * The kernel is specialised by rank (1D, 2D, 3D), and for the suite's
+ * shapes also by kernel size and dilation, so that the window loops unroll
+ * into loads at constant offsets; other shapes take the same code with
+ * run-time sizes.  Inside a plane every index is 32-bit (a plane holds fewer
+ * than 2^31 elements, checked before launch); only the plane offsets are
+ * 64-bit.  A thread decomposes its position once and reuses it for several
+ * planes.
+ *
+ * A window lying wholly inside the input (most of them) is read without
+ * any bounds test.  At the border, as in PyTorch, the window is clipped once
+ * per axis: max pooling advances the start by the dilation until it is in
+ * the input and ends at min(start + (k - 1) d + 1, L); average pooling
+ * clips to the padded input for the divisor (count_include_pad = True) and
+ * then to the input for the sum.  Max pooling propagates NaN as PyTorch
+ * does; the elements are visited in the same order as before (depth, row,
+ * column), so sums are unchanged.
  */
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,72 +29,111 @@
 
 namespace {
 
-struct pool3 {
-    int64_t nc;               /* N * C */
-    int64_t in[3], out[3];    /* D, H, W */
-    int k[3], s[3], p[3], d[3];
+const int THREADS = 256;
+
+/* Axes 0..2 are D, H, W; for rank nd < 3 the leading 3 - nd axes have
+ * extent 1 and are never looped over. */
+struct pool_geom {
+    long long nc;             /* planes: N * C */
+    int in[3], out[3];
+    int k, s, p, d;           /* the same on every pooled axis */
+    int in_plane, out_plane;  /* elements of one plane */
+    int sd, sh;               /* strides of D and H in the input plane */
 };
 
-/* grid (x: outputs of a plane, y: planes).  The position inside a plane is
- * decomposed with 32-bit arithmetic, much cheaper on the GPU than 64-bit
- * division; a plane holds fewer than 2^32 outputs (checked at create). */
 template <bool MAX>
-__global__ void pool_kernel(const float *__restrict__ x, float *__restrict__ y, pool3 g)
+__device__ __forceinline__ void take(float v, float &acc)
 {
-    uint32_t o1 = (uint32_t)g.out[1], o2 = (uint32_t)g.out[2];
-    uint32_t per_plane = (uint32_t)(g.out[0] * g.out[1] * g.out[2]);
-    for (int64_t plane = blockIdx.y; plane < g.nc; plane += gridDim.y)
-    for (uint64_t uu = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; uu < per_plane;
-         uu += (uint64_t)gridDim.x * blockDim.x) {
-        uint32_t u = (uint32_t)uu;
-        int64_t t = plane * per_plane + u;
-        int64_t ow = u % o2;
-        uint32_t r = u / o2;
-        int64_t oh = r % o1;
-        int64_t od = r / o1;
-        const float *xp = x + plane * g.in[0] * g.in[1] * g.in[2];
-        int64_t d0 = od * g.s[0] - g.p[0], h0 = oh * g.s[1] - g.p[1], w0 = ow * g.s[2] - g.p[2];
-        if (MAX) {
-            float m = -INFINITY;
-            for (int i = 0; i < g.k[0]; i++) {
-                int64_t zd = d0 + (int64_t)i * g.d[0];
-                if (zd < 0 || zd >= g.in[0]) continue;
-                for (int j = 0; j < g.k[1]; j++) {
-                    int64_t zh = h0 + (int64_t)j * g.d[1];
-                    if (zh < 0 || zh >= g.in[1]) continue;
-                    const float *row = xp + (zd * g.in[1] + zh) * g.in[2];
-                    for (int l = 0; l < g.k[2]; l++) {
-                        int64_t zw = w0 + (int64_t)l * g.d[2];
-                        if (zw < 0 || zw >= g.in[2]) continue;
-                        float v = row[zw];
-                        if (v > m || isnan(v)) m = v;
-                    }
-                }
-            }
-            y[t] = m;
-        } else {
-            /* PyTorch: the window is clipped to the padded input for the
-             * divisor, then to the input for the sum. */
-            int64_t de = d0 + g.k[0] < g.in[0] + g.p[0] ? d0 + g.k[0] : g.in[0] + g.p[0];
-            int64_t he = h0 + g.k[1] < g.in[1] + g.p[1] ? h0 + g.k[1] : g.in[1] + g.p[1];
-            int64_t we = w0 + g.k[2] < g.in[2] + g.p[2] ? w0 + g.k[2] : g.in[2] + g.p[2];
-            int64_t size = (de - d0) * (he - h0) * (we - w0);
-            int64_t ds = d0 > 0 ? d0 : 0, hs = h0 > 0 ? h0 : 0, ws = w0 > 0 ? w0 : 0;
-            if (de > g.in[0]) de = g.in[0];
-            if (he > g.in[1]) he = g.in[1];
-            if (we > g.in[2]) we = g.in[2];
-            float acc = 0.0f;
-            for (int64_t zd = ds; zd < de; zd++)
-                for (int64_t zh = hs; zh < he; zh++) {
-                    const float *row = xp + (zd * g.in[1] + zh) * g.in[2];
-                    for (int64_t zw = ws; zw < we; zw++) acc += row[zw];
-                }
-            y[t] = acc / (float)size;
-        }
+    if (MAX) {
+        if (v > acc || isnan(v)) acc = v;
+    } else {
+        acc += v;
     }
 }
 
-int make(const base_ctx *b, const kbv_call *c, pool3 *g, kbv_err *e)
+/* grid (x: outputs of a plane, y: planes, strided).  KC and DC are the
+ * kernel size and dilation when known at compile time, else 0. */
+template <int ND, bool MAX, int KC, int DC>
+__global__ void __launch_bounds__(THREADS) pool_kernel(const float *__restrict__ x,
+                                                       float *__restrict__ y, pool_geom g)
+{
+    const unsigned uu = blockIdx.x * blockDim.x + threadIdx.x;
+    if (uu >= (unsigned)g.out_plane) return;
+    const int u = (int)uu;
+    const int k = KC ? KC : g.k;
+    const int dl = MAX ? (DC ? DC : g.d) : 1;
+    /* position in the plane; unsigned division is the cheaper one */
+    int o[3] = { 0, 0, 0 };
+    if (ND == 1) {
+        o[2] = u;
+    } else if (ND == 2) {
+        unsigned r = (unsigned)u / (unsigned)g.out[2];
+        o[1] = (int)r;
+        o[2] = u - (int)r * g.out[2];
+    } else {
+        unsigned r = (unsigned)u / (unsigned)g.out[2];
+        o[2] = u - (int)r * g.out[2];
+        unsigned q = r / (unsigned)g.out[1];
+        o[1] = (int)(r - q * (unsigned)g.out[1]);
+        o[0] = (int)q;
+    }
+    /* window start per axis, before clipping */
+    int st[3] = { 0, 0, 0 };
+    bool inside = true;
+#pragma unroll
+    for (int a = 3 - ND; a < 3; a++) {
+        st[a] = o[a] * g.s - g.p;
+        inside = inside && st[a] >= 0 && st[a] + (k - 1) * dl < g.in[a];
+    }
+    const int kd = ND == 3 ? k : 1, kh = ND >= 2 ? k : 1;
+    float *yp = y + u;
+    if (inside) {
+        const int base = st[0] * g.sd + st[1] * g.sh + st[2];
+        for (long long pl = blockIdx.y; pl < g.nc; pl += gridDim.y) {
+            const float *xp = x + pl * (long long)g.in_plane + base;
+            float acc = MAX ? -INFINITY : 0.0f;
+#pragma unroll
+            for (int i = 0; i < kd; i++)
+#pragma unroll
+                for (int j = 0; j < kh; j++) {
+                    const float *row = xp + i * dl * g.sd + j * dl * g.sh;
+#pragma unroll
+                    for (int l = 0; l < k; l++) take<MAX>(__ldg(row + l * dl), acc);
+                }
+            yp[pl * (long long)g.out_plane] = MAX ? acc : acc / (float)(kd * kh * k);
+        }
+        return;
+    }
+    /* border: clip each axis once */
+    int en[3] = { 1, 1, 1 };
+    int size = 1;
+#pragma unroll
+    for (int a = 3 - ND; a < 3; a++) {
+        if (MAX) {
+            int e = st[a] + (k - 1) * dl + 1;
+            en[a] = e < g.in[a] ? e : g.in[a];
+            while (st[a] < 0) st[a] += dl;
+        } else {
+            int e = st[a] + k, lim = g.in[a] + g.p;
+            e = e < lim ? e : lim;
+            size *= e - st[a];
+            st[a] = st[a] > 0 ? st[a] : 0;
+            en[a] = e < g.in[a] ? e : g.in[a];
+        }
+    }
+    for (long long pl = blockIdx.y; pl < g.nc; pl += gridDim.y) {
+        const float *xp = x + pl * (long long)g.in_plane;
+        float acc = MAX ? -INFINITY : 0.0f;
+        for (int zd = st[0]; zd < en[0]; zd += dl)
+            for (int zh = st[1]; zh < en[1]; zh += dl) {
+                const float *row = xp + zd * g.sd + zh * g.sh;
+                for (int zw = st[2]; zw < en[2]; zw += dl) take<MAX>(__ldg(row + zw), acc);
+            }
+        yp[pl * (long long)g.out_plane] = MAX ? acc : acc / (float)size;
+    }
+}
+
+int make(const base_ctx *b, const kbv_call *c, pool_geom *g, int *nd_out, kbv_err *e)
 {
     const kbv_tensor *x = &c->inputs[0], *y = &c->outputs[0];
     int nd = x->ndim - 2;
@@ -91,47 +143,85 @@ int make(const base_ctx *b, const kbv_call *c, pool3 *g, kbv_err *e)
     int s = (int)base_attr(b->p, "stride", k);
     int pd = (int)base_attr(b->p, "padding", 0);
     int dl = (int)base_attr(b->p, "dilation", 1);
+    if (k < 1 || s < 1 || pd < 0 || dl < 1)
+        return err_set(e, KBV_EINPUT, "baseline %s: pooling parameters", b->p->id);
+    memset(g, 0, sizeof *g);
     g->nc = x->shape[0] * x->shape[1];
-    if (kbv_numel(y) / (g->nc ? g->nc : 1) >= ((int64_t)1 << 32))
-        return err_set(e, KBV_EINPUT, "baseline %s: pooling plane too large", b->p->id);
+    long long inp = 1, outp = 1;
     for (int i = 0; i < 3; i++) {
         int a = i - (3 - nd);   /* axis of the tensor, or < 0 for a missing one */
-        g->in[i] = a >= 0 ? x->shape[2 + a] : 1;
-        g->out[i] = a >= 0 ? y->shape[2 + a] : 1;
-        g->k[i] = a >= 0 ? k : 1;
-        g->s[i] = a >= 0 ? s : 1;
-        g->p[i] = a >= 0 ? pd : 0;
-        g->d[i] = a >= 0 ? dl : 1;
+        long long li = a >= 0 ? x->shape[2 + a] : 1, lo = a >= 0 ? y->shape[2 + a] : 1;
+        inp *= li;
+        outp *= lo;
+        if (li > INT_MAX || lo > INT_MAX || inp > INT_MAX || outp > INT_MAX)
+            return err_set(e, KBV_EINPUT, "baseline %s: pooling plane too large", b->p->id);
+        g->in[i] = (int)li;
+        g->out[i] = (int)lo;
     }
+    /* 32-bit window arithmetic: the farthest tap must stay representable */
+    if ((long long)g->out[2] * s + (long long)(k - 1) * dl + pd > INT_MAX / 2 ||
+        (long long)g->out[1] * s + (long long)(k - 1) * dl + pd > INT_MAX / 2 ||
+        (long long)g->out[0] * s + (long long)(k - 1) * dl + pd > INT_MAX / 2)
+        return err_set(e, KBV_EINPUT, "baseline %s: pooling window too large", b->p->id);
+    g->k = k;
+    g->s = s;
+    g->p = pd;
+    g->d = dl;
+    g->in_plane = (int)inp;
+    g->out_plane = (int)outp;
+    g->sh = g->in[2];
+    g->sd = g->in[1] * g->in[2];
+    *nd_out = nd;
     return 0;
 }
 
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
 {
-    pool3 g;
-    return make(b, ex, &g, e);
+    pool_geom g;
+    int nd;
+    return make(b, ex, &g, &nd, e);
+}
+
+template <int ND, bool MAX, int KC, int DC>
+void launch(dim3 grid, cudaStream_t s, const float *x, float *y, const pool_geom &g)
+{
+    pool_kernel<ND, MAX, KC, DC><<<grid, THREADS, 0, s>>>(x, y, g);
 }
 
 int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 {
-    pool3 g;
-    int rc = make(b, c, &g, e);
+    pool_geom g;
+    int nd;
+    int rc = make(b, c, &g, &nd, e);
     if (rc) return rc;
-    int64_t per_plane = g.out[0] * g.out[1] * g.out[2];
-    unsigned gx = (unsigned)((per_plane + 255) / 256);
-    unsigned gy = (unsigned)(g.nc < 65535 ? g.nc : 65535);
-    /* about 8 waves of blocks over the SMs in all, fewer per plane when
-     * there are many planes */
-    int64_t want = (int64_t)b->sm_count * 8 * 8 / (gy ? gy : 1);
-    if (want < 1) want = 1;
-    if ((int64_t)gx > want) gx = (unsigned)want;
-    dim3 grid(gx, gy);
-    if (b->p->op == OP_MAXPOOL)
-        pool_kernel<true><<<grid, 256, 0, c->stream>>>((const float *)c->inputs[0].data,
-                                                       (float *)c->outputs[0].data, g);
-    else
-        pool_kernel<false><<<grid, 256, 0, c->stream>>>((const float *)c->inputs[0].data,
-                                                        (float *)c->outputs[0].data, g);
+    if (g.nc == 0 || g.out_plane == 0) return 0;
+    unsigned gx = (unsigned)((g.out_plane + THREADS - 1) / THREADS);
+    /* Up to 4 planes per thread, which shares the index arithmetic, as long
+     * as there are still at least 64 blocks per SM. */
+    long long per = 4;
+    while (per > 1 && (long long)gx * ((g.nc + per - 1) / per) < (long long)b->sm_count * 64)
+        per /= 2;
+    long long gy = (g.nc + per - 1) / per;
+    if (gy > 65535) gy = 65535;
+    dim3 grid(gx, (unsigned)gy);
+    const float *xp = (const float *)c->inputs[0].data;
+    float *yp = (float *)c->outputs[0].data;
+    cudaStream_t s = c->stream;
+    const bool mx = b->p->op == OP_MAXPOOL;
+    const int k = g.k, d = g.d;
+    /* the suite's shapes first (l1_pool.c), then the generic kernels */
+    if (mx && nd == 1 && k == 8 && d == 3) launch<1, true, 8, 3>(grid, s, xp, yp, g);
+    else if (mx && nd == 2 && k == 4 && d == 1) launch<2, true, 4, 1>(grid, s, xp, yp, g);
+    else if (mx && nd == 3 && k == 3 && d == 3) launch<3, true, 3, 3>(grid, s, xp, yp, g);
+    else if (!mx && nd == 1 && k == 8) launch<1, false, 8, 1>(grid, s, xp, yp, g);
+    else if (!mx && nd == 2 && k == 11) launch<2, false, 11, 1>(grid, s, xp, yp, g);
+    else if (!mx && nd == 3 && k == 3) launch<3, false, 3, 1>(grid, s, xp, yp, g);
+    else if (mx && nd == 1) launch<1, true, 0, 0>(grid, s, xp, yp, g);
+    else if (mx && nd == 2) launch<2, true, 0, 0>(grid, s, xp, yp, g);
+    else if (mx) launch<3, true, 0, 0>(grid, s, xp, yp, g);
+    else if (nd == 1) launch<1, false, 0, 0>(grid, s, xp, yp, g);
+    else if (nd == 2) launch<2, false, 0, 0>(grid, s, xp, yp, g);
+    else launch<3, false, 0, 0>(grid, s, xp, yp, g);
     cudaError_t ce = cudaGetLastError();
     if (ce != cudaSuccess) return base_cuda_err(e, b, "pool launch", ce);
     return 0;
