@@ -160,6 +160,7 @@ extern "C" void base_destroy(base_ctx *b)
 {
     if (!b) return;
     if (b->fam && b->fam->destroy) b->fam->destroy(b);
+    base_gemm_release(b);
     if (b->blas) cublasDestroy(b->blas);
     if (b->blas_ws) cudaFree(b->blas_ws);
     if (b->ws) cudaFree(b->ws);

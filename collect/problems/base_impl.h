@@ -19,6 +19,7 @@
 #include "ops.h"
 
 struct base_family;
+struct gemm_tuner;
 
 struct base_ctx {
     const suite_problem *p;
@@ -31,6 +32,7 @@ struct base_ctx {
     void *ws;                  /* a family's own workspace (cuDNN, reductions) */
     size_t ws_bytes;
     void *state;               /* a family's own host state, freed by its destroy */
+    gemm_tuner *gemm;          /* base_gemm's timed kernel choices (matmul.cu) */
 };
 
 struct base_family {
@@ -66,11 +68,15 @@ void base_softmax_rows(const float *x, float *y, long long rows, long long d, in
 /* A row-major GEMM C[m,n] = alpha op(A) op(B) + beta C, batched with
  * strides (elements; 0 = shared), through the context's cuBLAS handle in
  * the variant's compute type (matmul.cu).  lda/ldb are the row lengths of
- * the stored buffers. */
+ * the stored buffers.  The first call of a shape times cuBLAS's and
+ * cuBLASLt's candidate kernels on stream s (synchronising it, and
+ * overwriting C when beta is 0) and keeps the fastest for the context. */
 int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long long n, long long k,
               float alpha, const float *A, long long lda, long long sa, const float *B,
               long long ldb, long long sb, float beta, float *C, long long ldc, long long sc,
               long long batch, cudaStream_t s, kbv_err *e);
+/* Frees what base_gemm cached in b (called by base_destroy). */
+void base_gemm_release(base_ctx *b);
 
 /* --- convolutions through cuDNN (conv.cu) ---------------------------------
  * The geometry of one convolution (1D runs as 2D with a unit height). */

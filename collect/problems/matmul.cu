@@ -1,4 +1,4 @@
-/* matmul.cu - matrix-product baselines through cuBLAS.
+/* matmul.cu - matrix-product baselines through cuBLAS and cuBLASLt.
  *
  * kbv's tensors are row-major and cuBLAS is column-major.  A row-major
  * [r, c] buffer read as column-major is its transpose [c, r], so the
@@ -10,10 +10,33 @@
  * fp32 uses CUBLAS_COMPUTE_32F with CUBLAS_DEFAULT_MATH (what PyTorch runs
  * when TF32 is off: IEEE float32 FMA, no tensor cores); tf32 uses
  * CUBLAS_COMPUTE_32F_FAST_TF32 (what PyTorch runs with allow_tf32).
+ *
+ * The kernel is chosen by timing, not by one heuristic.  cublasGemmEx with
+ * CUBLAS_GEMM_DEFAULT runs the single kernel cuBLAS's heuristic predicts
+ * to be fastest, and that prediction is sometimes wrong by 10-25% (on the
+ * H200 the einsum GEMM 1048576x768x256 in tf32 ran 1.26x slower than
+ * PyTorch, whose call reached a different kernel through a different path
+ * into the same library).  A baseline slower than PyTorch inflates every
+ * speedup (DESIGN 5), so on the first GEMM of each shape base_gemm asks
+ * cuBLASLt for its best few algorithms for the same compute type (so fp32
+ * stays on FMA kernels: CUBLAS_COMPUTE_32F yields no tensor-core
+ * algorithm), times each and the cublasGemmEx default with CUDA events on
+ * the caller's stream (one warm-up, median of three, about 200 ms at most
+ * per shape), and keeps the fastest.  An algorithm of cuBLASLt must beat
+ * the default by 1% to replace it, so that timing noise does not trade a
+ * kernel for an equal one.  Either way the product is the same: same
+ * alpha, beta, layouts and compute type; only the kernel differs.  The
+ * choice is cached per context and shape (a handful of shapes per
+ * problem); a ratio above 1.05 can then no longer come from a bad
+ * heuristic pick.  cuBLASLt runs in the context's cuBLAS workspace, which
+ * base_workspace_bytes already counts, and the heuristic is limited to it.
  */
 #include <cuda_runtime.h>
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "base_impl.h"
 
@@ -115,13 +138,21 @@ int run_diag(base_ctx *b, const kbv_call *c, kbv_err *e)
     return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "diag launch", ce);
 }
 
+int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e);
+
+/* The shapes are known here, so the kernel choice of base_gemm (timed on
+ * the first GEMM of a shape) happens at create, on the example buffers,
+ * for each variant the problem has; the example output is overwritten. */
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
 {
     if (b->p->op == OP_DIAG_MM) return 0;
     gemm_shape g;
     int rc = shape_of(b, ex, &g, e);
     if (rc) return rc;
-    return base_need_blas(b, e);
+    rc = base_need_blas(b, e);
+    for (int v = 0; !rc && v < (b->p->uses_tf32 ? 2 : 1); v++)
+        rc = run(b, v ? BASE_TF32 : BASE_FP32, ex, e);
+    return rc;
 }
 
 int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
@@ -146,6 +177,305 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     return 0;
 }
 
+
+/* --- base_gemm: kernel choice by timing ----------------------------------- */
+
+/* Bounds of the search: cuBLASLt algorithms asked for, timed runs after
+ * the warm-up, the time one shape may spend being timed (a soft bound: the
+ * default and the first cuBLASLt algorithm are always timed), the margin
+ * a cuBLASLt algorithm needs over the default, and the shapes remembered
+ * per context (more shapes than that run the default untimed). */
+const int LT_ALGOS = 8;
+const int TIMED_REPS = 3;
+const float TUNE_BUDGET_MS = 200.0f;
+const float LT_MARGIN = 0.99f;
+const int GEMM_SHAPES = 8;
+
+/* What identifies a choice: everything cuBLASLt's heuristic sees, the
+ * operand alignments included (an algorithm picked for 256-byte aligned
+ * buffers may not run on less aligned ones). */
+enum {
+    K_V, K_TA, K_TB, K_BETA0, K_M, K_N, K_K, K_LDA, K_LDB, K_LDC, K_SA, K_SB, K_SC, K_BATCH,
+    K_ALA, K_ALB, K_ALC, K_COUNT
+};
+
+struct gemm_args {
+    base_variant v;
+    int ta, tb;
+    long long m, n, k;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+    long long lda, ldb, ldc, sa, sb, sc, batch;
+    cudaStream_t s;
+};
+
+/* The cuBLASLt descriptors of one shape: Lt's A is kbv's B and Lt's B is
+ * kbv's A (the column-major view above); C doubles as D. */
+struct lt_plan {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, lc;
+};
+
+struct gemm_pick {
+    long long key[K_COUNT];
+    int use_lt;                  /* 0: cublasGemmEx's default */
+    lt_plan plan;
+    cublasLtMatmulAlgo_t algo;
+};
+
+} /* namespace */
+
+struct gemm_tuner {
+    cublasLtHandle_t lt;         /* NULL until the first search */
+    int lt_broken;               /* cublasLtCreate failed: defaults only */
+    int n;
+    gemm_pick pick[GEMM_SHAPES];
+};
+
+namespace {
+
+/* The largest power of two (at most 256) that divides the address of every
+ * matrix of a batch. */
+long long align_bytes(const void *p, long long stride, long long batch)
+{
+    unsigned long long a = (unsigned long long)(uintptr_t)p;
+    if (batch > 1) a |= (unsigned long long)stride * sizeof(float);
+    if (a == 0) return 256;
+    unsigned long long low = a & (~a + 1);
+    return low > 256 ? 256 : (long long)low;
+}
+
+void make_key(const gemm_args &g, long long key[K_COUNT])
+{
+    key[K_V] = g.v;
+    key[K_TA] = g.ta;
+    key[K_TB] = g.tb;
+    key[K_BETA0] = g.beta == 0.0f;
+    key[K_M] = g.m;
+    key[K_N] = g.n;
+    key[K_K] = g.k;
+    key[K_LDA] = g.lda;
+    key[K_LDB] = g.ldb;
+    key[K_LDC] = g.ldc;
+    key[K_BATCH] = g.batch > 1 ? g.batch : 1;
+    key[K_SA] = key[K_BATCH] > 1 ? g.sa : 0;
+    key[K_SB] = key[K_BATCH] > 1 ? g.sb : 0;
+    key[K_SC] = key[K_BATCH] > 1 ? g.sc : 0;
+    key[K_ALA] = align_bytes(g.A, g.sa, key[K_BATCH]);
+    key[K_ALB] = align_bytes(g.B, g.sb, key[K_BATCH]);
+    key[K_ALC] = align_bytes(g.C, g.sc, key[K_BATCH]);
+}
+
+cublasComputeType_t compute_of(base_variant v)
+{
+    return v == BASE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+/* The path the baseline always had: cuBLAS's own heuristic choice. */
+cublasStatus_t run_default(base_ctx *b, const gemm_args &g)
+{
+    cublasOperation_t opb = g.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opa = g.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (g.batch <= 1)
+        return cublasGemmEx_64(b->blas, opb, opa, g.n, g.m, g.k, &g.alpha, g.B, CUDA_R_32F, g.ldb,
+                               g.A, CUDA_R_32F, g.lda, &g.beta, g.C, CUDA_R_32F, g.ldc,
+                               compute_of(g.v), CUBLAS_GEMM_DEFAULT);
+    return cublasGemmStridedBatchedEx_64(b->blas, opb, opa, g.n, g.m, g.k, &g.alpha, g.B,
+                                         CUDA_R_32F, g.ldb, g.sb, g.A, CUDA_R_32F, g.lda, g.sa,
+                                         &g.beta, g.C, CUDA_R_32F, g.ldc, g.sc, g.batch,
+                                         compute_of(g.v), CUBLAS_GEMM_DEFAULT);
+}
+
+cublasStatus_t run_lt(base_ctx *b, const gemm_tuner *t, const lt_plan &pl,
+                      const cublasLtMatmulAlgo_t *algo, const gemm_args &g)
+{
+    return cublasLtMatmul(t->lt, pl.op, &g.alpha, g.B, pl.la, g.A, pl.lb, &g.beta, g.C, pl.lc, g.C,
+                          pl.lc, algo, b->blas_ws, b->blas_ws_bytes, g.s);
+}
+
+void plan_free(lt_plan *pl)
+{
+    if (pl->lc) cublasLtMatrixLayoutDestroy(pl->lc);
+    if (pl->lb) cublasLtMatrixLayoutDestroy(pl->lb);
+    if (pl->la) cublasLtMatrixLayoutDestroy(pl->la);
+    if (pl->op) cublasLtMatmulDescDestroy(pl->op);
+    memset(pl, 0, sizeof *pl);
+}
+
+cublasStatus_t layout(cublasLtMatrixLayout_t *l, long long rows, long long cols, long long ld,
+                      long long stride, long long batch)
+{
+    cublasStatus_t st = cublasLtMatrixLayoutCreate(l, CUDA_R_32F, (uint64_t)rows, (uint64_t)cols,
+                                                   (int64_t)ld);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        *l = NULL;
+        return st;
+    }
+    if (batch > 1) {
+        int32_t count = (int32_t)batch;
+        int64_t off = (int64_t)stride;
+        st = cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                              sizeof count);
+        if (st == CUBLAS_STATUS_SUCCESS)
+            st = cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                  &off, sizeof off);
+    }
+    return st;
+}
+
+/* Descriptors for C^T [n x m] = op(B)^T [n x k] op(A)^T [k x m], column-major,
+ * with the compute type of the variant and float scaling, as cublasGemmEx. */
+cublasStatus_t plan_make(const gemm_args &g, lt_plan *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    long long batch = g.batch > 1 ? g.batch : 1;
+    int32_t opb = g.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int32_t opa = g.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasStatus_t st = cublasLtMatmulDescCreate(&pl->op, compute_of(g.v), CUDA_R_32F);
+    if (st != CUBLAS_STATUS_SUCCESS) pl->op = NULL;
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulDescSetAttribute(pl->op, CUBLASLT_MATMUL_DESC_TRANSA, &opb, sizeof opb);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulDescSetAttribute(pl->op, CUBLASLT_MATMUL_DESC_TRANSB, &opa, sizeof opa);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = layout(&pl->la, g.tb ? g.k : g.n, g.tb ? g.n : g.k, g.ldb, g.sb, batch);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = layout(&pl->lb, g.ta ? g.m : g.k, g.ta ? g.k : g.m, g.lda, g.sa, batch);
+    if (st == CUBLAS_STATUS_SUCCESS) st = layout(&pl->lc, g.n, g.m, g.ldc, g.sc, batch);
+    if (st != CUBLAS_STATUS_SUCCESS) plan_free(pl);
+    return st;
+}
+
+/* Up to LT_ALGOS algorithms of cuBLASLt's heuristic for the plan, best
+ * predicted first, limited to the context's workspace and to the
+ * operands' alignments.  Returns how many; 0 when cuBLASLt has none. */
+int lt_candidates(const base_ctx *b, const gemm_tuner *t, const lt_plan &pl,
+                  const long long key[K_COUNT], cublasLtMatmulHeuristicResult_t *res)
+{
+    cublasLtMatmulPreference_t pref = NULL;
+    if (cublasLtMatmulPreferenceCreate(&pref) != CUBLAS_STATUS_SUCCESS) return 0;
+    uint64_t ws = (uint64_t)b->blas_ws_bytes;
+    uint32_t al_a = (uint32_t)key[K_ALB], al_b = (uint32_t)key[K_ALA], al_c = (uint32_t)key[K_ALC];
+    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                                                  &al_a, sizeof al_a);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                                                  &al_b, sizeof al_b);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+                                                  &al_c, sizeof al_c);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
+                                                  &al_c, sizeof al_c);
+    int got = 0;
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulAlgoGetHeuristic(t->lt, pl.op, pl.la, pl.lb, pl.lc, pl.lc, pref,
+                                            LT_ALGOS, res, &got);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (st != CUBLAS_STATUS_SUCCESS) return 0;
+    /* keep the usable ones, in the heuristic's order */
+    int n = 0;
+    for (int i = 0; i < got; i++)
+        if (res[i].state == CUBLAS_STATUS_SUCCESS && res[i].workspaceSize <= b->blas_ws_bytes)
+            res[n++] = res[i];
+    return n;
+}
+
+float median3(float *x, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && x[j] < x[j - 1]; j--) {
+            float tmp = x[j];
+            x[j] = x[j - 1];
+            x[j - 1] = tmp;
+        }
+    return x[n / 2];
+}
+
+/* One warm-up and TIMED_REPS timed runs of a contestant (algo NULL: the
+ * default).  *ms is the median, or negative when the contestant failed;
+ * *spent grows by every run's time.  Only a CUDA error is an error. */
+int time_one(base_ctx *b, const gemm_tuner *t, const lt_plan *pl,
+             const cublasLtMatmulAlgo_t *algo, const gemm_args &g, cudaEvent_t ev[2],
+             float *ms, float *spent, kbv_err *e)
+{
+    float x[TIMED_REPS];
+    *ms = -1.0f;
+    for (int r = 0; r <= TIMED_REPS; r++) {
+        cudaError_t ce = cudaEventRecord(ev[0], g.s);
+        cublasStatus_t st = algo ? run_lt(b, t, *pl, algo, g) : run_default(b, g);
+        if (ce == cudaSuccess) ce = cudaEventRecord(ev[1], g.s);
+        if (ce == cudaSuccess) ce = cudaEventSynchronize(ev[1]);
+        float one = 0.0f;
+        if (ce == cudaSuccess) ce = cudaEventElapsedTime(&one, ev[0], ev[1]);
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "GEMM algorithm timing", ce);
+        if (st != CUBLAS_STATUS_SUCCESS) return 0;
+        *spent += one;
+        if (r > 0) x[r - 1] = one;
+    }
+    *ms = median3(x, TIMED_REPS);
+    return 0;
+}
+
+/* The kernel for a new shape (see the header comment), stored in *pk. */
+int tune(base_ctx *b, gemm_tuner *t, const gemm_args &g, gemm_pick *pk, kbv_err *e)
+{
+    memset(pk, 0, sizeof *pk);
+    make_key(g, pk->key);
+    /* Timing overwrites C, which only beta = 0 allows; a batch count must
+     * fit cuBLASLt's int32, and a shared (stride 0) operand of a batch is
+     * left to cublasGemmStridedBatchedEx. */
+    long long batch = pk->key[K_BATCH];
+    if (g.beta != 0.0f || g.m <= 0 || g.n <= 0 || g.k <= 0 || batch > 2147483647LL ||
+        (batch > 1 && (g.sa == 0 || g.sb == 0 || g.sc == 0)))
+        return 0;
+    if (!t->lt && !t->lt_broken && cublasLtCreate(&t->lt) != CUBLAS_STATUS_SUCCESS) {
+        t->lt = NULL;
+        t->lt_broken = 1;
+    }
+    if (!t->lt) return 0;
+    lt_plan pl;
+    if (plan_make(g, &pl) != CUBLAS_STATUS_SUCCESS) return 0;
+    cublasLtMatmulHeuristicResult_t res[LT_ALGOS];
+    memset(res, 0, sizeof res);
+    int n = lt_candidates(b, t, pl, pk->key, res);
+    cudaEvent_t ev[2] = { NULL, NULL };
+    if (n == 0 || cudaEventCreate(&ev[0]) != cudaSuccess || cudaEventCreate(&ev[1]) != cudaSuccess) {
+        if (ev[0]) cudaEventDestroy(ev[0]);
+        cudaGetLastError();   /* a failed event creation is not sticky */
+        plan_free(&pl);
+        return 0;             /* nothing to time: the default it is */
+    }
+    float spent = 0.0f, def = -1.0f, best = -1.0f;
+    int best_i = -1, rc = time_one(b, t, &pl, NULL, g, ev, &def, &spent, e);
+    if (!rc && def > 0.0f) best = def;
+    for (int i = 0; !rc && i < n; i++) {
+        /* past the budget, stop once the first cuBLASLt algorithm is in */
+        if (i > 0 && best > 0.0f && spent + (TIMED_REPS + 1) * best > TUNE_BUDGET_MS) break;
+        float ms = -1.0f;
+        rc = time_one(b, t, &pl, &res[i].algo, g, ev, &ms, &spent, e);
+        if (rc || ms < 0.0f) continue;
+        if ((def < 0.0f || ms < LT_MARGIN * def) && (best < 0.0f || ms < best)) {
+            best = ms;
+            best_i = i;
+        }
+    }
+    cudaEventDestroy(ev[0]);
+    cudaEventDestroy(ev[1]);
+    if (rc || best_i < 0) {
+        plan_free(&pl);
+        return rc;
+    }
+    pk->use_lt = 1;
+    pk->plan = pl;
+    pk->algo = res[best_i].algo;
+    return 0;
+}
+
 } /* namespace */
 
 int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long long n, long long k,
@@ -155,25 +485,47 @@ int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long lon
 {
     int rc = base_need_blas(b, e);
     if (rc) return rc;
+    /* cublasSetStream resets the handle to cuBLAS's own workspace pool, so
+     * the context's workspace (counted, and the size PyTorch gives cuBLAS)
+     * is set again after it, as PyTorch does. */
     cublasStatus_t bs = cublasSetStream(b->blas, s);
+    if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetWorkspace(b->blas, b->blas_ws, b->blas_ws_bytes);
     if (bs != CUBLAS_STATUS_SUCCESS)
-        return err_set(e, KBV_ERUNTIME, "baseline %s: cublasSetStream: %s", b->p->id,
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLAS stream/workspace: %s", b->p->id,
                        cublasGetStatusString(bs));
-    cublasComputeType_t ct = v == BASE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    /* Column-major view: C^T [n x m] = op(B)^T [n x k] * op(A)^T [k x m]. */
-    cublasOperation_t opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-    if (batch <= 1)
-        bs = cublasGemmEx_64(b->blas, opb, opa, n, m, k, &alpha, B, CUDA_R_32F, ldb, A, CUDA_R_32F,
-                             lda, &beta, C, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
-    else
-        bs = cublasGemmStridedBatchedEx_64(b->blas, opb, opa, n, m, k, &alpha, B, CUDA_R_32F, ldb,
-                                           sb, A, CUDA_R_32F, lda, sa, &beta, C, CUDA_R_32F, ldc,
-                                           sc, batch, ct, CUBLAS_GEMM_DEFAULT);
+    if (!b->gemm) {
+        b->gemm = (gemm_tuner *)calloc(1, sizeof *b->gemm);
+        if (!b->gemm) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    }
+    gemm_tuner *t = b->gemm;
+    gemm_args g = { v, ta, tb, m, n, k, alpha, beta, A, B, C, lda, ldb, ldc, sa, sb, sc, batch, s };
+    long long key[K_COUNT];
+    make_key(g, key);
+    const gemm_pick *pk = NULL;
+    for (int i = 0; i < t->n && !pk; i++)
+        if (memcmp(t->pick[i].key, key, sizeof key) == 0) pk = &t->pick[i];
+    if (!pk && t->n < GEMM_SHAPES) {
+        rc = tune(b, t, g, &t->pick[t->n], e);
+        if (rc) return rc;
+        pk = &t->pick[t->n++];
+    }
+    if (pk && pk->use_lt) bs = run_lt(b, t, pk->plan, &pk->algo, g);
+    else bs = run_default(b, g);
     if (bs != CUBLAS_STATUS_SUCCESS)
-        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLAS GEMM %lldx%lldx%lld: %s", b->p->id, m,
-                       n, k, cublasGetStatusString(bs));
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLAS%s GEMM %lldx%lldx%lld: %s", b->p->id,
+                       pk && pk->use_lt ? "Lt" : "", m, n, k, cublasGetStatusString(bs));
     return 0;
+}
+
+void base_gemm_release(base_ctx *b)
+{
+    gemm_tuner *t = b->gemm;
+    if (!t) return;
+    for (int i = 0; i < t->n; i++)
+        if (t->pick[i].use_lt) plan_free(&t->pick[i].plan);
+    if (t->lt) cublasLtDestroy(t->lt);
+    free(t);
+    b->gemm = NULL;
 }
 
 const base_family base_fam_matmul = {
