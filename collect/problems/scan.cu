@@ -4,8 +4,22 @@
  * One block per row walks the row in tiles of THREADS x ITEMS elements;
  * cub::BlockScan scans a tile and a prefix callback carries the running
  * total (or product) from tile to tile, so the row is read once and written
- * once.  Each thread owns ITEMS consecutive elements (CUB's blocked
- * arrangement) and reads them as float4 where the row allows it.
+ * once.  The scan wants each thread to own ITEMS consecutive elements (the
+ * blocked arrangement); how a tile gets there decides whether the memory
+ * accesses are coalesced:
+ *
+ *  - rows of a multiple of 4 floats are read as float4 straight into the
+ *    blocked arrangement: forward (the mask multiplied in, loaded the same
+ *    way) or, for the reverse sum, the mirrored 8 elements of a thread,
+ *    reversed in registers; the output is written the same way when its
+ *    rows are aligned too;
+ *  - otherwise (a ragged last tile, odd rows, KernelBench 92's output of
+ *    row stride D + 1 shifted by one) the tile travels in the striped
+ *    arrangement, where a warp touches 32 consecutive floats per access,
+ *    and cub::BlockExchange converts between the two through shared memory.
+ *
+ * The scan and the exchange share one shared-memory union, so every use of
+ * it is followed by a barrier before the next.
  *
  * Variants: reverse (the row read and written back to front), masked
  * (x * mask), and KernelBench 92's "exclusive" cumsum, whose output row
@@ -13,6 +27,7 @@
  * 0 .. B - 2 (see problems/l1_scan.c).
  */
 #include <cuda_runtime.h>
+#include <cub/block/block_exchange.cuh>
 #include <cub/block/block_scan.cuh>
 #include <stdint.h>
 
@@ -43,37 +58,62 @@ struct carry {
     }
 };
 
+/* in_vec: input rows (and mask rows) are float4-aligned; out_vec: so are
+ * the output rows and there is no shift.  Both are uniform over the grid. */
 template <int OP>
 __global__ void __launch_bounds__(THREADS) scan_rows(const float *__restrict__ x,
                                                      const float *__restrict__ mask,
                                                      float *__restrict__ y, int64_t d,
-                                                     int64_t out_stride, int64_t out_shift)
+                                                     int64_t out_stride, int64_t out_shift,
+                                                     bool in_vec, bool out_vec)
 {
     typedef cub::BlockScan<float, THREADS> scan_t;
-    __shared__ typename scan_t::TempStorage temp;
+    typedef cub::BlockExchange<float, THREADS, ITEMS> exch_t;
+    __shared__ union {
+        typename scan_t::TempStorage scan;
+        typename exch_t::TempStorage exch;
+    } temp;
     const bool prod = OP == OP_CUMPROD;
     const bool rev = OP == OP_CUMSUM_REVERSE;
     const float *xr = x + (int64_t)blockIdx.x * d;
     const float *mr = mask ? mask + (int64_t)blockIdx.x * d : NULL;
-    float *yr = y + (int64_t)blockIdx.x * out_stride;
+    float *yr = y + (int64_t)blockIdx.x * out_stride + out_shift;
     const float ident = prod ? 1.0f : 0.0f;
+    const int t = threadIdx.x;
     carry<add_op> cs{ 0.0f, add_op() };
     carry<mul_op> cp{ 1.0f, mul_op() };
-    bool vec = !rev && d % 4 == 0 && out_shift == 0 && out_stride % 4 == 0 && mr == NULL;
     for (int64_t base = 0; base < d; base += TILE) {
         float it[ITEMS];
-        int64_t j0 = base + (int64_t)threadIdx.x * ITEMS;
-        if (vec && j0 + ITEMS <= d) {
-            const float4 *p4 = reinterpret_cast<const float4 *>(xr + j0);
+        /* uniform over the block: a whole tile lies inside the row */
+        const bool full = base + TILE <= d;
+        /* this thread's first scan position in the blocked arrangement */
+        const int64_t j0 = base + (int64_t)t * ITEMS;
+        if (full && in_vec) {
+            /* scan positions j0 .. j0 + 7; reversed they are the elements
+             * d - 8 - j0 .. d - 1 - j0, read forwards and flipped */
+            const int64_t src = rev ? d - ITEMS - j0 : j0;
+            const float4 *p4 = reinterpret_cast<const float4 *>(xr + src);
+            float v[ITEMS];
 #pragma unroll
             for (int k = 0; k < ITEMS / 4; k++) {
-                float4 v = __ldcs(p4 + k);
-                it[4 * k] = v.x; it[4 * k + 1] = v.y; it[4 * k + 2] = v.z; it[4 * k + 3] = v.w;
+                float4 a = __ldcs(p4 + k);
+                v[4 * k] = a.x; v[4 * k + 1] = a.y; v[4 * k + 2] = a.z; v[4 * k + 3] = a.w;
             }
+            if (mr) {
+                const float4 *m4 = reinterpret_cast<const float4 *>(mr + src);
+#pragma unroll
+                for (int k = 0; k < ITEMS / 4; k++) {
+                    float4 a = __ldcs(m4 + k);
+                    v[4 * k] *= a.x; v[4 * k + 1] *= a.y; v[4 * k + 2] *= a.z; v[4 * k + 3] *= a.w;
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) it[k] = rev ? v[ITEMS - 1 - k] : v[k];
         } else {
+            /* striped: item k of thread t is scan position base + k THREADS + t */
 #pragma unroll
             for (int k = 0; k < ITEMS; k++) {
-                int64_t j = j0 + k;
+                int64_t j = base + (int64_t)k * THREADS + t;
                 float v = ident;
                 if (j < d) {
                     int64_t src = rev ? d - 1 - j : j;
@@ -82,24 +122,32 @@ __global__ void __launch_bounds__(THREADS) scan_rows(const float *__restrict__ x
                 }
                 it[k] = v;
             }
+            exch_t(temp.exch).StripedToBlocked(it, it);
+            __syncthreads();   /* temp is the scan's next */
         }
-        if (prod) scan_t(temp).InclusiveScan(it, it, mul_op(), cp);
-        else scan_t(temp).InclusiveScan(it, it, add_op(), cs);
-        __syncthreads();   /* temp is reused by the next tile */
-        if (vec && j0 + ITEMS <= d) {
-            float4 *q4 = reinterpret_cast<float4 *>(yr + j0);
+        if (prod) scan_t(temp.scan).InclusiveScan(it, it, mul_op(), cp);
+        else scan_t(temp.scan).InclusiveScan(it, it, add_op(), cs);
+        __syncthreads();   /* temp is reused by the exchange or the next tile */
+        if (full && out_vec) {
+            const int64_t dst = rev ? d - ITEMS - j0 : j0;
+            float w[ITEMS];
+#pragma unroll
+            for (int k = 0; k < ITEMS; k++) w[k] = rev ? it[ITEMS - 1 - k] : it[k];
+            float4 *q4 = reinterpret_cast<float4 *>(yr + dst);
 #pragma unroll
             for (int k = 0; k < ITEMS / 4; k++)
-                __stcs(q4 + k, make_float4(it[4 * k], it[4 * k + 1], it[4 * k + 2], it[4 * k + 3]));
+                __stcs(q4 + k, make_float4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]));
         } else {
+            exch_t(temp.exch).BlockedToStriped(it, it);
 #pragma unroll
             for (int k = 0; k < ITEMS; k++) {
-                int64_t j = j0 + k;
-                if (j < d) yr[(rev ? d - 1 - j : j) + out_shift] = it[k];
+                int64_t j = base + (int64_t)k * THREADS + t;
+                if (j < d) yr[rev ? d - 1 - j : j] = it[k];
             }
+            __syncthreads();   /* temp is the next tile's */
         }
     }
-    if (out_shift && threadIdx.x == 0) yr[0] = 0.0f;
+    if (out_shift && threadIdx.x == 0) yr[-out_shift] = 0.0f;
 }
 
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
@@ -109,6 +157,11 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     return 0;
 }
 
+bool aligned16(const void *p)
+{
+    return ((uintptr_t)p & 15) == 0;
+}
+
 int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 {
     const kbv_tensor *x = &c->inputs[0], *y = &c->outputs[0];
@@ -116,27 +169,36 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
     const float *xp = (const float *)x->data;
     float *yp = (float *)y->data;
     cudaStream_t s = c->stream;
+    const float *mp = b->p->op == OP_MASKED_CUMSUM ? (const float *)c->inputs[1].data : NULL;
+    bool in_vec = d % 4 == 0 && aligned16(xp) && (mp == NULL || aligned16(mp));
+    bool out_vec = d % 4 == 0 && aligned16(yp);
+    if (rows == 0 || d == 0) return 0;
     switch (b->p->op) {
     case OP_CUMSUM:
-        scan_rows<OP_CUMSUM><<<(unsigned)rows, THREADS, 0, s>>>(xp, NULL, yp, d, d, 0);
+        scan_rows<OP_CUMSUM><<<(unsigned)rows, THREADS, 0, s>>>(xp, NULL, yp, d, d, 0, in_vec,
+                                                                out_vec);
         break;
     case OP_CUMPROD:
-        scan_rows<OP_CUMPROD><<<(unsigned)rows, THREADS, 0, s>>>(xp, NULL, yp, d, d, 0);
+        scan_rows<OP_CUMPROD><<<(unsigned)rows, THREADS, 0, s>>>(xp, NULL, yp, d, d, 0, in_vec,
+                                                                 out_vec);
         break;
     case OP_CUMSUM_REVERSE:
-        scan_rows<OP_CUMSUM_REVERSE><<<(unsigned)rows, THREADS, 0, s>>>(xp, NULL, yp, d, d, 0);
+        scan_rows<OP_CUMSUM_REVERSE><<<(unsigned)rows, THREADS, 0, s>>>(xp, NULL, yp, d, d, 0,
+                                                                        in_vec, out_vec);
         break;
     case OP_MASKED_CUMSUM:
-        scan_rows<OP_CUMSUM><<<(unsigned)rows, THREADS, 0, s>>>(
-            xp, (const float *)c->inputs[1].data, yp, d, d, 0);
+        scan_rows<OP_CUMSUM><<<(unsigned)rows, THREADS, 0, s>>>(xp, mp, yp, d, d, 0, in_vec,
+                                                                out_vec);
         break;
     case OP_CUMSUM_EXCLUSIVE: {
         /* output [rows - 1, d + 1]: row i is 0 then the inclusive sums of
-         * input row i */
+         * input row i, shifted by one, so never written as float4 */
         int64_t orows = y->shape[0];
         if (orows > rows || y->shape[1] != d + 1)
             return err_set(e, KBV_EINPUT, "baseline %s: exclusive cumsum shapes", b->p->id);
-        scan_rows<OP_CUMSUM><<<(unsigned)orows, THREADS, 0, s>>>(xp, NULL, yp, d, d + 1, 1);
+        if (orows == 0) return 0;
+        scan_rows<OP_CUMSUM><<<(unsigned)orows, THREADS, 0, s>>>(xp, NULL, yp, d, d + 1, 1,
+                                                                 in_vec, false);
         break;
     }
     default:
