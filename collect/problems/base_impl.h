@@ -94,9 +94,9 @@ struct conv_runner;
  * (stride_h, or stride for every axis; defaults 1, 0, 1). */
 int conv_geom_from(const suite_problem *p, const kbv_tensor *x, const kbv_tensor *w,
                    const kbv_tensor *y, int transposed, conv_geom *g, kbv_err *e);
-/* Loads cuDNN (once per runner), builds descriptors and picks the fastest
- * algorithm of each variant with cudnnFind*; the workspace it needs comes
- * from base_need_ws of b. */
+/* Loads cuDNN (once per runner), builds descriptors and keeps the first
+ * few algorithms of each variant that cudnnFind* ranks; the workspace they
+ * need comes from base_need_ws of b. */
 int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_err *e);
 /* For a depthwise 2D convolution, times cuDNN's choice against kbv's
  * direct depthwise kernel (PyTorch's own method for float32) on the given
@@ -104,7 +104,9 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
  * variant; a no-op for other convolutions or NULL buffers.  Synchronises s. */
 int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w, float *y,
                      cudaStream_t s, kbv_err *e);
-/* y = conv(x, w) (+ bias[c] when bias is not NULL) on stream s. */
+/* y = conv(x, w) (+ bias[c] when bias is not NULL) on stream s.  The
+ * first run of a variant times the kept algorithms on these buffers
+ * (synchronising s) and keeps the fastest. */
 int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
                     const float *bias, float *y, cudaStream_t s, kbv_err *e);
 void conv_runner_destroy(conv_runner *r);
