@@ -84,6 +84,15 @@ int base_need_ws(base_ctx *b, size_t bytes, kbv_err *e)
     return 0;
 }
 
+int base_shrink_ws(base_ctx *b, size_t bytes, kbv_err *e)
+{
+    if (bytes >= b->ws_bytes) return 0;
+    if (b->ws) cudaFree(b->ws);
+    b->ws = NULL;
+    b->ws_bytes = 0;
+    return base_need_ws(b, bytes, e);
+}
+
 unsigned base_grid(const base_ctx *b, long long items, int threads, int per_sm)
 {
     long long need = (items + threads - 1) / threads;

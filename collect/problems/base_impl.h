@@ -114,6 +114,9 @@ void conv_runner_destroy(conv_runner *r);
 /* Shared helpers (baseline.cu). */
 int base_need_blas(base_ctx *b, kbv_err *e);
 int base_need_ws(base_ctx *b, size_t bytes, kbv_err *e);
+/* Reallocates the workspace at `bytes` when it is larger (synchronises the
+ * device through cudaFree); 0 or a negative KBV_E* code. */
+int base_shrink_ws(base_ctx *b, size_t bytes, kbv_err *e);
 int base_cuda_err(kbv_err *e, const base_ctx *b, const char *what, cudaError_t ce);
 /* Blocks for a grid-stride kernel: enough to fill every SM `per_sm` times,
  * fewer when the work is small. */

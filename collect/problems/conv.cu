@@ -150,6 +150,8 @@ struct conv_runner {
     conv_cand cand[2][CONV_CANDS];        /* per variant: the search's first successful results */
     int n_cand[2];
     int timed[2];                         /* per variant: the candidates were re-timed */
+    size_t ws_floor;                      /* the context's workspace before this runner's */
+    size_t ws_asked;                      /* the workspace size this runner last left */
     long long batch;                      /* samples per cuDNN call (divides g.n) */
     long long x_per, y_per;               /* elements of one sample of x and of y */
 };
@@ -327,6 +329,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         conv_runner_destroy(r);
         return rc;
     }
+    r->ws_floor = b->ws_bytes;
     for (int v = 0; v < 2; v++) {
         st = A.cudnnCreateConvolutionDescriptor(&r->cd[v]);
         if (st == CUDNN_STATUS_SUCCESS)
@@ -369,6 +372,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             return rc;
         }
     }
+    r->ws_asked = b->ws_bytes;
     *out = r;
     return 0;
 }
@@ -494,6 +498,28 @@ cudnnStatus_t dnn_run(base_ctx *b, conv_runner *r, int vi, const float *x, const
     return st;
 }
 
+/* Shrinks the context's workspace to what the variants need now: the
+ * chosen algorithm's for a re-timed variant, the largest candidate's for
+ * one still to be timed.  The baseline's measured peak memory is then that
+ * of the algorithms it runs, not of those it tried.  Only while the
+ * workspace is the size this runner left it: another user may have grown
+ * it since, and then it stays. */
+int fit_ws(base_ctx *b, conv_runner *r, kbv_err *e)
+{
+    if (b->ws_bytes != r->ws_asked) return 0;
+    size_t need = r->ws_floor;
+    for (int v = 0; v < 2; v++) {
+        size_t vneed = r->ws[v];
+        if (!r->timed[v])
+            for (int i = 0; i < r->n_cand[v]; i++)
+                if (r->cand[v][i].ws > vneed) vneed = r->cand[v][i].ws;
+        if (vneed > need) need = vneed;
+    }
+    int rc = base_shrink_ws(b, need, e);
+    r->ws_asked = b->ws_bytes;
+    return rc;
+}
+
 /* Re-times the variant's candidates on the caller's buffers (see the
  * header comment) and keeps the fastest; y is overwritten.  Synchronises
  * s.  Only a CUDA error is an error: a candidate that fails is skipped,
@@ -547,7 +573,7 @@ int retime(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w, 
     if (rc) return rc;
     if (use_cand(r, vi, best >= 0 ? best : 0) != CUDNN_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: cudnnSetConvolutionMathType failed", b->p->id);
-    return 0;
+    return fit_ws(b, r, e);
 }
 
 } /* namespace */
