@@ -388,6 +388,19 @@ def main():
     byid = {r["id"]: r for r in doc["problems"]}
     timer = Timer(args.samples)
     torch.backends.cudnn.benchmark = False   # PyTorch's default
+    order = [p["id"] for p in listing["problems"]]
+
+    def save():
+        # after every problem, so that a run cut short keeps what it measured
+        doc["problems"] = sorted(byid.values(),
+                                 key=lambda r: order.index(r["id"]) if r["id"] in order else 1 << 30)
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+        tmp = out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, out)
+
     for i, p in enumerate(probs):
         print(f"[{i + 1}/{len(probs)}] {p['id']}", file=sys.stderr, flush=True)
         try:
@@ -397,14 +410,8 @@ def main():
         byid[p["id"]] = r
         torch.cuda.empty_cache()
         print("   ", json.dumps(r), file=sys.stderr, flush=True)
-    order = [p["id"] for p in listing["problems"]]
-    doc["problems"] = sorted(byid.values(), key=lambda r: order.index(r["id"]) if r["id"] in order else 1 << 30)
-    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    tmp = out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, out)
+        save()
+    save()
     bad = [r for r in doc["problems"] if r.get("exception")]
     print(f"parity: {len(doc['problems'])} problems, {len(bad)} with exceptions -> {out}", file=sys.stderr)
     for r in bad:
