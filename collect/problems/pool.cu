@@ -191,7 +191,7 @@ void launch(dim3 grid, cudaStream_t s, const float *x, float *y, const pool_geom
 int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 {
     pool_geom g;
-    int nd;
+    int nd = 0;
     int rc = make(b, c, &g, &nd, e);
     if (rc) return rc;
     if (g.nc == 0 || g.out_plane == 0) return 0;
