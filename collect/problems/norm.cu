@@ -13,8 +13,9 @@
  * (x - mean) * rstd * weight + bias.  That is two reads and one write of
  * x, as in PyTorch's own two-kernel implementations.
  *
- * The row norms (L1, L2 over dim 1 of [B, D]) use one block per row; RMS
- * norm over the channels of [B, C, H, W] uses one thread per (b, h, w).
+ * The row norms (L1, L2 over dim 1 of [B, D]) sum each row in one block,
+ * then divide in a second kernel; RMS norm over the channels of
+ * [B, C, H, W] uses one thread per (b, h, w).
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -59,6 +60,7 @@ __global__ void __launch_bounds__(THREADS) stats_kernel(const float *__restrict_
     float s = 0.0f, ss = 0.0f;
     if (L % 4 == 0) {
         const float4 *p4 = reinterpret_cast<const float4 *>(p);
+#pragma unroll 4
         for (int64_t i = lo / 4 + threadIdx.x; i < hi / 4; i += THREADS) {
             float4 v = p4[i];
             s += (v.x + v.y) + (v.z + v.w);
@@ -76,30 +78,34 @@ __global__ void __launch_bounds__(THREADS) stats_kernel(const float *__restrict_
     if (threadIdx.x == 0) part[plane * gridDim.x + c] = make_double2(a, b);
 }
 
-/* One thread per statistic group.  Batch norm (channels > 0): group c
+/* One block per statistic group: its threads add the group's partials
+ * (for the Frobenius norm, 28672 of them; one thread walking them in
+ * sequence took a millisecond).  Batch norm (channels > 0): group c
  * gathers planes n * channels + c for every n; otherwise group g is plane
  * g.  frob: rstd = 1 / sqrt(sum x^2), mean 0. */
-__global__ void finalize_kernel(const double2 *__restrict__ part, int64_t groups, int chunks,
-                                int64_t channels, int64_t batch, double count, double eps,
-                                int frob, float2 *__restrict__ stat)
+__global__ void __launch_bounds__(THREADS) finalize_kernel(const double2 *__restrict__ part,
+                                                           int chunks, int64_t channels,
+                                                           int64_t batch, double count, double eps,
+                                                           int frob, float2 *__restrict__ stat)
 {
-    int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= groups) return;
+    int64_t g = blockIdx.x;
     double s = 0.0, ss = 0.0;
     if (channels > 0) {
-        for (int64_t n = 0; n < batch; n++)
-            for (int c = 0; c < chunks; c++) {
-                double2 v = part[(n * channels + g) * chunks + c];
-                s += v.x;
-                ss += v.y;
-            }
+        for (int64_t k = threadIdx.x; k < batch * chunks; k += THREADS) {
+            int64_t n = k / chunks, c = k % chunks;
+            double2 v = part[(n * channels + g) * chunks + c];
+            s += v.x;
+            ss += v.y;
+        }
     } else {
-        for (int c = 0; c < chunks; c++) {
+        for (int64_t c = threadIdx.x; c < chunks; c += THREADS) {
             double2 v = part[g * chunks + c];
             s += v.x;
             ss += v.y;
         }
     }
+    block_sum2(s, ss);
+    if (threadIdx.x != 0) return;
     if (frob) {
         stat[g] = make_float2(0.0f, (float)(1.0 / sqrt(ss)));
         return;
@@ -167,26 +173,61 @@ __global__ void __launch_bounds__(THREADS) apply_kernel(const float *__restrict_
     }
 }
 
-/* One block per row of [rows, d]: y = x / f(row), f = mean |x| (L1) or
- * sqrt(sum x^2) (L2). */
+/* The row norms (L1, L2 over dim 1 of [rows, d]) in two streaming
+ * kernels, as PyTorch runs them (a reduction, then the division): one block
+ * per row sums |x| or x^2 with eight loads in flight per thread, then a
+ * grid over (row tiles, rows) divides.  One fused block per row spent its
+ * time alternating between a read phase and a read-write phase, and its
+ * rows (256 KiB each) did not stay in L2 for the second read anyway.
+ * Rows of odd length are not 16-byte aligned, so the loads are scalar,
+ * coalesced across the warp. */
 template <bool L2>
-__global__ void __launch_bounds__(1024) rownorm_kernel(const float *__restrict__ x,
-                                                       float *__restrict__ y, int64_t d)
+__global__ void __launch_bounds__(THREADS) rownorm_sum_kernel(const float *__restrict__ x,
+                                                              float *__restrict__ denom, int64_t d)
 {
     const float *p = x + (int64_t)blockIdx.x * d;
-    float *q = y + (int64_t)blockIdx.x * d;
-    float s = 0.0f;
-    for (int64_t i = threadIdx.x; i < d; i += blockDim.x) {
-        float v = p[i];
-        s += L2 ? v * v : fabsf(v);
+    float acc[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+    int64_t i = threadIdx.x;
+    for (; i + 7 * THREADS < d; i += 8 * THREADS) {
+        float v[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) v[u] = __ldg(p + i + u * THREADS);
+#pragma unroll
+        for (int u = 0; u < 8; u++) acc[u] += L2 ? v[u] * v[u] : fabsf(v[u]);
     }
-    double a = s, b = 0.0;
+    for (; i < d; i += THREADS) {
+        float v = __ldg(p + i);
+        acc[0] += L2 ? v * v : fabsf(v);
+    }
+    double a = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    double b = 0.0;
     block_sum2(a, b);
-    __shared__ float denom;
-    if (threadIdx.x == 0) denom = L2 ? (float)sqrt(a) : (float)(a / (double)d);
-    __syncthreads();
-    float dn = denom;
-    for (int64_t i = threadIdx.x; i < d; i += blockDim.x) q[i] = __ldcs(p + i) / dn;
+    if (threadIdx.x == 0) denom[blockIdx.x] = L2 ? (float)sqrt(a) : (float)(a / (double)d);
+}
+
+const int ROW_TILE = THREADS * 8;   /* elements of a row per division block */
+
+__global__ void __launch_bounds__(THREADS) rownorm_div_kernel(const float *__restrict__ x,
+                                                              float *__restrict__ y,
+                                                              const float *__restrict__ denom,
+                                                              int64_t d)
+{
+    int64_t row = blockIdx.y;
+    const float *p = x + row * d;
+    float *q = y + row * d;
+    float dn = denom[row];
+    int64_t base = (int64_t)blockIdx.x * ROW_TILE + threadIdx.x;
+    float v[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+        int64_t j = base + u * THREADS;
+        v[u] = j < d ? __ldcs(p + j) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+        int64_t j = base + u * THREADS;
+        if (j < d) __stcs(q + j, v[u] / dn);
+    }
 }
 
 /* RMS over dim 1 of [B, C, S]: one thread per (b, s), C strided loads that
@@ -263,6 +304,15 @@ int stat_op(int op)
 
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
 {
+    if (b->p->op == OP_L1NORM || b->p->op == OP_L2NORM) {
+        /* one denominator per row */
+        const kbv_tensor *x = &ex->inputs[0];
+        int64_t rows = kbv_numel(x) / x->shape[x->ndim - 1];
+        if (rows > 65535)
+            return err_set(e, KBV_EINPUT, "baseline %s: %lld rows of a row norm (at most 65535)",
+                           b->p->id, (long long)rows);
+        return base_need_ws(b, (size_t)rows * sizeof(float), e);
+    }
     if (!stat_op(b->p->op)) return 0;
     plan pl;
     int rc = make_plan(b, ex, &pl, e);
@@ -281,8 +331,14 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
     int op = b->p->op;
     if (op == OP_L1NORM || op == OP_L2NORM) {
         int64_t d = x->shape[x->ndim - 1], rows = kbv_numel(x) / d;
-        if (op == OP_L2NORM) rownorm_kernel<true><<<(unsigned)rows, 1024, 0, s>>>(xp, yp, d);
-        else rownorm_kernel<false><<<(unsigned)rows, 1024, 0, s>>>(xp, yp, d);
+        if (rows > 65535 || (size_t)rows * sizeof(float) > b->ws_bytes)
+            return err_set(e, KBV_EINPUT, "baseline %s: %lld rows of a row norm", b->p->id,
+                           (long long)rows);
+        float *denom = (float *)b->ws;
+        if (op == OP_L2NORM) rownorm_sum_kernel<true><<<(unsigned)rows, THREADS, 0, s>>>(xp, denom, d);
+        else rownorm_sum_kernel<false><<<(unsigned)rows, THREADS, 0, s>>>(xp, denom, d);
+        dim3 grid((unsigned)((d + ROW_TILE - 1) / ROW_TILE), (unsigned)rows);
+        rownorm_div_kernel<<<grid, THREADS, 0, s>>>(xp, yp, denom, d);
     } else if (op == OP_RMSNORM_DIM1) {
         int64_t B = x->shape[0], C = x->shape[1], S = kbv_numel(x) / (B * C);
         rms_dim1_kernel<<<(unsigned)((B * S + 255) / 256), 256, 0, s>>>(xp, yp, B, C, S, (float)eps);
@@ -293,8 +349,8 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
         double2 *part = (double2 *)b->ws;
         float2 *stat = (float2 *)((char *)b->ws + (((size_t)(pl.planes * pl.chunks) * sizeof(double2) + 255) & ~(size_t)255));
         stats_kernel<<<dim3((unsigned)pl.chunks, (unsigned)pl.planes), THREADS, 0, s>>>(xp, pl.L, part);
-        finalize_kernel<<<(unsigned)((pl.groups + 127) / 128), 128, 0, s>>>(
-            part, pl.groups, (int)pl.chunks, pl.channels_bn, pl.batch_bn, pl.count, eps, pl.frob, stat);
+        finalize_kernel<<<(unsigned)pl.groups, THREADS, 0, s>>>(
+            part, (int)pl.chunks, pl.channels_bn, pl.batch_bn, pl.count, eps, pl.frob, stat);
         const float *w = c->n_inputs > 1 ? (const float *)c->inputs[1].data : NULL;
         const float *bias = c->n_inputs > 2 ? (const float *)c->inputs[2].data : NULL;
         apply_kernel<<<dim3((unsigned)pl.chunks, (unsigned)pl.planes), THREADS, 0, s>>>(

@@ -20,6 +20,7 @@ struct float2 { float x, y; };
 struct double2 { double x, y; };
 static inline float4 make_float4(float a, float b, float c, float d) { return float4{a, b, c, d}; }
 static inline float2 make_float2(float a, float b) { return float2{a, b}; }
+static inline double2 make_double2(double a, double b) { return double2{a, b}; }
 
 extern uint3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
@@ -115,6 +116,7 @@ static inline float __fdividef(float a, float b) { return a / b; }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 template <class T> static inline T __ldcs(const T *p) { return *p; }
 template <class T> static inline void __stcs(T *p, T v) { *p = v; }
+template <class T> static inline T __ldg(const T *p) { return *p; }
 static inline size_t __cvta_generic_to_shared(const void *) { return 0; }
 static inline long long min(long long a, long long b) { return a < b ? a : b; }
 static inline long long max(long long a, long long b) { return a > b ? a : b; }
