@@ -1,11 +1,17 @@
 // tuned: fused linear layer: tensor-core product in 3xTF32 (each operand split into
-// two TF32 parts, three WMMA products per step: about FP32 accuracy; plain TF32 would sit
-// too close to the 1e-3 tolerance with zero-mean weights at x3 inputs), 128x128x32 tiles,
-// 3-stage cp.async pipeline, with the bias and the whole elementwise tail applied in the
-// epilogue, one write of the output.  Expected to be near or above the strict-FP32
-// baseline and well below cuBLAS in TF32 mode.
+// two TF32 parts, three WMMA products per step; plain TF32 would sit too close to the 1e-3
+// tolerance with zero-mean weights at x3 inputs), 128x128x32 tiles, 3-stage cp.async
+// pipeline; each k-tile's products are summed in fresh fragments and then added to FP32
+// accumulators, which keeps the product at about FP32 accuracy over K = 32768 (see
+// mma_tile); the bias and the whole elementwise tail are applied in the epilogue, one
+// write of the output.  Expected speedup about 0.65-0.7x against the strict-FP32 baseline
+// (the version that accumulated all of K in the tensor cores ran 7.6 ms against 5.4 ms on
+// the H200; the per-tile adds cost a little more; not yet timed) and about 0.15x against
+// the TF32 one.
 // L2_059_matmul_swish_scaling: out = x = self.matmul(x); x * torch.sigmoid(x) * 2.0
-// Written by scripts/gen-tuned-candidates.py from the registry.
+// Derived from the output of scripts/gen-tuned-candidates.py, then changed by hand (the
+// generator leaves this file alone): accumulating all of K in the tensor cores left errors
+// of 5e-3 at x3 inputs and failed D2 on the H200.
 #include "kbv.h"
 #include <math.h>
 #include <stdint.h>
@@ -44,7 +50,8 @@ using namespace nvcuda;
  * Operands are rounded to TF32 (round to nearest) and accumulated in FP32.
  * With SPLIT3, each operand is also split into hi = tf32(x) and lo =
  * tf32(x - hi), and a*b is taken as lo_a*hi_b + hi_a*lo_b + hi_a*hi_b
- * ("3xTF32"): about FP32 accuracy for three tensor-core products. */
+ * ("3xTF32"): about FP32 accuracy for three tensor-core products, as long
+ * as the accumulation over K is done as mma_tile does it (below). */
 #define BM 128
 #define BN 128
 #define BK 32
@@ -102,7 +109,17 @@ __device__ __forceinline__ void load_stage(float *As, float *Bs, const float *A,
     }
 }
 
-/* Accumulates the block's 128 x 128 tile of A B (or A W^T) over K. */
+/* Accumulates the block's 128 x 128 tile of A B (or A W^T) over K.
+ * Each k-tile's products go into fresh fragments (part), which are then
+ * added to acc with ordinary FP32 adds.  The tensor cores do not round an
+ * MMA's sum to nearest: they align the terms to the largest one and cut the
+ * bits below, so every mma_sync leaves an error of up to an ulp of the
+ * accumulator, always towards zero of it.  Fed back into one accumulator
+ * for the whole of K (3 K / 8 MMAs: 3072 for K = 8192, 12288 for K = 32768)
+ * those errors add up in one direction, linearly in K, to 1e-4 of |y| and
+ * more; per k-tile (12 MMAs) they stay within a dozen ulps of a 32-term
+ * partial sum, their signs vary from tile to tile, and the sum over K keeps
+ * about FP32 accuracy. */
 template <bool NT>
 __device__ __forceinline__ void mma_tile(float *smem, const float *A, const float *B, long long lda, long long ldb,
                                          long long bm, long long bn, int K,
@@ -122,6 +139,11 @@ __device__ __forceinline__ void mma_tile(float *smem, const float *A, const floa
         cp_async_commit();
     }
     for (int kt = 0; kt < KT; kt++) {
+        wmma::fragment<wmma::accumulator, 16, 16, 8, float> part[4][2];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int j = 0; j < 2; j++) wmma::fill_fragment(part[i][j], 0.0f);
         /* tile kt has landed when at most STAGES-2 newer groups are pending;
          * the barrier also frees the stage of tile kt-1 for refilling */
         cp_async_wait<STAGES - 2>();
@@ -174,13 +196,21 @@ __device__ __forceinline__ void mma_tile(float *smem, const float *A, const floa
                 for (int j = 0; j < 2; j++) {
 #if SPLIT3
                     /* 3xTF32: the small cross terms first, then hi * hi */
-                    wmma::mma_sync(acc[i][j], fa_lo, fb[j], acc[i][j]);
-                    wmma::mma_sync(acc[i][j], fa, fb_lo[j], acc[i][j]);
+                    wmma::mma_sync(part[i][j], fa_lo, fb[j], part[i][j]);
+                    wmma::mma_sync(part[i][j], fa, fb_lo[j], part[i][j]);
 #endif
-                    wmma::mma_sync(acc[i][j], fa, fb[j], acc[i][j]);
+                    wmma::mma_sync(part[i][j], fa, fb[j], part[i][j]);
                 }
             }
         }
+        /* part and acc are fragments of one type: element e of each is the
+         * same (row, column) of the tile, so they add element by element */
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int j = 0; j < 2; j++)
+#pragma unroll
+                for (int e = 0; e < acc[i][j].num_elements; e++) acc[i][j].x[e] += part[i][j].x[e];
     }
     cp_async_wait<0>();
     __syncthreads(); /* the pipeline's shared memory may now be reused */
