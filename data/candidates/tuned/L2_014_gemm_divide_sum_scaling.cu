@@ -1,283 +1,136 @@
-// tuned: linear layer on the tensor cores in 3xTF32 (each operand split into two TF32
-// parts, three WMMA products per step: about FP32 accuracy), 128x128x32 tiles, 3-stage
-// cp.async pipeline, with the bias and the elementwise steps before the rowsum fused
-// into its epilogue, then one small kernel for the rowsum.  The product dominates: expected
-// near or above the strict-FP32 baseline and well below the TF32 one.
+// tuned: strict-FP32 matrix product on the CUDA cores (no tensor cores): 128x128x8 block
+// tiles, 8x8 outputs per thread in registers, double-buffered shared memory with the next
+// k-tile prefetched into registers, the division by 2 in its epilogue; then one small
+// kernel for the row sum and the scaling.  Expected speedup 0.7-1.0x against the
+// strict-FP32 baseline (2.76 ms on the H200 in the archived run; this file not yet timed)
+// and about 0.15x against the TF32 one (0.41 ms).  Why no tensor cores: see below.
 // L2_014_gemm_divide_sum_scaling: out = torch.sum(torch.matmul(x, self.weight.T) / 2, dim=1, keepdim=True) * 1.5
-// Written by scripts/gen-tuned-candidates.py from the registry.
+// Derived from the output of scripts/gen-tuned-candidates.py, then rewritten by hand
+// (the generator leaves this file alone): its 3xTF32 product failed on the H200.
 #include "kbv.h"
 #include <math.h>
 #include <stdint.h>
 
-struct prm { const float *p[8]; };
-#define P0 (P.p[0])
-#define P1 (P.p[1])
-#define P2 (P.p[2])
-#define P3 (P.p[3])
-#define P4 (P.p[4])
-#define P5 (P.p[5])
+/* Why strict FP32.  Each output is the sum of a row of y = x W^T, 8192
+ * terms of about 50 with W ~ N(0, 1): the outputs are spread over +-1e4,
+ * and the few near zero are judged at an absolute 1e-3.  The fp32
+ * reference is itself off by about 5e-3 (rms) from the exact sums (each y is an
+ * FMA chain over k whose rounding errors add up in the row sum), so a
+ * candidate passes only if its y carry the same rounding: one FMA chain
+ * per output over k in order, which is what strict-FP32 GEMMs do.  The
+ * 3xTF32 product this file had before failed on every distribution (up to
+ * 3.6 off, 4-15% of the outputs): the tensor cores cut their sums towards
+ * zero instead of rounding them, an error of about 1e-4 of each y that
+ * the row sum turns into 0.3-1 on outputs of a few thousand.  The
+ * algebraic shortcut out[m] = 0.75 x[m] . (the column sums of W) reads W
+ * once (about 0.08 ms) but rounds differently too, and kbv's physical-floor
+ * probe, which counts the problem's 2 M N K FLOPs, would class it as
+ * impossible speed. */
 
-__device__ __forceinline__ float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
-__device__ __forceinline__ float mish(float v) { return v * tanhf(v > 20.0f ? v : log1pf(expf(v))); }
-__device__ __forceinline__ float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
-
-/* the steps between the product and the rowsum, per element */
-__device__ __forceinline__ float epilogue(float v, long long col, const prm &P)
-{
-    (void)col;
-    (void)P;
-    v = v / 2.0f;
-    return v;
-}
-
-/* 3xTF32: plain TF32's error is too close to the 1e-3 tolerance here */
-#define SPLIT3 1
-
-#include <mma.h>
-#include <type_traits>
-using namespace nvcuda;
-
-/* Block tile BM x BN x BK, 8 warps in 2 x 4, each warp 64 x 32 of C as
- * 4 x 2 WMMA 16x16 accumulators; STAGES tiles in flight through cp.async.
- * Operands are rounded to TF32 (round to nearest) and accumulated in FP32.
- * With SPLIT3, each operand is also split into hi = tf32(x) and lo =
- * tf32(x - hi), and a*b is taken as lo_a*hi_b + hi_a*lo_b + hi_a*hi_b
- * ("3xTF32"): about FP32 accuracy for three tensor-core products. */
 #define BM 128
 #define BN 128
-#define BK 32
-#define STAGES 3
+#define BK 8
 #define THREADS 256
-#define LDA (BK + 4)      /* A tile [BM][BK], row-major */
-#define LDB_NN (BN + 4)   /* B tile [BK][BN] when B is [K, N] */
-#define LDB_NT (BK + 4)   /* B tile [BN][BK] when B is given as W [N, K] */
-#define A_STAGE (BM * LDA)
-#define B_STAGE_NN (BK * LDB_NN)
-#define B_STAGE_NT (BN * LDB_NT)
-#define B_STAGE (B_STAGE_NN > B_STAGE_NT ? B_STAGE_NN : B_STAGE_NT)
-#define LDS 36            /* epilogue staging, per warp [64][LDS] */
-#define SMEM_MAIN ((A_STAGE + B_STAGE) * STAGES * (int)sizeof(float))
-#define SMEM_EPI (8 * 64 * LDS * (int)sizeof(float))
-#define SMEM_BYTES (SMEM_MAIN > SMEM_EPI ? SMEM_MAIN : SMEM_EPI)
+/* The k-major tiles have a pitch of BM + 4 floats: a warp's transposing
+ * stores (16 rows x 2 groups of 4 k) then fall in 32 different banks, and
+ * rows stay 16-byte aligned for the float4 reads. */
+#define PITCH (BM + 4)
 
-__device__ __forceinline__ void cp_async16(float *smem, const float *gmem)
+/* y [M, N] = (x [M, K] W^T) / 2 with W [N, K], for M and N multiples of 128
+ * and K a multiple of 8, x and W 16-byte aligned.  Thread (tx, ty) of the
+ * 16 x 16 grid owns rows {ty*4 + i, 64 + ty*4 + i} and columns {tx*4 + j,
+ * 64 + tx*4 + j}, i, j < 4, of the block's tile: the float4 reads of a warp
+ * touch two A addresses (broadcast) and 16 consecutive B vectors.  Each
+ * output is accumulated as acc = fma(x[k], w[k], acc) for k = 0, 1, ...,
+ * K - 1 from acc = 0, in FP32. */
+__global__ void __launch_bounds__(THREADS, 2)
+sgemm_nt(const float *__restrict__ x, const float *__restrict__ W, float *__restrict__ y, long long N, long long K)
 {
-    uint32_t s = (uint32_t)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-}
-__device__ __forceinline__ void cp_async_commit(void)
-{
-    asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int N> __device__ __forceinline__ void cp_async_wait(void)
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
-/* One k-block of A (rows bm.., [M, K] row-major with leading dimension lda)
- * and of B into a stage.  NT: B is W [N, K] (a linear layer's weight). */
-template <bool NT>
-__device__ __forceinline__ void load_stage(float *As, float *Bs, const float *A, const float *B, long long lda,
-                                           long long ldb, long long bm, long long bn, int kt)
-{
-    int t = threadIdx.x;
+    __shared__ __align__(16) float As[2][BK][PITCH];
+    __shared__ __align__(16) float Bs[2][BK][PITCH];
+    int t = threadIdx.x, tx = t & 15, ty = t >> 4;
+    long long bm = (long long)blockIdx.y * BM, bn = (long long)blockIdx.x * BN;
+    /* loader: thread t brings k 0..3 or 4..7 of row t / 2 of each tile */
+    int lr = t >> 1, lk = (t & 1) * 4;
+    const float *xa = x + (bm + lr) * K + lk;
+    const float *wb = W + (bn + lr) * K + lk;
+    float acc[8][8];
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-        int idx = t + i * THREADS;
-        int r = idx >> 3, c4 = (idx & 7) * 4;
-        cp_async16(As + r * LDA + c4, A + (bm + r) * lda + (long long)kt * BK + c4);
-    }
+    for (int i = 0; i < 8; i++)
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-        int idx = t + i * THREADS;
-        if (NT) {
-            int r = idx >> 3, c4 = (idx & 7) * 4; /* W row bn + r, k columns */
-            cp_async16(Bs + r * LDB_NT + c4, B + (bn + r) * ldb + (long long)kt * BK + c4);
-        } else {
-            int r = idx >> 5, c4 = (idx & 31) * 4;
-            cp_async16(Bs + r * LDB_NN + c4, B + ((long long)kt * BK + r) * ldb + bn + c4);
+        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+    float4 pa = *(const float4 *)xa, pb = *(const float4 *)wb;
+    As[0][lk + 0][lr] = pa.x; As[0][lk + 1][lr] = pa.y; As[0][lk + 2][lr] = pa.z; As[0][lk + 3][lr] = pa.w;
+    Bs[0][lk + 0][lr] = pb.x; Bs[0][lk + 1][lr] = pb.y; Bs[0][lk + 2][lr] = pb.z; Bs[0][lk + 3][lr] = pb.w;
+    __syncthreads();
+    long long KT = K / BK;
+    for (long long kt = 0; kt < KT; kt++) {
+        int cur = (int)(kt & 1);
+        /* the next tile's loads are in flight while this one is multiplied */
+        if (kt + 1 < KT) {
+            pa = *(const float4 *)(xa + (kt + 1) * BK);
+            pb = *(const float4 *)(wb + (kt + 1) * BK);
         }
-    }
-}
-
-/* Accumulates the block's 128 x 128 tile of A B (or A W^T) over K. */
-template <bool NT>
-__device__ __forceinline__ void mma_tile(float *smem, const float *A, const float *B, long long lda, long long ldb,
-                                         long long bm, long long bn, int K,
-                                         wmma::fragment<wmma::accumulator, 16, 16, 8, float> (&acc)[4][2])
-{
-    float *As = smem, *Bs = smem + STAGES * A_STAGE;
-    int warp = threadIdx.x >> 5;
-    int wm = (warp >> 2) * 64, wn = (warp & 3) * 32;
-    int KT = K / BK;
 #pragma unroll
-    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < BK; k++) {
+            float4 a0 = *(const float4 *)&As[cur][k][ty * 4], a1 = *(const float4 *)&As[cur][k][64 + ty * 4];
+            float4 b0 = *(const float4 *)&Bs[cur][k][tx * 4], b1 = *(const float4 *)&Bs[cur][k][64 + tx * 4];
+            float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+            float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
-        for (int j = 0; j < 2; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+            for (int i = 0; i < 8; i++)
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < KT) load_stage<NT>(As + s * A_STAGE, Bs + s * B_STAGE, A, B, lda, ldb, bm, bn, s);
-        cp_async_commit();
-    }
-    for (int kt = 0; kt < KT; kt++) {
-        /* tile kt has landed when at most STAGES-2 newer groups are pending;
-         * the barrier also frees the stage of tile kt-1 for refilling */
-        cp_async_wait<STAGES - 2>();
+                for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        /* The other buffer was last read in iteration kt - 1, which every
+         * thread finished before the barrier that ended it; the barrier
+         * below makes these stores visible before iteration kt + 1 reads
+         * them, and keeps anyone from overwriting buffer cur too early. */
+        if (kt + 1 < KT) {
+            int nx = cur ^ 1;
+            As[nx][lk + 0][lr] = pa.x; As[nx][lk + 1][lr] = pa.y; As[nx][lk + 2][lr] = pa.z; As[nx][lk + 3][lr] = pa.w;
+            Bs[nx][lk + 0][lr] = pb.x; Bs[nx][lk + 1][lr] = pb.y; Bs[nx][lk + 2][lr] = pb.z; Bs[nx][lk + 3][lr] = pb.w;
+        }
         __syncthreads();
-        int nt = kt + STAGES - 1;
-        if (nt < KT) load_stage<NT>(As + (nt % STAGES) * A_STAGE, Bs + (nt % STAGES) * B_STAGE, A, B, lda, ldb, bm, bn, nt);
-        cp_async_commit();
-        const float *as = As + (kt % STAGES) * A_STAGE;
-        const float *bs = Bs + (kt % STAGES) * B_STAGE;
-#pragma unroll
-        for (int kk = 0; kk < BK; kk += 8) {
-            /* B fragments first, then one A fragment at a time: fewer live
-             * registers than holding all four A fragments. */
-            typedef typename std::conditional<NT, wmma::col_major, wmma::row_major>::type b_layout;
-            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, b_layout> fb[2];
-#if SPLIT3
-            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, b_layout> fb_lo[2];
-#endif
-#pragma unroll
-            for (int j = 0; j < 2; j++) {
-                if (NT) /* element (k, n) at bs[n * LDB_NT + k]: column-major B */
-                    wmma::load_matrix_sync(fb[j], bs + (wn + j * 16) * LDB_NT + kk, LDB_NT);
-                else
-                    wmma::load_matrix_sync(fb[j], bs + kk * LDB_NN + wn + j * 16, LDB_NN);
-#pragma unroll
-                for (int e = 0; e < fb[j].num_elements; e++) {
-                    float hi = wmma::__float_to_tf32(fb[j].x[e]);
-#if SPLIT3
-                    fb_lo[j].x[e] = wmma::__float_to_tf32(fb[j].x[e] - hi);
-#endif
-                    fb[j].x[e] = hi;
-                }
-            }
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-                wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
-                wmma::load_matrix_sync(fa, as + (wm + i * 16) * LDA + kk, LDA);
-#if SPLIT3
-                wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa_lo;
-#endif
-#pragma unroll
-                for (int e = 0; e < fa.num_elements; e++) {
-                    float hi = wmma::__float_to_tf32(fa.x[e]);
-#if SPLIT3
-                    fa_lo.x[e] = wmma::__float_to_tf32(fa.x[e] - hi);
-#endif
-                    fa.x[e] = hi;
-                }
-#pragma unroll
-                for (int j = 0; j < 2; j++) {
-#if SPLIT3
-                    /* 3xTF32: the small cross terms first, then hi * hi */
-                    wmma::mma_sync(acc[i][j], fa_lo, fb[j], acc[i][j]);
-                    wmma::mma_sync(acc[i][j], fa, fb_lo[j], acc[i][j]);
-#endif
-                    wmma::mma_sync(acc[i][j], fa, fb[j], acc[i][j]);
-                }
-            }
-        }
     }
-    cp_async_wait<0>();
-    __syncthreads(); /* the pipeline's shared memory may now be reused */
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        long long row = bm + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
+        float4 *yr = (float4 *)(y + row * N + bn); /* 16-byte aligned: N % 128 == 0 */
+        float4 v0 = make_float4(acc[i][0] / 2.0f, acc[i][1] / 2.0f, acc[i][2] / 2.0f, acc[i][3] / 2.0f);
+        float4 v1 = make_float4(acc[i][4] / 2.0f, acc[i][5] / 2.0f, acc[i][6] / 2.0f, acc[i][7] / 2.0f);
+        yr[tx] = v0;
+        yr[16 + tx] = v1;
+    }
 }
 
-/* Plain FP32 tiled fallback for shapes that do not fit the tiles:
- * C[b] = A[b] B[b] (NT: B given as W [N, K]), bias and epilogue applied. */
-template <bool NT>
-__global__ void gemm_fallback(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
-                              const float *__restrict__ bias, long long M, long long N, long long K, long long sA,
-                              long long sB, long long sC, prm P)
+/* Any other shape: 16x16 shared-memory tiles, the same FMA chain per output. */
+__global__ void sgemm_nt_any(const float *__restrict__ x, const float *__restrict__ W, float *__restrict__ y,
+                             long long M, long long N, long long K)
 {
-    __shared__ float as[16][16];
-    __shared__ float bs[16][17];
-    const float *a = A + blockIdx.z * sA, *b = B + blockIdx.z * sB;
-    float *c = C + blockIdx.z * sC;
+    __shared__ float xs[16][16];
+    __shared__ float ws[16][17];
     long long row = (long long)blockIdx.x * 16 + threadIdx.y, col = (long long)blockIdx.y * 16 + threadIdx.x;
+    long long wrow = (long long)blockIdx.y * 16 + threadIdx.y; /* the W row this thread loads */
     float acc = 0.0f;
     for (long long k0 = 0; k0 < K; k0 += 16) {
-        long long ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
-        as[threadIdx.y][threadIdx.x] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
-        if (NT) bs[threadIdx.y][threadIdx.x] = (kb < K && col < N) ? b[col * K + kb] : 0.0f;
-        else bs[threadIdx.y][threadIdx.x] = (kb < K && col < N) ? b[kb * N + col] : 0.0f;
+        long long k = k0 + threadIdx.x;
+        xs[threadIdx.y][threadIdx.x] = (row < M && k < K) ? x[row * K + k] : 0.0f;
+        ws[threadIdx.x][threadIdx.y] = (wrow < N && k < K) ? W[wrow * K + k] : 0.0f; /* ws[k][n] */
         __syncthreads();
-        for (int k = 0; k < 16; k++) acc += as[threadIdx.y][k] * bs[k][threadIdx.x];
+        long long kn = K - k0 < 16 ? K - k0 : 16;
+        for (int kk = 0; kk < kn; kk++) acc = fmaf(xs[threadIdx.y][kk], ws[kk][threadIdx.x], acc);
         __syncthreads();
     }
-    if (row < M && col < N) c[row * N + col] = epilogue(acc + (bias ? bias[col] : 0.0f), col, P);
+    if (row < M && col < N) y[row * N + col] = acc / 2.0f;
 }
 
-/* C = epilogue(A B + bias) for every batch (blockIdx.z), staged through
- * shared memory so that each warp writes whole 128-byte rows. */
-template <bool NT>
-__global__ void __launch_bounds__(THREADS, SPLIT3 ? 1 : 2)
-gemm_tf32(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
-          const float *__restrict__ bias, int M, int N, int K, long long sA, long long sB, long long sC, prm P)
+/* out[m] = 1.5 * (the sum of row m of y [M, N]), one block of 256 per row:
+ * each thread sums the columns j = thread, thread + 256, ... in order, the
+ * warps combine by shuffles and thread 0 adds the 8 warp sums in order. */
+__global__ void __launch_bounds__(256) row_sum(const float *__restrict__ y, float *__restrict__ out, long long N)
 {
-    extern __shared__ __align__(128) float smem[];
-    long long bm = (long long)blockIdx.y * BM, bn = (long long)blockIdx.x * BN;
-    const float *a = A + blockIdx.z * sA, *b = B + blockIdx.z * sB;
-    float *c = C + blockIdx.z * sC;
-    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[4][2];
-    mma_tile<NT>(smem, a, b, K, NT ? K : N, bm, bn, K, acc);
-    (void)M;
-    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    int wm = (warp >> 2) * 64, wn = (warp & 3) * 32;
-    float *stage = smem + warp * 64 * LDS;
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 2; j++)
-            wmma::store_matrix_sync(stage + i * 16 * LDS + j * 16, acc[i][j], LDS, wmma::mem_row_major);
-    __syncwarp();
-    long long col = bn + wn + lane;
-    float bv = bias ? bias[col] : 0.0f;
-    for (int r = 0; r < 64; r++)
-        c[(bm + wm + r) * N + col] = epilogue(stage[r * LDS + lane] + bv, col, P);
-}
-
-static int configured;
-
-template <bool NT> static int configure(void)
-{
-    if (configured) return 0;
-    if (cudaFuncSetAttribute(gemm_tf32<NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES) != cudaSuccess)
-        return 1;
-    configured = 1;
-    return 0;
-}
-
-/* Runs C[b] = epilogue(A[b] B[b] + bias) for `batch` products of M x N x K
- * with element strides sA, sB, sC between batches. */
-template <bool NT>
-static int run_gemm(const float *A, const float *B, float *C, const float *bias, long long M, long long N,
-                    long long K, long long batch, long long sA, long long sB, long long sC, const prm &P,
-                    cudaStream_t st)
-{
-    if (M == 0 || N == 0 || batch == 0) return 0;
-    int fits = M % BM == 0 && N % BN == 0 && K % BK == 0 && K > 0 && M < (1LL << 31) && N < (1LL << 31) &&
-               K < (1LL << 31) && M / BM <= 65535 && batch <= 65535 && (uintptr_t)A % 16 == 0 &&
-               (uintptr_t)B % 16 == 0 && sA % 4 == 0 && sB % 4 == 0;
-    if (fits) {
-        if (configure<NT>()) return 1;
-        dim3 grid((unsigned)(N / BN), (unsigned)(M / BM), (unsigned)batch);
-        gemm_tf32<NT><<<grid, THREADS, SMEM_BYTES, st>>>(A, B, C, bias, (int)M, (int)N, (int)K, sA, sB, sC, P);
-    } else {
-        if ((N + 15) / 16 > 65535 || batch > 65535) return 1;
-        dim3 grid((unsigned)((M + 15) / 16), (unsigned)((N + 15) / 16), (unsigned)batch), block(16, 16);
-        gemm_fallback<NT><<<grid, block, 0, st>>>(A, B, C, bias, M, N, K, sA, sB, sC, P);
-    }
-    return cudaGetLastError() == cudaSuccess ? 0 : 1;
-}
-
-/* out[m] = fin(sum of row m of y [M, N]), one block per row, fixed order. */
-__global__ void rest(const float *__restrict__ y, float *__restrict__ out, long long M, long long N, prm P)
-{
-    __shared__ float sh[32];
-    (void)M;
-    (void)P;
+    __shared__ float sh[8];
     const float *r = y + (long long)blockIdx.x * N;
     float s = 0.0f;
     for (long long j = threadIdx.x; j < N; j += 256) s += r[j];
@@ -285,18 +138,12 @@ __global__ void rest(const float *__restrict__ y, float *__restrict__ out, long 
     if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = s;
     __syncthreads();
     if (threadIdx.x == 0) {
-        float v = 0.0f;
-        for (int w = 0; w < 8; w++) v += sh[w];
-        v = v * 1.5f;
-        out[blockIdx.x] = v;
+        float v = sh[0];
+        for (int w = 1; w < 8; w++) v += sh[w];
+        out[blockIdx.x] = v * 1.5f;
     }
 }
 
-extern "C" int kbv_setup(const kbv_call *example)
-{
-    (void)example;
-    return configure<true>();
-}
 static float *scratch;
 static size_t scratch_bytes;
 
@@ -306,17 +153,18 @@ extern "C" void kbv_teardown(void)
     scratch = NULL;
     scratch_bytes = 0;
 }
+
 extern "C" int kbv_forward(const kbv_call *call)
 {
     if (call->n_inputs < 2 || call->n_outputs < 1) return 1;
-    prm P = {};
-    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const float *)call->inputs[i].data;
     const kbv_tensor *x = &call->inputs[0], *w = &call->inputs[1];
     if (x->ndim != 2 || w->ndim != 2 || w->shape[1] != x->shape[1]) return 1;
     long long M = x->shape[0], K = x->shape[1], N = w->shape[0];
     float *out = (float *)call->outputs[0].data;
     cudaStream_t st = call->stream;
     if (kbv_numel(&call->outputs[0]) != M) return 1;
+    if (M == 0) return 0;
+    if (M > 0x7fffffffLL) return 1;
     size_t bytes = (size_t)(M * N) * sizeof(float);
     if (scratch_bytes < bytes) {
         cudaFree(scratch);
@@ -325,8 +173,18 @@ extern "C" int kbv_forward(const kbv_call *call)
         if (cudaMalloc((void **)&scratch, bytes) != cudaSuccess) return 1;
         scratch_bytes = bytes;
     }
-    if (run_gemm<true>((const float *)x->data, (const float *)w->data, scratch, NULL, M, N, K, 1, 0, 0, 0, P, st))
-        return 1;
-    rest<<<(unsigned)M, 256, 0, st>>>(scratch, out, M, N, P);
+    const float *xp = (const float *)x->data, *wp = (const float *)w->data;
+    if (N > 0) {
+        int fits = M % BM == 0 && N % BN == 0 && K % BK == 0 && K > 0 && M / BM <= 65535 && N / BN <= 0x7fffffffLL &&
+                   (uintptr_t)xp % 16 == 0 && (uintptr_t)wp % 16 == 0;
+        if (fits) {
+            sgemm_nt<<<dim3((unsigned)(N / BN), (unsigned)(M / BM)), THREADS, 0, st>>>(xp, wp, scratch, N, K);
+        } else {
+            if ((N + 15) / 16 > 65535) return 1;
+            dim3 grid((unsigned)((M + 15) / 16), (unsigned)((N + 15) / 16)), block(16, 16);
+            sgemm_nt_any<<<grid, block, 0, st>>>(xp, wp, scratch, M, N, K);
+        }
+    }
+    row_sum<<<(unsigned)M, 256, 0, st>>>(scratch, out, N);
     return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
