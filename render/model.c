@@ -265,6 +265,156 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
     return 0;
 }
 
+/* --- parity.json ----------------------------------------------------------- */
+
+/* The problems of the run, in run order: the manifest's list where it has
+ * one, otherwise every problem of every set in order of first appearance. */
+static int run_problem_ids(const rmodel *m, const char ***ids, int *n, kbv_err *e)
+{
+    const cJSON *pl = m->manifest ? cJSON_GetObjectItemCaseSensitive(m->manifest, "problems") : NULL;
+    int cap = cJSON_IsArray(pl) ? cJSON_GetArraySize(pl) : 0;
+    for (int i = 0; i < m->n_sets; i++)
+        cap += m->sets[i].n_probs;
+    *n = 0;
+    *ids = calloc((size_t)(cap ? cap : 1), sizeof **ids);
+    if (!*ids)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    const cJSON *it;
+    if (cJSON_IsArray(pl))
+        cJSON_ArrayForEach(it, pl) if (cJSON_IsString(it))
+            (*ids)[(*n)++] = it->valuestring;
+    /* Problems a set has that the manifest does not list still get a row. */
+    for (int i = 0; i < m->n_sets; i++)
+        for (int p = 0; p < m->sets[i].n_probs; p++) {
+            const char *id = m->sets[i].probs[p].id;
+            int seen = 0;
+            for (int k = 0; k < *n && !seen; k++)
+                seen = strcmp((*ids)[k], id) == 0;
+            if (!seen)
+                (*ids)[(*n)++] = id;
+        }
+    return 0;
+}
+
+static const char *const parity_base_names[RM_NB] = {"fp32_ratio", "tf32_ratio"};
+
+/* Checks parity.json's shape and fills m->parity for the run's problems.
+ * Every message names the file. */
+static int read_parity(rmodel *m, const char *path, kbv_err *e)
+{
+    int rc;
+    const cJSON *d = m->parity_doc, *probs, *it;
+    if (!cJSON_IsObject(d))
+        return err_set(e, KBV_EINPUT, "%s: expected a JSON object", path);
+    if ((rc = jio_get_str(d, "gpu", path, &m->parity_gpu, e)) || (rc = jio_get_str(d, "torch", path, &m->parity_torch, e)))
+        return rc;
+    const cJSON *cu = cJSON_GetObjectItemCaseSensitive(d, "cuda");
+    if (cu && !cJSON_IsString(cu) && !cJSON_IsNull(cu))
+        return err_set(e, KBV_EINPUT, "%s: \"cuda\" must be a string", path);
+    m->parity_cuda = cJSON_IsString(cu) ? cu->valuestring : "unknown";
+    long long ns;
+    if ((rc = jio_get_int(d, "samples", path, &ns, e)))
+        return rc;
+    if (ns < 1)
+        return err_set(e, KBV_EINPUT, "%s: \"samples\" must be at least 1", path);
+    m->parity_samples = (long)ns;
+    if ((rc = jio_get_arr(d, "problems", path, &probs, e)))
+        return rc;
+    const char **ids = NULL;
+    int n = 0;
+    if ((rc = run_problem_ids(m, &ids, &n, e)))
+        return rc;
+    m->parity = calloc((size_t)(n ? n : 1), sizeof *m->parity);
+    if (!m->parity) {
+        free(ids);
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    }
+    m->n_parity = n;
+    for (int i = 0; i < n; i++) {
+        m->parity[i].id = ids[i];
+        m->parity[i].ratio[RM_FP32] = m->parity[i].ratio[RM_TF32] = NAN;
+    }
+    free(ids);
+    int j = 0;
+    cJSON_ArrayForEach(it, probs) {
+        char w[4200];
+        snprintf(w, sizeof w, "%s: problems[%d]", path, j++);
+        const char *id;
+        if (!cJSON_IsObject(it))
+            return err_set(e, KBV_EINPUT, "%s: expected an object", w);
+        if ((rc = jio_get_str(it, "id", w, &id, e)))
+            return rc;
+        double r[RM_NB];
+        for (int b = 0; b < RM_NB; b++)
+            if (opt_num(it, parity_base_names[b], &r[b]) || (!isnan(r[b]) && !(r[b] >= 0)))
+                return err_set(e, KBV_EINPUT, "%s (%s): \"%s\" must be a number >= 0 or null", w, id,
+                               parity_base_names[b]);
+        const cJSON *ex = cJSON_GetObjectItemCaseSensitive(it, "exception");
+        if (ex && !cJSON_IsString(ex) && !cJSON_IsNull(ex))
+            return err_set(e, KBV_EINPUT, "%s (%s): \"exception\" must be a string or null", w, id);
+        rm_parity *q = NULL;
+        for (int k = 0; k < m->n_parity && !q; k++)
+            if (strcmp(m->parity[k].id, id) == 0)
+                q = &m->parity[k];
+        if (!q)
+            continue;   /* measured, but not part of this run */
+        if (q->measured)
+            return err_set(e, KBV_EINPUT, "%s: problem '%s' appears twice", path, id);
+        q->measured = 1;
+        q->ratio[RM_FP32] = r[RM_FP32];
+        q->ratio[RM_TF32] = r[RM_TF32];
+        q->exception = cJSON_IsString(ex) && *ex->valuestring ? ex->valuestring : NULL;
+    }
+    /* The reason of a flagged problem without an exception is said here, so
+     * that every row of the table has one. */
+    for (int i = 0; i < m->n_parity; i++) {
+        rm_parity *q = &m->parity[i];
+        size_t k = 0;
+        if (!q->measured) {
+            snprintf(q->reason, sizeof q->reason, "not measured: absent from parity.json");
+        } else if (!q->exception) {
+            for (int b = 0; b < RM_NB; b++) {
+                const char *nm = rmodel_baseline_name(b);
+                int w = 0;
+                if (isnan(q->ratio[b]))
+                    w = snprintf(q->reason + k, sizeof q->reason - k, "%sno %s ratio measured", k ? "; " : "", nm);
+                else if (q->ratio[b] > RM_PARITY_LIMIT)
+                    w = snprintf(q->reason + k, sizeof q->reason - k, "%sslower than PyTorch: %s ratio %.3f",
+                                 k ? "; " : "", nm, q->ratio[b]);
+                if (w > 0 && (size_t)w < sizeof q->reason - k)
+                    k += (size_t)w;
+            }
+        }
+        q->flagged = !q->measured || q->exception || k > 0;
+        m->n_parity_flagged += q->flagged;
+    }
+    /* Each problem row of every set points at its baseline's exception. */
+    for (int i = 0; i < m->n_sets; i++)
+        for (int p = 0; p < m->sets[i].n_probs; p++)
+            for (int k = 0; k < m->n_parity; k++)
+                if (m->parity[k].flagged && strcmp(m->parity[k].id, m->sets[i].probs[p].id) == 0) {
+                    m->sets[i].probs[p].parity = &m->parity[k];
+                    break;
+                }
+    return 0;
+}
+
+static int load_parity(rmodel *m, const char *run_dir, kbv_err *e)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/parity.json", run_dir);
+    if (access(path, F_OK) != 0)
+        return 0;
+    int rc;
+    if ((rc = jio_load(path, &m->parity_doc, e)) || (rc = read_parity(m, path, e)))
+        return rc;
+    m->has_parity = 1;
+    const char *dev = m->device ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m->device, "name")) : NULL;
+    if (dev && strcmp(dev, m->parity_gpu) != 0)
+        log_warn("render", "%s: measured on %s, the run on %s", path, m->parity_gpu, dev);
+    return 0;
+}
+
 int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
 {
     *out = NULL;
@@ -360,6 +510,8 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
             m->n_problems = m->sets[m->n_sets].n_problems;
         m->n_sets++;
     }
+    if ((rc = load_parity(m, run_dir, e)))
+        goto fail;
     *out = m;
     return 0;
 fail:
@@ -389,6 +541,8 @@ void rmodel_free(rmodel *m)
         free(s->probs);
     }
     free(m->sets);
+    free(m->parity);
+    cJSON_Delete(m->parity_doc);
     cJSON_Delete(m->analysis);
     cJSON_Delete(m->manifest);
     free(m);

@@ -126,6 +126,14 @@ static void global_vars(rctx *r)
     tvars_set(v, "mem_baseline", "%s", m->mem_baseline);
     tvars_set(v, "atol", "%s", jtext(m->run_config, "atol", b, sizeof b, "unknown"));
     tvars_set(v, "rtol", "%s", jtext(m->run_config, "rtol", b, sizeof b, "unknown"));
+    /* The parity placeholders are known only to the parity section's
+     * fields; without parity.json they are never expanded. */
+    tvars_set(v, "parity_gpu", "%s", m->has_parity ? m->parity_gpu : "unknown");
+    tvars_set(v, "parity_torch", "%s", m->has_parity ? m->parity_torch : "unknown");
+    tvars_set(v, "parity_cuda", "%s", m->has_parity ? m->parity_cuda : "unknown");
+    tvars_set(v, "parity_samples", "%ld", m->has_parity ? m->parity_samples : 0L);
+    tvars_set(v, "parity_limit", "%.2f", RM_PARITY_LIMIT);
+    tvars_set(v, "n_parity", "%d", m->n_parity_flagged);
 }
 
 static void set_vars(tvars *v, const rm_set *s)
@@ -315,11 +323,16 @@ static void csv_est(char (*cells)[48], int *k, const rm_est *x)
     fmt_g(cells[(*k)++], 48, x->hi);
 }
 
-static int emit_table(rctx *r, const char *name, const tbl *disp, const tbl *data, const char *caption, kbv_err *e)
+/* csv_head, when not NULL, is a comment line ("# ...") written before the
+ * CSV's column names. */
+static int emit_table(rctx *r, const char *name, const tbl *disp, const tbl *data, const char *caption,
+                      const char *csv_head, kbv_err *e)
 {
     sbuf csv = {0}, tex = {0};
     char rel[256];
     int rc = 0;
+    if (csv_head)
+        sb_printf(&csv, "# %s\n", csv_head);
     tbl_csv(data, &csv);
     tbl_tex(disp, caption, &tex);
     if (csv.failed || tex.failed) {
@@ -572,6 +585,62 @@ static int build_hacks(rctx *r, tbl *disp, tbl *data, int *n_findings, kbv_err *
     return 0;
 }
 
+/* The reason a problem's baseline is not within the limit: parity.py's
+ * exception, or what the model found (a ratio over the limit, none). */
+static const char *parity_reason(const rm_parity *q)
+{
+    return q->exception ? q->exception : q->reason;
+}
+
+/* "1.108", or n/a for a ratio that was not measured. */
+static void parity_ratio(char *buf, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, FMT_NA);
+    else
+        snprintf(buf, n, "%.3f", v);
+}
+
+/* Baseline parity: every problem of the run whose baseline is flagged, in
+ * run order.  The PDF shows a reason cut at a few lines (an out-of-memory
+ * message runs to 500 characters); CSV and LaTeX keep it whole. */
+static int build_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    static const char *const dh[] = {"problem", "fp32\nratio", "tf32\nratio", "reason"};
+    static const char *const ch[] = {"id", "fp32_ratio", "tf32_ratio", "reason"};
+    int rc;
+    if ((rc = tbl_init(disp, 4, dh, "lrrw", e)) || (rc = tbl_init(data, 4, ch, "lrrl", e)))
+        return rc;
+    for (int i = 0; i < r->m->n_parity; i++) {
+        const rm_parity *q = &r->m->parity[i];
+        if (!q->flagged)
+            continue;
+        char a[32], b[32], da[48], db[48], reason[260];
+        parity_ratio(a, sizeof a, q->ratio[RM_FP32]);
+        parity_ratio(b, sizeof b, q->ratio[RM_TF32]);
+        const char *why = parity_reason(q);
+        size_t len = strlen(why);
+        if (len > 240) {
+            /* Cut on a character boundary of UTF-8. */
+            size_t k = 236;
+            while (k > 0 && ((unsigned char)why[k] & 0xC0) == 0x80)
+                k--;
+            snprintf(reason, sizeof reason, "%.*s\xe2\x80\xa6", (int)k, why);
+        } else {
+            snprintf(reason, sizeof reason, "%s", why);
+        }
+        const char *cp[4] = {q->id, a, b, reason};
+        if ((rc = tbl_add(disp, cp, 0, 0, e)))
+            return rc;
+        fmt_g(da, sizeof da, q->ratio[RM_FP32]);
+        fmt_g(db, sizeof db, q->ratio[RM_TF32]);
+        const char *dp[4] = {q->id, da, db, why};
+        if ((rc = tbl_add(data, dp, 0, 0, e)))
+            return rc;
+    }
+    return 0;
+}
+
 static void flags_text(char *buf, size_t n, const rm_problem *q, const char *sep)
 {
     buf[0] = 0;
@@ -582,6 +651,18 @@ static void flags_text(char *buf, size_t n, const rm_problem *q, const char *sep
             break;
         k += (size_t)w;
     }
+}
+
+/* The marker of a problem whose baseline has a parity exception, after its
+ * flags in the per-problem tables (the parity section says why). */
+#define PARITY_MARK "parity exception"
+
+static void flags_mark(char *buf, size_t n, const rm_problem *q, const char *sep)
+{
+    flags_text(buf, n, q, sep);
+    size_t k = strlen(buf);
+    if (q->parity && k + 1 < n)
+        snprintf(buf + k, n - k, "%s%s", k ? sep : "", PARITY_MARK);
 }
 
 /* Per-problem rows of set si (si < 0: every set, with a set column). */
@@ -610,10 +691,10 @@ static int build_problems(rctx *r, int si, tbl *disp, kbv_err *e)
             snprintf(c[k++], 128, "%s", q->id);
             if (all) {
                 snprintf(c[k++], 128, "%s", q->cls);
-                flags_text(c[k++], 128, q, ", ");
+                flags_mark(c[k++], 128, q, ", ");
             } else {
                 char fl[128];
-                flags_text(fl, sizeof fl, q, "\n");
+                flags_mark(fl, sizeof fl, q, "\n");
                 snprintf(c[k++], 128, "%s%s%.100s", q->cls, *fl ? "\n" : "", fl);
             }
             for (int v = 0; v < RM_NV; v++)
@@ -650,15 +731,16 @@ static int build_problems_data(rctx *r, tbl *data, kbv_err *e)
         "n_samples_candidate", "n_samples_fp32", "n_samples_tf32",
         "speedup_fp32", "speedup_fp32_ci_low", "speedup_fp32_ci_high",
         "speedup_tf32", "speedup_tf32_ci_low", "speedup_tf32_ci_high",
-        "peak_bytes_candidate", "peak_bytes_fp32", "peak_bytes_tf32", "max_rel_err", "tier"};
+        "peak_bytes_candidate", "peak_bytes_fp32", "peak_bytes_tf32", "max_rel_err", "tier",
+        "baseline_parity"};
     int rc;
-    if ((rc = tbl_init(data, 21, ch, "llllrrrrrrrrrrrrrrrrl", e)))
+    if ((rc = tbl_init(data, 22, ch, "llllrrrrrrrrrrrrrrrrll", e)))
         return rc;
     for (int i = 0; i < r->m->n_sets; i++) {
         const rm_set *s = &r->m->sets[i];
         for (int p = 0; p < s->n_probs; p++) {
             const rm_problem *q = &s->probs[p];
-            char d[21][160];
+            char d[22][160];
             int k = 0;
             snprintf(d[k++], 160, "%s", s->name);
             snprintf(d[k++], 160, "%s", q->id);
@@ -681,8 +763,10 @@ static int build_problems_data(rctx *r, tbl *data, kbv_err *e)
                 fmt_g(d[k++], 160, q->peak[v]);
             fmt_g(d[k++], 160, q->max_rel_err);
             snprintf(d[k++], 160, "%s", q->tier ? q->tier : "");
-            const char *dp[21];
-            for (int j = 0; j < 21; j++)
+            /* "exception" or "ok"; empty when the run has no parity.json. */
+            snprintf(d[k++], 160, "%s", !r->m->has_parity ? "" : q->parity ? "exception" : "ok");
+            const char *dp[22];
+            for (int j = 0; j < 22; j++)
                 dp[j] = d[j];
             if ((rc = tbl_add(data, dp, 0, 0, e)))
                 return rc;
@@ -1003,6 +1087,7 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     case SEC_SCATTER: keep = chart_scatter_height(&r->cx) + 30; break;
     case SEC_CLASSES: keep = chart_classes_height(&r->cx) + 30; break;
     case SEC_HACKS: keep = n_findings ? tbl_first_row_height(&tabs[3], f->c, &r->st, f->w, 0) + 20 : 30; break;
+    case SEC_PARITY: keep = tabs[4].nrow ? tbl_first_row_height(&tabs[4], f->c, &r->st, f->w, 0) + 20 : 30; break;
     default: break;
     }
     if (s->intro) {
@@ -1114,6 +1199,12 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
                 return rc;
         }
         return 0;
+    case SEC_PARITY:
+        if (!m->has_parity)
+            return s->missing ? flow_caption(f, "missing", s->missing, &v, e) : 0;
+        if (tabs[4].nrow == 0)
+            return s->empty ? flow_caption(f, "empty", s->empty, &v, e) : 0;
+        return flow_table(f, &tabs[4], s->caption, &v, e);
     case SEC_N:
         break;
     }
@@ -1224,7 +1315,7 @@ static int build_all(rctx *r, kbv_err *e)
 
 static int build_text_and_pdf(rctx *r, kbv_err *e)
 {
-    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_N };
+    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_N };
     tbl disp[T_N], data[T_N], pall = {0}, pdata = {0};
     memset(disp, 0, sizeof disp);
     memset(data, 0, sizeof data);
@@ -1233,11 +1324,22 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
         (rc = build_inflation(r, &disp[T_INFL], &data[T_INFL], e)) ||
         (rc = build_fast_p(r, &disp[T_FASTP], &data[T_FASTP], e)) ||
         (rc = build_hacks(r, &disp[T_HACKS], &data[T_HACKS], &n_findings, e)) ||
+        (rc = build_parity(r, &disp[T_PARITY], &data[T_PARITY], e)) ||
         (rc = build_problems(r, -1, &pall, e)) || (rc = build_problems_data(r, &pdata, e)))
         goto done;
-    const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks"};
-    const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS};
+    const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks", "baseline_parity"};
+    const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS, SEC_PARITY};
+    /* The parity table's CSV names what it was measured on in a comment
+     * line, as its LaTeX caption does. */
+    char parity_head[512];
+    snprintf(parity_head, sizeof parity_head, "baseline parity with PyTorch eager: GPU %s, torch %s, CUDA %s, "
+             "%ld samples, limit %.2f", r->m->parity_gpu ? r->m->parity_gpu : "unknown",
+             r->m->parity_torch ? r->m->parity_torch : "unknown", r->m->parity_cuda ? r->m->parity_cuda : "unknown",
+             r->m->parity_samples, RM_PARITY_LIMIT);
     for (int i = 0; i < T_N; i++) {
+        /* Without parity.json there is no parity table (the PDF says so). */
+        if (i == T_PARITY && !r->m->has_parity)
+            continue;
         /* The LaTeX file carries the table's caption as a comment. */
         char *cap = NULL;
         const tsection *ts = NULL;
@@ -1250,12 +1352,12 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
             if ((rc = expand(r, "caption", ts->caption, &v, &cap, e)))
                 goto done;
         }
-        rc = emit_table(r, names[i], &disp[i], &data[i], cap, e);
+        rc = emit_table(r, names[i], &disp[i], &data[i], cap, i == T_PARITY ? parity_head : NULL, e);
         free(cap);
         if (rc)
             goto done;
     }
-    if ((rc = emit_table(r, "problems", &pall, &pdata, NULL, e)))
+    if ((rc = emit_table(r, "problems", &pall, &pdata, NULL, NULL, e)))
         goto done;
     rc = build_pdf(r, disp, n_findings, e);
 done:

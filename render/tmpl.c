@@ -14,13 +14,15 @@ const char *const tmpl_set_names[] = {
     "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", NULL};
 const char *const tmpl_verdict_names[] = {
     "fp32", "fp32_ci", "fp32_verdict", "tf32", "tf32_ci", "tf32_verdict", "joiner", NULL};
+const char *const tmpl_parity_names[] = {
+    "parity_gpu", "parity_torch", "parity_cuda", "parity_samples", "parity_limit", "n_parity", NULL};
 static const char *const baseline_names[] = {"baseline", "baseline_desc", NULL};
 static const char *const scatter_names[] = {"n_points", NULL};
 static const char *const hack_names[] = {"n_findings", NULL};
 static const char *const page_names[] = {"page", "pages", NULL};
 
 static const char *const sec_keys[SEC_N] = {"summary", "headline", "inflation", "fast_p", "forest",
-                                            "scatter", "classes", "hacks", "problems"};
+                                            "scatter", "classes", "hacks", "problems", "parity"};
 static const char *const lbl_keys[LBL_N] = {"speedup_axis", "fast_p_x", "fast_p_y", "memory_axis",
                                             "scatter_x", "count_axis", "inflation_axis", "open_marker",
                                             "filled_marker", "page", "continued"};
@@ -161,7 +163,8 @@ static int only_keys(const tmpl *t, const cJSON *o, const char *const *allowed, 
 
 static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
 {
-    static const char *const keys[] = {"id", "title", "intro", "caption", "figure_caption", "empty", NULL};
+    static const char *const keys[] = {"id", "title", "intro", "caption", "figure_caption", "empty", "missing",
+                                       NULL};
     if (!cJSON_IsArray(arr))
         return err_set(e, KBV_EINPUT, "%s: 'sections' must be an array", t->path);
     const cJSON *it;
@@ -191,8 +194,11 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             (rc = get_text(t, it, "intro", where, 0, &s->intro, e)) ||
             (rc = get_text(t, it, "caption", where, 0, &s->caption, e)) ||
             (rc = get_text(t, it, "figure_caption", where, 0, &s->figure_caption, e)) ||
-            (rc = get_text(t, it, "empty", where, 0, &s->empty, e)))
+            (rc = get_text(t, it, "empty", where, 0, &s->empty, e)) ||
+            (rc = get_text(t, it, "missing", where, 0, &s->missing, e)))
             return rc;
+        if (s->missing && k != SEC_PARITY)
+            return err_set(e, KBV_EINPUT, "%s: %s: 'missing' is a field of the parity section only", t->path, where);
         /* Which placeholders each field may use depends on what it describes:
          * a per-set figure knows its set, a per-baseline one its baseline. */
         const char *const *cap1 = NULL, *const *cap2 = NULL;
@@ -204,16 +210,20 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             cap1 = scatter_names;
         else if (k == SEC_HACKS)
             cap1 = hack_names;
+        else if (k == SEC_PARITY)
+            cap1 = tmpl_parity_names;
         char w2[96];
-        const char *fields[] = {s->title, s->intro, s->caption, s->figure_caption, s->empty};
-        const char *names[] = {"title", "intro", "caption", "figure_caption", "empty"};
-        for (int f = 0; f < 5; f++) {
+        const char *fields[] = {s->title, s->intro, s->caption, s->figure_caption, s->empty, s->missing};
+        const char *names[] = {"title", "intro", "caption", "figure_caption", "empty", "missing"};
+        for (int f = 0; f < 6; f++) {
             if (!fields[f])
                 continue;
             snprintf(w2, sizeof w2, "%s.%s", where, names[f]);
             /* fast_p: the table's caption is about every baseline, each
              * figure's caption about one. */
-            const char *const *scope = f < 2 ? NULL : cap1;
+            /* parity: without parity.json there is nothing to fill the
+             * parity placeholders of 'missing' with. */
+            const char *const *scope = f < 2 || f == 5 ? NULL : cap1;
             if (k == SEC_FAST_P)
                 scope = f == 3 ? baseline_names : NULL;
             if ((rc = check(t, w2, fields[f], scope, cap2, NULL, e)))

@@ -16,12 +16,13 @@
 /* Sections the renderer can draw. */
 typedef enum {
     SEC_SUMMARY, SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_FOREST, SEC_SCATTER, SEC_CLASSES,
-    SEC_HACKS, SEC_PROBLEMS, SEC_N
+    SEC_HACKS, SEC_PROBLEMS, SEC_PARITY, SEC_N
 } sec_id;
 
 typedef struct tsection {
     sec_id id;
     const char *title, *intro, *caption, *figure_caption, *empty;   /* NULL when absent */
+    const char *missing;          /* parity: the run directory has no parity.json; NULL when absent */
 } tsection;
 
 /* Chart and page labels. */
@@ -61,5 +62,6 @@ int tmpl_expand(const tmpl *t, const char *where, const char *s, const tvars *v,
 extern const char *const tmpl_global_names[];
 extern const char *const tmpl_set_names[];
 extern const char *const tmpl_verdict_names[];
+extern const char *const tmpl_parity_names[];
 
 #endif
