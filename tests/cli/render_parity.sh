@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# kbv-render and RUN_DIR/parity.json (tests/parity/parity.py's format): with
+# one exception, tables/baseline_parity.csv holds that problem's row (and
+# only it) under a comment line naming GPU, torch and samples, the .tex is
+# booktabs, the PDF has the section "Baseline parity with PyTorch" with the
+# reason and marks the problem "parity exception" in the per-problem
+# tables; with every ratio within 1.05 the section says so; without
+# parity.json it says that no parity file was found; a malformed parity.json
+# exits 2 naming the file and writes nothing.
+# usage: tests/cli/render_parity.sh BUILD_DIR
+set -u
+# The environment must not steer the date; the templates are this
+# checkout's, wherever the build folder is.
+unset SOURCE_DATE_EPOCH
+export KBV_TEMPLATES="$PWD/templates"
+build=$(cd "${1:-build}" && pwd)
+render="$build/kbv-render"
+fail() { echo "render_parity: $*"; exit 1; }
+tmp=$(mktemp -d /tmp/kbv-render-parity.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# parity.json for the fixture's eight problems: L1_003_softmax has a known
+# exception, L1_002_relu's fp32 ratio is exactly the limit (not flagged),
+# L1_004_layernorm is not in the run (ignored); L2_008_batched_matmul is
+# absent (flagged as not measured) unless $2 is "all".
+make_parity() {
+    python3 - "$1" "${2:-}" <<'PY'
+import json, sys
+ids = ["L1_001_square_matrix_multiplication", "L1_002_relu", "L1_003_softmax", "L1_004_layernorm",
+       "L1_005_sum_reduction", "L2_006_conv2d_3x3", "L2_007_gemm_multiply_leakyrelu"]
+if sys.argv[2] == "all":
+    ids.append("L2_008_batched_matmul")
+probs = []
+for i in ids:
+    p = {"id": i, "fp32_ratio": 0.99, "tf32_ratio": 1.01, "exception": None,
+         "fp32_torch_ms": 1.0, "fp32_kbv_ms": 0.99, "tf32_torch_ms": 0.5, "tf32_kbv_ms": 0.505}
+    if i == "L1_002_relu":
+        p["fp32_ratio"] = 1.05
+    if i == "L1_003_softmax" and sys.argv[2] != "all":
+        p["fp32_ratio"] = 1.2
+        p["exception"] = "known: softmax reads its row twice; slower than PyTorch: fp32 ratio 1.200"
+    probs.append(p)
+probs.append({"id": "L9_999_not_in_run", "fp32_ratio": 3.0, "tf32_ratio": 3.0, "exception": "unexplained: x"})
+json.dump({"gpu": "NVIDIA H200", "torch": "2.11.0+cu130", "cuda": "13.0", "samples": 20, "problems": probs},
+          open(sys.argv[1], "w"), indent=1)
+PY
+}
+
+# One exception and one problem without a measurement.
+run="$tmp/run"
+cp -r tests/fixtures/render_run "$run"
+make_parity "$run/parity.json"
+"$render" "$run" 2>"$tmp/log" || fail "render failed (exit $?): $(cat "$tmp/log")"
+t="$run/report/tables"
+[ -s "$t/baseline_parity.csv" ] && [ -s "$t/baseline_parity.tex" ] || fail "tables/baseline_parity.csv or .tex missing"
+grep -q '\\toprule' "$t/baseline_parity.tex" && grep -q '\\bottomrule' "$t/baseline_parity.tex" ||
+    fail "baseline_parity.tex is not booktabs"
+python3 - "$t/baseline_parity.csv" "$t/problems.csv" <<'PY' || exit 1
+import csv, sys
+lines = open(sys.argv[1]).read().split("\n")
+def bad(msg):
+    print("render_parity: baseline_parity.csv: " + msg)
+    sys.exit(1)
+head = lines[0]
+if not (head.startswith("# ") and "NVIDIA H200" in head and "torch 2.11.0+cu130" in head and "20 samples" in head):
+    bad("the first line does not name GPU, torch and samples: %r" % head)
+rows = list(csv.reader(lines[1:]))
+rows = [r for r in rows if r]
+if rows[0] != ["id", "fp32_ratio", "tf32_ratio", "reason"]:
+    bad("columns are %r" % rows[0])
+got = {r[0]: r for r in rows[1:]}
+if sorted(got) != ["L1_003_softmax", "L2_008_batched_matmul"]:
+    bad("rows are %r, not L1_003_softmax and L2_008_batched_matmul" % sorted(got))
+s = got["L1_003_softmax"]
+if abs(float(s[1]) - 1.2) > 1e-12 or abs(float(s[2]) - 1.01) > 1e-12:
+    bad("ratios of L1_003_softmax are %r" % s[1:3])
+if s[3] != "known: softmax reads its row twice; slower than PyTorch: fp32 ratio 1.200":
+    bad("reason of L1_003_softmax is %r" % s[3])
+if "not measured" not in got["L2_008_batched_matmul"][3]:
+    bad("L2_008_batched_matmul's reason is %r" % got["L2_008_batched_matmul"][3])
+# problems.csv marks the same problems in every set.
+prows = list(csv.DictReader(open(sys.argv[2])))
+for r in prows:
+    want = "exception" if r["problem"] in got else "ok"
+    if r["baseline_parity"] != want:
+        print("render_parity: problems.csv: %s/%s baseline_parity is %r, not %r" %
+              (r["set"], r["problem"], r["baseline_parity"], want))
+        sys.exit(1)
+PY
+pdftotext "$run/report/report.pdf" "$tmp/text.txt" || fail "pdftotext failed"
+tr '\n' ' ' <"$tmp/text.txt" | tr -s ' ' >"$tmp/flat.txt"
+grep -q "Baseline parity with PyTorch" "$tmp/flat.txt" || fail "the PDF has no parity section"
+grep -q "softmax reads its row twice" "$tmp/flat.txt" || fail "the PDF does not give the exception's reason"
+grep -q "parity exception" "$tmp/flat.txt" || fail "the per-problem tables do not mark the exception"
+grep -q "not measured" "$tmp/flat.txt" || fail "the PDF does not say that a problem was not measured"
+# Deterministic: a second render is byte-identical.
+cp -r "$run/report" "$tmp/first"
+"$render" "$run" 2>/dev/null || fail "second render failed"
+diff -r "$tmp/first" "$run/report" >/dev/null || fail "two renders with parity.json differ"
+
+# Every baseline within 1.05: the sentence instead of the table.
+run2="$tmp/run2"
+cp -r tests/fixtures/render_run "$run2"
+make_parity "$run2/parity.json" all
+"$render" "$run2" 2>"$tmp/log" || fail "render (all within) failed: $(cat "$tmp/log")"
+pdftotext "$run2/report/report.pdf" - | tr '\n' ' ' | tr -s ' ' >"$tmp/flat2.txt"
+grep -q "Every baseline of the run is within 1.05 of PyTorch eager on NVIDIA H200 (torch 2.11.0+cu130" "$tmp/flat2.txt" ||
+    fail "no 'every baseline is within 1.05' sentence"
+[ "$(grep -c . "$run2/report/tables/baseline_parity.csv")" -eq 2 ] ||
+    fail "baseline_parity.csv should hold its comment and column lines only: $(cat "$run2/report/tables/baseline_parity.csv")"
+
+# No parity.json: the section says so, and there is no parity table.
+run3="$tmp/run3"
+cp -r tests/fixtures/render_run "$run3"
+"$render" "$run3" 2>"$tmp/log" || fail "render (no parity) failed: $(cat "$tmp/log")"
+pdftotext "$run3/report/report.pdf" - | tr '\n' ' ' | tr -s ' ' | grep -q "No parity file was found for the run" ||
+    fail "without parity.json the PDF does not say so"
+[ ! -e "$run3/report/tables/baseline_parity.csv" ] || fail "a parity table without parity.json"
+
+# Malformed parity.json: exit 2 naming the file; nothing written, an earlier
+# report kept.
+cp "$run3/report/report.pdf" "$tmp/before.pdf"
+bad_case() {
+    local what=$1
+    "$render" "$run3" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    [ "$rc" -eq 2 ] || fail "$what: exit $rc, not 2: $(cat "$tmp/err")"
+    grep -qF "kbv: render:" "$tmp/err" && grep -qF "$run3/parity.json" "$tmp/err" ||
+        fail "$what: the message does not name $run3/parity.json: $(cat "$tmp/err")"
+    cmp -s "$run3/report/report.pdf" "$tmp/before.pdf" || fail "$what: the old report changed"
+    [ "$(cd "$run3" && ls -A | sort | tr '\n' ' ')" = "analysis.json manifest.json parity.json report " ] ||
+        fail "$what: temporaries left: $(ls -A "$run3")"
+}
+make_parity "$tmp/good.json"
+head -c 300 "$tmp/good.json" >"$run3/parity.json"
+bad_case "truncated JSON"
+sed 's/"fp32_ratio": 0.99/"fp32_ratio": "fast"/' "$tmp/good.json" >"$run3/parity.json"
+bad_case "a ratio that is a string"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["gpu"]; json.dump(d, open(sys.argv[2], "w"))' \
+    "$tmp/good.json" "$run3/parity.json"
+bad_case "no gpu"
+exit 0
