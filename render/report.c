@@ -620,9 +620,9 @@ static int build_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
         parity_ratio(b, sizeof b, q->ratio[RM_TF32]);
         const char *why = parity_reason(q);
         size_t len = strlen(why);
-        if (len > 240) {
+        if (len > 120) {
             /* Cut on a character boundary of UTF-8. */
-            size_t k = 236;
+            size_t k = 116;
             while (k > 0 && ((unsigned char)why[k] & 0xC0) == 0x80)
                 k--;
             snprintf(reason, sizeof reason, "%.*s\xe2\x80\xa6", (int)k, why);
