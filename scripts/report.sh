@@ -33,11 +33,27 @@ else
     rm -rf "$run.tmp" && mkdir -p "$run.tmp"
     cp -p "$snap"/manifest.json "$run.tmp"/
     cp -p "$snap"/samples.jsonl* "$run.tmp"/
+    [ -f "$snap/parity.json" ] && cp -p "$snap/parity.json" "$run.tmp"/
     [ -f "$snap/SHA256SUMS" ] && cp -p "$snap/SHA256SUMS" "$run.tmp"/
     if [ -f "$run.tmp/SHA256SUMS" ]; then
         "$kbv" verify "$run.tmp" >/dev/null || { echo "kbv: report: snapshot $snap fails its SHA256SUMS" >&2; exit 1; }
     fi
     rm -rf "$run" && mv "$run.tmp" "$run"
+fi
+
+# The baselines' parity with PyTorch on this GPU (tests/parity/, data/parity/
+# <gpu>.json), for the report's parity section, unless the run has its own.
+# kbv report then adds parity.json to SHA256SUMS.
+if [ ! -f "$run/parity.json" ] && [ -f "$run/manifest.json" ]; then
+    slug=$(python3 -c 'import json, re, sys
+name = (json.load(open(sys.argv[1])).get("device") or {}).get("name") or ""
+print(re.sub("[^a-z0-9]+", "-", name.lower()).strip("-"))' "$run/manifest.json") || slug=
+    if [ -n "$slug" ] && [ -f "data/parity/$slug.json" ]; then
+        cp "data/parity/$slug.json" "$run/parity.json"
+        echo "kbv: report: baseline parity from data/parity/$slug.json"
+    else
+        echo "kbv: report: no data/parity/${slug:-<gpu>}.json: the report says that no parity file was found"
+    fi
 fi
 
 "$kbv" report "$run"

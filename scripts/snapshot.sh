@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Archives a run directory as the current snapshot: data/snapshots/<run_id>/
-# with manifest.json, the journal gzip-compressed and SHA256SUMS.  Older
-# snapshots are removed (the snapshot folder keeps the current run only).
+# with manifest.json, the journal gzip-compressed, parity.json when the run
+# has one, and SHA256SUMS.  Older snapshots are removed (the snapshot folder
+# keeps the current run only).
 # usage: scripts/snapshot.sh RUN_DIR [BUILD_DIR]
 set -euo pipefail
 run=${1:?usage: scripts/snapshot.sh RUN_DIR [BUILD_DIR]}
@@ -17,7 +18,13 @@ if [ -f "$run/samples.jsonl" ]; then
 else
     cp -p "$run/samples.jsonl.gz" "$tmp/"
 fi
-(cd "$tmp" && sha256sum manifest.json samples.jsonl.gz >SHA256SUMS)
+# The baselines' parity with PyTorch that the report shows, when the run has it.
+extra=()
+if [ -f "$run/parity.json" ]; then
+    cp -p "$run/parity.json" "$tmp/"
+    extra=(parity.json)
+fi
+(cd "$tmp" && sha256sum manifest.json ${extra[@]+"${extra[@]}"} samples.jsonl.gz >SHA256SUMS)
 for old in data/snapshots/*/; do
     [ -d "$old" ] && [ "$(basename "$old")" != "$run_id" ] && rm -rf "$old"
 done
