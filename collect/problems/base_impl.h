@@ -95,8 +95,9 @@ struct conv_runner;
 int conv_geom_from(const suite_problem *p, const kbv_tensor *x, const kbv_tensor *w,
                    const kbv_tensor *y, int transposed, conv_geom *g, kbv_err *e);
 /* Loads cuDNN (once per runner), builds descriptors and keeps the first
- * few algorithms of each variant that cudnnFind* ranks; the workspace they
- * need comes from base_need_ws of b. */
+ * few algorithms of each variant that cudnnFind* ranks, and for tf32 also
+ * the graph API's plans (conv_graph.cu); the workspace they need comes
+ * from base_need_ws of b. */
 int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_err *e);
 /* For a depthwise 2D convolution, times cuDNN's choice against kbv's
  * direct depthwise kernel (PyTorch's own method for float32) on the given
@@ -110,6 +111,44 @@ int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w
 int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
                     const float *bias, float *y, cudaStream_t s, kbv_err *e);
 void conv_runner_destroy(conv_runner *r);
+
+/* --- one convolution as a cuDNN graph (conv_graph.cu) ----------------------
+ * Execution plans from cuDNN's backend API (heuristic mode A, the way
+ * PyTorch runs convolutions), which conv.cu times next to its legacy
+ * algorithms.  Shapes of one cuDNN call (a batch chunk); x is the
+ * convolution's input and y its output (for a transposed convolution,
+ * cuDNN's backward-data dy and dx), packed NC(D)HW as the legacy
+ * descriptors; align is the byte alignment (4 to 32, a power of two) that
+ * every pointer given to conv_graph_exec has. */
+const int CONV_GRAPH_PLANS = 6;
+struct conv_graph;
+struct cudnnContext;
+struct conv_graph_shape {
+    int rank;                 /* 4 or 5 */
+    int transposed;           /* backward data instead of forward */
+    long long x[5], x_str[5], w[5], w_str[5], y[5], y_str[5];
+    long long pad[3], stride[3], dil[3];   /* rank - 2 of each */
+    long long align;
+};
+/* Builds the graph on handle h with the functions of the already opened
+ * cuDNN library lib (a dlopen handle) and finalizes up to
+ * CONV_GRAPH_PLANS plans in the heuristic's order, skipping engines that
+ * down-convert their inputs and, unless allow_tc, tensor-core engines.
+ * Fails (with the reason in e) when no plan is left. */
+int conv_graph_create(void *lib, cudnnContext *h, const conv_graph_shape *sh, int allow_tc,
+                      conv_graph **out, kbv_err *e);
+int conv_graph_plans(const conv_graph *cg);
+size_t conv_graph_ws(const conv_graph *cg, int i);
+/* "graph plan i (engine N[, tensor cores])", for the debug line. */
+void conv_graph_describe(const conv_graph *cg, int i, char *buf, size_t len);
+/* Whether the pointers have the alignment the graph was built for. */
+int conv_graph_fits(const conv_graph *cg, const void *x, const void *w, const void *y);
+/* Runs plan i on the handle's stream (set by the caller): y = conv(x, w),
+ * with ws the workspace of at least conv_graph_ws bytes.  Returns a
+ * cudnnStatus_t. */
+int conv_graph_exec(conv_graph *cg, int i, const void *x, const void *w, void *y, void *ws);
+/* Destroys every descriptor; before the library is closed. */
+void conv_graph_destroy(conv_graph *cg);
 
 /* Shared helpers (baseline.cu). */
 int base_need_blas(base_ctx *b, kbv_err *e);

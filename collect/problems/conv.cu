@@ -27,6 +27,24 @@
  * workspace is sized for the largest of the four (counted by the context;
  * a candidate whose workspace cannot be allocated is dropped).
  *
+ * PyTorch itself runs cuDNN through its graph (backend) API: the first
+ * engine configuration of heuristic mode A that finalizes.  Some of those
+ * engines cannot be selected through the legacy algorithm enum, and on the
+ * H200 they left tf32 convolutions 5-14% faster in PyTorch than the best
+ * legacy algorithm.  So the tf32 variant also gets up to CONV_GRAPH_PLANS
+ * plans of the graph API (conv_graph.cu) as candidates, interleaved with
+ * the legacy ones (legacy first, graph first, legacy second, ...: the two
+ * that are always timed are the search's first and PyTorch's pick), and
+ * the fastest of all wins.  A failure of the graph path only leaves the
+ * legacy candidates; its reason is kept.  The fp32 variant stays on the
+ * legacy path, where FMA math excludes tensor cores for certain.  Should
+ * a later run's buffers lack the alignment the graph was built for, the
+ * variant runs its fallback: the fastest legacy candidate whose workspace
+ * the chosen plan's covers (else the legacy one of least workspace), for
+ * which the workspace is sized too.  KBV_CONV_DEBUG=1 prints each
+ * variant's timings, its choice and the graph path's state to stderr;
+ * KBV_CONV_GRAPH=0 turns the graph path off.
+ *
  * A transposed convolution is cuDNN's backward-data pass of the
  * convolution whose filter is the transposed convolution's weight, exactly
  * as PyTorch computes it.  1D runs as 2D with a unit height.
@@ -129,9 +147,13 @@ int dnn_load(dnn_api *a, const char *id, kbv_err *e)
 const int CONV_CANDS = 4;
 const float CONV_TUNE_BUDGET_MS = 200.0f;
 
+/* Candidates of a variant in all: the legacy ones and the graph plans. */
+const int CONV_ALL = CONV_CANDS + CONV_GRAPH_PLANS;
+
 struct conv_cand {
-    int algo;                 /* cudnnConvolutionFwdAlgo_t or BwdDataAlgo_t */
-    cudnnMathType_t math;
+    int plan;                 /* graph plan index, or -1 for a legacy algorithm */
+    int algo;                 /* cudnnConvolutionFwdAlgo_t or BwdDataAlgo_t (legacy) */
+    cudnnMathType_t math;     /* legacy */
     size_t ws;
 };
 
@@ -144,11 +166,17 @@ struct conv_runner {
     cudnnTensorDescriptor_t xd, yd, bd;
     cudnnFilterDescriptor_t wd;
     cudnnConvolutionDescriptor_t cd[2];   /* per variant */
-    int algo[2];                          /* cudnnConvolutionFwdAlgo_t or BwdDataAlgo_t */
-    size_t ws[2];
+    conv_cand legacy[2];                  /* per variant: the legacy algorithm in use, or the
+                                             fallback of a graph plan */
+    int plan[2];                          /* per variant: the graph plan in use, or -1 */
+    size_t ws[2];                         /* per variant: the workspace its choice needs */
     int direct[2];                        /* per variant: the direct depthwise kernel instead */
-    conv_cand cand[2][CONV_CANDS];        /* per variant: the search's first successful results */
+    conv_cand cand[2][CONV_ALL];          /* per variant: the search's first successful results,
+                                             interleaved with the graph plans (tf32) */
     int n_cand[2];
+    conv_graph *graph;                    /* the tf32 variant's graph plans, or NULL */
+    char graph_why[256];                  /* why there is no graph, for KBV_CONV_DEBUG */
+    int debug;                            /* KBV_CONV_DEBUG=1 */
     int timed[2];                         /* per variant: the candidates were re-timed */
     size_t ws_floor;                      /* the context's workspace before this runner's */
     size_t ws_asked;                      /* the workspace size this runner last left */
@@ -175,6 +203,7 @@ int take_cands(const Perf *perf, int got, int v, conv_cand *out)
         if (perf[i].status == CUDNN_STATUS_SUCCESS &&
             (v == BASE_TF32 || perf[i].mathType == CUDNN_FMA_MATH ||
              perf[i].mathType == CUDNN_DEFAULT_MATH)) {
+            out[n].plan = -1;
             out[n].algo = (int)perf[i].algo;
             out[n].math = perf[i].mathType;
             out[n].ws = perf[i].memory;
@@ -183,14 +212,19 @@ int take_cands(const Perf *perf, int got, int v, conv_cand *out)
     return n;
 }
 
-/* Makes candidate i the variant's algorithm: tf32 takes the math type the
- * search used, fp32 stays FMA-only whatever the search reports. */
+/* Makes candidate i the variant's choice.  A legacy candidate becomes the
+ * legacy algorithm (tf32 takes the math type the search used, fp32 stays
+ * FMA-only whatever the search reports); a graph plan leaves the legacy
+ * algorithm in place as its fallback. */
 cudnnStatus_t use_cand(conv_runner *r, int v, int i)
 {
-    r->algo[v] = r->cand[v][i].algo;
-    r->ws[v] = r->cand[v][i].ws;
+    const conv_cand &c = r->cand[v][i];
+    r->plan[v] = c.plan;
+    r->ws[v] = c.ws;
+    if (c.plan >= 0) return CUDNN_STATUS_SUCCESS;
+    r->legacy[v] = c;
     if (v != BASE_TF32) return CUDNN_STATUS_SUCCESS;
-    return r->api.cudnnSetConvolutionMathType(r->cd[v], r->cand[v][i].math);
+    return r->api.cudnnSetConvolutionMathType(r->cd[v], c.math);
 }
 
 /* The context's workspace for every candidate of the variant; when the
@@ -228,6 +262,61 @@ int tensor_dims(long long n, long long c, const long long *sp, int nd, int dims[
     strides[rank - 1] = 1;
     for (int i = rank - 2; i >= 0; i--) strides[i] = strides[i + 1] * dims[i + 1];
     return rank;
+}
+
+/* The byte alignment that every pointer of a cuDNN call has, declared in
+ * the graph's tensors: 32 (the most PyTorch declares; cudaMalloc and
+ * PyTorch's allocator give 256 or more), lowered to what the offsets of
+ * the chunks of a split batch keep.  conv_graph_fits checks the base
+ * pointers of each run against it. */
+long long graph_align(const conv_runner *r)
+{
+    long long a = 32;
+    if (r->batch < r->g.n) {
+        long long xb = r->batch * r->x_per * (long long)sizeof(float);
+        long long yb = r->batch * r->y_per * (long long)sizeof(float);
+        while (a > 4 && (xb % a != 0 || yb % a != 0)) a /= 2;
+    }
+    return a;
+}
+
+/* Builds the graph plans of variant v and interleaves them with its legacy
+ * candidates: legacy 0, graph 0, legacy 1, graph 1, ... (see the header
+ * comment).  A failure keeps its reason and leaves the legacy candidates
+ * as they were. */
+void add_graph_cands(conv_runner *r, int v, const conv_graph_shape *gs)
+{
+    const char *env = getenv("KBV_CONV_GRAPH");
+    if (env && strcmp(env, "0") == 0) {
+        snprintf(r->graph_why, sizeof r->graph_why, "off (KBV_CONV_GRAPH=0)");
+        return;
+    }
+    kbv_err ge;
+    memset(&ge, 0, sizeof ge);
+    conv_graph *cg = NULL;
+    if (conv_graph_create(r->api.lib, r->h, gs, 1, &cg, &ge) != 0 || !cg) {
+        snprintf(r->graph_why, sizeof r->graph_why, "failed: %.240s", ge.msg[0] ? ge.msg : "unknown");
+        return;
+    }
+    r->graph = cg;
+    conv_cand legacy[CONV_CANDS];
+    memset(legacy, 0, sizeof legacy);
+    int nl = r->n_cand[v] < CONV_CANDS ? r->n_cand[v] : CONV_CANDS;
+    for (int i = 0; i < nl; i++) legacy[i] = r->cand[v][i];
+    int ng = conv_graph_plans(cg), n = 0;
+    if (ng > CONV_GRAPH_PLANS) ng = CONV_GRAPH_PLANS;
+    for (int i = 0; i < nl || i < ng; i++) {
+        if (i < nl) r->cand[v][n++] = legacy[i];
+        if (i < ng) {
+            conv_cand &c = r->cand[v][n++];
+            c.plan = i;
+            c.algo = 0;
+            c.math = CUDNN_DEFAULT_MATH;
+            c.ws = conv_graph_ws(cg, i);
+        }
+    }
+    r->n_cand[v] = n;
+    snprintf(r->graph_why, sizeof r->graph_why, "%d plan%s", ng, ng == 1 ? "" : "s");
 }
 
 } /* namespace */
@@ -270,6 +359,10 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     conv_runner *r = (conv_runner *)calloc(1, sizeof *r);
     if (!r) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
     r->g = *g;
+    r->plan[0] = r->plan[1] = -1;
+    const char *dbg = getenv("KBV_CONV_DEBUG");
+    r->debug = dbg && strcmp(dbg, "1") == 0;
+    snprintf(r->graph_why, sizeof r->graph_why, "not built");
     int rc = dnn_load(&r->api, b->p->id, e);
     if (rc) {
         free(r);
@@ -283,7 +376,8 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         conv_runner_destroy(r);
         return rc;
     }
-    int xdims[5], xstr[5], ydims[5], ystr[5], wdims[5], wstr[5];
+    int xdims[5] = { 0 }, xstr[5] = { 0 }, ydims[5] = { 0 }, ystr[5] = { 0 }, wdims[5] = { 0 },
+        wstr[5] = { 0 };
     /* cuDNN refuses a tensor of more than 2^31 - 1 elements, as PyTorch
      * finds too: like PyTorch, split the batch into equal chunks that fit
      * (KernelBench's pointwise conv has a 2.1e9-element output). */
@@ -304,7 +398,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     long long kk[3] = { g->k[0], g->k[1], g->k[2] };
     if (g->transposed) tensor_dims(g->cin, g->cout / g->groups, kk, g->nd, wdims, wstr);
     else tensor_dims(g->cout, g->cin / g->groups, kk, g->nd, wdims, wstr);
-    int pad[3], str[3], dil[3], nconv = rank - 2;
+    int pad[3] = { 0, 0, 0 }, str[3] = { 1, 1, 1 }, dil[3] = { 1, 1, 1 }, nconv = rank - 2;
     if (g->nd == 1) {
         pad[0] = 0; str[0] = 1; dil[0] = 1;
         pad[1] = g->p[0]; str[1] = g->s[0]; dil[1] = g->d[0];
@@ -314,6 +408,25 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     int bdims[5] = { 1, (int)g->cout, 1, 1, 1 }, bstr[5];
     bstr[rank - 1] = 1;
     for (int i = rank - 2; i >= 0; i--) bstr[i] = bstr[i + 1] * bdims[i + 1];
+    /* the same shapes for the graph path (tf32 only) */
+    conv_graph_shape gs;
+    memset(&gs, 0, sizeof gs);
+    gs.rank = rank;
+    gs.transposed = g->transposed;
+    for (int i = 0; i < rank; i++) {
+        gs.x[i] = xdims[i];
+        gs.x_str[i] = xstr[i];
+        gs.w[i] = wdims[i];
+        gs.w_str[i] = wstr[i];
+        gs.y[i] = ydims[i];
+        gs.y_str[i] = ystr[i];
+    }
+    for (int i = 0; i < nconv; i++) {
+        gs.pad[i] = pad[i];
+        gs.stride[i] = str[i];
+        gs.dil[i] = dil[i];
+    }
+    gs.align = graph_align(r);
 
     st = A.cudnnCreateTensorDescriptor(&r->xd);
     if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateTensorDescriptor(&r->yd);
@@ -359,6 +472,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             if (st == CUDNN_STATUS_SUCCESS) r->n_cand[v] = take_cands(perf, got, v, r->cand[v]);
         }
         if (st == CUDNN_STATUS_SUCCESS && r->n_cand[v] == 0) st = CUDNN_STATUS_NOT_SUPPORTED;
+        if (st == CUDNN_STATUS_SUCCESS && v == BASE_TF32) add_graph_cands(r, v, &gs);
         if (st == CUDNN_STATUS_SUCCESS) st = use_cand(r, v, 0);
         if (st != CUDNN_STATUS_SUCCESS) {
             rc = dnn_err(r, b, v == BASE_TF32 ? "algorithm search (tf32)" : "algorithm search (fp32)",
@@ -472,26 +586,39 @@ int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w
 
 namespace {
 
-/* The cuDNN calls of one convolution with the variant's current algorithm:
+/* Whether the variant's graph plan can run on these buffers: there is
+ * one, and they have the alignment it was built for. */
+int graph_runs(const conv_runner *r, int vi, const float *x, const float *w, const float *y)
+{
+    return r->plan[vi] >= 0 && r->graph && conv_graph_fits(r->graph, x, w, y);
+}
+
+/* The cuDNN calls of one convolution with the variant's current choice:
  * one per chunk of r->batch samples (one call unless the batch had to be
- * split; see conv_runner_create). */
+ * split; see conv_runner_create).  A graph plan runs when the buffers
+ * allow it, the legacy algorithm (the plan's fallback) otherwise; the
+ * bias is added after either. */
 cudnnStatus_t dnn_run(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w,
                       const float *bias, float *y, cudaStream_t s)
 {
     const dnn_api &A = r->api;
     const float one = 1.0f, zero = 0.0f;
+    const int plan = graph_runs(r, vi, x, w, y) ? r->plan[vi] : -1;
+    const conv_cand &lc = r->legacy[vi];
     cudnnStatus_t st = A.cudnnSetStream(r->h, s);
     for (long long n0 = 0; st == CUDNN_STATUS_SUCCESS && n0 < r->g.n; n0 += r->batch) {
         const float *xc = x + n0 * r->x_per;
         float *yc = y + n0 * r->y_per;
-        if (!r->g.transposed)
+        if (plan >= 0)
+            st = (cudnnStatus_t)conv_graph_exec(r->graph, plan, xc, w, yc, b->ws);
+        else if (!r->g.transposed)
             st = A.cudnnConvolutionForward(r->h, &one, r->xd, xc, r->wd, w, r->cd[vi],
-                                           (cudnnConvolutionFwdAlgo_t)r->algo[vi], b->ws, r->ws[vi],
-                                           &zero, r->yd, yc);
+                                           (cudnnConvolutionFwdAlgo_t)lc.algo, b->ws, lc.ws, &zero,
+                                           r->yd, yc);
         else
             st = A.cudnnConvolutionBackwardData(r->h, &one, r->wd, w, r->xd, xc, r->cd[vi],
-                                                (cudnnConvolutionBwdDataAlgo_t)r->algo[vi], b->ws,
-                                                r->ws[vi], &zero, r->yd, yc);
+                                                (cudnnConvolutionBwdDataAlgo_t)lc.algo, b->ws, lc.ws,
+                                                &zero, r->yd, yc);
         if (st == CUDNN_STATUS_SUCCESS && bias)
             st = A.cudnnAddTensor(r->h, &one, r->bd, bias, &one, r->yd, yc);
     }
@@ -520,19 +647,69 @@ int fit_ws(base_ctx *b, conv_runner *r, kbv_err *e)
     return rc;
 }
 
+/* The name of candidate c, for the debug line. */
+void cand_name(const conv_runner *r, const conv_cand &c, char *buf, size_t len)
+{
+    if (c.plan >= 0) conv_graph_describe(r->graph, c.plan, buf, len);
+    else snprintf(buf, len, "legacy algo %d (math %d)", c.algo, (int)c.math);
+}
+
+/* With KBV_CONV_DEBUG=1: one line per re-timed variant on stderr, with
+ * each candidate's median (or why it has none), the choice and the state
+ * of the graph path. */
+void debug_line(const base_ctx *b, const conv_runner *r, int vi, const float *med, int chosen)
+{
+    if (!r->debug) return;
+    char line[2048], nm[96];
+    size_t at = 0;
+    at += (size_t)snprintf(line + at, sizeof line - at, "kbv conv %s %s:", b->p->id,
+                           vi == BASE_TF32 ? "tf32" : "fp32");
+    for (int i = 0; i < r->n_cand[vi] && at < sizeof line; i++) {
+        cand_name(r, r->cand[vi][i], nm, sizeof nm);
+        if (med[i] >= 0.0f)
+            at += (size_t)snprintf(line + at, sizeof line - at, " [%s: %.4f ms, ws %zu]", nm, (double)med[i],
+                                   r->cand[vi][i].ws);
+        else
+            at += (size_t)snprintf(line + at, sizeof line - at, " [%s: untimed or failed, ws %zu]", nm,
+                                   r->cand[vi][i].ws);
+    }
+    if (at < sizeof line) {
+        cand_name(r, r->cand[vi][chosen], nm, sizeof nm);
+        at += (size_t)snprintf(line + at, sizeof line - at, "; chose %s", nm);
+    }
+    if (at < sizeof line && r->plan[vi] >= 0) {
+        cand_name(r, r->legacy[vi], nm, sizeof nm);
+        at += (size_t)snprintf(line + at, sizeof line - at, " (fallback %s)", nm);
+    }
+    if (at < sizeof line)
+        snprintf(line + at, sizeof line - at, "; graph: %s",
+                 vi == BASE_TF32 ? r->graph_why : "tf32 only");
+    fprintf(stderr, "%s\n", line);
+}
+
 /* Re-times the variant's candidates on the caller's buffers (see the
  * header comment) and keeps the fastest; y is overwritten.  Synchronises
- * s.  Only a CUDA error is an error: a candidate that fails is skipped,
- * and without events the search's first stays. */
+ * s.  Only a CUDA error is an error: a candidate that fails is skipped (a
+ * graph plan also when the buffers lack its alignment), and without
+ * events the search's first stays.  When a graph plan wins, the legacy
+ * algorithm left in place is its fallback: the fastest timed legacy
+ * candidate whose workspace the plan's covers, else the legacy candidate
+ * of least workspace (the variant's workspace then covers both). */
 int retime(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w, float *y,
            cudaStream_t s, kbv_err *e)
 {
     r->timed[vi] = 1;
-    if (r->n_cand[vi] < 2) return 0;
+    float med[CONV_ALL];
+    for (int i = 0; i < CONV_ALL; i++) med[i] = -1.0f;
+    if (r->n_cand[vi] < 2) {
+        debug_line(b, r, vi, med, 0);
+        return 0;
+    }
     cudaEvent_t ev[2] = { NULL, NULL };
     if (cudaEventCreate(&ev[0]) != cudaSuccess || cudaEventCreate(&ev[1]) != cudaSuccess) {
         if (ev[0]) cudaEventDestroy(ev[0]);
         cudaGetLastError();
+        debug_line(b, r, vi, med, 0);
         return 0;
     }
     int rc = 0, best = -1;
@@ -540,7 +717,8 @@ int retime(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w, 
     for (int i = 0; !rc && i < r->n_cand[vi]; i++) {
         if (i > 1 && best >= 0 && spent + 4.0f * best_ms > CONV_TUNE_BUDGET_MS) break;
         if (use_cand(r, vi, i) != CUDNN_STATUS_SUCCESS) continue;
-        float t[3];
+        if (r->plan[vi] >= 0 && !graph_runs(r, vi, x, w, y)) continue;
+        float t[3] = { 0.0f, 0.0f, 0.0f };
         int ok = 1;
         for (int rep = 0; rep < 4 && ok; rep++) {   /* one warm-up, three timed */
             cudaError_t ce = cudaEventRecord(ev[0], s);
@@ -562,17 +740,36 @@ int retime(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w, 
         if (!ok) continue;
         /* median of three */
         float lo = t[0] < t[1] ? t[0] : t[1], hi = t[0] < t[1] ? t[1] : t[0];
-        float med = t[2] < lo ? lo : t[2] > hi ? hi : t[2];
-        if (best < 0 || med < (best == 0 ? 0.99f : 1.0f) * best_ms) {
+        float m = t[2] < lo ? lo : t[2] > hi ? hi : t[2];
+        med[i] = m;
+        if (best < 0 || m < (best == 0 ? 0.99f : 1.0f) * best_ms) {
             best = i;
-            best_ms = med;
+            best_ms = m;
         }
     }
     cudaEventDestroy(ev[0]);
     cudaEventDestroy(ev[1]);
     if (rc) return rc;
-    if (use_cand(r, vi, best >= 0 ? best : 0) != CUDNN_STATUS_SUCCESS)
+    int chosen = best >= 0 ? best : 0;
+    if (r->cand[vi][chosen].plan >= 0) {
+        size_t pws = r->cand[vi][chosen].ws;
+        int fb = -1;
+        for (int i = 0; i < r->n_cand[vi]; i++) {
+            const conv_cand &c = r->cand[vi][i];
+            if (c.plan < 0 && med[i] >= 0.0f && c.ws <= pws && (fb < 0 || med[i] < med[fb])) fb = i;
+        }
+        if (fb < 0)
+            for (int i = 0; i < r->n_cand[vi]; i++) {
+                const conv_cand &c = r->cand[vi][i];
+                if (c.plan < 0 && (fb < 0 || c.ws < r->cand[vi][fb].ws)) fb = i;
+            }
+        if (fb >= 0 && use_cand(r, vi, fb) != CUDNN_STATUS_SUCCESS)
+            return err_set(e, KBV_ERUNTIME, "baseline %s: cudnnSetConvolutionMathType failed", b->p->id);
+    }
+    if (use_cand(r, vi, chosen) != CUDNN_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: cudnnSetConvolutionMathType failed", b->p->id);
+    if (r->plan[vi] >= 0 && r->legacy[vi].ws > r->ws[vi]) r->ws[vi] = r->legacy[vi].ws;
+    debug_line(b, r, vi, med, chosen);
     return fit_ws(b, r, e);
 }
 
@@ -601,6 +798,10 @@ void conv_runner_destroy(conv_runner *r)
     if (!r) return;
     const dnn_api &A = r->api;
     if (A.lib) {
+        /* the graph's descriptors first: its functions come from the
+         * library, and its plans were made on the handle */
+        conv_graph_destroy(r->graph);
+        r->graph = NULL;
         for (int v = 0; v < 2; v++)
             if (r->cd[v]) A.cudnnDestroyConvolutionDescriptor(r->cd[v]);
         if (r->wd) A.cudnnDestroyFilterDescriptor(r->wd);
