@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""tests/parity/kernels.py - which GPU kernels PyTorch eager and kbv's
+baseline run for a problem, and how long each takes: the evidence behind a
+parity ratio above 1.05 (a different cuBLAS or cuDNN kernel, an extra pass).
+
+usage: python3 tests/parity/kernels.py [--build build] [--variant tf32|fp32]
+                                       [--reps 5] PROBLEM_GLOB[,GLOB...]
+Runs each side --reps times after a warm-up under torch.profiler, in the
+same process and on the same inputs as parity.py, and prints per side the
+kernels by total device time (name, calls, mean microseconds)."""
+import argparse
+import ctypes
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import parity  # noqa: E402  (the references, the generator binding)
+
+
+def kernels(fn, reps):
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    rows = []
+    for ev in prof.key_averages():
+        t = getattr(ev, "device_time_total", None)
+        if t is None:
+            t = getattr(ev, "cuda_time_total", 0)
+        if t > 0 and ev.count > 0:
+            rows.append((t, ev.key, ev.count))
+    rows.sort(reverse=True)
+    return [(name, count, t / count) for t, name, count in rows if not name.startswith("cuda")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--variant", default="tf32", choices=["tf32", "fp32"])
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("problems")
+    a = ap.parse_args()
+    lib = ctypes.CDLL(os.path.join(a.build, "libkbv_baseline.so"))
+    listing = json.loads(subprocess.check_output([os.path.join(a.build, "kbv-list"), "--json"]))
+    probs = [p for p in listing["problems"] if any(fnmatch.fnmatch(p["id"], g) for g in a.problems.split(","))]
+    variant = 1 if a.variant == "tf32" else 0
+    dt = {"float32": torch.float32, "int64": torch.int64}
+    stream = torch.cuda.current_stream()
+    sp = ctypes.c_void_p(stream.cuda_stream)
+    err = ctypes.create_string_buffer(2048)
+    for p in probs:
+        pid = p["id"]
+        print(f"== {pid} ({a.variant})")
+        ins = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["inputs"]]
+        for i, t in enumerate(ins):
+            lib.kbvb_gen(pid.encode(), i, 1, ctypes.c_ulonglong(a.seed), 0, ctypes.c_void_p(t.data_ptr()), sp, err, 2048)
+        outs = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["outputs"]]
+        in_ptrs = (ctypes.c_void_p * len(ins))(*[t.data_ptr() for t in ins])
+        out_ptrs = (ctypes.c_void_p * len(outs))(*[t.data_ptr() for t in outs])
+        handle = ctypes.c_void_p()
+        torch.cuda.synchronize()
+        if lib.kbvb_create(pid.encode(), in_ptrs, out_ptrs, sp, ctypes.byref(handle), err, 2048):
+            print("   kbv create failed:", err.value.decode())
+            continue
+        ref = parity.reference(p)
+        parity.set_tf32(variant == 1)
+        try:
+            with torch.no_grad():
+                for side, fn in (("torch", lambda: ref(p, ins)),
+                                 ("kbv", lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048))):
+                    for name, count, us in kernels(fn, a.reps)[:6]:
+                        print(f"   {side:5s} {us:10.1f} us x{count:<3d} {name[:150]}")
+        finally:
+            lib.kbvb_destroy(handle)
+            parity.set_tf32(False)
+        del ins, outs
+        torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
