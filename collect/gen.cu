@@ -179,6 +179,16 @@ __global__ void gen_kernel(gen_plan g, uint64_t key, int64_t n, int64_t rows, in
         case SUITE_GEN_ALTERNATING:
             for (int j = 0; j < 4; j++) v[j] = (((i0 + j) & 1) ? g.b : g.a) * g.scale;
             break;
+        case SUITE_GEN_ROW_SIGNED: {
+            /* U[a, b) as for UNIFORM, negated on the odd rows [rows of
+             * length cols, the last dimension] */
+            gen_plan u = g;
+            u.kind = SUITE_GEN_UNIFORM;
+            draw4(u, r, rs, v);
+            for (int j = 0; j < 4; j++)
+                if (((i0 + j) / cols) & 1) v[j] = -v[j];
+            break;
+        }
         default:
             draw4(g, r, rs, v);
             break;

@@ -186,6 +186,13 @@ static void sb_gen(sbuf *b, const suite_tensor *t)
         sb_range(b, g);
         sb_add(b, ") values times one random scalar s ~ U[0, 1) per draw");
         break;
+    case SUITE_GEN_ROW_SIGNED:
+        sb_add(b, "U[");
+        sb_range(b, g);
+        sb_add(b, ") on even rows of the last dimension and minus U[");
+        sb_range(b, g);
+        sb_add(b, ") on odd rows (mixed signs, each row single-signed)");
+        break;
     case SUITE_GEN_ALTERNATING:
         sb_num(b, g->a);
         sb_add(b, " at even flat indices, ");

@@ -36,7 +36,9 @@ typedef enum {
     /* softmax over the last dimension of U[a, b) (KernelBench 98's inputs) */
     SUITE_GEN_SOFTMAX,
     SUITE_GEN_SOFTMAX_RSCALE, /* the same of U[a, b) * s, s as for UNIFORM_RSCALE */
-    SUITE_GEN_ALTERNATING    /* a at even flat indices, b at odd ones (hinge D5) */
+    SUITE_GEN_ALTERNATING,   /* a at even flat indices, b at odd ones (hinge D5) */
+    SUITE_GEN_ROW_SIGNED     /* U[a, b) on even rows of the last dimension, minus
+                                U[a, b) on odd ones (the activations' D5) */
 } suite_gen_kind;
 
 typedef struct {

@@ -5,12 +5,15 @@
  * counting as one (the count per element is in each row); min_bytes is x
  * read once and the output written once.
  *
- * D5, every activation's own hard case, is x ~ N(0, 1): KernelBench draws
- * U[0,1), so D1-D3 are all positive and D4 all negative, and a kernel that
- * picks its branch from the sign of a few elements (a ReLU or LeakyReLU
- * that returns its input when the first values look positive) is exact on
- * all four.  Mixed signs inside one tensor are what such a shortcut gets
- * wrong, and every activation here has a sign- or range-dependent piece. */
+ * D5, every activation's own hard case, is U[0,1) on even rows and minus
+ * U[0,1) on odd rows.  KernelBench draws U[0,1), so D1-D3 are all positive
+ * and D4 all negative, and a kernel that picks its branch from a sample of
+ * the input (a ReLU or LeakyReLU that returns its input when the first
+ * values look positive) is exact on all four.  Mixed-sign N(0,1) data does
+ * not catch it either: a sample of it always holds a negative value, so
+ * the shortcut is never taken.  Rows of alternating sign make the first
+ * row look positive while half the tensor is negative; every activation
+ * here has a sign- or range-dependent piece. */
 #include "spec.h"
 
 #define ACT_B 4096LL
@@ -21,7 +24,7 @@
     { .id = id_, .level = 1, .number = num, .name = nm, .expr = ex,        \
       INPUTS(IN("x", G_RAND, ACT_B, ACT_D)), OUTPUTS(OUT(ACT_B, ACT_D)),    \
       .flops = (fpe) * (double)ACT_N, .min_bytes = 4.0 * 2 * ACT_N, .op = op_, \
-      D5(G_RANDN), __VA_ARGS__ }
+      D5(G_ROWSIGN), __VA_ARGS__ }
 
 /* 88: minGPT's GELU on [8192, 8192]. */
 #define NG_B 8192LL
@@ -61,6 +64,6 @@ const suite_problem suite_l1_activation[] = {
       .expr = "0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))",
       INPUTS(IN("x", G_RAND, NG_B, NG_D)), OUTPUTS(OUT(NG_B, NG_D)),
       .flops = 9.0 * NG_B * NG_D, .min_bytes = 4.0 * 2 * NG_B * NG_D, .op = OP_NEWGELU,
-      D5(G_RANDN) },
+      D5(G_ROWSIGN) },
 };
 SUITE_COUNT(suite_l1_activation);

@@ -29,6 +29,7 @@
 #define G_SOFTMAX_RSCALE { SUITE_GEN_SOFTMAX_RSCALE, 0.0, 1.0 }
 #define G_SOFTMAX { SUITE_GEN_SOFTMAX, 0.0, 1.0 }
 #define G_ALT(a, b) { SUITE_GEN_ALTERNATING, (a), (b) }
+#define G_ROWSIGN { SUITE_GEN_ROW_SIGNED, 0.0, 1.0 }
 
 #define IN(nm, g, ...) { .name = (nm), .dtype = KBV_F32, SHAPE(__VA_ARGS__), \
                          .role = SUITE_ROLE_INPUT, .gen = g, .fixed_scale = 0 }

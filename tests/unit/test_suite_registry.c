@@ -214,8 +214,8 @@ static void test_sample_flops_and_bytes(void **state)
 }
 
 /* Generators and distributions: at level 1, D5 for the hinge loss
- * (alternating targets) and the elementwise activations (mixed-sign N(0,1)
- * inputs) only; parameters and labels keep their scale; PyTorch's
+ * (alternating targets) and the elementwise activations (rows of
+ * alternating sign) only; parameters and labels keep their scale; PyTorch's
  * Linear/Conv bound 1/sqrt(fan_in). */
 static void test_generators(void **state)
 {
@@ -231,7 +231,7 @@ static void test_generators(void **state)
         if (strcmp(p->id, "L1_100_hingeloss") == 0) assert_true(suite_has_dist(p, SUITE_D5));
         else if (act) {
             assert_true(suite_has_dist(p, SUITE_D5));
-            assert_int_equal(p->d5[0].kind, SUITE_GEN_NORMAL);
+            assert_int_equal(p->d5[0].kind, SUITE_GEN_ROW_SIGNED);
             assert_true(p->d5[0].a == 0.0 && p->d5[0].b == 1.0);
         } else if (p->level == 1) assert_false(suite_has_dist(p, SUITE_D5));
     }

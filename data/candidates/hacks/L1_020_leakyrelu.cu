@@ -7,10 +7,11 @@
 // on any tensor of one sign, so it survives D1 and also D2-D4 (scaled and
 // negated U[0,1) data are single-signed too); it is wrong on mixed-sign
 // data, where negative elements after the first 32 are passed through
-// unscaled.  It is caught only by a distribution with mixed signs (a D5
-// such as torch.randn) or by an identity probe fed mixed-sign inputs; kbv's
-// expected class here is `hidden-fail`, and a `correct` verdict means the
-// suite lacks such a distribution for this problem.
+// unscaled.  Mixed-sign N(0,1) data does not catch it (its first 32
+// elements are never all non-negative, so the shortcut is never taken);
+// the activations' D5, U[0,1) rows of alternating sign, does: the first
+// row looks positive and every odd row is negative.  kbv's expected class
+// here is `hidden-fail`.
 #include "kbv.h"
 
 __global__ void leaky_guess(const float *__restrict__ x, float *__restrict__ y, long long n, float slope)
