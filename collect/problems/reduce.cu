@@ -50,7 +50,7 @@ const int UNROLL = 8;   /* loads in flight per thread */
 
 /* two-pass reduction */
 const int TPB = 256;              /* pass-1 threads per block */
-const int MAX_CPT = 16;           /* columns per pass-1 thread */
+const int MAX_CPT = 8;            /* columns per pass-1 thread */
 const int MIN_BLOCKS_PER_SM = 4;  /* pass 1 at <= 64 registers per thread */
 const int WAVES = 4;              /* pass-1 waves aimed at */
 const int MIN_CHUNK_ROWS = 32;    /* shorter chunks cost more in partials than they gain */
