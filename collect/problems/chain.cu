@@ -97,6 +97,75 @@ __device__ __forceinline__ float apply(const ew_args &A, float v, long long row,
     return v;
 }
 
+/* apply() on four consecutive elements of a row: the same operations in
+ * the same order, with each operation's dispatch done once for the four
+ * (the fused epilogue of a GEMM spent as long choosing operations as
+ * computing them). */
+__device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long row, long long j)
+{
+    float v[4] = { in.x, in.y, in.z, in.w };
+    long long c[4];
+    const long long rc = A.S > 1 ? row % A.C : 0;
+#pragma unroll
+    for (int u = 0; u < 4; u++) c[u] = A.S > 1 ? rc : j + u;
+    if (A.bias) {
+#pragma unroll
+        for (int u = 0; u < 4; u++) v[u] += A.bias[c[u]];
+    }
+    if (A.norm) {
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            long long g;
+            if (A.norm == MID_BATCHNORM) g = c[u];
+            else if (A.norm == MID_INSTANCENORM) g = row;
+            else g = (A.S > 1 ? (row / A.C) : row) * A.G + c[u] / (A.C / A.G);
+            float2 st = A.stat[g];
+            v[u] = (v[u] - st.x) * st.y;
+            if (A.gamma) v[u] = v[u] * A.gamma[c[u]] + A.beta[c[u]];
+        }
+    }
+    float saved[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    for (int k = 0; k < A.n_ops; k++) {
+        float pv[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+        if (A.p[k]) {
+#pragma unroll
+            for (int u = 0; u < 4; u++) pv[u] = A.p_scalar[k] ? A.p[k][0] : A.p[k][c[u]];
+        }
+        const float a = A.a[k], b = A.b[k];
+#define EACH(expr)                                                                    \
+    _Pragma("unroll") for (int u = 0; u < 4; u++) { const float x = v[u]; (void)x;  \
+                                                    v[u] = (expr); }                 \
+    break
+        switch (A.kind[k]) {
+        case EW_ADD_C: EACH(x + a);
+        case EW_SUB_C: EACH(x - a);
+        case EW_MUL_C: EACH(x * a);
+        case EW_DIV_C: EACH(x / a);
+        case EW_ADD_P: EACH(x + pv[u]);
+        case EW_SUB_P: EACH(x - pv[u]);
+        case EW_MUL_P: EACH(x * pv[u]);
+        case EW_MIN_P: EACH((isnan(x) || x < pv[u]) ? x : pv[u]);
+        case EW_RELU: EACH(x > 0.0f ? x : 0.0f);
+        case EW_LEAKY: EACH(x > 0.0f ? x : x * a);
+        case EW_GELU: EACH(gelu_erf(x));
+        case EW_SIGMOID: EACH(1.0f / (1.0f + expf(-x)));
+        case EW_TANH: EACH(tanhf(x));
+        case EW_SWISH: EACH(x / (1.0f + expf(-x)));
+        case EW_MISH: EACH(mish(x));
+        case EW_HARDSWISH: EACH(x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f);
+        case EW_CLAMP: EACH(fminf(fmaxf(x, a), b));
+        case EW_SAVE:
+#pragma unroll
+            for (int u = 0; u < 4; u++) saved[u] = v[u];
+            break;
+        case EW_ADD_SAVED: EACH(x + saved[u]);
+        default: break;
+        }
+#undef EACH
+    }
+    return make_float4(v[0], v[1], v[2], v[3]);
+}
+
 /* grid (x: chunks of a row, y: rows); in place is allowed (x == y). */
 __global__ void __launch_bounds__(256) ew_kernel(const float *x, float *y, ew_args A)
 {
@@ -108,12 +177,7 @@ __global__ void __launch_bounds__(256) ew_kernel(const float *x, float *y, ew_ar
             for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < l4;
                  i += (long long)gridDim.x * blockDim.x) {
                 float4 v = reinterpret_cast<const float4 *>(xr)[i];
-                long long j = 4 * i;
-                v.x = apply(A, v.x, row, j);
-                v.y = apply(A, v.y, row, j + 1);
-                v.z = apply(A, v.z, row, j + 2);
-                v.w = apply(A, v.w, row, j + 3);
-                reinterpret_cast<float4 *>(yr)[i] = v;
+                reinterpret_cast<float4 *>(yr)[i] = apply4(A, v, row, 4 * i);
             }
         } else {
             for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < A.L;
