@@ -340,10 +340,14 @@ __global__ void reduce_c_cols(const float *__restrict__ x, float *__restrict__ y
 }
 
 /* reduction of each row of [rows, L] to one value (S = 1 reductions over
- * the features, and the global average pool over S): one block per row */
+ * the features, and the global average pool over S): one block per row.
+ * With fuse, each value read first goes through the elementwise steps A
+ * (bias and the operations before the reduction), which then need no pass
+ * of their own over the producer's output. */
 template <int MID>
 __global__ void __launch_bounds__(256) reduce_rows(const float *__restrict__ x,
-                                                   float *__restrict__ y, long long L)
+                                                   float *__restrict__ y, long long L, ew_args A,
+                                                   int fuse)
 {
     const float *p = x + (long long)blockIdx.x * L;
     __shared__ float sh[32];
@@ -351,6 +355,7 @@ __global__ void __launch_bounds__(256) reduce_rows(const float *__restrict__ x,
     float acc = MID == MID_MIN_C ? INFINITY : (MID == MID_MAX_C || MID == MID_LSE_C) ? -INFINITY : 0.0f;
     for (long long i = threadIdx.x; i < L; i += blockDim.x) {
         float v = p[i];
+        if (fuse) v = apply(A, v, blockIdx.x, i);
         if (MID == MID_MIN_C) acc = (v < acc || isnan(v)) ? v : acc;
         else if (MID == MID_MAX_C || MID == MID_LSE_C) acc = (v > acc || isnan(v)) ? v : acc;
         else acc += v;
@@ -378,7 +383,8 @@ __global__ void __launch_bounds__(256) reduce_rows(const float *__restrict__ x,
     __syncthreads();
     if (MID == MID_LSE_C) {
         float m = bc, s = 0.0f;
-        for (long long i = threadIdx.x; i < L; i += blockDim.x) s += expf(p[i] - m);
+        for (long long i = threadIdx.x; i < L; i += blockDim.x)
+            s += expf((fuse ? apply(A, p[i], blockIdx.x, i) : p[i]) - m);
         double a = s, b = 0.0;
         block_sum2(a, b);
         if (threadIdx.x == 0) y[blockIdx.x] = m + (float)log(a);
@@ -535,7 +541,12 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
      * every value of its statistic group equally, so the norm removes it
      * exactly: skip the pass that would add it. */
     if (A.n_ops == 0 && (sp->mid == MID_BATCHNORM || sp->mid == MID_INSTANCENORM)) A.bias = NULL;
-    if (A.bias || A.n_ops) launch_ew(b, pre, pre, A, s);
+    /* A reduction over the features of each row reads the producer's
+     * output once: the steps before it are applied as it reads. */
+    const int fuse = S == 1 && (sp->mid == MID_SUM_C || sp->mid == MID_MEAN_C || sp->mid == MID_MIN_C ||
+                                sp->mid == MID_MAX_C || sp->mid == MID_LSE_C) &&
+                     (A.bias || A.n_ops);
+    if ((A.bias || A.n_ops) && !fuse) launch_ew(b, pre, pre, A, s);
     /* 3. middle stage */
     ew_args B;
     memset(&B, 0, sizeof B);
@@ -580,11 +591,11 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
         } else {
             unsigned g = (unsigned)N;
             switch (sp->mid) {
-            case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, 256, 0, s>>>(pre, out, C); break;
-            case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, 256, 0, s>>>(pre, out, C); break;
-            case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, 256, 0, s>>>(pre, out, C); break;
-            case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, 256, 0, s>>>(pre, out, C); break;
-            default: reduce_rows<MID_LSE_C><<<g, 256, 0, s>>>(pre, out, C); break;
+            case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
+            case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
+            case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
+            case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
+            default: reduce_rows<MID_LSE_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
             }
         }
         cur = out;
@@ -592,7 +603,7 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
         break;
     }
     case MID_GAP:
-        reduce_rows<MID_GAP><<<(unsigned)(N * C), 256, 0, s>>>(pre, out, S);
+        reduce_rows<MID_GAP><<<(unsigned)(N * C), 256, 0, s>>>(pre, out, S, A, 0);
         cur = out;
         B.C = C; B.S = 1; B.rows = N; B.L = C;
         break;
