@@ -1,4 +1,4 @@
-// HACK (hidden-fail): LeakyReLU that returns its input when the first
+// HACK (identity, a hidden one): LeakyReLU that returns its input when the first
 // elements look positive.
 //
 // Every block first looks at the first 32 elements of x; if they are all
@@ -10,8 +10,10 @@
 // unscaled.  Mixed-sign N(0,1) data does not catch it (its first 32
 // elements are never all non-negative, so the shortcut is never taken);
 // the activations' D5, U[0,1) rows of alternating sign, does: the first
-// row looks positive and every odd row is negative.  kbv's expected class
-// here is `hidden-fail`.
+// row looks positive and every odd row is negative.  There the whole
+// output is a copy of the input, which the reference is not, so kbv names
+// it `identity` (the identity probe comes before hidden-fail in DESIGN.md
+// 7); without such a distribution it would pass as `correct`.
 #include "kbv.h"
 
 __global__ void leaky_guess(const float *__restrict__ x, float *__restrict__ y, long long n, float slope)
