@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""tests/parity/explain.py - re-applies the reasons of known.py to a parity
+file (data/parity/<gpu>.json) without measuring again: an exception that
+starts "unexplained: " or "known: <old reason>; " gets the present reason
+of its problem, or "unexplained: " when known.py has none.  The
+measurements are not touched.  Writes the file in place, atomically.
+
+usage: python3 tests/parity/explain.py PARITY_JSON"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from known import KNOWN  # noqa: E402
+
+
+def failures_of(exception):
+    """The measured part of an exception: what follows the reason."""
+    if exception.startswith("unexplained: "):
+        return exception[len("unexplained: "):]
+    if exception.startswith("known: "):
+        rest = exception[len("known: "):]
+        return rest.split("; ", 1)[1] if "; " in rest else ""
+    return exception
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.split("\n\n")[-1], file=sys.stderr)
+        return 2
+    path = argv[1]
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        problems = doc["problems"]
+    except (OSError, ValueError, KeyError, TypeError) as ex:
+        print(f"explain: {path}: {ex}", file=sys.stderr)
+        return 2
+    changed = 0
+    for r in problems:
+        exc = r.get("exception")
+        if not exc or not (exc.startswith("unexplained: ") or exc.startswith("known: ")):
+            continue
+        fails = failures_of(exc)
+        reason = KNOWN.get(r.get("id"))
+        new = ("known: " + reason + "; " if reason else "unexplained: ") + fails
+        if new != exc:
+            r["exception"] = new
+            changed += 1
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+    left = [r["id"] for r in problems if (r.get("exception") or "").startswith("unexplained: ")]
+    print(f"explain: {path}: {changed} exception(s) rewritten; unexplained: {', '.join(left) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
