@@ -53,23 +53,13 @@ def main():
     listing = json.loads(subprocess.check_output([os.path.join(a.build, "kbv-list"), "--json"]))
     probs = [p for p in listing["problems"] if any(fnmatch.fnmatch(p["id"], g) for g in a.problems.split(","))]
     variant = 1 if a.variant == "tf32" else 0
-    dt = {"float32": torch.float32, "int64": torch.int64}
-    stream = torch.cuda.current_stream()
-    sp = ctypes.c_void_p(stream.cuda_stream)
-    err = ctypes.create_string_buffer(2048)
     for p in probs:
         pid = p["id"]
         print(f"== {pid} ({a.variant})")
-        ins = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["inputs"]]
-        for i, t in enumerate(ins):
-            lib.kbvb_gen(pid.encode(), i, 1, ctypes.c_ulonglong(a.seed), 0, ctypes.c_void_p(t.data_ptr()), sp, err, 2048)
-        outs = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["outputs"]]
-        in_ptrs = (ctypes.c_void_p * len(ins))(*[t.data_ptr() for t in ins])
-        out_ptrs = (ctypes.c_void_p * len(outs))(*[t.data_ptr() for t in outs])
-        handle = ctypes.c_void_p()
-        torch.cuda.synchronize()
-        if lib.kbvb_create(pid.encode(), in_ptrs, out_ptrs, sp, ctypes.byref(handle), err, 2048):
-            print("   kbv create failed:", err.value.decode())
+        try:
+            ins, outs, in_ptrs, out_ptrs, handle, sp, err = parity.setup(lib, p, a.seed)
+        except RuntimeError as ex:
+            print("  ", ex)
             continue
         ref = parity.reference(p)
         parity.set_tf32(variant == 1)

@@ -301,6 +301,29 @@ def check(out, ref, tf32):
     return nbad == 0, mx, f"{nbad} elements beyond 1e-4 + 1e-4 |ref| (max |d| {mx:.3g})"
 
 
+def setup(lib, p, seed):
+    """Inputs drawn by kbv's keyed generator (D1, trial 0) into PyTorch
+    tensors, empty outputs, their pointer arrays and a created kbv baseline:
+    (ins, outs, in_ptrs, out_ptrs, handle, stream pointer, error buffer).
+    Raises RuntimeError("kbv generator: ..." or "kbv baseline create: ...")."""
+    pid = p["id"]
+    sp = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    err = ctypes.create_string_buffer(2048)
+    dt = {"float32": torch.float32, "int64": torch.int64}
+    ins = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["inputs"]]
+    for i, t in enumerate(ins):
+        if lib.kbvb_gen(pid.encode(), i, 1, ctypes.c_ulonglong(seed), 0, ctypes.c_void_p(t.data_ptr()), sp, err, 2048):
+            raise RuntimeError("kbv generator: " + err.value.decode())
+    outs = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["outputs"]]
+    in_ptrs = (ctypes.c_void_p * len(ins))(*[t.data_ptr() for t in ins])
+    out_ptrs = (ctypes.c_void_p * len(outs))(*[t.data_ptr() for t in outs])
+    handle = ctypes.c_void_p()
+    torch.cuda.synchronize()
+    if lib.kbvb_create(pid.encode(), in_ptrs, out_ptrs, sp, ctypes.byref(handle), err, 2048):
+        raise RuntimeError("kbv baseline create: " + err.value.decode())
+    return ins, outs, in_ptrs, out_ptrs, handle, sp, err
+
+
 def run_problem(lib, p, timer, seed):
     pid = p["id"]
     res = {"id": pid, "fp32_ratio": None, "tf32_ratio": None, "exception": None}
@@ -312,23 +335,10 @@ def run_problem(lib, p, timer, seed):
     if ref_fn is None:
         res["exception"] = "no PyTorch reference in parity.py"
         return res
-    stream = torch.cuda.current_stream()
-    sp = ctypes.c_void_p(stream.cuda_stream)
-    err = ctypes.create_string_buffer(2048)
-    dt = {"float32": torch.float32, "int64": torch.int64}
-    ins = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["inputs"]]
-    for i, t in enumerate(ins):
-        rc = lib.kbvb_gen(pid.encode(), i, 1, ctypes.c_ulonglong(seed), 0, ctypes.c_void_p(t.data_ptr()), sp, err, 2048)
-        if rc:
-            res["exception"] = "kbv generator: " + err.value.decode()
-            return res
-    outs = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["outputs"]]
-    in_ptrs = (ctypes.c_void_p * len(ins))(*[t.data_ptr() for t in ins])
-    out_ptrs = (ctypes.c_void_p * len(outs))(*[t.data_ptr() for t in outs])
-    handle = ctypes.c_void_p()
-    torch.cuda.synchronize()
-    if lib.kbvb_create(pid.encode(), in_ptrs, out_ptrs, sp, ctypes.byref(handle), err, 2048):
-        res["exception"] = "kbv baseline create: " + err.value.decode()
+    try:
+        ins, outs, in_ptrs, out_ptrs, handle, sp, err = setup(lib, p, seed)
+    except RuntimeError as ex:
+        res["exception"] = str(ex)
         return res
     failures = []
     try:
