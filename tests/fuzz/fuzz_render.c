@@ -6,7 +6,9 @@
  * fuzz_analysis ("--manifest--" line optional).  Any other input edits the
  * fixture tests/fixtures/render_run/analysis.json (fuzz_edit.h), so that
  * the mutations reach the charts instead of stopping at the JSON parser;
- * a first byte 1 or 2 edits the default report.json or style.json instead.
+ * a first byte 1 or 2 edits the default report.json or style.json instead,
+ * and a first byte 3 edits tests/fixtures/render_parity.json, written as
+ * the run's parity.json (the baselines' parity section and table).
  * Runs from the repository root (templates/, tests/fixtures/); slower than
  * the loaders alone. */
 #define _XOPEN_SOURCE 700
@@ -18,7 +20,8 @@
 #include "fuzz_util.h"
 #include "report.h"
 
-static const char *const names[] = {"analysis.json", "manifest.json", "report.json", "style.json", NULL};
+static const char *const names[] = {"analysis.json", "manifest.json", "report.json", "style.json",
+                                    "parity.json", NULL};
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -48,15 +51,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(style, sizeof style, "%s/style.json", t && *t ? t : "templates");
         atexit(clean);
     }
-    static char *base, *base_tmpl, *base_style;
+    static char *base, *base_tmpl, *base_style, *base_parity;
     if (!base) {
         base = fuzz_read_file("tests/fixtures/render_run/analysis.json", NULL);
+        base_parity = fuzz_read_file("tests/fixtures/render_parity.json", NULL);
         base_tmpl = fuzz_read_file(tmpl, NULL);
         base_style = fuzz_read_file(style, NULL);
     }
     const char *use_tmpl = tmpl, *use_style = style;
     char edited[4200];
-    if (size > 0 && (data[0] == 1 || data[0] == 2) && base && base_tmpl && base_style) {
+    fuzz_remove("parity.json");
+    if (size > 0 && data[0] == 3 && base && base_parity) {
+        /* 3: edits of a parity.json beside the fixture's analysis */
+        fuzz_bytes fb = {data + 1, size - 1};
+        char *text = fuzz_edit_doc(base_parity, &fb);
+        if (!text) abort();
+        fuzz_write("parity.json", text, strlen(text));
+        free(text);
+        fuzz_write("analysis.json", base, strlen(base));
+        fuzz_remove("manifest.json");
+    } else if (size > 0 && (data[0] == 1 || data[0] == 2) && base && base_tmpl && base_style) {
         /* 1: edits of the report template, 2: of the style, over the fixture. */
         fuzz_bytes fb = {data + 1, size - 1};
         char *text = fuzz_edit_doc(data[0] == 1 ? base_tmpl : base_style, &fb);
