@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "drift.h"
 #include "jio.h"
 #include "log.h"
 #include "medboot.h"
@@ -722,6 +723,10 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
         cJSON_AddItemToArray(sj, sets[s]);
         sets[s] = NULL;
     }
+    /* Baselines whose median moved between the sets of the run (drift.h). */
+    cJSON *drift = NULL;
+    if ((rc = drift_build(r, o->level, &drift, e))) goto done;
+    cJSON_AddItemToObject(root, "baseline_drift", drift);
     *out = root;
     root = NULL;
 done:

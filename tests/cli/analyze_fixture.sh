@@ -37,8 +37,8 @@ def est(x, what, n=False):
         need(x["ci_low"] <= x["estimate"] <= x["ci_high"], what + " interval holds the estimate")
 classes = ["correct", "hidden-fail", "incorrect", "error", "constant-output", "identity", "stale-output",
            "caching", "input-mutation", "deferred-work", "impossible-speed", "nondeterministic"]
-need(list(a)[:9] == ["schema", "run_id", "created_utc", "harness", "device", "config", "classes", "sets"][:9] or
-     list(a) == ["schema", "run_id", "created_utc", "harness", "device", "config", "classes", "sets"], "top-level keys")
+need(list(a) == ["schema", "run_id", "created_utc", "harness", "device", "config", "classes", "sets",
+                 "baseline_drift"], "top-level keys")
 need(a["schema"] == "kbv-analysis/1", "schema")
 need(a["run_id"] == m["run_id"] and a["created_utc"] == m["created_utc"], "run_id and created_utc")
 need(a["harness"] == m["harness"] and a["device"] == m["device"], "harness and device copied")
@@ -96,6 +96,28 @@ for s in a["sets"]:
                                                                             w["speedup"][b]))
         else:
             need(q["speedup"] == {"fp32": None, "tf32": None}, where + " null speedups")
+# baseline_drift: every flagged (problem, baseline) once, by drift descending;
+# drift is max/min of the sets' medians, and the slowest and fastest sets'
+# intervals are apart.
+bd = a["baseline_drift"]
+need(isinstance(bd, list), "baseline_drift is a list")
+need([x["drift"] for x in bd] == sorted((x["drift"] for x in bd), reverse=True), "baseline_drift order")
+need(len({(x["problem"], x["baseline"]) for x in bd}) == len(bd), "baseline_drift entries unique")
+for x in bd:
+    where = "drift %s/%s" % (x["problem"], x["baseline"])
+    need(list(x) == ["problem", "baseline", "drift", "sets"] and x["baseline"] in ("fp32", "tf32"), where + " keys")
+    ss = x["sets"]
+    need(len(ss) >= 2 and [s["set"] for s in ss] == [s["name"] for s in a["sets"] if s["name"] in
+                                                   {t["set"] for t in ss}], where + " sets in run order")
+    meds = [s["median_ms"] for s in ss]
+    need(abs(x["drift"] - max(meds) / min(meds)) < 1e-12 * x["drift"] and x["drift"] > 1.05, where + " value")
+    slow, fast = max(ss, key=lambda s: s["median_ms"]), min(ss, key=lambda s: s["median_ms"])
+    need(slow["ci_low_ms"] > fast["ci_high_ms"], where + " intervals apart")
+    for s in ss:
+        need(s["ci_low_ms"] <= s["median_ms"] <= s["ci_high_ms"] and s["n"] >= 1, where + " interval")
+        q = next(q for t in a["sets"] if t["name"] == s["set"] for q in t["problems"] if q["problem"] == x["problem"])
+        need(q["time_ms"][x["baseline"]] == s["median_ms"] and q["n_samples"][x["baseline"]] == s["n"],
+             where + " median and n as the set's own")
 if errs:
     print("\n".join(errs))
     sys.exit(1)

@@ -1,0 +1,41 @@
+/* drift.h - baseline drift across the sets of a run.
+ *
+ * collect times the fp32 and tf32 baselines afresh for every (set, problem)
+ * pair, and the GEMM and convolution baselines pick their algorithm by
+ * timing at their first call, so the same problem's baseline can come out
+ * slower in one set than in another.  A baseline that ran slow in one pair
+ * inflates that pair's speedup; this module finds such problems.
+ *
+ * For every problem and baseline with samples in two or more sets, drift =
+ * max median / min median over those sets.  It is reported when drift >
+ * DRIFT_LIMIT and the confidence intervals of the median of the slowest and
+ * of the fastest set do not overlap.  The interval of a median is the
+ * distribution-free order-statistic (binomial) interval: [x_(k), x_(n+1-k)]
+ * with k the smallest count such that P(Binomial(n, 1/2) <= k) >= (1 -
+ * level) / 2, which covers the median with probability at least level; it
+ * needs no random numbers, so the result is deterministic.
+ */
+#ifndef KBV_DRIFT_H
+#define KBV_DRIFT_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "err.h"
+#include "run.h"
+
+#define DRIFT_LIMIT 1.05
+
+/* The order-statistic interval of the median of sorted x[0..n) (n >= 1) at
+ * the given level.  With too few samples for the level (n <= 5 at 0.95) it
+ * is the whole range [x_(1), x_(n)], whose coverage 1 - 2^(1-n) is then
+ * below the level.  Returns the median. */
+double drift_median_ci(const double *x_sorted, size_t n, double level, double *lo, double *hi);
+
+/* The "baseline_drift" array of analysis.json for r: one entry per flagged
+ * (problem, baseline), {"problem", "baseline", "drift", "sets": [{"set",
+ * "median_ms", "ci_low_ms", "ci_high_ms", "n"}, ... every set with samples,
+ * in run order]}, sorted by drift descending, ties in run order of the
+ * problem, then fp32 before tf32.  *out owned by the caller. */
+int drift_build(const run_data *r, double level, cJSON **out, kbv_err *e);
+
+#endif
