@@ -399,6 +399,76 @@ static int read_parity(rmodel *m, const char *path, kbv_err *e)
     return 0;
 }
 
+/* --- baseline_drift --------------------------------------------------------- */
+
+/* Reads analysis.json's baseline_drift (absent in an analysis made before it
+ * existed: has_drift stays 0) and marks the problems of every set. */
+static int read_drift(rmodel *m, kbv_err *e)
+{
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(m->analysis, "baseline_drift"), *it;
+    if (!d)
+        return 0;
+    if (!cJSON_IsArray(d))
+        return err_set(e, KBV_EINPUT, "analysis.json: baseline_drift: expected an array");
+    int n = cJSON_GetArraySize(d), i = 0, rc;
+    m->drift = calloc((size_t)(n ? n : 1), sizeof *m->drift);
+    if (!m->drift)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    m->has_drift = 1;
+    cJSON_ArrayForEach(it, d) {
+        char w[96];
+        snprintf(w, sizeof w, "analysis.json: baseline_drift[%d]", i);
+        rm_drift *x = &m->drift[i];
+        const char *bl;
+        const cJSON *ss, *s;
+        if (!cJSON_IsObject(it))
+            return err_set(e, KBV_EINPUT, "%s: expected an object", w);
+        if ((rc = jio_get_str(it, "problem", w, &x->problem, e)) || (rc = jio_get_str(it, "baseline", w, &bl, e)))
+            return rc;
+        x->baseline = strcmp(bl, "fp32") == 0 ? RM_FP32 : strcmp(bl, "tf32") == 0 ? RM_TF32 : -1;
+        if (x->baseline < 0)
+            return err_set(e, KBV_EINPUT, "%s: baseline '%s' is neither fp32 nor tf32", w, bl);
+        if (opt_num(it, "drift", &x->drift) || !(x->drift > 0))
+            return err_set(e, KBV_EINPUT, "%s: \"drift\" must be a number > 0", w);
+        if ((rc = jio_get_arr(it, "sets", w, &ss, e)))
+            return rc;
+        int k = cJSON_GetArraySize(ss);
+        if (k < 2)
+            return err_set(e, KBV_EINPUT, "%s: \"sets\" must list at least two sets", w);
+        x->sets = calloc((size_t)k, sizeof *x->sets);
+        if (!x->sets)
+            return err_set(e, KBV_ENOMEM, "out of memory");
+        i++;
+        m->n_drift = i;
+        cJSON_ArrayForEach(s, ss) {
+            char w2[128];
+            snprintf(w2, sizeof w2, "%s.sets[%d]", w, x->n_sets);
+            rm_drift_set *q = &x->sets[x->n_sets];
+            double nn;
+            if (!cJSON_IsObject(s))
+                return err_set(e, KBV_EINPUT, "%s: expected an object", w2);
+            if ((rc = jio_get_str(s, "set", w2, &q->set, e)))
+                return rc;
+            if (opt_num(s, "median_ms", &q->med) || opt_num(s, "ci_low_ms", &q->lo) ||
+                opt_num(s, "ci_high_ms", &q->hi) || opt_num(s, "n", &nn) || (!isnan(nn) && count_of(nn) < 0))
+                return err_set(e, KBV_EINPUT, "%s: median_ms, ci_low_ms, ci_high_ms must be numbers or null, n a count",
+                               w2);
+            q->n = isnan(nn) ? -1 : count_of(nn);
+            /* The first set wins a tie, as in analyze. */
+            if (x->n_sets == 0 || q->med > x->sets[x->slow].med)
+                x->slow = x->n_sets;
+            if (x->n_sets == 0 || q->med < x->sets[x->fast].med)
+                x->fast = x->n_sets;
+            x->n_sets++;
+        }
+        for (int si = 0; si < m->n_sets; si++)
+            for (int p = 0; p < m->sets[si].n_probs; p++)
+                if (strcmp(m->sets[si].probs[p].id, x->problem) == 0)
+                    m->sets[si].probs[p].drift |= 1u << x->baseline;
+    }
+    return 0;
+}
+
 static int load_parity(rmodel *m, const char *run_dir, kbv_err *e)
 {
     char path[4096];
@@ -510,7 +580,7 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
             m->n_problems = m->sets[m->n_sets].n_problems;
         m->n_sets++;
     }
-    if ((rc = load_parity(m, run_dir, e)))
+    if ((rc = read_drift(m, e)) || (rc = load_parity(m, run_dir, e)))
         goto fail;
     *out = m;
     return 0;
@@ -542,6 +612,9 @@ void rmodel_free(rmodel *m)
     }
     free(m->sets);
     free(m->parity);
+    for (int i = 0; i < m->n_drift; i++)
+        free(m->drift[i].sets);
+    free(m->drift);
     cJSON_Delete(m->parity_doc);
     cJSON_Delete(m->analysis);
     cJSON_Delete(m->manifest);

@@ -56,7 +56,28 @@ typedef struct rm_problem {
     double max_rel_err;
     const char *tier;         /* NULL where null */
     const struct rm_parity *parity;   /* its baseline's parity exception; NULL when none or no parity.json */
+    unsigned drift;           /* bit b: baseline b drifts across the run's sets (analysis.json baseline_drift) */
 } rm_problem;
+
+/* A baseline whose median differs between the sets of the run (analyze's
+ * baseline_drift: drift = slowest / fastest set's median over 1.05, and
+ * their intervals apart).  RM_DRIFT_LIMIT is analyze's limit, for the text. */
+#define RM_DRIFT_LIMIT 1.05
+
+typedef struct rm_drift_set {
+    const char *set;
+    double med, lo, hi;       /* ms; NaN where null */
+    long n;                   /* -1 where absent */
+} rm_drift_set;
+
+typedef struct rm_drift {
+    const char *problem;
+    int baseline;             /* RM_FP32 or RM_TF32 */
+    double drift;
+    rm_drift_set *sets;
+    int n_sets;
+    int slow, fast;           /* indices into sets of the largest and smallest median */
+} rm_drift;
 
 /* A baseline's parity with PyTorch eager (RUN_DIR/parity.json, written by
  * tests/parity/parity.py): one entry per problem of the run. */
@@ -111,6 +132,11 @@ typedef struct rmodel {
     long parity_samples;
     rm_parity *parity;             /* one per problem of the run, in run order */
     int n_parity, n_parity_flagged;
+    /* analysis.json's baseline_drift, when the analysis has one (has_drift;
+     * an older analysis lacks it). */
+    int has_drift;
+    rm_drift *drift;               /* in analysis.json's order (drift descending) */
+    int n_drift;
 } rmodel;
 
 /* Reads run_dir/analysis.json (required), run_dir/manifest.json (if

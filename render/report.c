@@ -134,6 +134,8 @@ static void global_vars(rctx *r)
     tvars_set(v, "parity_samples", "%ld", m->has_parity ? m->parity_samples : 0L);
     tvars_set(v, "parity_limit", "%.2f", RM_PARITY_LIMIT);
     tvars_set(v, "n_parity", "%d", m->n_parity_flagged);
+    tvars_set(v, "n_drift", "%d", m->n_drift);
+    tvars_set(v, "drift_limit", "%.2f", RM_DRIFT_LIMIT);
 }
 
 static void set_vars(tvars *v, const rm_set *s)
@@ -641,6 +643,56 @@ static int build_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
     return 0;
 }
 
+/* A median in ms with its interval: "0.1991 [0.1976, 0.2007]" (sep between
+ * the two parts). */
+static void drift_ms(char *buf, size_t n, const rm_drift_set *q, const char *sep)
+{
+    char a[32], lo[32], hi[32];
+    fmt_ms(a, sizeof a, q->med);
+    fmt_ms(lo, sizeof lo, q->lo);
+    fmt_ms(hi, sizeof hi, q->hi);
+    snprintf(buf, n, "%s%s[%s, %s]", a, sep, lo, hi);
+}
+
+/* Baseline drift across sets: analysis.json's list, in its order (drift
+ * descending): the slowest and the fastest set with their medians. */
+static int build_drift(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    static const char *const dh[] = {"problem", "baseline", "drift", "slowest\nset", "slowest set\nmedian ms",
+                                     "fastest\nset", "fastest set\nmedian ms"};
+    static const char *const ch[] = {"problem", "baseline", "drift", "slowest_set", "slowest_median_ms",
+                                     "slowest_ci_low_ms", "slowest_ci_high_ms", "fastest_set",
+                                     "fastest_median_ms", "fastest_ci_low_ms", "fastest_ci_high_ms", "n_sets"};
+    int rc;
+    if ((rc = tbl_init(disp, 7, dh, "wlrlrlr", e)) || (rc = tbl_init(data, 12, ch, "llrlrrrlrrrr", e)))
+        return rc;
+    for (int i = 0; i < r->m->n_drift; i++) {
+        const rm_drift *x = &r->m->drift[i];
+        const rm_drift_set *sl = &x->sets[x->slow], *fa = &x->sets[x->fast];
+        char dr[32], ms[2][96];
+        snprintf(dr, sizeof dr, "%.3f", x->drift);
+        drift_ms(ms[0], sizeof ms[0], sl, "\n");
+        drift_ms(ms[1], sizeof ms[1], fa, "\n");
+        const char *cp[7] = {x->problem, rmodel_baseline_name(x->baseline), dr, sl->set, ms[0], fa->set, ms[1]};
+        if ((rc = tbl_add(disp, cp, 0, 0, e)))
+            return rc;
+        char d[12][48];
+        fmt_g(d[2], 48, x->drift);
+        fmt_g(d[4], 48, sl->med);
+        fmt_g(d[5], 48, sl->lo);
+        fmt_g(d[6], 48, sl->hi);
+        fmt_g(d[8], 48, fa->med);
+        fmt_g(d[9], 48, fa->lo);
+        fmt_g(d[10], 48, fa->hi);
+        snprintf(d[11], 48, "%d", x->n_sets);
+        const char *dp[12] = {x->problem, rmodel_baseline_name(x->baseline), d[2], sl->set, d[4], d[5], d[6],
+                              fa->set, d[8], d[9], d[10], d[11]};
+        if ((rc = tbl_add(data, dp, 0, 0, e)))
+            return rc;
+    }
+    return 0;
+}
+
 static void flags_text(char *buf, size_t n, const rm_problem *q, const char *sep)
 {
     buf[0] = 0;
@@ -653,9 +705,11 @@ static void flags_text(char *buf, size_t n, const rm_problem *q, const char *sep
     }
 }
 
-/* The marker of a problem whose baseline has a parity exception, after its
- * flags in the per-problem tables (the parity section says why). */
+/* The markers of a problem whose baseline has a parity exception, or whose
+ * baseline's median differs between the sets of the run, after its flags in
+ * the per-problem tables (the parity and drift sections say why). */
 #define PARITY_MARK "parity exception"
+#define DRIFT_MARK "baseline drift"
 
 static void flags_mark(char *buf, size_t n, const rm_problem *q, const char *sep)
 {
@@ -663,6 +717,9 @@ static void flags_mark(char *buf, size_t n, const rm_problem *q, const char *sep
     size_t k = strlen(buf);
     if (q->parity && k + 1 < n)
         snprintf(buf + k, n - k, "%s%s", k ? sep : "", PARITY_MARK);
+    k = strlen(buf);
+    if (q->drift && k + 1 < n)
+        snprintf(buf + k, n - k, "%s%s", k ? sep : "", DRIFT_MARK);
 }
 
 /* Per-problem rows of set si (si < 0: every set, with a set column). */
@@ -732,15 +789,15 @@ static int build_problems_data(rctx *r, tbl *data, kbv_err *e)
         "speedup_fp32", "speedup_fp32_ci_low", "speedup_fp32_ci_high",
         "speedup_tf32", "speedup_tf32_ci_low", "speedup_tf32_ci_high",
         "peak_bytes_candidate", "peak_bytes_fp32", "peak_bytes_tf32", "max_rel_err", "tier",
-        "baseline_parity"};
+        "baseline_parity", "baseline_drift"};
     int rc;
-    if ((rc = tbl_init(data, 22, ch, "llllrrrrrrrrrrrrrrrrll", e)))
+    if ((rc = tbl_init(data, 23, ch, "llllrrrrrrrrrrrrrrrrlll", e)))
         return rc;
     for (int i = 0; i < r->m->n_sets; i++) {
         const rm_set *s = &r->m->sets[i];
         for (int p = 0; p < s->n_probs; p++) {
             const rm_problem *q = &s->probs[p];
-            char d[22][160];
+            char d[23][160];
             int k = 0;
             snprintf(d[k++], 160, "%s", s->name);
             snprintf(d[k++], 160, "%s", q->id);
@@ -765,8 +822,12 @@ static int build_problems_data(rctx *r, tbl *data, kbv_err *e)
             snprintf(d[k++], 160, "%s", q->tier ? q->tier : "");
             /* "exception" or "ok"; empty when the run has no parity.json. */
             snprintf(d[k++], 160, "%s", !r->m->has_parity ? "" : q->parity ? "exception" : "ok");
-            const char *dp[22];
-            for (int j = 0; j < 22; j++)
+            /* The drifting baselines ("fp32", "tf32", "fp32+tf32") or "ok";
+             * empty when the analysis has no baseline_drift. */
+            static const char *const dv[4] = {"ok", "fp32", "tf32", "fp32+tf32"};
+            snprintf(d[k++], 160, "%s", !r->m->has_drift ? "" : dv[q->drift & 3u]);
+            const char *dp[23];
+            for (int j = 0; j < 23; j++)
                 dp[j] = d[j];
             if ((rc = tbl_add(data, dp, 0, 0, e)))
                 return rc;
@@ -1088,6 +1149,7 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     case SEC_CLASSES: keep = chart_classes_height(&r->cx) + 30; break;
     case SEC_HACKS: keep = n_findings ? tbl_first_row_height(&tabs[3], f->c, &r->st, f->w, 0) + 20 : 30; break;
     case SEC_PARITY: keep = tabs[4].nrow ? tbl_first_row_height(&tabs[4], f->c, &r->st, f->w, 0) + 20 : 30; break;
+    case SEC_DRIFT: keep = tabs[5].nrow ? tbl_first_row_height(&tabs[5], f->c, &r->st, f->w, 0) + 20 : 30; break;
     default: break;
     }
     if (s->intro) {
@@ -1205,6 +1267,12 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         if (tabs[4].nrow == 0)
             return s->empty ? flow_caption(f, "empty", s->empty, &v, e) : 0;
         return flow_table(f, &tabs[4], s->caption, &v, e);
+    case SEC_DRIFT:
+        if (!m->has_drift)
+            return s->missing ? flow_caption(f, "missing", s->missing, &v, e) : 0;
+        if (tabs[5].nrow == 0)
+            return s->empty ? flow_caption(f, "empty", s->empty, &v, e) : 0;
+        return flow_table(f, &tabs[5], s->caption, &v, e);
     case SEC_N:
         break;
     }
@@ -1315,7 +1383,7 @@ static int build_all(rctx *r, kbv_err *e)
 
 static int build_text_and_pdf(rctx *r, kbv_err *e)
 {
-    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_N };
+    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_DRIFT, T_N };
     tbl disp[T_N], data[T_N], pall = {0}, pdata = {0};
     memset(disp, 0, sizeof disp);
     memset(data, 0, sizeof data);
@@ -1325,10 +1393,12 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
         (rc = build_fast_p(r, &disp[T_FASTP], &data[T_FASTP], e)) ||
         (rc = build_hacks(r, &disp[T_HACKS], &data[T_HACKS], &n_findings, e)) ||
         (rc = build_parity(r, &disp[T_PARITY], &data[T_PARITY], e)) ||
+        (rc = build_drift(r, &disp[T_DRIFT], &data[T_DRIFT], e)) ||
         (rc = build_problems(r, -1, &pall, e)) || (rc = build_problems_data(r, &pdata, e)))
         goto done;
-    const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks", "baseline_parity"};
-    const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS, SEC_PARITY};
+    const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks", "baseline_parity",
+                                    "baseline_drift"};
+    const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS, SEC_PARITY, SEC_DRIFT};
     /* The parity table's CSV names what it was measured on in a comment
      * line, as its LaTeX caption does. */
     char parity_head[512];
@@ -1339,6 +1409,9 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
     for (int i = 0; i < T_N; i++) {
         /* Without parity.json there is no parity table (the PDF says so). */
         if (i == T_PARITY && !r->m->has_parity)
+            continue;
+        /* Nor a drift table for an analysis without baseline_drift. */
+        if (i == T_DRIFT && !r->m->has_drift)
             continue;
         /* The LaTeX file carries the table's caption as a comment. */
         char *cap = NULL;

@@ -16,13 +16,14 @@ const char *const tmpl_verdict_names[] = {
     "fp32", "fp32_ci", "fp32_verdict", "tf32", "tf32_ci", "tf32_verdict", "joiner", NULL};
 const char *const tmpl_parity_names[] = {
     "parity_gpu", "parity_torch", "parity_cuda", "parity_samples", "parity_limit", "n_parity", NULL};
+const char *const tmpl_drift_names[] = {"n_drift", "drift_limit", NULL};
 static const char *const baseline_names[] = {"baseline", "baseline_desc", NULL};
 static const char *const scatter_names[] = {"n_points", NULL};
 static const char *const hack_names[] = {"n_findings", NULL};
 static const char *const page_names[] = {"page", "pages", NULL};
 
 static const char *const sec_keys[SEC_N] = {"summary", "headline", "inflation", "fast_p", "forest",
-                                            "scatter", "classes", "hacks", "problems", "parity"};
+                                            "scatter", "classes", "hacks", "problems", "parity", "drift"};
 static const char *const lbl_keys[LBL_N] = {"speedup_axis", "fast_p_x", "fast_p_y", "memory_axis",
                                             "scatter_x", "count_axis", "inflation_axis", "open_marker",
                                             "filled_marker", "page", "continued"};
@@ -197,8 +198,9 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             (rc = get_text(t, it, "empty", where, 0, &s->empty, e)) ||
             (rc = get_text(t, it, "missing", where, 0, &s->missing, e)))
             return rc;
-        if (s->missing && k != SEC_PARITY)
-            return err_set(e, KBV_EINPUT, "%s: %s: 'missing' is a field of the parity section only", t->path, where);
+        if (s->missing && k != SEC_PARITY && k != SEC_DRIFT)
+            return err_set(e, KBV_EINPUT, "%s: %s: 'missing' is a field of the parity and drift sections only",
+                           t->path, where);
         /* Which placeholders each field may use depends on what it describes:
          * a per-set figure knows its set, a per-baseline one its baseline. */
         const char *const *cap1 = NULL, *const *cap2 = NULL;
@@ -212,6 +214,8 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             cap1 = hack_names;
         else if (k == SEC_PARITY)
             cap1 = tmpl_parity_names;
+        else if (k == SEC_DRIFT)
+            cap1 = tmpl_drift_names;
         char w2[96];
         const char *fields[] = {s->title, s->intro, s->caption, s->figure_caption, s->empty, s->missing};
         const char *names[] = {"title", "intro", "caption", "figure_caption", "empty", "missing"};
@@ -221,8 +225,8 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             snprintf(w2, sizeof w2, "%s.%s", where, names[f]);
             /* fast_p: the table's caption is about every baseline, each
              * figure's caption about one. */
-            /* parity: without parity.json there is nothing to fill the
-             * parity placeholders of 'missing' with. */
+            /* parity, drift: without parity.json or baseline_drift there is
+             * nothing to fill their placeholders of 'missing' with. */
             const char *const *scope = f < 2 || f == 5 ? NULL : cap1;
             if (k == SEC_FAST_P)
                 scope = f == 3 ? baseline_names : NULL;

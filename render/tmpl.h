@@ -16,13 +16,14 @@
 /* Sections the renderer can draw. */
 typedef enum {
     SEC_SUMMARY, SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_FOREST, SEC_SCATTER, SEC_CLASSES,
-    SEC_HACKS, SEC_PROBLEMS, SEC_PARITY, SEC_N
+    SEC_HACKS, SEC_PROBLEMS, SEC_PARITY, SEC_DRIFT, SEC_N
 } sec_id;
 
 typedef struct tsection {
     sec_id id;
     const char *title, *intro, *caption, *figure_caption, *empty;   /* NULL when absent */
-    const char *missing;          /* parity: the run directory has no parity.json; NULL when absent */
+    const char *missing;          /* parity: the run directory has no parity.json; drift: the analysis has
+                                     no baseline_drift; NULL when absent */
 } tsection;
 
 /* Chart and page labels. */
@@ -63,5 +64,6 @@ extern const char *const tmpl_global_names[];
 extern const char *const tmpl_set_names[];
 extern const char *const tmpl_verdict_names[];
 extern const char *const tmpl_parity_names[];
+extern const char *const tmpl_drift_names[];
 
 #endif
