@@ -18,6 +18,33 @@
 #include "gpu.h"
 #include "ops.h"
 
+/* Sums a and b over the block (blockDim.x a multiple of 32, at most 1024):
+ * afterwards warp 0's threads hold the totals, every other thread 0.  Every
+ * thread of the block must call it; it may be called again in the same
+ * kernel (it synchronises before reusing its shared memory). */
+__device__ __forceinline__ void block_sum2(double &a, double &b)
+{
+    __shared__ double sa[32], sb[32];
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    __syncthreads();
+    if (lane == 0) { sa[warp] = a; sb[warp] = b; }
+    __syncthreads();
+    a = b = 0.0;
+    if (warp == 0) {
+        int nw = blockDim.x >> 5;
+        a = lane < nw ? sa[lane] : 0.0;
+        b = lane < nw ? sb[lane] : 0.0;
+        for (int o = 16; o > 0; o >>= 1) {
+            a += __shfl_xor_sync(0xffffffffu, a, o);
+            b += __shfl_xor_sync(0xffffffffu, b, o);
+        }
+    }
+}
+
 struct base_family;
 struct gemm_tuner;
 

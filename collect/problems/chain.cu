@@ -187,28 +187,6 @@ __global__ void __launch_bounds__(256) ew_kernel(const float *x, float *y, ew_ar
     }
 }
 
-__device__ __forceinline__ void block_sum2(double &a, double &b)
-{
-    __shared__ double sa[32], sb[32];
-    for (int o = 16; o > 0; o >>= 1) {
-        a += __shfl_xor_sync(0xffffffffu, a, o);
-        b += __shfl_xor_sync(0xffffffffu, b, o);
-    }
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    __syncthreads();
-    if (lane == 0) { sa[warp] = a; sb[warp] = b; }
-    __syncthreads();
-    a = b = 0.0;
-    if (warp == 0) {
-        int nw = blockDim.x >> 5;
-        a = lane < nw ? sa[lane] : 0.0;
-        b = lane < nw ? sb[lane] : 0.0;
-        for (int o = 16; o > 0; o >>= 1) {
-            a += __shfl_xor_sync(0xffffffffu, a, o);
-            b += __shfl_xor_sync(0xffffffffu, b, o);
-        }
-    }
-}
 
 /* one block per plane (row of length L): sum and sum of squares */
 __global__ void __launch_bounds__(256) plane_sums(const float *__restrict__ x, long long L,

@@ -29,26 +29,6 @@ namespace {
 const int64_t CHUNK = 65536;   /* elements of a plane per stats block */
 const int THREADS = 256;
 
-__device__ __forceinline__ void block_sum2(double &a, double &b)
-{
-    __shared__ double sa[32], sb[32];
-    for (int o = 16; o > 0; o >>= 1) {
-        a += __shfl_xor_sync(0xffffffffu, a, o);
-        b += __shfl_xor_sync(0xffffffffu, b, o);
-    }
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) { sa[warp] = a; sb[warp] = b; }
-    __syncthreads();
-    if (warp == 0) {
-        int nw = blockDim.x >> 5;
-        a = lane < nw ? sa[lane] : 0.0;
-        b = lane < nw ? sb[lane] : 0.0;
-        for (int o = 16; o > 0; o >>= 1) {
-            a += __shfl_xor_sync(0xffffffffu, a, o);
-            b += __shfl_xor_sync(0xffffffffu, b, o);
-        }
-    }
-}
 
 /* grid (chunks, planes): partial sums of x and x^2 of one chunk of a plane */
 __global__ void __launch_bounds__(THREADS) stats_kernel(const float *__restrict__ x, int64_t L,
