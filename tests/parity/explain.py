@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from known import KNOWN  # noqa: E402
+from known import exception_text  # noqa: E402
 
 
 def failures_of(exception):
@@ -42,8 +42,7 @@ def main(argv):
         if not exc or not (exc.startswith("unexplained: ") or exc.startswith("known: ")):
             continue
         fails = failures_of(exc)
-        reason = KNOWN.get(r.get("id"))
-        new = ("known: " + reason + "; " if reason else "unexplained: ") + fails
+        new = exception_text(r.get("id"), fails)
         if new != exc:
             r["exception"] = new
             changed += 1

@@ -30,3 +30,10 @@ KNOWN = {
         "open: the tf32 GEMM autotune's choice, as for L1_011; the run before this one measured "
         "a tf32 ratio of 1.025",
 }
+
+
+def exception_text(pid, measured):
+    """A parity exception: "known: <reason>; <measured>" for a problem with
+    a reason here, else "unexplained: <measured>"."""
+    reason = KNOWN.get(pid)
+    return ("known: " + reason + "; " if reason else "unexplained: ") + measured

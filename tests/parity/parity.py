@@ -40,7 +40,7 @@ CHUNK = 1 << 26   # elements per float64 slice in check()
 
 # Known reasons why a ratio may exceed the limit or a check may differ.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from known import KNOWN  # noqa: E402
+from known import exception_text  # noqa: E402
 
 
 def parse_args():
@@ -369,8 +369,7 @@ def run_problem(lib, p, timer, seed):
     if slow:
         failures.append("slower than PyTorch: " + ", ".join(f"{n} ratio {res[n + '_ratio']:.3f}" for n in slow))
     if failures:
-        reason = KNOWN.get(pid)
-        res["exception"] = ("known: " + reason + "; " if reason else "unexplained: ") + "; ".join(failures)
+        res["exception"] = exception_text(pid, "; ".join(failures))
     return res
 
 
