@@ -24,6 +24,11 @@
 #include "run.h"
 
 #define DRIFT_LIMIT 1.05
+/* The smallest ratio of the fastest to the slowest set's median SM clock
+ * that explains a drift by the clock: NVML reports the clock in steps of
+ * some 15 MHz, so 2% (about 40 MHz at 1980) is a few steps, more than the
+ * wobble of a set's median clock at full speed. */
+#define DRIFT_CLOCK_LIMIT 1.02
 
 /* The order-statistic interval of the median of sorted x[0..n) (n >= 1) at
  * the given level.  With too few samples for the level (n <= 5 at 0.95) it
@@ -32,10 +37,22 @@
 double drift_median_ci(const double *x_sorted, size_t n, double level, double *lo, double *hi);
 
 /* The "baseline_drift" array of analysis.json for r: one entry per flagged
- * (problem, baseline), {"problem", "baseline", "drift", "sets": [{"set",
- * "median_ms", "ci_low_ms", "ci_high_ms", "n"}, ... every set with samples,
- * in run order]}, sorted by drift descending, ties in run order of the
- * problem, then fp32 before tf32.  *out owned by the caller. */
+ * (problem, baseline), {"problem", "baseline", "drift", "clock_ratio",
+ * "cause", "sets": [{"set", "median_ms", "ci_low_ms", "ci_high_ms", "n",
+ * "sm_mhz", "choice"}, ... every set with samples, in run order]}, sorted
+ * by drift descending, ties in run order of the problem, then fp32 before
+ * tf32.
+ *
+ * A set's "sm_mhz" is the median SM clock of the baseline's samples in that
+ * set that carry one (absent when none does); its "choice" is the text of
+ * the set's baseline records for that variant, the distinct ones joined
+ * with " | " in journal order (absent without a record).  "clock_ratio" is
+ * the fastest set's sm_mhz / the slowest set's (absent unless both are
+ * known).  "cause" is "algorithm" when the slowest and the fastest set both
+ * have a choice and the texts differ, else "clock" when clock_ratio >=
+ * DRIFT_CLOCK_LIMIT, else "unexplained".  The slowest and fastest sets are
+ * those of the largest and smallest median, the first set winning a tie.
+ * *out owned by the caller. */
 int drift_build(const run_data *r, double level, cJSON **out, kbv_err *e);
 
 #endif

@@ -126,6 +126,40 @@ static int vec_push(run_vec *v, double x, kbv_err *e)
     return 0;
 }
 
+/* A record's clock: its sm_mhz when that is a positive finite number, else
+ * 0 (not known). */
+static double clock_of(int kind, double mhz)
+{
+    return kind == SCAN_NUMBER && mhz > 0 && isfinite(mhz) ? mhz : 0;
+}
+
+/* Counts n samples at clock mhz (nothing when mhz is 0, not known). */
+static int mhz_push(run_mhz *m, double mhz, size_t n, kbv_err *e)
+{
+    if (!(mhz > 0) || !n) return 0;
+    if (m->n && m->s[m->n - 1].mhz == mhz) {
+        m->s[m->n - 1].n += n;
+    } else {
+        if (m->n == m->cap) {
+            size_t cap = m->cap ? 2 * m->cap : 4;
+            run_mhz_span *p = realloc(m->s, cap * sizeof *p);
+            if (!p) return err_set(e, KBV_ENOMEM, "out of memory");
+            m->s = p;
+            m->cap = cap;
+        }
+        m->s[m->n++] = (run_mhz_span){mhz, n};
+    }
+    m->samples += n;
+    return 0;
+}
+
+/* One time sample and its clock (0: not known). */
+static int push_time(run_pair *pr, int v, double gpu, double mhz, kbv_err *e)
+{
+    int rc = vec_push(&pr->times[v], gpu, e);
+    return rc ? rc : mhz_push(&pr->mhz[v], mhz, 1, e);
+}
+
 static int variant_index(const char *p, size_t n)
 {
     for (int v = 0; v < RUN_NV; v++)
@@ -135,7 +169,7 @@ static int variant_index(const char *p, size_t n)
 
 /* A time must be a positive finite number; wall_ms may be absent. */
 static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen, int gpu_kind, double gpu,
-                    int wall_kind, double wall, const char *what, kbv_err *e)
+                    int wall_kind, double wall, double mhz, const char *what, kbv_err *e)
 {
     int v = variant_index(variant, vlen);
     if (v < 0)
@@ -146,7 +180,7 @@ static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen,
     if (wall_kind != SCAN_ABSENT && (wall_kind != SCAN_NUMBER || !(wall > 0) || !isfinite(wall)))
         return err_set(e, KBV_EINPUT, "%s: \"wall_ms\" must be a positive finite number", what);
     r->n_time++;
-    return vec_push(&pr->times[v], gpu, e);
+    return push_time(pr, v, gpu, mhz, e);
 }
 
 static char *dup_str(const char *s)
@@ -298,14 +332,39 @@ static int replace_str(char **dst, const char *s, kbv_err *e)
     return 0;
 }
 
+/* A baseline record: the kernel or algorithm a worker chose for the fp32
+ * or tf32 baseline of its pair.  Each worker start writes one, so a resumed
+ * run repeats it; a text already kept is not kept twice.  An empty text
+ * names nothing and is not kept. */
+static int add_choice(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
+{
+    const char *variant;
+    int rc;
+    if ((rc = jio_get_str(o, "variant", what, &variant, e))) return rc;
+    int v = variant_index(variant, strlen(variant));
+    if (v != RUN_V_FP32 && v != RUN_V_TF32)
+        return err_set(e, KBV_EINPUT, "%s: unknown baseline variant \"%s\" (fp32 or tf32)", what, variant);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "choice");
+    if (!cJSON_IsString(c)) return err_set(e, KBV_EINPUT, "%s: \"choice\" must be a string", what);
+    if (!*c->valuestring) return 0;
+    for (size_t i = 0; i < pr->n_choices[v]; i++)
+        if (strcmp(pr->choices[v][i], c->valuestring) == 0) return 0;
+    char **p = realloc(pr->choices[v], (pr->n_choices[v] + 1) * sizeof *p);
+    if (!p) return err_set(e, KBV_ENOMEM, "out of memory");
+    pr->choices[v] = p;
+    if (!(p[pr->n_choices[v]] = strdup(c->valuestring))) return err_set(e, KBV_ENOMEM, "out of memory");
+    pr->n_choices[v]++;
+    return 0;
+}
+
 static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
     if (!cJSON_IsString(type)) return err_set(e, KBV_EINPUT, "%s: record without a string \"type\"", what);
     const char *t = type->valuestring;
-    static const char *const known[] = {"build", "static", "check", "probe", "time", "memory", "status"};
+    static const char *const known[] = {"build", "static", "check", "probe", "time", "memory", "status", "baseline"};
     int k = -1;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 8; i++)
         if (strcmp(t, known[i]) == 0) k = i;
     if (k < 0) return 0;  /* readers ignore types they do not know */
 
@@ -339,8 +398,10 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
         const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "wall_ms");
         int gk = !g ? SCAN_ABSENT : cJSON_IsNumber(g) ? SCAN_NUMBER : cJSON_IsNull(g) ? SCAN_NULL : SCAN_OTHER;
         int wk = !w ? SCAN_ABSENT : cJSON_IsNumber(w) ? SCAN_NUMBER : cJSON_IsNull(w) ? SCAN_NULL : SCAN_OTHER;
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "sm_mhz");
+        double mhz = cJSON_IsNumber(c) ? clock_of(SCAN_NUMBER, c->valuedouble) : 0;
         return add_time(r, pr, variant, strlen(variant), gk, gk == SCAN_NUMBER ? g->valuedouble : 0, wk,
-                        wk == SCAN_NUMBER ? w->valuedouble : 0, what, e);
+                        wk == SCAN_NUMBER ? w->valuedouble : 0, mhz, what, e);
     }
     case 5: { /* memory */
         const char *variant;
@@ -356,13 +417,15 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
         pr->leaked_bytes[v] = isfinite(leaked) && leaked > 0 ? leaked : 0;
         return 0;
     }
-    default: { /* status */
+    case 6: { /* status */
         const char *st;
         if ((rc = jio_get_str(o, "status", what, &st, e))) return rc;
         pr->have_status = 1;
         if ((rc = replace_str(&pr->status, st, e))) return rc;
         return replace_str(&pr->status_detail, opt_str(o, "detail"), e);
     }
+    default:
+        return add_choice(pr, o, what, e);
     }
 }
 
@@ -370,7 +433,7 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
  * and the time when line is a well-formed time record that needs nothing
  * else; 0 when the general parser must decide (it also words any error). */
 static int fast_time(const run_data *r, find_cache *c, const char *line, size_t len, size_t *pair, int *variant,
-                     double *gpu)
+                     double *gpu, double *mhz)
 {
     scan_rec sr;
     if (!scan_flat(line, len, &sr) || !scan_is(sr.type, "time") || !sr.set.p || !sr.problem.p || !sr.variant.p)
@@ -382,6 +445,7 @@ static int fast_time(const run_data *r, find_cache *c, const char *line, size_t 
         return 0;
     *variant = v;
     *gpu = sr.gpu_ms;
+    *mhz = clock_of(sr.mhz_kind, sr.sm_mhz);
     return 1;
 }
 
@@ -394,13 +458,13 @@ int run_add_line(run_data *r, const char *line, size_t len, const char *path, lo
     find_cache c = {r->last_set, r->last_prob, r->have_last};
     size_t k;
     int v;
-    double gpu;
-    if (fast_time(r, &c, line, len, &k, &v, &gpu)) {
+    double gpu, mhz;
+    if (fast_time(r, &c, line, len, &k, &v, &gpu, &mhz)) {
         r->last_set = c.set;
         r->last_prob = c.prob;
         r->have_last = c.have;
         r->n_time++;
-        return vec_push(&r->pairs[k].times[v], gpu, e);
+        return push_time(&r->pairs[k], v, gpu, mhz, e);
     }
     char what[4200];
     snprintf(what, sizeof what, "%s:%ld", path, lineno);
@@ -516,6 +580,7 @@ typedef struct chunk {
     const run_data *r;
     const char *base, *p, *end;
     run_vec *times;       /* [pair * RUN_NV + variant] */
+    run_mhz *mhz;         /* likewise */
     deferred *def;
     size_t ndef, cap;
     long lines, ntime;
@@ -540,9 +605,10 @@ static void *chunk_main(void *arg)
         h->lines++;
         size_t k;
         int v;
-        double gpu;
-        if (fast_time(h->r, &c, p, len, &k, &v, &gpu)) {
-            if (vec_push(&h->times[k * RUN_NV + (size_t)v], gpu, NULL)) {
+        double gpu, mhz;
+        if (fast_time(h->r, &c, p, len, &k, &v, &gpu, &mhz)) {
+            if (vec_push(&h->times[k * RUN_NV + (size_t)v], gpu, NULL) ||
+                mhz_push(&h->mhz[k * RUN_NV + (size_t)v], mhz, 1, NULL)) {
                 h->rc = KBV_ENOMEM;
                 return NULL;
             }
@@ -569,7 +635,10 @@ static void chunk_free(chunk *h, size_t npairs)
 {
     if (h->times)
         for (size_t i = 0; i < npairs * RUN_NV; i++) free(h->times[i].v);
+    if (h->mhz)
+        for (size_t i = 0; i < npairs * RUN_NV; i++) free(h->mhz[i].s);
     free(h->times);
+    free(h->mhz);
     free(h->def);
 }
 
@@ -598,7 +667,8 @@ static int load_chunks(run_data *r, const char *text, size_t size, int nt, kbv_e
     cut[nt] = size;
     for (int t = 0; t < nt; t++) {
         ch[t] = (chunk){.r = r, .base = text, .p = text + cut[t], .end = text + cut[t + 1]};
-        if (t > 0 && !(ch[t].times = calloc(npairs * RUN_NV + 1, sizeof *ch[t].times))) {
+        if (t > 0 && (!(ch[t].times = calloc(npairs * RUN_NV + 1, sizeof *ch[t].times)) ||
+                      !(ch[t].mhz = calloc(npairs * RUN_NV + 1, sizeof *ch[t].mhz)))) {
             rc = err_set(e, KBV_ENOMEM, "out of memory");
             goto done;
         }
@@ -639,6 +709,9 @@ static int load_chunks(run_data *r, const char *text, size_t size, int nt, kbv_e
             run_vec *src = &h->times[i];
             for (size_t j = 0; j < src->n; j++)
                 if ((rc = vec_push(&r->pairs[i / RUN_NV].times[i % RUN_NV], src->v[j], e))) goto done;
+            const run_mhz *sm = &h->mhz[i];
+            for (size_t j = 0; j < sm->n; j++)
+                if ((rc = mhz_push(&r->pairs[i / RUN_NV].mhz[i % RUN_NV], sm->s[j].mhz, sm->s[j].n, e))) goto done;
         }
         r->n_time += h->ntime;
         r->n_lines += h->lines - (long)h->ndef;  /* run_add_line counts the set-aside ones */
@@ -755,7 +828,12 @@ void run_free(run_data *r)
             free(p->probes[k].detail);
         }
         free(p->probes);
-        for (int v = 0; v < RUN_NV; v++) free(p->times[v].v);
+        for (int v = 0; v < RUN_NV; v++) {
+            free(p->times[v].v);
+            free(p->mhz[v].s);
+            for (size_t k = 0; k < p->n_choices[v]; k++) free(p->choices[v][k]);
+            free(p->choices[v]);
+        }
     }
     free(r->pairs);
     free(r->set_names);

@@ -5,8 +5,13 @@
  * It drops a torn last journal line with a warning (an interrupted collect
  * leaves one) and fails with KBV_EINPUT, naming file and line, on any other
  * malformed line, on a record for a set or problem the manifest does not
- * name, on a time that is not a positive finite number and on a manifest of
- * another schema.  Unknown record types and fields are ignored.
+ * name, on a time that is not a positive finite number, on a baseline
+ * record whose variant is not fp32 or tf32 or whose choice is not a string,
+ * and on a manifest of another schema.  Unknown record types and fields are
+ * ignored.  A time record's "sm_mhz" is kept when it is a positive finite
+ * number and is otherwise treated as absent (the clock of that round is not
+ * known): it only explains drift, and a journal read before the field was
+ * used must still be read.
  */
 #ifndef KBV_RUN_H
 #define KBV_RUN_H
@@ -27,6 +32,21 @@ typedef struct run_vec {
     double *v;       /* owned */
     size_t n, cap;
 } run_vec;
+
+/* The SM clock (MHz) of a variant's time samples, run-length coded in
+ * journal order: the clock changes a few times over hundreds of samples,
+ * so this costs a few spans per pair instead of a number per sample.
+ * Samples without a clock are not counted. */
+typedef struct run_mhz_span {
+    double mhz;
+    size_t n;
+} run_mhz_span;
+
+typedef struct run_mhz {
+    run_mhz_span *s;   /* owned */
+    size_t n, cap;     /* spans */
+    size_t samples;    /* sum of the spans' n */
+} run_mhz;
 
 typedef struct run_check {
     char dist[16];        /* "D1".."D5" (longer names are cut) */
@@ -60,6 +80,12 @@ typedef struct run_pair {
     run_probe *probes;
     size_t n_probes, cap_probes;
     run_vec times[RUN_NV];            /* gpu_ms samples in journal order (see run_load_jobs) */
+    run_mhz mhz[RUN_NV];              /* their sm_mhz, where the records have it */
+    /* The baseline records' "choice" (the kernel or algorithm a worker chose
+     * for the fp32 or tf32 baseline): the distinct non-empty texts in
+     * journal order (a resumed run has one record per worker start). */
+    char **choices[RUN_NV];           /* owned; [RUN_V_CAND] stays empty */
+    size_t n_choices[RUN_NV];
     int have_mem[RUN_NV];
     double peak_bytes[RUN_NV], leaked_bytes[RUN_NV];
 } run_pair;

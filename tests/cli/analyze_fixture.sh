@@ -98,14 +98,18 @@ for s in a["sets"]:
             need(q["speedup"] == {"fp32": None, "tf32": None}, where + " null speedups")
 # baseline_drift: every flagged (problem, baseline) once, by drift descending;
 # drift is max/min of the sets' medians, and the slowest and fastest sets'
-# intervals are apart.
+# intervals are apart; the journal's clocks are all 1980 MHz and it has no
+# baseline records, so every cause is "unexplained" with clock_ratio 1.
 bd = a["baseline_drift"]
 need(isinstance(bd, list), "baseline_drift is a list")
 need([x["drift"] for x in bd] == sorted((x["drift"] for x in bd), reverse=True), "baseline_drift order")
 need(len({(x["problem"], x["baseline"]) for x in bd}) == len(bd), "baseline_drift entries unique")
 for x in bd:
     where = "drift %s/%s" % (x["problem"], x["baseline"])
-    need(list(x) == ["problem", "baseline", "drift", "sets"] and x["baseline"] in ("fp32", "tf32"), where + " keys")
+    need(list(x) == ["problem", "baseline", "drift", "clock_ratio", "cause", "sets"] and
+         x["baseline"] in ("fp32", "tf32"), where + " keys")
+    need(x["cause"] == "unexplained" and x["clock_ratio"] == 1, where + " cause")
+    need(all(s.get("sm_mhz") == 1980 and "choice" not in s for s in x["sets"]), where + " sm_mhz and choice")
     ss = x["sets"]
     need(len(ss) >= 2 and [s["set"] for s in ss] == [s["name"] for s in a["sets"] if s["name"] in
                                                    {t["set"] for t in ss}], where + " sets in run order")

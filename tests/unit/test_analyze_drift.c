@@ -2,7 +2,10 @@
  * worked out by hand: the order-statistic interval of a median, a baseline
  * 10% slower in one set (reported), one within noise and one whose medians
  * differ by 9% with intervals that overlap (both not reported), the order of
- * the list, and the same bytes from two analyses. */
+ * the list, and the same bytes from two analyses; why a baseline drifts
+ * (another algorithm, a lower SM clock, or not explained), from the time
+ * records' sm_mhz and the baseline records' choice, and the baseline
+ * records that are malformed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -200,6 +203,187 @@ static void test_drift_in_analysis(void **state)
     run_free(r);
 }
 
+/* 21 samples as samples() makes them, the first n_clk of them with sm_mhz
+ * clk[i % n_pat] (the others without one); odd samples go through the
+ * general parser (a nested member sends the line past the fast scanner), so
+ * that both readers of sm_mhz are used. */
+static void samples_clk(run_data *r, const char *set, const char *prob, const char *variant, double s, double step,
+                        const char *const *clk, size_t n_pat, size_t n_clk)
+{
+    for (int i = 0; i < 21; i++) {
+        int j = (i * 8) % 21;
+        double v = s * (1 + step * (j - 10));
+        char mhz[64] = "";
+        if ((size_t)i < n_clk) snprintf(mhz, sizeof mhz, ",\"sm_mhz\":%s", clk[(size_t)i % n_pat]);
+        TU_ADD(r, "{\"type\":\"time\",\"set\":\"%s\",\"problem\":\"%s\",\"variant\":\"%s\",\"round\":%d,"
+               "\"gpu_ms\":%.17g,\"wall_ms\":%.17g%s%s}", set, prob, variant, i, v, v + 0.01, mhz,
+               i % 2 ? ",\"x\":[1]" : "");
+    }
+}
+
+static void choice(run_data *r, const char *set, const char *prob, const char *variant, const char *text)
+{
+    TU_ADD(r, "{\"type\":\"baseline\",\"set\":\"%s\",\"problem\":\"%s\",\"variant\":\"%s\",\"choice\":\"%s\"}", set,
+           prob, variant, text);
+}
+
+static const cJSON *set_of(const cJSON *x, int k)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(x, "sets"), k);
+}
+
+static const cJSON *find_entry(const cJSON *d, const char *prob, const char *bl)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach(x, d)
+        if (strcmp(str(x, "problem"), prob) == 0 && strcmp(str(x, "baseline"), bl) == 0) return x;
+    fail_msg("no drift entry for %s %s", prob, bl);
+    return NULL;
+}
+
+/* Every one of p1..p4 drifts by 1.1 (a: 1.0, b: 1.1 ms, intervals apart),
+ * so the cause alone differs:
+ *  p1 tf32: a at 1980 MHz, b at 1485 for 11 samples and 1980 for 10 (median
+ *     1485): clock, ratio 1980 / 1485 = 4/3.  p1 fp32 drifts too, with 20
+ *     of b's 21 samples clocked, 10 at 1500 and 10 at 1560 (median 1530),
+ *     and a's at 1545 (ratio 1545/1530 = 1.0098 < 1.02): unexplained.
+ *  p2 tf32: the same clocks as p1 tf32, but the sets' workers chose other
+ *     algorithms (b's twice, after a resume, with one text repeated):
+ *     algorithm comes first, and b's choice is "k2 | k3".
+ *  p3 tf32: the same choice in both sets and no clock: unexplained, with
+ *     the choices shown and no sm_mhz, no clock_ratio.
+ *  p4 tf32: a choice in a only, clocks that are not positive numbers
+ *     (0, -5, null, a string): unexplained, no sm_mhz. */
+static run_data *cause_run(void)
+{
+    static const char *const fast[] = {"1980"}, *const slow[] = {"1485", "1980"};
+    static const char *const fp_b[] = {"1500", "1560"}, *const fp_a[] = {"1545"};
+    static const char *const junk[] = {"0", "-5", "null", "\"1980\""};
+    run_data *r = tu_run(SETS, PROBS);
+    samples_clk(r, "a", "p1", "tf32", 1.0, 0.001, fast, 1, 21);
+    samples_clk(r, "b", "p1", "tf32", 1.1, 0.001, slow, 2, 21);
+    samples_clk(r, "a", "p1", "fp32", 2.0, 0.001, fp_a, 1, 21);
+    samples_clk(r, "b", "p1", "fp32", 2.2, 0.001, fp_b, 2, 20);
+    choice(r, "a", "p2", "tf32", "algo 21 tile 128x256");
+    choice(r, "b", "p2", "tf32", "k2");
+    choice(r, "b", "p2", "fp32", "fp32 kernel");
+    samples_clk(r, "a", "p2", "tf32", 1.0, 0.001, fast, 1, 21);
+    samples_clk(r, "b", "p2", "tf32", 1.1, 0.001, slow, 2, 21);
+    choice(r, "b", "p2", "tf32", "k3");
+    choice(r, "b", "p2", "tf32", "k2");
+    choice(r, "b", "p2", "tf32", "");
+    choice(r, "a", "p3", "tf32", "same");
+    choice(r, "b", "p3", "tf32", "same");
+    samples(r, "a", "p3", "tf32", 1.0, 0.001);
+    samples(r, "b", "p3", "tf32", 1.1, 0.001);
+    choice(r, "a", "p4", "tf32", "only a");
+    samples_clk(r, "a", "p4", "tf32", 1.0, 0.001, junk, 4, 21);
+    samples_clk(r, "b", "p4", "tf32", 1.1, 0.001, junk, 4, 21);
+    return r;
+}
+
+static void test_drift_cause(void **state)
+{
+    (void)state;
+    run_data *r = cause_run();
+    cJSON *d = NULL;
+    kbv_err e;
+    assert_int_equal(drift_build(r, 0.95, &d, &e), 0);
+    assert_int_equal(cJSON_GetArraySize(d), 5);
+
+    const cJSON *x = find_entry(d, "p1", "tf32");
+    assert_string_equal(str(x, "cause"), "clock");
+    assert_true(fabs(num(x, "clock_ratio") - 4.0 / 3) < 1e-12);
+    assert_true(num(set_of(x, 0), "sm_mhz") == 1980);
+    assert_true(num(set_of(x, 1), "sm_mhz") == 1485);
+    assert_null(cJSON_GetObjectItemCaseSensitive(set_of(x, 0), "choice"));
+
+    x = find_entry(d, "p1", "fp32");
+    assert_string_equal(str(x, "cause"), "unexplained");
+    assert_true(fabs(num(x, "clock_ratio") - 1545.0 / 1530) < 1e-12);
+    assert_true(num(set_of(x, 0), "sm_mhz") == 1545);
+    assert_true(num(set_of(x, 1), "sm_mhz") == 1530);
+
+    x = find_entry(d, "p2", "tf32");
+    assert_string_equal(str(x, "cause"), "algorithm");
+    assert_true(fabs(num(x, "clock_ratio") - 4.0 / 3) < 1e-12);
+    assert_string_equal(str(set_of(x, 0), "choice"), "algo 21 tile 128x256");
+    assert_string_equal(str(set_of(x, 1), "choice"), "k2 | k3");
+
+    x = find_entry(d, "p3", "tf32");
+    assert_string_equal(str(x, "cause"), "unexplained");
+    assert_null(cJSON_GetObjectItemCaseSensitive(x, "clock_ratio"));
+    assert_string_equal(str(set_of(x, 0), "choice"), "same");
+    assert_string_equal(str(set_of(x, 1), "choice"), "same");
+    assert_null(cJSON_GetObjectItemCaseSensitive(set_of(x, 0), "sm_mhz"));
+
+    x = find_entry(d, "p4", "tf32");
+    assert_string_equal(str(x, "cause"), "unexplained");
+    assert_null(cJSON_GetObjectItemCaseSensitive(x, "clock_ratio"));
+    assert_string_equal(str(set_of(x, 0), "choice"), "only a");
+    assert_null(cJSON_GetObjectItemCaseSensitive(set_of(x, 1), "choice"));
+    assert_null(cJSON_GetObjectItemCaseSensitive(set_of(x, 0), "sm_mhz"));
+    assert_null(cJSON_GetObjectItemCaseSensitive(set_of(x, 1), "sm_mhz"));
+    cJSON_Delete(d);
+
+    /* The same bytes again, and with two threads of analysis. */
+    analysis_opts o;
+    analysis_default_opts(r, &o);
+    o.resamples = 200;
+    char *text[2];
+    for (int k = 0; k < 2; k++) {
+        o.threads = k + 1;
+        cJSON *a = NULL;
+        assert_int_equal(analysis_build(r, &o, &a, &e), 0);
+        text[k] = cJSON_PrintUnformatted(a);
+        cJSON_Delete(a);
+    }
+    assert_string_equal(text[0], text[1]);
+    free(text[0]);
+    free(text[1]);
+    run_free(r);
+}
+
+/* A baseline record names a set and problem of the manifest, the fp32 or
+ * tf32 variant and a string choice; anything else is an input error naming
+ * file and line, as for the other records.  Members it does not know are
+ * ignored. */
+static void test_baseline_record_errors(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"candidate\",\"choice\":\"k\"}",
+         "unknown baseline variant \"candidate\""},
+        {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"bf16\",\"choice\":\"k\"}",
+         "unknown baseline variant \"bf16\""},
+        {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"tf32\",\"choice\":21}",
+         "\"choice\" must be a string"},
+        {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"tf32\",\"choice\":null}",
+         "\"choice\" must be a string"},
+        {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"tf32\"}",
+         "\"choice\" must be a string"},
+        {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"choice\":\"k\"}", "variant"},
+        {"{\"type\":\"baseline\",\"set\":\"zz\",\"problem\":\"p1\",\"variant\":\"tf32\",\"choice\":\"k\"}",
+         "set \"zz\" is not in the manifest"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run_data *r = tu_run(SETS, PROBS);
+        kbv_err e;
+        TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"ok\"}");
+        int rc = tu_add(r, &e, "%s", bad[i][0]);
+        if (rc != KBV_EINPUT) fail_msg("accepted: %s", bad[i][0]);
+        if (strncmp(e.msg, "samples.jsonl:2: ", 17) != 0 || !strstr(e.msg, bad[i][1]))
+            fail_msg("message \"%s\" for %s", e.msg, bad[i][0]);
+        run_free(r);
+    }
+    run_data *r = tu_run(SETS, PROBS);
+    TU_ADD(r, "{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"choice\":\"k\","
+              "\"extra\":{\"tile\":[128,256]}}");
+    assert_int_equal(run_pair_at(r, 0, 0)->n_choices[RUN_V_FP32], 1);
+    assert_string_equal(run_pair_at(r, 0, 0)->choices[RUN_V_FP32][0], "k");
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +391,8 @@ int main(void)
         cmocka_unit_test(test_drift_known),
         cmocka_unit_test(test_drift_ties),
         cmocka_unit_test(test_drift_in_analysis),
+        cmocka_unit_test(test_drift_cause),
+        cmocka_unit_test(test_baseline_record_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
