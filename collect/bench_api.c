@@ -127,6 +127,12 @@ unsigned long long kbvb_workspace_bytes(void *handle)
     return h ? (unsigned long long)base_workspace_bytes(h->ctx) : 0;
 }
 
+const char *kbvb_choice(void *handle, int variant)
+{
+    bench_handle *h = handle;
+    return h ? base_choice(h->ctx, variant ? BASE_TF32 : BASE_FP32) : "";
+}
+
 void kbvb_destroy(void *handle)
 {
     bench_handle *h = handle;

@@ -29,6 +29,9 @@ int kbvb_run(void *handle, int variant, void *const *inputs, void *const *output
              char *err, int errlen);
 /* Bytes of workspace the baseline holds. */
 unsigned long long kbvb_workspace_bytes(void *handle);
+/* What the variant (0 fp32, 1 tf32) runs where the baseline chose it by
+ * timing ("" otherwise, or before its first run); owned by the handle. */
+const char *kbvb_choice(void *handle, int variant);
 void kbvb_destroy(void *handle);
 
 #ifdef __cplusplus

@@ -67,6 +67,12 @@ int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out,
 int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e);
 /* Bytes of workspace the baseline holds (counted toward its peak). */
 size_t base_workspace_bytes(const base_ctx *b);
+/* What variant v runs, where the baseline chose it by timing among a
+ * library's kernels (for the journal's "baseline" record): e.g.
+ * "cuBLASLt algo 6 tile 21 stages 17 splitK 1 swizzle 0 cluster 0".  ""
+ * for a baseline without a choice, or before its first run.  Owned by b,
+ * valid until base_destroy. */
+const char *base_choice(const base_ctx *b, base_variant v);
 void base_destroy(base_ctx *b);   /* NULL ok */
 /* 1 when the baseline can run on this host (e.g. cuDNN found), else 0 and a reason. */
 int base_available(const suite_problem *p, const char **why);

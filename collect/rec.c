@@ -61,6 +61,12 @@ static int valid(const cJSON *o, const char *type, kbv_err *e)
         if (!rc && type[0] == 't') rc = need(o, "gpu_ms", is_num, type, e);
         if (!rc && type[0] == 't') rc = need(o, "round", is_num, type, e);
         if (!rc && type[0] == 'm') rc = need(o, "peak_bytes", is_num, type, e);
+    } else if (strcmp(type, "baseline") == 0) {
+        /* which kernel a baseline chose by timing (fp32 or tf32 only) */
+        if (!rc) rc = need(o, "variant", is_str, type, e);
+        if (!rc && !is_one_of(cJSON_GetObjectItemCaseSensitive(o, "variant")->valuestring, variants + 1))
+            rc = err_set(e, KBV_EINPUT, "a baseline record with an unknown variant");
+        if (!rc) rc = need(o, "choice", is_str, type, e);
     } else if (strcmp(type, "status") == 0) {
         if (!rc) rc = need(o, "status", is_str, type, e);
         if (!rc && !rec_status_known(cJSON_GetObjectItemCaseSensitive(o, "status")->valuestring))

@@ -1094,6 +1094,22 @@ static void measure_memory(worker *w, void **in, memres *m)
     free_bufs(out, p->n_outputs);
 }
 
+/* One "baseline" record per variant whose kernel the baseline chose by
+ * timing, so that a reader can tell a change of kernel between the sets
+ * of a run (each worker chooses anew) from a change of clock. */
+static void emit_choices(worker *w)
+{
+    for (int v = 0; v < 2; v++) {
+        if (v == 1 && !w->p->uses_tf32) continue;
+        const char *c = base_choice(w->base, v ? BASE_TF32 : BASE_FP32);
+        if (!c || !*c) continue;
+        cJSON *r = rec("baseline");
+        cJSON_AddStringToObject(r, "variant", v ? "tf32" : "fp32");
+        cJSON_AddStringToObject(r, "choice", c);
+        emit(w, r);
+    }
+}
+
 static void emit_memory(worker *w, const memres *m, long long cand_leak, long long base_leak)
 {
     for (int v = 0; v < N_VARIANTS; v++) {
@@ -1159,6 +1175,7 @@ static int run_pair(worker *w)
     base_call(w, V_TF32, &example);
     for (int i = 0; i < w->p->n_outputs; i++) poison(w, out[i], w->out_bytes[i]);
     device_sync_check(w, "baseline warm-up");
+    emit_choices(w);
     {
         size_t f = 0;
         mt_counts bc;

@@ -48,6 +48,9 @@ __device__ __forceinline__ void block_sum2(double &a, double &b)
 struct base_family;
 struct gemm_tuner;
 
+/* Room for a variant's choice text: a few kernels, one line. */
+const int BASE_CHOICE_LEN = 512;
+
 struct base_ctx {
     const suite_problem *p;
     const base_family *fam;
@@ -60,6 +63,7 @@ struct base_ctx {
     size_t ws_bytes;
     void *state;               /* a family's own host state, freed by its destroy */
     gemm_tuner *gemm;          /* base_gemm's timed kernel choices (matmul.cu) */
+    char choice[2][BASE_CHOICE_LEN];   /* per variant: what base_choice says (base_note_choice) */
 };
 
 struct base_family {
@@ -184,6 +188,40 @@ int base_need_ws(base_ctx *b, size_t bytes, kbv_err *e);
  * device through cudaFree); 0 or a negative KBV_E* code. */
 int base_shrink_ws(base_ctx *b, size_t bytes, kbv_err *e);
 int base_cuda_err(kbv_err *e, const base_ctx *b, const char *what, cudaError_t ce);
+/* --- kernel choice by timing (contest.cu) ----------------------------------
+ * The families that pick among a library's algorithms (GEMM, convolution)
+ * time the contestants with base_contest and take base_contest_winner.
+ * A contestant is enqueued by a callback: 0 when it was enqueued, non-zero
+ * when it cannot run (it is then left out, with a median of -1). */
+typedef int (*base_contestant)(void *ctx, int i, cudaStream_t s);
+const int BASE_CONTEST_MAX = 16;
+/* Times n (at most BASE_CONTEST_MAX) contestants on stream s the way the
+ * worker times a variant: each run after an L2 flush (a scratch buffer
+ * of twice the L2 size, allocated for the contest and freed before it
+ * returns; without it the runs are warm) and between two events.  After
+ * two warm-up passes (the first loads lazily loaded kernels, the second
+ * drops contestants over 1.25 times the fastest, which cannot win), the
+ * rest are timed in interleaved rounds, each starting one contestant
+ * later, so that a change of clock or temperature during the contest
+ * shifts every contestant alike.  Rounds: 3 to 7, as budget_ms allows.
+ * med[i] gets contestant i's median, or -1.  Synchronises s; the outputs
+ * the contestants write are garbage afterwards.  Only a CUDA error is an
+ * error (0 or a negative KBV_E* code). */
+int base_contest(base_ctx *b, int n, base_contestant run, void *ctx, cudaStream_t s,
+                 float budget_ms, float *med, kbv_err *e);
+/* The contest's winner: contestant 0 (the library's own choice, what
+ * PyTorch would run) unless another's median is below BASE_CONTEST_MARGIN
+ * times its median; then the fastest.  Without a median for 0, the
+ * fastest with one; -1 when none has one.  The margin keeps two workers
+ * from trading a kernel for an equal one on timing noise. */
+const float BASE_CONTEST_MARGIN = 0.97f;
+int base_contest_winner(const float *med, int n);
+/* Appends "text" (printf-style) to variant v's choice, after "; " when it
+ * already says something, so that a problem with several library calls
+ * names each; cut at BASE_CHOICE_LEN. */
+void base_note_choice(base_ctx *b, base_variant v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Blocks for a grid-stride kernel: enough to fill every SM `per_sm` times,
  * fewer when the work is small. */
 unsigned base_grid(const base_ctx *b, long long items, int threads, int per_sm);

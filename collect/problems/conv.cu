@@ -20,9 +20,11 @@
  * successful results of the search (fp32: only FMA or default math
  * results, and the descriptor stays FMA; tf32: any math type, set on the
  * descriptor with the algorithm), and the first run of each variant times
- * them again on its own buffers, one warm-up and three timed runs each,
- * and keeps the one of least median (the search's first must be beaten by
- * 1%, so that noise does not trade it for an equal one).  A ratio above
+ * them again on its own buffers with base_contest (contest.cu: cold L2,
+ * interleaved rounds, medians) and keeps the search's first unless
+ * another beats it by base_contest_winner's margin (3%), so that noise
+ * does not trade it for an equal one.  The choice is named in the
+ * journal (base_choice).  A ratio above
  * 1.05 then cannot come from a bad pick among cuDNN's algorithms.  The
  * workspace is sized for the largest of the four (counted by the context;
  * a candidate whose workspace cannot be allocated is dropped).
@@ -178,6 +180,8 @@ struct conv_runner {
     char graph_why[256];                  /* why there is no graph, for KBV_CONV_DEBUG */
     int debug;                            /* KBV_CONV_DEBUG=1 */
     int timed[2];                         /* per variant: the candidates were re-timed */
+    int noted[2];                         /* per variant: the choice is in the base's text */
+    int tuning;                           /* conv_runner_tune is timing: nothing noted yet */
     size_t ws_floor;                      /* the context's workspace before this runner's */
     size_t ws_asked;                      /* the workspace size this runner last left */
     long long batch;                      /* samples per cuDNN call (divides g.n) */
@@ -552,35 +556,51 @@ void run_direct(const base_ctx *b, const conv_runner *r, const float *x, const f
 
 } /* namespace */
 
+namespace {
+
+/* The two ways of a depthwise convolution for base_contest: 0 is cuDNN's
+ * (already re-timed) choice, 1 kbv's direct kernel. */
+struct dw_contest {
+    base_ctx *b;
+    conv_runner *r;
+    int vi;
+    const float *x, *w;
+    float *y;
+    int failed;               /* a CUDA error inside a run: the contest stops at the next check */
+    kbv_err *e;
+};
+
+int dw_contestant(void *ctx, int way, cudaStream_t s)
+{
+    dw_contest *c = (dw_contest *)ctx;
+    c->r->direct[c->vi] = way;
+    if (conv_runner_run(c->b, c->r, (base_variant)c->vi, c->x, c->w, NULL, c->y, s, c->e)) {
+        c->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+} /* namespace */
+
 int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w, float *y,
                      cudaStream_t s, kbv_err *e)
 {
     if (!is_depthwise2d(&r->g) || !x || !w || !y) return 0;
-    cudaEvent_t t0 = NULL, t1 = NULL;
-    if (cudaEventCreate(&t0) != cudaSuccess || cudaEventCreate(&t1) != cudaSuccess) {
-        if (t0) cudaEventDestroy(t0);
-        cudaGetLastError();
-        return 0;   /* no timing, no tuning: cuDNN it is */
-    }
     int rc = 0;
+    r->tuning = 1;
     for (int v = 0; v < 2 && !rc; v++) {
-        float best[2] = { 0, 0 };
-        for (int way = 0; way < 2 && !rc; way++) {
-            r->direct[v] = way;
-            for (int rep = 0; rep < 4 && !rc; rep++) {   /* one warm-up, three timed */
-                cudaEventRecord(t0, s);
-                rc = conv_runner_run(b, r, (base_variant)v, x, w, NULL, y, s, e);
-                cudaEventRecord(t1, s);
-                cudaEventSynchronize(t1);
-                float ms = 0;
-                cudaEventElapsedTime(&ms, t0, t1);
-                if (rep > 0) best[way] = rep == 1 || ms < best[way] ? ms : best[way];
-            }
-        }
-        r->direct[v] = !rc && best[1] < best[0];
+        /* cuDNN's own choice first (its re-timing), outside the contest */
+        r->direct[v] = 0;
+        rc = conv_runner_run(b, r, (base_variant)v, x, w, NULL, y, s, e);
+        if (rc) break;
+        dw_contest ctx = { b, r, v, x, w, y, 0, e };
+        float med[2];
+        rc = base_contest(b, 2, dw_contestant, &ctx, s, CONV_TUNE_BUDGET_MS, med, e);
+        if (!rc && ctx.failed) rc = KBV_ERUNTIME;   /* e says why */
+        r->direct[v] = !rc && base_contest_winner(med, 2) == 1;
     }
-    cudaEventDestroy(t0);
-    cudaEventDestroy(t1);
+    r->tuning = 0;
     return rc;
 }
 
@@ -687,6 +707,23 @@ void debug_line(const base_ctx *b, const conv_runner *r, int vi, const float *me
     fprintf(stderr, "%s\n", line);
 }
 
+/* The candidates of a variant for base_contest. */
+struct retime_contest {
+    base_ctx *b;
+    conv_runner *r;
+    int vi;
+    const float *x, *w;
+    float *y;
+};
+
+int retime_contestant(void *ctx, int i, cudaStream_t s)
+{
+    const retime_contest *c = (const retime_contest *)ctx;
+    if (use_cand(c->r, c->vi, i) != CUDNN_STATUS_SUCCESS) return 1;
+    if (c->r->plan[c->vi] >= 0 && !graph_runs(c->r, c->vi, c->x, c->w, c->y)) return 1;
+    return dnn_run(c->b, c->r, c->vi, c->x, c->w, NULL, c->y, s) != CUDNN_STATUS_SUCCESS;
+}
+
 /* Re-times the variant's candidates on the caller's buffers (see the
  * header comment) and keeps the fastest; y is overwritten.  Synchronises
  * s.  Only a CUDA error is an error: a candidate that fails is skipped (a
@@ -705,51 +742,10 @@ int retime(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w, 
         debug_line(b, r, vi, med, 0);
         return 0;
     }
-    cudaEvent_t ev[2] = { NULL, NULL };
-    if (cudaEventCreate(&ev[0]) != cudaSuccess || cudaEventCreate(&ev[1]) != cudaSuccess) {
-        if (ev[0]) cudaEventDestroy(ev[0]);
-        cudaGetLastError();
-        debug_line(b, r, vi, med, 0);
-        return 0;
-    }
-    int rc = 0, best = -1;
-    float best_ms = 0.0f, spent = 0.0f;
-    for (int i = 0; !rc && i < r->n_cand[vi]; i++) {
-        if (i > 1 && best >= 0 && spent + 4.0f * best_ms > CONV_TUNE_BUDGET_MS) break;
-        if (use_cand(r, vi, i) != CUDNN_STATUS_SUCCESS) continue;
-        if (r->plan[vi] >= 0 && !graph_runs(r, vi, x, w, y)) continue;
-        float t[3] = { 0.0f, 0.0f, 0.0f };
-        int ok = 1;
-        for (int rep = 0; rep < 4 && ok; rep++) {   /* one warm-up, three timed */
-            cudaError_t ce = cudaEventRecord(ev[0], s);
-            cudnnStatus_t st = dnn_run(b, r, vi, x, w, NULL, y, s);
-            if (ce == cudaSuccess) ce = cudaEventRecord(ev[1], s);
-            if (ce == cudaSuccess) ce = cudaEventSynchronize(ev[1]);
-            float ms = 0.0f;
-            if (ce == cudaSuccess) ce = cudaEventElapsedTime(&ms, ev[0], ev[1]);
-            if (ce != cudaSuccess) {
-                rc = base_cuda_err(e, b, "convolution algorithm timing", ce);
-                ok = 0;
-            } else if (st != CUDNN_STATUS_SUCCESS) {
-                ok = 0;
-            } else {
-                spent += ms;
-                if (rep > 0) t[rep - 1] = ms;
-            }
-        }
-        if (!ok) continue;
-        /* median of three */
-        float lo = t[0] < t[1] ? t[0] : t[1], hi = t[0] < t[1] ? t[1] : t[0];
-        float m = t[2] < lo ? lo : t[2] > hi ? hi : t[2];
-        med[i] = m;
-        if (best < 0 || m < (best == 0 ? 0.99f : 1.0f) * best_ms) {
-            best = i;
-            best_ms = m;
-        }
-    }
-    cudaEventDestroy(ev[0]);
-    cudaEventDestroy(ev[1]);
+    retime_contest ctx = { b, r, vi, x, w, y };
+    int rc = base_contest(b, r->n_cand[vi], retime_contestant, &ctx, s, CONV_TUNE_BUDGET_MS, med, e);
     if (rc) return rc;
+    int best = base_contest_winner(med, r->n_cand[vi]);
     int chosen = best >= 0 ? best : 0;
     if (r->cand[vi][chosen].plan >= 0) {
         size_t pws = r->cand[vi][chosen].ws;
@@ -773,6 +769,26 @@ int retime(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w, 
     return fit_ws(b, r, e);
 }
 
+/* Names the variant's kernel in the base's choice text, once, after the
+ * first run that follows every timing (not while conv_runner_tune is
+ * still comparing). */
+void note_choice(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w,
+                 const float *y)
+{
+    if (r->noted[vi] || r->tuning) return;
+    r->noted[vi] = 1;
+    if (r->direct[vi]) {
+        base_note_choice(b, (base_variant)vi, "conv: kbv direct depthwise kernel");
+        return;
+    }
+    char nm[96];
+    if (graph_runs(r, vi, x, w, y)) conv_graph_describe(r->graph, r->plan[vi], nm, sizeof nm);
+    else snprintf(nm, sizeof nm, "legacy %s algo %d (math %d)",
+                  r->g.transposed ? "backward-data" : "forward", r->legacy[vi].algo,
+                  (int)r->legacy[vi].math);
+    base_note_choice(b, (base_variant)vi, "conv: cuDNN %s", nm);
+}
+
 } /* namespace */
 
 int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
@@ -782,7 +798,9 @@ int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x,
     if (r->direct[vi]) {
         run_direct(b, r, x, w, bias, y, s);
         cudaError_t ce = cudaGetLastError();
-        return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "depthwise launch", ce);
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "depthwise launch", ce);
+        note_choice(b, r, vi, x, w, y);
+        return 0;
     }
     if (!r->timed[vi]) {
         int rc = retime(b, r, vi, x, w, y, s, e);
@@ -790,6 +808,7 @@ int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x,
     }
     cudnnStatus_t st = dnn_run(b, r, vi, x, w, bias, y, s);
     if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "convolution", st, e);
+    note_choice(b, r, vi, x, w, y);
     return 0;
 }
 

@@ -20,11 +20,12 @@
  * speedup (DESIGN 5), so on the first GEMM of each shape base_gemm asks
  * cuBLASLt for its best few algorithms for the same compute type (so fp32
  * stays on FMA kernels: CUBLAS_COMPUTE_32F yields no tensor-core
- * algorithm), times each and the cublasGemmEx default with CUDA events on
- * the caller's stream (one warm-up, median of three, about 200 ms at most
- * per shape), and keeps the fastest.  An algorithm of cuBLASLt must beat
- * the default by 1% to replace it, so that timing noise does not trade a
- * kernel for an equal one.  Either way the product is the same: same
+ * algorithm) and times them against the cublasGemmEx default with
+ * base_contest (contest.cu: cold L2, interleaved rounds, medians; about
+ * 200 ms per shape).  An algorithm of cuBLASLt must beat the default by
+ * base_contest_winner's margin (3%) to replace it, so that two workers
+ * of one run do not trade a kernel for an equal one on timing noise; the
+ * choice is named in the journal (base_choice).  Either way the product is the same: same
  * alpha, beta, layouts and compute type; only the kernel differs.  The
  * choice is cached per context and shape (a handful of shapes per
  * problem); a ratio above 1.05 can then no longer come from a bad
@@ -180,15 +181,12 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
 
 /* --- base_gemm: kernel choice by timing ----------------------------------- */
 
-/* Bounds of the search: cuBLASLt algorithms asked for, timed runs after
- * the warm-up, the time one shape may spend being timed (a soft bound: the
- * default and the first cuBLASLt algorithm are always timed), the margin
- * a cuBLASLt algorithm needs over the default, and the shapes remembered
- * per context (more shapes than that run the default untimed). */
+/* Bounds of the search: cuBLASLt algorithms asked for, the time the
+ * rounds of one shape's contest aim at (base_contest: at least three
+ * rounds whatever it says), and the shapes remembered per context (more
+ * shapes than that run the default untimed). */
 const int LT_ALGOS = 8;
-const int TIMED_REPS = 3;
 const float TUNE_BUDGET_MS = 200.0f;
-const float LT_MARGIN = 0.99f;
 const int GEMM_SHAPES = 8;
 
 /* What identifies a choice: everything cuBLASLt's heuristic sees, the
@@ -385,40 +383,61 @@ int lt_candidates(const base_ctx *b, const gemm_tuner *t, const lt_plan &pl,
     return n;
 }
 
-float median3(float *x, int n)
+/* The contestants of one shape for base_contest: 0 is cublasGemmEx's
+ * default, i > 0 cuBLASLt's algorithm i - 1. */
+struct gemm_contest {
+    base_ctx *b;
+    const gemm_tuner *t;
+    const lt_plan *pl;
+    const cublasLtMatmulHeuristicResult_t *res;
+    const gemm_args *g;
+};
+
+int gemm_contestant(void *ctx, int i, cudaStream_t)
 {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && x[j] < x[j - 1]; j--) {
-            float tmp = x[j];
-            x[j] = x[j - 1];
-            x[j - 1] = tmp;
-        }
-    return x[n / 2];
+    const gemm_contest *c = (const gemm_contest *)ctx;
+    cublasStatus_t st = i == 0 ? run_default(c->b, *c->g)
+                               : run_lt(c->b, c->t, *c->pl, &c->res[i - 1].algo, *c->g);
+    return st != CUBLAS_STATUS_SUCCESS;
 }
 
-/* One warm-up and TIMED_REPS timed runs of a contestant (algo NULL: the
- * default).  *ms is the median, or negative when the contestant failed;
- * *spent grows by every run's time.  Only a CUDA error is an error. */
-int time_one(base_ctx *b, const gemm_tuner *t, const lt_plan *pl,
-             const cublasLtMatmulAlgo_t *algo, const gemm_args &g, cudaEvent_t ev[2],
-             float *ms, float *spent, kbv_err *e)
+/* "cuBLASLt algo 6 tile 21 stages 17 splitK 1 ...": the configuration
+ * attributes that tell two algorithms apart (cublasLtMatmulAlgoConfig). */
+void describe_lt(const cublasLtMatmulAlgo_t *algo, char *buf, size_t len)
 {
-    float x[TIMED_REPS];
-    *ms = -1.0f;
-    for (int r = 0; r <= TIMED_REPS; r++) {
-        cudaError_t ce = cudaEventRecord(ev[0], g.s);
-        cublasStatus_t st = algo ? run_lt(b, t, *pl, algo, g) : run_default(b, g);
-        if (ce == cudaSuccess) ce = cudaEventRecord(ev[1], g.s);
-        if (ce == cudaSuccess) ce = cudaEventSynchronize(ev[1]);
-        float one = 0.0f;
-        if (ce == cudaSuccess) ce = cudaEventElapsedTime(&one, ev[0], ev[1]);
-        if (ce != cudaSuccess) return base_cuda_err(e, b, "GEMM algorithm timing", ce);
-        if (st != CUBLAS_STATUS_SUCCESS) return 0;
-        *spent += one;
-        if (r > 0) x[r - 1] = one;
+    static const struct { cublasLtMatmulAlgoConfigAttributes_t attr; const char *name; } keys[] = {
+        { CUBLASLT_ALGO_CONFIG_ID, "algo" },
+        { CUBLASLT_ALGO_CONFIG_TILE_ID, "tile" },
+        { CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages" },
+        { CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "splitK" },
+        { CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, "reduction" },
+        { CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, "swizzle" },
+        { CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, "custom" },
+        { CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, "cluster" },
+    };
+    size_t at = (size_t)snprintf(buf, len, "cuBLASLt");
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0] && at < len; k++) {
+        /* the attributes are 16 to 32 bits wide; a zeroed 64-bit slot
+         * reads right for each on a little-endian host */
+        uint64_t v = 0;
+        size_t wrote = 0;
+        if (cublasLtMatmulAlgoConfigGetAttribute(algo, keys[k].attr, &v, sizeof v, &wrote) !=
+            CUBLAS_STATUS_SUCCESS)
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, " %s %llu", keys[k].name, (unsigned long long)v);
     }
-    *ms = median3(x, TIMED_REPS);
-    return 0;
+}
+
+/* Names the choice of shape g in the variant's choice text. */
+void note_pick(base_ctx *b, const gemm_args &g, const gemm_pick *pk)
+{
+    char what[200];
+    if (pk->use_lt) describe_lt(&pk->algo, what, sizeof what);
+    else snprintf(what, sizeof what, "cublasGemmEx default");
+    if (g.batch > 1)
+        base_note_choice(b, g.v, "GEMM %lldx%lldx%lld x%lld: %s", g.m, g.n, g.k, g.batch, what);
+    else
+        base_note_choice(b, g.v, "GEMM %lldx%lldx%lld: %s", g.m, g.n, g.k, what);
 }
 
 /* The kernel for a new shape (see the header comment), stored in *pk. */
@@ -443,29 +462,14 @@ int tune(base_ctx *b, gemm_tuner *t, const gemm_args &g, gemm_pick *pk, kbv_err 
     cublasLtMatmulHeuristicResult_t res[LT_ALGOS];
     memset(res, 0, sizeof res);
     int n = lt_candidates(b, t, pl, pk->key, res);
-    cudaEvent_t ev[2] = { NULL, NULL };
-    if (n == 0 || cudaEventCreate(&ev[0]) != cudaSuccess || cudaEventCreate(&ev[1]) != cudaSuccess) {
-        if (ev[0]) cudaEventDestroy(ev[0]);
-        cudaGetLastError();   /* a failed event creation is not sticky */
+    if (n == 0) {
         plan_free(&pl);
         return 0;             /* nothing to time: the default it is */
     }
-    float spent = 0.0f, def = -1.0f, best = -1.0f;
-    int best_i = -1, rc = time_one(b, t, &pl, NULL, g, ev, &def, &spent, e);
-    if (!rc && def > 0.0f) best = def;
-    for (int i = 0; !rc && i < n; i++) {
-        /* past the budget, stop once the first cuBLASLt algorithm is in */
-        if (i > 0 && best > 0.0f && spent + (TIMED_REPS + 1) * best > TUNE_BUDGET_MS) break;
-        float ms = -1.0f;
-        rc = time_one(b, t, &pl, &res[i].algo, g, ev, &ms, &spent, e);
-        if (rc || ms < 0.0f) continue;
-        if ((def < 0.0f || ms < LT_MARGIN * def) && (best < 0.0f || ms < best)) {
-            best = ms;
-            best_i = i;
-        }
-    }
-    cudaEventDestroy(ev[0]);
-    cudaEventDestroy(ev[1]);
+    float med[1 + LT_ALGOS];
+    gemm_contest ctx = { b, t, &pl, res, &g };
+    int rc = base_contest(b, 1 + n, gemm_contestant, &ctx, g.s, TUNE_BUDGET_MS, med, e);
+    int best_i = rc ? -1 : base_contest_winner(med, 1 + n) - 1;
     if (rc || best_i < 0) {
         plan_free(&pl);
         return rc;
@@ -508,6 +512,7 @@ int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long lon
         rc = tune(b, t, g, &t->pick[t->n], e);
         if (rc) return rc;
         pk = &t->pick[t->n++];
+        note_pick(b, g, pk);
     }
     if (pk && pk->use_lt) bs = run_lt(b, t, pk->plan, &pk->algo, g);
     else bs = run_default(b, g);

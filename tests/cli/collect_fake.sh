@@ -63,6 +63,11 @@ t = of("f-correct", "time")
 n = {v: sum(1 for r in t if r["variant"] == v) for v in ("candidate", "fp32", "tf32")}
 if min(n.values()) < 30 or max(n.values()) > 500:
     print("collect_fake: sample counts", n); sys.exit(1)
+# The baseline names its kernel once per worker: ReLU has no product, so
+# fp32 only, with the fake's text.
+b = of("f-correct", "baseline")
+if len(b) != 1 or b[0]["variant"] != "fp32" or b[0]["choice"] != "fake: host ReLU loop":
+    print("collect_fake: baseline records", b); sys.exit(1)
 m = json.load(open(sys.argv[1] + "/manifest.json"))
 if m["device"]["name"] != "Fake GPU (CPU stand-in)" or m["config"]["arch"] != 90:
     print("collect_fake: manifest device", m["device"]); sys.exit(1)

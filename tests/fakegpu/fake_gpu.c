@@ -148,6 +148,14 @@ int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e)
 
 size_t base_workspace_bytes(const base_ctx *b) { return b ? (size_t)32 << 20 : 0; }
 
+/* A choice for the journal's "baseline" record, as a timed library choice
+ * would name it. */
+const char *base_choice(const base_ctx *b, base_variant v)
+{
+    if (!b) return "";
+    return v == BASE_TF32 ? "fake: host ReLU loop (tf32 slot)" : "fake: host ReLU loop";
+}
+
 void base_destroy(base_ctx *b)
 {
     if (!b) return;

@@ -183,6 +183,9 @@ static void test_worker_records(void **state)
         "{\"type\":\"memory\",\"variant\":\"tf32\"}",
         "{\"type\":\"status\",\"status\":\"fine\"}",
         "{\"type\":\"build\",\"ok\":true}",
+        "{\"type\":\"baseline\",\"variant\":\"candidate\",\"choice\":\"x\"}",
+        "{\"type\":\"baseline\",\"variant\":\"tf32\",\"choice\":7}",
+        "{\"type\":\"baseline\",\"choice\":\"x\"}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         o = NULL;
@@ -194,6 +197,7 @@ static void test_worker_records(void **state)
         "{\"type\":\"time\",\"variant\":\"candidate\",\"round\":3,\"gpu_ms\":1.5,\"wall_ms\":1.6}",
         "{\"type\":\"memory\",\"variant\":\"fp32\",\"peak_bytes\":10,\"io_bytes\":8}",
         "{\"type\":\"status\",\"status\":\"launch-error\",\"detail\":\"x\"}",
+        "{\"type\":\"baseline\",\"variant\":\"tf32\",\"choice\":\"cuBLASLt algo 6\"}",
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         assert_int_equal(rec_from_worker(good[i], strlen(good[i]), "s", "p", &o, &e), 0);
