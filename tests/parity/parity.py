@@ -361,6 +361,9 @@ def run_problem(lib, p, timer, seed):
                 t_kbv = timer.median_ms(lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048))
                 res[f"{name}_torch_ms"] = t_torch
                 res[f"{name}_kbv_ms"] = t_kbv
+                choice = lib.kbvb_choice(handle, variant)
+                if choice:
+                    res[f"{name}_choice"] = choice.decode(errors="replace")
                 res[f"{name}_ratio"] = t_kbv / t_torch if t_torch > 0 else None
     finally:
         lib.kbvb_destroy(handle)
@@ -377,6 +380,7 @@ def main():
     args = parse_args()
     lib = ctypes.CDLL(os.path.join(args.build, "libkbv_baseline.so"))
     lib.kbvb_workspace_bytes.restype = ctypes.c_ulonglong
+    lib.kbvb_choice.restype = ctypes.c_char_p
     listing = json.loads(subprocess.check_output([os.path.join(args.build, "kbv-list"), "--json"]))
     probs = [p for p in listing["problems"]
              if any(fnmatch.fnmatch(p["id"], g) for g in args.problems.split(","))]
