@@ -401,8 +401,32 @@ static int read_parity(rmodel *m, const char *path, kbv_err *e)
 
 /* --- baseline_drift --------------------------------------------------------- */
 
+/* A text member that may be absent or null (*out NULL); -1 for another type. */
+static int opt_text(const cJSON *o, const char *key, const char **out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = NULL;
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsString(v))
+        return -1;
+    *out = v->valuestring;
+    return 0;
+}
+
+/* A number member that may be absent or null (*out NaN), else finite and
+ * > 0; -1 for anything else. */
+static int opt_pos(const cJSON *o, const char *key, double *out)
+{
+    if (opt_num(o, key, out))
+        return -1;
+    return isnan(*out) || (*out > 0 && isfinite(*out)) ? 0 : -1;
+}
+
 /* Reads analysis.json's baseline_drift (absent in an analysis made before it
- * existed: has_drift stays 0) and marks the problems of every set. */
+ * existed: has_drift stays 0) and marks the problems of every set.  The
+ * causes (cause, clock_ratio, each set's sm_mhz and choice) came later: an
+ * entry without them reads as unknown. */
 static int read_drift(rmodel *m, kbv_err *e)
 {
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(m->analysis, "baseline_drift"), *it;
@@ -430,6 +454,10 @@ static int read_drift(rmodel *m, kbv_err *e)
             return err_set(e, KBV_EINPUT, "%s: baseline '%s' is neither fp32 nor tf32", w, bl);
         if (opt_num(it, "drift", &x->drift) || !(x->drift > 0))
             return err_set(e, KBV_EINPUT, "%s: \"drift\" must be a number > 0", w);
+        if (opt_pos(it, "clock_ratio", &x->clock_ratio))
+            return err_set(e, KBV_EINPUT, "%s: \"clock_ratio\" must be a finite number > 0 or null", w);
+        if (opt_text(it, "cause", &x->cause))
+            return err_set(e, KBV_EINPUT, "%s: \"cause\" must be a string or null", w);
         if ((rc = jio_get_arr(it, "sets", w, &ss, e)))
             return rc;
         int k = cJSON_GetArraySize(ss);
@@ -454,6 +482,10 @@ static int read_drift(rmodel *m, kbv_err *e)
                 return err_set(e, KBV_EINPUT, "%s: median_ms, ci_low_ms, ci_high_ms must be numbers or null, n a count",
                                w2);
             q->n = isnan(nn) ? -1 : count_of(nn);
+            if (opt_pos(s, "sm_mhz", &q->mhz))
+                return err_set(e, KBV_EINPUT, "%s: \"sm_mhz\" must be a finite number > 0 or null", w2);
+            if (opt_text(s, "choice", &q->choice))
+                return err_set(e, KBV_EINPUT, "%s: \"choice\" must be a string or null", w2);
             /* The first set wins a tie, as in analyze. */
             if (x->n_sets == 0 || q->med > x->sets[x->slow].med)
                 x->slow = x->n_sets;

@@ -61,19 +61,28 @@ typedef struct rm_problem {
 
 /* A baseline whose median differs between the sets of the run (analyze's
  * baseline_drift: drift = slowest / fastest set's median over 1.05, and
- * their intervals apart).  RM_DRIFT_LIMIT is analyze's limit, for the text. */
+ * their intervals apart), with its cause where analyze gave one: "clock"
+ * (the fastest set's median SM clock is at least RM_DRIFT_CLOCK_LIMIT
+ * times the slowest's), "algorithm" (the two sets' workers chose different
+ * kernels) or "unexplained".  The limits are analyze's, for the text; an
+ * analysis.json written before the causes lacks them (unknown). */
 #define RM_DRIFT_LIMIT 1.05
+#define RM_DRIFT_CLOCK_LIMIT 1.02
 
 typedef struct rm_drift_set {
     const char *set;
     double med, lo, hi;       /* ms; NaN where null */
     long n;                   /* -1 where absent */
+    double mhz;               /* median SM clock; NaN where absent or null */
+    const char *choice;       /* the baseline's kernel or algorithm; NULL where absent */
 } rm_drift_set;
 
 typedef struct rm_drift {
     const char *problem;
     int baseline;             /* RM_FP32 or RM_TF32 */
     double drift;
+    double clock_ratio;       /* fastest / slowest set's clock; NaN where absent or null */
+    const char *cause;        /* NULL where absent (unknown) */
     rm_drift_set *sets;
     int n_sets;
     int slow, fast;           /* indices into sets of the largest and smallest median */

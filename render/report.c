@@ -136,6 +136,7 @@ static void global_vars(rctx *r)
     tvars_set(v, "n_parity", "%d", m->n_parity_flagged);
     tvars_set(v, "n_drift", "%d", m->n_drift);
     tvars_set(v, "drift_limit", "%.2f", RM_DRIFT_LIMIT);
+    tvars_set(v, "clock_limit", "%.2f", RM_DRIFT_CLOCK_LIMIT);
 }
 
 static void set_vars(tvars *v, const rm_set *s)
@@ -654,29 +655,81 @@ static void drift_ms(char *buf, size_t n, const rm_drift_set *q, const char *sep
     snprintf(buf, n, "%s%s[%s, %s]", a, sep, lo, hi);
 }
 
+/* A set's median SM clock in MHz: "1485", "1522.5" (the mean of two
+ * middle clocks), "-" where unknown. */
+static void drift_mhz(char *buf, size_t n, double mhz)
+{
+    if (isnan(mhz))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, mhz == floor(mhz) ? "%.0f" : "%.1f", mhz);
+}
+
+/* A choice as the PDF shows it: cut at about 160 bytes on a character
+ * boundary of UTF-8 (the CSV keeps it whole). */
+static void drift_choice(char *buf, size_t n, const char *choice)
+{
+    size_t len = strlen(choice);
+    if (len <= 160) {
+        snprintf(buf, n, "%s", choice);
+        return;
+    }
+    size_t k = 156;
+    while (k > 0 && ((unsigned char)choice[k] & 0xC0) == 0x80)
+        k--;
+    snprintf(buf, n, "%.*s\xe2\x80\xa6", (int)k, choice);
+}
+
+/* The cause as the PDF shows it: "-" where analysis.json has none (an older
+ * analysis); for another algorithm, the kernel each of the two sets ran,
+ * slowest first. */
+static void drift_cause(char *buf, size_t n, const rm_drift *x)
+{
+    const rm_drift_set *sl = &x->sets[x->slow], *fa = &x->sets[x->fast];
+    if (!x->cause) {
+        snprintf(buf, n, "-");
+    } else if (strcmp(x->cause, "algorithm") == 0 && sl->choice && fa->choice) {
+        char a[200], b[200];
+        drift_choice(a, sizeof a, sl->choice);
+        drift_choice(b, sizeof b, fa->choice);
+        snprintf(buf, n, "algorithm\n%s: %s\n%s: %s", sl->set, a, fa->set, b);
+    } else {
+        snprintf(buf, n, "%s", x->cause);
+    }
+}
+
 /* Baseline drift across sets: analysis.json's list, in its order (drift
- * descending): the slowest and the fastest set with their medians. */
+ * descending): the slowest and the fastest set with their medians and
+ * median SM clocks, and the cause. */
 static int build_drift(rctx *r, tbl *disp, tbl *data, kbv_err *e)
 {
-    static const char *const dh[] = {"problem", "baseline", "drift", "slowest\nset", "slowest set\nmedian ms",
-                                     "fastest\nset", "fastest set\nmedian ms"};
-    static const char *const ch[] = {"problem", "baseline", "drift", "slowest_set", "slowest_median_ms",
-                                     "slowest_ci_low_ms", "slowest_ci_high_ms", "fastest_set",
-                                     "fastest_median_ms", "fastest_ci_low_ms", "fastest_ci_high_ms", "n_sets"};
+    enum { ND = 10, NC = 18 };
+    static const char *const dh[ND] = {"problem", "baseline", "drift", "slowest\nset", "slowest set\nmedian ms",
+                                       "slowest set\nSM MHz", "fastest\nset", "fastest set\nmedian ms",
+                                       "fastest set\nSM MHz", "cause"};
+    static const char *const ch[NC] = {"problem", "baseline", "drift", "slowest_set", "slowest_median_ms",
+                                       "slowest_ci_low_ms", "slowest_ci_high_ms", "fastest_set",
+                                       "fastest_median_ms", "fastest_ci_low_ms", "fastest_ci_high_ms", "n_sets",
+                                       "slowest_sm_mhz", "fastest_sm_mhz", "clock_ratio", "cause",
+                                       "slowest_choice", "fastest_choice"};
     int rc;
-    if ((rc = tbl_init(disp, 7, dh, "wlrlrlr", e)) || (rc = tbl_init(data, 12, ch, "llrlrrrlrrrr", e)))
+    if ((rc = tbl_init(disp, ND, dh, "wlrlrrlrrw", e)) || (rc = tbl_init(data, NC, ch, "llrlrrrlrrrrrrrlll", e)))
         return rc;
     for (int i = 0; i < r->m->n_drift; i++) {
         const rm_drift *x = &r->m->drift[i];
         const rm_drift_set *sl = &x->sets[x->slow], *fa = &x->sets[x->fast];
-        char dr[32], ms[2][96];
+        char dr[32], ms[2][96], mhz[2][32], cause[480];
         snprintf(dr, sizeof dr, "%.3f", x->drift);
         drift_ms(ms[0], sizeof ms[0], sl, "\n");
         drift_ms(ms[1], sizeof ms[1], fa, "\n");
-        const char *cp[7] = {x->problem, rmodel_baseline_name(x->baseline), dr, sl->set, ms[0], fa->set, ms[1]};
+        drift_mhz(mhz[0], sizeof mhz[0], sl->mhz);
+        drift_mhz(mhz[1], sizeof mhz[1], fa->mhz);
+        drift_cause(cause, sizeof cause, x);
+        const char *cp[ND] = {x->problem, rmodel_baseline_name(x->baseline), dr, sl->set, ms[0], mhz[0],
+                              fa->set, ms[1], mhz[1], cause};
         if ((rc = tbl_add(disp, cp, 0, 0, e)))
             return rc;
-        char d[12][48];
+        char d[15][48];
         fmt_g(d[2], 48, x->drift);
         fmt_g(d[4], 48, sl->med);
         fmt_g(d[5], 48, sl->lo);
@@ -685,8 +738,12 @@ static int build_drift(rctx *r, tbl *disp, tbl *data, kbv_err *e)
         fmt_g(d[9], 48, fa->lo);
         fmt_g(d[10], 48, fa->hi);
         snprintf(d[11], 48, "%d", x->n_sets);
-        const char *dp[12] = {x->problem, rmodel_baseline_name(x->baseline), d[2], sl->set, d[4], d[5], d[6],
-                              fa->set, d[8], d[9], d[10], d[11]};
+        fmt_g(d[12], 48, sl->mhz);
+        fmt_g(d[13], 48, fa->mhz);
+        fmt_g(d[14], 48, x->clock_ratio);
+        const char *dp[NC] = {x->problem, rmodel_baseline_name(x->baseline), d[2], sl->set, d[4], d[5], d[6],
+                              fa->set, d[8], d[9], d[10], d[11], d[12], d[13], d[14], x->cause ? x->cause : "",
+                              sl->choice ? sl->choice : "", fa->choice ? fa->choice : ""};
         if ((rc = tbl_add(data, dp, 0, 0, e)))
             return rc;
     }

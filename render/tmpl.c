@@ -16,7 +16,7 @@ const char *const tmpl_verdict_names[] = {
     "fp32", "fp32_ci", "fp32_verdict", "tf32", "tf32_ci", "tf32_verdict", "joiner", NULL};
 const char *const tmpl_parity_names[] = {
     "parity_gpu", "parity_torch", "parity_cuda", "parity_samples", "parity_limit", "n_parity", NULL};
-const char *const tmpl_drift_names[] = {"n_drift", "drift_limit", NULL};
+const char *const tmpl_drift_names[] = {"n_drift", "drift_limit", "clock_limit", NULL};
 static const char *const baseline_names[] = {"baseline", "baseline_desc", NULL};
 static const char *const scatter_names[] = {"n_points", NULL};
 static const char *const hack_names[] = {"n_findings", NULL};
