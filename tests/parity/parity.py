@@ -12,7 +12,10 @@ its tf32 baseline matches to TF32's precision (max |d| <= 1e-2 max |ref|).
 It times PyTorch eager in both modes (allow_tf32 off, on) and kbv's two
 baselines by the same cold-L2 method: a memset of a buffer twice the L2
 size on the stream, outside the event window, then start event, call, stop
-event; median of --samples.  ratio = kbv median / PyTorch median.
+event; median of --samples, PyTorch's and kbv's samples interleaved (see
+Timer).  ratio = kbv median / PyTorch median.  kbv's kernel choice per
+variant, where its baseline chose by timing, is kept as fp32_choice and
+tf32_choice.
 
 Writes data/parity/<gpu>.json:
   {"gpu", "torch", "cuda", "samples", "problems": [{"id", "fp32_ratio",
@@ -247,21 +250,29 @@ class Timer:
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
         self.flush = torch.empty(max(2 * l2, 256 << 20), dtype=torch.uint8, device="cuda")
 
-    def median_ms(self, fn):
-        for _ in range(3):
-            fn()
+    def medians_ms(self, fns):
+        """The median time of each function, their samples interleaved
+        (sample i of every function, in an order that rotates by one each
+        time), so that a change of clock or temperature during the
+        measurement, which a tensor-core-heavy kernel causes itself,
+        weighs on every side alike rather than on whichever runs last."""
+        for fn in fns:
+            for _ in range(3):
+                fn()
         torch.cuda.synchronize()
-        t = []
-        for _ in range(self.samples):
-            self.flush.zero_()
-            e0 = torch.cuda.Event(enable_timing=True)
-            e1 = torch.cuda.Event(enable_timing=True)
-            e0.record()
-            fn()
-            e1.record()
-            e1.synchronize()
-            t.append(e0.elapsed_time(e1))
-        return statistics.median(t)
+        t = [[] for _ in fns]
+        for i in range(self.samples):
+            for k in range(len(fns)):
+                j = (i + k) % len(fns)
+                self.flush.zero_()
+                e0 = torch.cuda.Event(enable_timing=True)
+                e1 = torch.cuda.Event(enable_timing=True)
+                e0.record()
+                fns[j]()
+                e1.record()
+                e1.synchronize()
+                t[j].append(e0.elapsed_time(e1))
+        return [statistics.median(x) for x in t]
 
 
 def set_tf32(on):
@@ -357,8 +368,9 @@ def run_problem(lib, p, timer, seed):
                     failures.append(f"{name} output: {detail}")
                 del ref
                 torch.cuda.empty_cache()
-                t_torch = timer.median_ms(lambda: ref_fn(p, ins))
-                t_kbv = timer.median_ms(lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048))
+                t_torch, t_kbv = timer.medians_ms(
+                    [lambda: ref_fn(p, ins),
+                     lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048)])
                 res[f"{name}_torch_ms"] = t_torch
                 res[f"{name}_kbv_ms"] = t_kbv
                 choice = lib.kbvb_choice(handle, variant)
