@@ -321,41 +321,49 @@ __global__ void reduce_c_cols(const float *__restrict__ x, float *__restrict__ y
  * the features, and the global average pool over S): one block per row.
  * With fuse, each value read first goes through the elementwise steps A
  * (bias and the operations before the reduction), which then need no pass
- * of their own over the producer's output. */
+ * of their own over the producer's output.  Each thread keeps ROWS_ILP
+ * loads in flight: with few rows (L2_056 reduces 128 rows of 32768) the
+ * blocks are few and a loop of one load at a time waits on memory latency
+ * (84 us on the H200 where PyTorch's sum takes 6); long rows also get
+ * 1024 threads (rows_threads). */
+const int ROWS_ILP = 4;
+
 template <int MID>
-__global__ void __launch_bounds__(256) reduce_rows(const float *__restrict__ x,
-                                                   float *__restrict__ y, long long L, ew_args A,
-                                                   int fuse)
+__device__ __forceinline__ void rows_fold(float &acc, float v)
+{
+    if (MID == MID_MIN_C) acc = (v < acc || isnan(v)) ? v : acc;
+    else if (MID == MID_MAX_C || MID == MID_LSE_C) acc = (v > acc || isnan(v)) ? v : acc;
+    else acc += v;
+}
+
+template <int MID>
+__global__ void __launch_bounds__(1024) reduce_rows(const float *__restrict__ x,
+                                                    float *__restrict__ y, long long L, ew_args A,
+                                                    int fuse)
 {
     const float *p = x + (long long)blockIdx.x * L;
     __shared__ float sh[32];
     __shared__ float bc;
     float acc = MID == MID_MIN_C ? INFINITY : (MID == MID_MAX_C || MID == MID_LSE_C) ? -INFINITY : 0.0f;
-    for (long long i = threadIdx.x; i < L; i += blockDim.x) {
-        float v = p[i];
-        if (fuse) v = apply(A, v, blockIdx.x, i);
-        if (MID == MID_MIN_C) acc = (v < acc || isnan(v)) ? v : acc;
-        else if (MID == MID_MAX_C || MID == MID_LSE_C) acc = (v > acc || isnan(v)) ? v : acc;
-        else acc += v;
+    const long long step = blockDim.x;
+    long long i = threadIdx.x;
+    for (; i + (ROWS_ILP - 1) * step < L; i += ROWS_ILP * step) {
+        float v[ROWS_ILP];
+#pragma unroll
+        for (int u = 0; u < ROWS_ILP; u++) v[u] = p[i + u * step];
+#pragma unroll
+        for (int u = 0; u < ROWS_ILP; u++)
+            rows_fold<MID>(acc, fuse ? apply(A, v[u], blockIdx.x, i + u * step) : v[u]);
     }
+    for (; i < L; i += step) rows_fold<MID>(acc, fuse ? apply(A, p[i], blockIdx.x, i) : p[i]);
     /* block combine */
-    for (int o = 16; o > 0; o >>= 1) {
-        float w = __shfl_xor_sync(0xffffffffu, acc, o);
-        if (MID == MID_MIN_C) acc = (w < acc || isnan(w)) ? w : acc;
-        else if (MID == MID_MAX_C || MID == MID_LSE_C) acc = (w > acc || isnan(w)) ? w : acc;
-        else acc += w;
-    }
+    for (int o = 16; o > 0; o >>= 1) rows_fold<MID>(acc, __shfl_xor_sync(0xffffffffu, acc, o));
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
     if (lane == 0) sh[warp] = acc;
     __syncthreads();
     if (threadIdx.x == 0) {
         float r = sh[0];
-        for (int w = 1; w < nw; w++) {
-            float v = sh[w];
-            if (MID == MID_MIN_C) r = (v < r || isnan(v)) ? v : r;
-            else if (MID == MID_MAX_C || MID == MID_LSE_C) r = (v > r || isnan(v)) ? v : r;
-            else r += v;
-        }
+        for (int w = 1; w < nw; w++) rows_fold<MID>(r, sh[w]);
         bc = r;
     }
     __syncthreads();
@@ -369,6 +377,14 @@ __global__ void __launch_bounds__(256) reduce_rows(const float *__restrict__ x,
         return;
     }
     if (threadIdx.x == 0) y[blockIdx.x] = (MID == MID_MEAN_C || MID == MID_GAP) ? bc / (float)L : bc;
+}
+
+/* Threads per row of reduce_rows: 1024 for rows of 16384 or more (few
+ * rows, each long: the loads in flight must come from one block), 256
+ * otherwise (many short rows keep every SM busy anyway). */
+int rows_threads(long long L)
+{
+    return L >= 16384 ? 1024 : 256;
 }
 
 struct chain_state {
@@ -568,12 +584,13 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
             }
         } else {
             unsigned g = (unsigned)N;
+            int t = rows_threads(C);
             switch (sp->mid) {
-            case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
-            case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
-            case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
-            case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
-            default: reduce_rows<MID_LSE_C><<<g, 256, 0, s>>>(pre, out, C, A, fuse); break;
+            case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+            case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+            case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+            case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+            default: reduce_rows<MID_LSE_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
             }
         }
         cur = out;
@@ -581,7 +598,7 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
         break;
     }
     case MID_GAP:
-        reduce_rows<MID_GAP><<<(unsigned)(N * C), 256, 0, s>>>(pre, out, S, A, 0);
+        reduce_rows<MID_GAP><<<(unsigned)(N * C), rows_threads(S), 0, s>>>(pre, out, S, A, 0);
         cur = out;
         B.C = C; B.S = 1; B.rows = N; B.L = C;
         break;
