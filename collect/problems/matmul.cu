@@ -417,12 +417,16 @@ void describe_lt(const cublasLtMatmulAlgo_t *algo, char *buf, size_t len)
     };
     size_t at = (size_t)snprintf(buf, len, "cuBLASLt");
     for (size_t k = 0; k < sizeof keys / sizeof keys[0] && at < len; k++) {
-        /* the attributes are 16 to 32 bits wide; a zeroed 64-bit slot
-         * reads right for each on a little-endian host */
+        /* cuBLASLt wants the attribute's exact size (16 to 32 bits): ask
+         * for it first; a zeroed 64-bit slot then reads right on a
+         * little-endian host */
         uint64_t v = 0;
-        size_t wrote = 0;
-        if (cublasLtMatmulAlgoConfigGetAttribute(algo, keys[k].attr, &v, sizeof v, &wrote) !=
-            CUBLAS_STATUS_SUCCESS)
+        size_t need = 0, wrote = 0;
+        if (cublasLtMatmulAlgoConfigGetAttribute(algo, keys[k].attr, NULL, 0, &need) !=
+                CUBLAS_STATUS_SUCCESS ||
+            need == 0 || need > sizeof v ||
+            cublasLtMatmulAlgoConfigGetAttribute(algo, keys[k].attr, &v, need, &wrote) !=
+                CUBLAS_STATUS_SUCCESS)
             continue;
         at += (size_t)snprintf(buf + at, len - at, " %s %llu", keys[k].name, (unsigned long long)v);
     }
