@@ -11,15 +11,27 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from known import exception_text  # noqa: E402
+from known import KNOWN, exception_text  # noqa: E402
 
 
-def failures_of(exception):
-    """The measured part of an exception: what follows the reason."""
+# How the measured part of an exception begins (parity.py's failures).
+MEASURED = ("slower than PyTorch", "fp32 run:", "tf32 run:", "fp32 output:", "tf32 output:")
+
+
+def failures_of(pid, exception):
+    """The measured part of an exception: what follows the reason.  A
+    reason may itself contain "; ", so the present reason is stripped
+    whole, and an old one up to the first measured part."""
     if exception.startswith("unexplained: "):
         return exception[len("unexplained: "):]
     if exception.startswith("known: "):
         rest = exception[len("known: "):]
+        reason = KNOWN.get(pid)
+        if reason and rest.startswith(reason + "; "):
+            return rest[len(reason) + 2:]
+        at = [i for i in (rest.find("; " + m) for m in MEASURED) if i >= 0]
+        if at:
+            return rest[min(at) + 2:]
         return rest.split("; ", 1)[1] if "; " in rest else ""
     return exception
 
@@ -41,7 +53,7 @@ def main(argv):
         exc = r.get("exception")
         if not exc or not (exc.startswith("unexplained: ") or exc.startswith("known: ")):
             continue
-        fails = failures_of(exc)
+        fails = failures_of(r.get("id"), exc)
         new = exception_text(r.get("id"), fails)
         if new != exc:
             r["exception"] = new
