@@ -83,26 +83,15 @@ def main():
     for p in probs:
         pid = p["id"]
         try:
-            ins, outs, in_ptrs, out_ptrs, handle, sp, err = parity.setup(lib, p, a.seed)
-        except RuntimeError as ex:
-            print(f"{pid[:44]:44s} {ex}")
-            continue
-        ref = parity.reference(p)
-        parity.set_tf32(variant == 1)
-        try:
-            with torch.no_grad():
-                for side, fn in (("torch", lambda: ref(p, ins)),
-                                 ("kbv", lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048))):
+            with parity.two_sides(lib, p, a.seed, variant) as (sides, handle):
+                for side, fn in sides:
                     e, d, h = measure(fn, flush, a.samples)
                     print(f"{pid[:44]:44s} {side:5s} {e:9.4f} {d:9.4f} {h:8.4f}", flush=True)
-            choice = lib.kbvb_choice(handle, variant)
-            if choice:
-                print(f"{'':44s} kbv runs {choice.decode(errors='replace')}")
-        finally:
-            lib.kbvb_destroy(handle)
-            parity.set_tf32(False)
-        del ins, outs
-        torch.cuda.empty_cache()
+                choice = lib.kbvb_choice(handle, variant)
+                if choice:
+                    print(f"{'':44s} kbv runs {choice.decode(errors='replace')}")
+        except RuntimeError as ex:
+            print(f"{pid[:44]:44s} {ex}")
     return 0
 
 

@@ -57,23 +57,12 @@ def main():
         pid = p["id"]
         print(f"== {pid} ({a.variant})")
         try:
-            ins, outs, in_ptrs, out_ptrs, handle, sp, err = parity.setup(lib, p, a.seed)
-        except RuntimeError as ex:
-            print("  ", ex)
-            continue
-        ref = parity.reference(p)
-        parity.set_tf32(variant == 1)
-        try:
-            with torch.no_grad():
-                for side, fn in (("torch", lambda: ref(p, ins)),
-                                 ("kbv", lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048))):
+            with parity.two_sides(lib, p, a.seed, variant) as (sides, _):
+                for side, fn in sides:
                     for name, count, us in kernels(fn, a.reps)[:6]:
                         print(f"   {side:5s} {us:10.1f} us x{count:<3d} {name[:150]}")
-        finally:
-            lib.kbvb_destroy(handle)
-            parity.set_tf32(False)
-        del ins, outs
-        torch.cuda.empty_cache()
+        except RuntimeError as ex:
+            print("  ", ex)
     return 0
 
 

@@ -26,6 +26,7 @@ exception with its reason (known reasons below; anything else is marked
 file by id, so the suite can be run in parts (--problems GLOB).
 """
 import argparse
+import contextlib
 import ctypes
 import fnmatch
 import json
@@ -333,6 +334,27 @@ def setup(lib, p, seed):
     if lib.kbvb_create(pid.encode(), in_ptrs, out_ptrs, sp, ctypes.byref(handle), err, 2048):
         raise RuntimeError("kbv baseline create: " + err.value.decode())
     return ins, outs, in_ptrs, out_ptrs, handle, sp, err
+
+
+@contextlib.contextmanager
+def two_sides(lib, p, seed, variant):
+    """For the tools that look at one problem's two sides (kernels.py,
+    hostgap.py): setup() in the variant's TF32 mode (0 fp32, 1 tf32),
+    yielding ([("torch", call), ("kbv", call)], kbv's handle) under
+    no_grad; afterwards the handle is destroyed, TF32 is off again and the
+    cached memory is released.  Raises setup()'s RuntimeError."""
+    ins, outs, in_ptrs, out_ptrs, handle, sp, err = setup(lib, p, seed)
+    ref = reference(p)
+    set_tf32(variant == 1)
+    try:
+        with torch.no_grad():
+            yield [("torch", lambda: ref(p, ins)),
+                   ("kbv", lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048))], handle
+    finally:
+        lib.kbvb_destroy(handle)
+        set_tf32(False)
+        del ins, outs
+        torch.cuda.empty_cache()
 
 
 def run_problem(lib, p, timer, seed):
