@@ -424,7 +424,8 @@ static int opt_pos(const cJSON *o, const char *key, double *out)
 }
 
 /* Reads analysis.json's baseline_drift (absent in an analysis made before it
- * existed: has_drift stays 0) and marks the problems of every set.  The
+ * existed: has_drift stays 0) and marks the problem in each set whose
+ * median was compared.  The
  * causes (cause, clock_ratio, each set's sm_mhz and choice) came later: an
  * entry without them reads as unknown. */
 static int read_drift(rmodel *m, kbv_err *e)
@@ -493,10 +494,16 @@ static int read_drift(rmodel *m, kbv_err *e)
                 x->fast = x->n_sets;
             x->n_sets++;
         }
-        for (int si = 0; si < m->n_sets; si++)
-            for (int p = 0; p < m->sets[si].n_probs; p++)
+        /* Marked in the sets whose medians were compared, not in a set
+         * where the problem has no baseline samples (a missing candidate). */
+        for (int si = 0; si < m->n_sets; si++) {
+            int compared = 0;
+            for (int q = 0; q < x->n_sets && !compared; q++)
+                compared = m->sets[si].name && strcmp(m->sets[si].name, x->sets[q].set) == 0;
+            for (int p = 0; compared && p < m->sets[si].n_probs; p++)
                 if (strcmp(m->sets[si].probs[p].id, x->problem) == 0)
                     m->sets[si].probs[p].drift |= 1u << x->baseline;
+        }
     }
     return 0;
 }

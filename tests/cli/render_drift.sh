@@ -10,7 +10,8 @@
 # twice byte-identical; kbv-render writes tables/baseline_drift.csv (those
 # rows only) and .tex, the PDF has the section "Baseline stability across
 # sets" with the rows, the clocks, the causes and both kernels, and marks
-# the three problems "baseline drift"; with no drift the section says every
+# the three problems "baseline drift" in the two sets compared, not in a
+# third set without candidates (no baseline samples); with no drift the section says every
 # baseline agrees within 1.05; an analysis.json without the field says it
 # was not computed and has no drift table, one without the causes shows
 # them as unknown; a malformed baseline record is an input error.
@@ -41,10 +42,13 @@ make_run() {
 import json, sys
 d, drift, ka, kb = sys.argv[1], sys.argv[2] == "1", sys.argv[3], sys.argv[4]
 sets, probs = ["alpha", "beta"], ["p_gemm", "p_relu", "p_clock", "p_algo"]
+# gamma has no candidates: its problems have no baseline samples, take no
+# part in the comparison and must not be marked.
+missing = ["gamma"]
 json.dump({"schema": "kbv-run/1", "run_id": "drift-test", "created_utc": "2026-11-30T00:00:00Z",
            "harness": {"version": "0.1.0", "git_commit": "test"}, "device": {"name": "Test GPU"},
            "config": {"seed": 7, "atol": 1e-3, "rtol": 1e-3}, "problems": probs,
-           "sets": [{"name": s} for s in sets]}, open(d + "/manifest.json", "w"))
+           "sets": [{"name": s} for s in sets + missing]}, open(d + "/manifest.json", "w"))
 base = {("alpha", "p_gemm"): {"candidate": 0.1, "fp32": 1.0, "tf32": 0.2},
         ("beta", "p_gemm"): {"candidate": 0.1, "fp32": 1.004, "tf32": 0.22 if drift else 0.2},
         ("alpha", "p_relu"): {"candidate": 0.1, "fp32": 0.5, "tf32": 0.5},
@@ -75,6 +79,10 @@ with open(d + "/samples.jsonl", "w") as f:
                     if p != "p_gemm":
                         r["sm_mhz"] = 1485 if (s, p, v) == ("beta", "p_clock", "tf32") and i < 16 else 1980
                     w(r)
+    for s in missing:
+        for p in probs:
+            f.write(json.dumps({"type": "status", "set": s, "problem": p, "status": "missing",
+                                "detail": "no candidate"}, separators=(",", ":")) + "\n")
 PY
 }
 
@@ -155,7 +163,7 @@ for r, wr in zip(rows[1:], want):
             bad("baseline_drift.csv %s column %s is %r, not %r" % (r[0], rows[0][k], g, w))
 marks = {"p_gemm": "tf32", "p_clock": "tf32", "p_algo": "fp32"}
 for p in csv.DictReader(open(sys.argv[2])):
-    w = marks.get(p["problem"], "ok")
+    w = "ok" if p["set"] == "gamma" else marks.get(p["problem"], "ok")
     if p["baseline_drift"] != w:
         bad("problems.csv: %s/%s baseline_drift %r, not %r" % (p["set"], p["problem"], p["baseline_drift"], w))
 PY
