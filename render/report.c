@@ -542,7 +542,9 @@ static int build_hacks(rctx *r, tbl *disp, tbl *data, int *n_findings, kbv_err *
     static const rm_group order[] = {RM_G_HACK, RM_G_HIDDEN, RM_G_INCORRECT, RM_G_ERROR};
     int rc;
     *n_findings = 0;
-    if ((rc = tbl_init(disp, 4, dh, "lllw", e)) || (rc = tbl_init(data, 6, ch, "llllll", e)))
+    /* the problem column wraps too (at underscores): a long id beside long
+     * evidence left no width for the fixed columns, which then overlapped */
+    if ((rc = tbl_init(disp, 4, dh, "lwlw", e)) || (rc = tbl_init(data, 6, ch, "llllll", e)))
         return rc;
     for (int i = 0; i < r->m->n_sets; i++) {
         const rm_set *s = &r->m->sets[i];
