@@ -28,14 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(a);
         fuzz_remove("manifest.json");
     } else {
-        size_t a_len, m_len;
-        const uint8_t *m;
-        fuzz_split(data, size, "\n--manifest--\n", &a_len, &m, &m_len);
-        fuzz_write("analysis.json", data, a_len);
-        if (m_len || m != data + size)
-            fuzz_write("manifest.json", m, m_len);
-        else
-            fuzz_remove("manifest.json");
+        fuzz_write_analysis(data, size);
     }
 
     kbv_err e = {0};

@@ -89,4 +89,19 @@ static inline void fuzz_split(const uint8_t *data, size_t size, const char *sep,
     *b_len = size - *a_len - sl;
 }
 
+/* A run folder's analysis.json from data, and its manifest.json from what
+ * follows a line "--manifest--" (none without that line), for the
+ * harnesses of render's readers. */
+static inline void fuzz_write_analysis(const uint8_t *data, size_t size)
+{
+    size_t a_len, m_len;
+    const uint8_t *m;
+    fuzz_split(data, size, "\n--manifest--\n", &a_len, &m, &m_len);
+    fuzz_write("analysis.json", data, a_len);
+    if (m_len || m != data + size)
+        fuzz_write("manifest.json", m, m_len);
+    else
+        fuzz_remove("manifest.json");
+}
+
 #endif
