@@ -18,6 +18,7 @@
 
 #include "afile.h"
 #include "build.h"
+#include "chan.h"
 #include "cli.h"
 #include "err.h"
 #include "jio.h"
@@ -252,20 +253,37 @@ typedef struct {
     cJSON *single;        /* for one-shot modes: the result (or error) line */
     cJSON *info;          /* and a device-info line */
     long records;
-    long invalid;
+    long tampered;        /* lines kept as evidence, never as data */
     char last[160];       /* what the worker did last, for a timeout's detail */
-    char first_invalid[200];
+    char evidence[1024];  /* the first few of them, described */
+    int next_round[3];    /* per variant (rec_variant_index), the round the next time record must carry */
 } pair_ctx;
 
-static int on_line(void *vctx, const char *line, size_t len, kbv_err *e)
+/* Keeps a line that broke the channel's rules as evidence: counted, the
+ * first few described (DESIGN.md 5a step 7a). */
+static void note_tamper(pair_ctx *c, const char *why, const char *line, size_t len)
+{
+    if (c->tampered++ >= 3) return;
+    size_t l = strlen(c->evidence);
+    char shown[160];
+    size_t n = len < sizeof shown - 1 ? len : sizeof shown - 1;
+    memcpy(shown, line, n);
+    shown[n] = 0;
+    rec_utf8_clean(shown);
+    snprintf(c->evidence + l, sizeof c->evidence - l, "%s%s: '%s%s'", l ? "; " : "", why, shown,
+             len > n ? "..." : "");
+}
+
+static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_err *e)
 {
     pair_ctx *c = vctx;
     kbv_err le = {0};
     cJSON *rec = NULL;
     if (!c->jw) {
-        /* One-shot modes: a "device-info" line (which the calibration also
-         * sends first, so that builds can start) and the result line. */
-        cJSON *o = cJSON_ParseWithLength(line, len);
+        /* One-shot modes (no candidate runs): a "device-info" line (which
+         * the calibration also sends first, so that builds can start) and
+         * the result line. */
+        cJSON *o = authentic ? cJSON_ParseWithLength(line, len) : NULL;
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
         if (!cJSON_IsObject(o)) {
             cJSON_Delete(o);
@@ -279,12 +297,32 @@ static int on_line(void *vctx, const char *line, size_t len, kbv_err *e)
         }
         return 0;
     }
+    if (!authentic) {
+        note_tamper(c, "a line that does not authenticate", line, len);
+        return 0;
+    }
+    if (c->status) {
+        note_tamper(c, "an authentic line after the status record", line, len);
+        return 0;
+    }
     if (rec_from_worker(line, len, c->set, c->problem, &rec, &le)) {
-        if (c->invalid++ == 0)
-            snprintf(c->first_invalid, sizeof c->first_invalid, "%s", le.msg);
+        note_tamper(c, le.msg, line, len);
         return 0;
     }
     const char *type = cJSON_GetObjectItemCaseSensitive(rec, "type")->valuestring;
+    if (strcmp(type, "time") == 0) {
+        /* Per variant, rounds 0, 1, 2, ... each exactly once and in order. */
+        int v = rec_variant_index(cJSON_GetObjectItemCaseSensitive(rec, "variant")->valuestring);
+        double r = cJSON_GetObjectItemCaseSensitive(rec, "round")->valuedouble;
+        if (v < 0 || r != (double)c->next_round[v]) {
+            char why[120];
+            snprintf(why, sizeof why, "a time record out of sequence (expected round %d)", v < 0 ? 0 : c->next_round[v]);
+            note_tamper(c, why, line, len);
+            cJSON_Delete(rec);
+            return 0;
+        }
+        c->next_round[v]++;
+    }
     if (strcmp(type, "status") == 0) {
         cJSON_Delete(c->status);
         c->status = rec;
@@ -363,9 +401,6 @@ static void decide_status(const pair_ctx *c, const super_result *r, double timeo
                  c->last[0] ? "after " : "before its first record", c->last, tail[0] ? "; output: " : "",
                  tail);
     }
-    if (c->invalid && strlen(detail) + 64 < n)
-        snprintf(detail + strlen(detail), n - strlen(detail), " (%ld invalid worker lines: %s)",
-                 c->invalid, c->first_invalid);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -395,7 +430,10 @@ static int worker_oneshot(const char *worker, const char *mode, const char *scra
     argv[k++] = (char *)mode;
     for (int i = 0; extra && extra[i] && k < 30; i++) argv[k++] = extra[i];
     argv[k] = NULL;
-    super_spec sp = {worker, argv, scratch, gpu, timeout_s, 64ull << 20};
+    unsigned char key[CHAN_KEY_LEN];
+    rc = chan_new_key(key, e);
+    if (rc) return rc;
+    super_spec sp = {worker, argv, scratch, gpu, timeout_s, 64ull << 20, key};
     super_child *ch = NULL;
     rc = super_start(&sp, &ch, e);
     if (rc) return rc;
@@ -502,7 +540,11 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
                     "--seed", a_seed, "--trials", a_trials, "--atol", a_atol, "--rtol", a_rtol,
                     "--copy-gbps", a_copy, "--fp32-tflops", a_f32, "--tf32-tflops", a_t32,
                     "--max-time", a_max, NULL};
-    super_spec sp = {R->worker, argv, scratch, gpu, R->o->timeout_s, 256ull << 20};
+    /* A key of its own for every pair (chan.h). */
+    unsigned char key[CHAN_KEY_LEN];
+    rc = chan_new_key(key, e);
+    if (rc) return rc;
+    super_spec sp = {R->worker, argv, scratch, gpu, R->o->timeout_s, 256ull << 20, key};
     memset(pc, 0, sizeof *pc);
     pc->jw = R->jw;
     pc->set = R->pl.sets[pp->set].name;
@@ -553,6 +595,16 @@ static int pair_epilogue(run *R, int pi, pair_ctx *pc, const super_result *r, kb
     const char *status;
     char detail[8192];
     decide_status(pc, r, R->o->timeout_s, &status, detail, sizeof detail);
+    if (pc->tampered) {
+        /* The evidence goes before the status, which ends the pair. */
+        char ev[1200];
+        snprintf(ev, sizeof ev, "%ld worker line(s) broke the record channel's rules: %s", pc->tampered,
+                 pc->evidence);
+        cJSON *t = rec_tamper(pc->set, pc->problem, ev);
+        int trc = t ? jnl_append(R->jw, t, e) : err_set(e, KBV_ENOMEM, "out of memory");
+        cJSON_Delete(t);
+        if (trc) return trc;
+    }
     cJSON *rec = rec_status(pc->set, pc->problem, status, detail);
     if (rec) cJSON_AddNumberToObject(rec, "seconds", r->seconds);
     int rc = rec ? jnl_append(R->jw, rec, e) : err_set(e, KBV_ENOMEM, "out of memory");
@@ -782,7 +834,10 @@ static int collect_main(opts *o, kbv_err *e)
         cargv[0] = R.worker;
         cargv[1] = "--calibrate";
         cargv[2] = NULL;
-        super_spec sp = {R.worker, cargv, sdir, o->gpus[0], 300, 64ull << 20};
+        unsigned char key[CHAN_KEY_LEN];
+        rc = chan_new_key(key, e);
+        if (rc) goto out;
+        super_spec sp = {R.worker, cargv, sdir, o->gpus[0], 300, 64ull << 20, key};
         rc = super_start(&sp, &calib, e);
         if (rc) goto out;
         super_line_fn fn1[1] = {on_line};
