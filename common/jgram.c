@@ -12,37 +12,31 @@ enum { V_CAND = 0, V_FP32 = 1, V_TF32 = 2, N_VARIANTS = 3 };
 static const char *const variant_names[N_VARIANTS] = {"candidate", "fp32", "tf32"};
 
 /* The keys of each record type as collect writes them (collect/rec.c,
- * collect/worker_main.c, collect/collect_main.c), with those a record must
- * have marked.  "gt_ms" is the %globaltimer clock of DESIGN.md 5a step 7a. */
-typedef struct key_rule {
-    const char *name;
-    int required;
-} key_rule;
+ * collect/worker_main.c, collect/collect_main.c) and analyze reads them
+ * (analyze/run.c: "elements", "numel" and "n_elements" are older spellings
+ * of a check's "count").  "gt_ms" is the %globaltimer clock of DESIGN.md 5a
+ * step 7a.  Whether a key a reader needs is there is the reader's to check
+ * (a missing value is bad input, as before); the grammar needs only a time
+ * record's variant and round, for the order. */
+static const char *const build_keys[] = {"ok", "seconds", "cached", "key", "log", NULL};
+static const char *const static_keys[] = {"imports", "flags", "defines", NULL};
+static const char *const check_keys[] = {
+    "dist", "trial", "seed", "pass", "max_abs_err", "max_rel_err", "mismatches", "nonfinite", "unwritten",
+    "count", "elements", "numel", "n_elements", "tier", "skipped", "detail", NULL};
+static const char *const probe_keys[] = {"probe", "pass", "detail", "floor_ms", "time_ms", "floor_ratio",
+                                         "skipped", NULL};
+static const char *const time_keys[] = {"variant", "round", "gpu_ms", "wall_ms", "sm_mhz", "same_as", "gt_ms",
+                                        NULL};
+static const char *const memory_keys[] = {"variant", "peak_bytes", "io_bytes", "leaked_bytes",
+                                          "driver_delta_bytes", "untracked_bytes", NULL};
+static const char *const status_keys[] = {"status", "detail", "seconds", NULL};
+static const char *const baseline_keys[] = {"variant", "choice", NULL};
+static const char *const tamper_keys[] = {"detail", NULL};
 
 typedef struct type_rule {
     const char *type;
-    const key_rule *keys;
+    const char *const *keys;
 } type_rule;
-
-static const key_rule build_keys[] = {
-    {"ok", 1}, {"seconds", 0}, {"cached", 0}, {"key", 0}, {"log", 0}, {NULL, 0}};
-static const key_rule static_keys[] = {{"imports", 0}, {"flags", 0}, {"defines", 0}, {NULL, 0}};
-static const key_rule check_keys[] = {
-    {"dist", 1},       {"trial", 1},     {"seed", 0},      {"pass", 1},  {"max_abs_err", 0},
-    {"max_rel_err", 0}, {"mismatches", 0}, {"nonfinite", 0}, {"unwritten", 0}, {"count", 0},
-    {"tier", 0},       {"skipped", 0},   {"detail", 0},    {NULL, 0}};
-static const key_rule probe_keys[] = {
-    {"probe", 1},   {"pass", 0},       {"detail", 0}, {"floor_ms", 0}, {"time_ms", 0},
-    {"floor_ratio", 0}, {"skipped", 0}, {NULL, 0}};
-static const key_rule time_keys[] = {
-    {"variant", 1}, {"round", 1}, {"gpu_ms", 1}, {"wall_ms", 0}, {"sm_mhz", 0}, {"same_as", 0},
-    {"gt_ms", 0},   {NULL, 0}};
-static const key_rule memory_keys[] = {
-    {"variant", 1},  {"peak_bytes", 1},         {"io_bytes", 0}, {"leaked_bytes", 0},
-    {"driver_delta_bytes", 0}, {"untracked_bytes", 0}, {NULL, 0}};
-static const key_rule status_keys[] = {{"status", 1}, {"detail", 0}, {"seconds", 0}, {NULL, 0}};
-static const key_rule baseline_keys[] = {{"variant", 1}, {"choice", 1}, {NULL, 0}};
-static const key_rule tamper_keys[] = {{"detail", 1}, {NULL, 0}};
 
 static const type_rule types[] = {
     {"build", build_keys},   {"static", static_keys}, {"check", check_keys},
@@ -215,8 +209,8 @@ int jgram_time_key(const char *key, size_t len)
     static const char *const common[] = {"type", "set", "problem"};
     for (int i = 0; i < 3; i++)
         if (strlen(common[i]) == len && memcmp(common[i], key, len) == 0) return 1;
-    for (const key_rule *k = time_keys; k->name; k++)
-        if (strlen(k->name) == len && memcmp(k->name, key, len) == 0) return 1;
+    for (const char *const *k = time_keys; *k; k++)
+        if (strlen(*k) == len && memcmp(*k, key, len) == 0) return 1;
     return 0;
 }
 
@@ -268,7 +262,7 @@ int jgram_feed(jgram *g, const cJSON *rec, char *why, size_t why_len)
     cJSON_ArrayForEach(it, rec) {
         const char *k = it->string ? it->string : "";
         int known = strcmp(k, "type") == 0 || strcmp(k, "set") == 0 || strcmp(k, "problem") == 0;
-        for (const key_rule *kr = tr->keys; !known && kr->name; kr++) known = strcmp(kr->name, k) == 0;
+        for (const char *const *kr = tr->keys; !known && *kr; kr++) known = strcmp(*kr, k) == 0;
         if (!known) {
             say(why, why_len, "a %s record with the unknown key \"%.40s\"", tr->type, k);
             return violate(p, why);
@@ -279,11 +273,6 @@ int jgram_feed(jgram *g, const cJSON *rec, char *why, size_t why_len)
                 return violate(p, why);
             }
     }
-    for (const key_rule *kr = tr->keys; kr->name; kr++)
-        if (kr->required && !cJSON_GetObjectItemCaseSensitive(rec, kr->name)) {
-            say(why, why_len, "a %s record without \"%s\"", tr->type, kr->name);
-            return violate(p, why);
-        }
     if (strcmp(tr->type, "tamper") == 0) {
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, "detail");
         say(why, why_len, "%.400s", cJSON_IsString(d) ? d->valuestring : "a tamper record");

@@ -5,8 +5,8 @@
  * sends) and analyze (on the journal read back), so that both agree on what
  * is evidence of tampering.  A record is accepted when it has a known type
  * (build, static, check, probe, time, memory, status, baseline, tamper), only
- * the keys its type has, the keys its type needs, and its place in the
- * order of its (set, problem) pair: per variant the time rounds 0..n-1, each
+ * the keys its type has, each once, and its place in the order of its
+ * (set, problem) pair: per variant the time rounds 0..n-1, each
  * exactly once and in order, and nothing after the pair's status record.  A
  * `tamper` record (the supervisor's evidence) is never accepted: the pair is
  * tampered and its detail is the reason.
