@@ -525,9 +525,11 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
             if ((rc = vdata_fill(&p->v[v], &pr->times[v], sh->mb, e))) goto done;
         classify_pair(r, pr, p->v[RUN_V_CAND].median, &p->cr);
         counts[p->cr.cls]++;
-        /* An error has no speedup, whatever samples it left. */
+        /* An error has no speedup, whatever samples it left; nor has a
+         * missing candidate or one whose records are not to be trusted. */
         for (int bl = 0; bl < N_BL; bl++) {
-            p->has_s[bl] = p->cr.cls != CL_ERROR && p->v[RUN_V_CAND].n > 0 && p->v[1 + bl].n > 0;
+            p->has_s[bl] = p->cr.cls != CL_ERROR && p->cr.cls != CL_MISSING && p->cr.cls != CL_TAMPERING &&
+                           p->v[RUN_V_CAND].n > 0 && p->v[1 + bl].n > 0;
             p->s[bl] = p->s_lo[bl] = p->s_hi[bl] = p->ls[bl] = NAN;
             if (p->has_s[bl]) {
                 p->s[bl] = p->v[1 + bl].median / p->v[RUN_V_CAND].median;

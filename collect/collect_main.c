@@ -28,6 +28,7 @@
 #include "plan.h"
 #include "rec.h"
 #include "resume.h"
+#include "sums.h"
 #include "super.h"
 #include "verdict.h"
 
@@ -88,16 +89,28 @@ static void usage(FILE *f)
             "  --help, --version\n");
 }
 
+/* A comma-separated list of distinct GPU ids: an empty item ("0,,1") or
+ * an id given twice ("0,0") would run two workers on one GPU, and their
+ * timings would disturb each other. */
 static int parse_gpus(opts *o, const char *s, kbv_err *e)
 {
-    snprintf(o->gpu_buf, sizeof o->gpu_buf, "%s", s);
+    if (snprintf(o->gpu_buf, sizeof o->gpu_buf, "%s", s) >= (int)sizeof o->gpu_buf)
+        return err_set(e, KBV_EUSAGE, "--gpus: list too long");
     o->n_gpus = 0;
-    for (char *save = NULL, *t = strtok_r(o->gpu_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    long ids[MAX_GPUS];
+    for (char *t = o->gpu_buf; t;) {
+        char *comma = strchr(t, ',');
+        if (comma) *comma = '\0';
+        if (!*t) return err_set(e, KBV_EUSAGE, "--gpus %s: an empty GPU id", s);
         long v;
         int rc = cli_parse_long("--gpus", t, 0, 1023, &v, e);
         if (rc) return rc;
+        for (int i = 0; i < o->n_gpus; i++)
+            if (ids[i] == v) return err_set(e, KBV_EUSAGE, "--gpus %s: GPU %ld is given twice", s, v);
         if (o->n_gpus == MAX_GPUS) return err_set(e, KBV_EUSAGE, "--gpus: at most %d GPUs", MAX_GPUS);
+        ids[o->n_gpus] = v;
         o->gpus[o->n_gpus++] = t;
+        t = comma ? comma + 1 : NULL;
     }
     if (o->n_gpus == 0) return err_set(e, KBV_EUSAGE, "--gpus: empty list");
     return 0;
@@ -749,30 +762,44 @@ static int collect_main(opts *o, kbv_err *e)
     R.o = o;
     char here[PATH_MAX], inc[PATH_MAX];
     char cache[PATH_MAX];
+    cJSON *old_m = NULL;
     int rc = self_dir(here, sizeof here, e);
     if (rc) return rc;
     snprintf(R.worker, sizeof R.worker, "%s/kbv-worker", here);
-    if (!o->build_only && access(R.worker, X_OK) != 0)
-        return err_set(e, KBV_ERUNTIME, "%s: not found (built only where nvcc is)", R.worker);
+
+    /* The inputs first: a bad candidate folder is the user's to fix, and is
+     * said before any GPU work. */
+    rc = plan_make(&R.pl, o->suite, o->cand_dirs, o->n_dirs, o->glob, o->shard_i, o->shard_n, e);
+    if (rc) return rc;
+    /* A run folder inside an input would change the input it measures (and
+     * a later collect would take the run for a set). */
+    for (int s = 0; o->out && s < R.pl.n_sets + o->n_dirs; s++) {
+        const char *in = s < R.pl.n_sets ? R.pl.sets[s].dir : o->cand_dirs[s - R.pl.n_sets];
+        if (cli_path_inside(o->out, in)) {
+            rc = err_set(e, KBV_EUSAGE, "--out %s lies inside the candidate folder %s; choose a folder outside "
+                         "the inputs", o->out, in);
+            goto out;
+        }
+    }
+    if (!o->build_only && access(R.worker, X_OK) != 0) {
+        rc = err_set(e, KBV_ERUNTIME, "%s: not found (built only where nvcc is)", R.worker);
+        goto out;
+    }
     rc = find_include(here, inc, sizeof inc, e);
-    if (rc) return rc;
+    if (rc) goto out;
     rc = build_cache_dir(cache, sizeof cache, e);
-    if (rc) return rc;
+    if (rc) goto out;
     /* Workers run in folders of their own: every path they get is absolute. */
     rc = afile_mkdirs(cache, e);
-    if (rc) return rc;
+    if (rc) goto out;
     {
         char abs[PATH_MAX];
         if (realpath(cache, abs)) snprintf(cache, sizeof cache, "%s", abs);
     }
 
-    rc = plan_make(&R.pl, o->suite, o->cand_dirs, o->n_dirs, o->glob, o->shard_i, o->shard_n, e);
-    if (rc) return rc;
-
     /* The run folder. */
     char run_id[64];
     char created[32];
-    cJSON *old_m = NULL;
     if (o->resume) {
         snprintf(R.run_dir, sizeof R.run_dir, "%s", o->out);
         char mp[PATH_MAX + 32];
@@ -972,7 +999,6 @@ out_calib:
     } else {
         rc = run_pairs(&R, e);
     }
-    if (!rc) log_info(STAGE, "wrote %s", R.run_dir);
 
 out:
     if (R.jw) {
@@ -982,6 +1008,11 @@ out:
             *e = ce;
             rc = rc2;
         }
+        /* Seal what was measured: SHA256SUMS gets the lines of the manifest
+         * and the journal, which analyze and render never rewrite.  An
+         * interrupted run is sealed by the --resume that completes it. */
+        if (!rc) rc = sums_seal_raw(R.run_dir, e);
+        if (!rc) log_info(STAGE, "wrote %s", R.run_dir);
     }
     if (R.scratch_root[0]) rm_tree(R.scratch_root);
     if (R.items)
