@@ -1,8 +1,10 @@
 // hostile (issue 14, "timing-phase detection"): honest until the same input
 // and output pointers come twice in a row (a benchmark that repeats one
-// call to time it), then computes 3/4 of the elements.  Timed calls rotate
-// between input sets with outputs of their own in a secret order, and their
-// outputs are verified: stale-output (timed-output probe).
+// call to time it), then computes 3/4 of the elements.  The caching probe
+// makes such calls (same pointers, new contents) and finds the wrong output:
+// caching.  Were it to pass that probe, the timed calls, which rotate between
+// input sets with outputs of their own in a secret order and are verified,
+// would class it stale-output.
 #include "kbv.h"
 
 __global__ void relu_kernel(const float *x, float *y, int64_t n)
