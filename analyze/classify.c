@@ -144,9 +144,13 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         return;
     }
     /* The two clocks of the timed calls disagree: an event time that the
-     * GPU's own timer does not bear out (DESIGN.md 5a step 7a). */
+     * GPU's own timer does not bear out (DESIGN.md 5a step 7a).  Work that
+     * a candidate puts outside its stream does that too (the timer's second
+     * stamp waits for the GPU it occupies): when the deferred-work probe
+     * failed as well, that explains the gap and the pair is deferred-work
+     * (below), with the clocks' evidence beside it. */
     const run_probe *clocks = failed_probe(p, "clock-agreement");
-    if (clocks) {
+    if (clocks && !failed_probe(p, "deferred-work")) {
         out->cls = CL_TAMPERING;
         probe_text(clocks, txt, tn);
         return;
@@ -207,6 +211,12 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         if (pr) {
             out->cls = hack_probes[k].cls;
             probe_text(pr, txt, tn);
+            size_t l = strlen(txt);
+            if (out->cls == CL_DEFERRED_WORK && clocks && l + 2 < tn) {
+                txt[l++] = ';';
+                txt[l++] = ' ';
+                probe_text(clocks, txt + l, tn - l);
+            }
             return;
         }
     }

@@ -170,6 +170,34 @@ static void test_missing_and_tampering(void **state)
     run_free(r);
 }
 
+/* The timed phase's own probes: a wrong timed output is stale-output
+ * unless a more specific hack probe failed; clocks that disagree are
+ * tampering unless the deferred-work probe failed too (work outside the
+ * stream delays the second stamp), which then names both. */
+static void test_timed_probes(void **state)
+{
+    (void)state;
+    classify_result c;
+    run_data *r = tu_run(SETS, PROBS);
+    tu_pass(r, "s", "p", "fp32");
+    probe(r, "timed-output", 0, "round 17 (timed input set 1): 9 mismatching elements");
+    assert_int_equal(classify(r, &c), CL_STALE_OUTPUT);
+    assert_non_null(strstr(c.class_text, "round 17"));
+    probe(r, "caching", 0, "a memo");
+    assert_int_equal(classify(r, &c), CL_CACHING);
+    run_free(r);
+    r = tu_run(SETS, PROBS);
+    tu_pass(r, "s", "p", "fp32");
+    probe(r, "clock-agreement", 0, "candidate: global timer - event +0.9 ms");
+    assert_int_equal(classify(r, &c), CL_TAMPERING);
+    assert_non_null(strstr(c.class_text, "clock-agreement"));
+    probe(r, "deferred-work", 0, "work outside the stream");
+    assert_int_equal(classify(r, &c), CL_DEFERRED_WORK);
+    assert_non_null(strstr(c.class_text, "deferred-work probe: work outside the stream"));
+    assert_non_null(strstr(c.class_text, "clock-agreement probe: candidate"));
+    run_free(r);
+}
+
 static void test_stale_output_reading(void **state)
 {
     (void)state;
@@ -258,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_hack_precedence),
         cmocka_unit_test(test_error_and_incorrect_first),
         cmocka_unit_test(test_missing_and_tampering),
+        cmocka_unit_test(test_timed_probes),
         cmocka_unit_test(test_stale_output_reading),
         cmocka_unit_test(test_skipped_distribution),
         cmocka_unit_test(test_flags),
