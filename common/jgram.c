@@ -168,6 +168,9 @@ static int judge_order(gpair *p, const char *t, const char *variant, size_t vari
         why = buf;
         why_len = sizeof buf;
     }
+    /* A tamper record is the supervisor's evidence, wherever it stands; the
+     * caller put its detail in why. */
+    if (strcmp(t, "tamper") == 0) return violate(p, why);
     if (p->closed) {
         say(why, why_len, "a %s record after the pair's status record", t);
         return violate(p, why);
@@ -176,7 +179,6 @@ static int judge_order(gpair *p, const char *t, const char *variant, size_t vari
         p->closed = 1;
         return 0;
     }
-    if (strcmp(t, "tamper") == 0) return violate(p, why);  /* the caller put the detail in why */
     if (strcmp(t, "time") != 0) return 0;
     int v = -1;
     for (int i = 0; i < N_VARIANTS; i++)

@@ -238,7 +238,7 @@ int sums_verify(const char *run_dir, FILE *report, int *n_checked, kbv_err *e)
     snprintf(path, sizeof path, "%s/SHA256SUMS", run_dir);
     sum_list l = {0};
     int rc = list_load(run_dir, &l, NULL, e);
-    if (rc) return rc;
+    if (rc) goto done;
     int bad = 0;
     for (size_t i = 0; i < l.n; i++) {
         char full[4096], hex[SHA_HEX_LEN + 1];

@@ -20,6 +20,7 @@
 #include "jio.h"
 #include "jnl.h"
 #include "log.h"
+#include "nmap.h"
 #include "sums.h"
 
 static const char usage[] =
@@ -97,14 +98,19 @@ static int rec_cmp(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static int index_of(const cJSON *arr, const char *name, const char *key)
+/* The names of a manifest list (its strings, or each object's `key`), in
+ * list order, NULL where an item has none; *out (borrowed strings) is owned
+ * by the caller. */
+static int names_of(const cJSON *arr, const char *key, const char ***out, kbv_err *e)
 {
-    int i = 0;
+    int n = cJSON_GetArraySize(arr), i = 0;
+    *out = calloc((size_t)n + 1, sizeof **out);
+    if (!*out) return err_set(e, KBV_ENOMEM, "out of memory");
     for (const cJSON *it = arr ? arr->child : NULL; it; it = it->next, i++) {
         const cJSON *v = key ? cJSON_GetObjectItemCaseSensitive(it, key) : it;
-        if (cJSON_IsString(v) && strcmp(v->valuestring, name) == 0) return i;
+        (*out)[i] = cJSON_IsString(v) ? v->valuestring : NULL;
     }
-    return -1;
+    return 0;
 }
 
 static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
@@ -114,6 +120,8 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
     rec *recs = NULL;
     size_t n_recs = 0, cap = 0;
     int *owner = NULL;  /* shard that holds each pair, or -1 */
+    const char **set_names = NULL, **prob_names = NULL;   /* borrowed from manifests[0] */
+    nmap *set_map = NULL, *prob_map = NULL;
     char tmp_dir[4096] = "", path[4096];
     int rc = 0, n_sets, n_problems;
     const cJSON *sets, *problems;
@@ -124,6 +132,14 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
         rc = err_set(e, KBV_EUSAGE, "%s already exists; merge writes a new run directory", out_dir);
         goto done;
     }
+    /* The output must not change an input: a run inside a shard would be
+     * taken for part of it (and verify would find an unlisted folder). */
+    for (int i = 0; i < n_in; i++)
+        if (cli_path_inside(out_dir, in_dirs[i])) {
+            rc = err_set(e, KBV_EUSAGE, "%s lies inside the shard %s; merge into a folder outside the inputs",
+                         out_dir, in_dirs[i]);
+            goto done;
+        }
     for (int i = 0; i < n_in; i++) {
         if ((rc = cli_path(path, sizeof path, in_dirs[i], "manifest.json", e))) goto done;
         if ((rc = jio_load(path, &manifests[i], e))) goto done;
@@ -156,6 +172,10 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
     if ((rc = jio_get_arr(manifests[0], "problems", in_dirs[0], &problems, e))) goto done;
     n_sets = cJSON_GetArraySize(sets);
     n_problems = cJSON_GetArraySize(problems);
+    if ((rc = names_of(sets, "name", &set_names, e)) || (rc = names_of(problems, NULL, &prob_names, e)) ||
+        (rc = nmap_build(set_names, (size_t)n_sets, &set_map, e)) ||
+        (rc = nmap_build(prob_names, (size_t)n_problems, &prob_map, e)))
+        goto done;
     owner = malloc(sizeof *owner * (size_t)(n_sets > 0 ? n_sets : 1) * (size_t)(n_problems > 0 ? n_problems : 1));
     if (!owner) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
@@ -183,8 +203,8 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
             const char *set_name, *problem;
             rc = jio_get_str(v, "set", what, &set_name, e);
             if (!rc) rc = jio_get_str(v, "problem", what, &problem, e);
-            int si = rc ? -1 : index_of(sets, set_name, "name");
-            int pi = rc ? -1 : index_of(problems, problem, NULL);
+            int si = rc ? -1 : (int)nmap_find(set_map, set_name);
+            int pi = rc ? -1 : (int)nmap_find(prob_map, problem);
             if (!rc && (si < 0 || pi < 0))
                 rc = err_set(e, KBV_EINPUT, "%s: set \"%s\" or problem \"%s\" is not in the manifest", what,
                              set_name, problem);
@@ -276,6 +296,10 @@ done:
     for (size_t k = 0; k < n_recs; k++) free(recs[k].line);
     free(recs);
     free(owner);
+    nmap_free(set_map);
+    nmap_free(prob_map);
+    free(set_names);
+    free(prob_names);
     cJSON_Delete(merged);
     cJSON_Delete(identity0);
     for (int i = 0; i < n_in; i++) cJSON_Delete(manifests[i]);

@@ -289,65 +289,70 @@ static void legend(canvas *c, const chart_ctx *x, double lx, double ly, int line
 int chart_wrap(const fontm *fm, const char *text, double size, int bold, double max_w, char **lines,
                int max_lines)
 {
+    /* One pass over the text: each line is measured as it is read, a
+     * character at a time (advance widths add up), and reading stops at the
+     * first character that does not fit, so a line costs its own length and
+     * the whole text its length once, however long a word is.  The sums are
+     * those a measure of the line from its start would make, in the same
+     * order, so the breaks are the same. */
     int n = 0;
     const char *p = text;
-    while (*p) {
+    while (*p && n < max_lines) {
         if (*p == '\n') {
             p++;
             continue;
         }
         /* Take words while they fit; cut a word that alone is too wide. */
-        const char *end = p, *last_fit = NULL;
-        while (1) {
-            const char *q = end;
-            while (*q && *q != ' ' && *q != '\n')
-                q++;
-            if (fontm_width_n(fm, bold, size, p, (size_t)(q - p)) <= max_w || !last_fit) {
-                if (fontm_width_n(fm, bold, size, p, (size_t)(q - p)) > max_w) {
-                    /* One word too wide: cut it at the last character that fits. */
-                    /* Cut after the last '_' or '-' that fits (identifiers
-                     * break there), else at the last character that fits. */
-                    const char *r = p, *fit = p, *soft = NULL;
-                    while (r < q) {
-                        const char *r2 = r;
-                        fontm_utf8_next(&r2);
-                        if (fontm_width_n(fm, bold, size, p, (size_t)(r2 - p)) > max_w)
-                            break;
-                        if (*r == '_' || *r == '-' || *r == '/')
-                            soft = r2;
-                        fit = r = r2;
-                    }
-                    if (soft && soft > p + (fit - p) / 3)
-                        fit = soft;
-                    if (fit == p)
-                        fontm_utf8_next(&fit);
-                    last_fit = fit;
+        double sum = 0;   /* advance widths at size 1 from p */
+        const char *q = p, *last_fit = NULL;
+        for (;;) {
+            const char *r = q, *soft = NULL;
+            int over = sum * size > max_w;
+            while (!over && *r && *r != ' ' && *r != '\n') {
+                const char *r2 = r;
+                fontm_utf8_next(&r2);
+                double s2 = sum + fontm_width_n(fm, bold, 1.0, r, (size_t)(r2 - r));
+                if (s2 * size > max_w) {
+                    over = 1;
                     break;
                 }
-                last_fit = q;
-                end = q;
-                if (*q != ' ')
+                /* Identifiers break after '_', '-' or '/'. */
+                if (*r == '_' || *r == '-' || *r == '/')
+                    soft = r2;
+                sum = s2;
+                r = r2;
+            }
+            if (!over) {
+                last_fit = r;
+                if (*r != ' ')
                     break;
-                end = q + 1;
+                sum += fontm_width_n(fm, bold, 1.0, r, 1);
+                q = r + 1;
                 continue;
+            }
+            if (!last_fit) {
+                /* One word too wide: cut after the last '_', '-' or '/'
+                 * that fits, else at the last character that fits. */
+                const char *fit = r;
+                if (soft && soft > p + (fit - p) / 3)
+                    fit = soft;
+                if (fit == p)
+                    fontm_utf8_next(&fit);
+                last_fit = fit;
             }
             break;
         }
-        if (n < max_lines) {
-            size_t len = (size_t)(last_fit - p);
-            lines[n] = malloc(len + 1);
-            if (lines[n]) {
-                memcpy(lines[n], p, len);
-                lines[n][len] = 0;
-            }
+        size_t len = (size_t)(last_fit - p);
+        lines[n] = malloc(len + 1);
+        if (lines[n]) {
+            memcpy(lines[n], p, len);
+            lines[n][len] = 0;
         }
         n++;
         p = last_fit;
         while (*p == ' ')
             p++;
     }
-    if (n > max_lines)
-        n = max_lines;
     return n;
 }
 

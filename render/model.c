@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "jio.h"
 #include "log.h"
+#include "nmap.h"
 
 static const char *const base_names[RM_NB] = {"fp32", "tf32"};
 static const char *const group_names[RM_NG] = {"correct", "hidden-fail", "hack", "incorrect", "error"};
@@ -309,7 +310,9 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
 /* --- parity.json ----------------------------------------------------------- */
 
 /* The problems of the run, in run order: the manifest's list where it has
- * one, otherwise every problem of every set in order of first appearance. */
+ * one, otherwise every problem of every set in order of first appearance.
+ * Linear in their number (a table of names finds the first appearance), so
+ * that a manifest of 100k problems is read in well under a second. */
 static int run_problem_ids(const rmodel *m, const char ***ids, int *n, kbv_err *e)
 {
     const cJSON *pl = m->manifest ? cJSON_GetObjectItemCaseSensitive(m->manifest, "problems") : NULL;
@@ -317,23 +320,31 @@ static int run_problem_ids(const rmodel *m, const char ***ids, int *n, kbv_err *
     for (int i = 0; i < m->n_sets; i++)
         cap += m->sets[i].n_probs;
     *n = 0;
-    *ids = calloc((size_t)(cap ? cap : 1), sizeof **ids);
-    if (!*ids)
+    const char **all = calloc((size_t)(cap ? cap : 1), sizeof *all);
+    if (!all)
         return err_set(e, KBV_ENOMEM, "out of memory");
+    int k = 0;
     const cJSON *it;
     if (cJSON_IsArray(pl))
         cJSON_ArrayForEach(it, pl) if (cJSON_IsString(it))
-            (*ids)[(*n)++] = it->valuestring;
+            all[k++] = it->valuestring;
     /* Problems a set has that the manifest does not list still get a row. */
     for (int i = 0; i < m->n_sets; i++)
-        for (int p = 0; p < m->sets[i].n_probs; p++) {
-            const char *id = m->sets[i].probs[p].id;
-            int seen = 0;
-            for (int k = 0; k < *n && !seen; k++)
-                seen = strcmp((*ids)[k], id) == 0;
-            if (!seen)
-                (*ids)[(*n)++] = id;
-        }
+        for (int p = 0; p < m->sets[i].n_probs; p++)
+            all[k++] = m->sets[i].probs[p].id;
+    nmap *first = NULL;
+    int rc = nmap_build(all, (size_t)k, &first, e);
+    if (rc) {
+        free(all);
+        return rc;
+    }
+    /* Keep each name where it first appears (nmap keeps the first index);
+     * all[] is compacted in place, which only moves names forward. */
+    for (int i = 0; i < k; i++)
+        if (nmap_find(first, all[i]) == i)
+            all[(*n)++] = all[i];
+    nmap_free(first);
+    *ids = all;
     return 0;
 }
 
@@ -375,32 +386,44 @@ static int read_parity(rmodel *m, const char *path, kbv_err *e)
         m->parity[i].id = ids[i];
         m->parity[i].ratio[RM_FP32] = m->parity[i].ratio[RM_TF32] = NAN;
     }
-    free(ids);
+    /* by_id borrows ids (the array, not only its strings) until the end. */
+    nmap *by_id = NULL;
+    rc = nmap_build(ids, (size_t)n, &by_id, e);
+    if (rc) {
+        free(ids);
+        return rc;
+    }
     int j = 0;
     cJSON_ArrayForEach(it, probs) {
         char w[4200];
         snprintf(w, sizeof w, "%s: problems[%d]", path, j++);
         const char *id;
-        if (!cJSON_IsObject(it))
-            return err_set(e, KBV_EINPUT, "%s: expected an object", w);
+        if (!cJSON_IsObject(it)) {
+            rc = err_set(e, KBV_EINPUT, "%s: expected an object", w);
+            break;
+        }
         if ((rc = jio_get_str(it, "id", w, &id, e)))
-            return rc;
+            break;
         double r[RM_NB];
-        for (int b = 0; b < RM_NB; b++)
+        for (int b = 0; b < RM_NB && !rc; b++)
             if (opt_num(it, parity_base_names[b], &r[b]) || (!isnan(r[b]) && !(r[b] >= 0)))
-                return err_set(e, KBV_EINPUT, "%s (%s): \"%s\" must be a number >= 0 or null", w, id,
-                               parity_base_names[b]);
+                rc = err_set(e, KBV_EINPUT, "%s (%s): \"%s\" must be a number >= 0 or null", w, id,
+                             parity_base_names[b]);
+        if (rc)
+            break;
         const cJSON *ex = cJSON_GetObjectItemCaseSensitive(it, "exception");
-        if (ex && !cJSON_IsString(ex) && !cJSON_IsNull(ex))
-            return err_set(e, KBV_EINPUT, "%s (%s): \"exception\" must be a string or null", w, id);
-        rm_parity *q = NULL;
-        for (int k = 0; k < m->n_parity && !q; k++)
-            if (strcmp(m->parity[k].id, id) == 0)
-                q = &m->parity[k];
-        if (!q)
+        if (ex && !cJSON_IsString(ex) && !cJSON_IsNull(ex)) {
+            rc = err_set(e, KBV_EINPUT, "%s (%s): \"exception\" must be a string or null", w, id);
+            break;
+        }
+        long qi = nmap_find(by_id, id);
+        if (qi < 0)
             continue;   /* measured, but not part of this run */
-        if (q->measured)
-            return err_set(e, KBV_EINPUT, "%s: problem '%s' appears twice", path, id);
+        rm_parity *q = &m->parity[qi];
+        if (q->measured) {
+            rc = err_set(e, KBV_EINPUT, "%s: problem '%s' appears twice", path, id);
+            break;
+        }
         q->measured = 1;
         q->ratio[RM_FP32] = r[RM_FP32];
         q->ratio[RM_TF32] = r[RM_TF32];
@@ -430,14 +453,15 @@ static int read_parity(rmodel *m, const char *path, kbv_err *e)
         m->n_parity_flagged += q->flagged;
     }
     /* Each problem row of every set points at its baseline's exception. */
-    for (int i = 0; i < m->n_sets; i++)
-        for (int p = 0; p < m->sets[i].n_probs; p++)
-            for (int k = 0; k < m->n_parity; k++)
-                if (m->parity[k].flagged && strcmp(m->parity[k].id, m->sets[i].probs[p].id) == 0) {
-                    m->sets[i].probs[p].parity = &m->parity[k];
-                    break;
-                }
-    return 0;
+    for (int i = 0; !rc && i < m->n_sets; i++)
+        for (int p = 0; p < m->sets[i].n_probs; p++) {
+            long k = nmap_find(by_id, m->sets[i].probs[p].id);
+            if (k >= 0 && m->parity[k].flagged)
+                m->sets[i].probs[p].parity = &m->parity[k];
+        }
+    nmap_free(by_id);
+    free(ids);
+    return rc;
 }
 
 /* --- baseline_drift --------------------------------------------------------- */

@@ -64,13 +64,23 @@ void sb_free(sbuf *b)
     memset(b, 0, sizeof *b);
 }
 
+/* The cache of natural column widths (see table.h); valid for one font and
+ * size, until a row is added. */
+struct tbl_widths {
+    int valid;
+    const fontm *fm;
+    double fs;
+    double *w;   /* ncol, owned */
+};
+
 int tbl_init(tbl *t, int ncol, const char *const *head, const char *align, kbv_err *e)
 {
     memset(t, 0, sizeof *t);
     t->ncol = ncol;
     t->head = calloc((size_t)ncol, sizeof *t->head);
     t->align = calloc((size_t)ncol + 1, 1);
-    if (!t->head || !t->align)
+    t->widths = calloc(1, sizeof *t->widths);
+    if (!t->head || !t->align || !t->widths || !(t->widths->w = calloc((size_t)ncol + 1, sizeof *t->widths->w)))
         goto oom;
     for (int i = 0; i < ncol; i++) {
         if (!(t->head[i] = strdup(head[i])))
@@ -112,6 +122,8 @@ int tbl_add(tbl *t, const char *const *cells, int muted, int rule, kbv_err *e)
     t->muted[t->nrow] = (unsigned char)muted;
     t->rule[t->nrow] = (unsigned char)rule;
     t->nrow++;
+    if (t->widths)
+        t->widths->valid = 0;
     return 0;
 }
 
@@ -128,6 +140,9 @@ void tbl_free(tbl *t)
     free(t->cell);
     free(t->muted);
     free(t->rule);
+    if (t->widths)
+        free(t->widths->w);
+    free(t->widths);
     memset(t, 0, sizeof *t);
 }
 
@@ -265,17 +280,30 @@ static double natural_width(canvas *c, const char *s, double fs, int bold)
 static void col_widths(const tbl *t, canvas *c, const rstyle *st, double w, double *cw)
 {
     double fs = st->fs_small, total = 0, wrap_total = 0;
+    struct tbl_widths *cache = t->widths;
+    int cached = cache && cache->valid && cache->fm == c->fm && cache->fs == fs;
     for (int k = 0; k < t->ncol; k++) {
-        cw[k] = natural_width(c, t->head[k], fs, 1);
-        for (int r = 0; r < t->nrow; r++) {
-            double x = natural_width(c, cell(t, r, k), fs, 0);
-            if (x > cw[k])
-                cw[k] = x;
+        if (cached) {
+            cw[k] = cache->w[k];
+        } else {
+            cw[k] = natural_width(c, t->head[k], fs, 1);
+            for (int r = 0; r < t->nrow; r++) {
+                double x = natural_width(c, cell(t, r, k), fs, 0);
+                if (x > cw[k])
+                    cw[k] = x;
+            }
+            if (cache)
+                cache->w[k] = cw[k];
         }
         cw[k] += 2 * TB_PAD;
         total += cw[k];
         if (t->align[k] == 'w')
             wrap_total += cw[k];
+    }
+    if (cache && !cached) {
+        cache->valid = 1;
+        cache->fm = c->fm;
+        cache->fs = fs;
     }
     if (total <= w && wrap_total == 0)
         return;

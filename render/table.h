@@ -30,6 +30,11 @@ typedef struct tbl {
     char **cell;     /* nrow * ncol */
     unsigned char *muted;   /* per row: drawn in the muted colour */
     unsigned char *rule;    /* per row: a thin rule above it (a new group) */
+    /* The natural column widths, measured once over every row and kept
+     * (owned; NULL for a table not made by tbl_init): a table drawn over
+     * many pages is measured once, not once a page.  A const table can
+     * still fill it, since only the pointer is part of the table. */
+    struct tbl_widths *widths;
 } tbl;
 
 /* align holds one character per column. */

@@ -43,13 +43,17 @@ fi
 
 # The baselines' parity with PyTorch on this GPU (tests/parity/, data/parity/
 # <gpu>.json), for the report's parity section, unless the run has its own.
-# kbv report then adds parity.json to SHA256SUMS.
+# Its line is added to SHA256SUMS here, beside the raw files' lines that
+# collect sealed (kbv report adds only its own outputs' lines).
 if [ ! -f "$run/parity.json" ] && [ -f "$run/manifest.json" ]; then
     slug=$(python3 -c 'import json, re, sys
 name = (json.load(open(sys.argv[1])).get("device") or {}).get("name") or ""
 print(re.sub("[^a-z0-9]+", "-", name.lower()).strip("-"))' "$run/manifest.json") || slug=
     if [ -n "$slug" ] && [ -f "data/parity/$slug.json" ]; then
         cp "data/parity/$slug.json" "$run/parity.json"
+        if [ -f "$run/SHA256SUMS" ]; then
+            (cd "$run" && sha256sum parity.json >>SHA256SUMS)
+        fi
         echo "kbv: report: baseline parity from data/parity/$slug.json"
     else
         echo "kbv: report: no data/parity/${slug:-<gpu>}.json: the report says that no parity file was found"

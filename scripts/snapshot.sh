@@ -8,6 +8,11 @@ set -euo pipefail
 run=${1:?usage: scripts/snapshot.sh RUN_DIR [BUILD_DIR]}
 build=${2:-build}
 [ -f "$run/manifest.json" ] || { echo "kbv: snapshot: $run/manifest.json not found" >&2; exit 2; }
+# The run must be what collect sealed: an archive of a changed journal would
+# carry the change on, with new sums that hide it.
+if [ -f "$run/SHA256SUMS" ] && [ -x "$build/kbv" ]; then
+    "$build/kbv" verify "$run" >/dev/null || { echo "kbv: snapshot: $run fails kbv verify; not archived" >&2; exit 1; }
+fi
 run_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$run/manifest.json")
 dest="data/snapshots/$run_id"
 tmp="data/snapshots/.$run_id.tmp"

@@ -59,6 +59,15 @@ if m["device"]["name"] != "Fake GPU (CPU stand-in)" or m["config"]["arch"] != 90
     print("collect_fake: manifest device", m["device"]); sys.exit(1)
 PY
 
+# collect sealed the raw files (issue 19): SHA256SUMS lists the manifest
+# and the journal, and the run verifies.
+grep -q '  manifest.json$' "$T/run/SHA256SUMS" && grep -q '  samples.jsonl$' "$T/run/SHA256SUMS" ||
+    fail "collect did not seal manifest.json and samples.jsonl: $(cat "$T/run/SHA256SUMS" 2>/dev/null)"
+if [ -x "$B/kbv" ]; then
+    rm -f "$T/run/analysis.json"
+    "$B/kbv" verify "$T/run" >"$T/vlog" 2>&1 || { cat "$T/vlog"; fail "a collected run does not verify"; }
+fi
+
 # kill -9 while the hanger runs (after at least one pair finished), then resume.
 args=(--suite smoke --problems L1_019_relu --candidates "$F/sets/correct" --candidates "$F/sets/hang"
       --candidates "$F/sets/incorrect" --out "$T/run2" --timeout 5)
@@ -75,4 +84,8 @@ grep -q '"status","set":"f-hang"\|"set":"f-hang","problem":"L1_019_relu","status
 "$T/bin/kbv-collect" "${args[@]}" --resume 2>"$T/log3" || fail "--resume exited $?: $(tail -3 "$T/log3")"
 grep -q "resume: 1 pairs done" "$T/log3" || fail "resume did not find the finished pair: $(grep resume "$T/log3")"
 python3 tests/gpu/check_run.py "$T/run2" "$F/sets" --journal-only >"$T/check2" || { cat "$T/check2"; fail "journal after resume"; }
+# The killed run was never sealed; the resume that completed it was.
+if [ -x "$B/kbv" ]; then
+    "$B/kbv" verify "$T/run2" >"$T/vlog" 2>&1 || { cat "$T/vlog"; fail "a resumed run does not verify"; }
+fi
 exit 0

@@ -160,6 +160,13 @@ static void late_records(void **state)
     assert_non_null(strstr(why, "after the pair's status record"));
     assert_true(feed(g, "{\"type\":\"status\",\"set\":\"s\",\"problem\":\"p\",\"status\":\"ok\"}", why, sizeof why) > 0);
     assert_int_equal(jgram_tampered(g, "s", "p", &w), 1);
+    /* a tamper record after the status keeps its detail */
+    assert_int_equal(feed(g, "{\"type\":\"status\",\"set\":\"s\",\"problem\":\"t\",\"status\":\"ok\"}", why, sizeof why),
+                     0);
+    assert_true(feed(g, "{\"type\":\"tamper\",\"set\":\"s\",\"problem\":\"t\",\"detail\":\"late evidence\"}", why,
+                     sizeof why) > 0);
+    assert_int_equal(jgram_tampered(g, "s", "t", &w), 1);
+    assert_string_equal(w, "late evidence");
     /* many pairs: the table grows */
     char set[32];
     for (int i = 0; i < 5000; i++) {
