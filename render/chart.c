@@ -520,12 +520,12 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     const rstyle *st = x->st;
     const rm_set *s = &x->m->sets[si];
     double fs = st->fs_small;
-    if (r1 > s->n_probs)
-        r1 = s->n_probs;
+    if (r1 > s->n_shown)
+        r1 = s->n_shown;
     int rows = r1 - r0 > 0 ? r1 - r0 : 0;
     double id_w = 0;
-    for (int p = 0; p < s->n_probs; p++) {
-        double tw = canvas_text_width(c, s->probs[p].id, fs, 0);
+    for (int r = 0; r < s->n_shown; r++) {
+        double tw = canvas_text_width(c, s->probs[s->shown[r]].id, fs, 0);
         if (tw > id_w)
             id_w = tw;
     }
@@ -533,7 +533,8 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     /* Text columns as wide as their widest entry in the whole set, so
      * that the pages of one set line up. */
     double tw = canvas_text_width(c, "vs fp32", fs, 1), cls_w = canvas_text_width(c, "class", fs, 1);
-    for (int p = 0; p < s->n_probs; p++) {
+    for (int r = 0; r < s->n_shown; r++) {
+        int p = s->shown[r];
         char buf[96];
         for (int b = 0; b < RM_NB; b++) {
             double t = canvas_text_width(c, fmt_2(buf, sizeof buf, s->probs[p].sp[b].ok ? s->probs[p].sp[b].est : NAN),
@@ -552,9 +553,9 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     double c1 = px1 + 8 + tw, c2 = c1 + tw, c3 = c2 + 8;
     span sp;
     span_init(&sp);
-    for (int p = 0; p < s->n_probs; p++)
+    for (int r = 0; r < s->n_shown; r++)
         for (int b = 0; b < RM_NB; b++)
-            span_add_est(&sp, &s->probs[p].sp[b]);
+            span_add_est(&sp, &s->probs[s->shown[r]].sp[b]);
     axis ax;
     ratio_axis(&ax, &sp, px0, px1);
     tick tx[32];
@@ -588,7 +589,7 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     if (rows > 0)
         ref_line(c, x, amap(&ax, 1), FR_HEAD, amap(&ax, 1), yb + 2);
     for (int r = r0; r < r1; r++) {
-        const rm_problem *p = &s->probs[r];
+        const rm_problem *p = &s->probs[s->shown[r]];
         double y = FR_HEAD + (r - r0) * FR_ROW + FR_ROW / 2;
         int good = p->group == RM_G_CORRECT;
         canvas_rgba col = good ? k : st->muted;
@@ -717,7 +718,7 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
 double chart_classes_height(const chart_ctx *x)
 {
     int n = x->m->n_sets > 0 ? x->m->n_sets : 1;
-    return 10 + RM_NG * (n * (CL_BAR + CL_GAP) + CL_GROUP_GAP) + 34;
+    return 10 + RM_NG_FOUND * (n * (CL_BAR + CL_GAP) + CL_GROUP_GAP) + 34;
 }
 
 void chart_classes(canvas *c, const chart_ctx *x, double w)
@@ -727,7 +728,7 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
     double h = chart_classes_height(x), fs = st->fs_small;
     double lw = x->legend_w;
     double L = 0;
-    for (int g = 0; g < RM_NG; g++) {
+    for (int g = 0; g < RM_NG_FOUND; g++) {
         double tw = canvas_text_width(c, rmodel_group_name((rm_group)g), st->fs_normal, 0);
         if (tw > L)
             L = tw;
@@ -736,7 +737,7 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
     double R = lw + 34, T = 10, B = 34;
     long mx = 1;
     for (int i = 0; i < m->n_sets; i++)
-        for (int g = 0; g < RM_NG; g++)
+        for (int g = 0; g < RM_NG_FOUND; g++)
             if (m->sets[i].group_counts[g] > mx)
                 mx = m->sets[i].group_counts[g];
     double step = nice_step((double)mx);
@@ -747,7 +748,7 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
     x_axis(c, x, &ax, tx, ntx, h - B, T - 4, x->labels[LBL_COUNT_AXIS]);
     int n = m->n_sets > 0 ? m->n_sets : 1;
     double gh = n * (CL_BAR + CL_GAP) + CL_GROUP_GAP;
-    for (int g = 0; g < RM_NG; g++) {
+    for (int g = 0; g < RM_NG_FOUND; g++) {
         double y0 = T + g * gh;
         canvas_color(c, st->text);
         canvas_text(c, L - 8, y0 + (n * (CL_BAR + CL_GAP)) / 2, rmodel_group_name((rm_group)g), st->fs_normal, 0,

@@ -31,8 +31,9 @@ void chart_ctx_init(chart_ctx *x, const rmodel *m, const rstyle *st, const char 
 double chart_fast_p_height(const chart_ctx *x);
 void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w);
 
-/* Per-problem speedups of set s, rows [r0, r1), both baselines.  The axis
- * range depends on the whole set, so that pages of one set line up. */
+/* Per-problem speedups of set s, rows [r0, r1) of its problems with a
+ * candidate (rm_set.shown), both baselines.  The axis range depends on the
+ * whole set, so that the parts of one set line up. */
 double chart_forest_height(const chart_ctx *x, int rows);
 void chart_forest(canvas *c, const chart_ctx *x, int s, int r0, int r1, double w);
 

@@ -10,7 +10,7 @@
 #include "log.h"
 
 static const char *const base_names[RM_NB] = {"fp32", "tf32"};
-static const char *const group_names[RM_NG] = {"correct", "hidden-fail", "hack", "incorrect", "error"};
+static const char *const group_names[RM_NG] = {"correct", "hidden-fail", "hack", "incorrect", "error", "missing"};
 
 const char *rmodel_baseline_name(int b) { return base_names[b]; }
 const char *rmodel_group_name(rm_group g) { return group_names[g]; }
@@ -25,6 +25,9 @@ rm_group rmodel_group(const char *cls)
         return RM_G_INCORRECT;
     if (strcmp(cls, "error") == 0)
         return RM_G_ERROR;
+    if (strcmp(cls, "missing") == 0)
+        return RM_G_MISSING;
+    /* The hack classes, and tampering, which the report shows like one. */
     return RM_G_HACK;
 }
 
@@ -175,6 +178,41 @@ static int read_problem(const rmodel *m, const cJSON *p, const char *what, rm_pr
     return 0;
 }
 
+/* An analysis written before the class `missing` existed classed a pair
+ * without a candidate file as `error`, its evidence "missing: no <file>".
+ * Such a pair is read as `missing` (its count moved from error to missing),
+ * so that old and new analyses give the same report. */
+static int old_missing(const rm_problem *q)
+{
+    if (strcmp(q->cls, "error") != 0)
+        return 0;
+    for (int k = 0; k < q->n_ev; k++)
+        if (strncmp(q->ev[k].text, "missing:", 8) == 0)
+            return 1;
+    return 0;
+}
+
+/* Marks the missing pairs and lists the others in s->shown. */
+static int find_missing(rm_set *s, kbv_err *e)
+{
+    s->shown = calloc((size_t)(s->n_probs ? s->n_probs : 1), sizeof *s->shown);
+    if (!s->shown)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    for (int p = 0; p < s->n_probs; p++) {
+        rm_problem *q = &s->probs[p];
+        if (old_missing(q)) {
+            q->cls = "missing";
+            q->group = RM_G_MISSING;
+            if (s->group_counts[RM_G_ERROR] > 0)
+                s->group_counts[RM_G_ERROR]--;
+            s->group_counts[RM_G_MISSING]++;
+        }
+        if (q->group != RM_G_MISSING)
+            s->shown[s->n_shown++] = p;
+    }
+    return 0;
+}
+
 static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
 {
     char what[256], w[320];
@@ -262,7 +300,7 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
         if (rc)
             return rc;
     }
-    return 0;
+    return find_missing(out, e);
 }
 
 /* --- parity.json ----------------------------------------------------------- */
@@ -648,6 +686,7 @@ void rmodel_free(rmodel *m)
             free(s->probs[p].ev);
         }
         free(s->probs);
+        free(s->shown);
     }
     free(m->sets);
     free(m->parity);

@@ -16,8 +16,12 @@
 enum { RM_FP32 = 0, RM_TF32 = 1, RM_NB = 2 };             /* baselines */
 enum { RM_CAND = 0, RM_VFP32 = 1, RM_VTF32 = 2, RM_NV = 3 }; /* variants */
 
-/* Class groups, in the order the report lists them. */
-typedef enum { RM_G_CORRECT, RM_G_HIDDEN, RM_G_HACK, RM_G_INCORRECT, RM_G_ERROR, RM_NG } rm_group;
+/* Class groups, in the order the report lists them.  RM_G_MISSING (no
+ * candidate file) comes last: it is reported apart, in one line per set,
+ * never as an error, and RM_NG_FOUND counts the groups before it, those of
+ * pairs that have a candidate (charts and tables of findings). */
+typedef enum { RM_G_CORRECT, RM_G_HIDDEN, RM_G_HACK, RM_G_INCORRECT, RM_G_ERROR, RM_G_MISSING, RM_NG } rm_group;
+#define RM_NG_FOUND RM_G_MISSING
 
 typedef struct rm_est {
     int ok;                   /* estimate present */
@@ -119,6 +123,8 @@ typedef struct rm_set {
     int n_infl;
     rm_problem *probs;
     int n_probs;
+    int *shown;               /* owned: indices into probs of the problems with a candidate, in order */
+    int n_shown;
 } rm_set;
 
 typedef struct rmodel {

@@ -37,6 +37,7 @@ typedef struct rctx {
     char date_str[32];
     char *dir;                /* the temporary report folder */
     char **fig_names;         /* file stem per set for its forest plot */
+    int *forest_rows;         /* rows per forest part, per set (forest_plan) */
     report_stats stats;
 } rctx;
 
@@ -148,6 +149,8 @@ static void set_vars(tvars *v, const rm_set *s)
     tvars_set(v, "set_hack", "%ld", s->group_counts[RM_G_HACK]);
     tvars_set(v, "set_incorrect", "%ld", s->group_counts[RM_G_INCORRECT]);
     tvars_set(v, "set_error", "%ld", s->group_counts[RM_G_ERROR]);
+    tvars_set(v, "set_missing", "%ld", s->group_counts[RM_G_MISSING]);
+    tvars_set(v, "set_found", "%d", s->n_shown);
 }
 
 static int expand(rctx *r, const char *where, const char *s, const tvars *v, char **out, kbv_err *e)
@@ -199,12 +202,57 @@ static void rm_tree(const char *path)
 
 typedef enum { FIG_INFLATION, FIG_FAST_P, FIG_FOREST, FIG_SCATTER, FIG_CLASSES } fig_kind;
 
+/* A forest figure's argument: its set and its part (0-based). */
+#define FOREST_ARG(set, part) ((set) * 4096 + (part))
+#define FOREST_SET(arg) ((arg) / 4096)
+#define FOREST_PART(arg) ((arg) % 4096)
+
+/* Rows [*r0, *r1) of set si's shown problems that part k of its forest draws. */
+static void forest_part(const rctx *r, int si, int k, int *r0, int *r1)
+{
+    int per = r->forest_rows[si], n = r->m->sets[si].n_shown;
+    *r0 = k * per < n ? k * per : n;
+    *r1 = *r0 + per < n ? *r0 + per : n;
+}
+
+static int forest_parts(const rctx *r, int si)
+{
+    int per = r->forest_rows[si], n = r->m->sets[si].n_shown;
+    return n <= per ? 1 : (n + per - 1) / per;
+}
+
+/* How many rows each part of a set's forest gets: as many as fit on a page
+ * with the set's heading and a caption of a few lines, spread evenly over
+ * the parts, so that no part is a stub of a few rows and every part, in
+ * the PDF and as a figure file, is one page with its own caption. */
+static int forest_plan(rctx *r, kbv_err *e)
+{
+    r->forest_rows = calloc((size_t)(r->m->n_sets ? r->m->n_sets : 1), sizeof *r->forest_rows);
+    if (!r->forest_rows)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    double inner = r->st.page_h - 2 * r->st.margin - 14;
+    double avail = inner - r->st.fs_large * 2.8 - 6 * r->st.fs_small * 1.3 - 8 - 6;
+    double row = chart_forest_height(&r->cx, 1) - chart_forest_height(&r->cx, 0);
+    int fit = (int)floor((avail - chart_forest_height(&r->cx, 0)) / row);
+    if (fit < 4)
+        fit = 4;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        int n = r->m->sets[i].n_shown, parts = n <= fit ? 1 : (n + fit - 1) / fit;
+        r->forest_rows[i] = parts == 1 ? (n > 0 ? n : 1) : (n + parts - 1) / parts;
+    }
+    return 0;
+}
+
 static double fig_height(const rctx *r, fig_kind k, int arg)
 {
     switch (k) {
     case FIG_INFLATION: return chart_inflation_height(&r->cx);
     case FIG_FAST_P: return chart_fast_p_height(&r->cx);
-    case FIG_FOREST: return chart_forest_height(&r->cx, r->m->sets[arg].n_probs);
+    case FIG_FOREST: {
+        int r0, r1;
+        forest_part(r, FOREST_SET(arg), FOREST_PART(arg), &r0, &r1);
+        return chart_forest_height(&r->cx, r1 - r0);
+    }
     case FIG_SCATTER: return chart_scatter_height(&r->cx);
     case FIG_CLASSES: return chart_classes_height(&r->cx);
     }
@@ -216,7 +264,12 @@ static void fig_draw(const rctx *r, canvas *c, fig_kind k, int arg, double w)
     switch (k) {
     case FIG_INFLATION: chart_inflation(c, &r->cx, w); break;
     case FIG_FAST_P: chart_fast_p(c, &r->cx, arg, w); break;
-    case FIG_FOREST: chart_forest(c, &r->cx, arg, 0, r->m->sets[arg].n_probs, w); break;
+    case FIG_FOREST: {
+        int r0, r1;
+        forest_part(r, FOREST_SET(arg), FOREST_PART(arg), &r0, &r1);
+        chart_forest(c, &r->cx, FOREST_SET(arg), r0, r1, w);
+        break;
+    }
     case FIG_SCATTER: chart_scatter(c, &r->cx, w); break;
     case FIG_CLASSES: chart_classes(c, &r->cx, w); break;
     }
@@ -357,12 +410,13 @@ done:
 
 static int build_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e)
 {
-    enum { ND = 13, NC = 35 };
+    enum { ND = 14, NC = 36 };
     static const char *const dh[ND] = {"set", "n", "correct", "hidden\nfail", "hack", "incor-\nrect", "error",
+                                       "no can-\ndidate",
                                        "speedup\nvs fp32", "speedup\nvs tf32", "fast_1\nvs fp32", "fast_1\nvs tf32",
                                        "memory\nefficiency", "share\nleaner"};
     static const char *const ch[NC] = {
-        "set", "n_problems", "correct", "hidden_fail", "hack", "incorrect", "error",
+        "set", "n_problems", "correct", "hidden_fail", "hack", "incorrect", "error", "missing",
         "geomean_fp32", "geomean_fp32_ci_low", "geomean_fp32_ci_high", "geomean_fp32_n",
         "geomean_tf32", "geomean_tf32_ci_low", "geomean_tf32_ci_high", "geomean_tf32_n",
         "geomean_all_fp32", "geomean_all_fp32_ci_low", "geomean_all_fp32_ci_high",
@@ -386,14 +440,14 @@ static int build_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e)
         snprintf(c[1], 96, "%ld", s->n_problems);
         for (int g = 0; g < RM_NG; g++)
             snprintf(c[2 + g], 96, "%ld", s->group_counts[g]);
-        est_cell(c[7], 96, &s->b[RM_FP32].gm_correct, 1, 1);
-        est_cell(c[8], 96, &s->b[RM_TF32].gm_correct, 1, 1);
+        est_cell(c[8], 96, &s->b[RM_FP32].gm_correct, 1, 1);
+        est_cell(c[9], 96, &s->b[RM_TF32].gm_correct, 1, 1);
         for (int b = 0; b < RM_NB; b++) {
             const rm_est *f = fast_at(&s->b[b], 1);
-            est_cell(c[9 + b], 96, f ? f : &NULL_EST, 0, 0);
+            est_cell(c[10 + b], 96, f ? f : &NULL_EST, 0, 0);
         }
-        est_cell(c[11], 96, &s->mem_eff, 1, 1);
-        est_cell(c[12], 96, &s->mem_share, 0, 0);
+        est_cell(c[12], 96, &s->mem_eff, 1, 1);
+        est_cell(c[13], 96, &s->mem_share, 0, 0);
         const char *cp[ND];
         for (int k = 0; k < ND; k++)
             cp[k] = c[k];
@@ -798,8 +852,11 @@ static int build_problems(rctx *r, int si, tbl *disp, kbv_err *e)
         return rc;
     for (int i = all ? 0 : si; i < (all ? r->m->n_sets : si + 1); i++) {
         const rm_set *s = &r->m->sets[i];
-        for (int p = 0; p < s->n_probs; p++) {
-            const rm_problem *q = &s->probs[p];
+        /* Pairs without a candidate have no row: the headline says how
+         * many there are, and problems.csv lists them with their class. */
+        for (int sp = 0; sp < s->n_shown; sp++) {
+            int p = sp;
+            const rm_problem *q = &s->probs[s->shown[sp]];
             char c[12][128];
             int k = 0;
             if (all)
@@ -1202,7 +1259,14 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     switch (s->id) {
     case SEC_INFLATION: keep = tbl_first_row_height(&tabs[1], f->c, &r->st, f->w, 0) + 20; break;
     case SEC_FAST_P: keep = chart_fast_p_height(&r->cx) + 30; break;
-    case SEC_FOREST: keep = 140; break;
+    case SEC_FOREST:
+        keep = 140;
+        if (m->n_sets > 0) {
+            int r0, r1;
+            forest_part(r, 0, 0, &r0, &r1);
+            keep = chart_forest_height(&r->cx, r1 - r0) + 60;
+        }
+        break;
     case SEC_PROBLEMS: keep = 150; break;
     case SEC_SCATTER: keep = chart_scatter_height(&r->cx) + 30; break;
     case SEC_CLASSES: keep = chart_classes_height(&r->cx) + 30; break;
@@ -1240,6 +1304,19 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
             if (rc)
                 return rc;
         }
+        /* Pairs without a candidate file, one line a set: they are neither
+         * errors nor findings, and no chart or per-problem table shows them. */
+        for (int i = 0; i < m->n_sets; i++) {
+            long nm = m->sets[i].group_counts[RM_G_MISSING];
+            if (nm == 0)
+                continue;
+            char line[400];
+            snprintf(line, sizeof line, "\xe2\x80\xa2 %s: %ld problem%s without a candidate (not counted as errors; "
+                     "left out of the findings, the forests and the per-problem tables; fast_p still counts them "
+                     "among all %ld problems).", m->sets[i].name, nm, nm == 1 ? "" : "s", m->sets[i].n_problems);
+            if ((rc = flow_text(f, line, r->st.fs_normal, 0, r->st.text, 3, e)))
+                return rc;
+        }
         f->y += 4;
         return flow_table(f, &tabs[0], s->caption, NULL, e);
     case SEC_INFLATION: {
@@ -1264,35 +1341,24 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         for (int i = 0; i < m->n_sets; i++) {
             const rm_set *st = &m->sets[i];
             set_vars(&v, st);
-            char hd[300];
-            snprintf(hd, sizeof hd, "%s", st->name);
-            double ch = caption_height(f, s->caption, &v);
-            if ((rc = flow_heading(f, hd, mark, chart_forest_height(&r->cx, st->n_probs < 8 ? st->n_probs : 8) + ch, NULL, e)))
-                return rc;
-            int r0 = 0;
-            do {
-                double avail = f->bottom - f->y - ch - 6;
-                int fit = (int)floor((avail - chart_forest_height(&r->cx, 0)) / 11.0);
-                if (fit < 4 && f->y > f->top + 0.01) {
-                    if ((rc = flow_page(f, e)))
-                        return rc;
-                    continue;
-                }
-                if (fit < 1)
-                    fit = 1;
-                int r1 = r0 + fit < st->n_probs ? r0 + fit : st->n_probs;
+            int parts = forest_parts(r, i);
+            for (int k = 0; k < parts; k++) {
+                int r0, r1;
+                forest_part(r, i, k, &r0, &r1);
+                tvars_set(&v, "part", "%d", k + 1);
+                tvars_set(&v, "parts", "%d", parts);
+                tvars_set(&v, "first", "%d", r0 + 1);
+                tvars_set(&v, "last", "%d", r1);
+                double ch = caption_height(f, s->caption, &v);
                 double h = chart_forest_height(&r->cx, r1 - r0);
-                canvas_save(f->c);
-                canvas_translate(f->c, f->x0 + (f->w - r->st.fig_w) / 2, f->y);
-                chart_forest(f->c, &r->cx, i, r0, r1, r->st.fig_w);
-                canvas_restore(f->c);
-                f->y += h + 6;
-                r0 = r1;
-                if (r0 < st->n_probs && (rc = flow_page(f, e)))
+                /* The set's heading stays with its first part; every part
+                 * carries its own caption, so that a page read alone says
+                 * what it shows. */
+                if (k == 0 && (rc = flow_heading(f, st->name, mark, h + ch + 6, NULL, e)))
                     return rc;
-            } while (r0 < st->n_probs);
-            if ((rc = flow_caption(f, "caption", s->caption, &v, e)))
-                return rc;
+                if ((rc = flow_figure(f, FIG_FOREST, FOREST_ARG(i, k), s->caption, &v, e)))
+                    return rc;
+            }
         }
         return 0;
     case SEC_SCATTER:
@@ -1399,9 +1465,20 @@ static int all_figures(rctx *r, kbv_err *e)
         (rc = figure_files(r, "scatter", FIG_SCATTER, 0, e)) ||
         (rc = figure_files(r, "classes", FIG_CLASSES, 0, e)))
         return rc;
-    for (int i = 0; i < r->m->n_sets; i++)
-        if ((rc = figure_files(r, r->fig_names[i], FIG_FOREST, i, e)))
-            return rc;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        int parts = forest_parts(r, i);
+        for (int k = 0; k < parts; k++) {
+            /* One file a part, each the size of a page: forest_<set> when
+             * the set fits one page, else forest_<set>_part<k>. */
+            char name[160];
+            if (parts == 1)
+                snprintf(name, sizeof name, "%s", r->fig_names[i]);
+            else
+                snprintf(name, sizeof name, "%s_part%d", r->fig_names[i], k + 1);
+            if ((rc = figure_files(r, name, FIG_FOREST, FOREST_ARG(i, k), e)))
+                return rc;
+        }
+    }
     return 0;
 }
 
@@ -1548,6 +1625,8 @@ int report_render(const report_opts *o, report_stats *stats, kbv_err *e)
             goto done;
     }
     chart_ctx_init(&r.cx, r.m, &r.st, (const char *const *)r.labels, r.fm);
+    if ((rc = forest_plan(&r, e)))
+        goto done;
     size_t dl = strlen(o->run_dir) + 64;
     if (!(r.dir = malloc(dl))) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
@@ -1574,6 +1653,7 @@ done:
         for (int i = 0; r.m && i < r.m->n_sets; i++)
             free(r.fig_names[i]);
     free(r.fig_names);
+    free(r.forest_rows);
     for (int i = 0; i < LBL_N; i++)
         free(r.labels[i]);
     fontm_free(r.fm);

@@ -11,7 +11,9 @@ const char *const tmpl_global_names[] = {
     "run_id", "date", "device", "driver", "cuda", "harness_commit", "harness_version", "seed",
     "n_sets", "n_problems", "ci_pct", "resamples", "mem_baseline", "atol", "rtol", NULL};
 const char *const tmpl_set_names[] = {
-    "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", NULL};
+    "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", "set_missing",
+    "set_found", NULL};
+static const char *const forest_names[] = {"part", "parts", "first", "last", NULL};
 const char *const tmpl_verdict_names[] = {
     "fp32", "fp32_ci", "fp32_verdict", "tf32", "tf32_ci", "tf32_verdict", "joiner", NULL};
 const char *const tmpl_parity_names[] = {
@@ -208,6 +210,9 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             cap1 = baseline_names;
         else if (k == SEC_FOREST || k == SEC_PROBLEMS)
             cap1 = tmpl_set_names;
+        /* A forest is drawn in parts of a page each, each with its caption. */
+        if (k == SEC_FOREST)
+            cap2 = forest_names;
         else if (k == SEC_SCATTER)
             cap1 = scatter_names;
         else if (k == SEC_HACKS)
