@@ -350,7 +350,8 @@ static const rm_est *fast_at(const rm_base *b, double p)
 
 static const rm_est NULL_EST = {0, NAN, NAN, NAN, -1};
 
-/* "1.83x\n[1.61, 2.04]\nn=8" */
+/* "1.83x\n[1.61, 2.04]\nn = 8": the n on a line of its own, so that a
+ * narrow column of a paper's table breaks it cleanly. */
 static void est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n)
 {
     char a[64], b[80];
@@ -367,7 +368,7 @@ static void est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n
         fmt_2(a, sizeof a, x->ok ? x->est : NAN);
     fmt_ci(b, sizeof b, x);
     if (with_n && x->n >= 0)
-        snprintf(buf, n, "%s (n=%ld)\n%s", a, x->n, b);
+        snprintf(buf, n, "%s\n%s\nn = %ld", a, b, x->n);
     else
         snprintf(buf, n, "%s\n%s", a, b);
 }
@@ -379,16 +380,14 @@ static void csv_est(char (*cells)[48], int *k, const rm_est *x)
     fmt_g(cells[(*k)++], 48, x->hi);
 }
 
-/* csv_head, when not NULL, is a comment line ("# ...") written before the
- * CSV's column names. */
+/* Every CSV starts with its header row (no comment line before it), so
+ * that CSV readers take the column names from the first line. */
 static int emit_table(rctx *r, const char *name, const tbl *disp, const tbl *data, const char *caption,
-                      const char *csv_head, kbv_err *e)
+                      kbv_err *e)
 {
     sbuf csv = {0}, tex = {0};
     char rel[256];
     int rc = 0;
-    if (csv_head)
-        sb_printf(&csv, "# %s\n", csv_head);
     tbl_csv(data, &csv);
     tbl_tex(disp, caption, &tex);
     if (csv.failed || tex.failed) {
@@ -666,10 +665,16 @@ static void parity_ratio(char *buf, size_t n, double v)
 static int build_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
 {
     static const char *const dh[] = {"problem", "fp32\nratio", "tf32\nratio", "reason"};
-    static const char *const ch[] = {"id", "fp32_ratio", "tf32_ratio", "reason"};
+    /* What parity was measured on goes into every row of the CSV, whose
+     * first line must be its header for CSV readers. */
+    static const char *const ch[] = {"id", "fp32_ratio", "tf32_ratio", "reason", "gpu", "torch", "cuda",
+                                     "samples", "limit"};
     int rc;
-    if ((rc = tbl_init(disp, 4, dh, "lrrw", e)) || (rc = tbl_init(data, 4, ch, "lrrl", e)))
+    if ((rc = tbl_init(disp, 4, dh, "lrrw", e)) || (rc = tbl_init(data, 9, ch, "lrrlllll", e)))
         return rc;
+    char ns[32], lim[32];
+    snprintf(ns, sizeof ns, "%ld", r->m->parity_samples);
+    snprintf(lim, sizeof lim, "%.2f", RM_PARITY_LIMIT);
     for (int i = 0; i < r->m->n_parity; i++) {
         const rm_parity *q = &r->m->parity[i];
         if (!q->flagged)
@@ -693,7 +698,9 @@ static int build_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
             return rc;
         fmt_g(da, sizeof da, q->ratio[RM_FP32]);
         fmt_g(db, sizeof db, q->ratio[RM_TF32]);
-        const char *dp[4] = {q->id, da, db, why};
+        const char *dp[9] = {q->id, da, db, why, r->m->parity_gpu ? r->m->parity_gpu : "",
+                             r->m->parity_torch ? r->m->parity_torch : "", r->m->parity_cuda ? r->m->parity_cuda : "",
+                             ns, lim};
         if ((rc = tbl_add(data, dp, 0, 0, e)))
             return rc;
     }
@@ -835,62 +842,68 @@ static void flags_mark(char *buf, size_t n, const rm_problem *q, const char *sep
         snprintf(buf + k, n - k, "%s%s", k ? sep : "", DRIFT_MARK);
 }
 
-/* Per-problem rows of set si (si < 0: every set, with a set column). */
+/* Per-problem rows of set si (si < 0: every set, with a set column, for
+ * problems.tex).  Class and flags share a column, as do the three times and
+ * the two peaks, each value on a line of its own, so that the numbers keep
+ * their room on a PDF page and the LaTeX table fits a paper's text width;
+ * problems.csv has one column each. */
 static int build_problems(rctx *r, int si, tbl *disp, kbv_err *e)
 {
-    static const char *const dh[] = {"set", "problem", "class", "flags", "time ms\ncand.", "time ms\nfp32",
-                                     "time ms\ntf32", "speedup\nvs fp32", "speedup\nvs tf32", "peak MiB\ncand.",
-                                     "peak MiB\nbaseline", "n cand.\nsamples"};
-    /* On a PDF page class and flags share a column, so that the numbers
-     * keep their room; LaTeX gets one column each. */
+    static const char *const dh[] = {"set", "problem", "class\nflags", "time ms\ncand.\nfp32\ntf32",
+                                     "speedup\nvs fp32", "speedup\nvs tf32", "peak MiB\ncand.\nbaseline",
+                                     "n\ncand."};
     static const char *const ph[] = {"problem", "class\nflags", "time ms\ncand.", "time ms\nfp32",
                                      "time ms\ntf32", "speedup\nvs fp32", "speedup\nvs tf32", "peak MiB\ncand.",
                                      "peak MiB\nbaseline", "n\ncand."};
     int all = si < 0, rc;
     int mbv = strcmp(r->m->mem_baseline, "fp32") == 0 ? RM_VFP32 : RM_VTF32;
-    if ((rc = tbl_init(disp, all ? 12 : 10, all ? dh : ph, all ? "lllwrrrrrrrr" : "wwrrrrrrrr", e)))
+    if ((rc = tbl_init(disp, all ? 8 : 10, all ? dh : ph, all ? "lwwrrrrr" : "wwrrrrrrrr", e)))
         return rc;
     for (int i = all ? 0 : si; i < (all ? r->m->n_sets : si + 1); i++) {
         const rm_set *s = &r->m->sets[i];
         /* Pairs without a candidate have no row: the headline says how
          * many there are, and problems.csv lists them with their class. */
         for (int sp = 0; sp < s->n_shown; sp++) {
-            int p = sp;
             const rm_problem *q = &s->probs[s->shown[sp]];
-            char c[12][128];
+            char c[10][160], fl[128];
             int k = 0;
             if (all)
-                snprintf(c[k++], 128, "%s", p == 0 ? s->name : "");
-            snprintf(c[k++], 128, "%s", q->id);
+                snprintf(c[k++], 160, "%s", sp == 0 ? s->name : "");
+            snprintf(c[k++], 160, "%s", q->id);
+            flags_mark(fl, sizeof fl, q, "\n");
+            snprintf(c[k++], 160, "%s%s%.100s", q->cls, *fl ? "\n" : "", fl);
             if (all) {
-                snprintf(c[k++], 128, "%s", q->cls);
-                flags_mark(c[k++], 128, q, ", ");
+                char t[RM_NV][32];
+                for (int v = 0; v < RM_NV; v++)
+                    fmt_ms(t[v], sizeof t[v], q->t_ms[v]);
+                snprintf(c[k++], 160, "%s\n%s\n%s", t[0], t[1], t[2]);
             } else {
-                char fl[128];
-                flags_mark(fl, sizeof fl, q, "\n");
-                snprintf(c[k++], 128, "%s%s%.100s", q->cls, *fl ? "\n" : "", fl);
+                for (int v = 0; v < RM_NV; v++)
+                    fmt_ms(c[k++], 160, q->t_ms[v]);
             }
-            for (int v = 0; v < RM_NV; v++)
-                fmt_ms(c[k++], 128, q->t_ms[v]);
             for (int b = 0; b < RM_NB; b++) {
                 char a[64], ci[80];
-                if (all)
-                    fmt_est_ci(c[k++], 128, &q->sp[b]);
-                else if (q->sp[b].ok)
-                    snprintf(c[k++], 128, "%s\n%s", fmt_2(a, sizeof a, q->sp[b].est), fmt_ci(ci, sizeof ci, &q->sp[b]));
+                if (q->sp[b].ok)
+                    snprintf(c[k++], 160, "%s\n%s", fmt_2(a, sizeof a, q->sp[b].est), fmt_ci(ci, sizeof ci, &q->sp[b]));
                 else
-                    snprintf(c[k++], 128, FMT_NA);
+                    snprintf(c[k++], 160, FMT_NA);
             }
-            fmt_mib(c[k++], 128, q->peak[RM_CAND]);
-            fmt_mib(c[k++], 128, q->peak[mbv]);
+            if (all) {
+                char pc[32], pb[32];
+                snprintf(c[k++], 160, "%s\n%s", fmt_mib(pc, sizeof pc, q->peak[RM_CAND]),
+                         fmt_mib(pb, sizeof pb, q->peak[mbv]));
+            } else {
+                fmt_mib(c[k++], 160, q->peak[RM_CAND]);
+                fmt_mib(c[k++], 160, q->peak[mbv]);
+            }
             if (q->n_samples[RM_CAND] >= 0)
-                snprintf(c[k++], 128, "%ld", q->n_samples[RM_CAND]);
+                snprintf(c[k++], 160, "%ld", q->n_samples[RM_CAND]);
             else
-                snprintf(c[k++], 128, FMT_NA);
-            const char *cp[12];
+                snprintf(c[k++], 160, FMT_NA);
+            const char *cp[10];
             for (int j = 0; j < k; j++)
                 cp[j] = c[j];
-            if ((rc = tbl_add(disp, cp, q->group != RM_G_CORRECT, all && p == 0 && i > 0, e)))
+            if ((rc = tbl_add(disp, cp, q->group != RM_G_CORRECT, all && sp == 0 && i > 0, e)))
                 return rc;
         }
     }
@@ -1535,13 +1548,6 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
     const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks", "baseline_parity",
                                     "baseline_drift"};
     const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS, SEC_PARITY, SEC_DRIFT};
-    /* The parity table's CSV names what it was measured on in a comment
-     * line, as its LaTeX caption does. */
-    char parity_head[512];
-    snprintf(parity_head, sizeof parity_head, "baseline parity with PyTorch eager: GPU %s, torch %s, CUDA %s, "
-             "%ld samples, limit %.2f", r->m->parity_gpu ? r->m->parity_gpu : "unknown",
-             r->m->parity_torch ? r->m->parity_torch : "unknown", r->m->parity_cuda ? r->m->parity_cuda : "unknown",
-             r->m->parity_samples, RM_PARITY_LIMIT);
     for (int i = 0; i < T_N; i++) {
         /* Without parity.json there is no parity table (the PDF says so). */
         if (i == T_PARITY && !r->m->has_parity)
@@ -1561,12 +1567,12 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
             if ((rc = expand(r, "caption", ts->caption, &v, &cap, e)))
                 goto done;
         }
-        rc = emit_table(r, names[i], &disp[i], &data[i], cap, i == T_PARITY ? parity_head : NULL, e);
+        rc = emit_table(r, names[i], &disp[i], &data[i], cap, e);
         free(cap);
         if (rc)
             goto done;
     }
-    if ((rc = emit_table(r, "problems", &pall, &pdata, NULL, NULL, e)))
+    if ((rc = emit_table(r, "problems", &pall, &pdata, NULL, e)))
         goto done;
     rc = build_pdf(r, disp, n_findings, e);
 done:

@@ -223,9 +223,14 @@ static void test_tables(void **state)
     tbl_csv(&t, &csv);
     assert_string_equal(csv.s, "set_name,value\n\"a,b\",\"say \"\"hi\"\"\"\n50% & #1_x,\"1.83\n[1.60, 2.05]\"\n");
     tbl_tex(&t, "a caption", &tex);
-    assert_non_null(strstr(tex.s, "\\begin{tabular}{lr}\n\\toprule\nset\\_name & value \\\\\n\\midrule\n"));
-    assert_non_null(strstr(tex.s, "50\\% \\& \\#1\\_x & 1.83 [1.60, 2.05] \\\\\n"));
-    assert_non_null(strstr(tex.s, "\\bottomrule\n\\end{tabular}\n"));
+    /* p{} columns that share the line width, text wrapping; a line break of
+     * a cell kept; a break allowed after '_'. */
+    assert_non_null(strstr(tex.s, "\\begin{tabular}{@{}>{\\raggedright\\arraybackslash}p{\\dimexpr "));
+    assert_non_null(strstr(tex.s, ">{\\raggedleft\\arraybackslash}p{\\dimexpr "));
+    assert_non_null(strstr(tex.s, "@{}}\n\\toprule\nset\\_\\allowbreak{}name & value \\\\\n\\midrule\n"));
+    assert_non_null(strstr(tex.s, "50\\% \\& \\#1\\_\\allowbreak{}x & 1.83\\newline{}[1.60, 2.05] \\\\\n"));
+    assert_non_null(strstr(tex.s, "\\bottomrule\n\\end{tabular}\\par\n}\n"));
+    assert_null(strstr(tex.s, "longtable"));
     /* The second row starts a group: a rule above it. */
     assert_non_null(strstr(tex.s, "\\\\\n\\midrule\n50"));
     sbuf esc = {0};
@@ -236,6 +241,15 @@ static void test_tables(void **state)
     tex_escape(&esc, "incor-\nrect up-\ndated x\ny");
     assert_string_equal(esc.s, "incorrect updated x y");
     sb_free(&esc);
+    /* A long table is a longtable, its header repeated on every page. */
+    for (int i = 0; i < 30; i++)
+        assert_int_equal(tbl_add(&t, r1, 0, 0, &e), 0);
+    sb_free(&tex);
+    tbl_tex(&t, NULL, &tex);
+    assert_non_null(strstr(tex.s, "\\begin{longtable}{@{}"));
+    assert_non_null(strstr(tex.s, "\\endfirsthead\n\\toprule\nset"));
+    assert_non_null(strstr(tex.s, "\\endhead\n\\bottomrule\n\\endlastfoot\n"));
+    assert_non_null(strstr(tex.s, "\\end{longtable}\n}\n"));
     sb_free(&csv);
     sb_free(&tex);
     tbl_free(&t);
