@@ -127,6 +127,21 @@ static void global_vars(rctx *r)
     tvars_set(v, "mem_baseline", "%s", m->mem_baseline);
     tvars_set(v, "atol", "%s", jtext(m->run_config, "atol", b, sizeof b, "unknown"));
     tvars_set(v, "rtol", "%s", jtext(m->run_config, "rtol", b, sizeof b, "unknown"));
+    /* The protocol's settings as the manifest recorded them, for the
+     * methods section; DESIGN.md's defaults where a manifest lacks them. */
+    const cJSON *tm = m->run_config ? cJSON_GetObjectItemCaseSensitive(m->run_config, "timing") : NULL;
+    tvars_set(v, "trials", "%s", jtext(m->run_config, "correct_trials", b, sizeof b, "3"));
+    tvars_set(v, "warmup_calls", "%s", jtext(tm, "warmup_min_calls", b, sizeof b, "3"));
+    tvars_set(v, "warmup_ms", "%s", jtext(tm, "warmup_min_ms", b, sizeof b, "25"));
+    tvars_set(v, "min_rounds", "%s", jtext(tm, "min_samples", b, sizeof b, "30"));
+    tvars_set(v, "max_rounds", "%s", jtext(tm, "max_samples", b, sizeof b, "500"));
+    tvars_set(v, "min_gpu_s", "%s", jtext(tm, "min_gpu_s", b, sizeof b, "0.5"));
+    tvars_set(v, "max_s", "%s", jtext(tm, "max_s", b, sizeof b, "10"));
+    const cJSON *hw = tm ? cJSON_GetObjectItemCaseSensitive(tm, "ci_rel_halfwidth") : NULL;
+    if (cJSON_IsNumber(hw))
+        tvars_set(v, "ci_halfwidth_pct", "%g", hw->valuedouble * 100);
+    else
+        tvars_set(v, "ci_halfwidth_pct", "1");
     /* The parity placeholders are known only to the parity section's
      * fields; without parity.json they are never expanded. */
     tvars_set(v, "parity_gpu", "%s", m->has_parity ? m->parity_gpu : "unknown");
@@ -1411,6 +1426,24 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         if (tabs[5].nrow == 0)
             return s->empty ? flow_caption(f, "empty", s->empty, &v, e) : 0;
         return flow_table(f, &tabs[5], s->caption, &v, e);
+    case SEC_METHODS:
+        for (int k = 0; k < s->n_items; k++) {
+            char *term = NULL, *text = NULL;
+            if ((rc = expand(r, "items.term", s->items[k].term, NULL, &term, e)) == 0 &&
+                (rc = expand(r, "items.text", s->items[k].text, NULL, &text, e)) == 0) {
+                /* A term stays with the first lines of its text. */
+                rc = flow_need(f, r->st.fs_normal * 1.3 * 3, e);
+                if (rc == 0)
+                    rc = flow_text(f, term, r->st.fs_normal, 1, r->st.text, 1, e);
+                if (rc == 0)
+                    rc = flow_text(f, text, r->st.fs_normal, 0, r->st.text, 5, e);
+            }
+            free(term);
+            free(text);
+            if (rc)
+                return rc;
+        }
+        return 0;
     case SEC_N:
         break;
     }

@@ -135,6 +135,15 @@ static void test_load_errors(void **state)
     expect_error(template_with("T {{set}}", "c", ""), "{{set}}", "title");
     expect_error(template_with("T", "c", ", {\"id\": \"appendix\", \"title\": \"A\"}"), "appendix", NULL);
     expect_error(template_with("T", "c", ", {\"id\": \"forest\", \"title\": \"again\"}"), "twice", NULL);
+    /* The methods section's items: global placeholders only, and only there. */
+    expect_error(template_with("T", "c", ", {\"id\": \"methods\", \"title\": \"M\", \"items\": "
+                                         "[{\"term\": \"t\", \"text\": \"{{set}}\"}]}"),
+                 "{{set}}", "sections[methods].items[0]");
+    expect_error(template_with("T", "c", ", {\"id\": \"hacks\", \"title\": \"H\", \"items\": []}"),
+                 "methods section only", NULL);
+    expect_error(template_with("T", "c", ", {\"id\": \"methods\", \"title\": \"M\", \"items\": "
+                                         "[{\"term\": \"t\"}]}"),
+                 "text", "items[0]");
     expect_error(template_with("T", "c", ", {\"id\": \"hacks\", \"title\": \"H\", \"colour\": \"x\"}"), "colour", NULL);
     /* {{baseline}} belongs to a fast_p figure, not to the fast_p table. */
     p = write_tmp(template_with("T", "c", ", {\"id\": \"fast_p\", \"title\": \"P\", \"figure_caption\": \"vs {{baseline}}\"}"));
