@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "levels.h"
 #include "cli.h"
 #include "err.h"
 #include "jio.h"
@@ -103,6 +104,9 @@ int main(int argc, char **argv)
     o.resamples = (size_t)resamples;
     o.threads = threads;
     if ((rc = analysis_build(r, &o, &out, &e))) goto fail;
+    /* The appendix's breakdowns (per level, failures, tolerance sweep) are
+     * added to the finished tree, apart from the set's own statistics. */
+    if ((rc = levels_add(r, &o, out, &e))) goto fail;
     if ((rc = jio_save(path, out, &e))) goto fail;
     wrote = 1;
     log_info("analyze", "%s: %zu sets x %zu problems, %ld time samples, %.2f s -> %s", dir, r->n_sets,
