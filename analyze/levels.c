@@ -398,6 +398,31 @@ static int add_sweep(const run_data *r, size_t set, const lprob *lp, size_t np, 
     return 0;
 }
 
+/* fast_p's interval depends on its count k of N problems only, so the
+ * report can draw the band of the whole curve, at every threshold of its
+ * axis, from this table: [ci_low, ci_high] of k / N for k = 0..N, the same
+ * interval as the set's fast_p points. */
+static int add_share_ci(const analysis_opts *o, size_t np, cJSON *sj, kbv_err *e)
+{
+    cJSON *arr = cJSON_AddArrayToObject(sj, "fast_p_share_ci");
+    if (!arr)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    for (size_t k = 0; k <= np && np > 0; k++) {
+        cJSON *x = share_obj((long)k, (long)np, o->level, 0);
+        cJSON *pair = cJSON_CreateArray();
+        if (!x || !pair) {
+            cJSON_Delete(x);
+            cJSON_Delete(pair);
+            return err_set(e, KBV_ENOMEM, "out of memory");
+        }
+        cJSON_AddItemToArray(pair, cJSON_CreateNumber(cJSON_GetObjectItem(x, "ci_low")->valuedouble));
+        cJSON_AddItemToArray(pair, cJSON_CreateNumber(cJSON_GetObjectItem(x, "ci_high")->valuedouble));
+        cJSON_Delete(x);
+        cJSON_AddItemToArray(arr, pair);
+    }
+    return 0;
+}
+
 static double est_of(const cJSON *sp, const char *bl, int *ok)
 {
     const cJSON *b = sp ? cJSON_GetObjectItemCaseSensitive(sp, bl) : NULL;
@@ -452,7 +477,7 @@ static int set_add(const run_data *r, const analysis_opts *o, size_t set, const 
         lp[i].level = L;
         i++;
     }
-    if ((rc = add_levels(r, o, set, classes, lp, np, names, n_levels, sj, e)) ||
+    if ((rc = add_share_ci(o, np, sj, e)) || (rc = add_levels(r, o, set, classes, lp, np, names, n_levels, sj, e)) ||
         (rc = add_failures(r, set, lp, np, sj, e)) || (rc = add_sweep(r, set, lp, np, sj, e)))
         goto done;
 done:

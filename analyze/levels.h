@@ -21,6 +21,10 @@
  *     skipped = whose checks of it were all skipped (non-finite reference);
  *     a probe's run = pairs with a decided record, failed = with a failing
  *     one.
+ *   sets[i].fast_p_share_ci: [[ci_low, ci_high] for k = 0..n_problems]
+ *     the interval of fast_p when k of the set's problems qualify (it
+ *     depends on k alone), so that the report can draw fast_p's band over
+ *     its whole axis.
  *   sets[i].tolerance_sweep: {n_problems, points: [{tolerance, n_correct,
  *       share_correct, exact}]}
  *     how many problems would be correct if atol = rtol = tolerance, from

@@ -112,6 +112,29 @@ typedef struct rm_infl {
 
 #define RM_MAX_CLASSES 32
 
+/* One level of a set (analysis.json's sets[i].levels, written by analyze's
+ * levels.c; absent in an older analysis): its estimates, and its problems'
+ * groups counted by the model from the set's problems. */
+typedef struct rm_level {
+    const char *name;              /* "L1" */
+    long n;                        /* problems of the level */
+    long group_counts[RM_NG];
+    rm_base b[RM_NB];              /* gm_correct, gm_all, fast_p (no curve) */
+} rm_level;
+
+/* Pairs failing one distribution or probe (sets[i].failures). */
+typedef struct rm_fail {
+    const char *name;
+    long run, failed, skipped;     /* skipped: distributions only, else 0 */
+} rm_fail;
+
+/* One point of the tolerance sweep (sets[i].tolerance_sweep). */
+typedef struct rm_tol {
+    double tol, share;
+    long n_correct;
+    int exact;
+} rm_tol;
+
 typedef struct rm_set {
     const char *name;
     long n_problems;
@@ -125,6 +148,14 @@ typedef struct rm_set {
     int n_probs;
     int *shown;               /* owned: indices into probs of the problems with a candidate, in order */
     int n_shown;
+    rm_level *levels;         /* owned; NULL when the analysis has none */
+    int n_levels;
+    rm_fail *fail_dist, *fail_probe;   /* owned; NULL when the analysis has no failures */
+    int n_fail_dist, n_fail_probe, has_failures;
+    rm_tol *sweep;            /* owned; NULL when the analysis has no tolerance_sweep */
+    int n_sweep;
+    double *share_lo, *share_hi;       /* owned: fast_p's interval for k = 0..n_share-1 qualifying; NULL when absent */
+    long n_share;
 } rm_set;
 
 typedef struct rmodel {

@@ -215,7 +215,41 @@ static void rm_tree(const char *path)
 
 /* --- figures --------------------------------------------------------------- */
 
-typedef enum { FIG_INFLATION, FIG_FAST_P, FIG_FOREST, FIG_SCATTER, FIG_CLASSES } fig_kind;
+typedef enum { FIG_INFLATION, FIG_FAST_P, FIG_FOREST, FIG_SCATTER, FIG_CLASSES, FIG_LEVELS, FIG_FAILURES,
+               FIG_TOLERANCE } fig_kind;
+
+/* Whether the analysis has the breakdowns of analyze's levels.c (an older
+ * one lacks them). */
+static int any_failures(const rmodel *m)
+{
+    for (int i = 0; i < m->n_sets; i++)
+        if (m->sets[i].has_failures)
+            return 1;
+    return 0;
+}
+
+static int any_sweep(const rmodel *m)
+{
+    for (int i = 0; i < m->n_sets; i++)
+        if (m->sets[i].n_sweep > 0)
+            return 1;
+    return 0;
+}
+
+static int any_levels(const rmodel *m)
+{
+    for (int i = 0; i < m->n_sets; i++)
+        if (m->sets[i].n_levels > 0)
+            return 1;
+    return 0;
+}
+
+/* The run's tolerance (atol of the manifest's config), NaN when unknown. */
+static double run_tolerance(const rctx *r)
+{
+    const cJSON *v = r->m->run_config ? cJSON_GetObjectItemCaseSensitive(r->m->run_config, "atol") : NULL;
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
 
 /* A forest figure's argument: its set and its part (0-based). */
 #define FOREST_ARG(set, part) ((set) * 4096 + (part))
@@ -270,6 +304,9 @@ static double fig_height(const rctx *r, fig_kind k, int arg)
     }
     case FIG_SCATTER: return chart_scatter_height(&r->cx);
     case FIG_CLASSES: return chart_classes_height(&r->cx);
+    case FIG_LEVELS: return chart_levels_height(&r->cx);
+    case FIG_FAILURES: return chart_failures_height(&r->cx);
+    case FIG_TOLERANCE: return chart_tolerance_height(&r->cx);
     }
     return 0;
 }
@@ -287,6 +324,9 @@ static void fig_draw(const rctx *r, canvas *c, fig_kind k, int arg, double w)
     }
     case FIG_SCATTER: chart_scatter(c, &r->cx, w); break;
     case FIG_CLASSES: chart_classes(c, &r->cx, w); break;
+    case FIG_LEVELS: chart_levels_fast_p(c, &r->cx, arg, w); break;
+    case FIG_FAILURES: chart_failures(c, &r->cx, w); break;
+    case FIG_TOLERANCE: chart_tolerance(c, &r->cx, run_tolerance(r), w); break;
     }
 }
 
@@ -828,6 +868,206 @@ static int build_drift(rctx *r, tbl *disp, tbl *data, kbv_err *e)
     return 0;
 }
 
+/* Per level and set: counts, geometric means and fast_1 against both
+ * baselines (analysis.json's levels; the counts from the set's problems). */
+static int build_levels(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    enum { ND = 14, NC = 34 };
+    static const char *const dh[ND] = {"set", "level", "n", "correct", "hidden\nfail", "hack", "incor-\nrect",
+                                       "error", "no can-\ndidate", "speedup\nvs fp32", "speedup\nvs tf32",
+                                       "fast_1\nvs fp32", "fast_1\nvs tf32", "geomean\nall\nvs tf32"};
+    static const char *const ch[NC] = {
+        "set", "level", "n_problems", "correct", "hidden_fail", "hack", "incorrect", "error", "missing",
+        "geomean_fp32", "geomean_fp32_ci_low", "geomean_fp32_ci_high", "geomean_fp32_n",
+        "geomean_tf32", "geomean_tf32_ci_low", "geomean_tf32_ci_high", "geomean_tf32_n",
+        "geomean_all_fp32", "geomean_all_fp32_ci_low", "geomean_all_fp32_ci_high",
+        "geomean_all_tf32", "geomean_all_tf32_ci_low", "geomean_all_tf32_ci_high",
+        "fast_1_fp32", "fast_1_fp32_ci_low", "fast_1_fp32_ci_high",
+        "fast_1_tf32", "fast_1_tf32_ci_low", "fast_1_tf32_ci_high",
+        "fast_2_fp32", "fast_2_fp32_ci_low", "fast_2_fp32_ci_high", "fast_2_tf32", "fast_2_tf32_ci_high"};
+    char dal[ND + 1], cal[NC + 1];
+    memset(dal, 'r', ND);
+    memset(cal, 'r', NC);
+    dal[0] = dal[1] = cal[0] = cal[1] = 'l';
+    dal[ND] = cal[NC] = 0;
+    int rc;
+    if ((rc = tbl_init(disp, ND, dh, dal, e)) || (rc = tbl_init(data, NC - 2, ch, cal, e)))
+        return rc;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        const rm_set *s = &r->m->sets[i];
+        for (int l = 0; l < s->n_levels; l++) {
+            const rm_level *L = &s->levels[l];
+            char c[ND][96];
+            snprintf(c[0], 96, "%s", l == 0 ? s->name : "");
+            snprintf(c[1], 96, "%s", L->name);
+            snprintf(c[2], 96, "%ld", L->n);
+            for (int g = 0; g < RM_NG; g++)
+                snprintf(c[3 + g], 96, "%ld", L->group_counts[g]);
+            est_cell(c[9], 96, &L->b[RM_FP32].gm_correct, 1, 1);
+            est_cell(c[10], 96, &L->b[RM_TF32].gm_correct, 1, 1);
+            for (int b = 0; b < RM_NB; b++) {
+                const rm_est *f = fast_at(&L->b[b], 1);
+                est_cell(c[11 + b], 96, f ? f : &NULL_EST, 0, 0);
+            }
+            est_cell(c[13], 96, &L->b[RM_TF32].gm_all, 1, 0);
+            const char *cp[ND];
+            for (int k = 0; k < ND; k++)
+                cp[k] = c[k];
+            if ((rc = tbl_add(disp, cp, 0, l == 0 && i > 0, e)))
+                return rc;
+            char d[NC][48];
+            int k = 0;
+            snprintf(d[k++], 48, "%.47s", s->name);
+            snprintf(d[k++], 48, "%.47s", L->name);
+            snprintf(d[k++], 48, "%ld", L->n);
+            for (int g = 0; g < RM_NG; g++)
+                snprintf(d[k++], 48, "%ld", L->group_counts[g]);
+            for (int b = 0; b < RM_NB; b++) {
+                csv_est(d, &k, &L->b[b].gm_correct);
+                snprintf(d[k++], 48, "%ld", L->b[b].gm_correct.n < 0 ? 0 : L->b[b].gm_correct.n);
+            }
+            for (int b = 0; b < RM_NB; b++)
+                csv_est(d, &k, &L->b[b].gm_all);
+            for (int b = 0; b < RM_NB; b++) {
+                const rm_est *f = fast_at(&L->b[b], 1);
+                csv_est(d, &k, f ? f : &NULL_EST);
+            }
+            const char *dp[NC];
+            for (int j = 0; j < k; j++)
+                dp[j] = d[j];
+            if ((rc = tbl_add(data, dp, 0, 0, e)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Failures by distribution and by probe: one row per distribution or
+ * probe, one column per set ("3 of 24"). */
+static int build_failures(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    static const char *const ch[] = {"set", "kind", "name", "pairs_run", "pairs_failed", "pairs_skipped"};
+    const rmodel *m = r->m;
+    int ns = m->n_sets < 16 ? m->n_sets : 16, rc;
+    const char *dh[18];
+    char align[19];
+    dh[0] = "";
+    dh[1] = "checked or\nprobed by";
+    align[0] = 'l';
+    align[1] = 'l';
+    for (int i = 0; i < ns; i++) {
+        dh[2 + i] = m->sets[i].name;
+        align[2 + i] = 'r';
+    }
+    align[2 + ns] = 0;
+    if ((rc = tbl_init(disp, 2 + ns, dh, align, e)) || (rc = tbl_init(data, 6, ch, "lllrrr", e)))
+        return rc;
+    /* Every name of any set, in the first set's order. */
+    for (int kind = 0; kind < 2; kind++) {
+        const char *names[64];
+        int nn = 0;
+        for (int i = 0; i < m->n_sets; i++) {
+            const rm_fail *fl = kind ? m->sets[i].fail_probe : m->sets[i].fail_dist;
+            int nf = kind ? m->sets[i].n_fail_probe : m->sets[i].n_fail_dist;
+            for (int j = 0; j < nf; j++) {
+                int seen = 0;
+                for (int q = 0; q < nn && !seen; q++)
+                    seen = strcmp(names[q], fl[j].name) == 0;
+                if (!seen && nn < 64)
+                    names[nn++] = fl[j].name;
+            }
+        }
+        for (int j = 0; j < nn; j++) {
+            char c[18][64];
+            const char *cp[18];
+            snprintf(c[0], 64, "%s", names[j]);
+            snprintf(c[1], 64, "%s", kind ? "probe" : "distribution");
+            for (int i = 0; i < ns; i++) {
+                const rm_fail *fl = kind ? m->sets[i].fail_probe : m->sets[i].fail_dist;
+                int nf = kind ? m->sets[i].n_fail_probe : m->sets[i].n_fail_dist;
+                const rm_fail *f = NULL;
+                for (int q = 0; q < nf && !f; q++)
+                    if (strcmp(fl[q].name, names[j]) == 0)
+                        f = &fl[q];
+                if (!f)
+                    snprintf(c[2 + i], 64, "-");
+                else if (f->skipped > 0)
+                    snprintf(c[2 + i], 64, "%ld of %ld\n(%ld skipped)", f->failed, f->run, f->skipped);
+                else
+                    snprintf(c[2 + i], 64, "%ld of %ld", f->failed, f->run);
+                if (f) {
+                    char d[3][32];
+                    snprintf(d[0], 32, "%ld", f->run);
+                    snprintf(d[1], 32, "%ld", f->failed);
+                    snprintf(d[2], 32, "%ld", f->skipped);
+                    const char *dp[6] = {m->sets[i].name, kind ? "probe" : "distribution", names[j], d[0], d[1],
+                                         d[2]};
+                    if ((rc = tbl_add(data, dp, 0, 0, e)))
+                        return rc;
+                }
+            }
+            for (int k = 0; k < 2 + ns; k++)
+                cp[k] = c[k];
+            if ((rc = tbl_add(disp, cp, 0, kind == 1 && j == 0, e)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* The tolerance sweep: one row per tolerance, the share correct per set
+ * ("0.91 (129)"; "0.94 (132)*" where the point is a lower bound). */
+static int build_tolerance(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    static const char *const ch[] = {"set", "tolerance", "n_correct", "n_problems", "share_correct", "exact"};
+    const rmodel *m = r->m;
+    int ns = m->n_sets < 16 ? m->n_sets : 16, rc, ref = -1;
+    const char *dh[17];
+    char align[18];
+    dh[0] = "tolerance\n(atol = rtol)";
+    align[0] = 'l';
+    for (int i = 0; i < ns; i++) {
+        dh[1 + i] = m->sets[i].name;
+        align[1 + i] = 'r';
+        if (ref < 0 && m->sets[i].n_sweep > 0)
+            ref = i;
+    }
+    align[1 + ns] = 0;
+    if ((rc = tbl_init(disp, 1 + ns, dh, align, e)) || (rc = tbl_init(data, 6, ch, "lrrrrl", e)))
+        return rc;
+    for (int j = 0; ref >= 0 && j < m->sets[ref].n_sweep; j++) {
+        char c[17][64];
+        const char *cp[17];
+        snprintf(c[0], 64, "%g", m->sets[ref].sweep[j].tol);
+        for (int i = 0; i < ns; i++) {
+            const rm_set *s = &m->sets[i];
+            char a[32];
+            if (j < s->n_sweep)
+                snprintf(c[1 + i], 64, "%s (%ld)%s", fmt_2(a, sizeof a, s->sweep[j].share), s->sweep[j].n_correct,
+                         s->sweep[j].exact ? "" : "*");
+            else
+                snprintf(c[1 + i], 64, FMT_NA);
+        }
+        for (int k = 0; k < 1 + ns; k++)
+            cp[k] = c[k];
+        if ((rc = tbl_add(disp, cp, 0, 0, e)))
+            return rc;
+    }
+    for (int i = 0; i < m->n_sets; i++)
+        for (int j = 0; j < m->sets[i].n_sweep; j++) {
+            const rm_tol *t = &m->sets[i].sweep[j];
+            char d[4][48];
+            fmt_g(d[0], 48, t->tol);
+            snprintf(d[1], 48, "%ld", t->n_correct);
+            snprintf(d[2], 48, "%ld", m->sets[i].n_problems);
+            fmt_g(d[3], 48, t->share);
+            const char *dp[6] = {m->sets[i].name, d[0], d[1], d[2], d[3], t->exact ? "yes" : "lower bound"};
+            if ((rc = tbl_add(data, dp, 0, 0, e)))
+                return rc;
+        }
+    return 0;
+}
+
 static void flags_text(char *buf, size_t n, const rm_problem *q, const char *sep)
 {
     buf[0] = 0;
@@ -1301,6 +1541,9 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     case SEC_HACKS: keep = n_findings ? tbl_first_row_height(&tabs[3], f->c, &r->st, f->w, 0) + 20 : 30; break;
     case SEC_PARITY: keep = tabs[4].nrow ? tbl_first_row_height(&tabs[4], f->c, &r->st, f->w, 0) + 20 : 30; break;
     case SEC_DRIFT: keep = tabs[5].nrow ? tbl_first_row_height(&tabs[5], f->c, &r->st, f->w, 0) + 20 : 30; break;
+    case SEC_LEVELS: keep = tabs[6].nrow ? tbl_first_row_height(&tabs[6], f->c, &r->st, f->w, 0) + 40 : 30; break;
+    case SEC_FAILURES: keep = any_failures(m) ? chart_failures_height(&r->cx) + 30 : 30; break;
+    case SEC_TOLERANCE: keep = any_sweep(m) ? chart_tolerance_height(&r->cx) + 30 : 30; break;
     default: break;
     }
     if (s->intro) {
@@ -1426,6 +1669,30 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         if (tabs[5].nrow == 0)
             return s->empty ? flow_caption(f, "empty", s->empty, &v, e) : 0;
         return flow_table(f, &tabs[5], s->caption, &v, e);
+    case SEC_LEVELS:
+        if (!any_levels(m) && s->missing && (rc = flow_caption(f, "missing", s->missing, &v, e)))
+            return rc;
+        if (any_levels(m) && (rc = flow_table(f, &tabs[6], s->caption, &v, e)))
+            return rc;
+        for (int b = 0; b < RM_NB; b++) {
+            tvars_set(&v, "baseline", "%s", rmodel_baseline_name(b));
+            tvars_set(&v, "baseline_desc", "%s", b == 0 ? "strict fp32" : "tf32");
+            if ((rc = flow_figure(f, FIG_LEVELS, b, s->figure_caption, &v, e)))
+                return rc;
+        }
+        return 0;
+    case SEC_FAILURES:
+        if (!any_failures(m))
+            return s->missing ? flow_caption(f, "missing", s->missing, &v, e) : 0;
+        /* The figure prints every count ("2 of 24"); the table goes to
+         * failures.csv and .tex only. */
+        return flow_figure(f, FIG_FAILURES, 0, s->figure_caption, &v, e);
+    case SEC_TOLERANCE:
+        if (!any_sweep(m))
+            return s->missing ? flow_caption(f, "missing", s->missing, &v, e) : 0;
+        if ((rc = flow_figure(f, FIG_TOLERANCE, 0, s->figure_caption, &v, e)))
+            return rc;
+        return flow_table(f, &tabs[8], s->caption, &v, e);
     case SEC_METHODS:
         for (int k = 0; k < s->n_items; k++) {
             char *term = NULL, *text = NULL;
@@ -1509,7 +1776,14 @@ static int all_figures(rctx *r, kbv_err *e)
         (rc = figure_files(r, "fast_p_fp32", FIG_FAST_P, RM_FP32, e)) ||
         (rc = figure_files(r, "fast_p_tf32", FIG_FAST_P, RM_TF32, e)) ||
         (rc = figure_files(r, "scatter", FIG_SCATTER, 0, e)) ||
-        (rc = figure_files(r, "classes", FIG_CLASSES, 0, e)))
+        (rc = figure_files(r, "classes", FIG_CLASSES, 0, e)) ||
+        (rc = figure_files(r, "levels_fast_p_fp32", FIG_LEVELS, RM_FP32, e)) ||
+        (rc = figure_files(r, "levels_fast_p_tf32", FIG_LEVELS, RM_TF32, e)))
+        return rc;
+    /* Figures of what an older analysis lacks are not drawn. */
+    if (any_failures(r->m) && (rc = figure_files(r, "failures", FIG_FAILURES, 0, e)))
+        return rc;
+    if (any_sweep(r->m) && (rc = figure_files(r, "tolerance", FIG_TOLERANCE, 0, e)))
         return rc;
     for (int i = 0; i < r->m->n_sets; i++) {
         int parts = forest_parts(r, i);
@@ -1565,7 +1839,7 @@ static int build_all(rctx *r, kbv_err *e)
 
 static int build_text_and_pdf(rctx *r, kbv_err *e)
 {
-    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_DRIFT, T_N };
+    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_DRIFT, T_LEVELS, T_FAIL, T_TOL, T_N };
     tbl disp[T_N], data[T_N], pall = {0}, pdata = {0};
     memset(disp, 0, sizeof disp);
     memset(data, 0, sizeof data);
@@ -1576,17 +1850,25 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
         (rc = build_hacks(r, &disp[T_HACKS], &data[T_HACKS], &n_findings, e)) ||
         (rc = build_parity(r, &disp[T_PARITY], &data[T_PARITY], e)) ||
         (rc = build_drift(r, &disp[T_DRIFT], &data[T_DRIFT], e)) ||
+        (rc = build_levels(r, &disp[T_LEVELS], &data[T_LEVELS], e)) ||
+        (rc = build_failures(r, &disp[T_FAIL], &data[T_FAIL], e)) ||
+        (rc = build_tolerance(r, &disp[T_TOL], &data[T_TOL], e)) ||
         (rc = build_problems(r, -1, &pall, e)) || (rc = build_problems_data(r, &pdata, e)))
         goto done;
     const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks", "baseline_parity",
-                                    "baseline_drift"};
-    const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS, SEC_PARITY, SEC_DRIFT};
+                                    "baseline_drift", "levels", "failures", "tolerance"};
+    const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS, SEC_PARITY, SEC_DRIFT,
+                              SEC_LEVELS, SEC_FAILURES, SEC_TOLERANCE};
     for (int i = 0; i < T_N; i++) {
         /* Without parity.json there is no parity table (the PDF says so). */
         if (i == T_PARITY && !r->m->has_parity)
             continue;
         /* Nor a drift table for an analysis without baseline_drift. */
         if (i == T_DRIFT && !r->m->has_drift)
+            continue;
+        /* Nor the breakdowns an older analysis lacks. */
+        if ((i == T_LEVELS && !any_levels(r->m)) || (i == T_FAIL && !any_failures(r->m)) ||
+            (i == T_TOL && !any_sweep(r->m)))
             continue;
         /* The LaTeX file carries the table's caption as a comment. */
         char *cap = NULL;

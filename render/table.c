@@ -248,16 +248,41 @@ static void tex_cell(sbuf *out, const char *s)
     }
 }
 
-/* Width of a cell for layout, in characters: its longest line (natural)
- * and its longest piece that cannot break (at a space, '_' or '/'). */
-static void cell_chars(const char *s, int *nat, int *tok)
+/* The width of a character of Computer Modern in units of a digit's: the
+ * narrow letters, the wide ones and capitals, so that a column of "m"s and
+ * one of "i"s both fit.  Non-ASCII characters count as wide. */
+static double char_units(unsigned char ch)
 {
-    int line = 0, word = 0;
+    if (ch >= 0x80)
+        return 1.5;
+    if (strchr("iljtfr.,:;'!|", ch))
+        return 0.6;
+    if (strchr("mwMW%", ch))
+        return 1.7;
+    if (ch >= 'A' && ch <= 'Z')
+        return 1.45;
+    if (strchr("()[]-", ch))
+        return 0.8;
+    if (strchr("=+<>_~", ch))
+        return 1.6;
+    return 1.0;
+}
+
+/* Width of a cell for layout, in digit widths: its longest line (natural)
+ * and its longest piece that cannot break (at a space, after '_' or '/'). */
+static void cell_chars(const char *s, double *nat, double *tok)
+{
+    double line = 0, word = 0;
     for (const char *p = s;; p++) {
         int end = *p == 0 || *p == '\n';
+        /* A UTF-8 continuation byte is part of the character before it. */
+        double u = end || ((unsigned char)*p & 0xC0) == 0x80 ? 0 : char_units((unsigned char)*p);
+        if (*p == '_' || *p == '/') {
+            /* The break comes after it: it belongs to the word before. */
+            word += u;
+            line += u;
+        }
         if (end || *p == ' ' || *p == '_' || *p == '/') {
-            if (!end)
-                word++, line++;
             if (word > *tok)
                 *tok = word;
             word = 0;
@@ -270,11 +295,12 @@ static void cell_chars(const char *s, int *nat, int *tok)
                 break;
             continue;
         }
-        if (*p != ' ' && *p != '_' && *p != '/')
-            word++, line++;
-        /* A UTF-8 continuation byte is part of the character before it. */
-        if (((unsigned char)*p & 0xC0) == 0x80)
-            word--, line--;
+        if (*p == ' ') {
+            line += 0.6;
+        } else if (*p != '_' && *p != '/') {
+            word += u;
+            line += u;
+        }
     }
 }
 
@@ -282,15 +308,15 @@ static void cell_chars(const char *s, int *nat, int *tok)
  * pages and repeat their header. */
 #define TEX_LONG_ROWS 20
 /* The text width of a plain article (345 pt), the padding between two
- * columns (2 x 3 pt; 2 x 2 pt in \tiny) and a generous width of one
- * character of \scriptsize (7 pt) and \tiny (5 pt) text, digits and
- * capitals included.  A table whose unbreakable parts do not fit at
+ * columns (2 x 3 pt; 2 x 2 pt in \tiny) and the width of a digit of
+ * \scriptsize (7 pt: cmr7's 4.0 pt) and \tiny (5 pt: cmr5's 3.4 pt) text,
+ * with a little to spare.  A table whose unbreakable parts do not fit at
  * \scriptsize is set in \tiny. */
 #define TEX_LINE_PT 345.0
 #define TEX_SEP_PT 6.0
 #define TEX_TINY_SEP_PT 4.0
-#define TEX_CHAR_PT 4.4
-#define TEX_TINY_CHAR_PT 3.5
+#define TEX_CHAR_PT 4.3
+#define TEX_TINY_CHAR_PT 3.8
 
 void tbl_tex(const tbl *t, const char *caption, sbuf *out)
 {
@@ -310,7 +336,7 @@ void tbl_tex(const tbl *t, const char *caption, sbuf *out)
      * evidence wraps and does not starve the numbers), so that the table
      * fits the text width whatever its content. */
     double *w = calloc((size_t)t->ncol, sizeof *w);
-    int *nat = calloc((size_t)t->ncol, sizeof *nat), *tok = calloc((size_t)t->ncol, sizeof *tok);
+    double *nat = calloc((size_t)t->ncol, sizeof *nat), *tok = calloc((size_t)t->ncol, sizeof *tok);
     if (!w || !nat || !tok) {
         out->failed = 1;
         goto done;

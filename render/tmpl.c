@@ -27,7 +27,7 @@ static const char *const page_names[] = {"page", "pages", NULL};
 
 static const char *const sec_keys[SEC_N] = {"summary", "headline", "inflation", "fast_p", "forest",
                                             "scatter", "classes", "hacks", "problems", "parity", "drift",
-                                            "methods"};
+                                            "methods", "levels", "failures", "tolerance"};
 static const char *const lbl_keys[LBL_N] = {"speedup_axis", "fast_p_x", "fast_p_y", "memory_axis",
                                             "scatter_x", "count_axis", "inflation_axis", "open_marker",
                                             "filled_marker", "page", "continued"};
@@ -233,13 +233,15 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             return rc;
         if ((rc = load_items(t, it, s, where, e)))
             return rc;
-        if (s->missing && k != SEC_PARITY && k != SEC_DRIFT)
-            return err_set(e, KBV_EINPUT, "%s: %s: 'missing' is a field of the parity and drift sections only",
+        if (s->missing && k != SEC_PARITY && k != SEC_DRIFT && k != SEC_LEVELS && k != SEC_FAILURES &&
+            k != SEC_TOLERANCE)
+            return err_set(e, KBV_EINPUT, "%s: %s: 'missing' is a field of the parity, drift, levels, failures "
+                           "and tolerance sections only",
                            t->path, where);
         /* Which placeholders each field may use depends on what it describes:
          * a per-set figure knows its set, a per-baseline one its baseline. */
         const char *const *cap1 = NULL, *const *cap2 = NULL;
-        if (k == SEC_FAST_P)
+        if (k == SEC_FAST_P || k == SEC_LEVELS)
             cap1 = baseline_names;
         else if (k == SEC_FOREST || k == SEC_PROBLEMS)
             cap1 = tmpl_set_names;
@@ -266,7 +268,7 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             /* parity, drift: without parity.json or baseline_drift there is
              * nothing to fill their placeholders of 'missing' with. */
             const char *const *scope = f < 2 || f == 5 ? NULL : cap1;
-            if (k == SEC_FAST_P)
+            if (k == SEC_FAST_P || k == SEC_LEVELS)
                 scope = f == 3 ? baseline_names : NULL;
             if ((rc = check(t, w2, fields[f], scope, cap2, NULL, e)))
                 return rc;

@@ -16,7 +16,8 @@
 /* Sections the renderer can draw. */
 typedef enum {
     SEC_SUMMARY, SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_FOREST, SEC_SCATTER, SEC_CLASSES,
-    SEC_HACKS, SEC_PROBLEMS, SEC_PARITY, SEC_DRIFT, SEC_METHODS, SEC_N
+    SEC_HACKS, SEC_PROBLEMS, SEC_PARITY, SEC_DRIFT, SEC_METHODS, SEC_LEVELS, SEC_FAILURES, SEC_TOLERANCE,
+    SEC_N
 } sec_id;
 
 /* A term and its definition (the methods section's "items"). */
@@ -28,8 +29,8 @@ typedef struct titem {
 typedef struct tsection {
     sec_id id;
     const char *title, *intro, *caption, *figure_caption, *empty;   /* NULL when absent */
-    const char *missing;          /* parity: the run directory has no parity.json; drift: the analysis has
-                                     no baseline_drift; NULL when absent */
+    const char *missing;          /* parity: the run directory has no parity.json; drift, levels, failures,
+                                     tolerance: the analysis lacks what they show; NULL when absent */
     titem items[TMPL_MAX_ITEMS];  /* methods: its definitions, in order */
     int n_items;
 } tsection;

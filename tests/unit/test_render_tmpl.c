@@ -207,6 +207,12 @@ static void test_formats(void **state)
     assert_string_equal(fmt_ratio(b, sizeof b, &none), "n/a");
     assert_string_equal(fmt_est_ci(b, sizeof b, &none), "n/a");
     assert_string_equal(fmt_2(b, sizeof b, 0.125), "0.12");   /* 0.125 is exact: round half to even */
+    /* Below 0.095 two significant digits: a tiny speedup is not "0.00". */
+    assert_string_equal(fmt_2(b, sizeof b, 0.00617), "0.0062");
+    assert_string_equal(fmt_2(b, sizeof b, 0.0), "0.00");
+    rm_est tiny = {1, 0.0042, 0.004, 0.0044, -1};
+    assert_string_equal(fmt_ratio(b, sizeof b, &tiny), "0.0042x");
+    assert_string_equal(fmt_ci(b, sizeof b, &tiny), "[0.004, 0.0044]");
     assert_string_equal(fmt_ms(b, sizeof b, 0.123456), "0.1235");
     assert_string_equal(fmt_mib(b, sizeof b, 3.0 * 1048576), "3.0");
     assert_string_equal(fmt_g(b, sizeof b, 0.1), "0.1");
