@@ -715,8 +715,7 @@ static void parity_ratio(char *buf, size_t n, double v)
 }
 
 /* Baseline parity: every problem of the run whose baseline is flagged, in
- * run order.  The PDF shows a reason cut at a few lines (an out-of-memory
- * message runs to 500 characters); CSV and LaTeX keep it whole. */
+ * run order, with its whole reason (wrapped). */
 static int build_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
 {
     static const char *const dh[] = {"problem", "fp32\nratio", "tf32\nratio", "reason"};
@@ -734,21 +733,13 @@ static int build_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
         const rm_parity *q = &r->m->parity[i];
         if (!q->flagged)
             continue;
-        char a[32], b[32], da[48], db[48], reason[260];
+        char a[32], b[32], da[48], db[48];
         parity_ratio(a, sizeof a, q->ratio[RM_FP32]);
         parity_ratio(b, sizeof b, q->ratio[RM_TF32]);
+        /* The reason wraps in its column, whole: a cut reason left the
+         * reader without the measurement that explains it. */
         const char *why = parity_reason(q);
-        size_t len = strlen(why);
-        if (len > 120) {
-            /* Cut on a character boundary of UTF-8. */
-            size_t k = 116;
-            while (k > 0 && ((unsigned char)why[k] & 0xC0) == 0x80)
-                k--;
-            snprintf(reason, sizeof reason, "%.*s\xe2\x80\xa6", (int)k, why);
-        } else {
-            snprintf(reason, sizeof reason, "%s", why);
-        }
-        const char *cp[4] = {q->id, a, b, reason};
+        const char *cp[4] = {q->id, a, b, why};
         if ((rc = tbl_add(disp, cp, 0, 0, e)))
             return rc;
         fmt_g(da, sizeof da, q->ratio[RM_FP32]);
@@ -1541,7 +1532,11 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     case SEC_HACKS: keep = n_findings ? tbl_first_row_height(&tabs[3], f->c, &r->st, f->w, 0) + 20 : 30; break;
     case SEC_PARITY: keep = tabs[4].nrow ? tbl_first_row_height(&tabs[4], f->c, &r->st, f->w, 0) + 20 : 30; break;
     case SEC_DRIFT: keep = tabs[5].nrow ? tbl_first_row_height(&tabs[5], f->c, &r->st, f->w, 0) + 20 : 30; break;
-    case SEC_LEVELS: keep = tabs[6].nrow ? tbl_first_row_height(&tabs[6], f->c, &r->st, f->w, 0) + 40 : 30; break;
+    case SEC_LEVELS:
+        /* The heading stays with the table's caption and first rows. */
+        keep = tabs[6].nrow ? caption_height(f, s->caption, NULL) + 2 * tbl_first_row_height(&tabs[6], f->c, &r->st, f->w, 0)
+                            : 30;
+        break;
     case SEC_FAILURES: keep = any_failures(m) ? chart_failures_height(&r->cx) + 30 : 30; break;
     case SEC_TOLERANCE: keep = any_sweep(m) ? chart_tolerance_height(&r->cx) + 30 : 30; break;
     default: break;
