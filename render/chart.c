@@ -399,6 +399,12 @@ static int share_band(canvas *c, const chart_ctx *x, const rm_set *s, int si, in
     double *v = correct_speedups(s, b, &k);
     if (!v)
         return 0;
+    /* More correct problems than the set claims to have: the table has no
+     * row for them, so no band. */
+    if (k > s->n_problems) {
+        free(v);
+        return 0;
+    }
     /* Breakpoints inside the axis, and the count above the axis start. */
     int first = 0;
     while (first < k && v[first] <= ax->lo)
