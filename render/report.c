@@ -863,7 +863,7 @@ static int build_drift(rctx *r, tbl *disp, tbl *data, kbv_err *e)
  * baselines (analysis.json's levels; the counts from the set's problems). */
 static int build_levels(rctx *r, tbl *disp, tbl *data, kbv_err *e)
 {
-    enum { ND = 14, NC = 34 };
+    enum { ND = 14, NC = 29 };
     static const char *const dh[ND] = {"set", "level", "n", "correct", "hidden\nfail", "hack", "incor-\nrect",
                                        "error", "no can-\ndidate", "speedup\nvs fp32", "speedup\nvs tf32",
                                        "fast_1\nvs fp32", "fast_1\nvs tf32", "geomean\nall\nvs tf32"};
@@ -874,15 +874,14 @@ static int build_levels(rctx *r, tbl *disp, tbl *data, kbv_err *e)
         "geomean_all_fp32", "geomean_all_fp32_ci_low", "geomean_all_fp32_ci_high",
         "geomean_all_tf32", "geomean_all_tf32_ci_low", "geomean_all_tf32_ci_high",
         "fast_1_fp32", "fast_1_fp32_ci_low", "fast_1_fp32_ci_high",
-        "fast_1_tf32", "fast_1_tf32_ci_low", "fast_1_tf32_ci_high",
-        "fast_2_fp32", "fast_2_fp32_ci_low", "fast_2_fp32_ci_high", "fast_2_tf32", "fast_2_tf32_ci_high"};
+        "fast_1_tf32", "fast_1_tf32_ci_low", "fast_1_tf32_ci_high"};
     char dal[ND + 1], cal[NC + 1];
     memset(dal, 'r', ND);
     memset(cal, 'r', NC);
     dal[0] = dal[1] = cal[0] = cal[1] = 'l';
     dal[ND] = cal[NC] = 0;
     int rc;
-    if ((rc = tbl_init(disp, ND, dh, dal, e)) || (rc = tbl_init(data, NC - 2, ch, cal, e)))
+    if ((rc = tbl_init(disp, ND, dh, dal, e)) || (rc = tbl_init(data, NC, ch, cal, e)))
         return rc;
     for (int i = 0; i < r->m->n_sets; i++) {
         const rm_set *s = &r->m->sets[i];
@@ -924,8 +923,8 @@ static int build_levels(rctx *r, tbl *disp, tbl *data, kbv_err *e)
                 csv_est(d, &k, f ? f : &NULL_EST);
             }
             const char *dp[NC];
-            for (int j = 0; j < k; j++)
-                dp[j] = d[j];
+            for (int j = 0; j < NC; j++)
+                dp[j] = j < k ? d[j] : "";
             if ((rc = tbl_add(data, dp, 0, 0, e)))
                 return rc;
         }
