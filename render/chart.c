@@ -604,7 +604,9 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
         if (tw > id_w)
             id_w = tw;
     }
-    id_w = (id_w > 140 ? 140 : id_w) + 6;
+    /* Long ids are cut at 175 pt (their number keeps them unique; the
+     * per-problem tables print them whole), so that the plot keeps its room. */
+    id_w = (id_w > 175 ? 175 : id_w) + 6;
     /* Text columns as wide as their widest entry in the whole set, so
      * that the pages of one set line up. */
     double tw = canvas_text_width(c, "vs fp32", fs, 1), cls_w = canvas_text_width(c, "class", fs, 1);

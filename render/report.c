@@ -1612,6 +1612,11 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
                 forest_part(r, i, k, &r0, &r1);
                 tvars_set(&v, "part", "%d", k + 1);
                 tvars_set(&v, "parts", "%d", parts);
+                /* "part 2 of 3, " where a set needs several pages. */
+                if (parts > 1)
+                    tvars_set(&v, "part_note", "part %d of %d, ", k + 1, parts);
+                else
+                    tvars_set(&v, "part_note", "%s", "");
                 tvars_set(&v, "first", "%d", r0 + 1);
                 tvars_set(&v, "last", "%d", r1);
                 double ch = caption_height(f, s->caption, &v);

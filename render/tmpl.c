@@ -14,7 +14,7 @@ const char *const tmpl_global_names[] = {
 const char *const tmpl_set_names[] = {
     "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", "set_missing",
     "set_found", NULL};
-static const char *const forest_names[] = {"part", "parts", "first", "last", NULL};
+static const char *const forest_names[] = {"part", "parts", "part_note", "first", "last", NULL};
 const char *const tmpl_verdict_names[] = {
     "fp32", "fp32_ci", "fp32_verdict", "tf32", "tf32_ci", "tf32_verdict", "joiner", NULL};
 const char *const tmpl_parity_names[] = {
