@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "levels.h"
 #include "cli.h"
 #include "err.h"
 #include "jio.h"
@@ -103,6 +104,9 @@ int main(int argc, char **argv)
     o.resamples = (size_t)resamples;
     o.threads = threads;
     if ((rc = analysis_build(r, &o, &out, &e))) goto fail;
+    /* The appendix's breakdowns (per level, failures, tolerance sweep) are
+     * added to the finished tree, apart from the set's own statistics. */
+    if ((rc = levels_add(r, &o, out, &e))) goto fail;
     /* Journal texts (build logs, details) may hold any bytes; JSON readers
      * refuse a file that is not UTF-8. */
     size_t fixed = 0;

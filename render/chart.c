@@ -77,6 +77,8 @@ static void ratio_axis(axis *a, const span *s, double p0, double p1)
     a->p1 = p1;
 }
 
+/* Decimal labels throughout ("0.125", "0.031", "0.0039"), never a
+ * fraction beside a decimal: two significant digits below 1/8. */
 static void pow2_label(char *b, size_t n, int k)
 {
     if (k >= 0)
@@ -84,7 +86,7 @@ static void pow2_label(char *b, size_t n, int k)
     else if (k >= -3)
         snprintf(b, n, "%g", ldexp(1, k));
     else
-        snprintf(b, n, "1/%.0f", ldexp(1, -k));
+        snprintf(b, n, "%.2g", ldexp(1, k));
 }
 
 /* A nice step for a linear axis from 0 to mx: 1, 2 or 5 times a power of
@@ -370,6 +372,74 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static double *correct_speedups(const rm_set *s, int b, int *n);
+static int share_band(canvas *c, const chart_ctx *x, const rm_set *s, int si, int b, const axis *ax,
+                      const axis *ay);
+
+/* The sorted speedups of set s's correct problems against baseline b
+ * (malloc'd; *n their count); NULL when out of memory. */
+static double *correct_speedups(const rm_set *s, int b, int *n)
+{
+    double *v = malloc((size_t)(s->n_probs ? s->n_probs : 1) * sizeof *v);
+    *n = 0;
+    if (!v)
+        return NULL;
+    for (int p = 0; p < s->n_probs; p++)
+        if (s->probs[p].group == RM_G_CORRECT && s->probs[p].sp[b].ok)
+            v[(*n)++] = s->probs[p].sp[b].est;
+    qsort(v, (size_t)*n, sizeof *v, cmp_double);
+    return v;
+}
+
+/* fast_p's band over the whole axis: where k problems have a speedup above
+ * p, the interval of k / N from analysis.json's fast_p_share_ci, as a step
+ * band that changes where the estimate does.  Returns 0 (draws nothing)
+ * when the analysis has no such table. */
+static int share_band(canvas *c, const chart_ctx *x, const rm_set *s, int si, int b, const axis *ax,
+                      const axis *ay)
+{
+    if (!s->share_lo || s->n_share != s->n_problems + 1 || s->n_problems <= 0)
+        return 0;
+    int k;
+    double *v = correct_speedups(s, b, &k);
+    if (!v)
+        return 0;
+    /* More correct problems than the set claims to have: the table has no
+     * row for them, so no band. */
+    if (k > s->n_problems) {
+        free(v);
+        return 0;
+    }
+    /* Breakpoints inside the axis, and the count above the axis start. */
+    int first = 0;
+    while (first < k && v[first] <= ax->lo)
+        first++;
+    canvas_color_a(c, style_set_color(x->st, si), x->m->n_sets > 4 ? x->st->band_alpha * 0.6 : x->st->band_alpha);
+    int above = k - first;
+    canvas_move(c, ax->p0, amap(ay, s->share_hi[above]));
+    for (int j = first; j < k && v[j] < ax->hi; j++) {
+        canvas_line(c, amap(ax, v[j]), amap(ay, s->share_hi[above]));
+        above--;
+        canvas_line(c, amap(ax, v[j]), amap(ay, s->share_hi[above]));
+    }
+    canvas_line(c, ax->p1, amap(ay, s->share_hi[above]));
+    canvas_line(c, ax->p1, amap(ay, s->share_lo[above]));
+    /* Back along the lower edge, right to left. */
+    int last = first;
+    while (last < k && v[last] < ax->hi)
+        last++;
+    for (int j = last - 1; j >= first; j--) {
+        canvas_line(c, amap(ax, v[j]), amap(ay, s->share_lo[above]));
+        above++;
+        canvas_line(c, amap(ax, v[j]), amap(ay, s->share_lo[above]));
+    }
+    canvas_line(c, ax->p0, amap(ay, s->share_lo[above]));
+    canvas_close(c);
+    canvas_fill(c);
+    free(v);
+    return 1;
+}
+
 void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
 {
     const rmodel *m = x->m;
@@ -384,14 +454,17 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
         for (int p = 0; p < m->sets[i].n_probs; p++)
             if (m->sets[i].probs[p].group == RM_G_CORRECT && m->sets[i].probs[p].sp[b].ok)
                 span_add(&sp, m->sets[i].probs[p].sp[b].est);
+    /* The axis covers every speedup (down to 2^-10), so that each curve
+     * starts at its fast_0 on the left. */
     ratio_axis(&ax, &sp, L, w - R);
-    if (ax.lo < 1.0 / 64)
-        ax.lo = 1.0 / 64;
     if (ax.hi > 256)
         ax.hi = 256;
     tick tx[32], ty[8];
     int ntx = ticks_ratio(&ax, tx, 32), nty = ticks_linear(&ay, 0.25, 2, ty, 8);
-    y_axis(c, x, &ay, ty, nty, L, w - R, 6, x->labels[LBL_FAST_P_Y]);
+    /* The y label names the baseline, so that the figure stands alone. */
+    char ylab[160];
+    snprintf(ylab, sizeof ylab, "%s vs %s", x->labels[LBL_FAST_P_Y], b == RM_FP32 ? "strict fp32" : "tf32");
+    y_axis(c, x, &ay, ty, nty, L, w - R, 6, ylab);
     x_axis(c, x, &ax, tx, ntx, h - B, h, x->labels[LBL_FAST_P_X]);
     ref_line(c, x, amap(&ax, 1), T, amap(&ax, 1), h - B);
 
@@ -399,6 +472,8 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
     /* Bands first, so that no band hides another set's line. */
     for (int i = 0; i < m->n_sets; i++) {
         const rm_base *bs = &m->sets[i].b[b];
+        if (share_band(c, x, &m->sets[i], i, b, &ax, &ay))
+            continue;
         int ok = bs->n_curve > 1;
         for (int j = 0; j < bs->n_curve && ok; j++)
             ok = bs->curve[j].v.ok && !isnan(bs->curve[j].v.lo) && !isnan(bs->curve[j].v.hi) && bs->curve[j].p > 0;
@@ -525,20 +600,23 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     const rstyle *st = x->st;
     const rm_set *s = &x->m->sets[si];
     double fs = st->fs_small;
-    if (r1 > s->n_probs)
-        r1 = s->n_probs;
+    if (r1 > s->n_shown)
+        r1 = s->n_shown;
     int rows = r1 - r0 > 0 ? r1 - r0 : 0;
     double id_w = 0;
-    for (int p = 0; p < s->n_probs; p++) {
-        double tw = canvas_text_width(c, s->probs[p].id, fs, 0);
+    for (int r = 0; r < s->n_shown; r++) {
+        double tw = canvas_text_width(c, s->probs[s->shown[r]].id, fs, 0);
         if (tw > id_w)
             id_w = tw;
     }
-    id_w = (id_w > 140 ? 140 : id_w) + 6;
+    /* Long ids are cut at 175 pt (their number keeps them unique; the
+     * per-problem tables print them whole), so that the plot keeps its room. */
+    id_w = (id_w > 175 ? 175 : id_w) + 6;
     /* Text columns as wide as their widest entry in the whole set, so
      * that the pages of one set line up. */
     double tw = canvas_text_width(c, "vs fp32", fs, 1), cls_w = canvas_text_width(c, "class", fs, 1);
-    for (int p = 0; p < s->n_probs; p++) {
+    for (int r = 0; r < s->n_shown; r++) {
+        int p = s->shown[r];
         char buf[96];
         for (int b = 0; b < RM_NB; b++) {
             double t = canvas_text_width(c, fmt_2(buf, sizeof buf, s->probs[p].sp[b].ok ? s->probs[p].sp[b].est : NAN),
@@ -557,9 +635,9 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     double c1 = px1 + 8 + tw, c2 = c1 + tw, c3 = c2 + 8;
     span sp;
     span_init(&sp);
-    for (int p = 0; p < s->n_probs; p++)
+    for (int r = 0; r < s->n_shown; r++)
         for (int b = 0; b < RM_NB; b++)
-            span_add_est(&sp, &s->probs[p].sp[b]);
+            span_add_est(&sp, &s->probs[s->shown[r]].sp[b]);
     axis ax;
     ratio_axis(&ax, &sp, px0, px1);
     tick tx[32];
@@ -593,7 +671,7 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     if (rows > 0)
         ref_line(c, x, amap(&ax, 1), FR_HEAD, amap(&ax, 1), yb + 2);
     for (int r = r0; r < r1; r++) {
-        const rm_problem *p = &s->probs[r];
+        const rm_problem *p = &s->probs[s->shown[r]];
         double y = FR_HEAD + (r - r0) * FR_ROW + FR_ROW / 2;
         int good = p->group == RM_G_CORRECT;
         canvas_rgba col = good ? k : st->muted;
@@ -652,18 +730,27 @@ int chart_scatter_points(const chart_ctx *x)
     return scatter_collect(x, NULL);
 }
 
+/* One panel per set, two to a row, on shared axes: one set's points no
+ * longer hide another's. */
+#define SC_PANEL_H 235.0
+#define SC_GAP 14.0
+
+static int scatter_cols(const chart_ctx *x)
+{
+    return x->m->n_sets > 1 ? 2 : 1;
+}
+
 double chart_scatter_height(const chart_ctx *x)
 {
-    (void)x;
-    return 280;
+    int n = x->m->n_sets > 0 ? x->m->n_sets : 1, cols = scatter_cols(x);
+    int rows = (n + cols - 1) / cols;
+    return rows * SC_PANEL_H + (rows - 1) * SC_GAP;
 }
 
 void chart_scatter(canvas *c, const chart_ctx *x, double w)
 {
     const rstyle *st = x->st;
-    double h = chart_scatter_height(x), fs = st->fs_small;
-    double lw = x->legend_w;
-    double L = 46, R = lw + 12, T = 8, B = 34;
+    double fs = st->fs_small;
     int n = scatter_collect(x, NULL);
     spt *pts = calloc((size_t)(n ? n : 1), sizeof *pts);
     if (!pts)
@@ -676,40 +763,58 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
         span_add_est(&sx, &pts[i].sp);
         span_add(&sy, pts[i].mem);
     }
-    axis ax, ay;
-    ratio_axis(&ax, &sx, L, w - R);
-    ratio_axis(&ay, &sy, h - B, T);
-    tick tx[32], ty[32];
-    int ntx = ticks_ratio(&ax, tx, 32), nty = ticks_ratio(&ay, ty, 32);
-    y_axis(c, x, &ay, ty, nty, L, w - R, 6, x->labels[LBL_MEMORY_AXIS]);
-    x_axis(c, x, &ax, tx, ntx, h - B, h, x->labels[LBL_SCATTER_X]);
-    ref_line(c, x, amap(&ax, 1), T, amap(&ax, 1), h - B);
-    ref_line(c, x, L, amap(&ay, 1), w - R, amap(&ay, 1));
-    canvas_color(c, st->muted);
-    canvas_text(c, w - R - 4, T + 4, "faster, less memory", fs, 0, CANVAS_RIGHT | CANVAS_TOP, 0);
-    canvas_text(c, w - R - 4, h - B - 4, "faster, more memory", fs, 0, CANVAS_RIGHT | CANVAS_BOTTOM, 0);
-    canvas_text(c, L + 4, T + 4, "slower, less memory", fs, 0, CANVAS_LEFT | CANVAS_TOP, 0);
-    canvas_text(c, L + 4, h - B - 4, "slower, more memory", fs, 0, CANVAS_LEFT | CANVAS_BOTTOM, 0);
-    if (n == 0) {
-        canvas_text(c, (L + w - R) / 2, T + (h - B - T) / 4, "no correct problem with memory figures", st->fs_normal,
-                    0, CANVAS_CENTER | CANVAS_MIDDLE, 0);
-    }
-    clip_rect(c, L - 4, T - 4, w - R + 4, h - B + 4);
-    for (int i = 0; i < n; i++) {
-        const rm_est *e = &pts[i].sp;
-        double py = amap(&ay, pts[i].mem);
-        if (!isnan(e->lo) && !isnan(e->hi)) {
-            canvas_color_a(c, style_set_color(st, pts[i].set), 0.7);
-            canvas_width(c, st->line_thin);
-            canvas_segment(c, amap(&ax, e->lo), py, amap(&ax, e->hi), py);
+    int cols = scatter_cols(x), ns = x->m->n_sets > 0 ? x->m->n_sets : 1;
+    double pw = (w - (cols - 1) * SC_GAP) / cols;
+    for (int si = 0; si < ns; si++) {
+        double ox = (si % cols) * (pw + SC_GAP), oy = (si / cols) * (SC_PANEL_H + SC_GAP);
+        double L = ox + 40, R = ox + pw - 4, T = oy + 16, B = oy + SC_PANEL_H - 30;
+        axis ax, ay;
+        ratio_axis(&ax, &sx, L, R);
+        ratio_axis(&ay, &sy, B, T);
+        tick tx[32], ty[32];
+        int ntx = ticks_ratio(&ax, tx, 32), nty = ticks_ratio(&ay, ty, 32);
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            k += pts[i].set == si;
+        /* The panel's title: the set, its marker and its n. */
+        char title[200];
+        snprintf(title, sizeof title, "%s (n = %d)", si < x->m->n_sets ? x->m->sets[si].name : "", k);
+        set_marker(c, x, si, L + 3, oy + 6, 2.6, 0);
+        canvas_color(c, st->text);
+        text_fit(c, L + 10, oy + 6, title, fs, 1, CANVAS_LEFT | CANVAS_MIDDLE, R - L - 10);
+        y_axis(c, x, &ay, ty, nty, L, R, ox + 2, si % cols == 0 ? x->labels[LBL_MEMORY_AXIS] : NULL);
+        x_axis(c, x, &ax, tx, ntx, B, T, x->labels[LBL_SCATTER_X]);
+        ref_line(c, x, amap(&ax, 1), T, amap(&ax, 1), B);
+        ref_line(c, x, L, amap(&ay, 1), R, amap(&ay, 1));
+        /* Which way is better, in the left corners: the line at speedup 1
+         * runs through the right part of the panel. */
+        canvas_color(c, st->muted);
+        canvas_text(c, L + 3, T + 2, "less memory", fs, 0, CANVAS_LEFT | CANVAS_TOP, 0);
+        canvas_text(c, L + 3, B - 2, "more memory", fs, 0, CANVAS_LEFT | CANVAS_BOTTOM, 0);
+        if (k == 0)
+            canvas_text(c, (L + R) / 2, (T + B) / 2, "no correct problem with memory figures", fs, 0,
+                        CANVAS_CENTER | CANVAS_MIDDLE, 0);
+        clip_rect(c, L - 4, T - 4, R + 4, B + 4);
+        /* The speedup's interval as a whisker with end caps, drawn over
+         * the marker, so that even a narrow one shows. */
+        double mr = k > 100 ? 2.2 : 2.6;
+        for (int i = 0; i < n; i++)
+            if (pts[i].set == si)
+                set_marker(c, x, si, amap(&ax, pts[i].sp.est), amap(&ay, pts[i].mem), mr, 1);
+        canvas_rgba dark = st->text;
+        canvas_color_a(c, dark, 0.85);
+        canvas_width(c, st->line_thin);
+        for (int i = 0; i < n; i++) {
+            const rm_est *e = &pts[i].sp;
+            if (pts[i].set != si || isnan(e->lo) || isnan(e->hi))
+                continue;
+            double py = amap(&ay, pts[i].mem), x0 = amap(&ax, e->lo), x1 = amap(&ax, e->hi);
+            canvas_segment(c, x0, py, x1, py);
+            canvas_segment(c, x0, py - 2, x0, py + 2);
+            canvas_segment(c, x1, py - 2, x1, py + 2);
         }
+        canvas_restore(c);
     }
-    /* Smaller markers when there are many, so that clusters stay legible. */
-    double mr = n > 300 ? 2.0 : n > 100 ? 2.4 : 2.8;
-    for (int i = 0; i < n; i++)
-        set_marker(c, x, pts[i].set, amap(&ax, pts[i].sp.est), amap(&ay, pts[i].mem), mr, 0);
-    canvas_restore(c);
-    legend(c, x, w - R + 12, T, 0);
     free(pts);
 }
 
@@ -722,7 +827,7 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
 double chart_classes_height(const chart_ctx *x)
 {
     int n = x->m->n_sets > 0 ? x->m->n_sets : 1;
-    return 10 + RM_NG * (n * (CL_BAR + CL_GAP) + CL_GROUP_GAP) + 34;
+    return 10 + RM_NG_FOUND * (n * (CL_BAR + CL_GAP) + CL_GROUP_GAP) + 34;
 }
 
 void chart_classes(canvas *c, const chart_ctx *x, double w)
@@ -732,7 +837,7 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
     double h = chart_classes_height(x), fs = st->fs_small;
     double lw = x->legend_w;
     double L = 0;
-    for (int g = 0; g < RM_NG; g++) {
+    for (int g = 0; g < RM_NG_FOUND; g++) {
         double tw = canvas_text_width(c, rmodel_group_name((rm_group)g), st->fs_normal, 0);
         if (tw > L)
             L = tw;
@@ -741,7 +846,7 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
     double R = lw + 34, T = 10, B = 34;
     long mx = 1;
     for (int i = 0; i < m->n_sets; i++)
-        for (int g = 0; g < RM_NG; g++)
+        for (int g = 0; g < RM_NG_FOUND; g++)
             if (m->sets[i].group_counts[g] > mx)
                 mx = m->sets[i].group_counts[g];
     double step = nice_step((double)mx);
@@ -752,7 +857,7 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
     x_axis(c, x, &ax, tx, ntx, h - B, T - 4, x->labels[LBL_COUNT_AXIS]);
     int n = m->n_sets > 0 ? m->n_sets : 1;
     double gh = n * (CL_BAR + CL_GAP) + CL_GROUP_GAP;
-    for (int g = 0; g < RM_NG; g++) {
+    for (int g = 0; g < RM_NG_FOUND; g++) {
         double y0 = T + g * gh;
         canvas_color(c, st->text);
         canvas_text(c, L - 8, y0 + (n * (CL_BAR + CL_GAP)) / 2, rmodel_group_name((rm_group)g), st->fs_normal, 0,
@@ -907,6 +1012,321 @@ void chart_inflation(canvas *c, const chart_ctx *x, double w)
             }
             set_marker(c, x, i, px, amap(&ay, e->est), 2.8, 0);
         }
+    }
+    legend(c, x, w - R + 12, T, 1);
+}
+
+/* --- per level --------------------------------------------------------------- */
+
+/* Length of a level name returned by chart_level_names (an id's prefix). */
+static size_t level_len(const char *name)
+{
+    const char *us = strchr(name, '_');
+    return us ? (size_t)(us - name) : strlen(name);
+}
+
+int chart_level_names(const rmodel *m, const char **names, int max)
+{
+    int n = 0;
+    for (int i = 0; i < m->n_sets; i++)
+        for (int p = 0; p < m->sets[i].n_probs; p++) {
+            const char *id = m->sets[i].probs[p].id, *us = strchr(id, '_');
+            size_t len = us ? (size_t)(us - id) : 0;
+            if (len == 0)
+                continue;
+            int seen = 0;
+            for (int k = 0; k < n && !seen; k++)
+                seen = level_len(names[k]) == len && strncmp(names[k], id, len) == 0;
+            if (!seen && n < max)
+                names[n++] = id;   /* the name is the id's prefix of len characters */
+        }
+    return n;
+}
+
+static int in_level(const char *id, const char *name)
+{
+    size_t len = level_len(name);
+    return strncmp(id, name, len) == 0 && id[len] == '_';
+}
+
+#define LV_MAX 8
+
+double chart_levels_height(const chart_ctx *x)
+{
+    double leg = x->m->n_sets * (x->st->fs_small + 4) + 40;
+    return leg > 190 ? leg : 190;
+}
+
+void chart_levels_fast_p(canvas *c, const chart_ctx *x, int b, double w)
+{
+    const rmodel *m = x->m;
+    const rstyle *st = x->st;
+    double h = chart_levels_height(x), fs = st->fs_small;
+    const char *lv[LV_MAX];
+    int nl = chart_level_names(m, lv, LV_MAX);
+    if (nl == 0)
+        nl = 1, lv[0] = "";
+    double lw = x->legend_w, gap = 12, L0 = 40, R0 = lw + 12, T = 16, B = 34;
+    double pw = (w - L0 - R0 - (nl - 1) * gap) / nl;
+    span sp;
+    span_init(&sp);
+    for (int i = 0; i < m->n_sets; i++)
+        for (int p = 0; p < m->sets[i].n_probs; p++)
+            if (m->sets[i].probs[p].group == RM_G_CORRECT && m->sets[i].probs[p].sp[b].ok)
+                span_add(&sp, m->sets[i].probs[p].sp[b].est);
+    char ylab[160];
+    snprintf(ylab, sizeof ylab, "%s vs %s", x->labels[LBL_FAST_P_Y], b == RM_FP32 ? "strict fp32" : "tf32");
+    for (int l = 0; l < nl; l++) {
+        double L = L0 + l * (pw + gap), R = L + pw;
+        axis ax, ay = {0, 0, 1, h - B, T};
+        ratio_axis(&ax, &sp, L, R);
+        if (ax.hi > 256)
+            ax.hi = 256;
+        tick tx[32], ty[8];
+        int ntx = ticks_ratio(&ax, tx, 32), nty = ticks_linear(&ay, 0.25, 2, ty, 8);
+        y_axis(c, x, &ay, ty, nty, L, R, 6, l == 0 ? ylab : NULL);
+        x_axis(c, x, &ax, tx, ntx, h - B, h, l == nl / 2 ? x->labels[LBL_FAST_P_X] : NULL);
+        ref_line(c, x, amap(&ax, 1), T, amap(&ax, 1), h - B);
+        /* Each panel says its level and how many problems it has. */
+        long nmax = 0;
+        for (int i = 0; i < m->n_sets; i++) {
+            long k = 0;
+            for (int p = 0; p < m->sets[i].n_probs; p++)
+                k += in_level(m->sets[i].probs[p].id, lv[l]);
+            if (k > nmax)
+                nmax = k;
+        }
+        char title[64];
+        snprintf(title, sizeof title, "%.*s (N = %ld)", (int)level_len(lv[l]), lv[l], nmax);
+        canvas_color(c, st->text);
+        canvas_text(c, (L + R) / 2, T - 6, title, fs, 1, CANVAS_CENTER | CANVAS_BASELINE, 0);
+        clip_rect(c, L, T - 2, R, h - B + 2);
+        for (int i = 0; i < m->n_sets; i++) {
+            const rm_set *s = &m->sets[i];
+            double *v = malloc((size_t)(s->n_probs ? s->n_probs : 1) * sizeof *v);
+            if (!v)
+                continue;
+            int k = 0;
+            long N = 0;
+            for (int p = 0; p < s->n_probs; p++) {
+                if (!in_level(s->probs[p].id, lv[l]))
+                    continue;
+                N++;
+                if (s->probs[p].group == RM_G_CORRECT && s->probs[p].sp[b].ok)
+                    v[k++] = s->probs[p].sp[b].est;
+            }
+            if (N == 0) {
+                free(v);
+                continue;
+            }
+            qsort(v, (size_t)k, sizeof *v, cmp_double);
+            canvas_rgba col = style_set_color(st, i);
+            /* The intervals at the reported thresholds, from analyze's
+             * per-level estimates where the analysis has them. */
+            const rm_level *lvl = NULL;
+            for (int q = 0; q < s->n_levels && !lvl; q++)
+                if (strlen(s->levels[q].name) == level_len(lv[l]) &&
+                    strncmp(s->levels[q].name, lv[l], level_len(lv[l])) == 0)
+                    lvl = &s->levels[q];
+            if (lvl) {
+                canvas_color_a(c, col, 0.7);
+                canvas_width(c, st->line);
+                for (int j = 0; j < lvl->b[b].n_fast_p; j++) {
+                    const rm_fp *q = &lvl->b[b].fast_p[j];
+                    if (q->p <= 0 || !q->v.ok || isnan(q->v.lo) || isnan(q->v.hi))
+                        continue;
+                    double px = amap(&ax, q->p) + (i - (m->n_sets - 1) / 2.0) * 2.5;
+                    canvas_segment(c, px, amap(&ay, q->v.lo), px, amap(&ay, q->v.hi));
+                }
+            }
+            int above = 0;
+            for (int j = 0; j < k; j++)
+                above += v[j] > ax.lo;
+            canvas_color(c, col);
+            canvas_width(c, st->line);
+            double yv = amap(&ay, above / (double)N);
+            canvas_move(c, ax.p0, yv);
+            for (int j = 0; j < k; j++) {
+                if (v[j] <= ax.lo)
+                    continue;
+                if (v[j] >= ax.hi)
+                    break;
+                canvas_line(c, amap(&ax, v[j]), yv);
+                above--;
+                yv = amap(&ay, above / (double)N);
+                canvas_line(c, amap(&ax, v[j]), yv);
+            }
+            canvas_line(c, ax.p1, yv);
+            canvas_stroke(c);
+            int f1 = 0;
+            for (int j = 0; j < k; j++)
+                f1 += v[j] > 1;
+            set_marker(c, x, i, amap(&ax, 1), amap(&ay, f1 / (double)N), 2.6, 0);
+            free(v);
+        }
+        canvas_restore(c);
+    }
+    legend(c, x, w - R0 + 12, T, 1);
+}
+
+/* --- failures by distribution and probe ---------------------------------- */
+
+#define FL_BAR 6.0
+#define FL_GAP 1.5
+#define FL_GROUP_GAP 7.0
+#define FL_MAX 48
+
+/* The distributions and probes of every set, in the first set's order,
+ * then any another set adds; kind 0 distributions, 1 probes. */
+static int fail_names(const rmodel *m, int kind, const char **names, int max)
+{
+    int n = 0;
+    for (int i = 0; i < m->n_sets; i++) {
+        const rm_set *s = &m->sets[i];
+        const rm_fail *f = kind ? s->fail_probe : s->fail_dist;
+        int nf = kind ? s->n_fail_probe : s->n_fail_dist;
+        for (int j = 0; j < nf; j++) {
+            int seen = 0;
+            for (int k = 0; k < n && !seen; k++)
+                seen = strcmp(names[k], f[j].name) == 0;
+            if (!seen && n < max)
+                names[n++] = f[j].name;
+        }
+    }
+    return n;
+}
+
+static const rm_fail *fail_find(const rm_set *s, int kind, const char *name)
+{
+    const rm_fail *f = kind ? s->fail_probe : s->fail_dist;
+    int nf = kind ? s->n_fail_probe : s->n_fail_dist;
+    for (int j = 0; j < nf; j++)
+        if (strcmp(f[j].name, name) == 0)
+            return &f[j];
+    return NULL;
+}
+
+double chart_failures_height(const chart_ctx *x)
+{
+    const char *names[FL_MAX];
+    int n = fail_names(x->m, 0, names, FL_MAX) + fail_names(x->m, 1, names, FL_MAX);
+    int ns = x->m->n_sets > 0 ? x->m->n_sets : 1;
+    return 16 + n * (ns * (FL_BAR + FL_GAP) + FL_GROUP_GAP) + 2 * 14 + 34;
+}
+
+void chart_failures(canvas *c, const chart_ctx *x, double w)
+{
+    const rmodel *m = x->m;
+    const rstyle *st = x->st;
+    double h = chart_failures_height(x), fs = st->fs_small;
+    const char *names[2][FL_MAX];
+    int nn[2] = {fail_names(m, 0, names[0], FL_MAX), fail_names(m, 1, names[1], FL_MAX)};
+    double L = 0;
+    for (int kind = 0; kind < 2; kind++)
+        for (int j = 0; j < nn[kind]; j++) {
+            double tw = canvas_text_width(c, names[kind][j], fs, 0);
+            if (tw > L)
+                L = tw;
+        }
+    L += 12;
+    double R = x->legend_w + 40, T = 16, B = 34;
+    axis ax = {0, 0, 1, L, w - R};
+    tick tx[8];
+    int ntx = ticks_linear(&ax, 0.25, 2, tx, 8);
+    x_axis(c, x, &ax, tx, ntx, h - B, T - 4, "share of the pairs with a candidate that failed it");
+    int ns = m->n_sets > 0 ? m->n_sets : 1;
+    double gh = ns * (FL_BAR + FL_GAP) + FL_GROUP_GAP, y = T;
+    static const char *const heads[2] = {"input distributions (checks)", "probes"};
+    for (int kind = 0; kind < 2; kind++) {
+        canvas_color(c, st->text);
+        canvas_text(c, 0, y + fs, heads[kind], fs, 1, CANVAS_LEFT, 0);
+        y += 14;
+        for (int j = 0; j < nn[kind]; j++) {
+            canvas_color(c, st->text);
+            canvas_text(c, L - 8, y + ns * (FL_BAR + FL_GAP) / 2, names[kind][j], fs, 0,
+                        CANVAS_RIGHT | CANVAS_MIDDLE, 0);
+            for (int i = 0; i < m->n_sets; i++) {
+                const rm_fail *f = fail_find(&m->sets[i], kind, names[kind][j]);
+                double yy = y + i * (FL_BAR + FL_GAP);
+                char buf[64];
+                if (!f || f->run == 0) {
+                    canvas_color(c, st->muted);
+                    snprintf(buf, sizeof buf, "not run");
+                    canvas_text(c, L + 4, yy + FL_BAR / 2, buf, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
+                    continue;
+                }
+                double share = (double)f->failed / (double)f->run, x1 = amap(&ax, share);
+                canvas_rgba k = style_set_color(st, i);
+                if (f->failed > 0) {
+                    canvas_color_a(c, k, 0.55);
+                    canvas_rect(c, L, yy, x1 - L, FL_BAR);
+                    canvas_fill(c);
+                }
+                set_marker(c, x, i, x1, yy + FL_BAR / 2, 2.4, 0);
+                if (f->skipped > 0)
+                    snprintf(buf, sizeof buf, "%ld of %ld (%ld skipped)", f->failed, f->run, f->skipped);
+                else
+                    snprintf(buf, sizeof buf, "%ld of %ld", f->failed, f->run);
+                canvas_color(c, st->text);
+                canvas_text(c, x1 + 5, yy + FL_BAR / 2, buf, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
+            }
+            y += gh;
+        }
+    }
+    canvas_color(c, st->axis);
+    canvas_width(c, st->line_thin);
+    canvas_segment(c, L, T - 4, L, h - B);
+    legend(c, x, w - x->legend_w + 4, T, 0);
+}
+
+/* --- tolerance sweep ------------------------------------------------------ */
+
+double chart_tolerance_height(const chart_ctx *x)
+{
+    double leg = x->m->n_sets * (x->st->fs_small + 4) + 40;
+    return leg > 190 ? leg : 190;
+}
+
+void chart_tolerance(canvas *c, const chart_ctx *x, double run_tol, double w)
+{
+    const rmodel *m = x->m;
+    const rstyle *st = x->st;
+    double h = chart_tolerance_height(x);
+    double L = 46, R = x->legend_w + 12, T = 8, B = 34;
+    axis ax = {1, 1e-5, 1e-1, L, w - R}, ay = {0, 0, 1, h - B, T};
+    tick tx[8], ty[8];
+    int ntx = 0;
+    for (int k = -5; k <= -1; k++) {
+        tx[ntx].v = pow(10, k);
+        snprintf(tx[ntx].label, sizeof tx[ntx].label, "1e%d", k);
+        ntx++;
+    }
+    int nty = ticks_linear(&ay, 0.25, 2, ty, 8);
+    y_axis(c, x, &ay, ty, nty, L, w - R, 6, "share of all problems correct");
+    /* The run's own tolerance is named in the axis title, not beside its
+     * line, where it would cross the curves. */
+    int have_run = run_tol >= 1e-5 && run_tol <= 1e-1;
+    x_axis(c, x, &ax, tx, ntx, h - B, h,
+           have_run ? "tolerance: atol = rtol (log scale); dashed: the run's tolerance" : "tolerance: atol = rtol (log scale)");
+    if (have_run)
+        ref_line(c, x, amap(&ax, run_tol), T, amap(&ax, run_tol), h - B);
+    for (int i = 0; i < m->n_sets; i++) {
+        const rm_set *s = &m->sets[i];
+        if (s->n_sweep == 0)
+            continue;
+        canvas_color(c, style_set_color(st, i));
+        canvas_width(c, st->line);
+        for (int j = 0; j < s->n_sweep; j++) {
+            double px = amap(&ax, s->sweep[j].tol), py = amap(&ay, s->sweep[j].share);
+            if (j == 0)
+                canvas_move(c, px, py);
+            else
+                canvas_line(c, px, py);
+        }
+        canvas_stroke(c);
+        /* Filled where the point is exact, open where it is a lower bound. */
+        for (int j = 0; j < s->n_sweep; j++)
+            set_marker(c, x, i, amap(&ax, s->sweep[j].tol), amap(&ay, s->sweep[j].share), 2.6, !s->sweep[j].exact);
     }
     legend(c, x, w - R + 12, T, 1);
 }

@@ -31,12 +31,14 @@ void chart_ctx_init(chart_ctx *x, const rmodel *m, const rstyle *st, const char 
 double chart_fast_p_height(const chart_ctx *x);
 void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w);
 
-/* Per-problem speedups of set s, rows [r0, r1), both baselines.  The axis
- * range depends on the whole set, so that pages of one set line up. */
+/* Per-problem speedups of set s, rows [r0, r1) of its problems with a
+ * candidate (rm_set.shown), both baselines.  The axis range depends on the
+ * whole set, so that the parts of one set line up. */
 double chart_forest_height(const chart_ctx *x, int rows);
 void chart_forest(canvas *c, const chart_ctx *x, int s, int r0, int r1, double w);
 
-/* Speedup vs the memory baseline against the peak-memory ratio. */
+/* Speedup vs the memory baseline against the peak-memory ratio, one panel
+ * per set on shared axes. */
 double chart_scatter_height(const chart_ctx *x);
 void chart_scatter(canvas *c, const chart_ctx *x, double w);
 int chart_scatter_points(const chart_ctx *x);
@@ -48,6 +50,27 @@ void chart_classes(canvas *c, const chart_ctx *x, double w);
 /* Geometric-mean speedup per set along the inflation steps. */
 double chart_inflation_height(const chart_ctx *x);
 void chart_inflation(canvas *c, const chart_ctx *x, double w);
+
+/* The levels of the run's problem ids (their prefix up to the first '_'),
+ * in order of first appearance: names[k] points at an id whose prefix is
+ * the level (borrowed from the model).  Returns how many, at most max. */
+int chart_level_names(const rmodel *m, const char **names, int max);
+
+/* fast_p per level against baseline b: one panel per level, each set's
+ * step curve over the level's problems, whiskers at the reported
+ * thresholds where analysis.json has per-level estimates. */
+double chart_levels_height(const chart_ctx *x);
+void chart_levels_fast_p(canvas *c, const chart_ctx *x, int b, double w);
+
+/* Share of the pairs with a candidate that failed each distribution and
+ * each probe, per set (analysis.json's failures). */
+double chart_failures_height(const chart_ctx *x);
+void chart_failures(canvas *c, const chart_ctx *x, double w);
+
+/* Share of all problems correct as the tolerance goes from 1e-5 to 1e-1
+ * (analysis.json's tolerance_sweep), a line at the run's tolerance. */
+double chart_tolerance_height(const chart_ctx *x);
+void chart_tolerance(canvas *c, const chart_ctx *x, double run_tol, double w);
 
 /* Breaks text into lines no wider than max_w; returns the number of lines
  * and stores up to max_lines malloc'd lines in lines[] (caller frees each).

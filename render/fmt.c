@@ -5,12 +5,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Two decimals, or two significant digits below 0.095, so that a tiny
+ * speedup or share never prints as "0.00" beside a real zero. */
+static int put2(char *buf, size_t n, double v)
+{
+    if (v != 0 && fabs(v) < 0.095)
+        return snprintf(buf, n, "%.2g", v);
+    return snprintf(buf, n, "%.2f", v);
+}
+
 char *fmt_2(char *buf, size_t n, double v)
 {
     if (isnan(v) || isinf(v))
         snprintf(buf, n, FMT_NA);
     else
-        snprintf(buf, n, "%.2f", v);
+        put2(buf, n, v);
     return buf;
 }
 
@@ -19,7 +28,7 @@ char *fmt_ratio(char *buf, size_t n, const rm_est *x)
     if (!x->ok)
         snprintf(buf, n, FMT_NA);
     else
-        snprintf(buf, n, "%.2fx", x->est);
+        snprintf(buf, n, "%sx", fmt_2((char[32]){0}, 32, x->est));
     return buf;
 }
 
@@ -28,7 +37,7 @@ char *fmt_ci(char *buf, size_t n, const rm_est *x)
     if (!x->ok || isnan(x->lo) || isnan(x->hi))
         snprintf(buf, n, "[" FMT_NA "]");
     else
-        snprintf(buf, n, "[%.2f, %.2f]", x->lo, x->hi);
+        snprintf(buf, n, "[%s, %s]", fmt_2((char[32]){0}, 32, x->lo), fmt_2((char[32]){0}, 32, x->hi));
     return buf;
 }
 
@@ -37,7 +46,7 @@ char *fmt_range(char *buf, size_t n, const rm_est *x)
     if (!x->ok || isnan(x->lo) || isnan(x->hi))
         snprintf(buf, n, FMT_NA);
     else
-        snprintf(buf, n, "%.2f\u2013%.2f", x->lo, x->hi);
+        snprintf(buf, n, "%s\u2013%s", fmt_2((char[32]){0}, 32, x->lo), fmt_2((char[32]){0}, 32, x->hi));
     return buf;
 }
 

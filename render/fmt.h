@@ -1,7 +1,8 @@
 /* fmt.h - how numbers are printed in the report, in one place.
  *
  * Ratios (speedups, memory ratios) and fractions (fast_p, shares) are
- * printed with two decimals ("%.2f"), times in ms with four significant
+ * printed with two decimals ("%.2f"), or two significant digits below
+ * 0.095 ("0.0062"), so that nothing but zero prints as "0.00"; times in ms with four significant
  * digits, memory in MiB with one decimal; an undefined value prints as
  * "n/a".  Tests read analysis.json and look for numbers printed by these
  * rules in the PDF's text.

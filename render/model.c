@@ -11,7 +11,7 @@
 #include "nmap.h"
 
 static const char *const base_names[RM_NB] = {"fp32", "tf32"};
-static const char *const group_names[RM_NG] = {"correct", "hidden-fail", "hack", "incorrect", "error"};
+static const char *const group_names[RM_NG] = {"correct", "hidden-fail", "hack", "incorrect", "error", "missing"};
 
 const char *rmodel_baseline_name(int b) { return base_names[b]; }
 const char *rmodel_group_name(rm_group g) { return group_names[g]; }
@@ -26,6 +26,9 @@ rm_group rmodel_group(const char *cls)
         return RM_G_INCORRECT;
     if (strcmp(cls, "error") == 0)
         return RM_G_ERROR;
+    if (strcmp(cls, "missing") == 0)
+        return RM_G_MISSING;
+    /* The hack classes, and tampering, which the report shows like one. */
     return RM_G_HACK;
 }
 
@@ -217,6 +220,160 @@ static int read_problem(const rmodel *m, const cJSON *p, const char *what, rm_pr
     return 0;
 }
 
+/* An analysis written before the class `missing` existed classed a pair
+ * without a candidate file as `error`, its evidence "missing: no <file>".
+ * Such a pair is read as `missing` (its count moved from error to missing),
+ * so that old and new analyses give the same report. */
+static int old_missing(const rm_problem *q)
+{
+    if (strcmp(q->cls, "error") != 0)
+        return 0;
+    for (int k = 0; k < q->n_ev; k++)
+        if (strncmp(q->ev[k].text, "missing:", 8) == 0)
+            return 1;
+    return 0;
+}
+
+/* A count member: a whole number >= 0; -1 for anything else. */
+static long get_count(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? count_of(v->valuedouble) : -1;
+}
+
+static int read_fails(const cJSON *arr, const char *key, const char *what, rm_fail **out, int *n, kbv_err *e)
+{
+    const cJSON *it;
+    *out = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof **out);
+    if (!*out)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    cJSON_ArrayForEach(it, arr) {
+        rm_fail *f = &(*out)[*n];
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, key);
+        int dist = strcmp(key, "dist") == 0;
+        f->run = get_count(it, dist ? "checked" : "run");
+        f->failed = get_count(it, "failed");
+        f->skipped = dist ? get_count(it, "skipped") : 0;
+        if (!cJSON_IsString(nm) || f->run < 0 || f->failed < 0 || f->skipped < 0 || f->failed > f->run)
+            return err_set(e, KBV_EINPUT, "%s: failures: an entry needs \"%s\", and counts with failed <= %s",
+                           what, key, dist ? "checked" : "run");
+        f->name = nm->valuestring;
+        (*n)++;
+    }
+    return 0;
+}
+
+/* The breakdowns analyze's levels.c adds (levels, failures,
+ * tolerance_sweep, fast_p_share_ci); each is optional, so that an older
+ * analysis still renders (the report then says what it lacks). */
+static int read_extras(rm_set *out, const cJSON *s, const char *what, kbv_err *e)
+{
+    char w[400];
+    int rc;
+    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(s, "levels"), *it;
+    if (cJSON_IsArray(lv)) {
+        out->levels = calloc((size_t)cJSON_GetArraySize(lv) + 1, sizeof *out->levels);
+        if (!out->levels)
+            return err_set(e, KBV_ENOMEM, "out of memory");
+        cJSON_ArrayForEach(it, lv) {
+            rm_level *L = &out->levels[out->n_levels];
+            snprintf(w, sizeof w, "%s: levels[%d]", what, out->n_levels);
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "level");
+            L->n = get_count(it, "n_problems");
+            if (!cJSON_IsString(nm) || L->n < 0)
+                return err_set(e, KBV_EINPUT, "%s: needs \"level\" and \"n_problems\"", w);
+            L->name = nm->valuestring;
+            out->n_levels++;
+            const cJSON *bl = cJSON_GetObjectItemCaseSensitive(it, "baselines");
+            for (int b = 0; b < RM_NB; b++) {
+                const cJSON *bo = bl ? cJSON_GetObjectItemCaseSensitive(bl, base_names[b]) : NULL;
+                char w2[460];
+                snprintf(w2, sizeof w2, "%s.baselines.%s", w, base_names[b]);
+                if ((rc = read_est(bo ? cJSON_GetObjectItemCaseSensitive(bo, "geomean_speedup_correct") : NULL, w2,
+                                   &L->b[b].gm_correct, e)) ||
+                    (rc = read_est(bo ? cJSON_GetObjectItemCaseSensitive(bo, "geomean_speedup_all") : NULL, w2,
+                                   &L->b[b].gm_all, e)) ||
+                    (bo && (rc = read_fp_list(bo, "fast_p", w2, &L->b[b].fast_p, &L->b[b].n_fast_p, e))))
+                    return rc;
+            }
+            /* The groups from the set's own problems, so that a pair
+             * without a candidate counts as missing whatever the analysis
+             * called it. */
+            size_t nl = strlen(L->name);
+            for (int p = 0; p < out->n_probs; p++)
+                if (strncmp(out->probs[p].id, L->name, nl) == 0 && out->probs[p].id[nl] == '_')
+                    L->group_counts[out->probs[p].group]++;
+        }
+    }
+    const cJSON *fo = cJSON_GetObjectItemCaseSensitive(s, "failures");
+    if (cJSON_IsObject(fo)) {
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(fo, "by_distribution");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(fo, "by_probe");
+        if (!cJSON_IsArray(d) || !cJSON_IsArray(p))
+            return err_set(e, KBV_EINPUT, "%s: failures needs the arrays by_distribution and by_probe", what);
+        if ((rc = read_fails(d, "dist", what, &out->fail_dist, &out->n_fail_dist, e)) ||
+            (rc = read_fails(p, "probe", what, &out->fail_probe, &out->n_fail_probe, e)))
+            return rc;
+        out->has_failures = 1;
+    }
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(s, "tolerance_sweep");
+    const cJSON *pts = ts ? cJSON_GetObjectItemCaseSensitive(ts, "points") : NULL;
+    if (cJSON_IsArray(pts)) {
+        out->sweep = calloc((size_t)cJSON_GetArraySize(pts) + 1, sizeof *out->sweep);
+        if (!out->sweep)
+            return err_set(e, KBV_ENOMEM, "out of memory");
+        cJSON_ArrayForEach(it, pts) {
+            rm_tol *t = &out->sweep[out->n_sweep];
+            const cJSON *ex = cJSON_GetObjectItemCaseSensitive(it, "exact");
+            if (opt_num(it, "tolerance", &t->tol) || opt_num(it, "share_correct", &t->share) || !(t->tol > 0) ||
+                !(t->share >= 0 && t->share <= 1) || (t->n_correct = get_count(it, "n_correct")) < 0)
+                return err_set(e, KBV_EINPUT, "%s: tolerance_sweep.points[%d]: needs tolerance > 0, "
+                               "share_correct in [0, 1] and n_correct", what, out->n_sweep);
+            t->exact = cJSON_IsTrue(ex);
+            out->n_sweep++;
+        }
+    }
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(s, "fast_p_share_ci");
+    if (cJSON_IsArray(sc) && cJSON_GetArraySize(sc) == out->n_problems + 1) {
+        out->share_lo = calloc((size_t)out->n_problems + 1, sizeof *out->share_lo);
+        out->share_hi = calloc((size_t)out->n_problems + 1, sizeof *out->share_hi);
+        if (!out->share_lo || !out->share_hi)
+            return err_set(e, KBV_ENOMEM, "out of memory");
+        cJSON_ArrayForEach(it, sc) {
+            const cJSON *a = cJSON_GetArrayItem(it, 0), *b = cJSON_GetArrayItem(it, 1);
+            if (!cJSON_IsArray(it) || !cJSON_IsNumber(a) || !cJSON_IsNumber(b) || !(a->valuedouble >= 0) ||
+                !(b->valuedouble <= 1) || a->valuedouble > b->valuedouble)
+                return err_set(e, KBV_EINPUT, "%s: fast_p_share_ci[%ld]: expected [low, high] within [0, 1]", what,
+                               out->n_share);
+            out->share_lo[out->n_share] = a->valuedouble;
+            out->share_hi[out->n_share] = b->valuedouble;
+            out->n_share++;
+        }
+    }
+    return 0;
+}
+
+/* Marks the missing pairs and lists the others in s->shown. */
+static int find_missing(rm_set *s, kbv_err *e)
+{
+    s->shown = calloc((size_t)(s->n_probs ? s->n_probs : 1), sizeof *s->shown);
+    if (!s->shown)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    for (int p = 0; p < s->n_probs; p++) {
+        rm_problem *q = &s->probs[p];
+        if (old_missing(q)) {
+            q->cls = "missing";
+            q->group = RM_G_MISSING;
+            if (s->group_counts[RM_G_ERROR] > 0)
+                s->group_counts[RM_G_ERROR]--;
+            s->group_counts[RM_G_MISSING]++;
+        }
+        if (q->group != RM_G_MISSING)
+            s->shown[s->n_shown++] = p;
+    }
+    return 0;
+}
+
 static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
 {
     char what[256], w[320];
@@ -304,7 +461,9 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
         if (rc)
             return rc;
     }
-    return 0;
+    if ((rc = find_missing(out, e)))
+        return rc;
+    return read_extras(out, s, what, e);
 }
 
 /* --- parity.json ----------------------------------------------------------- */
@@ -740,6 +899,16 @@ void rmodel_free(rmodel *m)
             free(s->probs[p].ev);
         }
         free(s->probs);
+        free(s->shown);
+        for (int l = 0; s->levels && l < s->n_levels; l++)
+            for (int b = 0; b < RM_NB; b++)
+                free(s->levels[l].b[b].fast_p);
+        free(s->levels);
+        free(s->fail_dist);
+        free(s->fail_probe);
+        free(s->sweep);
+        free(s->share_lo);
+        free(s->share_hi);
     }
     free(m->sets);
     free(m->parity);

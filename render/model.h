@@ -16,8 +16,12 @@
 enum { RM_FP32 = 0, RM_TF32 = 1, RM_NB = 2 };             /* baselines */
 enum { RM_CAND = 0, RM_VFP32 = 1, RM_VTF32 = 2, RM_NV = 3 }; /* variants */
 
-/* Class groups, in the order the report lists them. */
-typedef enum { RM_G_CORRECT, RM_G_HIDDEN, RM_G_HACK, RM_G_INCORRECT, RM_G_ERROR, RM_NG } rm_group;
+/* Class groups, in the order the report lists them.  RM_G_MISSING (no
+ * candidate file) comes last: it is reported apart, in one line per set,
+ * never as an error, and RM_NG_FOUND counts the groups before it, those of
+ * pairs that have a candidate (charts and tables of findings). */
+typedef enum { RM_G_CORRECT, RM_G_HIDDEN, RM_G_HACK, RM_G_INCORRECT, RM_G_ERROR, RM_G_MISSING, RM_NG } rm_group;
+#define RM_NG_FOUND RM_G_MISSING
 
 typedef struct rm_est {
     int ok;                   /* estimate present */
@@ -108,6 +112,29 @@ typedef struct rm_infl {
 
 #define RM_MAX_CLASSES 32
 
+/* One level of a set (analysis.json's sets[i].levels, written by analyze's
+ * levels.c; absent in an older analysis): its estimates, and its problems'
+ * groups counted by the model from the set's problems. */
+typedef struct rm_level {
+    const char *name;              /* "L1" */
+    long n;                        /* problems of the level */
+    long group_counts[RM_NG];
+    rm_base b[RM_NB];              /* gm_correct, gm_all, fast_p (no curve) */
+} rm_level;
+
+/* Pairs failing one distribution or probe (sets[i].failures). */
+typedef struct rm_fail {
+    const char *name;
+    long run, failed, skipped;     /* skipped: distributions only, else 0 */
+} rm_fail;
+
+/* One point of the tolerance sweep (sets[i].tolerance_sweep). */
+typedef struct rm_tol {
+    double tol, share;
+    long n_correct;
+    int exact;
+} rm_tol;
+
 typedef struct rm_set {
     const char *name;
     long n_problems;
@@ -119,6 +146,16 @@ typedef struct rm_set {
     int n_infl;
     rm_problem *probs;
     int n_probs;
+    int *shown;               /* owned: indices into probs of the problems with a candidate, in order */
+    int n_shown;
+    rm_level *levels;         /* owned; NULL when the analysis has none */
+    int n_levels;
+    rm_fail *fail_dist, *fail_probe;   /* owned; NULL when the analysis has no failures */
+    int n_fail_dist, n_fail_probe, has_failures;
+    rm_tol *sweep;            /* owned; NULL when the analysis has no tolerance_sweep */
+    int n_sweep;
+    double *share_lo, *share_hi;       /* owned: fast_p's interval for k = 0..n_share-1 qualifying; NULL when absent */
+    long n_share;
 } rm_set;
 
 typedef struct rmodel {

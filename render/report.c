@@ -40,6 +40,7 @@ typedef struct rctx {
     char date_str[32];
     char *dir;                /* the temporary report folder */
     char **fig_names;         /* file stem per set for its forest plot */
+    int *forest_rows;         /* rows per forest part, per set (forest_plan) */
     report_stats stats;
 } rctx;
 
@@ -129,6 +130,21 @@ static void global_vars(rctx *r)
     tvars_set(v, "mem_baseline", "%s", m->mem_baseline);
     tvars_set(v, "atol", "%s", jtext(m->run_config, "atol", b, sizeof b, "unknown"));
     tvars_set(v, "rtol", "%s", jtext(m->run_config, "rtol", b, sizeof b, "unknown"));
+    /* The protocol's settings as the manifest recorded them, for the
+     * methods section; DESIGN.md's defaults where a manifest lacks them. */
+    const cJSON *tm = m->run_config ? cJSON_GetObjectItemCaseSensitive(m->run_config, "timing") : NULL;
+    tvars_set(v, "trials", "%s", jtext(m->run_config, "correct_trials", b, sizeof b, "3"));
+    tvars_set(v, "warmup_calls", "%s", jtext(tm, "warmup_min_calls", b, sizeof b, "3"));
+    tvars_set(v, "warmup_ms", "%s", jtext(tm, "warmup_min_ms", b, sizeof b, "25"));
+    tvars_set(v, "min_rounds", "%s", jtext(tm, "min_samples", b, sizeof b, "30"));
+    tvars_set(v, "max_rounds", "%s", jtext(tm, "max_samples", b, sizeof b, "500"));
+    tvars_set(v, "min_gpu_s", "%s", jtext(tm, "min_gpu_s", b, sizeof b, "0.5"));
+    tvars_set(v, "max_s", "%s", jtext(tm, "max_s", b, sizeof b, "10"));
+    const cJSON *hw = tm ? cJSON_GetObjectItemCaseSensitive(tm, "ci_rel_halfwidth") : NULL;
+    if (cJSON_IsNumber(hw))
+        tvars_set(v, "ci_halfwidth_pct", "%g", hw->valuedouble * 100);
+    else
+        tvars_set(v, "ci_halfwidth_pct", "1");
     /* The parity placeholders are known only to the parity section's
      * fields; without parity.json they are never expanded. */
     tvars_set(v, "parity_gpu", "%s", m->has_parity ? m->parity_gpu : "unknown");
@@ -151,6 +167,8 @@ static void set_vars(tvars *v, const rm_set *s)
     tvars_set(v, "set_hack", "%ld", s->group_counts[RM_G_HACK]);
     tvars_set(v, "set_incorrect", "%ld", s->group_counts[RM_G_INCORRECT]);
     tvars_set(v, "set_error", "%ld", s->group_counts[RM_G_ERROR]);
+    tvars_set(v, "set_missing", "%ld", s->group_counts[RM_G_MISSING]);
+    tvars_set(v, "set_found", "%d", s->n_shown);
 }
 
 static int expand(rctx *r, const char *where, const char *s, const tvars *v, char **out, kbv_err *e)
@@ -200,16 +218,98 @@ static void rm_tree(const char *path)
 
 /* --- figures --------------------------------------------------------------- */
 
-typedef enum { FIG_INFLATION, FIG_FAST_P, FIG_FOREST, FIG_SCATTER, FIG_CLASSES } fig_kind;
+typedef enum { FIG_INFLATION, FIG_FAST_P, FIG_FOREST, FIG_SCATTER, FIG_CLASSES, FIG_LEVELS, FIG_FAILURES,
+               FIG_TOLERANCE } fig_kind;
+
+/* Whether the analysis has the breakdowns of analyze's levels.c (an older
+ * one lacks them). */
+static int any_failures(const rmodel *m)
+{
+    for (int i = 0; i < m->n_sets; i++)
+        if (m->sets[i].has_failures)
+            return 1;
+    return 0;
+}
+
+static int any_sweep(const rmodel *m)
+{
+    for (int i = 0; i < m->n_sets; i++)
+        if (m->sets[i].n_sweep > 0)
+            return 1;
+    return 0;
+}
+
+static int any_levels(const rmodel *m)
+{
+    for (int i = 0; i < m->n_sets; i++)
+        if (m->sets[i].n_levels > 0)
+            return 1;
+    return 0;
+}
+
+/* The run's tolerance (atol of the manifest's config), NaN when unknown. */
+static double run_tolerance(const rctx *r)
+{
+    const cJSON *v = r->m->run_config ? cJSON_GetObjectItemCaseSensitive(r->m->run_config, "atol") : NULL;
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* A forest figure's argument: its set and its part (0-based). */
+#define FOREST_ARG(set, part) ((set) * 4096 + (part))
+#define FOREST_SET(arg) ((arg) / 4096)
+#define FOREST_PART(arg) ((arg) % 4096)
+
+/* Rows [*r0, *r1) of set si's shown problems that part k of its forest draws. */
+static void forest_part(const rctx *r, int si, int k, int *r0, int *r1)
+{
+    int per = r->forest_rows[si], n = r->m->sets[si].n_shown;
+    *r0 = k * per < n ? k * per : n;
+    *r1 = *r0 + per < n ? *r0 + per : n;
+}
+
+static int forest_parts(const rctx *r, int si)
+{
+    int per = r->forest_rows[si], n = r->m->sets[si].n_shown;
+    return n <= per ? 1 : (n + per - 1) / per;
+}
+
+/* How many rows each part of a set's forest gets: as many as fit on a page
+ * with the set's heading and a caption of a few lines, spread evenly over
+ * the parts, so that no part is a stub of a few rows and every part, in
+ * the PDF and as a figure file, is one page with its own caption. */
+static int forest_plan(rctx *r, kbv_err *e)
+{
+    r->forest_rows = calloc((size_t)(r->m->n_sets ? r->m->n_sets : 1), sizeof *r->forest_rows);
+    if (!r->forest_rows)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    double inner = r->st.page_h - 2 * r->st.margin - 14;
+    double avail = inner - r->st.fs_large * 2.8 - 6 * r->st.fs_small * 1.3 - 8 - 6;
+    double row = chart_forest_height(&r->cx, 1) - chart_forest_height(&r->cx, 0);
+    int fit = (int)floor((avail - chart_forest_height(&r->cx, 0)) / row);
+    if (fit < 4)
+        fit = 4;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        int n = r->m->sets[i].n_shown, parts = n <= fit ? 1 : (n + fit - 1) / fit;
+        r->forest_rows[i] = parts == 1 ? (n > 0 ? n : 1) : (n + parts - 1) / parts;
+    }
+    return 0;
+}
 
 static double fig_height(const rctx *r, fig_kind k, int arg)
 {
     switch (k) {
     case FIG_INFLATION: return chart_inflation_height(&r->cx);
     case FIG_FAST_P: return chart_fast_p_height(&r->cx);
-    case FIG_FOREST: return chart_forest_height(&r->cx, r->m->sets[arg].n_probs);
+    case FIG_FOREST: {
+        int r0, r1;
+        forest_part(r, FOREST_SET(arg), FOREST_PART(arg), &r0, &r1);
+        return chart_forest_height(&r->cx, r1 - r0);
+    }
     case FIG_SCATTER: return chart_scatter_height(&r->cx);
     case FIG_CLASSES: return chart_classes_height(&r->cx);
+    case FIG_LEVELS: return chart_levels_height(&r->cx);
+    case FIG_FAILURES: return chart_failures_height(&r->cx);
+    case FIG_TOLERANCE: return chart_tolerance_height(&r->cx);
     }
     return 0;
 }
@@ -219,9 +319,17 @@ static void fig_draw(const rctx *r, canvas *c, fig_kind k, int arg, double w)
     switch (k) {
     case FIG_INFLATION: chart_inflation(c, &r->cx, w); break;
     case FIG_FAST_P: chart_fast_p(c, &r->cx, arg, w); break;
-    case FIG_FOREST: chart_forest(c, &r->cx, arg, 0, r->m->sets[arg].n_probs, w); break;
+    case FIG_FOREST: {
+        int r0, r1;
+        forest_part(r, FOREST_SET(arg), FOREST_PART(arg), &r0, &r1);
+        chart_forest(c, &r->cx, FOREST_SET(arg), r0, r1, w);
+        break;
+    }
     case FIG_SCATTER: chart_scatter(c, &r->cx, w); break;
     case FIG_CLASSES: chart_classes(c, &r->cx, w); break;
+    case FIG_LEVELS: chart_levels_fast_p(c, &r->cx, arg, w); break;
+    case FIG_FAILURES: chart_failures(c, &r->cx, w); break;
+    case FIG_TOLERANCE: chart_tolerance(c, &r->cx, run_tolerance(r), w); break;
     }
 }
 
@@ -300,7 +408,8 @@ static const rm_est *fast_at(const rm_base *b, double p)
 
 static const rm_est NULL_EST = {0, NAN, NAN, NAN, -1};
 
-/* "1.83x\n[1.61, 2.04]\nn=8" */
+/* "1.83x\n[1.61, 2.04]\nn = 8": the n on a line of its own, so that a
+ * narrow column of a paper's table breaks it cleanly. */
 static void est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n)
 {
     char a[64], b[80];
@@ -317,7 +426,7 @@ static void est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n
         fmt_2(a, sizeof a, x->ok ? x->est : NAN);
     fmt_ci(b, sizeof b, x);
     if (with_n && x->n >= 0)
-        snprintf(buf, n, "%s (n=%ld)\n%s", a, x->n, b);
+        snprintf(buf, n, "%s\n%s\nn = %ld", a, b, x->n);
     else
         snprintf(buf, n, "%s\n%s", a, b);
 }
@@ -329,16 +438,14 @@ static void csv_est(char (*cells)[48], int *k, const rm_est *x)
     fmt_g(cells[(*k)++], 48, x->hi);
 }
 
-/* csv_head, when not NULL, is a comment line ("# ...") written before the
- * CSV's column names. */
+/* Every CSV starts with its header row (no comment line before it), so
+ * that CSV readers take the column names from the first line. */
 static int emit_table(rctx *r, const char *name, const tbl *disp, const tbl *data, const char *caption,
-                      const char *csv_head, kbv_err *e)
+                      kbv_err *e)
 {
     sbuf csv = {0}, tex = {0};
     char rel[256];
     int rc = 0;
-    if (csv_head)
-        sb_printf(&csv, "# %s\n", csv_head);
     tbl_csv(data, &csv);
     tbl_tex(disp, caption, &tex);
     if (csv.failed || tex.failed) {
@@ -360,12 +467,13 @@ done:
 
 static int build_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e)
 {
-    enum { ND = 13, NC = 35 };
+    enum { ND = 14, NC = 36 };
     static const char *const dh[ND] = {"set", "n", "correct", "hidden\nfail", "hack", "incor-\nrect", "error",
+                                       "no can-\ndidate",
                                        "speedup\nvs fp32", "speedup\nvs tf32", "fast_1\nvs fp32", "fast_1\nvs tf32",
                                        "memory\nefficiency", "share\nleaner"};
     static const char *const ch[NC] = {
-        "set", "n_problems", "correct", "hidden_fail", "hack", "incorrect", "error",
+        "set", "n_problems", "correct", "hidden_fail", "hack", "incorrect", "error", "missing",
         "geomean_fp32", "geomean_fp32_ci_low", "geomean_fp32_ci_high", "geomean_fp32_n",
         "geomean_tf32", "geomean_tf32_ci_low", "geomean_tf32_ci_high", "geomean_tf32_n",
         "geomean_all_fp32", "geomean_all_fp32_ci_low", "geomean_all_fp32_ci_high",
@@ -389,14 +497,14 @@ static int build_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e)
         snprintf(c[1], 96, "%ld", s->n_problems);
         for (int g = 0; g < RM_NG; g++)
             snprintf(c[2 + g], 96, "%ld", s->group_counts[g]);
-        est_cell(c[7], 96, &s->b[RM_FP32].gm_correct, 1, 1);
-        est_cell(c[8], 96, &s->b[RM_TF32].gm_correct, 1, 1);
+        est_cell(c[8], 96, &s->b[RM_FP32].gm_correct, 1, 1);
+        est_cell(c[9], 96, &s->b[RM_TF32].gm_correct, 1, 1);
         for (int b = 0; b < RM_NB; b++) {
             const rm_est *f = fast_at(&s->b[b], 1);
-            est_cell(c[9 + b], 96, f ? f : &NULL_EST, 0, 0);
+            est_cell(c[10 + b], 96, f ? f : &NULL_EST, 0, 0);
         }
-        est_cell(c[11], 96, &s->mem_eff, 1, 1);
-        est_cell(c[12], 96, &s->mem_share, 0, 0);
+        est_cell(c[12], 96, &s->mem_eff, 1, 1);
+        est_cell(c[13], 96, &s->mem_share, 0, 0);
         const char *cp[ND];
         for (int k = 0; k < ND; k++)
             cp[k] = c[k];
@@ -610,39 +718,38 @@ static void parity_ratio(char *buf, size_t n, double v)
 }
 
 /* Baseline parity: every problem of the run whose baseline is flagged, in
- * run order.  The PDF shows a reason cut at a few lines (an out-of-memory
- * message runs to 500 characters); CSV and LaTeX keep it whole. */
+ * run order, with its whole reason (wrapped). */
 static int build_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
 {
     static const char *const dh[] = {"problem", "fp32\nratio", "tf32\nratio", "reason"};
-    static const char *const ch[] = {"id", "fp32_ratio", "tf32_ratio", "reason"};
+    /* What parity was measured on goes into every row of the CSV, whose
+     * first line must be its header for CSV readers. */
+    static const char *const ch[] = {"id", "fp32_ratio", "tf32_ratio", "reason", "gpu", "torch", "cuda",
+                                     "samples", "limit"};
     int rc;
-    if ((rc = tbl_init(disp, 4, dh, "lrrw", e)) || (rc = tbl_init(data, 4, ch, "lrrl", e)))
+    if ((rc = tbl_init(disp, 4, dh, "lrrw", e)) || (rc = tbl_init(data, 9, ch, "lrrlllll", e)))
         return rc;
+    char ns[32], lim[32];
+    snprintf(ns, sizeof ns, "%ld", r->m->parity_samples);
+    snprintf(lim, sizeof lim, "%.2f", RM_PARITY_LIMIT);
     for (int i = 0; i < r->m->n_parity; i++) {
         const rm_parity *q = &r->m->parity[i];
         if (!q->flagged)
             continue;
-        char a[32], b[32], da[48], db[48], reason[260];
+        char a[32], b[32], da[48], db[48];
         parity_ratio(a, sizeof a, q->ratio[RM_FP32]);
         parity_ratio(b, sizeof b, q->ratio[RM_TF32]);
+        /* The reason wraps in its column, whole: a cut reason left the
+         * reader without the measurement that explains it. */
         const char *why = parity_reason(q);
-        size_t len = strlen(why);
-        if (len > 120) {
-            /* Cut on a character boundary of UTF-8. */
-            size_t k = 116;
-            while (k > 0 && ((unsigned char)why[k] & 0xC0) == 0x80)
-                k--;
-            snprintf(reason, sizeof reason, "%.*s\xe2\x80\xa6", (int)k, why);
-        } else {
-            snprintf(reason, sizeof reason, "%s", why);
-        }
-        const char *cp[4] = {q->id, a, b, reason};
+        const char *cp[4] = {q->id, a, b, why};
         if ((rc = tbl_add(disp, cp, 0, 0, e)))
             return rc;
         fmt_g(da, sizeof da, q->ratio[RM_FP32]);
         fmt_g(db, sizeof db, q->ratio[RM_TF32]);
-        const char *dp[4] = {q->id, da, db, why};
+        const char *dp[9] = {q->id, da, db, why, r->m->parity_gpu ? r->m->parity_gpu : "",
+                             r->m->parity_torch ? r->m->parity_torch : "", r->m->parity_cuda ? r->m->parity_cuda : "",
+                             ns, lim};
         if ((rc = tbl_add(data, dp, 0, 0, e)))
             return rc;
     }
@@ -755,6 +862,205 @@ static int build_drift(rctx *r, tbl *disp, tbl *data, kbv_err *e)
     return 0;
 }
 
+/* Per level and set: counts, geometric means and fast_1 against both
+ * baselines (analysis.json's levels; the counts from the set's problems). */
+static int build_levels(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    enum { ND = 14, NC = 29 };
+    static const char *const dh[ND] = {"set", "level", "n", "correct", "hidden\nfail", "hack", "incor-\nrect",
+                                       "error", "no can-\ndidate", "speedup\nvs fp32", "speedup\nvs tf32",
+                                       "fast_1\nvs fp32", "fast_1\nvs tf32", "geomean\nall\nvs tf32"};
+    static const char *const ch[NC] = {
+        "set", "level", "n_problems", "correct", "hidden_fail", "hack", "incorrect", "error", "missing",
+        "geomean_fp32", "geomean_fp32_ci_low", "geomean_fp32_ci_high", "geomean_fp32_n",
+        "geomean_tf32", "geomean_tf32_ci_low", "geomean_tf32_ci_high", "geomean_tf32_n",
+        "geomean_all_fp32", "geomean_all_fp32_ci_low", "geomean_all_fp32_ci_high",
+        "geomean_all_tf32", "geomean_all_tf32_ci_low", "geomean_all_tf32_ci_high",
+        "fast_1_fp32", "fast_1_fp32_ci_low", "fast_1_fp32_ci_high",
+        "fast_1_tf32", "fast_1_tf32_ci_low", "fast_1_tf32_ci_high"};
+    char dal[ND + 1], cal[NC + 1];
+    memset(dal, 'r', ND);
+    memset(cal, 'r', NC);
+    dal[0] = dal[1] = cal[0] = cal[1] = 'l';
+    dal[ND] = cal[NC] = 0;
+    int rc;
+    if ((rc = tbl_init(disp, ND, dh, dal, e)) || (rc = tbl_init(data, NC, ch, cal, e)))
+        return rc;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        const rm_set *s = &r->m->sets[i];
+        for (int l = 0; l < s->n_levels; l++) {
+            const rm_level *L = &s->levels[l];
+            char c[ND][96];
+            snprintf(c[0], 96, "%s", l == 0 ? s->name : "");
+            snprintf(c[1], 96, "%s", L->name);
+            snprintf(c[2], 96, "%ld", L->n);
+            for (int g = 0; g < RM_NG; g++)
+                snprintf(c[3 + g], 96, "%ld", L->group_counts[g]);
+            est_cell(c[9], 96, &L->b[RM_FP32].gm_correct, 1, 1);
+            est_cell(c[10], 96, &L->b[RM_TF32].gm_correct, 1, 1);
+            for (int b = 0; b < RM_NB; b++) {
+                const rm_est *f = fast_at(&L->b[b], 1);
+                est_cell(c[11 + b], 96, f ? f : &NULL_EST, 0, 0);
+            }
+            est_cell(c[13], 96, &L->b[RM_TF32].gm_all, 1, 0);
+            const char *cp[ND];
+            for (int k = 0; k < ND; k++)
+                cp[k] = c[k];
+            if ((rc = tbl_add(disp, cp, 0, l == 0 && i > 0, e)))
+                return rc;
+            char d[NC][48];
+            int k = 0;
+            snprintf(d[k++], 48, "%.47s", s->name);
+            snprintf(d[k++], 48, "%.47s", L->name);
+            snprintf(d[k++], 48, "%ld", L->n);
+            for (int g = 0; g < RM_NG; g++)
+                snprintf(d[k++], 48, "%ld", L->group_counts[g]);
+            for (int b = 0; b < RM_NB; b++) {
+                csv_est(d, &k, &L->b[b].gm_correct);
+                snprintf(d[k++], 48, "%ld", L->b[b].gm_correct.n < 0 ? 0 : L->b[b].gm_correct.n);
+            }
+            for (int b = 0; b < RM_NB; b++)
+                csv_est(d, &k, &L->b[b].gm_all);
+            for (int b = 0; b < RM_NB; b++) {
+                const rm_est *f = fast_at(&L->b[b], 1);
+                csv_est(d, &k, f ? f : &NULL_EST);
+            }
+            const char *dp[NC];
+            for (int j = 0; j < NC; j++)
+                dp[j] = j < k ? d[j] : "";
+            if ((rc = tbl_add(data, dp, 0, 0, e)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Failures by distribution and by probe: one row per distribution or
+ * probe, one column per set ("3 of 24"). */
+static int build_failures(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    static const char *const ch[] = {"set", "kind", "name", "pairs_run", "pairs_failed", "pairs_skipped"};
+    const rmodel *m = r->m;
+    int ns = m->n_sets < 16 ? m->n_sets : 16, rc;
+    const char *dh[18];
+    char align[19];
+    dh[0] = "";
+    dh[1] = "checked or\nprobed by";
+    align[0] = 'l';
+    align[1] = 'l';
+    for (int i = 0; i < ns; i++) {
+        dh[2 + i] = m->sets[i].name;
+        align[2 + i] = 'r';
+    }
+    align[2 + ns] = 0;
+    if ((rc = tbl_init(disp, 2 + ns, dh, align, e)) || (rc = tbl_init(data, 6, ch, "lllrrr", e)))
+        return rc;
+    /* Every name of any set, in the first set's order. */
+    for (int kind = 0; kind < 2; kind++) {
+        const char *names[64];
+        int nn = 0;
+        for (int i = 0; i < m->n_sets; i++) {
+            const rm_fail *fl = kind ? m->sets[i].fail_probe : m->sets[i].fail_dist;
+            int nf = kind ? m->sets[i].n_fail_probe : m->sets[i].n_fail_dist;
+            for (int j = 0; j < nf; j++) {
+                int seen = 0;
+                for (int q = 0; q < nn && !seen; q++)
+                    seen = strcmp(names[q], fl[j].name) == 0;
+                if (!seen && nn < 64)
+                    names[nn++] = fl[j].name;
+            }
+        }
+        for (int j = 0; j < nn; j++) {
+            char c[18][64];
+            const char *cp[18];
+            snprintf(c[0], 64, "%s", names[j]);
+            snprintf(c[1], 64, "%s", kind ? "probe" : "distribution");
+            for (int i = 0; i < ns; i++) {
+                const rm_fail *fl = kind ? m->sets[i].fail_probe : m->sets[i].fail_dist;
+                int nf = kind ? m->sets[i].n_fail_probe : m->sets[i].n_fail_dist;
+                const rm_fail *f = NULL;
+                for (int q = 0; q < nf && !f; q++)
+                    if (strcmp(fl[q].name, names[j]) == 0)
+                        f = &fl[q];
+                if (!f)
+                    snprintf(c[2 + i], 64, "-");
+                else if (f->skipped > 0)
+                    snprintf(c[2 + i], 64, "%ld of %ld\n(%ld skipped)", f->failed, f->run, f->skipped);
+                else
+                    snprintf(c[2 + i], 64, "%ld of %ld", f->failed, f->run);
+                if (f) {
+                    char d[3][32];
+                    snprintf(d[0], 32, "%ld", f->run);
+                    snprintf(d[1], 32, "%ld", f->failed);
+                    snprintf(d[2], 32, "%ld", f->skipped);
+                    const char *dp[6] = {m->sets[i].name, kind ? "probe" : "distribution", names[j], d[0], d[1],
+                                         d[2]};
+                    if ((rc = tbl_add(data, dp, 0, 0, e)))
+                        return rc;
+                }
+            }
+            for (int k = 0; k < 2 + ns; k++)
+                cp[k] = c[k];
+            if ((rc = tbl_add(disp, cp, 0, kind == 1 && j == 0, e)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* The tolerance sweep: one row per tolerance, the share correct per set
+ * ("0.91 (129)"; "0.94 (132)*" where the point is a lower bound). */
+static int build_tolerance(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    static const char *const ch[] = {"set", "tolerance", "n_correct", "n_problems", "share_correct", "exact"};
+    const rmodel *m = r->m;
+    int ns = m->n_sets < 16 ? m->n_sets : 16, rc, ref = -1;
+    const char *dh[17];
+    char align[18];
+    dh[0] = "tolerance\n(atol = rtol)";
+    align[0] = 'l';
+    for (int i = 0; i < ns; i++) {
+        dh[1 + i] = m->sets[i].name;
+        align[1 + i] = 'r';
+        if (ref < 0 && m->sets[i].n_sweep > 0)
+            ref = i;
+    }
+    align[1 + ns] = 0;
+    if ((rc = tbl_init(disp, 1 + ns, dh, align, e)) || (rc = tbl_init(data, 6, ch, "lrrrrl", e)))
+        return rc;
+    for (int j = 0; ref >= 0 && j < m->sets[ref].n_sweep; j++) {
+        char c[17][64];
+        const char *cp[17];
+        snprintf(c[0], 64, "%g", m->sets[ref].sweep[j].tol);
+        for (int i = 0; i < ns; i++) {
+            const rm_set *s = &m->sets[i];
+            char a[32];
+            if (j < s->n_sweep)
+                snprintf(c[1 + i], 64, "%s (%ld)%s", fmt_2(a, sizeof a, s->sweep[j].share), s->sweep[j].n_correct,
+                         s->sweep[j].exact ? "" : "*");
+            else
+                snprintf(c[1 + i], 64, FMT_NA);
+        }
+        for (int k = 0; k < 1 + ns; k++)
+            cp[k] = c[k];
+        if ((rc = tbl_add(disp, cp, 0, 0, e)))
+            return rc;
+    }
+    for (int i = 0; i < m->n_sets; i++)
+        for (int j = 0; j < m->sets[i].n_sweep; j++) {
+            const rm_tol *t = &m->sets[i].sweep[j];
+            char d[4][48];
+            fmt_g(d[0], 48, t->tol);
+            snprintf(d[1], 48, "%ld", t->n_correct);
+            snprintf(d[2], 48, "%ld", m->sets[i].n_problems);
+            fmt_g(d[3], 48, t->share);
+            const char *dp[6] = {m->sets[i].name, d[0], d[1], d[2], d[3], t->exact ? "yes" : "lower bound"};
+            if ((rc = tbl_add(data, dp, 0, 0, e)))
+                return rc;
+        }
+    return 0;
+}
+
 static void flags_text(char *buf, size_t n, const rm_problem *q, const char *sep)
 {
     buf[0] = 0;
@@ -784,59 +1090,68 @@ static void flags_mark(char *buf, size_t n, const rm_problem *q, const char *sep
         snprintf(buf + k, n - k, "%s%s", k ? sep : "", DRIFT_MARK);
 }
 
-/* Per-problem rows of set si (si < 0: every set, with a set column). */
+/* Per-problem rows of set si (si < 0: every set, with a set column, for
+ * problems.tex).  Class and flags share a column, as do the three times and
+ * the two peaks, each value on a line of its own, so that the numbers keep
+ * their room on a PDF page and the LaTeX table fits a paper's text width;
+ * problems.csv has one column each. */
 static int build_problems(rctx *r, int si, tbl *disp, kbv_err *e)
 {
-    static const char *const dh[] = {"set", "problem", "class", "flags", "time ms\ncand.", "time ms\nfp32",
-                                     "time ms\ntf32", "speedup\nvs fp32", "speedup\nvs tf32", "peak MiB\ncand.",
-                                     "peak MiB\nbaseline", "n cand.\nsamples"};
-    /* On a PDF page class and flags share a column, so that the numbers
-     * keep their room; LaTeX gets one column each. */
+    static const char *const dh[] = {"set", "problem", "class\nflags", "time ms\ncand.\nfp32\ntf32",
+                                     "speedup\nvs fp32", "speedup\nvs tf32", "peak MiB\ncand.\nbaseline",
+                                     "n\ncand."};
     static const char *const ph[] = {"problem", "class\nflags", "time ms\ncand.", "time ms\nfp32",
                                      "time ms\ntf32", "speedup\nvs fp32", "speedup\nvs tf32", "peak MiB\ncand.",
                                      "peak MiB\nbaseline", "n\ncand."};
     int all = si < 0, rc;
     int mbv = strcmp(r->m->mem_baseline, "fp32") == 0 ? RM_VFP32 : RM_VTF32;
-    if ((rc = tbl_init(disp, all ? 12 : 10, all ? dh : ph, all ? "lllwrrrrrrrr" : "wwrrrrrrrr", e)))
+    if ((rc = tbl_init(disp, all ? 8 : 10, all ? dh : ph, all ? "lwwrrrrr" : "wwrrrrrrrr", e)))
         return rc;
     for (int i = all ? 0 : si; i < (all ? r->m->n_sets : si + 1); i++) {
         const rm_set *s = &r->m->sets[i];
-        for (int p = 0; p < s->n_probs; p++) {
-            const rm_problem *q = &s->probs[p];
-            char c[12][128];
+        /* Pairs without a candidate have no row: the headline says how
+         * many there are, and problems.csv lists them with their class. */
+        for (int sp = 0; sp < s->n_shown; sp++) {
+            const rm_problem *q = &s->probs[s->shown[sp]];
+            char c[10][160], fl[128];
             int k = 0;
             if (all)
-                snprintf(c[k++], 128, "%s", p == 0 ? s->name : "");
-            snprintf(c[k++], 128, "%s", q->id);
+                snprintf(c[k++], 160, "%s", sp == 0 ? s->name : "");
+            snprintf(c[k++], 160, "%s", q->id);
+            flags_mark(fl, sizeof fl, q, "\n");
+            snprintf(c[k++], 160, "%s%s%.100s", q->cls, *fl ? "\n" : "", fl);
             if (all) {
-                snprintf(c[k++], 128, "%s", q->cls);
-                flags_mark(c[k++], 128, q, ", ");
+                char t[RM_NV][32];
+                for (int v = 0; v < RM_NV; v++)
+                    fmt_ms(t[v], sizeof t[v], q->t_ms[v]);
+                snprintf(c[k++], 160, "%s\n%s\n%s", t[0], t[1], t[2]);
             } else {
-                char fl[128];
-                flags_mark(fl, sizeof fl, q, "\n");
-                snprintf(c[k++], 128, "%s%s%.100s", q->cls, *fl ? "\n" : "", fl);
+                for (int v = 0; v < RM_NV; v++)
+                    fmt_ms(c[k++], 160, q->t_ms[v]);
             }
-            for (int v = 0; v < RM_NV; v++)
-                fmt_ms(c[k++], 128, q->t_ms[v]);
             for (int b = 0; b < RM_NB; b++) {
                 char a[64], ci[80];
-                if (all)
-                    fmt_est_ci(c[k++], 128, &q->sp[b]);
-                else if (q->sp[b].ok)
-                    snprintf(c[k++], 128, "%s\n%s", fmt_2(a, sizeof a, q->sp[b].est), fmt_ci(ci, sizeof ci, &q->sp[b]));
+                if (q->sp[b].ok)
+                    snprintf(c[k++], 160, "%s\n%s", fmt_2(a, sizeof a, q->sp[b].est), fmt_ci(ci, sizeof ci, &q->sp[b]));
                 else
-                    snprintf(c[k++], 128, FMT_NA);
+                    snprintf(c[k++], 160, FMT_NA);
             }
-            fmt_mib(c[k++], 128, q->peak[RM_CAND]);
-            fmt_mib(c[k++], 128, q->peak[mbv]);
+            if (all) {
+                char pc[32], pb[32];
+                snprintf(c[k++], 160, "%s\n%s", fmt_mib(pc, sizeof pc, q->peak[RM_CAND]),
+                         fmt_mib(pb, sizeof pb, q->peak[mbv]));
+            } else {
+                fmt_mib(c[k++], 160, q->peak[RM_CAND]);
+                fmt_mib(c[k++], 160, q->peak[mbv]);
+            }
             if (q->n_samples[RM_CAND] >= 0)
-                snprintf(c[k++], 128, "%ld", q->n_samples[RM_CAND]);
+                snprintf(c[k++], 160, "%ld", q->n_samples[RM_CAND]);
             else
-                snprintf(c[k++], 128, FMT_NA);
-            const char *cp[12];
+                snprintf(c[k++], 160, FMT_NA);
+            const char *cp[10];
             for (int j = 0; j < k; j++)
                 cp[j] = c[j];
-            if ((rc = tbl_add(disp, cp, q->group != RM_G_CORRECT, all && p == 0 && i > 0, e)))
+            if ((rc = tbl_add(disp, cp, q->group != RM_G_CORRECT, all && sp == 0 && i > 0, e)))
                 return rc;
         }
     }
@@ -1205,13 +1520,27 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     switch (s->id) {
     case SEC_INFLATION: keep = tbl_first_row_height(&tabs[1], f->c, &r->st, f->w, 0) + 20; break;
     case SEC_FAST_P: keep = chart_fast_p_height(&r->cx) + 30; break;
-    case SEC_FOREST: keep = 140; break;
+    case SEC_FOREST:
+        keep = 140;
+        if (m->n_sets > 0) {
+            int r0, r1;
+            forest_part(r, 0, 0, &r0, &r1);
+            keep = chart_forest_height(&r->cx, r1 - r0) + 60;
+        }
+        break;
     case SEC_PROBLEMS: keep = 150; break;
     case SEC_SCATTER: keep = chart_scatter_height(&r->cx) + 30; break;
     case SEC_CLASSES: keep = chart_classes_height(&r->cx) + 30; break;
     case SEC_HACKS: keep = n_findings ? tbl_first_row_height(&tabs[3], f->c, &r->st, f->w, 0) + 20 : 30; break;
     case SEC_PARITY: keep = tabs[4].nrow ? tbl_first_row_height(&tabs[4], f->c, &r->st, f->w, 0) + 20 : 30; break;
     case SEC_DRIFT: keep = tabs[5].nrow ? tbl_first_row_height(&tabs[5], f->c, &r->st, f->w, 0) + 20 : 30; break;
+    case SEC_LEVELS:
+        /* The heading stays with the table's caption and first rows. */
+        keep = tabs[6].nrow ? caption_height(f, s->caption, NULL) + 2 * tbl_first_row_height(&tabs[6], f->c, &r->st, f->w, 0)
+                            : 30;
+        break;
+    case SEC_FAILURES: keep = any_failures(m) ? chart_failures_height(&r->cx) + 30 : 30; break;
+    case SEC_TOLERANCE: keep = any_sweep(m) ? chart_tolerance_height(&r->cx) + 30 : 30; break;
     default: break;
     }
     if (s->intro) {
@@ -1243,6 +1572,19 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
             if (rc)
                 return rc;
         }
+        /* Pairs without a candidate file, one line a set: they are neither
+         * errors nor findings, and no chart or per-problem table shows them. */
+        for (int i = 0; i < m->n_sets; i++) {
+            long nm = m->sets[i].group_counts[RM_G_MISSING];
+            if (nm == 0)
+                continue;
+            char line[400];
+            snprintf(line, sizeof line, "\xe2\x80\xa2 %s: %ld problem%s without a candidate (not counted as errors; "
+                     "left out of the findings, the forests and the per-problem tables; fast_p still counts them "
+                     "among all %ld problems).", m->sets[i].name, nm, nm == 1 ? "" : "s", m->sets[i].n_problems);
+            if ((rc = flow_text(f, line, r->st.fs_normal, 0, r->st.text, 3, e)))
+                return rc;
+        }
         f->y += 4;
         return flow_table(f, &tabs[0], s->caption, NULL, e);
     case SEC_INFLATION: {
@@ -1267,35 +1609,29 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         for (int i = 0; i < m->n_sets; i++) {
             const rm_set *st = &m->sets[i];
             set_vars(&v, st);
-            char hd[300];
-            snprintf(hd, sizeof hd, "%s", st->name);
-            double ch = caption_height(f, s->caption, &v);
-            if ((rc = flow_heading(f, hd, mark, chart_forest_height(&r->cx, st->n_probs < 8 ? st->n_probs : 8) + ch, NULL, e)))
-                return rc;
-            int r0 = 0;
-            do {
-                double avail = f->bottom - f->y - ch - 6;
-                int fit = (int)floor((avail - chart_forest_height(&r->cx, 0)) / 11.0);
-                if (fit < 4 && f->y > f->top + 0.01) {
-                    if ((rc = flow_page(f, e)))
-                        return rc;
-                    continue;
-                }
-                if (fit < 1)
-                    fit = 1;
-                int r1 = r0 + fit < st->n_probs ? r0 + fit : st->n_probs;
+            int parts = forest_parts(r, i);
+            for (int k = 0; k < parts; k++) {
+                int r0, r1;
+                forest_part(r, i, k, &r0, &r1);
+                tvars_set(&v, "part", "%d", k + 1);
+                tvars_set(&v, "parts", "%d", parts);
+                /* "part 2 of 3, " where a set needs several pages. */
+                if (parts > 1)
+                    tvars_set(&v, "part_note", "part %d of %d, ", k + 1, parts);
+                else
+                    tvars_set(&v, "part_note", "%s", "");
+                tvars_set(&v, "first", "%d", r0 + 1);
+                tvars_set(&v, "last", "%d", r1);
+                double ch = caption_height(f, s->caption, &v);
                 double h = chart_forest_height(&r->cx, r1 - r0);
-                canvas_save(f->c);
-                canvas_translate(f->c, f->x0 + (f->w - r->st.fig_w) / 2, f->y);
-                chart_forest(f->c, &r->cx, i, r0, r1, r->st.fig_w);
-                canvas_restore(f->c);
-                f->y += h + 6;
-                r0 = r1;
-                if (r0 < st->n_probs && (rc = flow_page(f, e)))
+                /* The set's heading stays with its first part; every part
+                 * carries its own caption, so that a page read alone says
+                 * what it shows. */
+                if (k == 0 && (rc = flow_heading(f, st->name, mark, h + ch + 6, NULL, e)))
                     return rc;
-            } while (r0 < st->n_probs);
-            if ((rc = flow_caption(f, "caption", s->caption, &v, e)))
-                return rc;
+                if ((rc = flow_figure(f, FIG_FOREST, FOREST_ARG(i, k), s->caption, &v, e)))
+                    return rc;
+            }
         }
         return 0;
     case SEC_SCATTER:
@@ -1335,6 +1671,48 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         if (tabs[5].nrow == 0)
             return s->empty ? flow_caption(f, "empty", s->empty, &v, e) : 0;
         return flow_table(f, &tabs[5], s->caption, &v, e);
+    case SEC_LEVELS:
+        if (!any_levels(m) && s->missing && (rc = flow_caption(f, "missing", s->missing, &v, e)))
+            return rc;
+        if (any_levels(m) && (rc = flow_table(f, &tabs[6], s->caption, &v, e)))
+            return rc;
+        for (int b = 0; b < RM_NB; b++) {
+            tvars_set(&v, "baseline", "%s", rmodel_baseline_name(b));
+            tvars_set(&v, "baseline_desc", "%s", b == 0 ? "strict fp32" : "tf32");
+            if ((rc = flow_figure(f, FIG_LEVELS, b, s->figure_caption, &v, e)))
+                return rc;
+        }
+        return 0;
+    case SEC_FAILURES:
+        if (!any_failures(m))
+            return s->missing ? flow_caption(f, "missing", s->missing, &v, e) : 0;
+        /* The figure prints every count ("2 of 24"); the table goes to
+         * failures.csv and .tex only. */
+        return flow_figure(f, FIG_FAILURES, 0, s->figure_caption, &v, e);
+    case SEC_TOLERANCE:
+        if (!any_sweep(m))
+            return s->missing ? flow_caption(f, "missing", s->missing, &v, e) : 0;
+        if ((rc = flow_figure(f, FIG_TOLERANCE, 0, s->figure_caption, &v, e)))
+            return rc;
+        return flow_table(f, &tabs[8], s->caption, &v, e);
+    case SEC_METHODS:
+        for (int k = 0; k < s->n_items; k++) {
+            char *term = NULL, *text = NULL;
+            if ((rc = expand(r, "items.term", s->items[k].term, NULL, &term, e)) == 0 &&
+                (rc = expand(r, "items.text", s->items[k].text, NULL, &text, e)) == 0) {
+                /* A term stays with the first lines of its text. */
+                rc = flow_need(f, r->st.fs_normal * 1.3 * 3, e);
+                if (rc == 0)
+                    rc = flow_text(f, term, r->st.fs_normal, 1, r->st.text, 1, e);
+                if (rc == 0)
+                    rc = flow_text(f, text, r->st.fs_normal, 0, r->st.text, 5, e);
+            }
+            free(term);
+            free(text);
+            if (rc)
+                return rc;
+        }
+        return 0;
     case SEC_N:
         break;
     }
@@ -1400,11 +1778,29 @@ static int all_figures(rctx *r, kbv_err *e)
         (rc = figure_files(r, "fast_p_fp32", FIG_FAST_P, RM_FP32, e)) ||
         (rc = figure_files(r, "fast_p_tf32", FIG_FAST_P, RM_TF32, e)) ||
         (rc = figure_files(r, "scatter", FIG_SCATTER, 0, e)) ||
-        (rc = figure_files(r, "classes", FIG_CLASSES, 0, e)))
+        (rc = figure_files(r, "classes", FIG_CLASSES, 0, e)) ||
+        (rc = figure_files(r, "levels_fast_p_fp32", FIG_LEVELS, RM_FP32, e)) ||
+        (rc = figure_files(r, "levels_fast_p_tf32", FIG_LEVELS, RM_TF32, e)))
         return rc;
-    for (int i = 0; i < r->m->n_sets; i++)
-        if ((rc = figure_files(r, r->fig_names[i], FIG_FOREST, i, e)))
-            return rc;
+    /* Figures of what an older analysis lacks are not drawn. */
+    if (any_failures(r->m) && (rc = figure_files(r, "failures", FIG_FAILURES, 0, e)))
+        return rc;
+    if (any_sweep(r->m) && (rc = figure_files(r, "tolerance", FIG_TOLERANCE, 0, e)))
+        return rc;
+    for (int i = 0; i < r->m->n_sets; i++) {
+        int parts = forest_parts(r, i);
+        for (int k = 0; k < parts; k++) {
+            /* One file a part, each the size of a page: forest_<set> when
+             * the set fits one page, else forest_<set>_part<k>. */
+            char name[160];
+            if (parts == 1)
+                snprintf(name, sizeof name, "%s", r->fig_names[i]);
+            else
+                snprintf(name, sizeof name, "%s_part%d", r->fig_names[i], k + 1);
+            if ((rc = figure_files(r, name, FIG_FOREST, FOREST_ARG(i, k), e)))
+                return rc;
+        }
+    }
     return 0;
 }
 
@@ -1445,7 +1841,7 @@ static int build_all(rctx *r, kbv_err *e)
 
 static int build_text_and_pdf(rctx *r, kbv_err *e)
 {
-    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_DRIFT, T_N };
+    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_DRIFT, T_LEVELS, T_FAIL, T_TOL, T_N };
     tbl disp[T_N], data[T_N], pall = {0}, pdata = {0};
     memset(disp, 0, sizeof disp);
     memset(data, 0, sizeof data);
@@ -1456,24 +1852,25 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
         (rc = build_hacks(r, &disp[T_HACKS], &data[T_HACKS], &n_findings, e)) ||
         (rc = build_parity(r, &disp[T_PARITY], &data[T_PARITY], e)) ||
         (rc = build_drift(r, &disp[T_DRIFT], &data[T_DRIFT], e)) ||
+        (rc = build_levels(r, &disp[T_LEVELS], &data[T_LEVELS], e)) ||
+        (rc = build_failures(r, &disp[T_FAIL], &data[T_FAIL], e)) ||
+        (rc = build_tolerance(r, &disp[T_TOL], &data[T_TOL], e)) ||
         (rc = build_problems(r, -1, &pall, e)) || (rc = build_problems_data(r, &pdata, e)))
         goto done;
     const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks", "baseline_parity",
-                                    "baseline_drift"};
-    const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS, SEC_PARITY, SEC_DRIFT};
-    /* The parity table's CSV names what it was measured on in a comment
-     * line, as its LaTeX caption does. */
-    char parity_head[512];
-    snprintf(parity_head, sizeof parity_head, "baseline parity with PyTorch eager: GPU %s, torch %s, CUDA %s, "
-             "%ld samples, limit %.2f", r->m->parity_gpu ? r->m->parity_gpu : "unknown",
-             r->m->parity_torch ? r->m->parity_torch : "unknown", r->m->parity_cuda ? r->m->parity_cuda : "unknown",
-             r->m->parity_samples, RM_PARITY_LIMIT);
+                                    "baseline_drift", "levels", "failures", "tolerance"};
+    const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS, SEC_PARITY, SEC_DRIFT,
+                              SEC_LEVELS, SEC_FAILURES, SEC_TOLERANCE};
     for (int i = 0; i < T_N; i++) {
         /* Without parity.json there is no parity table (the PDF says so). */
         if (i == T_PARITY && !r->m->has_parity)
             continue;
         /* Nor a drift table for an analysis without baseline_drift. */
         if (i == T_DRIFT && !r->m->has_drift)
+            continue;
+        /* Nor the breakdowns an older analysis lacks. */
+        if ((i == T_LEVELS && !any_levels(r->m)) || (i == T_FAIL && !any_failures(r->m)) ||
+            (i == T_TOL && !any_sweep(r->m)))
             continue;
         /* The LaTeX file carries the table's caption as a comment. */
         char *cap = NULL;
@@ -1487,12 +1884,12 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
             if ((rc = expand(r, "caption", ts->caption, &v, &cap, e)))
                 goto done;
         }
-        rc = emit_table(r, names[i], &disp[i], &data[i], cap, i == T_PARITY ? parity_head : NULL, e);
+        rc = emit_table(r, names[i], &disp[i], &data[i], cap, e);
         free(cap);
         if (rc)
             goto done;
     }
-    if ((rc = emit_table(r, "problems", &pall, &pdata, NULL, NULL, e)))
+    if ((rc = emit_table(r, "problems", &pall, &pdata, NULL, e)))
         goto done;
     rc = build_pdf(r, disp, n_findings, e);
 done:
@@ -1580,6 +1977,8 @@ int report_render(const report_opts *o, report_stats *stats, kbv_err *e)
             goto done;
     }
     chart_ctx_init(&r.cx, r.m, &r.st, (const char *const *)r.labels, r.fm);
+    if ((rc = forest_plan(&r, e)))
+        goto done;
     size_t dl = strlen(o->run_dir) + 64;
     if (!(r.dir = malloc(dl))) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
@@ -1607,6 +2006,7 @@ done:
         for (int i = 0; r.m && i < r.m->n_sets; i++)
             free(r.fig_names[i]);
     free(r.fig_names);
+    free(r.forest_rows);
     for (int i = 0; i < LBL_N; i++)
         free(r.labels[i]);
     fontm_free(r.fm);

@@ -9,9 +9,12 @@
 
 const char *const tmpl_global_names[] = {
     "run_id", "date", "device", "driver", "cuda", "harness_commit", "harness_version", "seed",
-    "n_sets", "n_problems", "ci_pct", "resamples", "mem_baseline", "atol", "rtol", NULL};
+    "n_sets", "n_problems", "ci_pct", "resamples", "mem_baseline", "atol", "rtol", "trials", "warmup_calls",
+    "warmup_ms", "min_rounds", "max_rounds", "min_gpu_s", "max_s", "ci_halfwidth_pct", NULL};
 const char *const tmpl_set_names[] = {
-    "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", NULL};
+    "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", "set_missing",
+    "set_found", NULL};
+static const char *const forest_names[] = {"part", "parts", "part_note", "first", "last", NULL};
 const char *const tmpl_verdict_names[] = {
     "fp32", "fp32_ci", "fp32_verdict", "tf32", "tf32_ci", "tf32_verdict", "joiner", NULL};
 const char *const tmpl_parity_names[] = {
@@ -23,7 +26,8 @@ static const char *const hack_names[] = {"n_findings", NULL};
 static const char *const page_names[] = {"page", "pages", NULL};
 
 static const char *const sec_keys[SEC_N] = {"summary", "headline", "inflation", "fast_p", "forest",
-                                            "scatter", "classes", "hacks", "problems", "parity", "drift"};
+                                            "scatter", "classes", "hacks", "problems", "parity", "drift",
+                                            "methods", "levels", "failures", "tolerance"};
 static const char *const lbl_keys[LBL_N] = {"speedup_axis", "fast_p_x", "fast_p_y", "memory_axis",
                                             "scatter_x", "count_axis", "inflation_axis", "open_marker",
                                             "filled_marker", "page", "continued"};
@@ -162,10 +166,39 @@ static int only_keys(const tmpl *t, const cJSON *o, const char *const *allowed, 
     return 0;
 }
 
+/* The methods section's "items": [{"term": ..., "text": ...}], each text
+ * with the global placeholders only. */
+static int load_items(tmpl *t, const cJSON *sec, tsection *s, const char *where, kbv_err *e)
+{
+    static const char *const keys[] = {"term", "text", NULL};
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(sec, "items"), *it;
+    if (!arr)
+        return 0;
+    if (s->id != SEC_METHODS)
+        return err_set(e, KBV_EINPUT, "%s: %s: 'items' is a field of the methods section only", t->path, where);
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > TMPL_MAX_ITEMS)
+        return err_set(e, KBV_EINPUT, "%s: %s.items must be an array of at most %d objects", t->path, where,
+                       TMPL_MAX_ITEMS);
+    cJSON_ArrayForEach(it, arr) {
+        char w[96];
+        int rc;
+        snprintf(w, sizeof w, "%s.items[%d]", where, s->n_items);
+        if (!cJSON_IsObject(it))
+            return err_set(e, KBV_EINPUT, "%s: '%s' must be an object", t->path, w);
+        titem *x = &s->items[s->n_items];
+        if ((rc = only_keys(t, it, keys, w, e)) || (rc = get_text(t, it, "term", w, 1, &x->term, e)) ||
+            (rc = get_text(t, it, "text", w, 1, &x->text, e)) || (rc = check(t, w, x->term, NULL, NULL, NULL, e)) ||
+            (rc = check(t, w, x->text, NULL, NULL, NULL, e)))
+            return rc;
+        s->n_items++;
+    }
+    return 0;
+}
+
 static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
 {
     static const char *const keys[] = {"id", "title", "intro", "caption", "figure_caption", "empty", "missing",
-                                       NULL};
+                                       "items", NULL};
     if (!cJSON_IsArray(arr))
         return err_set(e, KBV_EINPUT, "%s: 'sections' must be an array", t->path);
     const cJSON *it;
@@ -198,16 +231,23 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             (rc = get_text(t, it, "empty", where, 0, &s->empty, e)) ||
             (rc = get_text(t, it, "missing", where, 0, &s->missing, e)))
             return rc;
-        if (s->missing && k != SEC_PARITY && k != SEC_DRIFT)
-            return err_set(e, KBV_EINPUT, "%s: %s: 'missing' is a field of the parity and drift sections only",
+        if ((rc = load_items(t, it, s, where, e)))
+            return rc;
+        if (s->missing && k != SEC_PARITY && k != SEC_DRIFT && k != SEC_LEVELS && k != SEC_FAILURES &&
+            k != SEC_TOLERANCE)
+            return err_set(e, KBV_EINPUT, "%s: %s: 'missing' is a field of the parity, drift, levels, failures "
+                           "and tolerance sections only",
                            t->path, where);
         /* Which placeholders each field may use depends on what it describes:
          * a per-set figure knows its set, a per-baseline one its baseline. */
         const char *const *cap1 = NULL, *const *cap2 = NULL;
-        if (k == SEC_FAST_P)
+        if (k == SEC_FAST_P || k == SEC_LEVELS)
             cap1 = baseline_names;
         else if (k == SEC_FOREST || k == SEC_PROBLEMS)
             cap1 = tmpl_set_names;
+        /* A forest is drawn in parts of a page each, each with its caption. */
+        if (k == SEC_FOREST)
+            cap2 = forest_names;
         else if (k == SEC_SCATTER)
             cap1 = scatter_names;
         else if (k == SEC_HACKS)
@@ -228,7 +268,7 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             /* parity, drift: without parity.json or baseline_drift there is
              * nothing to fill their placeholders of 'missing' with. */
             const char *const *scope = f < 2 || f == 5 ? NULL : cap1;
-            if (k == SEC_FAST_P)
+            if (k == SEC_FAST_P || k == SEC_LEVELS)
                 scope = f == 3 ? baseline_names : NULL;
             if ((rc = check(t, w2, fields[f], scope, cap2, NULL, e)))
                 return rc;

@@ -16,14 +16,23 @@
 /* Sections the renderer can draw. */
 typedef enum {
     SEC_SUMMARY, SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_FOREST, SEC_SCATTER, SEC_CLASSES,
-    SEC_HACKS, SEC_PROBLEMS, SEC_PARITY, SEC_DRIFT, SEC_N
+    SEC_HACKS, SEC_PROBLEMS, SEC_PARITY, SEC_DRIFT, SEC_METHODS, SEC_LEVELS, SEC_FAILURES, SEC_TOLERANCE,
+    SEC_N
 } sec_id;
+
+/* A term and its definition (the methods section's "items"). */
+#define TMPL_MAX_ITEMS 32
+typedef struct titem {
+    const char *term, *text;
+} titem;
 
 typedef struct tsection {
     sec_id id;
     const char *title, *intro, *caption, *figure_caption, *empty;   /* NULL when absent */
-    const char *missing;          /* parity: the run directory has no parity.json; drift: the analysis has
-                                     no baseline_drift; NULL when absent */
+    const char *missing;          /* parity: the run directory has no parity.json; drift, levels, failures,
+                                     tolerance: the analysis lacks what they show; NULL when absent */
+    titem items[TMPL_MAX_ITEMS];  /* methods: its definitions, in order */
+    int n_items;
 } tsection;
 
 /* Chart and page labels. */
@@ -47,7 +56,7 @@ int tmpl_load(tmpl *t, const char *path, kbv_err *e);
 void tmpl_free(tmpl *t);
 
 /* Values for placeholders: name -> text, both copied. */
-#define TVARS_MAX 48
+#define TVARS_MAX 72
 typedef struct tvars {
     int n;
     struct { char name[24]; char value[256]; } v[TVARS_MAX];

@@ -92,6 +92,78 @@ static void test_errors(void **state)
     rmdir(dir);
 }
 
+/* Writes the fixture's analysis.json into dir with the pair L1_002_relu of
+ * set model-b turned into a pair without a candidate: in the old form
+ * (class error, evidence "missing: ...") when old, else in the new (class
+ * missing, listed in classes and counted). */
+static void write_missing_run(const char *dir, int old)
+{
+    FILE *f = fopen("tests/fixtures/render_run/analysis.json", "rb");
+    assert_non_null(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    cJSON *a = cJSON_Parse(buf);
+    assert_non_null(a);
+    cJSON *set = cJSON_GetArrayItem(cJSON_GetObjectItem(a, "sets"), 2);
+    cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(set, "problems"), 1);
+    assert_string_equal(cJSON_GetObjectItem(p, "problem")->valuestring, "L1_002_relu");
+    cJSON *ev = cJSON_CreateArray(), *item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "kind", "class");
+    cJSON_AddStringToObject(item, "name", old ? "error" : "missing");
+    cJSON_AddStringToObject(item, "text", "missing: no data/candidates/model-b/L1_002_relu.cu");
+    cJSON_AddItemToArray(ev, item);
+    cJSON_ReplaceItemInObject(p, "evidence", ev);
+    if (!old) {
+        cJSON_ReplaceItemInObject(p, "class", cJSON_CreateString("missing"));
+        cJSON_AddItemToArray(cJSON_GetObjectItem(a, "classes"), cJSON_CreateString("missing"));
+        cJSON *counts = cJSON_GetObjectItem(set, "counts");
+        cJSON_ReplaceItemInObject(counts, "error", cJSON_CreateNumber(4));
+        cJSON_AddNumberToObject(counts, "missing", 1);
+    }
+    char path[160], *txt = cJSON_Print(a);
+    snprintf(path, sizeof path, "%s/analysis.json", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(txt, f);
+    fclose(f);
+    free(txt);
+    cJSON_Delete(a);
+}
+
+/* A pair without a candidate is its own group, read alike from an old
+ * analysis (class error, evidence "missing: ...") and a new one (class
+ * missing): not an error, and not among the problems shown. */
+static void test_missing(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    snprintf(dir, sizeof dir, "/tmp/kbv-render-missing-%ld", (long)getpid());
+    mkdir(dir, 0755);
+    for (int old = 0; old < 2; old++) {
+        write_missing_run(dir, old);
+        rmodel *m = NULL;
+        kbv_err e = {0};
+        if (rmodel_load(&m, dir, &e))
+            fail_msg("%s", e.msg);
+        const rm_set *b = &m->sets[2];
+        assert_int_equal(b->group_counts[RM_G_ERROR], 4);
+        assert_int_equal(b->group_counts[RM_G_MISSING], 1);
+        assert_int_equal(b->probs[1].group, RM_G_MISSING);
+        assert_string_equal(b->probs[1].cls, "missing");
+        assert_int_equal(b->n_shown, b->n_probs - 1);
+        for (int k = 0; k < b->n_shown; k++)
+            assert_int_not_equal(b->shown[k], 1);
+        /* The other sets lose nothing. */
+        assert_int_equal(m->sets[0].n_shown, m->sets[0].n_probs);
+        rmodel_free(m);
+    }
+    snprintf(path, sizeof path, "%s/analysis.json", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_dates(void **state)
 {
     (void)state;
@@ -109,6 +181,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixture),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_missing),
         cmocka_unit_test(test_dates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

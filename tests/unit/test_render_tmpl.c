@@ -135,6 +135,15 @@ static void test_load_errors(void **state)
     expect_error(template_with("T {{set}}", "c", ""), "{{set}}", "title");
     expect_error(template_with("T", "c", ", {\"id\": \"appendix\", \"title\": \"A\"}"), "appendix", NULL);
     expect_error(template_with("T", "c", ", {\"id\": \"forest\", \"title\": \"again\"}"), "twice", NULL);
+    /* The methods section's items: global placeholders only, and only there. */
+    expect_error(template_with("T", "c", ", {\"id\": \"methods\", \"title\": \"M\", \"items\": "
+                                         "[{\"term\": \"t\", \"text\": \"{{set}}\"}]}"),
+                 "{{set}}", "sections[methods].items[0]");
+    expect_error(template_with("T", "c", ", {\"id\": \"hacks\", \"title\": \"H\", \"items\": []}"),
+                 "methods section only", NULL);
+    expect_error(template_with("T", "c", ", {\"id\": \"methods\", \"title\": \"M\", \"items\": "
+                                         "[{\"term\": \"t\"}]}"),
+                 "text", "items[0]");
     expect_error(template_with("T", "c", ", {\"id\": \"hacks\", \"title\": \"H\", \"colour\": \"x\"}"), "colour", NULL);
     /* {{baseline}} belongs to a fast_p figure, not to the fast_p table. */
     p = write_tmp(template_with("T", "c", ", {\"id\": \"fast_p\", \"title\": \"P\", \"figure_caption\": \"vs {{baseline}}\"}"));
@@ -198,6 +207,12 @@ static void test_formats(void **state)
     assert_string_equal(fmt_ratio(b, sizeof b, &none), "n/a");
     assert_string_equal(fmt_est_ci(b, sizeof b, &none), "n/a");
     assert_string_equal(fmt_2(b, sizeof b, 0.125), "0.12");   /* 0.125 is exact: round half to even */
+    /* Below 0.095 two significant digits: a tiny speedup is not "0.00". */
+    assert_string_equal(fmt_2(b, sizeof b, 0.00617), "0.0062");
+    assert_string_equal(fmt_2(b, sizeof b, 0.0), "0.00");
+    rm_est tiny = {1, 0.0042, 0.004, 0.0044, -1};
+    assert_string_equal(fmt_ratio(b, sizeof b, &tiny), "0.0042x");
+    assert_string_equal(fmt_ci(b, sizeof b, &tiny), "[0.004, 0.0044]");
     assert_string_equal(fmt_ms(b, sizeof b, 0.123456), "0.1235");
     assert_string_equal(fmt_mib(b, sizeof b, 3.0 * 1048576), "3.0");
     assert_string_equal(fmt_g(b, sizeof b, 0.1), "0.1");
@@ -223,9 +238,14 @@ static void test_tables(void **state)
     tbl_csv(&t, &csv);
     assert_string_equal(csv.s, "set_name,value\n\"a,b\",\"say \"\"hi\"\"\"\n50% & #1_x,\"1.83\n[1.60, 2.05]\"\n");
     tbl_tex(&t, "a caption", &tex);
-    assert_non_null(strstr(tex.s, "\\begin{tabular}{lr}\n\\toprule\nset\\_name & value \\\\\n\\midrule\n"));
-    assert_non_null(strstr(tex.s, "50\\% \\& \\#1\\_x & 1.83 [1.60, 2.05] \\\\\n"));
-    assert_non_null(strstr(tex.s, "\\bottomrule\n\\end{tabular}\n"));
+    /* p{} columns that share the line width, text wrapping; a line break of
+     * a cell kept; a break allowed after '_'. */
+    assert_non_null(strstr(tex.s, "\\begin{tabular}{@{}>{\\raggedright\\arraybackslash}p{\\dimexpr "));
+    assert_non_null(strstr(tex.s, ">{\\raggedleft\\arraybackslash}p{\\dimexpr "));
+    assert_non_null(strstr(tex.s, "@{}}\n\\toprule\nset\\_\\allowbreak{}name & value \\\\\n\\midrule\n"));
+    assert_non_null(strstr(tex.s, "50\\% \\& \\#1\\_\\allowbreak{}x & 1.83\\newline{}[1.60, 2.05] \\\\\n"));
+    assert_non_null(strstr(tex.s, "\\bottomrule\n\\end{tabular}\\par\n}\n"));
+    assert_null(strstr(tex.s, "longtable"));
     /* The second row starts a group: a rule above it. */
     assert_non_null(strstr(tex.s, "\\\\\n\\midrule\n50"));
     sbuf esc = {0};
@@ -236,6 +256,15 @@ static void test_tables(void **state)
     tex_escape(&esc, "incor-\nrect up-\ndated x\ny");
     assert_string_equal(esc.s, "incorrect updated x y");
     sb_free(&esc);
+    /* A long table is a longtable, its header repeated on every page. */
+    for (int i = 0; i < 30; i++)
+        assert_int_equal(tbl_add(&t, r1, 0, 0, &e), 0);
+    sb_free(&tex);
+    tbl_tex(&t, NULL, &tex);
+    assert_non_null(strstr(tex.s, "\\begin{longtable}{@{}"));
+    assert_non_null(strstr(tex.s, "\\endfirsthead\n\\toprule\nset"));
+    assert_non_null(strstr(tex.s, "\\endhead\n\\bottomrule\n\\endlastfoot\n"));
+    assert_non_null(strstr(tex.s, "\\end{longtable}\n}\n"));
     sb_free(&csv);
     sb_free(&tex);
     tbl_free(&t);
