@@ -113,17 +113,29 @@ static int find_pair(run_data *r, const char *set, size_t set_len, const char *p
 
 /* --- records -------------------------------------------------------------- */
 
-static int vec_push(run_vec *v, double x, kbv_err *e)
+static int vec_push(run_vec *v, double x, long round, kbv_err *e)
 {
     if (v->n == v->cap) {
         size_t cap = v->cap ? 2 * v->cap : 64;
         double *p = realloc(v->v, cap * sizeof *p);
         if (!p) return err_set(e, KBV_ENOMEM, "out of memory");
         v->v = p;
+        long *q = realloc(v->round, cap * sizeof *q);
+        if (!q) return err_set(e, KBV_ENOMEM, "out of memory");
+        v->round = q;
         v->cap = cap;
     }
-    v->v[v->n++] = x;
+    v->v[v->n] = x;
+    v->round[v->n++] = round;
     return 0;
+}
+
+/* A record's round: an integral number in 0..RUN_MAX_ROUND, else
+ * RUN_NO_ROUND (the sample then pairs with nothing; the grammar of collect's
+ * records is checked elsewhere). */
+static long round_of(int kind, double x)
+{
+    return kind == SCAN_NUMBER && x >= 0 && x <= (double)RUN_MAX_ROUND && x == floor(x) ? (long)x : RUN_NO_ROUND;
 }
 
 /* A record's clock: its sm_mhz when that is a positive finite number, else
@@ -153,10 +165,10 @@ static int mhz_push(run_mhz *m, double mhz, size_t n, kbv_err *e)
     return 0;
 }
 
-/* One time sample and its clock (0: not known). */
-static int push_time(run_pair *pr, int v, double gpu, double mhz, kbv_err *e)
+/* One time sample, its round and its clock (0: not known). */
+static int push_time(run_pair *pr, int v, double gpu, long round, double mhz, kbv_err *e)
 {
-    int rc = vec_push(&pr->times[v], gpu, e);
+    int rc = vec_push(&pr->times[v], gpu, round, e);
     return rc ? rc : mhz_push(&pr->mhz[v], mhz, 1, e);
 }
 
@@ -169,7 +181,7 @@ static int variant_index(const char *p, size_t n)
 
 /* A time must be a positive finite number; wall_ms may be absent. */
 static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen, int gpu_kind, double gpu,
-                    int wall_kind, double wall, double mhz, const char *what, kbv_err *e)
+                    int wall_kind, double wall, long round, double mhz, const char *what, kbv_err *e)
 {
     int v = variant_index(variant, vlen);
     if (v < 0)
@@ -180,7 +192,7 @@ static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen,
     if (wall_kind != SCAN_ABSENT && (wall_kind != SCAN_NUMBER || !(wall > 0) || !isfinite(wall)))
         return err_set(e, KBV_EINPUT, "%s: \"wall_ms\" must be a positive finite number", what);
     r->n_time++;
-    return push_time(pr, v, gpu, mhz, e);
+    return push_time(pr, v, gpu, round, mhz, e);
 }
 
 static char *dup_str(const char *s)
@@ -400,8 +412,10 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
         int wk = !w ? SCAN_ABSENT : cJSON_IsNumber(w) ? SCAN_NUMBER : cJSON_IsNull(w) ? SCAN_NULL : SCAN_OTHER;
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "sm_mhz");
         double mhz = cJSON_IsNumber(c) ? clock_of(SCAN_NUMBER, c->valuedouble) : 0;
+        const cJSON *rd = cJSON_GetObjectItemCaseSensitive(o, "round");
+        long round = cJSON_IsNumber(rd) ? round_of(SCAN_NUMBER, rd->valuedouble) : RUN_NO_ROUND;
         return add_time(r, pr, variant, strlen(variant), gk, gk == SCAN_NUMBER ? g->valuedouble : 0, wk,
-                        wk == SCAN_NUMBER ? w->valuedouble : 0, mhz, what, e);
+                        wk == SCAN_NUMBER ? w->valuedouble : 0, round, mhz, what, e);
     }
     case 5: { /* memory */
         const char *variant;
@@ -433,7 +447,7 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
  * and the time when line is a well-formed time record that needs nothing
  * else; 0 when the general parser must decide (it also words any error). */
 static int fast_time(const run_data *r, find_cache *c, const char *line, size_t len, size_t *pair, int *variant,
-                     double *gpu, double *mhz)
+                     double *gpu, long *round, double *mhz)
 {
     scan_rec sr;
     if (!scan_flat(line, len, &sr) || !scan_is(sr.type, "time") || !sr.set.p || !sr.problem.p || !sr.variant.p)
@@ -445,6 +459,7 @@ static int fast_time(const run_data *r, find_cache *c, const char *line, size_t 
         return 0;
     *variant = v;
     *gpu = sr.gpu_ms;
+    *round = round_of(sr.round_kind, sr.round);
     *mhz = clock_of(sr.mhz_kind, sr.sm_mhz);
     return 1;
 }
@@ -459,12 +474,13 @@ int run_add_line(run_data *r, const char *line, size_t len, const char *path, lo
     size_t k;
     int v;
     double gpu, mhz;
-    if (fast_time(r, &c, line, len, &k, &v, &gpu, &mhz)) {
+    long round;
+    if (fast_time(r, &c, line, len, &k, &v, &gpu, &round, &mhz)) {
         r->last_set = c.set;
         r->last_prob = c.prob;
         r->have_last = c.have;
         r->n_time++;
-        return push_time(&r->pairs[k], v, gpu, mhz, e);
+        return push_time(&r->pairs[k], v, gpu, round, mhz, e);
     }
     char what[4200];
     snprintf(what, sizeof what, "%s:%ld", path, lineno);
@@ -606,8 +622,9 @@ static void *chunk_main(void *arg)
         size_t k;
         int v;
         double gpu, mhz;
-        if (fast_time(h->r, &c, p, len, &k, &v, &gpu, &mhz)) {
-            if (vec_push(&h->times[k * RUN_NV + (size_t)v], gpu, NULL) ||
+        long round;
+        if (fast_time(h->r, &c, p, len, &k, &v, &gpu, &round, &mhz)) {
+            if (vec_push(&h->times[k * RUN_NV + (size_t)v], gpu, round, NULL) ||
                 mhz_push(&h->mhz[k * RUN_NV + (size_t)v], mhz, 1, NULL)) {
                 h->rc = KBV_ENOMEM;
                 return NULL;
@@ -634,7 +651,10 @@ static void *chunk_main(void *arg)
 static void chunk_free(chunk *h, size_t npairs)
 {
     if (h->times)
-        for (size_t i = 0; i < npairs * RUN_NV; i++) free(h->times[i].v);
+        for (size_t i = 0; i < npairs * RUN_NV; i++) {
+            free(h->times[i].v);
+            free(h->times[i].round);
+        }
     if (h->mhz)
         for (size_t i = 0; i < npairs * RUN_NV; i++) free(h->mhz[i].s);
     free(h->times);
@@ -708,7 +728,8 @@ static int load_chunks(run_data *r, const char *text, size_t size, int nt, kbv_e
         for (size_t i = 0; i < npairs * RUN_NV; i++) {
             run_vec *src = &h->times[i];
             for (size_t j = 0; j < src->n; j++)
-                if ((rc = vec_push(&r->pairs[i / RUN_NV].times[i % RUN_NV], src->v[j], e))) goto done;
+                if ((rc = vec_push(&r->pairs[i / RUN_NV].times[i % RUN_NV], src->v[j], src->round[j], e)))
+                    goto done;
             const run_mhz *sm = &h->mhz[i];
             for (size_t j = 0; j < sm->n; j++)
                 if ((rc = mhz_push(&r->pairs[i / RUN_NV].mhz[i % RUN_NV], sm->s[j].mhz, sm->s[j].n, e))) goto done;
@@ -830,6 +851,7 @@ void run_free(run_data *r)
         free(p->probes);
         for (int v = 0; v < RUN_NV; v++) {
             free(p->times[v].v);
+            free(p->times[v].round);
             free(p->mhz[v].s);
             for (size_t k = 0; k < p->n_choices[v]; k++) free(p->choices[v][k]);
             free(p->choices[v]);

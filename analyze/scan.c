@@ -125,7 +125,7 @@ static const char *read_number(const char *p, const char *end, double *val)
     return p;
 }
 
-enum { K_TYPE = 1, K_SET = 2, K_PROBLEM = 4, K_VARIANT = 8, K_GPU = 16, K_WALL = 32, K_MHZ = 64 };
+enum { K_TYPE = 1, K_SET = 2, K_PROBLEM = 4, K_VARIANT = 8, K_GPU = 16, K_WALL = 32, K_MHZ = 64, K_ROUND = 128 };
 
 /* The member a key names, by length first: one comparison for most keys. */
 static unsigned key_bit(const char *p, size_t n)
@@ -133,6 +133,7 @@ static unsigned key_bit(const char *p, size_t n)
     switch (n) {
     case 3: return memcmp(p, "set", 3) == 0 ? K_SET : 0;
     case 4: return memcmp(p, "type", 4) == 0 ? K_TYPE : 0;
+    case 5: return memcmp(p, "round", 5) == 0 ? K_ROUND : 0;
     case 6:
         if (memcmp(p, "gpu_ms", 6) == 0) return K_GPU;
         if (memcmp(p, "sm_mhz", 6) == 0) return K_MHZ;
@@ -208,6 +209,9 @@ int scan_flat(const char *line, size_t len, scan_rec *out)
                 } else if (bit == K_MHZ) {
                     out->mhz_kind = kind;
                     out->sm_mhz = num;
+                } else if (bit == K_ROUND) {
+                    out->round_kind = kind;
+                    out->round = num;
                 } else {
                     out->wall_kind = kind;
                     out->wall_ms = num;

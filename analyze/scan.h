@@ -25,6 +25,8 @@ typedef struct scan_rec {
     scan_str type, set, problem, variant;
     int gpu_kind, wall_kind, mhz_kind;  /* SCAN_* for "gpu_ms", "wall_ms" and "sm_mhz" */
     double gpu_ms, wall_ms, sm_mhz;
+    int round_kind;                     /* SCAN_* for "round" */
+    double round;
 } scan_rec;
 
 /* Returns 1 when line[0..len) is one flat JSON object, fully read into *out

@@ -25,27 +25,37 @@ static const char manifest[] =
 
 static const char *const names[] = {"manifest.json", "samples.jsonl", NULL};
 
-static int cmp_double(const void *pa, const void *pb)
+typedef struct sample {
+    double v;
+    long round;
+} sample;
+
+static int cmp_sample(const void *pa, const void *pb)
 {
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
+    const sample *a = pa, *b = pb;
+    if (a->v != b->v) return (a->v > b->v) - (a->v < b->v);
+    return (a->round > b->round) - (a->round < b->round);
 }
 
-/* The same samples.  As a multiset: the parallel reader appends a chunk's
- * fast-path samples before the time records it set aside for the general
- * parser (escapes, NULs, nested fields), so their order can differ from the
- * journal's; the analysis sorts them. */
+/* The same samples, each with its round.  As a multiset: the parallel
+ * reader appends a chunk's fast-path samples before the time records it set
+ * aside for the general parser (escapes, NULs, nested fields), so their
+ * order can differ from the journal's; the analysis sorts them and pairs
+ * them by round. */
 static int same_vec(const run_vec *a, const run_vec *b)
 {
     if (a->n != b->n) return 0;
     if (a->n == 0) return 1;
-    double *x = malloc(a->n * sizeof *x), *y = malloc(a->n * sizeof *y);
+    sample *x = malloc(a->n * sizeof *x), *y = malloc(a->n * sizeof *y);
     if (!x || !y) abort();
-    memcpy(x, a->v, a->n * sizeof *x);
-    memcpy(y, b->v, a->n * sizeof *y);
-    qsort(x, a->n, sizeof *x, cmp_double);
-    qsort(y, a->n, sizeof *y, cmp_double);
-    int same = memcmp(x, y, a->n * sizeof *x) == 0;
+    for (size_t i = 0; i < a->n; i++) {
+        x[i] = (sample){a->v[i], a->round[i]};
+        y[i] = (sample){b->v[i], b->round[i]};
+    }
+    qsort(x, a->n, sizeof *x, cmp_sample);
+    qsort(y, a->n, sizeof *y, cmp_sample);
+    int same = 1;
+    for (size_t i = 0; i < a->n && same; i++) same = x[i].v == y[i].v && x[i].round == y[i].round;
     free(x);
     free(y);
     return same;
