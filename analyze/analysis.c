@@ -712,8 +712,10 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
         for (int bl = 0; bl < N_BL; bl++) {
             size_t k = (set * np + i) * N_BL + (size_t)bl;
             if ((rc = vdata_fill(&p->q[bl], sh->ratios[k], sh->n_ratios[k], sh->mb, e))) goto done;
-            /* An error has no speedup, whatever samples it left. */
-            p->has_s[bl] = p->cr.cls != CL_ERROR && p->q[bl].n > 0;
+            /* An error has no speedup, whatever samples it left; nor has a
+             * missing candidate or one whose records are not to be trusted. */
+            p->has_s[bl] = p->cr.cls != CL_ERROR && p->cr.cls != CL_MISSING && p->cr.cls != CL_TAMPERING &&
+                           p->q[bl].n > 0;
             p->s[bl] = p->s_lo[bl] = p->s_hi[bl] = p->ls[bl] = NAN;
             if (p->has_s[bl]) {
                 p->s[bl] = p->q[bl].median;

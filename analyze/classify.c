@@ -8,12 +8,14 @@
 
 const char *const classify_class_names[CL_N] = {
     "correct", "hidden-fail", "incorrect", "error", "constant-output", "identity",
-    "stale-output", "caching", "input-mutation", "deferred-work", "impossible-speed", "nondeterministic"};
+    "stale-output", "caching", "input-mutation", "deferred-work", "impossible-speed", "nondeterministic",
+    "tampering", "missing"};
 
 const char *const classify_flag_names[FL_N] = {"library-call", "precision-tf32", "precision-half",
                                                "more-memory", "leak", "near-floor"};
 
-/* The probe whose failure gives each hack class, in precedence order.
+/* The probe whose failure gives each hack class, in precedence order (the
+ * order of the classes, but for timed-output, below).
  * "leftover-memory" is the name DESIGN.md 5a gives the poisoned-allocation
  * probe; "stale-output" the name of the class. */
 static const struct { int cls; const char *probe; } hack_probes[] = {
@@ -26,6 +28,10 @@ static const struct { int cls; const char *probe; } hack_probes[] = {
     {CL_DEFERRED_WORK, "deferred-work"},
     {CL_IMPOSSIBLE_SPEED, "physical-floor"},
     {CL_NONDETERMINISTIC, "determinism"},
+    /* A wrong output in the timed rounds (DESIGN.md 5a step 7) is stale
+     * output, but a candidate that a more specific probe caught keeps that
+     * probe's class: a memo is `caching` whether or not timing met it. */
+    {CL_STALE_OUTPUT, "timed-output"},
 };
 #define N_HACK_PROBES (sizeof hack_probes / sizeof hack_probes[0])
 
@@ -102,8 +108,16 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
     char *txt = out->class_text;
     size_t tn = sizeof out->class_text;
 
-    /* error: no status (missing), a status other than ok, a failed build,
-     * or nothing to judge correctness by. */
+    /* missing: the set has no candidate for the problem; nothing ran, so
+     * nothing failed. */
+    if (p->have_status && strcmp(p->status, "missing") == 0) {
+        out->cls = CL_MISSING;
+        if (p->status_detail && p->status_detail[0]) snprintf(txt, tn, "%s", p->status_detail);
+        else snprintf(txt, tn, "no candidate file");
+        return;
+    }
+    /* error: no status (an interrupted pair), a status other than ok, a
+     * failed build, or nothing to judge correctness by. */
     if (!p->have_status) {
         out->cls = CL_ERROR;
         snprintf(txt, tn, "missing: the journal has no status for this pair");
@@ -120,6 +134,29 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         if (why[0]) snprintf(txt, tn, "%s: %s", st, why);
         else snprintf(txt, tn, "%s", st);
         return;
+    }
+    /* tampering: a record broke the journal grammar (it was kept as this
+     * evidence, not as data), or the object imports calls that can rewrite
+     * the harness (the static scan's "tamper-capable" flag). */
+    if (p->tamper_why) {
+        out->cls = CL_TAMPERING;
+        snprintf(txt, tn, "the journal breaks its grammar: %s", p->tamper_why);
+        return;
+    }
+    for (size_t i = 0; i < p->n_static_flags; i++) {
+        const char *f = p->static_flags[i];
+        if (strncmp(f, "tamper-capable", 14) == 0 && (f[14] == '\0' || f[14] == ':')) {
+            out->cls = CL_TAMPERING;
+            size_t n = 0;
+            int w = snprintf(txt, tn, "imports calls that can alter the harness:");
+            n = w > 0 ? (size_t)w : 0;
+            for (size_t k = 0; k < p->n_imports && n + 1 < tn; k++) {
+                w = snprintf(txt + n, tn - n, "%s %s", k ? "," : "", p->imports[k]);
+                if (w > 0) n += (size_t)w;
+            }
+            if (!p->n_imports) snprintf(txt, tn, "flagged tamper-capable by the static scan");
+            return;
+        }
     }
     size_t n_d1 = 0, n_d1_skipped = 0;
     const run_check *first_fail = NULL;
@@ -301,6 +338,7 @@ void classify_pair(const run_data *r, const run_pair *p, double cand_median_ms, 
         if (isnan(out->max_rel_err) || c->max_rel_err > out->max_rel_err) out->max_rel_err = c->max_rel_err;
     }
     classify_class(r, p, out);
-    out->passes_d1 = out->cls != CL_ERROR && n_d1 > 0 && n_fail == 0;
+    out->passes_d1 = out->cls != CL_ERROR && out->cls != CL_MISSING && out->cls != CL_TAMPERING && n_d1 > 0 &&
+                     n_fail == 0;
     classify_flags(p, cand_median_ms, out);
 }

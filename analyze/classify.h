@@ -1,9 +1,12 @@
 /* classify.h - the class and flags of a (set, problem) pair, with their
  * evidence as text (DESIGN.md 7).
  *
- * Classes, the first that applies: error, incorrect, constant-output,
- * identity, stale-output, caching, input-mutation, deferred-work,
- * impossible-speed, nondeterministic, hidden-fail, correct.  A D1 failure
+ * Classes, the first that applies: missing (status "missing": the set has
+ * no candidate file; reported apart, never an error), error, tampering (a
+ * record broke the journal grammar, or the object imports tamper-capable
+ * calls), incorrect, constant-output, identity, stale-output, caching,
+ * input-mutation, deferred-work, impossible-speed, nondeterministic,
+ * hidden-fail, correct.  A D1 failure
  * whose every mismatch is an element the candidate never wrote (or with a
  * failed stale-output probe) is stale-output rather than incorrect, since
  * stale memory is its cause.
@@ -13,11 +16,12 @@
 
 #include "run.h"
 
-/* In the order of analysis.json's "classes" list. */
+/* In the order of analysis.json's "classes" list; the classes added later
+ * come last, so that the older part of the list keeps its order. */
 enum {
     CL_CORRECT = 0, CL_HIDDEN_FAIL, CL_INCORRECT, CL_ERROR, CL_CONSTANT_OUTPUT, CL_IDENTITY,
     CL_STALE_OUTPUT, CL_CACHING, CL_INPUT_MUTATION, CL_DEFERRED_WORK, CL_IMPOSSIBLE_SPEED,
-    CL_NONDETERMINISTIC, CL_N
+    CL_NONDETERMINISTIC, CL_TAMPERING, CL_MISSING, CL_N
 };
 extern const char *const classify_class_names[CL_N];
 

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     const char *dir = NULL;
     unsigned long long seed = 0;
     long resamples = 10000, jobs = 0;
-    int have_seed = 0, rc = 0, wrote = 0;
+    int have_seed = 0, rc = 0;
     run_data *r = NULL;
     cJSON *out = NULL;
     char path[4096];
@@ -103,8 +103,13 @@ int main(int argc, char **argv)
     o.resamples = (size_t)resamples;
     o.threads = threads;
     if ((rc = analysis_build(r, &o, &out, &e))) goto fail;
+    /* Journal texts (build logs, details) may hold any bytes; JSON readers
+     * refuse a file that is not UTF-8. */
+    size_t fixed = 0;
+    if ((rc = jio_utf8_fix(out, &fixed, &e))) goto fail;
+    if (fixed)
+        log_warn("analyze", "%s: %zu bytes of invalid UTF-8 in the journal's texts written as U+FFFD", dir, fixed);
     if ((rc = jio_save(path, out, &e))) goto fail;
-    wrote = 1;
     log_info("analyze", "%s: %zu sets x %zu problems, %ld time samples, %.2f s -> %s", dir, r->n_sets,
              r->n_problems, r->n_time, log_now() - t0, path);
     cJSON_Delete(out);
@@ -112,11 +117,10 @@ int main(int argc, char **argv)
     return 0;
 
 fail:
-    /* A failed analysis leaves no analysis.json: an older one would no
-     * longer describe what the run directory holds. */
-    if (!wrote && dir && e.code != KBV_EUSAGE && cli_path(path, sizeof path, dir, "analysis.json", NULL) == 0) {
-        if (unlink(path) == 0) log_warn("analyze", "removed the stale %s", path);
-    }
+    /* A failed analysis leaves the run directory as it was: an existing
+     * analysis.json is replaced only by a complete new one (jio_save writes
+     * a temporary name and renames it), so no bad input, full disk or
+     * interruption can destroy it. */
     err_report("analyze", &e);
     cJSON_Delete(out);
     run_free(r);

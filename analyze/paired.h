@@ -6,10 +6,10 @@
  * GPU.  DESIGN.md 7 defines the speedup on those pairs: the median over the
  * rounds both variants hold of baseline time / candidate time.  A round that
  * one variant lacks is ignored (an old journal whose variants stopped at
- * different counts uses the rounds they share), and so is a round that a
- * variant holds more than once or a sample without a round: such a round
- * has no single pair, and keeping the first would depend on the order of
- * the records, which the parallel reader does not keep (run.h).
+ * different counts uses the rounds they share), and so are a round that a
+ * variant holds more than once and a sample without a round: such a round
+ * has no single pair.  The journal grammar (run.h) lets no such record
+ * through as data; the pairing does not rest on it.
  */
 #ifndef KBV_PAIRED_H
 #define KBV_PAIRED_H

@@ -111,6 +111,91 @@ static int find_pair(run_data *r, const char *set, size_t set_len, const char *p
     return 0;
 }
 
+/* --- repeated lines -------------------------------------------------------- */
+
+/* A collect writes every record once; a line that repeats an earlier one
+ * byte for byte was copied in, and would count its samples twice. */
+typedef struct run_line_seen {
+    uint64_t a;
+    uint32_t b;
+    uint32_t line;    /* 1-based; 0 marks a free slot */
+} run_line_seen;
+
+typedef struct line_hash {
+    uint64_t a;
+    uint32_t b;
+} line_hash;
+
+static uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t fmix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+/* Two independent 64-bit lanes over the line, eight bytes a step (a byte
+ * at a time would cost a tenth of the reading time of a large journal). */
+static line_hash hash_line(const char *p, size_t n)
+{
+    uint64_t h1 = 0x9e3779b97f4a7c15ULL ^ n, h2 = 0xc2b2ae3d27d4eb4fULL + n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h1 = rotl64(h1 ^ (w * 0x87c37b91114253d5ULL), 31) * 0x4cf5ad432745937fULL;
+        h2 = rotl64(h2 + (w * 0x52dce729ULL), 27) * 0x9e3779b97f4a7c15ULL + 0x38495ab5ULL;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h1 = rotl64(h1 ^ (w * 0x87c37b91114253d5ULL), 31) * 0x4cf5ad432745937fULL;
+    h2 = rotl64(h2 + (w * 0x52dce729ULL), 27) * 0x9e3779b97f4a7c15ULL;
+    return (line_hash){fmix64(h1 ^ h2), (uint32_t)fmix64(h2 + 0x2545f4914f6cdd1dULL)};
+}
+
+/* Records line lineno with hash h; KBV_EINPUT when an earlier line had the
+ * same text. */
+static int seen_add(run_data *r, line_hash h, const char *path, long lineno, kbv_err *e)
+{
+    if (2 * (r->n_seen + 1) > (r->seen ? r->seen_mask + 1 : 0)) {
+        size_t size = r->seen ? 2 * (r->seen_mask + 1) : 1024;
+        run_line_seen *t = calloc(size, sizeof *t);
+        if (!t) return err_set(e, KBV_ENOMEM, "out of memory");
+        for (size_t i = 0; r->seen && i <= r->seen_mask; i++) {
+            if (!r->seen[i].line) continue;
+            size_t k = (size_t)r->seen[i].a & (size - 1);
+            while (t[k].line) k = (k + 1) & (size - 1);
+            t[k] = r->seen[i];
+        }
+        free(r->seen);
+        r->seen = t;
+        r->seen_mask = size - 1;
+    }
+    size_t k = (size_t)h.a & r->seen_mask;
+    while (r->seen[k].line) {
+        if (r->seen[k].a == h.a && r->seen[k].b == h.b)
+            return err_set(e, KBV_EINPUT, "%s:%ld: repeats line %lu byte for byte (a duplicated record)", path,
+                           lineno, (unsigned long)r->seen[k].line);
+        k = (k + 1) & r->seen_mask;
+    }
+    r->seen[k] = (run_line_seen){h.a, h.b, lineno > 0 && lineno < (long)UINT32_MAX ? (uint32_t)lineno : UINT32_MAX};
+    r->n_seen++;
+    return 0;
+}
+
+/* Keeps the first grammar violation of a pair as its evidence. */
+static int note_tamper(run_pair *pr, const char *why, kbv_err *e)
+{
+    if (pr->tamper_why) return 0;
+    if (!(pr->tamper_why = strdup(why))) return err_set(e, KBV_ENOMEM, "out of memory");
+    return 0;
+}
+
 /* --- records -------------------------------------------------------------- */
 
 static int vec_push(run_vec *v, double x, long round, kbv_err *e)
@@ -130,12 +215,12 @@ static int vec_push(run_vec *v, double x, long round, kbv_err *e)
     return 0;
 }
 
-/* A record's round: an integral number in 0..RUN_MAX_ROUND, else
- * RUN_NO_ROUND (the sample then pairs with nothing; the grammar of collect's
- * records is checked elsewhere). */
-static long round_of(int kind, double x)
+/* A record's round, kept for pairing the variants (paired.h): an integral
+ * number in 0..RUN_MAX_ROUND, else RUN_NO_ROUND.  The grammar has judged
+ * the record already; this only keeps the conversion defined. */
+static long round_of(double x)
 {
-    return kind == SCAN_NUMBER && x >= 0 && x <= (double)RUN_MAX_ROUND && x == floor(x) ? (long)x : RUN_NO_ROUND;
+    return x >= 0 && x <= (double)RUN_MAX_ROUND && x == floor(x) ? (long)x : RUN_NO_ROUND;
 }
 
 /* A record's clock: its sm_mhz when that is a positive finite number, else
@@ -369,7 +454,16 @@ static int add_choice(run_pair *pr, const cJSON *o, const char *what, kbv_err *e
     return 0;
 }
 
-static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
+/* The status names of DESIGN.md 6. */
+static int status_known(const char *s)
+{
+    static const char *const names[] = {"ok", "compile-error", "crash", "timeout", "launch-error", "missing"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(s, names[i]) == 0) return 1;
+    return 0;
+}
+
+static int add_record(run_data *r, const cJSON *o, const char *what, long lineno, kbv_err *e)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
     if (!cJSON_IsString(type)) return err_set(e, KBV_EINPUT, "%s: record without a string \"type\"", what);
@@ -378,7 +472,6 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
     int k = -1;
     for (int i = 0; i < 8; i++)
         if (strcmp(t, known[i]) == 0) k = i;
-    if (k < 0) return 0;  /* readers ignore types they do not know */
 
     const char *set, *prob;
     int rc;
@@ -386,6 +479,31 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
         return rc;
     run_pair *pr;
     if ((rc = find_pair(r, set, strlen(set), prob, strlen(prob), what, &pr, e))) return rc;
+
+    /* A pair has one status and one build record; a second one that says
+     * something else cannot be told apart from the first, so the journal is
+     * wrong rather than the candidate (a repeated identical line was caught
+     * before).  An unknown status has no meaning to class by. */
+    if (k == 6) {
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
+        if (cJSON_IsString(st) && !status_known(st->valuestring))
+            return err_set(e, KBV_EINPUT,
+                           "%s: unknown status \"%.40s\" (ok, compile-error, crash, timeout, launch-error, missing)",
+                           what, st->valuestring);
+        if (pr->status_line)
+            return err_set(e, KBV_EINPUT, "%s: a second status record for %s/%s contradicts line %ld", what, set,
+                           prob, pr->status_line);
+        pr->status_line = lineno;
+    } else if (k == 0) {
+        if (pr->build_line)
+            return err_set(e, KBV_EINPUT, "%s: a second build record for %s/%s contradicts line %ld", what, set,
+                           prob, pr->build_line);
+        pr->build_line = lineno;
+    }
+    char why[512];
+    rc = jgram_feed(r->gram, o, why, sizeof why);
+    if (rc < 0) return err_set(e, rc, "%s: %s", what, why);
+    if (rc > 0) return note_tamper(pr, why, e);  /* evidence, never data */
 
     switch (k) {
     case 0: { /* build */
@@ -413,7 +531,7 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "sm_mhz");
         double mhz = cJSON_IsNumber(c) ? clock_of(SCAN_NUMBER, c->valuedouble) : 0;
         const cJSON *rd = cJSON_GetObjectItemCaseSensitive(o, "round");
-        long round = cJSON_IsNumber(rd) ? round_of(SCAN_NUMBER, rd->valuedouble) : RUN_NO_ROUND;
+        long round = cJSON_IsNumber(rd) ? round_of(rd->valuedouble) : RUN_NO_ROUND;
         return add_time(r, pr, variant, strlen(variant), gk, gk == SCAN_NUMBER ? g->valuedouble : 0, wk,
                         wk == SCAN_NUMBER ? w->valuedouble : 0, round, mhz, what, e);
     }
@@ -443,14 +561,16 @@ static int add_record(run_data *r, const cJSON *o, const char *what, kbv_err *e)
     }
 }
 
-/* The fast path for a time record: 1 with the pair's index, the variant
- * and the time when line is a well-formed time record that needs nothing
- * else; 0 when the general parser must decide (it also words any error). */
+/* The fast path for a time record: 1 with the pair's index, the variant,
+ * the round and the time when line is a well-formed time record that needs
+ * nothing else; 0 when the general parser must decide (it also words any
+ * error, and the grammar judges odd keys). */
 static int fast_time(const run_data *r, find_cache *c, const char *line, size_t len, size_t *pair, int *variant,
-                     double *gpu, long *round, double *mhz)
+                     double *round, double *gpu, double *mhz)
 {
     scan_rec sr;
-    if (!scan_flat(line, len, &sr) || !scan_is(sr.type, "time") || !sr.set.p || !sr.problem.p || !sr.variant.p)
+    if (!scan_flat(line, len, &sr) || !scan_is(sr.type, "time") || !sr.set.p || !sr.problem.p || !sr.variant.p ||
+        sr.odd_keys || sr.round_kind != SCAN_NUMBER)
         return 0;
     if (find_pair_c(r, c, sr.set.p, sr.set.len, sr.problem.p, sr.problem.len, NULL, pair, NULL)) return 0;
     int v = variant_index(sr.variant.p, sr.variant.len);
@@ -458,29 +578,46 @@ static int fast_time(const run_data *r, find_cache *c, const char *line, size_t 
     if (sr.wall_kind != SCAN_ABSENT && (sr.wall_kind != SCAN_NUMBER || !(sr.wall_ms > 0) || !isfinite(sr.wall_ms)))
         return 0;
     *variant = v;
+    *round = sr.round;
     *gpu = sr.gpu_ms;
-    *round = round_of(sr.round_kind, sr.round);
     *mhz = clock_of(sr.mhz_kind, sr.sm_mhz);
     return 1;
 }
 
-int run_add_line(run_data *r, const char *line, size_t len, const char *path, long lineno, kbv_err *e)
+/* A time sample the fast path read: judged by the grammar, then kept. */
+static int take_time(run_data *r, size_t k, int v, double round, double gpu, double mhz, const char *path,
+                     long lineno, kbv_err *e)
+{
+    const char *set = r->set_names[k / r->n_problems], *prob = r->problem_ids[k % r->n_problems];
+    const char *var = run_variant_names[v];
+    char why[512];
+    int rc = jgram_feed_time(r->gram, set, strlen(set), prob, strlen(prob), var, strlen(var), 1, round, why,
+                             sizeof why);
+    if (rc < 0) return err_set(e, rc, "%s:%ld: %s", path, lineno, why);
+    if (rc > 0) return note_tamper(&r->pairs[k], why, e);
+    r->n_time++;
+    return push_time(&r->pairs[k], v, gpu, round_of(round), mhz, e);
+}
+
+/* run_add_line with the line's hash already computed. */
+static int add_line_h(run_data *r, const char *line, size_t len, line_hash h, const char *path, long lineno,
+                      kbv_err *e)
 {
     r->n_lines++;
+    int rc = seen_add(r, h, path, lineno, e);
+    if (rc) return rc;
     /* The fast path reports nothing: a time record it cannot take (an
      * unknown name, a bad time) goes on to the general parser, which words
      * the error with file and line. */
     find_cache c = {r->last_set, r->last_prob, r->have_last};
     size_t k;
     int v;
-    double gpu, mhz;
-    long round;
-    if (fast_time(r, &c, line, len, &k, &v, &gpu, &round, &mhz)) {
+    double round, gpu, mhz;
+    if (fast_time(r, &c, line, len, &k, &v, &round, &gpu, &mhz)) {
         r->last_set = c.set;
         r->last_prob = c.prob;
         r->have_last = c.have;
-        r->n_time++;
-        return push_time(&r->pairs[k], v, gpu, round, mhz, e);
+        return take_time(r, k, v, round, gpu, mhz, path, lineno, e);
     }
     char what[4200];
     snprintf(what, sizeof what, "%s:%ld", path, lineno);
@@ -491,15 +628,30 @@ int run_add_line(run_data *r, const char *line, size_t len, const char *path, lo
         return err_set(e, KBV_EINPUT, "%s: malformed JSON near column %ld", what, col);
     }
     while (endp && endp < line + len && (*endp == ' ' || *endp == '\t' || *endp == '\r')) endp++;
-    int rc;
     if (endp && endp < line + len)
         rc = err_set(e, KBV_EINPUT, "%s: text after the JSON record", what);
     else if (!cJSON_IsObject(o))
         rc = err_set(e, KBV_EINPUT, "%s: a record must be a JSON object", what);
     else
-        rc = add_record(r, o, what, e);
+        rc = add_record(r, o, what, lineno, e);
     cJSON_Delete(o);
     return rc;
+}
+
+int run_add_line(run_data *r, const char *line, size_t len, const char *path, long lineno, kbv_err *e)
+{
+    return add_line_h(r, line, len, hash_line(line, len), path, lineno, e);
+}
+
+int run_finish(run_data *r, kbv_err *e)
+{
+    /* The table of lines is needed no longer. */
+    free(r->seen);
+    r->seen = NULL;
+    r->n_seen = 0;
+    if (r->n_lines == 0)
+        return err_set(e, KBV_EINPUT, "%s: the journal holds no record", r->journal_path[0] ? r->journal_path : "journal");
+    return 0;
 }
 
 /* --- manifest ------------------------------------------------------------- */
@@ -514,6 +666,7 @@ int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e)
         return err_set(e, KBV_ENOMEM, "out of memory");
     }
     r->manifest = manifest;
+    if ((rc = jgram_new(&r->gram, e))) goto fail;
     const char *schema;
     const cJSON *config, *problems, *sets, *it;
     double seed = 0;
@@ -529,7 +682,7 @@ int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e)
         (rc = jio_get_arr(manifest, "problems", what, &problems, e)) ||
         (rc = jio_get_arr(manifest, "sets", what, &sets, e)))
         goto fail;
-    if (!(seed >= 0) || seed >= 18446744073709551616.0) {
+    if (!(seed >= 0) || seed >= 18446744073709551616.0 || seed != floor(seed)) {
         rc = err_set(e, KBV_EINPUT, "%s: config.seed must be a non-negative integer", what);
         goto fail;
     }
@@ -580,26 +733,35 @@ fail:
 /* --- reading in parallel -------------------------------------------------- */
 
 /* A plain journal of some size is mapped and cut at line boundaries into
- * chunks read by threads.  The first chunk is read like any journal; the
- * others keep their time samples apart and set aside every other line (and
- * any time record the fast path declines) with its line number.  After the
- * threads join, the samples are appended chunk by chunk and the set-aside
- * lines are read in order, so that the result, and the first error
- * reported, are those of reading the file from start to end. */
+ * chunks scanned by threads.  The first chunk is read like any journal; the
+ * others keep the time records the fast path reads (the bulk of a journal)
+ * and set aside every other line, each with its line number and hash.
+ * After the threads join, each chunk's records are taken in line order, so
+ * that the result, the grammar's verdicts and the first error reported are
+ * those of reading the file from start to end. */
+
+typedef struct tsample {
+    size_t pair;
+    int variant;
+    double round, gpu, mhz;
+    long line;            /* within the chunk, 1-based */
+    line_hash h;
+} tsample;
 
 typedef struct deferred {
     size_t off, len;
     long line;            /* within the chunk, 1-based */
+    line_hash h;
 } deferred;
 
 typedef struct chunk {
     const run_data *r;
     const char *base, *p, *end;
-    run_vec *times;       /* [pair * RUN_NV + variant] */
-    run_mhz *mhz;         /* likewise */
+    tsample *ts;
+    size_t nts, cap_ts;
     deferred *def;
     size_t ndef, cap;
-    long lines, ntime;
+    long lines;
     int torn;             /* the chunk (the last one) ends in a line with no newline */
     int rc;
     pthread_t tid;
@@ -621,15 +783,20 @@ static void *chunk_main(void *arg)
         h->lines++;
         size_t k;
         int v;
-        double gpu, mhz;
-        long round;
-        if (fast_time(h->r, &c, p, len, &k, &v, &gpu, &round, &mhz)) {
-            if (vec_push(&h->times[k * RUN_NV + (size_t)v], gpu, round, NULL) ||
-                mhz_push(&h->mhz[k * RUN_NV + (size_t)v], mhz, 1, NULL)) {
-                h->rc = KBV_ENOMEM;
-                return NULL;
+        double round, gpu, mhz;
+        line_hash lh = hash_line(p, len);
+        if (fast_time(h->r, &c, p, len, &k, &v, &round, &gpu, &mhz)) {
+            if (h->nts == h->cap_ts) {
+                size_t cap = h->cap_ts ? 2 * h->cap_ts : 4096;
+                tsample *t = realloc(h->ts, cap * sizeof *t);
+                if (!t) {
+                    h->rc = KBV_ENOMEM;
+                    return NULL;
+                }
+                h->ts = t;
+                h->cap_ts = cap;
             }
-            h->ntime++;
+            h->ts[h->nts++] = (tsample){k, v, round, gpu, mhz, h->lines, lh};
         } else {
             if (h->ndef == h->cap) {
                 size_t cap = h->cap ? 2 * h->cap : 1024;
@@ -641,24 +808,16 @@ static void *chunk_main(void *arg)
                 h->def = d;
                 h->cap = cap;
             }
-            h->def[h->ndef++] = (deferred){(size_t)(p - h->base), len, h->lines};
+            h->def[h->ndef++] = (deferred){(size_t)(p - h->base), len, h->lines, lh};
         }
         p = nl + 1;
     }
     return NULL;
 }
 
-static void chunk_free(chunk *h, size_t npairs)
+static void chunk_free(chunk *h)
 {
-    if (h->times)
-        for (size_t i = 0; i < npairs * RUN_NV; i++) {
-            free(h->times[i].v);
-            free(h->times[i].round);
-        }
-    if (h->mhz)
-        for (size_t i = 0; i < npairs * RUN_NV; i++) free(h->mhz[i].s);
-    free(h->times);
-    free(h->mhz);
+    free(h->ts);
     free(h->def);
 }
 
@@ -668,11 +827,31 @@ static void warn_torn(run_data *r, long lineno)
     r->dropped_torn = 1;
 }
 
+/* Takes a scanned chunk's records in line order; before is the number of
+ * lines ahead of the chunk. */
+static int chunk_take(run_data *r, const char *text, const chunk *h, long before, kbv_err *e)
+{
+    size_t i = 0, j = 0;
+    int rc = 0;
+    while (!rc && (i < h->nts || j < h->ndef)) {
+        if (j >= h->ndef || (i < h->nts && h->ts[i].line < h->def[j].line)) {
+            const tsample *t = &h->ts[i++];
+            long lineno = before + t->line;
+            r->n_lines++;
+            if (!(rc = seen_add(r, t->h, r->journal_path, lineno, e)))
+                rc = take_time(r, t->pair, t->variant, t->round, t->gpu, t->mhz, r->journal_path, lineno, e);
+        } else {
+            const deferred *d = &h->def[j++];
+            rc = add_line_h(r, text + d->off, d->len, d->h, r->journal_path, before + d->line, e);
+        }
+    }
+    return rc;
+}
+
 /* Reads the mapped journal text[0..size) with nt chunks (2 <= nt <= 8). */
 static int load_chunks(run_data *r, const char *text, size_t size, int nt, kbv_err *e)
 {
     chunk ch[8];
-    size_t npairs = r->n_sets * r->n_problems;
     int rc = 0, started = 0;
     memset(ch, 0, sizeof ch);
     /* Cut points just after a newline near each share of the file. */
@@ -685,14 +864,7 @@ static int load_chunks(run_data *r, const char *text, size_t size, int nt, kbv_e
         cut[t] = nl ? (size_t)(nl - text) + 1 : size;
     }
     cut[nt] = size;
-    for (int t = 0; t < nt; t++) {
-        ch[t] = (chunk){.r = r, .base = text, .p = text + cut[t], .end = text + cut[t + 1]};
-        if (t > 0 && (!(ch[t].times = calloc(npairs * RUN_NV + 1, sizeof *ch[t].times)) ||
-                      !(ch[t].mhz = calloc(npairs * RUN_NV + 1, sizeof *ch[t].mhz)))) {
-            rc = err_set(e, KBV_ENOMEM, "out of memory");
-            goto done;
-        }
-    }
+    for (int t = 0; t < nt; t++) ch[t] = (chunk){.r = r, .base = text, .p = text + cut[t], .end = text + cut[t + 1]};
     for (int t = 1; t < nt; t++) {
         if (pthread_create(&ch[t].tid, NULL, chunk_main, &ch[t]) != 0) break;
         started = t;
@@ -725,26 +897,12 @@ static int load_chunks(run_data *r, const char *text, size_t size, int nt, kbv_e
             rc = err_set(e, KBV_ENOMEM, "out of memory");
             goto done;
         }
-        for (size_t i = 0; i < npairs * RUN_NV; i++) {
-            run_vec *src = &h->times[i];
-            for (size_t j = 0; j < src->n; j++)
-                if ((rc = vec_push(&r->pairs[i / RUN_NV].times[i % RUN_NV], src->v[j], src->round[j], e)))
-                    goto done;
-            const run_mhz *sm = &h->mhz[i];
-            for (size_t j = 0; j < sm->n; j++)
-                if ((rc = mhz_push(&r->pairs[i / RUN_NV].mhz[i % RUN_NV], sm->s[j].mhz, sm->s[j].n, e))) goto done;
-        }
-        r->n_time += h->ntime;
-        r->n_lines += h->lines - (long)h->ndef;  /* run_add_line counts the set-aside ones */
-        for (size_t d = 0; d < h->ndef; d++) {
-            const deferred *df = &h->def[d];
-            if ((rc = run_add_line(r, text + df->off, df->len, r->journal_path, before + df->line, e))) goto done;
-        }
+        if ((rc = chunk_take(r, text, h, before, e))) goto done;
         if (h->torn) warn_torn(r, before + h->lines + 1);
         before += h->lines;
     }
 done:
-    for (int t = 1; t < nt; t++) chunk_free(&ch[t], npairs);
+    for (int t = 1; t < nt; t++) chunk_free(&ch[t]);
     return rc;
 }
 
@@ -754,7 +912,7 @@ done:
  * negative code. */
 static int map_journal(const char *path, size_t min_size, const char **text, size_t *size, kbv_err *e)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return 0;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < min_size) {
@@ -791,23 +949,23 @@ int run_load_jobs(const char *run_dir, int threads, run_data **out, kbv_err *e)
         return err_set(e, KBV_EINPUT, "%s: path too long", run_dir);
     if ((rc = jio_load(path, &manifest, e))) return rc;
     if ((rc = run_from_manifest(manifest, &r, e))) return err_prefix(e, "%s", run_dir);
+    if ((rc = jnl_find(run_dir, r->journal_path, sizeof r->journal_path, e))) goto fail;
 
     if (threads >= 2) {
         const char *text = NULL;
         size_t size = 0;
-        snprintf(r->journal_path, sizeof r->journal_path, "%s/samples.jsonl", run_dir);
         rc = map_journal(r->journal_path, (size_t)4 << 20, &text, &size, e);
         if (rc < 0) goto fail;
         if (rc == 1) {
             rc = load_chunks(r, text, size, threads > 8 ? 8 : threads, e);
             munmap((void *)text, size);
-            if (rc) goto fail;
+            if (rc || (rc = run_finish(r, e))) goto fail;
             *out = r;
             return 0;
         }
     }
 
-    if ((rc = jnl_open_dir(run_dir, &jr, e))) goto fail;
+    if ((rc = jnl_open_file(r->journal_path, &jr, e))) goto fail;
     snprintf(r->journal_path, sizeof r->journal_path, "%s", jnl_path(jr));
     const char *line;
     size_t len;
@@ -820,7 +978,7 @@ int run_load_jobs(const char *run_dir, int threads, run_data **out, kbv_err *e)
         }
         if ((rc = run_add_line(r, line, len, r->journal_path, lineno, e))) goto fail;
     }
-    if (rc < 0) goto fail;
+    if (rc < 0 || (rc = run_finish(r, e))) goto fail;
     jnl_close(jr);
     *out = r;
     return 0;
@@ -836,6 +994,7 @@ void run_free(run_data *r)
     size_t np = r->n_sets * r->n_problems;
     for (size_t i = 0; r->pairs && i < np; i++) {
         run_pair *p = &r->pairs[i];
+        free(p->tamper_why);
         free(p->status);
         free(p->status_detail);
         free(p->build_log);
@@ -862,6 +1021,8 @@ void run_free(run_data *r)
     free(r->problem_ids);
     free(r->set_map);
     free(r->prob_map);
+    free(r->seen);
+    jgram_free(r->gram);
     cJSON_Delete(r->manifest);
     free(r);
 }

@@ -1,17 +1,24 @@
 /* run.h - a run directory read into memory: the manifest and, for every
  * (set, problem) pair the manifest names, the journal's records about it.
  *
- * run_load reads RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (or .gz).
+ * run_load reads RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (or .gz;
+ * both at once is an error, since which one holds the run cannot be told).
  * It drops a torn last journal line with a warning (an interrupted collect
  * leaves one) and fails with KBV_EINPUT, naming file and line, on any other
- * malformed line, on a record for a set or problem the manifest does not
- * name, on a time that is not a positive finite number, on a baseline
- * record whose variant is not fp32 or tf32 or whose choice is not a string,
- * and on a manifest of another schema.  Unknown record types and fields are
- * ignored.  A time record's "sm_mhz" is kept when it is a positive finite
- * number and is otherwise treated as absent (the clock of that round is not
- * known): it only explains drift, and a journal read before the field was
- * used must still be read.
+ * malformed line, on a journal without any record, on a line that repeats
+ * an earlier one byte for byte, on a second status or build record for a
+ * pair, on a status not named in DESIGN.md 6, on a record for a set or
+ * problem the manifest does not name, on a time that is not a positive
+ * finite number, on a baseline record whose variant is not fp32 or tf32 or
+ * whose choice is not a string, and on a manifest of another schema or
+ * whose config.seed is not a non-negative integer.
+ *
+ * Every record is judged by the journal grammar (common/jgram.h): a record
+ * that breaks it is not used as data, and its pair keeps the first reason
+ * in tamper_why (the class `tampering`).  A time record's "sm_mhz" is kept
+ * when it is a positive finite number and is otherwise treated as absent
+ * (the clock of that round is not known): it only explains drift, and a
+ * journal read before the field was used must still be read.
  */
 #ifndef KBV_RUN_H
 #define KBV_RUN_H
@@ -20,6 +27,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 #include "err.h"
+#include "jgram.h"
 
 enum { RUN_V_CAND = 0, RUN_V_FP32 = 1, RUN_V_TF32 = 2, RUN_NV = 3 };
 extern const char *const run_variant_names[RUN_NV];  /* "candidate", "fp32", "tf32" */
@@ -76,8 +84,10 @@ typedef struct run_probe {
 } run_probe;
 
 typedef struct run_pair {
+    char *tamper_why;                 /* owned; the first grammar violation, NULL when none */
+    long status_line, build_line;     /* journal lines of the status and build records, 0: none */
     int have_status;
-    char *status, *status_detail;     /* owned; the last status record wins */
+    char *status, *status_detail;     /* owned */
     int have_build, build_ok;
     char *build_log;                  /* owned, "" when absent */
     int have_static;
@@ -116,15 +126,17 @@ typedef struct run_data {
     size_t set_mask, prob_mask;
     size_t last_set, last_prob;
     int have_last;
+    jgram *gram;                      /* owned; the journal grammar's state */
+    /* The lines read so far, by a 96-bit hash, to find a repeated line:
+     * open addressing, line 0 marks a free slot. */
+    struct run_line_seen *seen;       /* owned */
+    size_t seen_mask, n_seen;
 } run_data;
 
 int run_load(const char *run_dir, run_data **out, kbv_err *e);
 /* The same with up to `threads` threads: a plain journal of some megabytes
- * is then read in chunks in parallel, with the same result, except that
- * within a chunk the rare time records the fast scanner leaves to the
- * general parser (escapes, NUL bytes, nested fields) come after the others,
- * so a pair's samples are the same but not always in journal order (the
- * analysis sorts them; tests/fuzz/fuzz_journal_par checks the rest). */
+ * is then scanned in chunks in parallel and its records are taken in
+ * journal order, with the same result (tests/fuzz/fuzz_journal_par). */
 int run_load_jobs(const char *run_dir, int threads, run_data **out, kbv_err *e);
 void run_free(run_data *r);   /* NULL ok */
 
@@ -134,8 +146,11 @@ static inline run_pair *run_pair_at(const run_data *r, size_t set, size_t proble
 }
 
 /* Parses one journal line into r (for tests and for run_load); path and
- * lineno name it in messages. */
+ * lineno name it in messages.  After the last line, run_finish says whether
+ * the journal held any record. */
 int run_add_line(run_data *r, const char *line, size_t len, const char *path, long lineno, kbv_err *e);
+
+int run_finish(run_data *r, kbv_err *e);
 
 /* Builds an empty run from a manifest (which r then owns); for tests. */
 int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e);

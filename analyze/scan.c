@@ -125,15 +125,21 @@ static const char *read_number(const char *p, const char *end, double *val)
     return p;
 }
 
-enum { K_TYPE = 1, K_SET = 2, K_PROBLEM = 4, K_VARIANT = 8, K_GPU = 16, K_WALL = 32, K_MHZ = 64, K_ROUND = 128 };
+enum {
+    K_TYPE = 1, K_SET = 2, K_PROBLEM = 4, K_VARIANT = 8, K_GPU = 16, K_WALL = 32, K_MHZ = 64,
+    K_ROUND = 128, K_SAME_AS = 256, K_GT = 512
+};
 
 /* The member a key names, by length first: one comparison for most keys. */
 static unsigned key_bit(const char *p, size_t n)
 {
     switch (n) {
     case 3: return memcmp(p, "set", 3) == 0 ? K_SET : 0;
+    case 5:
+        if (memcmp(p, "round", 5) == 0) return K_ROUND;
+        if (memcmp(p, "gt_ms", 5) == 0) return K_GT;
+        return 0;
     case 4: return memcmp(p, "type", 4) == 0 ? K_TYPE : 0;
-    case 5: return memcmp(p, "round", 5) == 0 ? K_ROUND : 0;
     case 6:
         if (memcmp(p, "gpu_ms", 6) == 0) return K_GPU;
         if (memcmp(p, "sm_mhz", 6) == 0) return K_MHZ;
@@ -142,6 +148,7 @@ static unsigned key_bit(const char *p, size_t n)
         if (memcmp(p, "problem", 7) == 0) return K_PROBLEM;
         if (memcmp(p, "variant", 7) == 0) return K_VARIANT;
         if (memcmp(p, "wall_ms", 7) == 0) return K_WALL;
+        if (memcmp(p, "same_as", 7) == 0) return K_SAME_AS;
         return 0;
     default: return 0;
     }
@@ -196,6 +203,7 @@ int scan_flat(const char *line, size_t len, scan_rec *out)
             unsigned bit = key_bit(key.p, key.len);
             scan_str *dst = bit == K_TYPE ? &out->type : bit == K_SET ? &out->set
                           : bit == K_PROBLEM ? &out->problem : bit == K_VARIANT ? &out->variant : NULL;
+            if (!bit || (seen & bit)) out->odd_keys++;
             if (bit && !(seen & bit)) {
                 seen |= bit;
                 if (dst) {
@@ -212,6 +220,8 @@ int scan_flat(const char *line, size_t len, scan_rec *out)
                 } else if (bit == K_ROUND) {
                     out->round_kind = kind;
                     out->round = num;
+                } else if (bit == K_SAME_AS || bit == K_GT) {
+                    /* kept by no one; allowed by the grammar */
                 } else {
                     out->wall_kind = kind;
                     out->wall_ms = num;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -421,6 +422,30 @@ int build_scan_text(const char *nm_out, build_item *it, kbv_err *e)
     return 0;
 }
 
+/* The object's own bytes: strings that name a way around the worker
+ * (verdict_scan_bytes).  The object is kbv's own build output, at most a
+ * few hundred MB. */
+static int scan_bytes(build_item *it, kbv_err *e)
+{
+    int fd = open(it->so_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return err_set(e, KBV_ERUNTIME, "build: %s: %s", it->so_path, strerror(errno));
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = err_set(e, KBV_ERUNTIME, "build: %s is not a regular file", it->so_path);
+    } else if (st.st_size > 0) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            rc = err_set(e, KBV_ERUNTIME, "build: %s: mmap: %s", it->so_path, strerror(errno));
+        } else {
+            it->flags |= verdict_scan_bytes(m, (size_t)st.st_size);
+            munmap(m, (size_t)st.st_size);
+        }
+    }
+    close(fd);
+    return rc;
+}
+
 int build_scan(build_item *it, kbv_err *e)
 {
     if (!it->so_path) return 0;
@@ -436,6 +461,7 @@ int build_scan(build_item *it, kbv_err *e)
     }
     rc = build_scan_text(out, it, e);
     free(out);
+    if (!rc) rc = scan_bytes(it, e);
     return rc;
 }
 

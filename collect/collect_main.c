@@ -18,6 +18,7 @@
 
 #include "afile.h"
 #include "build.h"
+#include "chan.h"
 #include "cli.h"
 #include "err.h"
 #include "jio.h"
@@ -27,6 +28,7 @@
 #include "plan.h"
 #include "rec.h"
 #include "resume.h"
+#include "sums.h"
 #include "super.h"
 #include "verdict.h"
 
@@ -87,16 +89,28 @@ static void usage(FILE *f)
             "  --help, --version\n");
 }
 
+/* A comma-separated list of distinct GPU ids: an empty item ("0,,1") or
+ * an id given twice ("0,0") would run two workers on one GPU, and their
+ * timings would disturb each other. */
 static int parse_gpus(opts *o, const char *s, kbv_err *e)
 {
-    snprintf(o->gpu_buf, sizeof o->gpu_buf, "%s", s);
+    if (snprintf(o->gpu_buf, sizeof o->gpu_buf, "%s", s) >= (int)sizeof o->gpu_buf)
+        return err_set(e, KBV_EUSAGE, "--gpus: list too long");
     o->n_gpus = 0;
-    for (char *save = NULL, *t = strtok_r(o->gpu_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    long ids[MAX_GPUS];
+    for (char *t = o->gpu_buf; t;) {
+        char *comma = strchr(t, ',');
+        if (comma) *comma = '\0';
+        if (!*t) return err_set(e, KBV_EUSAGE, "--gpus %s: an empty GPU id", s);
         long v;
         int rc = cli_parse_long("--gpus", t, 0, 1023, &v, e);
         if (rc) return rc;
+        for (int i = 0; i < o->n_gpus; i++)
+            if (ids[i] == v) return err_set(e, KBV_EUSAGE, "--gpus %s: GPU %ld is given twice", s, v);
         if (o->n_gpus == MAX_GPUS) return err_set(e, KBV_EUSAGE, "--gpus: at most %d GPUs", MAX_GPUS);
+        ids[o->n_gpus] = v;
         o->gpus[o->n_gpus++] = t;
+        t = comma ? comma + 1 : NULL;
     }
     if (o->n_gpus == 0) return err_set(e, KBV_EUSAGE, "--gpus: empty list");
     return 0;
@@ -252,20 +266,37 @@ typedef struct {
     cJSON *single;        /* for one-shot modes: the result (or error) line */
     cJSON *info;          /* and a device-info line */
     long records;
-    long invalid;
+    long tampered;        /* lines kept as evidence, never as data */
     char last[160];       /* what the worker did last, for a timeout's detail */
-    char first_invalid[200];
+    char evidence[1024];  /* the first few of them, described */
+    int next_round[3];    /* per variant (rec_variant_index), the round the next time record must carry */
 } pair_ctx;
 
-static int on_line(void *vctx, const char *line, size_t len, kbv_err *e)
+/* Keeps a line that broke the channel's rules as evidence: counted, the
+ * first few described (DESIGN.md 5a step 7a). */
+static void note_tamper(pair_ctx *c, const char *why, const char *line, size_t len)
+{
+    if (c->tampered++ >= 3) return;
+    size_t l = strlen(c->evidence);
+    char shown[160];
+    size_t n = len < sizeof shown - 1 ? len : sizeof shown - 1;
+    memcpy(shown, line, n);
+    shown[n] = 0;
+    rec_utf8_clean(shown);
+    snprintf(c->evidence + l, sizeof c->evidence - l, "%s%s: '%s%s'", l ? "; " : "", why, shown,
+             len > n ? "..." : "");
+}
+
+static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_err *e)
 {
     pair_ctx *c = vctx;
     kbv_err le = {0};
     cJSON *rec = NULL;
     if (!c->jw) {
-        /* One-shot modes: a "device-info" line (which the calibration also
-         * sends first, so that builds can start) and the result line. */
-        cJSON *o = cJSON_ParseWithLength(line, len);
+        /* One-shot modes (no candidate runs): a "device-info" line (which
+         * the calibration also sends first, so that builds can start) and
+         * the result line. */
+        cJSON *o = authentic ? cJSON_ParseWithLength(line, len) : NULL;
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
         if (!cJSON_IsObject(o)) {
             cJSON_Delete(o);
@@ -279,12 +310,32 @@ static int on_line(void *vctx, const char *line, size_t len, kbv_err *e)
         }
         return 0;
     }
+    if (!authentic) {
+        note_tamper(c, "a line that does not authenticate", line, len);
+        return 0;
+    }
+    if (c->status) {
+        note_tamper(c, "an authentic line after the status record", line, len);
+        return 0;
+    }
     if (rec_from_worker(line, len, c->set, c->problem, &rec, &le)) {
-        if (c->invalid++ == 0)
-            snprintf(c->first_invalid, sizeof c->first_invalid, "%s", le.msg);
+        note_tamper(c, le.msg, line, len);
         return 0;
     }
     const char *type = cJSON_GetObjectItemCaseSensitive(rec, "type")->valuestring;
+    if (strcmp(type, "time") == 0) {
+        /* Per variant, rounds 0, 1, 2, ... each exactly once and in order. */
+        int v = rec_variant_index(cJSON_GetObjectItemCaseSensitive(rec, "variant")->valuestring);
+        double r = cJSON_GetObjectItemCaseSensitive(rec, "round")->valuedouble;
+        if (v < 0 || r != (double)c->next_round[v]) {
+            char why[120];
+            snprintf(why, sizeof why, "a time record out of sequence (expected round %d)", v < 0 ? 0 : c->next_round[v]);
+            note_tamper(c, why, line, len);
+            cJSON_Delete(rec);
+            return 0;
+        }
+        c->next_round[v]++;
+    }
     if (strcmp(type, "status") == 0) {
         cJSON_Delete(c->status);
         c->status = rec;
@@ -363,9 +414,6 @@ static void decide_status(const pair_ctx *c, const super_result *r, double timeo
                  c->last[0] ? "after " : "before its first record", c->last, tail[0] ? "; output: " : "",
                  tail);
     }
-    if (c->invalid && strlen(detail) + 64 < n)
-        snprintf(detail + strlen(detail), n - strlen(detail), " (%ld invalid worker lines: %s)",
-                 c->invalid, c->first_invalid);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -395,7 +443,10 @@ static int worker_oneshot(const char *worker, const char *mode, const char *scra
     argv[k++] = (char *)mode;
     for (int i = 0; extra && extra[i] && k < 30; i++) argv[k++] = extra[i];
     argv[k] = NULL;
-    super_spec sp = {worker, argv, scratch, gpu, timeout_s, 64ull << 20};
+    unsigned char key[CHAN_KEY_LEN];
+    rc = chan_new_key(key, e);
+    if (rc) return rc;
+    super_spec sp = {worker, argv, scratch, gpu, timeout_s, 64ull << 20, key};
     super_child *ch = NULL;
     rc = super_start(&sp, &ch, e);
     if (rc) return rc;
@@ -502,7 +553,11 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
                     "--seed", a_seed, "--trials", a_trials, "--atol", a_atol, "--rtol", a_rtol,
                     "--copy-gbps", a_copy, "--fp32-tflops", a_f32, "--tf32-tflops", a_t32,
                     "--max-time", a_max, NULL};
-    super_spec sp = {R->worker, argv, scratch, gpu, R->o->timeout_s, 256ull << 20};
+    /* A key of its own for every pair (chan.h). */
+    unsigned char key[CHAN_KEY_LEN];
+    rc = chan_new_key(key, e);
+    if (rc) return rc;
+    super_spec sp = {R->worker, argv, scratch, gpu, R->o->timeout_s, 256ull << 20, key};
     memset(pc, 0, sizeof *pc);
     pc->jw = R->jw;
     pc->set = R->pl.sets[pp->set].name;
@@ -553,6 +608,16 @@ static int pair_epilogue(run *R, int pi, pair_ctx *pc, const super_result *r, kb
     const char *status;
     char detail[8192];
     decide_status(pc, r, R->o->timeout_s, &status, detail, sizeof detail);
+    if (pc->tampered) {
+        /* The evidence goes before the status, which ends the pair. */
+        char ev[1200];
+        snprintf(ev, sizeof ev, "%ld worker line(s) broke the record channel's rules: %s", pc->tampered,
+                 pc->evidence);
+        cJSON *t = rec_tamper(pc->set, pc->problem, ev);
+        int trc = t ? jnl_append(R->jw, t, e) : err_set(e, KBV_ENOMEM, "out of memory");
+        cJSON_Delete(t);
+        if (trc) return trc;
+    }
     cJSON *rec = rec_status(pc->set, pc->problem, status, detail);
     if (rec) cJSON_AddNumberToObject(rec, "seconds", r->seconds);
     int rc = rec ? jnl_append(R->jw, rec, e) : err_set(e, KBV_ENOMEM, "out of memory");
@@ -697,30 +762,44 @@ static int collect_main(opts *o, kbv_err *e)
     R.o = o;
     char here[PATH_MAX], inc[PATH_MAX];
     char cache[PATH_MAX];
+    cJSON *old_m = NULL;
     int rc = self_dir(here, sizeof here, e);
     if (rc) return rc;
     snprintf(R.worker, sizeof R.worker, "%s/kbv-worker", here);
-    if (!o->build_only && access(R.worker, X_OK) != 0)
-        return err_set(e, KBV_ERUNTIME, "%s: not found (built only where nvcc is)", R.worker);
+
+    /* The inputs first: a bad candidate folder is the user's to fix, and is
+     * said before any GPU work. */
+    rc = plan_make(&R.pl, o->suite, o->cand_dirs, o->n_dirs, o->glob, o->shard_i, o->shard_n, e);
+    if (rc) return rc;
+    /* A run folder inside an input would change the input it measures (and
+     * a later collect would take the run for a set). */
+    for (int s = 0; o->out && s < R.pl.n_sets + o->n_dirs; s++) {
+        const char *in = s < R.pl.n_sets ? R.pl.sets[s].dir : o->cand_dirs[s - R.pl.n_sets];
+        if (cli_path_inside(o->out, in)) {
+            rc = err_set(e, KBV_EUSAGE, "--out %s lies inside the candidate folder %s; choose a folder outside "
+                         "the inputs", o->out, in);
+            goto out;
+        }
+    }
+    if (!o->build_only && access(R.worker, X_OK) != 0) {
+        rc = err_set(e, KBV_ERUNTIME, "%s: not found (built only where nvcc is)", R.worker);
+        goto out;
+    }
     rc = find_include(here, inc, sizeof inc, e);
-    if (rc) return rc;
+    if (rc) goto out;
     rc = build_cache_dir(cache, sizeof cache, e);
-    if (rc) return rc;
+    if (rc) goto out;
     /* Workers run in folders of their own: every path they get is absolute. */
     rc = afile_mkdirs(cache, e);
-    if (rc) return rc;
+    if (rc) goto out;
     {
         char abs[PATH_MAX];
         if (realpath(cache, abs)) snprintf(cache, sizeof cache, "%s", abs);
     }
 
-    rc = plan_make(&R.pl, o->suite, o->cand_dirs, o->n_dirs, o->glob, o->shard_i, o->shard_n, e);
-    if (rc) return rc;
-
     /* The run folder. */
     char run_id[64];
     char created[32];
-    cJSON *old_m = NULL;
     if (o->resume) {
         snprintf(R.run_dir, sizeof R.run_dir, "%s", o->out);
         char mp[PATH_MAX + 32];
@@ -782,7 +861,10 @@ static int collect_main(opts *o, kbv_err *e)
         cargv[0] = R.worker;
         cargv[1] = "--calibrate";
         cargv[2] = NULL;
-        super_spec sp = {R.worker, cargv, sdir, o->gpus[0], 300, 64ull << 20};
+        unsigned char key[CHAN_KEY_LEN];
+        rc = chan_new_key(key, e);
+        if (rc) goto out;
+        super_spec sp = {R.worker, cargv, sdir, o->gpus[0], 300, 64ull << 20, key};
         rc = super_start(&sp, &calib, e);
         if (rc) goto out;
         super_line_fn fn1[1] = {on_line};
@@ -917,7 +999,6 @@ out_calib:
     } else {
         rc = run_pairs(&R, e);
     }
-    if (!rc) log_info(STAGE, "wrote %s", R.run_dir);
 
 out:
     if (R.jw) {
@@ -927,6 +1008,11 @@ out:
             *e = ce;
             rc = rc2;
         }
+        /* Seal what was measured: SHA256SUMS gets the lines of the manifest
+         * and the journal, which analyze and render never rewrite.  An
+         * interrupted run is sealed by the --resume that completes it. */
+        if (!rc) rc = sums_seal_raw(R.run_dir, e);
+        if (!rc) log_info(STAGE, "wrote %s", R.run_dir);
     }
     if (R.scratch_root[0]) rm_tree(R.scratch_root);
     if (R.items)

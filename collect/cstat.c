@@ -59,15 +59,17 @@ void cstat_rule_default(cstat_rule *r)
     r->max_s = 10.0;
 }
 
-int cstat_should_stop(const cstat_rule *r, const double *gpu_ms, int n, double gpu_s,
-                      double wall_s, double *scratch)
+int cstat_should_stop_paired(const cstat_rule *r, const double *const *ratios, int n_ratios, int n,
+                             double cand_gpu_s, double wall_s, double *scratch)
 {
     if (n >= r->max_samples) return CSTAT_MAX_SAMPLES;
     if (wall_s >= r->max_s) return CSTAT_MAX_TIME;
-    if (n < r->min_samples || gpu_s < r->min_gpu_s) return CSTAT_GO_ON;
-    double med = cstat_median(gpu_ms, n, scratch); /* leaves scratch sorted */
-    double lo, hi;
-    if (cstat_median_ci(scratch, n, r->ci_level, &lo, &hi)) return CSTAT_GO_ON;
-    if ((hi - lo) / 2.0 < r->rel_halfwidth * med) return CSTAT_PRECISE;
-    return CSTAT_GO_ON;
+    if (n < r->min_samples || cand_gpu_s < r->min_gpu_s) return CSTAT_GO_ON;
+    for (int k = 0; k < n_ratios; k++) {
+        double med = cstat_median(ratios[k], n, scratch); /* leaves scratch sorted */
+        double lo, hi;
+        if (cstat_median_ci(scratch, n, r->ci_level, &lo, &hi)) return CSTAT_GO_ON;
+        if (!((hi - lo) / 2.0 < r->rel_halfwidth * med)) return CSTAT_GO_ON;
+    }
+    return CSTAT_PRECISE;
 }

@@ -35,10 +35,14 @@ enum {
     CSTAT_MAX_TIME = 3
 };
 
-/* Decides whether a variant with n samples (gpu_ms, milliseconds) whose
- * samples took gpu_s of GPU time and wall_s of wall time may stop; scratch
- * holds n doubles.  Returns one of the CSTAT_* values. */
-int cstat_should_stop(const cstat_rule *r, const double *gpu_ms, int n, double gpu_s,
-                      double wall_s, double *scratch);
+/* The paired rule of DESIGN.md 5a step 7: n rounds so far, each holding
+ * every variant; ratios[k][0..n-1] (k < n_ratios) are the per-round
+ * speedups (baseline time / candidate time of one round), cand_gpu_s the
+ * candidate's GPU time and wall_s the largest wall time of one variant.
+ * It may stop when every ratio's median has a CI half-width under
+ * rel_halfwidth of the median (with min_samples rounds and min_gpu_s
+ * reached), or at max_samples rounds or max_s.  scratch holds n doubles. */
+int cstat_should_stop_paired(const cstat_rule *r, const double *const *ratios, int n_ratios, int n,
+                             double cand_gpu_s, double wall_s, double *scratch);
 
 #endif

@@ -1,6 +1,8 @@
 #include "plan.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,19 +72,70 @@ static int has_cu(const char *dir)
     return found;
 }
 
+/* set.json is an object with a non-empty string "name" and, optionally, the
+ * strings "description" and "origin" and the objects "expected",
+ * "expected_status" and "hostile" (what the test scripts expect of each
+ * problem); any other shape is a mistake the user should hear of, not a set
+ * named after its folder. */
+static int set_json_valid(const cJSON *j, const char *path, kbv_err *e)
+{
+    if (!cJSON_IsObject(j)) return err_set(e, KBV_EUSAGE, "%s: must be a JSON object with a \"name\"", path);
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "name");
+    if (!cJSON_IsString(n) || !n->valuestring[0])
+        return err_set(e, KBV_EUSAGE, "%s: \"name\" must be a non-empty string", path);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, j) {
+        const char *k = it->string ? it->string : "";
+        if (!strcmp(k, "name")) continue;
+        if (!strcmp(k, "description") || !strcmp(k, "origin")) {
+            if (!cJSON_IsString(it)) return err_set(e, KBV_EUSAGE, "%s: \"description\" must be a string", path);
+        } else if (!strcmp(k, "expected") || !strcmp(k, "expected_status") || !strcmp(k, "hostile")) {
+            if (!cJSON_IsObject(it)) return err_set(e, KBV_EUSAGE, "%s: \"%s\" must be an object", path, k);
+        } else {
+            return err_set(e, KBV_EUSAGE,
+                           "%s: unknown key \"%.40s\" (name, description, origin, expected, expected_status, hostile)",
+                           path, k);
+        }
+    }
+    return 0;
+}
+
+/* A candidate is a regular file directly inside its set folder: a symbolic
+ * link could make collect read (and journal) any file, and a folder named
+ * like a candidate is a mistake.  1 with the file there, 0 when there is
+ * nothing of that name (the problem is missing), or KBV_EUSAGE. */
+static int candidate_file(const char *path, kbv_err *e)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return 0;
+        if (errno == ELOOP) return err_set(e, KBV_EUSAGE, "%s: a symbolic link, not a candidate file", path);
+        return err_set(e, KBV_EUSAGE, "%s: %s", path, strerror(errno));
+    }
+    struct stat st;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    int is_folder = !ok && S_ISDIR(st.st_mode);
+    close(fd);
+    if (!ok)
+        return err_set(e, KBV_EUSAGE, "%s: %s, not a candidate file", path, is_folder ? "a folder" : "not a regular file");
+    return 1;
+}
+
 static int add_set(plan *pl, const char *dir, kbv_err *e)
 {
     char path[4096];
     int rc = cli_path(path, sizeof path, dir, "set.json", e);
     if (rc) return rc;
     char *name = NULL;
-    if (is_file(path)) {
+    struct stat st;
+    if (lstat(path, &st) == 0) {
         cJSON *j = NULL;
         rc = jio_load(path, &j, e);
         if (rc) return rc;
-        const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "name");
-        if (cJSON_IsString(n) && n->valuestring[0]) name = strdup(n->valuestring);
+        rc = set_json_valid(j, path, e);
+        if (!rc) name = strdup(cJSON_GetObjectItemCaseSensitive(j, "name")->valuestring);
         cJSON_Delete(j);
+        if (rc) return rc;
     }
     if (!name) {
         /* The folder's own name, without trailing slashes. */
@@ -228,7 +281,12 @@ int plan_make(plan *out, const char *suite, const char *const *cand_dirs, int n_
             pp->p = out->problems[p];
             char path[4096];
             snprintf(path, sizeof path, "%s/%s.cu", out->sets[s].dir, pp->p->id);
-            if (is_file(path) && !(pp->src = strdup(path))) {
+            int have = candidate_file(path, e);
+            if (have < 0) {
+                rc = have;
+                goto fail;
+            }
+            if (have && !(pp->src = strdup(path))) {
                 rc = err_set(e, KBV_ENOMEM, "plan: out of memory");
                 goto fail;
             }

@@ -22,6 +22,9 @@ int rec_status_known(const char *s);
 /* 1 for the probe names of DESIGN.md 6. */
 int rec_probe_known(const char *s);
 
+/* 0, 1, 2 for the variants "fp32", "tf32", "candidate"; -1 otherwise. */
+int rec_variant_index(const char *v);
+
 /* Replaces, in place, every byte of s that is not part of a valid UTF-8
  * sequence with '?'.  Every record below has its keys and strings cleaned
  * so: candidate output, build logs and symbol names may hold any bytes. */
@@ -32,5 +35,8 @@ cJSON *rec_new(const char *type, const char *set, const char *problem);
 cJSON *rec_build(const char *set, const char *problem, const build_item *b);
 cJSON *rec_static(const char *set, const char *problem, const build_item *b);
 cJSON *rec_status(const char *set, const char *problem, const char *status, const char *detail);
+/* The evidence of worker lines that broke the record channel's rules
+ * (DESIGN.md 5a step 7a); it classes the pair `tampering`. */
+cJSON *rec_tamper(const char *set, const char *problem, const char *detail);
 
 #endif

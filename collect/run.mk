@@ -4,7 +4,7 @@
 # every unit test links; the programs need nvcc and are built only with it.
 COLLECTHOST_SRCS := collect/prng.c collect/cstat.c collect/verdict.c collect/plan.c \
                     collect/resume.c collect/build.c collect/super.c collect/rec.c \
-                    collect/manifest.c
+                    collect/manifest.c collect/chan.c
 COLLECTHOST_LIB  := $(BUILD)/libkbv_collecthost.a
 TEST_LIBS        := $(COLLECTHOST_LIB) $(TEST_LIBS)
 $(call objs,$(COLLECTHOST_SRCS) collect/collect_main.c): CPPFLAGS += -Icollect
@@ -25,12 +25,17 @@ $(BUILD)/kbv-collect: $(OBJ)/collect/collect_main.o $(COLLECTHOST_LIB) $(SUITE_L
 # (calibration, small kernels) and the suite's GPU library.  -rdynamic exports
 # the allocation interposers of memtrack.c, so that a candidate's shared
 # object (built with -cudart shared) binds its cudaMalloc to them.
-WORKER_C_SRCS  := collect/worker_main.c collect/memtrack.c collect/nvmlx.c
-WORKER_CU_SRCS := collect/worker_gpu.cu
-$(call objs,$(WORKER_C_SRCS)): CPPFLAGS += -Icollect -isystem $(CUDA_HOME)/include
-$(call objs,$(WORKER_CU_SRCS)): ALL_NVCCFLAGS += -Icollect
+# Full RELRO (-z relro -z now: every symbol bound at start, the GOT read-only
+# before a candidate is loaded) and a non-executable stack, so that a
+# candidate cannot rewrite the worker's bindings (cudaEventElapsedTime, say)
+# without changing page protections, which the static scan flags.
+WORKER_C_SRCS  := $(wildcard collect/worker/*.c)
+WORKER_CU_SRCS := collect/worker/worker_gpu.cu
+WORKER_LDFLAGS := -rdynamic -Wl,-z,relro,-z,now,-z,noexecstack
+$(call objs,$(WORKER_C_SRCS)): CPPFLAGS += -Icollect -Icollect/worker -isystem $(CUDA_HOME)/include
+$(call objs,$(WORKER_CU_SRCS)): ALL_NVCCFLAGS += -Icollect -Icollect/worker
 
 $(BUILD)/kbv-worker: $(call objs,$(WORKER_C_SRCS) $(WORKER_CU_SRCS)) $(COLLECTHOST_LIB) $(GPU_LIB) $(SUITE_LIB) $(COMMON_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -rdynamic -o $@ $^ $(GPU_LDLIBS) -L$(CUDA_HOME)/lib64 -lcudart -ldl -lpthread -lstdc++ $(LDLIBS_COMMON)
+	$(Q)$(CC) $(CFLAGS) $(WORKER_LDFLAGS) -o $@ $^ $(GPU_LDLIBS) -L$(CUDA_HOME)/lib64 -lcudart -ldl -lpthread -lstdc++ $(LDLIBS_COMMON)
 endif

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ struct super_child {
     double started, deadline;
     char *buf;
     size_t len, cap;
+    unsigned char key[CHAN_KEY_LEN];
+    uint64_t seq;        /* the sequence number the next authentic line carries */
     char out_path[4200], err_path[4200];
 };
 
@@ -93,11 +96,24 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
     c->fd = -1;
     snprintf(c->out_path, sizeof c->out_path, "%s/stdout.txt", s->scratch);
     snprintf(c->err_path, sizeof c->err_path, "%s/stderr.txt", s->scratch);
-    int p[2];
+    int p[2], kp[2];
+    if (s->key) memcpy(c->key, s->key, CHAN_KEY_LEN);
     if (pipe2(p, O_CLOEXEC) != 0) {
         free(c);
         return err_set(e, KBV_ERUNTIME, "worker: pipe: %s", strerror(errno));
     }
+    /* The key travels on a pipe of its own, written before the fork (32
+     * bytes fit any pipe's buffer) and closed behind it: the worker reads
+     * it before it loads the candidate, which then finds no descriptor
+     * to read it from. */
+    if (pipe2(kp, O_CLOEXEC) != 0 || write(kp[1], c->key, CHAN_KEY_LEN) != CHAN_KEY_LEN) {
+        int rc = err_set(e, KBV_ERUNTIME, "worker: key pipe: %s", strerror(errno));
+        close(p[0]);
+        close(p[1]);
+        free(c);
+        return rc;
+    }
+    close(kp[1]);
     int ofd = open(c->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int efd = open(c->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (ofd < 0 || efd < 0) {
@@ -106,6 +122,7 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
         if (efd >= 0) close(efd);
         close(p[0]);
         close(p[1]);
+        close(kp[0]);
         free(c);
         return rc;
     }
@@ -121,6 +138,7 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
         close(efd);
         close(p[0]);
         close(p[1]);
+        close(kp[0]);
         free(c);
         return rc;
     }
@@ -138,10 +156,11 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
         dup2(ofd, 1);
         dup2(efd, 2);
         dup2(p[1], SUPER_RECORD_FD);
-        /* Only 0-3 stay open: the journal and other workers' pipes are not
+        dup2(kp[0], CHAN_KEY_FD);
+        /* Only 0-4 stay open: the journal and other workers' pipes are not
          * the worker's business. */
-        if (close_range(SUPER_RECORD_FD + 1, ~0u, 0) != 0)
-            for (int fd = SUPER_RECORD_FD + 1; fd < 65536; fd++) close(fd);
+        if (close_range(CHAN_KEY_FD + 1, ~0u, 0) != 0)
+            for (int fd = CHAN_KEY_FD + 1; fd < 65536; fd++) close(fd);
         if (chdir(s->scratch) != 0) _exit(126);
         set_limit(RLIMIT_CORE, 0);
         set_limit(RLIMIT_NOFILE, 4096);
@@ -160,6 +179,7 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
         _exit(127);
     }
     setpgid(pid, pid); /* also here, so that a kill never races the child's own call */
+    close(kp[0]);
     close(ofd);
     close(efd);
     close(p[1]);
@@ -180,7 +200,17 @@ static int deliver(super_child *c, super_line_fn fn, void *ctx, kbv_err *e)
         if (c->buf[i] != '\n') continue;
         if (!c->skipping) {
             c->buf[i] = 0;
-            int rc = fn ? fn(ctx, c->buf + start, i - start, e) : 0;
+            const char *text;
+            size_t tl;
+            /* Only an authentic line advances the sequence: the worker's own
+             * lines still authenticate after a forged one. */
+            int auth = chan_open(c->key, c->seq, c->buf + start, i - start, &text, &tl);
+            if (auth) c->seq++;
+            else {
+                text = c->buf + start;
+                tl = i - start;
+            }
+            int rc = fn ? fn(ctx, text, tl, auth, e) : 0;
             if (rc) return rc;
         }
         c->skipping = 0;

@@ -8,6 +8,7 @@
 #define KBV_SUPER_H
 
 #include <stddef.h>
+#include "chan.h"
 #include "err.h"
 
 #define SUPER_RECORD_FD 3
@@ -21,12 +22,18 @@ typedef struct {
     const char *gpu;            /* CUDA_VISIBLE_DEVICES for the worker, or NULL */
     double timeout_s;           /* wall-clock limit */
     unsigned long long fsize_limit;   /* RLIMIT_FSIZE bytes (output files) */
+    /* The record channel's key (chan.h), handed to the worker on
+     * CHAN_KEY_FD; copied by super_start. */
+    const unsigned char *key;
 } super_spec;
 
 typedef struct super_child super_child;
 
-/* Called for each complete line the worker sends (without the newline). */
-typedef int (*super_line_fn)(void *ctx, const char *line, size_t len, kbv_err *e);
+/* Called for each complete line the worker sends, without the newline.
+ * authentic = 1: the line carried the next sequence number's MAC, and
+ * line is its JSON text; 0: it did not authenticate (forged, replayed,
+ * torn), and line is the whole line as received, for evidence only. */
+typedef int (*super_line_fn)(void *ctx, const char *line, size_t len, int authentic, kbv_err *e);
 
 typedef struct {
     int exited;          /* 1: exit status in code */

@@ -77,7 +77,7 @@ static const char *const flag_names[SCAN_N_FLAGS] = {
     "library:cufft",  "library:cusparse", "library:cusolver", "library:nccl",
     "streams",        "graphs",           "threads",        "dlopen",
     "process-control", "defines:cuda",    "defines:timing", "allocates",
-    "device-sync",
+    "device-sync",    "tamper-capable",   "untracked-alloc",
 };
 
 const char *verdict_scan_flag_name(int bit)
@@ -116,8 +116,17 @@ unsigned verdict_scan_import(const char *sym)
     static const char *const allocs[] = {"cudaMalloc", "cudaMallocAsync", "cudaMallocManaged",
                                          "cudaMallocPitch", "cudaMalloc3D",
                                          "cudaMallocFromPoolAsync", "cuMemAlloc_v2",
-                                         "cuMemAllocAsync", "cuMemCreate", NULL};
+                                         "cuMemAllocAsync", "cuMemCreate", "cuMemAllocPitch_v2",
+                                         "cuMemAllocManaged", "cuMemAllocFromPoolAsync", "cuMemMap", NULL};
     static const char *const syncs[] = {"cudaDeviceSynchronize", "cuCtxSynchronize", NULL};
+    static const char *const tamper[] = {"mprotect", "pkey_mprotect", "dl_iterate_phdr", "dlopen",
+                                         "dlmopen", "dlsym", "dlvsym", "dladdr", "dladdr1", "dlinfo",
+                                         "syscall", "ptrace", "process_vm_writev", "process_vm_readv",
+                                         "prctl", "mremap", "remap_file_pages", "personality", NULL};
+    static const char *const untracked[] = {"cudaMallocArray", "cudaMalloc3DArray",
+                                            "cudaMallocMipmappedArray", "cuArrayCreate_v2",
+                                            "cuArray3DCreate_v2", "cuMipmappedArrayCreate",
+                                            "cudaMallocHost", "cudaHostAlloc", "cuMemHostAlloc", NULL};
     unsigned f = 0;
     if (starts(sym, "cublasLt")) f |= SCAN_LIB_CUBLASLT;
     else if (starts(sym, "cublas")) f |= SCAN_LIB_CUBLAS;
@@ -136,6 +145,8 @@ unsigned verdict_scan_import(const char *sym)
     if (is_any(sym, proc)) f |= SCAN_PROCESS;
     if (is_any(sym, allocs)) f |= SCAN_ALLOCATES;
     if (is_any(sym, syncs)) f |= SCAN_DEVICE_SYNC;
+    if (is_any(sym, tamper)) f |= SCAN_TAMPER;
+    if (is_any(sym, untracked)) f |= SCAN_UNTRACKED_ALLOC;
     return f;
 }
 
@@ -152,6 +163,12 @@ unsigned verdict_scan_define(const char *sym)
     if (is_any(sym, timing) || starts(sym, "cudaEvent") || starts(sym, "cuEvent"))
         f |= SCAN_DEFINES_TIMING;
     return f;
+}
+
+unsigned verdict_scan_bytes(const void *data, size_t n)
+{
+    static const char needle[] = "/proc/self";
+    return data && memmem(data, n, needle, sizeof needle - 1) ? SCAN_TAMPER : 0;
 }
 
 int verdict_scan_boring(const char *sym)

@@ -62,7 +62,14 @@ enum {
     SCAN_DEFINES_TIMING = 1 << 14,
     SCAN_ALLOCATES = 1 << 15,
     SCAN_DEVICE_SYNC = 1 << 16,
-    SCAN_N_FLAGS = 17
+    /* Calls that can change the worker's code, bindings or memory behind
+     * its back (page protections, the link map, raw system calls, another
+     * process's memory) or a "/proc/self" path: the pair is classed
+     * `tampering` (DESIGN.md 5a step 7a). */
+    SCAN_TAMPER = 1 << 17,
+    /* Device memory that the worker cannot count and poison (CUDA arrays). */
+    SCAN_UNTRACKED_ALLOC = 1 << 18,
+    SCAN_N_FLAGS = 19
 };
 /* The name of flag bit i (0 <= i < SCAN_N_FLAGS), e.g. "library:cublas". */
 const char *verdict_scan_flag_name(int bit);
@@ -70,6 +77,9 @@ const char *verdict_scan_flag_name(int bit);
 unsigned verdict_scan_import(const char *sym);
 /* Flags a defined symbol raises (interposition of CUDA or timing calls). */
 unsigned verdict_scan_define(const char *sym);
+/* Flags raised by the bytes of the shared object itself (a "/proc/self"
+ * string: the way to another view of the worker's memory and files). */
+unsigned verdict_scan_bytes(const void *data, size_t n);
 /* 1 when an import is plumbing that the record leaves out (C++ runtime,
  * CUDA registration stubs). */
 int verdict_scan_boring(const char *sym);

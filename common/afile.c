@@ -108,10 +108,38 @@ int afile_mkdirs(const char *path, kbv_err *e)
     return 0;
 }
 
+int afile_open_regular(const char *path, int *fd, kbv_err *e)
+{
+    int d = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (d < 0) return err_set(e, KBV_EINPUT, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(d, &st) != 0) {
+        int rc = err_set(e, KBV_ERUNTIME, "%s: %s", path, strerror(errno));
+        close(d);
+        return rc;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(d);
+        return err_set(e, KBV_EINPUT, "%s: not a regular file (%s)", path,
+                       S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file");
+    }
+    int fl = fcntl(d, F_GETFL);
+    if (fl >= 0) fcntl(d, F_SETFL, fl & ~O_NONBLOCK);
+    *fd = d;
+    return 0;
+}
+
 int afile_read_all(const char *path, char **data, size_t *len, kbv_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return err_set(e, KBV_EINPUT, "%s: %s", path, strerror(errno));
+    int fd;
+    int rc0 = afile_open_regular(path, &fd, e);
+    if (rc0) return rc0;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return err_set(e, KBV_ENOMEM, "%s: %s", path, strerror(errno));
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
     int rc = 0;

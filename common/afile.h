@@ -28,7 +28,14 @@ int afile_write_all(const char *path, const void *data, size_t len, kbv_err *e);
 /* mkdir -p; 0 if it exists already. */
 int afile_mkdirs(const char *path, kbv_err *e);
 
-/* Reads a whole file into a NUL-terminated buffer the caller frees. */
+/* Opens path for reading only when it is a regular file (after symbolic
+ * links), and says so at once otherwise: a FIFO, a device or a folder given
+ * as an input would block or never end.  The open does not block (O_NONBLOCK,
+ * cleared again on success).  *fd is owned by the caller (close). */
+int afile_open_regular(const char *path, int *fd, kbv_err *e);
+
+/* Reads a whole regular file (afile_open_regular) into a NUL-terminated
+ * buffer the caller frees. */
 int afile_read_all(const char *path, char **data, size_t *len, kbv_err *e);
 
 #ifdef __cplusplus

@@ -76,3 +76,39 @@ int cli_exe_dir(char *buf, size_t n)
     *slash = '\0';
     return 0;
 }
+
+/* path made absolute: realpath of its longest existing prefix, then the
+ * rest as written (without "." and ".." steps, which are refused: 0). */
+static int abs_path(const char *path, char *out, size_t n)
+{
+    char buf[PATH_MAX], rest[PATH_MAX] = "";
+    snprintf(buf, sizeof buf, "%s", path);
+    for (;;) {
+        char real[PATH_MAX];
+        if (realpath(buf[0] ? buf : "/", real)) {
+            if (snprintf(out, n, "%s%s%s", real, rest[0] && strcmp(real, "/") ? "/" : "", rest) >= (int)n) return 0;
+            return 1;
+        }
+        /* Move the last component of buf to the front of rest. */
+        size_t l = strlen(buf);
+        while (l > 1 && buf[l - 1] == '/') buf[--l] = '\0';
+        char *slash = strrchr(buf, '/');
+        const char *last = slash ? slash + 1 : buf;
+        if (!strcmp(last, ".") || !strcmp(last, "..") || !*last) return 0;
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%s%s%s", last, rest[0] ? "/" : "", rest);
+        snprintf(rest, sizeof rest, "%s", tmp);
+        if (slash == buf) buf[1] = '\0';
+        else if (slash) *slash = '\0';
+        else snprintf(buf, sizeof buf, ".");
+    }
+}
+
+int cli_path_inside(const char *path, const char *dir)
+{
+    char p[PATH_MAX], d[PATH_MAX];
+    if (!realpath(dir, d) || !abs_path(path, p, sizeof p)) return 0;
+    size_t n = strlen(d);
+    if (strcmp(d, "/") == 0) return 1;
+    return strncmp(p, d, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}

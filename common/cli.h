@@ -32,6 +32,12 @@ int cli_exe_dir(char *buf, size_t n);
 /* Joins dir and name into buf (size n); KBV_EINPUT when it does not fit. */
 int cli_path(char *buf, size_t n, const char *dir, const char *name, kbv_err *e);
 
+/* 1 when path, resolved (symbolic links followed; the parts that do not
+ * exist yet taken as written), is dir itself or lies inside it; 0 otherwise,
+ * and 0 when dir does not exist.  For refusing an output folder inside an
+ * input folder, where writing would change the input. */
+int cli_path_inside(const char *path, const char *dir);
+
 #ifdef __cplusplus
 }
 #endif

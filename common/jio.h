@@ -35,6 +35,12 @@ int jio_get_bool(const cJSON *obj, const char *key, const char *what, int *out, 
 int jio_get_arr(const cJSON *obj, const char *key, const char *what, const cJSON **out, kbv_err *e);
 int jio_get_obj(const cJSON *obj, const char *key, const char *what, const cJSON **out, kbv_err *e);
 
+/* Makes every string and key in v valid UTF-8, in place: each byte that is
+ * not part of a valid sequence (overlong forms, surrogates and code points
+ * past U+10FFFF included) becomes U+FFFD.  *n_fixed (may be NULL) gets the
+ * number of bytes replaced.  KBV_ENOMEM when a string could not be grown. */
+int jio_utf8_fix(cJSON *v, size_t *n_fixed, kbv_err *e);
+
 /* Adds a number that is written as null when not finite (DESIGN.md 6). */
 cJSON *jio_add_num(cJSON *obj, const char *key, double v);
 

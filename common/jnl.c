@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "afile.h"
 #include "jio.h"
 
 /* The reader keeps one growing buffer: [start, end) holds bytes read but not
@@ -33,9 +34,15 @@ int jnl_open_file(const char *path, jnl_reader **out, kbv_err *e)
         return err_set(e, KBV_ENOMEM, "out of memory");
     }
     r->cap = JNL_CHUNK;
-    r->gz = gzopen(path, "rb");
+    int fd, rc = afile_open_regular(path, &fd, e);
+    if (rc) {
+        jnl_close(r);
+        return rc;
+    }
+    r->gz = gzdopen(fd, "rb");
     if (!r->gz) {
-        int rc = err_set(e, KBV_EINPUT, "%s: %s", path, errno ? strerror(errno) : "cannot open");
+        close(fd);
+        rc = err_set(e, KBV_ENOMEM, "%s: %s", path, errno ? strerror(errno) : "cannot open");
         jnl_close(r);
         return rc;
     }
@@ -44,16 +51,28 @@ int jnl_open_file(const char *path, jnl_reader **out, kbv_err *e)
     return 0;
 }
 
+int jnl_find(const char *run_dir, char *path, size_t len, kbv_err *e)
+{
+    char plain[4096], gz[4096];
+    struct stat st;
+    snprintf(plain, sizeof plain, "%s/samples.jsonl", run_dir);
+    snprintf(gz, sizeof gz, "%s/samples.jsonl.gz", run_dir);
+    int have_plain = lstat(plain, &st) == 0, have_gz = lstat(gz, &st) == 0;
+    if (have_plain && have_gz)
+        return err_set(e, KBV_EINPUT,
+                       "%s: both samples.jsonl and samples.jsonl.gz: which one holds the run cannot be told; "
+                       "keep one", run_dir);
+    if (!have_plain && !have_gz) return err_set(e, KBV_EINPUT, "%s: no samples.jsonl or samples.jsonl.gz", run_dir);
+    if (snprintf(path, len, "%s", have_plain ? plain : gz) >= (int)len)
+        return err_set(e, KBV_EINPUT, "%s: path too long", run_dir);
+    return 0;
+}
+
 int jnl_open_dir(const char *run_dir, jnl_reader **out, kbv_err *e)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/samples.jsonl", run_dir);
-    if (access(path, R_OK) != 0) {
-        snprintf(path, sizeof path, "%s/samples.jsonl.gz", run_dir);
-        if (access(path, R_OK) != 0)
-            return err_set(e, KBV_EINPUT, "%s: no samples.jsonl or samples.jsonl.gz", run_dir);
-    }
-    return jnl_open_file(path, out, e);
+    int rc = jnl_find(run_dir, path, sizeof path, e);
+    return rc ? rc : jnl_open_file(path, out, e);
 }
 
 const char *jnl_path(const jnl_reader *r) { return r->path; }

@@ -21,7 +21,12 @@ extern "C" {
 
 typedef struct jnl_reader jnl_reader;
 
-/* Opens RUN_DIR/samples.jsonl, else RUN_DIR/samples.jsonl.gz; *out owned by
+/* The journal's path in run_dir: samples.jsonl or samples.jsonl.gz, into
+ * path[0..len).  KBV_EINPUT when neither is there, or both are (which one
+ * holds the run cannot be told). */
+int jnl_find(const char *run_dir, char *path, size_t len, kbv_err *e);
+
+/* Opens the journal jnl_find names, a regular file only; *out owned by
  * the caller (jnl_close).  path_out, if not NULL, receives the path used
  * (borrowed from the reader). */
 int jnl_open_dir(const char *run_dir, jnl_reader **out, kbv_err *e);

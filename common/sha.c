@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "afile.h"
 
 struct sha_ctx {
     EVP_MD_CTX *md;
@@ -61,8 +64,14 @@ int sha_hex_buf(const void *data, size_t len, char hex[SHA_HEX_LEN + 1], kbv_err
 
 int sha_hex_file(const char *path, char hex[SHA_HEX_LEN + 1], kbv_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return err_set(e, KBV_EINPUT, "%s: %s", path, strerror(errno));
+    int fd;
+    int rc0 = afile_open_regular(path, &fd, e);
+    if (rc0) return rc0;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return err_set(e, KBV_ENOMEM, "%s: %s", path, strerror(errno));
+    }
     sha_ctx *c = NULL;
     int rc = sha_begin(&c, e);
     if (rc) goto done;

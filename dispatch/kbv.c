@@ -1,9 +1,11 @@
 /* kbv - the dispatcher.  `kbv <command> ...` runs kbv-<command> from the
  * folder that holds this program (then from PATH), the way git runs its
  * sub-commands, so that each stage stays a small program of its own.
- * `verify` and `report` are handled here: verify is a few lines over
- * common/sums, and report is analyze then render.  After a command that
- * writes into a run directory succeeds, SHA256SUMS is brought up to date. */
+ * `verify`, `seal` and `report` are handled here: verify and seal are a few
+ * lines over common/sums, and report is analyze then render.  After analyze
+ * or render succeeds, SHA256SUMS gets the lines of their outputs
+ * (analysis.json, report/); the lines of the raw files, which collect and
+ * merge seal, are never rewritten here. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -31,7 +33,10 @@ static const char usage[] =
     "  render RUN_DIR [--template FILE]\n"
     "                       the report -> RUN_DIR/report/\n"
     "  report RUN_DIR       analyze, then render\n"
-    "  verify RUN_DIR       check every file against RUN_DIR/SHA256SUMS\n"
+    "  verify [--pubkey PUB.pem] RUN_DIR\n"
+    "                       check every file against RUN_DIR/SHA256SUMS\n"
+    "  seal --key KEY.pem RUN_DIR\n"
+    "                       sign RUN_DIR/SHA256SUMS (Ed25519) -> SHA256SUMS.sig\n"
     "  merge OUT_DIR RUN_DIR...\n"
     "                       join shards of one run\n"
     "  list [--json]        the problems of the suite\n"
@@ -72,10 +77,20 @@ static int run_stage(const char *cmd, char **argv)
     return 1;
 }
 
-static int refresh_sums(const char *run_dir)
+/* Adds the lines of a stage's outputs to SHA256SUMS. */
+static int refresh_sums(const char *cmd, const char *run_dir)
 {
+    static const char *const analyze_out[] = {"analysis.json"};
+    static const char *const render_out[] = {"report/"};
+    static const char *const report_out[] = {"analysis.json", "report/"};
+    const char *const *out = NULL;
+    size_t n = 0;
+    if (!strcmp(cmd, "analyze")) out = analyze_out, n = 1;
+    else if (!strcmp(cmd, "render")) out = render_out, n = 1;
+    else if (!strcmp(cmd, "report")) out = report_out, n = 2;
+    if (!out) return 0;
     kbv_err e = {0};
-    if (sums_write(run_dir, &e) != 0) {
+    if (sums_update(run_dir, out, n, &e) != 0) {
         err_report("sums", &e);
         return err_exit_status(e.code);
     }
@@ -84,23 +99,80 @@ static int refresh_sums(const char *run_dir)
 
 static int cmd_verify(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: kbv verify RUN_DIR\n\nChecks every file listed in RUN_DIR/SHA256SUMS; prints one line\n"
-               "per file (OK, FAILED, MISSING) and exits 0 only when all match.\n");
-        return 0;
+    const char *pub = NULL, *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: kbv verify [--pubkey PUB.pem] RUN_DIR\n\n"
+                   "Checks every file listed in RUN_DIR/SHA256SUMS; prints one line per file\n"
+                   "(OK, FAILED, MISSING, NOT LISTED) and exits 0 only when all match, the\n"
+                   "raw files (manifest.json, the journal) are listed and every file in\n"
+                   "RUN_DIR's root is listed.  With --pubkey, also checks the Ed25519\n"
+                   "signature RUN_DIR/SHA256SUMS.sig that `kbv seal` wrote.\n");
+            return 0;
+        }
+        if (!strcmp(argv[i], "--pubkey") && i + 1 < argc) {
+            pub = argv[++i];
+        } else if (argv[i][0] == '-' || dir) {
+            dir = NULL;
+            break;
+        } else {
+            dir = argv[i];
+        }
     }
-    if (argc != 2 || argv[1][0] == '-') {
-        fprintf(stderr, "kbv: verify: usage: kbv verify RUN_DIR\n");
+    if (!dir) {
+        fprintf(stderr, "kbv: verify: usage: kbv verify [--pubkey PUB.pem] RUN_DIR\n");
         return 2;
     }
     kbv_err e = {0};
     int n = 0;
-    int rc = sums_verify(argv[1], stdout, &n, &e);
+    int rc = sums_verify(dir, stdout, &n, &e);
+    if (!rc && pub) rc = sums_check_sig(dir, pub, &e);
     if (rc) {
         err_report("verify", &e);
         return err_exit_status(rc);
     }
-    printf("kbv: verify: %d files match %s/SHA256SUMS\n", n, argv[1]);
+    printf("kbv: verify: %d files match %s/SHA256SUMS%s\n", n, dir, pub ? ", signed by the key given" : "");
+    return 0;
+}
+
+static int cmd_seal(int argc, char **argv)
+{
+    const char *key = NULL, *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: kbv seal --key KEY.pem RUN_DIR\n\n"
+                   "Checks RUN_DIR as `kbv verify` does, then signs RUN_DIR/SHA256SUMS with the\n"
+                   "Ed25519 private key KEY.pem and writes RUN_DIR/SHA256SUMS.sig, so that a\n"
+                   "reader with the public key can check the archive with\n"
+                   "`kbv verify --pubkey PUB.pem RUN_DIR`.  Make a key pair with\n"
+                   "  openssl genpkey -algorithm ed25519 -out KEY.pem\n"
+                   "  openssl pkey -in KEY.pem -pubout -out PUB.pem\n");
+            return 0;
+        }
+        if (!strcmp(argv[i], "--key") && i + 1 < argc) {
+            key = argv[++i];
+        } else if (argv[i][0] == '-' || dir) {
+            dir = NULL;
+            break;
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir || !key) {
+        fprintf(stderr, "kbv: seal: usage: kbv seal --key KEY.pem RUN_DIR\n");
+        return 2;
+    }
+    kbv_err e = {0};
+    int n = 0;
+    /* A signature vouches for what SHA256SUMS says; it must say the truth. */
+    int rc = sums_verify(dir, NULL, &n, &e);
+    if (rc) err_prefix(&e, "not signed");
+    if (!rc) rc = sums_sign(dir, key, &e);
+    if (rc) {
+        err_report("seal", &e);
+        return err_exit_status(rc);
+    }
+    printf("kbv: seal: %s/SHA256SUMS.sig signs %d files\n", dir, n);
     return 0;
 }
 
@@ -117,7 +189,9 @@ static const char *run_dir_of(const char *cmd, int argc, char **argv)
         return NULL;
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-') return argv[i];
-        if (!strcmp(argv[i], "--template") || !strcmp(argv[i], "--style") || !strcmp(argv[i], "--seed")) i++;
+        if (!strcmp(argv[i], "--template") || !strcmp(argv[i], "--style") || !strcmp(argv[i], "--seed") ||
+            !strcmp(argv[i], "--resamples") || !strcmp(argv[i], "--jobs"))
+            i++;
     }
     return NULL;
 }
@@ -136,6 +210,7 @@ int main(int argc, char **argv)
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
     if (!strcmp(cmd, "verify")) return cmd_verify(sub_argc, sub_argv);
+    if (!strcmp(cmd, "seal")) return cmd_seal(sub_argc, sub_argv);
     if (cmd[0] == '-' || strchr(cmd, '/')) {
         fprintf(stderr, "kbv: unknown option or command '%s'\n%s", cmd, usage);
         return 2;
@@ -149,7 +224,7 @@ int main(int argc, char **argv)
         if (wants_help || sub_argc != 2) {
             if (wants_help) {
                 printf("usage: kbv report RUN_DIR\n\nRuns `kbv analyze RUN_DIR`, then `kbv render RUN_DIR`,\n"
-                       "then refreshes RUN_DIR/SHA256SUMS.\n");
+                       "then puts their outputs' lines in RUN_DIR/SHA256SUMS.\n");
                 return 0;
             }
             fprintf(stderr, "kbv: report: usage: kbv report RUN_DIR\n");
@@ -171,7 +246,7 @@ int main(int argc, char **argv)
     if (rc == 0 && !wants_help) {
         const char *dir = run_dir_of(cmd, sub_argc, sub_argv);
         struct stat st;
-        if (dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) rc = refresh_sums(dir);
+        if (dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) rc = refresh_sums(cmd, dir);
     }
     return rc;
 }

@@ -256,7 +256,7 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
         fputc('\n', afile_fp(f));
     }
     if ((rc = afile_commit(f, e))) goto done;
-    if ((rc = sums_write(tmp_dir, e))) goto done;
+    if ((rc = sums_seal_raw(tmp_dir, e))) goto done;
     if (rename(tmp_dir, out_dir) != 0) {
         rc = err_set(e, KBV_ERUNTIME, "%s: cannot rename into place: %s", out_dir, strerror(errno));
         goto done;

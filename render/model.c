@@ -69,6 +69,41 @@ static int read_est(const cJSON *v, const char *what, rm_est *out, kbv_err *e)
     return 0;
 }
 
+/* An estimate's values must lie in [lo, hi] (above lo when lo_open) and its
+ * interval must hold it: analyze writes nothing else, so anything else is a
+ * changed or foreign file, and a report drawn from it would mislead. */
+static int in_range(const rm_est *x, const char *what, double lo, int lo_open, double hi, kbv_err *e)
+{
+    const double v[3] = {x->est, x->lo, x->hi};
+    static const char *const nm[3] = {"estimate", "ci_low", "ci_high"};
+    for (int i = 0; i < 3; i++) {
+        if (isnan(v[i]))
+            continue;
+        if (!isfinite(v[i]) || v[i] < lo || (lo_open && v[i] <= lo) || v[i] > hi)
+            return err_set(e, KBV_EINPUT, "%s.%s: %g is outside %s%g, %g]", what, nm[i], v[i], lo_open ? "(" : "[",
+                           lo, hi);
+    }
+    if ((!isnan(x->lo) && !isnan(x->est) && x->lo > x->est) || (!isnan(x->hi) && !isnan(x->est) && x->est > x->hi) ||
+        (!isnan(x->lo) && !isnan(x->hi) && x->lo > x->hi))
+        return err_set(e, KBV_EINPUT, "%s: ci_low %g <= estimate %g <= ci_high %g does not hold", what, x->lo, x->est,
+                       x->hi);
+    return 0;
+}
+
+/* A ratio (speedup, geometric mean, memory efficiency): positive. */
+static int read_ratio(const cJSON *v, const char *what, rm_est *out, kbv_err *e)
+{
+    int rc = read_est(v, what, out, e);
+    return rc ? rc : in_range(out, what, 0, 1, HUGE_VAL, e);
+}
+
+/* A share (fast_p, efficient share): in [0, 1]. */
+static int read_share(const cJSON *v, const char *what, rm_est *out, kbv_err *e)
+{
+    int rc = read_est(v, what, out, e);
+    return rc ? rc : in_range(out, what, 0, 0, 1, e);
+}
+
 static int read_fp_list(const cJSON *b, const char *key, const char *what, rm_fp **out, int *n, kbv_err *e)
 {
     char w[256];
@@ -90,8 +125,10 @@ static int read_fp_list(const cJSON *b, const char *key, const char *what, rm_fp
         double p;
         if (opt_num(it, "p", &p) || isnan(p))
             return err_set(e, KBV_EINPUT, "%s.p: expected a number", w);
+        if (!(p >= 0) || !isfinite(p))
+            return err_set(e, KBV_EINPUT, "%s.p: %g is not a speedup threshold (>= 0)", w, p);
         (*out)[i].p = p;
-        int rc = read_est(it, w, &(*out)[i].v, e);
+        int rc = read_share(it, w, &(*out)[i].v, e);
         if (rc)
             return rc;
         i++;
@@ -152,7 +189,7 @@ static int read_problem(const rmodel *m, const cJSON *p, const char *what, rm_pr
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(p, "speedup");
     for (int b = 0; b < RM_NB; b++) {
         snprintf(w, sizeof w, "%s.speedup.%s", what, base_names[b]);
-        if ((rc = read_est(sp ? cJSON_GetObjectItemCaseSensitive(sp, base_names[b]) : NULL, w, &out->sp[b], e)))
+        if ((rc = read_ratio(sp ? cJSON_GetObjectItemCaseSensitive(sp, base_names[b]) : NULL, w, &out->sp[b], e)))
             return rc;
     }
     static const char *const vn[RM_NV] = {"candidate", "fp32", "tf32"};
@@ -166,6 +203,10 @@ static int read_problem(const rmodel *m, const cJSON *p, const char *what, rm_pr
                            what, vn[v]);
         if (!isnan(x) && count_of(x) < 0)
             return err_set(e, KBV_EINPUT, "%s: n_samples.%s: expected a count", what, vn[v]);
+        if (!isnan(out->t_ms[v]) && !(out->t_ms[v] > 0 && isfinite(out->t_ms[v])))
+            return err_set(e, KBV_EINPUT, "%s: time_ms.%s: %g is not a positive time", what, vn[v], out->t_ms[v]);
+        if (!isnan(out->peak[v]) && !(out->peak[v] >= 0 && isfinite(out->peak[v])))
+            return err_set(e, KBV_EINPUT, "%s: peak_bytes.%s: %g is not a byte count", what, vn[v], out->peak[v]);
         out->n_samples[v] = isnan(x) ? -1 : count_of(x);
     }
     if (opt_num(p, "max_rel_err", &out->max_rel_err))
@@ -212,10 +253,10 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
         snprintf(w, sizeof w, "%s: baselines.%s", what, base_names[b]);
         char w2[400];
         snprintf(w2, sizeof w2, "%s.geomean_speedup_correct", w);
-        if ((rc = read_est(cJSON_GetObjectItemCaseSensitive(bo, "geomean_speedup_correct"), w2, &out->b[b].gm_correct, e)))
+        if ((rc = read_ratio(cJSON_GetObjectItemCaseSensitive(bo, "geomean_speedup_correct"), w2, &out->b[b].gm_correct, e)))
             return rc;
         snprintf(w2, sizeof w2, "%s.geomean_speedup_all", w);
-        if ((rc = read_est(cJSON_GetObjectItemCaseSensitive(bo, "geomean_speedup_all"), w2, &out->b[b].gm_all, e)))
+        if ((rc = read_ratio(cJSON_GetObjectItemCaseSensitive(bo, "geomean_speedup_all"), w2, &out->b[b].gm_all, e)))
             return rc;
         if ((rc = read_fp_list(bo, "fast_p", w, &out->b[b].fast_p, &out->b[b].n_fast_p, e)) ||
             (rc = read_fp_list(bo, "fast_p_curve", w, &out->b[b].curve, &out->b[b].n_curve, e)))
@@ -223,10 +264,10 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
     }
     const cJSON *mem = cJSON_GetObjectItemCaseSensitive(s, "memory");
     snprintf(w, sizeof w, "%s: memory.efficiency_geomean", what);
-    if ((rc = read_est(mem ? cJSON_GetObjectItemCaseSensitive(mem, "efficiency_geomean") : NULL, w, &out->mem_eff, e)))
+    if ((rc = read_ratio(mem ? cJSON_GetObjectItemCaseSensitive(mem, "efficiency_geomean") : NULL, w, &out->mem_eff, e)))
         return rc;
     snprintf(w, sizeof w, "%s: memory.efficient_share", what);
-    if ((rc = read_est(mem ? cJSON_GetObjectItemCaseSensitive(mem, "efficient_share") : NULL, w, &out->mem_share, e)))
+    if ((rc = read_share(mem ? cJSON_GetObjectItemCaseSensitive(mem, "efficient_share") : NULL, w, &out->mem_share, e)))
         return rc;
     const cJSON *inf = cJSON_GetObjectItemCaseSensitive(s, "inflation");
     if (inf && cJSON_IsArray(inf)) {
@@ -242,7 +283,7 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
                 return rc;
             char w2[400];
             snprintf(w2, sizeof w2, "%s.geomean", w);
-            if ((rc = read_est(cJSON_GetObjectItemCaseSensitive(it, "geomean"), w2, &x->gm, e)))
+            if ((rc = read_ratio(cJSON_GetObjectItemCaseSensitive(it, "geomean"), w2, &x->gm, e)))
                 return rc;
             out->n_infl++;
         }
@@ -524,6 +565,33 @@ static int load_parity(rmodel *m, const char *run_dir, kbv_err *e)
     return 0;
 }
 
+/* analysis.json must describe the run beside it: the same run_id, and only
+ * sets the manifest names (a file copied in from another run would put
+ * another run's numbers under this run's summary). */
+static int agrees_with_manifest(const rmodel *m, kbv_err *e)
+{
+    if (!m->manifest)
+        return 0;
+    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(m->manifest, "run_id");
+    if (!cJSON_IsString(rid) || strcmp(rid->valuestring, m->run_id) != 0)
+        return err_set(e, KBV_EINPUT, "analysis.json: run_id '%s' is not the manifest's ('%s'): it belongs to another run",
+                       m->run_id, cJSON_IsString(rid) ? rid->valuestring : "none");
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(m->manifest, "sets");
+    for (int i = 0; i < m->n_sets; i++) {
+        int found = 0;
+        const cJSON *it;
+        if (cJSON_IsArray(ms))
+            cJSON_ArrayForEach(it, ms) {
+                const cJSON *n = cJSON_IsString(it) ? it : cJSON_GetObjectItemCaseSensitive(it, "name");
+                if (cJSON_IsString(n) && strcmp(n->valuestring, m->sets[i].name) == 0)
+                    found = 1;
+            }
+        if (!found)
+            return err_set(e, KBV_EINPUT, "analysis.json: set '%s' is not in manifest.json", m->sets[i].name);
+    }
+    return 0;
+}
+
 int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
 {
     *out = NULL;
@@ -619,7 +687,7 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
             m->n_problems = m->sets[m->n_sets].n_problems;
         m->n_sets++;
     }
-    if ((rc = read_drift(m, e)) || (rc = load_parity(m, run_dir, e)))
+    if ((rc = agrees_with_manifest(m, e)) || (rc = read_drift(m, e)) || (rc = load_parity(m, run_dir, e)))
         goto fail;
     *out = m;
     return 0;

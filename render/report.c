@@ -1,9 +1,11 @@
 /* report.c - assembling the report (see report.h). */
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include "cli.h"
 #include "fmt.h"
 #include "fontm.h"
+#include "log.h"
 #include "model.h"
 #include "pdfdoc.h"
 #include "style.h"
@@ -1502,6 +1505,35 @@ done:
     return rc;
 }
 
+/* Removes RUN_DIR/.report.tmp.<pid> and .report.old.<pid> folders whose
+ * render is no longer running (killed before it could clean up), so that
+ * they do not pile up.  A folder of a live process, another render at work,
+ * is left alone; so is anything whose name does not parse. */
+static void remove_stale(const char *run_dir)
+{
+    DIR *d = opendir(run_dir);
+    if (!d)
+        return;
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        const char *nm = ent->d_name, *tail = NULL;
+        if (strncmp(nm, ".report.tmp.", 12) == 0)
+            tail = nm + 12;
+        else if (strncmp(nm, ".report.old.", 12) == 0)
+            tail = nm + 12;
+        if (!tail || !*tail || strspn(tail, "0123456789") != strlen(tail) || strlen(tail) > 9)
+            continue;
+        long pid = strtol(tail, NULL, 10);
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", run_dir, nm);
+        log_info("render", "removed %s, left by render process %ld that no longer runs", path, pid);
+        rm_tree(path);
+    }
+    closedir(d);
+}
+
 /* Moves the finished folder to RUN_DIR/report, replacing an old one. */
 static int install(rctx *r, kbv_err *e)
 {
@@ -1553,6 +1585,7 @@ int report_render(const report_opts *o, report_stats *stats, kbv_err *e)
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
+    remove_stale(o->run_dir);
     snprintf(r.dir, dl, "%s/.report.tmp.%ld", o->run_dir, (long)getpid());
     rm_tree(r.dir);
     char sub[4200];

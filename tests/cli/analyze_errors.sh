@@ -3,7 +3,9 @@
 # with a warning; a malformed line elsewhere, a record for a set or problem
 # the manifest does not name, a time that is not positive and finite, and a
 # manifest of another schema are errors that exit 2, print
-# "kbv: analyze: ..." naming the file (and line), and leave no analysis.json.
+# "kbv: analyze: ..." naming the file (and line), and leave the analysis.json
+# that was there untouched (issue 19, case 4).  A record that breaks the
+# journal grammar classes its pair `tampering`.
 set -u
 build=${1:-build}
 bin="$build/kbv-analyze"
@@ -16,13 +18,13 @@ mkrun() {  # mkrun DIR: the fixture with a stale analysis.json beside it
 }
 
 # expect_error NAME WORDS: the run in $tmp/r must fail with exit 2 and a
-# message holding WORDS, and leave no analysis.json.
+# message holding WORDS, and leave the earlier analysis.json as it was.
 expect_error() {
     "$bin" "$tmp/r" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ $rc -eq 2 ] || fail "$1: exit $rc, want 2"
     grep -q "^kbv: analyze: .*$2" "$tmp/err" || { cat "$tmp/err"; fail "$1: no 'kbv: analyze: ...$2' message"; }
-    [ ! -e "$tmp/r/analysis.json" ] || fail "$1: analysis.json left behind"
+    [ "$(cat "$tmp/r/analysis.json" 2>/dev/null)" = '{"stale":true}' ] || fail "$1: the earlier analysis.json was not kept"
     ls "$tmp/r" | grep -q 'analysis.json.tmp' && fail "$1: temporary left behind"
     return 0
 }
@@ -59,8 +61,8 @@ expect_error "unknown problem" "samples.jsonl:2245: problem \"L9_999_nothing\" i
 
 for bad in 0 -0.25 null '"fast"' 1e999; do
     mkrun "$tmp/r"
-    echo "${line/0.5/$bad}" >>"$tmp/r/$j"
-    expect_error "gpu_ms $bad" "samples.jsonl:2245: \"gpu_ms\" must be a positive finite number"
+    sed -i "23s/\"gpu_ms\":[0-9.]*/\"gpu_ms\":$bad/" "$tmp/r/$j"
+    expect_error "gpu_ms $bad" "samples.jsonl:23: \"gpu_ms\" must be a positive finite number"
 done
 
 mkrun "$tmp/r"
@@ -75,12 +77,19 @@ mkrun "$tmp/r"
 echo '{"schema":' >"$tmp/r/manifest.json"
 expect_error "bad manifest" "manifest.json"
 
-# Unknown record types and fields are ignored.
+# Unknown record types and fields break the journal grammar: the pair is
+# classed tampering, with the record as evidence, and the rest is as before.
 mkrun "$tmp/r"
-echo '{"type":"calibration","copy_gbps":4000}' >>"$tmp/r/$j"
 sed -i '5s/}$/,"future":{"x":[1,2]}}/' "$tmp/r/$j"
-"$bin" "$tmp/r" 2>/dev/null || fail "unknown type or field rejected"
-cmp -s "$tmp/r/analysis.json" "$tmp/ok/analysis.json" || fail "unknown type or field changed the analysis"
+"$bin" "$tmp/r" 2>/dev/null || fail "unknown field: exit $?"
+python3 - "$tmp/r/analysis.json" <<'PY' || fail "unknown field: not tampering"
+import json, sys
+a = json.load(open(sys.argv[1]))
+p = a["sets"][0]["problems"][0]
+assert p["class"] == "tampering", p["class"]
+assert "future" in json.dumps(p["evidence"]), p["evidence"]
+assert a["sets"][0]["counts"]["tampering"] == 1
+PY
 
 "$bin" "$tmp/nonexistent" 2>"$tmp/err"; [ $? -eq 2 ] || fail "a missing RUN_DIR must exit 2"
 exit 0

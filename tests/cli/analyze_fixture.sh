@@ -36,7 +36,8 @@ def est(x, what, n=False):
     if x["estimate"] is not None:
         need(x["ci_low"] <= x["estimate"] <= x["ci_high"], what + " interval holds the estimate")
 classes = ["correct", "hidden-fail", "incorrect", "error", "constant-output", "identity", "stale-output",
-           "caching", "input-mutation", "deferred-work", "impossible-speed", "nondeterministic"]
+           "caching", "input-mutation", "deferred-work", "impossible-speed", "nondeterministic", "tampering",
+           "missing"]
 need(list(a) == ["schema", "run_id", "created_utc", "harness", "device", "config", "classes", "sets",
                  "baseline_drift"], "top-level keys")
 need(a["schema"] == "kbv-analysis/1", "schema")

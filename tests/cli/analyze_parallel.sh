@@ -43,7 +43,7 @@ for at in 7 $((n / 2 + 3)) $((n * 3 / 4)) $n; do
     "$bin" --jobs 2 "$tmp/run" >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ] || fail "bad line $at: exit status"
     grep -q "^kbv: analyze: .*samples.jsonl:$at: malformed JSON" "$tmp/err" || { cat "$tmp/err"; fail "bad line $at"; }
-    [ ! -e "$tmp/run/analysis.json" ] || fail "bad line $at: analysis.json left behind"
+    cmp -s "$tmp/run/analysis.json" "$tmp/one.json" || fail "bad line $at: the earlier analysis.json was not kept"
 done
 cp "$tmp/lf" "$j"
 a=$((n / 2 + 10)) b=$((n * 3 / 4))

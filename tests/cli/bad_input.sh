@@ -129,11 +129,11 @@ head -c 3000 /dev/urandom | tr -d '\n' >"$T/bin/samples.jsonl"
 printf '\n' >>"$T/bin/samples.jsonl"
 expect "analyze binary journal" analyze "$T/bin/samples.jsonl:1" -- $K analyze "$T/bin"
 for d in other badman mid unk neg gz bin nomanifest; do nothing "analyze $d" "$T/$d/analysis.json"; done
-# A stale analysis.json is removed when the analysis fails: it would no
-# longer describe the run.
+# An earlier analysis.json survives a failed analysis: only a complete new
+# one replaces it (issue 19, case 4).
 echo '{"stale":true}' >"$T/mid/analysis.json"
 expect "analyze stale" analyze "$T/mid/samples.jsonl:100" -- $K analyze "$T/mid"
-nothing "analyze stale" "$T/mid/analysis.json"
+[ "$(cat "$T/mid/analysis.json")" = '{"stale":true}' ] || fail "analyze stale: the earlier analysis.json was not kept"
 
 # --- render ------------------------------------------------------------------
 cp -R tests/fixtures/render_run "$T/rr"
@@ -165,7 +165,8 @@ nothing "render" "$T/rnone/report" "$T/rbad/report"
 
 # --- report (analyze, then render) ---------------------------------------------
 expect "report malformed line" analyze "$T/mid/samples.jsonl:100" -- $K report "$T/mid"
-nothing "report" "$T/mid/analysis.json" "$T/mid/report"
+nothing "report" "$T/mid/report"
+[ "$(cat "$T/mid/analysis.json")" = '{"stale":true}' ] || fail "report: the earlier analysis.json was not kept"
 
 # --- merge -------------------------------------------------------------------
 mkdir -p "$T/g1"

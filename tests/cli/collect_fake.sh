@@ -20,21 +20,7 @@ trap '[ "${KBV_KEEP_TEST:-0}" = 1 ] && echo "kept $T" || rm -rf "$T"' EXIT
 fail() { echo "collect_fake: $*"; exit 1; }
 F=tests/fakegpu
 # Machines without cJSON installed carry it unpacked (DEPS_ROOT, see Makefile).
-DEPS_I= DEPS_L=
-if [ -n "${DEPS_ROOT:-}" ]; then
-    DEPS_I="-I$DEPS_ROOT/usr/include"
-    DEPS_L="-L$DEPS_ROOT/usr/lib/x86_64-linux-gnu -Wl,-rpath,$(cd "$DEPS_ROOT" && pwd)/usr/lib/x86_64-linux-gnu"
-fi
-CF="$DEPS_I -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Icommon -Icollect -I$F -isystem $CUDA_INC"
-mkdir -p "$T/lib" "$T/bin" "$T/obj"
-gcc $CF -shared -fPIC "$F/fake_cudart.c" -o "$T/lib/libfakecudart.so" || fail "fake runtime does not build"
-for s in collect/worker_main.c collect/memtrack.c collect/nvmlx.c "$F/fake_gpu.c" collect/collect_main.c; do
-    gcc $CF -c "$s" -o "$T/obj/$(basename "$s" .c).o" || fail "$s does not build"
-done
-LIBS="$B/libkbv_collecthost.a $B/libkbv_suite.a $B/libkbv_common.a $DEPS_L -lcjson -lcrypto -lz -lm"
-gcc -rdynamic -o "$T/bin/kbv-worker" "$T/obj/worker_main.o" "$T/obj/memtrack.o" "$T/obj/nvmlx.o" \
-    "$T/obj/fake_gpu.o" $LIBS -L"$T/lib" -lfakecudart -Wl,-rpath,"$T/lib" -ldl -lpthread || fail "worker link"
-gcc -o "$T/bin/kbv-collect" "$T/obj/collect_main.o" $LIBS || fail "collect link"
+tests/fakegpu/build.sh "$B" "$T" || fail "fake build: see above"
 
 export NVCC="$PWD/$F/nvcc" KBV_INCLUDE="$PWD/include" KBV_CACHE="$T/cache" CUDA_INC
 "$T/bin/kbv-collect" --suite smoke --problems L1_019_relu --candidates "$F/sets" --out "$T/run" \

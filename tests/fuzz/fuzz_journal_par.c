@@ -1,8 +1,8 @@
 /* fuzz_journal_par.c - analyze's parallel journal reader against its serial
  * one.  A plain journal of 4 MiB or more is mapped and cut into chunks read
  * by threads (run_load_jobs with 2 threads); the result, and the first error
- * with its line number, must be those of reading it line by line (1
- * thread).  The input sits between two runs of valid time records of equal
+ * with its line number, and the journal grammar's verdicts, must be those
+ * of reading it line by line (1 thread).  The input sits between two runs of valid time records of equal
  * length, so that the cut between the two chunks falls inside it. */
 #include <stdint.h>
 #include <stddef.h>
@@ -16,49 +16,23 @@ static const char manifest[] =
     "\"problems\":[\"L1_001_square_matrix_multiplication\",\"L1_019_relu\",\"L1_023_softmax\"],"
     "\"sets\":[{\"name\":\"tuned\"},{\"name\":\"hacky\"}]}\n";
 
-/* Padding: records of a type readers ignore, long so that there are few
- * lines to hand out; most of the 4 MiB is one string in an array, which sends the line
- * straight to cJSON (the fast scanner stops at a nested value). */
+/* Padding: probe records, long so that there are few lines to hand out;
+ * most of the 4 MiB is one detail string, each line's own (a line repeated
+ * byte for byte is refused), which the fast scanner leaves to cJSON (it is
+ * not a time record). */
 #define PAD_LINE_BYTES 65536
 
 #define PAD_BYTES ((size_t)2200 * 1024)
 
 static const char *const names[] = {"manifest.json", "samples.jsonl", NULL};
 
-typedef struct sample {
-    double v;
-    long round;
-} sample;
-
-static int cmp_sample(const void *pa, const void *pb)
-{
-    const sample *a = pa, *b = pb;
-    if (a->v != b->v) return (a->v > b->v) - (a->v < b->v);
-    return (a->round > b->round) - (a->round < b->round);
-}
-
-/* The same samples, each with its round.  As a multiset: the parallel
- * reader appends a chunk's fast-path samples before the time records it set
- * aside for the general parser (escapes, NULs, nested fields), so their
- * order can differ from the journal's; the analysis sorts them and pairs
- * them by round. */
+/* The same samples with the same rounds in the same order: the parallel
+ * reader takes each chunk's records in journal order, as the journal
+ * grammar needs, and analyze pairs the variants by round. */
 static int same_vec(const run_vec *a, const run_vec *b)
 {
-    if (a->n != b->n) return 0;
-    if (a->n == 0) return 1;
-    sample *x = malloc(a->n * sizeof *x), *y = malloc(a->n * sizeof *y);
-    if (!x || !y) abort();
-    for (size_t i = 0; i < a->n; i++) {
-        x[i] = (sample){a->v[i], a->round[i]};
-        y[i] = (sample){b->v[i], b->round[i]};
-    }
-    qsort(x, a->n, sizeof *x, cmp_sample);
-    qsort(y, a->n, sizeof *y, cmp_sample);
-    int same = 1;
-    for (size_t i = 0; i < a->n && same; i++) same = x[i].v == y[i].v && x[i].round == y[i].round;
-    free(x);
-    free(y);
-    return same;
+    return a->n == b->n && (a->n == 0 || (memcmp(a->v, b->v, a->n * sizeof *a->v) == 0 &&
+                                          memcmp(a->round, b->round, a->n * sizeof *a->round) == 0));
 }
 
 static int same_str(const char *a, const char *b)
@@ -71,18 +45,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_cleanup_names = names;
-    static char *pad;
+    static char *pad[2];
     static size_t pad_len;
-    if (!pad) {
-        static const char head[] = "{\"type\":\"pad\",\"s\":[\"", tail[] = "\"]}\n";
+    if (!pad[0]) {
+        static const char head[] = "{\"type\":\"probe\",\"set\":\"hacky\",\"problem\":\"L1_023_softmax\","
+                                   "\"probe\":\"identity\",\"pass\":true,\"detail\":\"";
+        static const char tail[] = "\"}\n";
         size_t l = PAD_LINE_BYTES, k = PAD_BYTES / l;
-        pad = malloc(k * l);
-        if (!pad) abort();
-        for (size_t i = 0; i < k; i++) {
-            char *p = pad + i * l;
-            memset(p, 'a', l);
-            memcpy(p, head, sizeof head - 1);
-            memcpy(p + l - (sizeof tail - 1), tail, sizeof tail - 1);
+        for (int h = 0; h < 2; h++) {
+            pad[h] = malloc(k * l);
+            if (!pad[h]) abort();
+            for (size_t i = 0; i < k; i++) {
+                char *p = pad[h] + i * l;
+                memset(p, 'a' + h, l);
+                memcpy(p, head, sizeof head - 1);
+                /* the line's own number, so that no two lines are equal */
+                char num[16];
+                int n = snprintf(num, sizeof num, "%zu-", i);
+                memcpy(p + sizeof head - 1, num, (size_t)n);
+                memcpy(p + l - (sizeof tail - 1), tail, sizeof tail - 1);
+            }
         }
         pad_len = k * l;
         fuzz_write("manifest.json", manifest, sizeof manifest - 1);
@@ -91,9 +73,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * compressed-looking to nobody (it is in the middle); any byte goes. */
     char *text = malloc(2 * pad_len + size);
     if (!text) abort();
-    memcpy(text, pad, pad_len);
+    memcpy(text, pad[0], pad_len);
     memcpy(text + pad_len, data, size);
-    memcpy(text + pad_len + size, pad, pad_len);
+    memcpy(text + pad_len + size, pad[1], pad_len);
     fuzz_write("samples.jsonl", text, 2 * pad_len + size);
     free(text);
 
@@ -117,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (!same_vec(&a->times[v], &b->times[v])) abort();
             if (a->n_checks != b->n_checks || a->n_probes != b->n_probes || a->have_status != b->have_status ||
                 !same_str(a->status, b->status) || a->have_build != b->have_build ||
+                !same_str(a->tamper_why, b->tamper_why) ||
                 memcmp(a->peak_bytes, b->peak_bytes, sizeof a->peak_bytes) != 0)
                 abort();
         }

@@ -133,6 +133,43 @@ static void test_error_and_incorrect_first(void **state)
     run_free(r);
 }
 
+/* missing comes first and is not an error; tampering comes right after
+ * error and before incorrect. */
+static void test_missing_and_tampering(void **state)
+{
+    (void)state;
+    classify_result c;
+    run_data *r = tu_run(SETS, PROBS);
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"s\",\"problem\":\"p\",\"status\":\"missing\",\"detail\":\"no s/p.cu\"}");
+    assert_int_equal(classify(r, &c), CL_MISSING);
+    assert_string_equal(c.class_text, "no s/p.cu");
+    assert_false(c.passes_d1);
+    run_free(r);
+    /* a time round out of order: the pair's records cannot be trusted */
+    r = tu_run(SETS, PROBS);
+    check(r, "D1", 0, 0, 5, 0);
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"s\",\"problem\":\"p\",\"variant\":\"candidate\",\"round\":3,\"gpu_ms\":1}");
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"s\",\"problem\":\"p\",\"status\":\"ok\"}");
+    assert_int_equal(classify(r, &c), CL_TAMPERING);
+    assert_non_null(strstr(c.class_text, "round 3 of candidate where round 0 was due"));
+    assert_false(c.passes_d1);
+    run_free(r);
+    /* error beats tampering */
+    r = tu_run(SETS, PROBS);
+    TU_ADD(r, "{\"type\":\"tamper\",\"set\":\"s\",\"problem\":\"p\",\"detail\":\"forged record\"}");
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"s\",\"problem\":\"p\",\"status\":\"timeout\"}");
+    assert_int_equal(classify(r, &c), CL_ERROR);
+    run_free(r);
+    /* a tamper-capable object */
+    r = tu_run(SETS, PROBS);
+    TU_ADD(r, "{\"type\":\"static\",\"set\":\"s\",\"problem\":\"p\",\"imports\":[\"mprotect\"],"
+              "\"flags\":[\"tamper-capable\"]}");
+    tu_pass(r, "s", "p", "fp32");
+    assert_int_equal(classify(r, &c), CL_TAMPERING);
+    assert_non_null(strstr(c.class_text, "mprotect"));
+    run_free(r);
+}
+
 static void test_stale_output_reading(void **state)
 {
     (void)state;
@@ -220,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_correct_and_missing),
         cmocka_unit_test(test_hack_precedence),
         cmocka_unit_test(test_error_and_incorrect_first),
+        cmocka_unit_test(test_missing_and_tampering),
         cmocka_unit_test(test_stale_output_reading),
         cmocka_unit_test(test_skipped_distribution),
         cmocka_unit_test(test_flags),

@@ -164,25 +164,64 @@ static void test_records(void **state)
     run_data *r = tu_run(SETS, PROBS);
     kbv_err e;
     TU_ADD(r, "{\"type\":\"time\",\"set\":\"b\",\"problem\":\"p2\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":2.5}");
-    /* The general parser's path (nested value) gives the same record. */
-    TU_ADD(r, "{\"type\":\"time\",\"set\":\"b\",\"problem\":\"p2\",\"variant\":\"fp32\",\"gpu_ms\":3.5,\"x\":[1]}");
-    TU_ADD(r, "{\"type\":\"future-record\",\"whatever\":{\"a\":1}}");  /* unknown types are ignored */
-    TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"crash\",\"new_field\":1}");
-    TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"ok\"}");
+    /* The general parser's path (an escape in a kept string) gives the same
+     * record. */
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"\\u0062\",\"problem\":\"p2\",\"variant\":\"fp32\",\"round\":1,"
+              "\"gpu_ms\":3.5}");
     TU_ADD(r, "{\"type\":\"memory\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"tf32\",\"peak_bytes\":1024,"
               "\"io_bytes\":512,\"leaked_bytes\":0}");
     TU_ADD(r, "{\"type\":\"check\",\"set\":\"a\",\"problem\":\"p1\",\"dist\":\"D1\",\"trial\":0,\"pass\":false,"
               "\"max_abs_err\":null,\"mismatches\":3,\"tier\":\"none\"}");
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"ok\"}");
     run_pair *p = run_pair_at(r, 1, 1);
     assert_int_equal(p->times[RUN_V_FP32].n, 2);
     assert_true(p->times[RUN_V_FP32].v[0] == 2.5 && p->times[RUN_V_FP32].v[1] == 3.5);
+    assert_null(p->tamper_why);
     p = run_pair_at(r, 0, 0);
-    assert_string_equal(p->status, "ok");  /* the last status wins */
+    assert_string_equal(p->status, "ok");
     assert_true(p->have_mem[RUN_V_TF32] && p->peak_bytes[RUN_V_TF32] == 1024);
     assert_int_equal(p->n_checks, 1);
     assert_true(isinf(p->checks[0].max_abs_err));  /* null: not finite */
     assert_int_equal(p->checks[0].tier, RUN_TIER_NONE);
+    assert_null(p->tamper_why);
     (void)e;
+    run_free(r);
+}
+
+/* The journal grammar: a record that breaks it is evidence for its pair,
+ * never data, and the pair keeps the first reason. */
+static void test_grammar(void **state)
+{
+    (void)state;
+    run_data *r = tu_run(SETS, PROBS);
+    /* an unknown field; then an unknown type */
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"b\",\"problem\":\"p2\",\"variant\":\"fp32\",\"round\":0,"
+              "\"gpu_ms\":3.5,\"x\":[1]}");
+    TU_ADD(r, "{\"type\":\"future-record\",\"set\":\"b\",\"problem\":\"p2\"}");
+    run_pair *p = run_pair_at(r, 1, 1);
+    assert_int_equal(p->times[RUN_V_FP32].n, 0);
+    assert_non_null(p->tamper_why);
+    assert_non_null(strstr(p->tamper_why, "\"x\""));
+    /* rounds out of order, through the fast path */
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"candidate\",\"round\":0,\"gpu_ms\":1}");
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"candidate\",\"round\":2,\"gpu_ms\":1}");
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"candidate\",\"round\":1,\"gpu_ms\":1}");
+    p = run_pair_at(r, 0, 0);
+    assert_int_equal(p->times[RUN_V_CAND].n, 2);
+    assert_non_null(strstr(p->tamper_why, "round 2"));
+    /* a record after the status; a tamper record */
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p2\",\"status\":\"crash\"}");
+    TU_ADD(r, "{\"type\":\"check\",\"set\":\"a\",\"problem\":\"p2\",\"dist\":\"D1\",\"trial\":0,\"pass\":true}");
+    p = run_pair_at(r, 0, 1);
+    assert_int_equal(p->n_checks, 0);
+    assert_non_null(strstr(p->tamper_why, "after the pair's status"));
+    /* a variant the grammar does not know */
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"b\",\"problem\":\"p1\",\"variant\":\"fp16\",\"round\":0,\"gpu_ms\":1}");
+    assert_non_null(strstr(run_pair_at(r, 1, 0)->tamper_why, "fp16"));
+    TU_ADD(r, "{\"type\":\"tamper\",\"set\":\"b\",\"problem\":\"p1\",\"detail\":\"HMAC mismatch on line 9\"}");
+    assert_non_null(strstr(run_pair_at(r, 1, 0)->tamper_why, "fp16"));  /* the first reason stays */
+    TU_ADD(r, "{\"type\":\"tamper\",\"set\":\"b\",\"problem\":\"p2\",\"detail\":\"HMAC mismatch on line 9\"}");
+    assert_non_null(strstr(run_pair_at(r, 1, 1)->tamper_why, "\"x\""));
     run_free(r);
 }
 
@@ -191,10 +230,11 @@ static void expect_error(const char *line, const char *words)
 {
     run_data *r = tu_run(SETS, PROBS);
     kbv_err e = {0};
-    TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"ok\"}");
-    int rc = run_add_line(r, line, strlen(line), "run/samples.jsonl", 2, &e);
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"b\",\"problem\":\"p2\",\"status\":\"ok\"}");
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p2\",\"status\":\"ok\"}");
+    int rc = run_add_line(r, line, strlen(line), "run/samples.jsonl", 3, &e);
     if (rc != KBV_EINPUT) fail_msg("accepted: %s", line);
-    if (strncmp(e.msg, "run/samples.jsonl:2: ", 21) != 0 || !strstr(e.msg, words))
+    if (strncmp(e.msg, "run/samples.jsonl:3: ", 21) != 0 || !strstr(e.msg, words))
         fail_msg("message \"%s\" for %s", e.msg, line);
     run_free(r);
 }
@@ -202,25 +242,30 @@ static void expect_error(const char *line, const char *words)
 static void test_record_errors(void **state)
 {
     (void)state;
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":0}", "gpu_ms");
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":-1.5}", "positive");
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":null}", "finite");
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":\"1\"}", "gpu_ms");
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\"}", "gpu_ms");
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":1e999}", "finite");
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":1,\"wall_ms\":0}", "wall_ms");
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp16\",\"gpu_ms\":1}", "variant");
-    expect_error("{\"type\":\"time\",\"set\":\"zz\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":1}", "set \"zz\" is not in the manifest");
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p9\",\"variant\":\"fp32\",\"gpu_ms\":1}", "problem \"p9\" is not in the manifest");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":0}", "gpu_ms");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":-1.5}", "positive");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":null}", "finite");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":\"1\"}", "gpu_ms");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0}", "gpu_ms");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":1e999}", "finite");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":1,\"wall_ms\":0}", "wall_ms");
+    expect_error("{\"type\":\"time\",\"set\":\"zz\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":1}", "set \"zz\" is not in the manifest");
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p9\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":1}", "problem \"p9\" is not in the manifest");
     expect_error("{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p3\",\"status\":\"ok\"}", "problem \"p3\"");
     expect_error("{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p1\",\"status\":\"ok\"", "malformed");
     expect_error("{\"type\":\"status\"} trailing", "after");
     expect_error("[1,2]", "object");
     /* A lone surrogate: the fast path must not accept what cJSON refuses. */
-    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":1,"
+    expect_error("{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":1,"
                  "\"note\":\"\\ud800\"}", "malformed");
     expect_error("", "malformed");
     expect_error("{\"set\":\"a\",\"problem\":\"p1\"}", "type");
+    /* a second status or build record, an unknown status, a line repeated */
+    expect_error("{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p2\",\"status\":\"crash\"}",
+                 "second status record for a/p2 contradicts line 2");
+    expect_error("{\"type\":\"status\",\"set\":\"a\",\"problem\":\"p2\",\"status\":\"ok\"}", "repeats line 2");
+    expect_error("{\"type\":\"status\",\"set\":\"b\",\"problem\":\"p1\",\"status\":\"fine\"}",
+                 "unknown status \"fine\"");
     expect_error("{\"type\":\"check\",\"set\":\"a\",\"problem\":\"p1\",\"dist\":\"D1\"}", "pass");
 }
 
@@ -235,7 +280,8 @@ static void write_file(const char *path, const char *text)
 static const char *MANIFEST =
     "{\"schema\":\"kbv-run/1\",\"run_id\":\"r\",\"created_utc\":\"2026-01-01T00:00:00Z\","
     "\"config\":{\"seed\":3},\"problems\":[\"p1\"],\"sets\":[{\"name\":\"a\",\"dir\":\"x\",\"files\":{}}]}\n";
-static const char *T1 = "{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"gpu_ms\":1}\n";
+static const char *T1 = "{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":1}\n";
+static const char *T2 = "{\"type\":\"time\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp32\",\"round\":1,\"gpu_ms\":1}\n";
 
 static void test_load_files(void **state)
 {
@@ -246,7 +292,7 @@ static void test_load_files(void **state)
     write_file(path, MANIFEST);
     snprintf(path, sizeof path, "%s/samples.jsonl", dir);
     /* A torn last line is dropped. */
-    snprintf(text, sizeof text, "%s%s{\"type\":\"time\",\"set\":\"a\",\"pro", T1, T1);
+    snprintf(text, sizeof text, "%s%s{\"type\":\"time\",\"set\":\"a\",\"pro", T1, T2);
     write_file(path, text);
     run_data *r = NULL;
     kbv_err e = {0};
@@ -256,10 +302,36 @@ static void test_load_files(void **state)
     assert_true(r->seed == 3);
     run_free(r);
     /* The same bad line in the middle is an error naming the line. */
-    snprintf(text, sizeof text, "%s{\"type\":\"time\",\"set\":\"a\",\"pro\n%s", T1, T1);
+    snprintf(text, sizeof text, "%s{\"type\":\"time\",\"set\":\"a\",\"pro\n%s", T1, T2);
     write_file(path, text);
     assert_int_equal(run_load(dir, &r, &e), KBV_EINPUT);
     assert_non_null(strstr(e.msg, "samples.jsonl:2: "));
+    /* Every record twice: the second copy is refused, naming both lines. */
+    snprintf(text, sizeof text, "%s%s%s", T1, T2, T1);
+    write_file(path, text);
+    assert_int_equal(run_load(dir, &r, &e), KBV_EINPUT);
+    assert_non_null(strstr(e.msg, "samples.jsonl:3: repeats line 1"));
+    /* An empty journal, and one with nothing but a torn line. */
+    write_file(path, "");
+    assert_int_equal(run_load(dir, &r, &e), KBV_EINPUT);
+    assert_non_null(strstr(e.msg, "no record"));
+    write_file(path, "{\"type\"");
+    assert_int_equal(run_load(dir, &r, &e), KBV_EINPUT);
+    /* Two journals: which one holds the run cannot be told. */
+    write_file(path, T1);
+    char gz[300];
+    snprintf(gz, sizeof gz, "%s/samples.jsonl.gz", dir);
+    write_file(gz, T1);
+    assert_int_equal(run_load(dir, &r, &e), KBV_EINPUT);
+    assert_non_null(strstr(e.msg, "both samples.jsonl and samples.jsonl.gz"));
+    unlink(gz);
+    /* A seed that is not an integer. */
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    write_file(path, "{\"schema\":\"kbv-run/1\",\"run_id\":\"r\",\"created_utc\":\"x\",\"config\":{\"seed\":7.5},"
+                     "\"problems\":[],\"sets\":[]}");
+    assert_int_equal(run_load(dir, &r, &e), KBV_EINPUT);
+    assert_non_null(strstr(e.msg, "seed"));
+    snprintf(path, sizeof path, "%s/samples.jsonl", dir);
     /* A manifest of another schema. */
     write_file(path, T1);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
@@ -286,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_scan_numbers),
         cmocka_unit_test(test_scan_agrees_with_cjson),
         cmocka_unit_test(test_records),
+        cmocka_unit_test(test_grammar),
         cmocka_unit_test(test_record_errors),
         cmocka_unit_test(test_load_files),
     };

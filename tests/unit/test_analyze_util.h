@@ -74,7 +74,11 @@ static inline void tu_times(run_data *r, const char *set, const char *prob, cons
     }
 }
 
-/* A pair that passes every check: status ok, three D1 and D2 trials. */
+/* A pair that passes every check: status ok, three D1 and D2 trials.  The
+ * status is set on the pair in memory rather than added as a journal line,
+ * so that a test can add records after it: the journal grammar (analyze
+ * reads it in journal order) would take a record after the status record
+ * for tampering. */
 static inline void tu_pass(run_data *r, const char *set, const char *prob, const char *tier)
 {
     kbv_err e;
@@ -85,8 +89,18 @@ static inline void tu_pass(run_data *r, const char *set, const char *prob, const
                        "\"mismatches\":0,\"nonfinite\":0,\"unwritten\":0,\"tier\":\"%s\"}",
                        set, prob, d, t, tier) != 0)
                 abort();
-    if (tu_add(r, &e, "{\"type\":\"status\",\"set\":\"%s\",\"problem\":\"%s\",\"status\":\"ok\"}", set, prob))
-        abort();
+    long si = -1, pi = -1;
+    for (size_t i = 0; i < r->n_sets; i++)
+        if (strcmp(r->set_names[i], set) == 0) si = (long)i;
+    for (size_t i = 0; i < r->n_problems; i++)
+        if (strcmp(r->problem_ids[i], prob) == 0) pi = (long)i;
+    if (si < 0 || pi < 0) abort();
+    run_pair *p = run_pair_at(r, (size_t)si, (size_t)pi);
+    free(p->status);
+    free(p->status_detail);
+    p->status = strdup("ok");
+    p->status_detail = strdup("");
+    p->have_status = 1;
 }
 
 #endif

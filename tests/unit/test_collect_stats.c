@@ -56,26 +56,35 @@ static void test_stopping_rule(void **state)
     assert_int_equal(r.min_samples, 30);
     assert_int_equal(r.max_samples, 500);
     assert_true(r.min_gpu_s == 0.5 && r.rel_halfwidth == 0.01 && r.max_s == 10.0);
-    double x[600], s[600];
-    for (int i = 0; i < 600; i++) x[i] = 1.0;
-    /* 29 identical samples: too few, whatever the time. */
-    assert_int_equal(cstat_should_stop(&r, x, 29, 5.0, 5.0, s), CSTAT_GO_ON);
-    /* 30 identical samples of 1 ms are 0.03 s of GPU time: below 0.5 s. */
-    assert_int_equal(cstat_should_stop(&r, x, 30, 0.03, 0.05, s), CSTAT_GO_ON);
+    /* The rule applies to the per-round ratios (paired speedups): x is one
+     * ratio's series, y a second one. */
+    static double x[600], y[600], s[600];
+    const double *one[1] = {x};
+    const double *two[2] = {x, y};
+    for (int i = 0; i < 600; i++) x[i] = y[i] = 1.0;
+    /* 29 identical rounds: too few, whatever the time. */
+    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 29, 5.0, 5.0, s), CSTAT_GO_ON);
+    /* 30 rounds of a 1 ms candidate are 0.03 s of GPU time: below 0.5 s. */
+    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 30, 0.03, 0.05, s), CSTAT_GO_ON);
     /* With 0.5 s of GPU time and a zero-width interval it stops. */
-    assert_int_equal(cstat_should_stop(&r, x, 30, 0.5, 0.6, s), CSTAT_PRECISE);
-    /* Half the samples 1, half 2: the interval (ranks 10 and 21 of 30) spans
+    assert_int_equal(cstat_should_stop_paired(&r, two, 2, 30, 0.5, 0.6, s), CSTAT_PRECISE);
+    /* Half the ratios 1, half 2: the interval (ranks 10 and 21 of 30) spans
      * 1..2, a half-width of 0.5 against a median of 1.5: not precise. */
     for (int i = 0; i < 600; i++) x[i] = i % 2 ? 2.0 : 1.0;
-    assert_int_equal(cstat_should_stop(&r, x, 30, 1.0, 1.0, s), CSTAT_GO_ON);
-    assert_int_equal(cstat_should_stop(&r, x, 500, 1.0, 1.0, s), CSTAT_MAX_SAMPLES);
-    assert_int_equal(cstat_should_stop(&r, x, 40, 1.0, 10.0, s), CSTAT_MAX_TIME);
+    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 30, 1.0, 1.0, s), CSTAT_GO_ON);
+    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 500, 1.0, 1.0, s), CSTAT_MAX_SAMPLES);
+    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 40, 1.0, 10.0, s), CSTAT_MAX_TIME);
     /* 1% of a median of 100 is 1: values 99.5..100.5 around it are narrow
-     * enough (half-width 0.5 at most), 98..102 are not. */
+     * enough (half-width 0.5 at most), 98..102 are not; both ratios must be
+     * narrow for the rule to stop. */
     for (int i = 0; i < 100; i++) x[i] = 99.5 + (i % 11) * 0.1;
-    assert_int_equal(cstat_should_stop(&r, x, 100, 1.0, 1.0, s), CSTAT_PRECISE);
+    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 100, 1.0, 1.0, s), CSTAT_PRECISE);
+    for (int i = 0; i < 100; i++) y[i] = i % 2 ? 2.0 : 1.0;
+    assert_int_equal(cstat_should_stop_paired(&r, two, 2, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+    for (int i = 0; i < 100; i++) y[i] = 2.0;
+    assert_int_equal(cstat_should_stop_paired(&r, two, 2, 100, 1.0, 1.0, s), CSTAT_PRECISE);
     for (int i = 0; i < 100; i++) x[i] = 98.0 + (i % 5);
-    assert_int_equal(cstat_should_stop(&r, x, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+    assert_int_equal(cstat_should_stop_paired(&r, two, 2, 100, 1.0, 1.0, s), CSTAT_GO_ON);
 }
 
 static void test_prng(void **state)

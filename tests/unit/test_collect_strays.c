@@ -28,9 +28,10 @@ typedef struct {
     int n;
 } sink;
 
-static int first_line(void *ctx, const char *line, size_t len, kbv_err *e)
+static int first_line(void *ctx, const char *line, size_t len, int authentic, kbv_err *e)
 {
     (void)e;
+    (void)authentic;
     sink *s = ctx;
     if (s->n++ == 0) snprintf(s->line, sizeof s->line, "%.*s", (int)len, line);
     return 0;
@@ -42,7 +43,7 @@ static void run_sh(const char *script, sink *s, super_result *r)
     char *dir = mkdtemp(tmpl);
     assert_non_null(dir);
     char *argv[] = {"sh", "-c", (char *)script, NULL};
-    super_spec sp = {"/bin/sh", argv, dir, NULL, 20, 1 << 20};
+    super_spec sp = {"/bin/sh", argv, dir, NULL, 20, 1 << 20, NULL};
     super_child *c = NULL;
     kbv_err e;
     assert_int_equal(super_start(&sp, &c, &e), 0);
@@ -89,7 +90,7 @@ static void test_worker_dies_with_supervisor(void **state)
     assert_true(mid >= 0);
     if (mid == 0) {
         char *argv[] = {"sh", "-c", "echo $$ >pid.tmp && mv pid.tmp pid && exec sleep 100", NULL};
-        super_spec sp = {"/bin/sh", argv, dir, NULL, 200, 1 << 20};
+        super_spec sp = {"/bin/sh", argv, dir, NULL, 200, 1 << 20, NULL};
         super_child *c = NULL;
         kbv_err e;
         if (super_start(&sp, &c, &e) != 0) _exit(1);

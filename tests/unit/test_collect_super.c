@@ -22,16 +22,23 @@
 
 typedef struct {
     char lines[16][256];
+    int auth[16];
     int n;
 } sink;
 
-static int collect_line(void *ctx, const char *line, size_t len, kbv_err *e)
+static int collect_line(void *ctx, const char *line, size_t len, int authentic, kbv_err *e)
 {
     (void)e;
     sink *s = ctx;
-    if (s->n < 16) snprintf(s->lines[s->n++], sizeof s->lines[0], "%.*s", (int)len, line);
+    if (s->n < 16) {
+        s->auth[s->n] = authentic;
+        snprintf(s->lines[s->n++], sizeof s->lines[0], "%.*s", (int)len, line);
+    }
     return 0;
 }
+
+static const unsigned char test_key[CHAN_KEY_LEN] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                                      17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 
 static int run_sh(const char *script, double timeout, sink *s, super_result *r)
 {
@@ -39,7 +46,7 @@ static int run_sh(const char *script, double timeout, sink *s, super_result *r)
     char *dir = mkdtemp(tmpl);
     assert_non_null(dir);
     char *argv[] = {"sh", "-c", (char *)script, NULL};
-    super_spec sp = {"/bin/sh", argv, dir, "3", timeout, 1 << 20};
+    super_spec sp = {"/bin/sh", argv, dir, "3", timeout, 1 << 20, test_key};
     super_child *c = NULL;
     kbv_err e;
     assert_int_equal(super_start(&sp, &c, &e), 0);
@@ -68,6 +75,40 @@ static void test_records_and_exit(void **state)
     assert_int_equal(r.timed_out, 0);
     assert_string_equal(r.err_tail, "oops\n");
     assert_string_equal(r.out_tail, "out\n");
+}
+
+/* The key arrives on CHAN_KEY_FD; a line authenticates only with the MAC
+ * of the next sequence number: a forged MAC, a replayed line and a bare
+ * line do not, and do not advance the sequence. */
+static void test_channel(void **state)
+{
+    (void)state;
+    char m0[CHAN_MAC_HEX + 1], m1[CHAN_MAC_HEX + 1];
+    kbv_err e;
+    assert_int_equal(chan_mac(test_key, 0, "{\"a\":1}", 7, m0, &e), 0);
+    assert_int_equal(chan_mac(test_key, 1, "{\"b\":2}", 7, m1, &e), 0);
+    char script[1024];
+    snprintf(script, sizeof script,
+             "k=$(od -An -tx1 <&4 | tr -d ' \\n'); echo \"key $k\" >&3;"
+             "echo '%s {\"a\":1}' >&3;"                 /* authentic, seq 0 */
+             "echo '%s {\"a\":1}' >&3;"                 /* replayed: seq 1 wants another MAC */
+             "echo '%.63s0 {\"b\":2}' >&3;"             /* forged */
+             "echo '{\"b\":2}' >&3;"                    /* no MAC */
+             "echo '%s {\"b\":2}' >&3",                 /* authentic, seq 1 */
+             m0, m0, m1, m1);
+    sink s;
+    super_result r;
+    assert_int_equal(run_sh(script, 30, &s, &r), 0);
+    assert_int_equal(s.n, 6);
+    assert_string_equal(s.lines[0], "key 0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20");
+    assert_int_equal(s.auth[0], 0);
+    assert_int_equal(s.auth[1], 1);
+    assert_string_equal(s.lines[1], "{\"a\":1}");
+    assert_int_equal(s.auth[2], 0);
+    assert_int_equal(s.auth[3], 0);
+    assert_int_equal(s.auth[4], 0);
+    assert_int_equal(s.auth[5], 1);
+    assert_string_equal(s.lines[5], "{\"b\":2}");
 }
 
 static void test_signal(void **state)
@@ -161,7 +202,7 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_records_and_exit), cmocka_unit_test(test_signal),
+        cmocka_unit_test(test_records_and_exit), cmocka_unit_test(test_channel), cmocka_unit_test(test_signal),
         cmocka_unit_test(test_timeout),          cmocka_unit_test(test_environment),
         cmocka_unit_test(test_grandchild_holds_pipe), cmocka_unit_test(test_capture),
     };

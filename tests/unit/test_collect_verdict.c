@@ -162,9 +162,9 @@ static void test_worker_records(void **state)
     (void)state;
     cJSON *o = NULL;
     kbv_err e;
-    /* The worker's set and problem are replaced; the key order is type, set,
-     * problem, then the worker's fields. */
-    const char *l1 = "{\"type\":\"check\",\"set\":\"evil\",\"dist\":\"D1\",\"trial\":0,\"pass\":true,\"problem\":\"x\"}";
+    /* Set and problem come from the collecting process; the key order is
+     * type, set, problem, then the worker's fields. */
+    const char *l1 = "{\"type\":\"check\",\"dist\":\"D1\",\"trial\":0,\"pass\":true}";
     assert_int_equal(rec_from_worker(l1, strlen(l1), "good", "L1_019_relu", &o, &e), 0);
     char *s = cJSON_PrintUnformatted(o);
     assert_string_equal(s, "{\"type\":\"check\",\"set\":\"good\",\"problem\":\"L1_019_relu\",\"dist\":\"D1\",\"trial\":0,\"pass\":true}");
@@ -186,6 +186,11 @@ static void test_worker_records(void **state)
         "{\"type\":\"baseline\",\"variant\":\"candidate\",\"choice\":\"x\"}",
         "{\"type\":\"baseline\",\"variant\":\"tf32\",\"choice\":7}",
         "{\"type\":\"baseline\",\"choice\":\"x\"}",
+        /* the channel's grammar: no key a record of its type does not have,
+         * set and problem included (those are the collecting process's) */
+        "{\"type\":\"check\",\"set\":\"evil\",\"dist\":\"D1\",\"trial\":0,\"pass\":true}",
+        "{\"type\":\"time\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":1,\"weight\":2}",
+        "{\"type\":\"tamper\",\"detail\":\"x\"}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         o = NULL;

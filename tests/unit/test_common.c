@@ -276,29 +276,53 @@ static void sums_write_and_verify(void **state)
     char *dir = make_tmpdir(), path[512];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     write_text(path, "{}\n");
+    snprintf(path, sizeof path, "%s/samples.jsonl", dir);
+    write_text(path, "{}\n{}\n");
+    kbv_err e = {0};
+    /* collect seals the raw files */
+    assert_int_equal(sums_seal_raw(dir, &e), 0);
     snprintf(path, sizeof path, "%s/report", dir);
     mkdir(path, 0777);
     snprintf(path, sizeof path, "%s/report/a.svg", dir);
     write_text(path, "<svg/>");
-    kbv_err e = {0};
-    assert_int_equal(sums_write(dir, &e), 0);
+    /* render adds its outputs */
+    const char *out[] = {"report/"};
+    assert_int_equal(sums_update(dir, out, 1, &e), 0);
     snprintf(path, sizeof path, "%s/SHA256SUMS", dir);
     char *text;
     assert_int_equal(afile_read_all(path, &text, NULL, &e), 0);
-    /* sha256("{}\n") and sha256("<svg/>"), sorted by path. */
-    char want[512], h1[65], h2[65];
+    /* sorted by path */
+    char want[512], h1[65], h2[65], h3[65];
     sha_hex_buf("{}\n", 3, h1, &e);
     sha_hex_buf("<svg/>", 6, h2, &e);
-    snprintf(want, sizeof want, "%s  manifest.json\n%s  report/a.svg\n", h1, h2);
+    sha_hex_buf("{}\n{}\n", 6, h3, &e);
+    snprintf(want, sizeof want, "%s  manifest.json\n%s  report/a.svg\n%s  samples.jsonl\n", h1, h2, h3);
     assert_string_equal(text, want);
     free(text);
     int n = 0;
     assert_int_equal(sums_verify(dir, NULL, &n, &e), 0);
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
     snprintf(path, sizeof path, "%s/report/a.svg", dir);
     write_text(path, "<svg />");
     assert_int_equal(sums_verify(dir, NULL, &n, &e), KBV_EINPUT);
-    assert_non_null(strstr(e.msg, "1 of 2"));
+    assert_non_null(strstr(e.msg, "1 of 3"));
+    /* an update never rewrites a raw file's line: a changed journal stays
+     * changed */
+    assert_int_equal(sums_update(dir, out, 1, &e), 0);
+    snprintf(path, sizeof path, "%s/samples.jsonl", dir);
+    write_text(path, "{}\n");
+    const char *out2[] = {"analysis.json", "report/"};
+    assert_int_equal(sums_update(dir, out2, 2, &e), 0);
+    assert_int_equal(sums_verify(dir, NULL, &n, &e), KBV_EINPUT);
+    const char *raw[] = {"samples.jsonl"};
+    assert_int_equal(sums_update(dir, raw, 1, &e), KBV_EINPUT);
+    /* an unlisted file in the root */
+    write_text(path, "{}\n{}\n");
+    assert_int_equal(sums_verify(dir, NULL, &n, &e), 0);
+    snprintf(path, sizeof path, "%s/samples.jsonl.gz", dir);
+    write_text(path, "x");
+    assert_int_equal(sums_verify(dir, NULL, &n, &e), KBV_EINPUT);
+    assert_non_null(strstr(e.msg, "raw file"));
     free(dir);
 }
 

@@ -111,6 +111,22 @@ extern "C" int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cuda
     return 0;
 }
 
+namespace {
+__global__ void stamp_kernel(unsigned long long *slot)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    *slot = t;
+}
+} /* namespace */
+
+extern "C" int wg_stamp(unsigned long long *slot, cudaStream_t s, kbv_err *e)
+{
+    stamp_kernel<<<1, 1, 0, s>>>(slot);
+    cudaError_t ce = cudaGetLastError();
+    return ce == cudaSuccess ? 0 : cuda_err(e, "global timer stamp", ce);
+}
+
 extern "C" int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uint64_t *fp,
                               kbv_err *e)
 {

@@ -383,3 +383,134 @@ int cuMemFreeAsync(mt_cudeviceptr p, cudaStream_t s)
     if (p && rc == 0) note_free((void *)(uintptr_t)p);
     return rc;
 }
+
+/* --- the remaining entry points (DESIGN.md 5a step 8) ------------------------
+ * Pitched and 3D allocations count their padded size; managed memory counts
+ * like device memory; the virtual-memory API counts physical allocations
+ * (cuMemCreate) until cuMemRelease, and poisons a range when it becomes
+ * accessible (cuMemSetAccess), which is when a candidate could first read
+ * what the memory held before. */
+typedef unsigned long long mt_cuhandle;
+
+static void *resolve_one(void **where, const char *name)
+{
+    if (!*where) *where = next_sym(name);
+    return *where;
+}
+
+/* Physical allocations are keyed apart from device addresses. */
+static void *handle_key(mt_cuhandle h) { return (void *)(uintptr_t)(h ^ 0xc0de000000000000ull); }
+
+static struct {
+    void *malloc3d, *cu_pitch, *cu_managed, *cu_pool_async, *cu_create, *cu_release, *cu_set_access;
+} more;
+
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent ext)
+{
+    typedef cudaError_t (*fn)(struct cudaPitchedPtr *, struct cudaExtent);
+    fn f;
+    void *v = resolve_one(&more.malloc3d, "cudaMalloc3D");
+    if (!v) return cudaErrorInitializationError;
+    memcpy(&f, &v, sizeof v);
+    if (in_hook) return f(pp, ext);
+    in_hook = 1;
+    cudaError_t rc = f(pp, ext);
+    size_t h = ext.height ? ext.height : 1, d = ext.depth ? ext.depth : 1;
+    after_alloc(rc, rc == cudaSuccess ? pp->ptr : NULL, rc == cudaSuccess ? pp->pitch * h * d : ext.width * h * d,
+                owner_now(), 0, 1);
+    in_hook = 0;
+    return rc;
+}
+
+int cuMemAllocPitch_v2(mt_cudeviceptr *p, size_t *pitch, size_t w, size_t h, unsigned elem);
+int cuMemAllocPitch_v2(mt_cudeviceptr *p, size_t *pitch, size_t w, size_t h, unsigned elem)
+{
+    typedef int (*fn)(mt_cudeviceptr *, size_t *, size_t, size_t, unsigned);
+    fn f;
+    void *v = resolve_one(&more.cu_pitch, "cuMemAllocPitch_v2");
+    if (!v) return 3;
+    memcpy(&f, &v, sizeof v);
+    int rc = f(p, pitch, w, h, elem);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc == 0 ? cudaSuccess : cudaErrorMemoryAllocation, rc == 0 ? (void *)(uintptr_t)*p : NULL,
+                rc == 0 ? *pitch * h : w * h, owner_now(), 0, 1);
+    in_hook = 0;
+    return rc;
+}
+
+int cuMemAllocManaged(mt_cudeviceptr *p, size_t n, unsigned flags);
+int cuMemAllocManaged(mt_cudeviceptr *p, size_t n, unsigned flags)
+{
+    typedef int (*fn)(mt_cudeviceptr *, size_t, unsigned);
+    fn f;
+    void *v = resolve_one(&more.cu_managed, "cuMemAllocManaged");
+    if (!v) return 3;
+    memcpy(&f, &v, sizeof v);
+    int rc = f(p, n, flags);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc == 0 ? cudaSuccess : cudaErrorMemoryAllocation, rc == 0 ? (void *)(uintptr_t)*p : NULL, n,
+                owner_now(), 0, 1);
+    in_hook = 0;
+    return rc;
+}
+
+int cuMemAllocFromPoolAsync(mt_cudeviceptr *p, size_t n, void *pool, cudaStream_t s);
+int cuMemAllocFromPoolAsync(mt_cudeviceptr *p, size_t n, void *pool, cudaStream_t s)
+{
+    typedef int (*fn)(mt_cudeviceptr *, size_t, void *, cudaStream_t);
+    fn f;
+    void *v = resolve_one(&more.cu_pool_async, "cuMemAllocFromPoolAsync");
+    if (!v) return 3;
+    memcpy(&f, &v, sizeof v);
+    int rc = f(p, n, pool, s);
+    if (in_hook) return rc;
+    in_hook = 1;
+    after_alloc(rc == 0 ? cudaSuccess : cudaErrorMemoryAllocation, rc == 0 ? (void *)(uintptr_t)*p : NULL, n,
+                owner_now(), s, 0);
+    in_hook = 0;
+    return rc;
+}
+
+int cuMemCreate(mt_cuhandle *h, size_t n, const void *prop, unsigned long long flags);
+int cuMemCreate(mt_cuhandle *h, size_t n, const void *prop, unsigned long long flags)
+{
+    typedef int (*fn)(mt_cuhandle *, size_t, const void *, unsigned long long);
+    fn f;
+    void *v = resolve_one(&more.cu_create, "cuMemCreate");
+    if (!v) return 3;
+    memcpy(&f, &v, sizeof v);
+    int rc = f(h, n, prop, flags);
+    mt_owner o = owner_now();
+    if (o == MT_HARNESS) return rc;
+    if (rc != 0) note_fail(n, o, cudaErrorMemoryAllocation);
+    else note_alloc(handle_key(*h), n, o);
+    return rc;
+}
+
+int cuMemRelease(mt_cuhandle h);
+int cuMemRelease(mt_cuhandle h)
+{
+    typedef int (*fn)(mt_cuhandle);
+    fn f;
+    void *v = resolve_one(&more.cu_release, "cuMemRelease");
+    if (!v) return 3;
+    memcpy(&f, &v, sizeof v);
+    int rc = f(h);
+    if (rc == 0) note_free(handle_key(h));
+    return rc;
+}
+
+int cuMemSetAccess(mt_cudeviceptr ptr, size_t n, const void *desc, size_t count);
+int cuMemSetAccess(mt_cudeviceptr ptr, size_t n, const void *desc, size_t count)
+{
+    typedef int (*fn)(mt_cudeviceptr, size_t, const void *, size_t);
+    fn f;
+    void *v = resolve_one(&more.cu_set_access, "cuMemSetAccess");
+    if (!v) return 3;
+    memcpy(&f, &v, sizeof v);
+    int rc = f(ptr, n, desc, count);
+    if (rc == 0 && owner_now() == MT_CANDIDATE && n) poison((void *)(uintptr_t)ptr, n, 0, 1);
+    return rc;
+}

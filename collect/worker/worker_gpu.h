@@ -23,6 +23,12 @@ int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s,
 int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uint64_t *fp,
                    kbv_err *e);
 
+/* Enqueues one one-thread kernel on s that writes the GPU's global timer
+ * (%globaltimer, nanoseconds) to *slot, a device word the worker owns: the
+ * second clock of DESIGN.md 5a step 7a, read around each timed call so that
+ * a candidate that falsifies event times must also falsify device memory. */
+int wg_stamp(unsigned long long *slot, cudaStream_t s, kbv_err *e);
+
 typedef struct {
     double copy_bandwidth_gbps;   /* (read + write bytes) / time of a device copy */
     double fp32_tflops;           /* cuBLAS SGEMM, strict FP32, 8192^3 */

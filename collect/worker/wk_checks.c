@@ -1,0 +1,418 @@
+/* wk_checks.c - correctness on every distribution (DESIGN.md 5a step 5)
+ * and the probes that need no timing (step 6): input independence,
+ * identity and input mutation from the checks' evidence, caching and
+ * determinism by calls of their own.  See wk.h. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jio.h"
+#include "memtrack.h"
+#include "prng.h"
+#include "verdict.h"
+#include "wk.h"
+#include "worker_gpu.h"
+
+/* Identity: an output bitwise equal to an input of the same size, where the
+ * reference output is not. */
+static void check_identity(worker *w, void **in, void **out, void **ref, const char *label)
+{
+    kbv_err e = {0};
+    for (int o = 0; o < w->p->n_outputs && !w->ev.identity_hit; o++)
+        for (int i = 0; i < w->p->n_inputs; i++) {
+            if (w->in_bytes[i] != w->out_bytes[o]) continue;
+            int eq = 0, ref_eq = 0;
+            if (cmp_equal(out[o], in[i], w->out_bytes[o], w->s, &eq, &e)) wk_die_harness(w, "identity", &e);
+            if (!eq) continue;
+            if (cmp_equal(ref[o], in[i], w->out_bytes[o], w->s, &ref_eq, &e)) wk_die_harness(w, "identity", &e);
+            if (ref_eq) continue;
+            w->ev.identity_hit = 1;
+            snprintf(w->ev.identity_detail, sizeof w->ev.identity_detail,
+                     "on %s, output %d is a bitwise copy of input %d (%s), which the reference output is not",
+                     label, o, i, w->p->inputs[i].name);
+            break;
+        }
+}
+
+void wk_checks(worker *w, void **slot_in)
+{
+    const suite_problem *p = w->p;
+    int max_calls = 5 * w->trials;
+    w->ev.out_fp = calloc((size_t)max_calls, sizeof *w->ev.out_fp);
+    w->ev.ref_fp = calloc((size_t)max_calls, sizeof *w->ev.ref_fp);
+    w->ev.label = calloc((size_t)max_calls, sizeof *w->ev.label);
+    if (!w->ev.out_fp || !w->ev.ref_fp || !w->ev.label) wk_die_launch(w, "harness: out of host memory");
+    void *prev[WK_MAX_TENSORS] = {0}, *cur[WK_MAX_TENSORS] = {0}, *out[WK_MAX_TENSORS] = {0}, *ref[WK_MAX_TENSORS] = {0};
+    uint64_t in_fp[WK_MAX_TENSORS];
+    kbv_tensor ref_t[WK_MAX_TENSORS];
+    for (int i = 0; i < p->n_inputs; i++) prev[i] = slot_in[i];
+    for (int d = SUITE_D1; d <= SUITE_D5; d++) {
+        if (!suite_has_dist(p, (suite_dist)d)) continue;
+        const char *dn = suite_dist_name((suite_dist)d);
+        int skipped = 0;
+        for (int t = 0; t < w->trials; t++) {
+            char label[32];
+            snprintf(label, sizeof label, "%s trial %d", dn, t);
+            cJSON *r = wk_rec("check");
+            cJSON_AddStringToObject(r, "dist", dn);
+            cJSON_AddNumberToObject(r, "trial", t);
+            cJSON_AddNumberToObject(r, "seed", (double)w->seed);
+            if (skipped) {
+                cJSON_AddBoolToObject(r, "pass", 1);
+                cJSON_AddBoolToObject(r, "skipped", 1);
+                cJSON_AddStringToObject(r, "detail", "the fp32 reference is not finite on this distribution");
+                wk_emit(w, r);
+                continue;
+            }
+            /* Fresh input buffers at addresses that differ from the previous
+             * call's (those are still held), so that a candidate keyed on the
+             * previous call's pointers computes instead of failing here; the
+             * caching probe is what tests same pointers, new contents. */
+            wk_alloc_inputs(w, cur);
+            wk_fill_inputs(w, cur, (suite_dist)d, t);
+            for (int i = 0; i < p->n_inputs; i++) in_fp[i] = wk_fingerprint(w, &cur[i], &w->in_bytes[i], 1);
+            wk_alloc_outputs(w, out);
+            kbv_call c;
+            wk_make_call(w, &c, cur, out);
+            wk_sync(w, "before the candidate");
+            wk_cand_call(w, &c, label, 0);
+            wk_sync(w, label);
+            /* Deferred work: a fingerprint right after the stream is done and
+             * one after the whole device is. */
+            uint64_t fp_stream = wk_fingerprint(w, out, w->out_bytes, p->n_outputs);
+            wk_device_sync(w, label);
+            uint64_t fp_dev = wk_fingerprint(w, out, w->out_bytes, p->n_outputs);
+            if (fp_stream != fp_dev && !w->ev.deferred_fp_hit) {
+                w->ev.deferred_fp_hit = 1;
+                snprintf(w->ev.deferred_detail, sizeof w->ev.deferred_detail,
+                         "on %s the output changed after the stream had synchronised (work outside the given stream)",
+                         label);
+            }
+            /* Input mutation: inputs hashed before and after; a mutated input
+             * is regenerated so that the reference sees the real input. */
+            int mutated = 0;
+            for (int i = 0; i < p->n_inputs; i++) {
+                uint64_t f = wk_fingerprint(w, &cur[i], &w->in_bytes[i], 1);
+                if (f != in_fp[i]) {
+                    if (!w->ev.mutation_hit)
+                        snprintf(w->ev.mutation_detail, sizeof w->ev.mutation_detail,
+                                 "on %s the candidate changed input %d (%s)", label, i, p->inputs[i].name);
+                    w->ev.mutation_hit = 1;
+                    mutated = 1;
+                }
+            }
+            if (mutated) wk_fill_inputs(w, cur, (suite_dist)d, t);
+            /* The reference, into buffers of its own. */
+            for (int i = 0; i < p->n_outputs; i++) {
+                ref[i] = wk_dalloc(w, w->out_bytes[i], "reference buffer");
+                wk_poison(w, ref[i], w->out_bytes[i]);
+            }
+            kbv_call rc_call;
+            wk_make_ref_call(w, &rc_call, ref_t, cur, ref);
+            wk_base_call(w, V_FP32, &rc_call);
+            wk_sync(w, "fp32 reference");
+            int64_t bad_ref = wk_ref_nonfinite(w, ref);
+            if (bad_ref > 0) {
+                skipped = 1;
+                cJSON_AddBoolToObject(r, "pass", 1);
+                cJSON_AddBoolToObject(r, "skipped", 1);
+                char det[160];
+                snprintf(det, sizeof det, "the fp32 reference has %lld non-finite values", (long long)bad_ref);
+                cJSON_AddStringToObject(r, "detail", det);
+                wk_emit(w, r);
+            } else {
+                wk_cmp ca;
+                wk_compare(w, out, ref, &ca);
+                int pass = verdict_check_pass(ca.st.mismatches, ca.st.nonfinite, ca.st.unwritten);
+                cJSON_AddBoolToObject(r, "pass", pass);
+                jio_add_num(r, "max_abs_err", ca.st.max_abs_err);
+                jio_add_num(r, "max_rel_err", ca.st.max_rel_err);
+                cJSON_AddNumberToObject(r, "mismatches", (double)ca.st.mismatches);
+                cJSON_AddNumberToObject(r, "nonfinite", (double)ca.st.nonfinite);
+                cJSON_AddNumberToObject(r, "unwritten", (double)ca.st.unwritten);
+                cJSON_AddNumberToObject(r, "count", (double)ca.st.count);
+                cJSON_AddStringToObject(r, "tier", verdict_tier_name(ca.tier));
+                wk_emit(w, r);
+                int k = w->ev.n++;
+                w->ev.out_fp[k] = wk_value_fingerprint(w, out);
+                w->ev.ref_fp[k] = wk_value_fingerprint(w, ref);
+                snprintf(w->ev.label[k], sizeof w->ev.label[k], "%s", label);
+                if (!w->ev.identity_hit) check_identity(w, cur, out, ref, label);
+            }
+            /* The expected output leaves device memory before any further
+             * candidate call. */
+            for (int i = 0; i < p->n_outputs; i++) wk_poison(w, ref[i], w->out_bytes[i]);
+            wk_sync(w, "poison");
+            wk_free_bufs(ref, p->n_outputs);
+            wk_free_bufs(out, p->n_outputs);
+            wk_free_bufs(prev, p->n_inputs);
+            for (int i = 0; i < p->n_inputs; i++) prev[i] = cur[i];
+        }
+    }
+    for (int i = 0; i < p->n_inputs; i++) slot_in[i] = prev[i];
+}
+
+void wk_probe(worker *w, const char *name, int pass, const char *detail)
+{
+    cJSON *r = wk_rec("probe");
+    cJSON_AddStringToObject(r, "probe", name);
+    cJSON_AddBoolToObject(r, "pass", pass);
+    cJSON_AddStringToObject(r, "detail", detail);
+    wk_emit(w, r);
+}
+
+void wk_probes_from_checks(worker *w)
+{
+    char det[512];
+    int a = 0, b = 0;
+    if (w->ev.n < 2) {
+        wk_probe(w, "input-independence", 1, "fewer than two checked calls; nothing to compare");
+    } else if (verdict_independence(w->ev.out_fp, w->ev.ref_fp, w->ev.n, &a, &b)) {
+        snprintf(det, sizeof det, "%d calls on different inputs gave different outputs wherever the references differed",
+                 w->ev.n);
+        wk_probe(w, "input-independence", 1, det);
+    } else {
+        snprintf(det, sizeof det, "the output on %s is bitwise the output on %s although the references differ",
+                 w->ev.label[b], w->ev.label[a]);
+        wk_probe(w, "input-independence", 0, det);
+    }
+    if (w->ev.identity_hit) wk_probe(w, "identity", 0, w->ev.identity_detail);
+    else wk_probe(w, "identity", 1, "no output equalled an input where the reference output does not");
+    if (w->ev.mutation_hit) wk_probe(w, "input-mutation", 0, w->ev.mutation_detail);
+    else {
+        snprintf(det, sizeof det, "inputs hashed before and after all %d checked calls were unchanged", w->ev.n);
+        wk_probe(w, "input-mutation", 1, det);
+    }
+}
+
+/* Puts D1 trial 1's values into a run of 256 elements of every floating
+ * input of at least 2048 elements, inside the first 128 Ki elements, at a
+ * seeded offset of 256 mod 1024: a run that holds no index divisible by
+ * 1024, so that a memo keyed on a sample of the contents (the first
+ * elements, or evenly spaced ones) does not see the change.  Returns the
+ * number of inputs changed. */
+static int change_a_little(worker *w, void **in, char *where, size_t wn)
+{
+    const suite_problem *p = w->p;
+    int changed = 0;
+    where[0] = 0;
+    prng r;
+    prng_seed(&r, prng_hash_str(w->seed ^ 0x63616368ull, p->id));
+    for (int i = 0; i < p->n_inputs; i++) {
+        int64_t n = suite_numel(&p->inputs[i]);
+        if (p->inputs[i].dtype != KBV_F32 || n < 2048) continue;
+        int64_t span = n < 131072 ? n : 131072;
+        int64_t off = 256 + 1024 * (int64_t)prng_below(&r, (uint64_t)(span / 1024 - 1));
+        void *tmp = wk_dalloc(w, w->in_bytes[i], "caching probe buffer");
+        kbv_err e = {0};
+        if (gen_fill(p, i, SUITE_D1, w->seed, 1, tmp, w->s, &e)) wk_die_harness(w, "input generation", &e);
+        cudaError_t ce = cudaMemcpyAsync((char *)in[i] + off * 4, (char *)tmp + off * 4, 256 * 4,
+                                         cudaMemcpyDeviceToDevice, w->s);
+        if (ce != cudaSuccess) wk_die_cuda(w, "caching probe", ce);
+        wk_sync(w, "caching probe");
+        wk_dfree(tmp);
+        size_t l = strlen(where);
+        snprintf(where + l, wn - l, "%s%s[%lld..%lld]", l ? ", " : "", p->inputs[i].name, (long long)off,
+                 (long long)off + 255);
+        changed++;
+    }
+    return changed;
+}
+
+/* One call on the inputs as they are now, into out (re-poisoned), checked
+ * against the fp32 reference: 1 when right, else 0 with the counts. */
+static int caching_call(worker *w, void **in, void **out, const char *what, wk_cmp *ca)
+{
+    const suite_problem *p = w->p;
+    kbv_call c;
+    /* The reference needs the inputs as the candidate got them, in case it
+     * changes them: kept in a copy. */
+    void *keep[WK_MAX_TENSORS] = {0};
+    for (int i = 0; i < p->n_inputs; i++) {
+        keep[i] = wk_dalloc(w, w->in_bytes[i], "caching probe copy");
+        cudaError_t ce = cudaMemcpyAsync(keep[i], in[i], w->in_bytes[i], cudaMemcpyDeviceToDevice, w->s);
+        if (ce != cudaSuccess) wk_die_cuda(w, "caching probe", ce);
+    }
+    for (int i = 0; i < p->n_outputs; i++) wk_poison(w, out[i], w->out_bytes[i]);
+    wk_make_call(w, &c, in, out);
+    wk_sync(w, "caching probe");
+    wk_cand_call(w, &c, what, 0);
+    wk_device_sync(w, what);
+    int pass = wk_verify(w, keep, out, ca);
+    /* The candidate's later calls see its own input, as it left it. */
+    wk_free_bufs(keep, p->n_inputs);
+    return pass;
+}
+
+/* Changes one element of one floating input, both drawn from the kernel's
+ * random source (a candidate cannot know which), to the value of another
+ * element of the same input, so that the input stays a sample of its
+ * distribution.  Returns 0 when no input has two elements. */
+static int change_one(worker *w, void **in, char *where, size_t wn)
+{
+    const suite_problem *p = w->p;
+    int cand[WK_MAX_TENSORS], n = 0;
+    for (int i = 0; i < p->n_inputs; i++)
+        if (p->inputs[i].dtype == KBV_F32 && suite_numel(&p->inputs[i]) >= 2) cand[n++] = i;
+    if (!n) return 0;
+    int i = cand[wk_secret_u64() % (uint64_t)n];
+    uint64_t numel = (uint64_t)suite_numel(&p->inputs[i]);
+    uint64_t at = wk_secret_u64() % numel, from = wk_secret_u64() % numel;
+    float old = 0, val = 0;
+    /* Another element with a different value: a few tries at most. */
+    for (int k = 0; k < 8; k++) {
+        if (from == at) from = (from + 1) % numel;
+        if (cudaMemcpy(&old, (char *)in[i] + at * 4, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
+            cudaMemcpy(&val, (char *)in[i] + from * 4, 4, cudaMemcpyDeviceToHost) != cudaSuccess)
+            wk_die_cuda(w, "caching probe", cudaGetLastError());
+        if (val != old) break;
+        from = wk_secret_u64() % numel;
+    }
+    if (cudaMemcpy((char *)in[i] + at * 4, &val, 4, cudaMemcpyHostToDevice) != cudaSuccess)
+        wk_die_cuda(w, "caching probe", cudaGetLastError());
+    snprintf(where, wn, "%s[%llu] from %.6g to %.6g", p->inputs[i].name, (unsigned long long)at, old, val);
+    return 1;
+}
+
+void wk_probe_caching(worker *w, void **in)
+{
+    const suite_problem *p = w->p;
+    void *out[WK_MAX_TENSORS] = {0}, *copy[WK_MAX_TENSORS] = {0}, *out2[WK_MAX_TENSORS] = {0};
+    kbv_call c;
+    /* Call 1, then calls that a memo of any key gets wrong: the same
+     * pointers with 256 elements changed (a memo keyed on a sample of the
+     * contents), the same pointers with one element changed at a secret
+     * place (a memo keyed on a larger sample), equal contents in new
+     * buffers (a memo keyed on the output pointer), and the same pointers
+     * with every element redrawn (a memo keyed on the pointers alone). */
+    wk_fill_inputs(w, in, SUITE_D1, 0);
+    wk_alloc_outputs(w, out);
+    wk_make_call(w, &c, in, out);
+    wk_sync(w, "caching probe");
+    wk_cand_call(w, &c, "caching probe, first call", 0);
+    wk_device_sync(w, "caching probe, first call");
+    uint64_t fp1 = wk_fingerprint(w, out, w->out_bytes, p->n_outputs);
+
+    char where[512], one[256] = "none", det[1400];
+    wk_cmp r;
+    int pass = 1;
+    int changed = change_a_little(w, in, where, sizeof where);
+    if (changed && !caching_call(w, in, out, "caching probe, second call", &r)) {
+        pass = 0;
+        snprintf(det, sizeof det,
+                 "after 256 input elements changed (%s) with the same pointers, the output had %lld "
+                 "mismatching elements (%lld unwritten): a result kept from the previous call",
+                 where, (long long)r.st.mismatches, (long long)r.st.unwritten);
+    }
+    if (pass && change_one(w, in, one, sizeof one) && !caching_call(w, in, out, "caching probe, one element", &r)) {
+        pass = 0;
+        snprintf(det, sizeof det,
+                 "after one input element changed (%s) with the same pointers, the output had %lld "
+                 "mismatching elements (%lld unwritten): a result kept from the previous call",
+                 one, (long long)r.st.mismatches, (long long)r.st.unwritten);
+    }
+    if (pass) {
+        /* Equal contents in new input and output buffers. */
+        for (int i = 0; i < p->n_inputs; i++) {
+            copy[i] = wk_dalloc(w, w->in_bytes[i], "caching probe copy");
+            if (cudaMemcpyAsync(copy[i], in[i], w->in_bytes[i], cudaMemcpyDeviceToDevice, w->s) != cudaSuccess)
+                wk_die_cuda(w, "caching probe", cudaGetLastError());
+        }
+        wk_alloc_outputs(w, out2);
+        if (!caching_call(w, copy, out2, "caching probe, new buffers", &r)) {
+            pass = 0;
+            snprintf(det, sizeof det,
+                     "a call on equal input contents in new buffers, into a new output buffer, gave %lld "
+                     "mismatching elements (%lld unwritten)",
+                     (long long)r.st.mismatches, (long long)r.st.unwritten);
+        }
+        wk_free_bufs(out2, p->n_outputs);
+        wk_free_bufs(copy, p->n_inputs);
+    }
+    if (pass) {
+        wk_fill_inputs(w, in, SUITE_D1, 1);
+        if (!caching_call(w, in, out, "caching probe, third call", &r)) {
+            pass = 0;
+            uint64_t fp3 = wk_fingerprint(w, out, w->out_bytes, p->n_outputs);
+            snprintf(det, sizeof det,
+                     "a call with the same pointers and every input element redrawn (D1 trial 1 after trial 0) "
+                     "gave %lld mismatching elements (%lld unwritten)%s",
+                     (long long)r.st.mismatches, (long long)r.st.unwritten,
+                     fp1 == fp3 ? "; the output is bitwise the first call's" : "");
+        }
+    }
+    wk_free_bufs(out, p->n_outputs);
+    if (pass)
+        snprintf(det, sizeof det,
+                 "calls with the same pointers and new input contents gave the right output%s%s%s, "
+                 "after one element changed (%s), on equal contents in new buffers, and after every "
+                 "element was redrawn",
+                 changed ? " after 256 elements changed (" : "", changed ? where : "", changed ? ")" : "",
+                 one);
+    wk_probe(w, "caching", pass, det);
+}
+
+/* Fills most of the free device memory with a pattern and gives it back,
+ * so that a candidate reading memory it never wrote sees something else. */
+static void scrub_free_memory(worker *w, unsigned char pattern)
+{
+    size_t free_b = 0, total = 0;
+    if (cudaMemGetInfo(&free_b, &total) != cudaSuccess) return;
+    size_t margin = (size_t)512 << 20;
+    if (free_b <= margin) return;
+    size_t n = free_b - margin;
+    void *p = NULL;
+    for (int k = 0; k < 8 && n > ((size_t)64 << 20); k++) {
+        if (mt_real_malloc(&p, n) == cudaSuccess) break;
+        cudaGetLastError();
+        p = NULL;
+        n = n / 8 * 7;
+    }
+    if (!p) return;
+    kbv_err e = {0};
+    if (gen_fill_bytes(p, n, pattern, w->s, &e)) wk_die_harness(w, "scrub", &e);
+    wk_sync(w, "scrub");
+    mt_real_free(p);
+}
+
+void wk_probe_determinism(worker *w, void **in)
+{
+    const suite_problem *p = w->p;
+    void *o1[WK_MAX_TENSORS] = {0}, *o2[WK_MAX_TENSORS] = {0};
+    kbv_call c;
+    wk_fill_inputs(w, in, SUITE_D1, 0);
+    wk_alloc_outputs(w, o1);
+    wk_make_call(w, &c, in, o1);
+    wk_sync(w, "determinism probe");
+    wk_cand_call(w, &c, "determinism probe, first call", 0);
+    wk_device_sync(w, "determinism probe, first call");
+    scrub_free_memory(w, 0x5a);
+    wk_fill_inputs(w, in, SUITE_D1, 0);
+    wk_alloc_outputs(w, o2);
+    wk_make_call(w, &c, in, o2);
+    wk_sync(w, "determinism probe");
+    wk_cand_call(w, &c, "determinism probe, second call", 0);
+    wk_device_sync(w, "determinism probe, second call");
+    int all_eq = 1;
+    kbv_err e = {0};
+    for (int i = 0; i < p->n_outputs; i++) {
+        int eq = 0;
+        if (cmp_equal(o1[i], o2[i], w->out_bytes[i], w->s, &eq, &e)) wk_die_harness(w, "determinism", &e);
+        all_eq &= eq;
+    }
+    char det[512];
+    if (all_eq) {
+        snprintf(det, sizeof det, "two calls on the same input, with free memory scrubbed in between, gave bitwise equal outputs");
+    } else {
+        wk_cmp ca;
+        wk_compare(w, o2, o1, &ca);
+        snprintf(det, sizeof det,
+                 "two calls on the same input (D1 trial 0), with free memory scrubbed in between, differ: "
+                 "max abs difference %.3g, %lld elements beyond the tolerance",
+                 ca.st.max_abs_err, (long long)ca.st.mismatches);
+    }
+    wk_free_bufs(o1, p->n_outputs);
+    wk_free_bufs(o2, p->n_outputs);
+    wk_probe(w, "determinism", all_eq, det);
+}

@@ -1,0 +1,463 @@
+/* wk_timing.c - the timed rounds (DESIGN.md 5a step 7), their proof and
+ * the second clock (step 7a), and the probes that need the times.
+ *
+ * Why this shape.  A candidate that has read this file must not be able to
+ * tell a timed call from a checked one, nor profit from telling:
+ *
+ * - Timed calls run on input sets that no check or probe showed the
+ *   candidate (D1 trials TIMED_TRIAL0 and up), WK_TIMED_SETS of them in
+ *   distinct buffers with distinct output buffers, and which set a round
+ *   uses is drawn from the kernel's random source.  Before every round a
+ *   few elements of the chosen set are replaced, at secret places, by the
+ *   other set's, so that no two timed calls see the same contents: a memo
+ *   keyed on the contents (hashed whole or sampled) computes every time or
+ *   returns a wrong output.
+ * - The candidate's output of secretly chosen rounds (WK_VERIFY_EARLY of the
+ *   first min_samples, then each later one with probability 1 in
+ *   VERIFY_EVERY) and of the last round is checked against the fp32
+ *   reference after the round, outside every timed window.  A wrong one is
+ *   the `timed-output` probe's failure (class stale-output), naming the
+ *   round.  A candidate lazy in a share f of its calls passes with odds of
+ *   at most (1 - f)^(verified rounds).
+ * - Every round holds every variant, in a secretly shuffled order, so that
+ *   speedups are paired by round (the stopping rule uses the per-round
+ *   ratios) and a clock change weighs on all of them.
+ * - Each timed call is bracketed by two one-thread kernels that read the
+ *   GPU's global timer into device memory the worker owns, outside the
+ *   event window.  Event time and global-timer time must agree within
+ *   CLOCK_REL plus CLOCK_ABS_MS in their median difference (the
+ *   `clock-agreement` probe, class tampering): a candidate that patches the
+ *   event path (a rewritten GOT slot, say) must also find and rewrite the
+ *   stamps.
+ * - Warm-up runs whole rounds until the SM clock is steady (three readings
+ *   within 1%) and at least WARM_MIN_S has passed: an idle GPU runs its
+ *   first tens of milliseconds of work at a lower clock.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cstat.h"
+#include "jio.h"
+#include "log.h"
+#include "memtrack.h"
+#include "prng.h"
+#include "verdict.h"
+#include "wk.h"
+#include "worker_gpu.h"
+
+#define WK_TIMED_SETS 2
+#define TIMED_TRIAL0 1000
+#define WK_VERIFY_EARLY 3
+#define VERIFY_EVERY 16
+#define WARM_MIN_S 0.1
+#define WARM_MAX_S 1.0
+#define WARM_MIN_ROUNDS 3
+/* Elements of a floating input replaced before each round, in two runs:
+ * one inside the first PREFIX_ELEMS elements (where a memo that samples a
+ * prefix looks), one anywhere. */
+#define CHANGE_RUN 64
+#define PREFIX_ELEMS 131072
+#define CLOCK_REL 0.01
+#define CLOCK_ABS_MS 0.010
+
+typedef struct {
+    double *gpu, *wall, *gt;   /* per round; gt < 0 when the stamps were unreadable */
+    unsigned *mhz;
+    double gpu_s, wall_s;
+} tvar;
+
+typedef struct {
+    void *in[WK_TIMED_SETS][WK_MAX_TENSORS];
+    void *cout[WK_TIMED_SETS][WK_MAX_TENSORS];   /* the candidate's output per set */
+    void *bout[WK_MAX_TENSORS];                  /* the baselines' output */
+    void *flush;
+    size_t flush_bytes;
+    unsigned long long *stamps;                  /* 2 per variant, device */
+    cudaEvent_t ev0, ev1;
+    prng secret;                                 /* seeded from the kernel */
+    int tf32_is_fp32;
+    /* verification */
+    int verified, failed_round, failed_set;
+    wk_cmp failed_cmp;
+    char rounds_text[256];
+} tstate;
+
+static void tstate_open(worker *w, tstate *t)
+{
+    const suite_problem *p = w->p;
+    memset(t, 0, sizeof *t);
+    prng_seed(&t->secret, wk_secret_u64());
+    for (int k = 0; k < WK_TIMED_SETS; k++) {
+        wk_alloc_inputs(w, t->in[k]);
+        wk_fill_inputs(w, t->in[k], SUITE_D1, TIMED_TRIAL0 + k);
+        wk_alloc_outputs(w, t->cout[k]);
+    }
+    wk_alloc_outputs(w, t->bout);
+    t->flush_bytes = 2 * w->l2_bytes;
+    if (t->flush_bytes < ((size_t)32 << 20)) t->flush_bytes = (size_t)32 << 20;
+    t->flush = wk_dalloc(w, t->flush_bytes, "L2 flush buffer");
+    t->stamps = wk_dalloc(w, 2 * N_VARIANTS * sizeof *t->stamps, "clock stamps");
+    if (cudaEventCreate(&t->ev0) != cudaSuccess || cudaEventCreate(&t->ev1) != cudaSuccess)
+        wk_die_cuda(w, "events", cudaGetLastError());
+    t->tf32_is_fp32 = !p->uses_tf32;
+    t->failed_round = -1;
+    wk_sync(w, "timing setup");
+}
+
+static void tstate_close(worker *w, tstate *t)
+{
+    const suite_problem *p = w->p;
+    cudaEventDestroy(t->ev0);
+    cudaEventDestroy(t->ev1);
+    wk_dfree(t->flush);
+    wk_dfree(t->stamps);
+    /* Outputs are poisoned before the memory is given back: the candidate
+     * runs again (memory measurement) and could find them. */
+    for (int k = 0; k < WK_TIMED_SETS; k++) {
+        for (int i = 0; i < p->n_outputs; i++) wk_poison(w, t->cout[k][i], w->out_bytes[i]);
+        wk_sync(w, "poison");
+        wk_free_bufs(t->cout[k], p->n_outputs);
+        wk_free_bufs(t->in[k], p->n_inputs);
+    }
+    for (int i = 0; i < p->n_outputs; i++) wk_poison(w, t->bout[i], w->out_bytes[i]);
+    wk_sync(w, "poison");
+    wk_free_bufs(t->bout, p->n_outputs);
+}
+
+/* Replaces two runs of every floating input of set k by the other set's
+ * elements at the same secret places, so that the set's contents are new
+ * and still a sample of D1. */
+static void refresh_set(worker *w, tstate *t, int k)
+{
+    const suite_problem *p = w->p;
+    int other = (k + 1) % WK_TIMED_SETS;
+    for (int i = 0; i < p->n_inputs; i++) {
+        if (p->inputs[i].dtype != KBV_F32) continue;
+        uint64_t n = (uint64_t)suite_numel(&p->inputs[i]);
+        if (n < 2) continue;
+        uint64_t run = n / 2 < CHANGE_RUN ? n / 2 : CHANGE_RUN;
+        uint64_t prefix = n < PREFIX_ELEMS ? n : PREFIX_ELEMS;
+        uint64_t offs[2] = {prng_below(&t->secret, prefix - run + 1), prng_below(&t->secret, n - run + 1)};
+        for (int r = 0; r < 2; r++) {
+            cudaError_t ce = cudaMemcpyAsync((float *)t->in[k][i] + offs[r], (float *)t->in[other][i] + offs[r],
+                                             run * 4, cudaMemcpyDeviceToDevice, w->s);
+            if (ce != cudaSuccess) wk_die_cuda(w, "timed input refresh", ce);
+        }
+    }
+}
+
+static void run_variant(worker *w, int v, const kbv_call *c)
+{
+    if (v == V_CAND) wk_cand_call(w, c, "timing", 1);
+    else wk_base_call(w, v, c);
+}
+
+/* One sample of variant v on set k: flush, stamp, event, call, event,
+ * stamp, device-wide synchronise.  The stamps are read with the round's. */
+static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms, double *wall_ms)
+{
+    const suite_problem *p = w->p;
+    kbv_err e = {0};
+    kbv_call c;
+    void **out = v == V_CAND ? t->cout[k] : t->bout;
+    wk_make_call(w, &c, t->in[k], out);
+    if (v == V_CAND)
+        for (int i = 0; i < p->n_outputs; i++) wk_poison(w, out[i], w->out_bytes[i]);
+    /* The flush runs on the stream before the start event, so it is
+     * outside both windows. */
+    if (cudaMemsetAsync(t->flush, round & 0xff, t->flush_bytes, w->s) != cudaSuccess)
+        wk_die_cuda(w, "L2 flush", cudaGetLastError());
+    wk_sync(w, "L2 flush");
+    double t0 = log_now();
+    if (wg_stamp(&t->stamps[2 * v], w->s, &e)) wk_die_harness(w, "clock stamp", &e);
+    cudaEventRecord(t->ev0, w->s);
+    run_variant(w, v, &c);
+    cudaEventRecord(t->ev1, w->s);
+    if (wg_stamp(&t->stamps[2 * v + 1], w->s, &e)) wk_die_harness(w, "clock stamp", &e);
+    cudaError_t ce = cudaDeviceSynchronize();
+    double t1 = log_now();
+    if (ce == cudaSuccess) ce = cudaGetLastError();
+    if (ce != cudaSuccess) wk_die_cuda(w, "timing", ce);
+    float ms = 0;
+    ce = cudaEventElapsedTime(&ms, t->ev0, t->ev1);
+    if (ce != cudaSuccess) wk_die_cuda(w, "event time", ce);
+    *gpu_ms = ms;
+    *wall_ms = (t1 - t0) * 1e3;
+}
+
+/* The round's variants in a secret order (the tf32 baseline is not run
+ * where it is the fp32 computation).  Returns their number. */
+static int round_order(tstate *t, int order[N_VARIANTS])
+{
+    int n = 0;
+    for (int v = 0; v < N_VARIANTS; v++)
+        if (!(v == V_TF32 && t->tf32_is_fp32)) order[n++] = v;
+    prng_shuffle(&t->secret, order, n);
+    return n;
+}
+
+static void warm_up(worker *w, tstate *t)
+{
+    double t_start = log_now();
+    unsigned mhz[3] = {0, 0, 0};
+    for (int round = 0;; round++) {
+        int order[N_VARIANTS];
+        int n = round_order(t, order);
+        int k = (int)prng_below(&t->secret, WK_TIMED_SETS);
+        refresh_set(w, t, k);
+        for (int j = 0; j < n; j++) {
+            double g, wl;
+            sample(w, t, order[j], k, round, &g, &wl);
+        }
+        unsigned now = 0;
+        int have = nvmlx_sm_mhz(w->nv, &now) == 0 && now > 0;
+        mhz[round % 3] = now;
+        double el = log_now() - t_start;
+        int steady = !have;
+        if (have && round >= 2) {
+            unsigned lo = mhz[0], hi = mhz[0];
+            for (int i = 1; i < 3; i++) {
+                if (mhz[i] < lo) lo = mhz[i];
+                if (mhz[i] > hi) hi = mhz[i];
+            }
+            steady = lo > 0 && (double)(hi - lo) <= 0.01 * hi;
+        }
+        if (round + 1 >= WARM_MIN_ROUNDS && el >= WARM_MIN_S && steady) break;
+        if (el >= WARM_MAX_S) break;
+    }
+}
+
+/* Checks the candidate's output of the round on set k against the
+ * reference; the first failure is kept for the probe. */
+static void verify_round(worker *w, tstate *t, int round, int k, int last)
+{
+    wk_cmp r;
+    int ok = wk_verify(w, t->in[k], t->cout[k], &r);
+    t->verified++;
+    size_t l = strlen(t->rounds_text);
+    if (l + 24 < sizeof t->rounds_text)
+        snprintf(t->rounds_text + l, sizeof t->rounds_text - l, "%s%d%s", l ? ", " : "", round, last ? " (last)" : "");
+    if (!ok && t->failed_round < 0) {
+        t->failed_round = round;
+        t->failed_set = k;
+        t->failed_cmp = r;
+    }
+}
+
+static void emit_sample(worker *w, int v, int round, double g, double wl, double gt, int have_mhz,
+                        unsigned mhz, const char *same_as)
+{
+    cJSON *r = wk_rec("time");
+    cJSON_AddStringToObject(r, "variant", wk_variant_names[v]);
+    cJSON_AddNumberToObject(r, "round", round);
+    jio_add_num(r, "gpu_ms", g);
+    jio_add_num(r, "wall_ms", wl);
+    if (gt >= 0) jio_add_num(r, "gt_ms", gt);
+    if (have_mhz) cJSON_AddNumberToObject(r, "sm_mhz", mhz);
+    if (same_as) cJSON_AddStringToObject(r, "same_as", same_as);
+    wk_emit(w, r);
+}
+
+/* Whether round (0-based) is one whose candidate output is verified: the
+ * early ones are drawn once, the later ones round by round. */
+static int verify_pick(tstate *t, const int early[WK_VERIFY_EARLY], int round, int min_rounds)
+{
+    if (round < min_rounds) {
+        for (int i = 0; i < WK_VERIFY_EARLY; i++)
+            if (early[i] == round) return 1;
+        return 0;
+    }
+    return prng_below(&t->secret, VERIFY_EVERY) == 0;
+}
+
+/* The clocks' agreement for one variant: the median of (global-timer time -
+ * event time) against the tolerance.  1 when they agree (or no stamp was
+ * readable); detail says how far apart they are. */
+static int clocks_agree(const tvar *tv, int n, double *scratch, double *diffs, double *med_diff,
+                        double *med_ev)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (tv->gt[i] >= 0) diffs[m++] = tv->gt[i] - tv->gpu[i];
+    if (m == 0) {
+        *med_diff = 0;
+        *med_ev = 0;
+        return 1;
+    }
+    *med_diff = cstat_median(diffs, m, scratch);
+    *med_ev = cstat_median(tv->gpu, n, scratch);
+    return fabs(*med_diff) <= CLOCK_REL * *med_ev + CLOCK_ABS_MS;
+}
+
+static void emit_clock_probe(worker *w, const tvar *tv, int n, int tf32_is_fp32, double *scratch)
+{
+    double *diffs = malloc((size_t)(n + 1) * sizeof *diffs);
+    if (!diffs) wk_die_launch(w, "harness: out of host memory");
+    char det[900] = "";
+    int pass = 1;
+    size_t l = 0;
+    for (int v = 0; v < N_VARIANTS; v++) {
+        if (v == V_TF32 && tf32_is_fp32) continue;
+        double md, me;
+        int ok = clocks_agree(&tv[v], n, scratch, diffs, &md, &me);
+        pass &= ok;
+        l = strlen(det);
+        snprintf(det + l, sizeof det - l, "%s%s: median event %.4g ms, global timer - event %+.4g ms%s",
+                 l ? "; " : "", wk_variant_names[v], me, md, ok ? "" : " (beyond the tolerance)");
+    }
+    free(diffs);
+    l = strlen(det);
+    snprintf(det + l, sizeof det - l, "; tolerance %.0f%% of the event time + %.0f us", CLOCK_REL * 100,
+             CLOCK_ABS_MS * 1e3);
+    wk_probe(w, "clock-agreement", pass, det);
+}
+
+void wk_timing(worker *w)
+{
+    const suite_problem *p = w->p;
+    cstat_rule rule;
+    cstat_rule_default(&rule);
+    rule.max_s = w->max_s;
+    tstate t;
+    tstate_open(w, &t);
+    warm_up(w, &t);
+
+    int cap = rule.max_samples + 1;
+    tvar tv[N_VARIANTS];
+    memset(tv, 0, sizeof tv);
+    double *scratch = malloc((size_t)cap * sizeof *scratch);
+    double *ratio[2] = {malloc((size_t)cap * sizeof(double)), malloc((size_t)cap * sizeof(double))};
+    if (!scratch || !ratio[0] || !ratio[1]) wk_die_launch(w, "harness: out of host memory");
+    for (int v = 0; v < N_VARIANTS; v++) {
+        tv[v].gpu = malloc((size_t)cap * sizeof(double));
+        tv[v].wall = malloc((size_t)cap * sizeof(double));
+        tv[v].gt = malloc((size_t)cap * sizeof(double));
+        tv[v].mhz = malloc((size_t)cap * sizeof(unsigned));
+        if (!tv[v].gpu || !tv[v].wall || !tv[v].gt || !tv[v].mhz) wk_die_launch(w, "harness: out of host memory");
+    }
+    int early[WK_VERIFY_EARLY];
+    for (int i = 0; i < WK_VERIFY_EARLY; i++) {
+        int again;
+        do {
+            early[i] = (int)prng_below(&t.secret, (uint64_t)rule.min_samples);
+            again = 0;
+            for (int j = 0; j < i; j++) again |= early[j] == early[i];
+        } while (again);
+    }
+    int n = 0, last_k = 0, last_verified = 0;
+    for (int round = 0;; round++) {
+        int order[N_VARIANTS];
+        int nv = round_order(&t, order);
+        int k = (int)prng_below(&t.secret, WK_TIMED_SETS);
+        refresh_set(w, &t, k);
+        double g[N_VARIANTS], wl[N_VARIANTS], gt[N_VARIANTS];
+        for (int j = 0; j < nv; j++) sample(w, &t, order[j], k, round, &g[order[j]], &wl[order[j]]);
+        unsigned long long st[2 * N_VARIANTS];
+        int have_gt = cudaMemcpy(st, t.stamps, sizeof st, cudaMemcpyDeviceToHost) == cudaSuccess;
+        unsigned mhz = 0;
+        int have_mhz = nvmlx_sm_mhz(w->nv, &mhz) == 0;
+        for (int j = 0; j < nv; j++) {
+            int v = order[j];
+            gt[v] = have_gt && st[2 * v + 1] >= st[2 * v] ? (double)(st[2 * v + 1] - st[2 * v]) * 1e-6 : -1;
+            tv[v].gpu[n] = g[v];
+            tv[v].wall[n] = wl[v];
+            tv[v].gt[n] = gt[v];
+            tv[v].mhz[n] = have_mhz ? mhz : 0;
+            tv[v].gpu_s += g[v] * 1e-3;
+            tv[v].wall_s += wl[v] * 1e-3;
+            emit_sample(w, v, round, g[v], wl[v], gt[v], have_mhz, mhz, NULL);
+        }
+        if (t.tf32_is_fp32) {
+            /* Without a matrix product the tf32 baseline is the fp32 one
+             * (DESIGN.md 5): timed once, recorded for both. */
+            tv[V_TF32].gpu[n] = g[V_FP32];
+            emit_sample(w, V_TF32, round, g[V_FP32], wl[V_FP32], gt[V_FP32], have_mhz, mhz, "fp32");
+        }
+        last_k = k;
+        last_verified = verify_pick(&t, early, round, rule.min_samples);
+        if (last_verified) verify_round(w, &t, round, k, 0);
+        for (int b = 0; b < 2; b++) ratio[b][n] = tv[b].gpu[n] / tv[V_CAND].gpu[n];
+        n++;
+        double wall = tv[V_CAND].wall_s;
+        for (int v = 0; v < N_VARIANTS; v++)
+            if (tv[v].wall_s > wall) wall = tv[v].wall_s;
+        const double *const rs[2] = {ratio[0], ratio[1]};
+        if (cstat_should_stop_paired(&rule, rs, t.tf32_is_fp32 ? 1 : 2, n, tv[V_CAND].gpu_s, wall, scratch) !=
+            CSTAT_GO_ON)
+            break;
+    }
+    /* The last round's output is still in its set's buffers, and its input
+     * unchanged since: verified unless it was already. */
+    if (!last_verified) verify_round(w, &t, n - 1, last_k, 1);
+
+    char det[1200];
+    if (t.failed_round < 0) {
+        snprintf(det, sizeof det,
+                 "the candidate's output of %d timed rounds (%s), drawn at random, matched the fp32 reference",
+                 t.verified, t.rounds_text);
+    } else {
+        snprintf(det, sizeof det,
+                 "round %d (timed input set %d): the candidate's timed output had %lld mismatching elements "
+                 "(%lld unwritten, max abs error %.3g) against the fp32 reference, although its checked "
+                 "calls were right; verified rounds: %s",
+                 t.failed_round, t.failed_set, (long long)t.failed_cmp.st.mismatches,
+                 (long long)t.failed_cmp.st.unwritten, t.failed_cmp.st.max_abs_err, t.rounds_text);
+    }
+    wk_probe(w, "timed-output", t.failed_round < 0, det);
+    emit_clock_probe(w, tv, n, t.tf32_is_fp32, scratch);
+
+    for (int v = 0; v < N_VARIANTS; v++) {
+        const tvar *x = v == V_TF32 && t.tf32_is_fp32 ? &tv[V_FP32] : &tv[v];
+        w->med_gpu[v] = cstat_median(x->gpu, n, scratch);
+        w->med_wall[v] = cstat_median(x->wall, n, scratch);
+    }
+    for (int v = 0; v < N_VARIANTS; v++) {
+        free(tv[v].gpu);
+        free(tv[v].wall);
+        free(tv[v].gt);
+        free(tv[v].mhz);
+    }
+    free(ratio[0]);
+    free(ratio[1]);
+    free(scratch);
+    tstate_close(w, &t);
+    (void)p;
+}
+
+void wk_probes_after_timing(worker *w)
+{
+    char det[1200];
+    /* Deferred work: fingerprints, wall vs event time, host threads. */
+    char why[400];
+    int t_pass = verdict_deferred_timing(w->med_gpu[V_CAND], w->med_wall[V_CAND], w->med_gpu[V_FP32],
+                                         w->med_wall[V_FP32], why, sizeof why);
+    int thr_pass = w->cand_threads == 0;
+    char thr[160];
+    if (thr_pass)
+        snprintf(thr, sizeof thr, "no host thread started by the candidate outlived its call");
+    else
+        snprintf(thr, sizeof thr, "the candidate started %d host thread(s) that outlived its call (first in %s)",
+                 w->cand_threads, w->cand_threads_where);
+    int pass = t_pass && !w->ev.deferred_fp_hit && thr_pass;
+    snprintf(det, sizeof det, "%s%s%s; %s", w->ev.deferred_fp_hit ? w->ev.deferred_detail : "",
+             w->ev.deferred_fp_hit ? "; " : "", why, thr);
+    wk_probe(w, "deferred-work", pass, det);
+
+    /* Physical floor. */
+    double floor_ms = verdict_floor_ms(w->p->min_bytes, w->p->flops, w->copy_gbps, w->tf32_tflops);
+    double t = w->med_gpu[V_CAND];
+    int fpass = verdict_floor_pass(t, floor_ms);
+    snprintf(det, sizeof det,
+             "median %.4g ms vs floor %.4g ms = max(%.4g bytes / %.4g GB/s copy bandwidth, %.4g FLOP / (2 x %.4g TFLOP/s tf32))%s",
+             t, floor_ms, w->p->min_bytes, w->copy_gbps, w->p->flops, w->tf32_tflops,
+             fpass ? "" : ": faster than the hardware can move or compute it");
+    cJSON *r = wk_rec("probe");
+    cJSON_AddStringToObject(r, "probe", "physical-floor");
+    cJSON_AddBoolToObject(r, "pass", fpass);
+    cJSON_AddStringToObject(r, "detail", det);
+    jio_add_num(r, "floor_ms", floor_ms);
+    jio_add_num(r, "time_ms", t);
+    wk_emit(w, r);
+}
