@@ -466,6 +466,16 @@ static void aggs_finish(aggs *as, const shared *sh, double *jack)
                 for (size_t m = 0; m < n; m++) jack[nj++] = (S - j->val[bl][m]) / (double)(n - 1);
             double lo, hi;
             stats_bca(theta, j->reps[bl], B, jack, nj, sh->o->level, &lo, &hi);
+            /* The replicates are sums of single-precision values, theta of
+             * doubles: replicates that are all one value (every member's
+             * ratios constant) give theta rounded, a relative 1e-7 beside it,
+             * and an interval must hold its estimate (render refuses one that
+             * does not). */
+            int same = 1;
+            for (size_t b = 1; b < B && same; b++) same = j->reps[bl][b] == j->reps[bl][0];
+            if (same) lo = hi = theta;
+            if (lo > theta) lo = theta;
+            if (hi < theta) hi = theta;
             j->out[bl].e = exp(theta);
             j->out[bl].lo = exp(lo);
             j->out[bl].hi = exp(hi);

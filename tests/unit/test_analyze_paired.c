@@ -295,6 +295,35 @@ static void test_steps_share_draws(void **state)
     run_free(r);
 }
 
+/* One correct problem whose every round has the ratio 3 (log 3 is not a
+ * single-precision number, as the stored replicates are): the geometric
+ * mean's interval is [3, 3], not a rounding step beside its estimate. */
+static void test_constant_ratio(void **state)
+{
+    (void)state;
+    static const char *const one[] = {"p", NULL};
+    run_data *r = tu_run(SETS, one);
+    double c[] = {1, 1, 1}, b[] = {3, 3, 3}, t[] = {0.7, 0.7, 0.7};
+    tu_pass(r, "s", "p", "fp32");
+    tu_times(r, "s", "p", "candidate", c, 3);
+    tu_times(r, "s", "p", "fp32", b, 3);
+    tu_times(r, "s", "p", "tf32", t, 3);
+    cJSON *a = build(r, 1000);
+    const cJSON *set = path(a, "sets.0");
+    const char *keys[] = {"baselines.fp32.geomean_speedup_correct", "baselines.tf32.geomean_speedup_correct",
+                          "baselines.fp32.geomean_speedup_all", "inflation.0.geomean", "inflation.3.geomean"};
+    for (int k = 0; k < 5; k++) {
+        const cJSON *g = path(set, keys[k]);
+        if (!(num(g, "ci_low") == num(g, "estimate") && num(g, "ci_high") == num(g, "estimate")))
+            fail_msg("%s: [%.17g, %.17g] around %.17g", keys[k], num(g, "ci_low"), num(g, "ci_high"),
+                     num(g, "estimate"));
+    }
+    NEAR(num(set, "inflation.0.geomean.estimate"), 3);
+    NEAR(num(set, "inflation.3.geomean.estimate"), 0.7);
+    cJSON_Delete(a);
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_order_free),
         cmocka_unit_test(test_same_values_same_interval),
         cmocka_unit_test(test_steps_share_draws),
+        cmocka_unit_test(test_constant_ratio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
