@@ -324,6 +324,37 @@ static void test_constant_ratio(void **state)
     run_free(r);
 }
 
+/* fast_p's band draws each problem's speedup from its replicates.  One
+ * problem, ratios 0.9, 1.1 and 1.2 in its three rounds: speedup 1.1, so
+ * fast_1 = 1 of 1; a resample of its rounds has the median 0.9 with
+ * P = 7/27 (round 0 at least twice), so the bootstrap counts 0 in about a
+ * quarter of the resamples and the band is [0, 1], where the count of
+ * problems alone (Binomial(1, 1)) would give [1, 1] and Clopper-Pearson
+ * [0.025, 1].  fast_0.5 is above 0.5 in every replicate: the bootstrap
+ * gives [1, 1], widened to Clopper-Pearson's [0.025, 1]. */
+static void test_fastp_two_level(void **state)
+{
+    (void)state;
+    static const char *const one[] = {"p", NULL};
+    run_data *r = tu_run(SETS, one);
+    double c[] = {1, 1, 1}, b[] = {0.9, 1.1, 1.2};
+    tu_pass(r, "s", "p", "fp32");
+    tu_times(r, "s", "p", "candidate", c, 3);
+    tu_times(r, "s", "p", "fp32", b, 3);
+    tu_times(r, "s", "p", "tf32", b, 3);
+    cJSON *a = build(r, 4000);
+    const cJSON *set = path(a, "sets.0");
+    NEAR(num(set, "problems.0.speedup.fp32.estimate"), 1.1);
+    NEAR(num(set, "baselines.fp32.fast_p.3.estimate"), 1);
+    assert_true(num(set, "baselines.fp32.fast_p.3.ci_low") == 0);
+    assert_true(num(set, "baselines.fp32.fast_p.3.ci_high") == 1);
+    NEAR(num(set, "baselines.fp32.fast_p.1.estimate"), 1);
+    NEAR(num(set, "baselines.fp32.fast_p.1.ci_low"), 0.025);
+    assert_true(num(set, "baselines.fp32.fast_p.1.ci_high") == 1);
+    cJSON_Delete(a);
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_same_values_same_interval),
         cmocka_unit_test(test_steps_share_draws),
         cmocka_unit_test(test_constant_ratio),
+        cmocka_unit_test(test_fastp_two_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
