@@ -143,6 +143,14 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         snprintf(txt, tn, "the journal breaks its grammar: %s", p->tamper_why);
         return;
     }
+    /* The two clocks of the timed calls disagree: an event time that the
+     * GPU's own timer does not bear out (DESIGN.md 5a step 7a). */
+    const run_probe *clocks = failed_probe(p, "clock-agreement");
+    if (clocks) {
+        out->cls = CL_TAMPERING;
+        probe_text(clocks, txt, tn);
+        return;
+    }
     for (size_t i = 0; i < p->n_static_flags; i++) {
         const char *f = p->static_flags[i];
         if (strncmp(f, "tamper-capable", 14) == 0 && (f[14] == '\0' || f[14] == ':')) {

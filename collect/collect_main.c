@@ -19,6 +19,7 @@
 #include "afile.h"
 #include "build.h"
 #include "chan.h"
+#include "jgram.h"
 #include "cli.h"
 #include "err.h"
 #include "jio.h"
@@ -269,7 +270,7 @@ typedef struct {
     long tampered;        /* lines kept as evidence, never as data */
     char last[160];       /* what the worker did last, for a timeout's detail */
     char evidence[1024];  /* the first few of them, described */
-    int next_round[3];    /* per variant (rec_variant_index), the round the next time record must carry */
+    jgram *gram;          /* the run's journal grammar (borrowed) */
 } pair_ctx;
 
 /* Keeps a line that broke the channel's rules as evidence: counted, the
@@ -323,18 +324,18 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
         return 0;
     }
     const char *type = cJSON_GetObjectItemCaseSensitive(rec, "type")->valuestring;
-    if (strcmp(type, "time") == 0) {
-        /* Per variant, rounds 0, 1, 2, ... each exactly once and in order. */
-        int v = rec_variant_index(cJSON_GetObjectItemCaseSensitive(rec, "variant")->valuestring);
-        double r = cJSON_GetObjectItemCaseSensitive(rec, "round")->valuedouble;
-        if (v < 0 || r != (double)c->next_round[v]) {
-            char why[120];
-            snprintf(why, sizeof why, "a time record out of sequence (expected round %d)", v < 0 ? 0 : c->next_round[v]);
-            note_tamper(c, why, line, len);
+    /* The journal's grammar (jgram.h), as analyze applies it: known keys,
+     * time rounds of each variant 0, 1, 2, ... once and in order. */
+    char why[200];
+    int g = jgram_feed(c->gram, rec, why, sizeof why);
+    if (g != 0) {
+        if (g < 0) {
             cJSON_Delete(rec);
-            return 0;
+            return err_set(e, KBV_ENOMEM, "journal grammar: %s", why);
         }
-        c->next_round[v]++;
+        note_tamper(c, why, line, len);
+        cJSON_Delete(rec);
+        return 0;
     }
     if (strcmp(type, "status") == 0) {
         cJSON_Delete(c->status);
@@ -489,6 +490,7 @@ typedef struct {
     cJSON *device;
     cJSON *manifest;
     jnl_writer *jw;
+    jgram *gram;           /* the grammar of the worker records of this run */
     resume_done done;
     log_progress prog;
     long n_done;
@@ -560,6 +562,7 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
     super_spec sp = {R->worker, argv, scratch, gpu, R->o->timeout_s, 256ull << 20, key};
     memset(pc, 0, sizeof *pc);
     pc->jw = R->jw;
+    pc->gram = R->gram;
     pc->set = R->pl.sets[pp->set].name;
     pc->problem = pp->p->id;
     rc = super_start(&sp, ch, e);
@@ -985,6 +988,7 @@ out_calib:
 
     /* The journal. */
     rc = jnl_open_append(R.journal, &R.jw, e);
+    if (!rc) rc = jgram_new(&R.gram, e);
     if (rc) goto out;
 
     if (o->build_only) {
@@ -1001,6 +1005,7 @@ out_calib:
     }
 
 out:
+    jgram_free(R.gram);
     if (R.jw) {
         kbv_err ce;
         int rc2 = jnl_close_writer(R.jw, &ce);

@@ -41,43 +41,6 @@ static int is_bool(const cJSON *v) { return cJSON_IsBool(v) != 0; }
 /* A number, or null (a non-finite value written by cJSON). */
 static int is_num(const cJSON *v) { return cJSON_IsNumber(v) || cJSON_IsNull(v); }
 
-int rec_variant_index(const char *v)
-{
-    static const char *const names[] = {"fp32", "tf32", "candidate"};
-    for (int i = 0; v && i < 3; i++)
-        if (strcmp(v, names[i]) == 0) return i;
-    return -1;
-}
-
-/* The keys a worker's record of each type may carry ("type" included;
- * "set" and "problem" come from the collecting process).  A key outside
- * its list breaks the channel's grammar (DESIGN.md 5a step 7a): nothing
- * the worker sends reaches the journal unless kbv's own code writes it. */
-static int keys_known(const cJSON *o, const char *type, kbv_err *e)
-{
-    static const char *const check[] = {"type", "dist", "trial", "seed", "pass", "skipped", "detail",
-                                        "max_abs_err", "max_rel_err", "mismatches", "nonfinite",
-                                        "unwritten", "count", "tier", NULL};
-    static const char *const probe[] = {"type", "probe", "pass", "detail", "floor_ms", "time_ms", NULL};
-    static const char *const time[] = {"type", "variant", "round", "gpu_ms", "wall_ms", "gt_ms", "sm_mhz",
-                                       "same_as", NULL};
-    static const char *const memory[] = {"type", "variant", "peak_bytes", "io_bytes", "leaked_bytes",
-                                         "driver_delta_bytes", "untracked_bytes", NULL};
-    static const char *const baseline[] = {"type", "variant", "choice", NULL};
-    static const char *const status[] = {"type", "status", "detail", NULL};
-    const char *const *keys = !strcmp(type, "check")    ? check
-                              : !strcmp(type, "probe")  ? probe
-                              : !strcmp(type, "time")   ? time
-                              : !strcmp(type, "memory") ? memory
-                              : !strcmp(type, "baseline") ? baseline
-                                                          : status;
-    for (const cJSON *it = o->child; it; it = it->next)
-        if (!it->string || !is_one_of(it->string, keys))
-            return err_set(e, KBV_EINPUT, "a %s record with an unknown key '%.40s'", type,
-                           it->string ? it->string : "");
-    return 0;
-}
-
 static int valid(const cJSON *o, const char *type, kbv_err *e)
 {
     static const char *const variants[] = {"candidate", "fp32", "tf32", NULL};
@@ -111,7 +74,10 @@ static int valid(const cJSON *o, const char *type, kbv_err *e)
     } else {
         rc = err_set(e, KBV_EINPUT, "unknown record type '%.40s'", type);
     }
-    if (!rc) rc = keys_known(o, type, e);
+    /* The set and the problem are the collecting process's to say; which
+     * other keys a type may carry is the journal grammar's (jgram.h). */
+    if (!rc && (cJSON_GetObjectItemCaseSensitive(o, "set") || cJSON_GetObjectItemCaseSensitive(o, "problem")))
+        rc = err_set(e, KBV_EINPUT, "a %s record that names its own set or problem", type);
     return rc;
 }
 

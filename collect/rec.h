@@ -22,9 +22,6 @@ int rec_status_known(const char *s);
 /* 1 for the probe names of DESIGN.md 6. */
 int rec_probe_known(const char *s);
 
-/* 0, 1, 2 for the variants "fp32", "tf32", "candidate"; -1 otherwise. */
-int rec_variant_index(const char *v);
-
 /* Replaces, in place, every byte of s that is not part of a valid UTF-8
  * sequence with '?'.  Every record below has its keys and strings cleaned
  * so: candidate output, build logs and symbol names may hold any bytes. */

@@ -122,7 +122,8 @@ unsigned verdict_scan_import(const char *sym)
     static const char *const tamper[] = {"mprotect", "pkey_mprotect", "dl_iterate_phdr", "dlopen",
                                          "dlmopen", "dlsym", "dlvsym", "dladdr", "dladdr1", "dlinfo",
                                          "syscall", "ptrace", "process_vm_writev", "process_vm_readv",
-                                         "prctl", "mremap", "remap_file_pages", "personality", NULL};
+                                         "prctl", "mremap", "remap_file_pages", "personality", "_r_debug",
+                                         "_dl_debug_state", NULL};
     static const char *const untracked[] = {"cudaMallocArray", "cudaMalloc3DArray",
                                             "cudaMallocMipmappedArray", "cuArrayCreate_v2",
                                             "cuArray3DCreate_v2", "cuMipmappedArrayCreate",

@@ -514,3 +514,78 @@ int cuMemSetAccess(mt_cudeviceptr ptr, size_t n, const void *desc, size_t count)
     if (rc == 0 && owner_now() == MT_CANDIDATE && n) poison((void *)(uintptr_t)ptr, n, 0, 1);
     return rc;
 }
+
+/* --- driver entry points handed out by name ------------------------------------
+ * cudaGetDriverEntryPoint(ByVersion) and cuGetProcAddress give a candidate
+ * the driver's own functions, past the interposers above.  For the
+ * allocation functions they hand out the interposers instead, so that
+ * memory taken that way is counted and poisoned like any other. */
+static void *counting_version(const char *symbol)
+{
+    static const struct {
+        const char *name;
+        void *fn;
+    } ours[] = {
+        {"cuMemAlloc", (void *)cuMemAlloc_v2},
+        {"cuMemFree", (void *)cuMemFree_v2},
+        {"cuMemAllocAsync", (void *)cuMemAllocAsync},
+        {"cuMemFreeAsync", (void *)cuMemFreeAsync},
+        {"cuMemAllocPitch", (void *)cuMemAllocPitch_v2},
+        {"cuMemAllocManaged", (void *)cuMemAllocManaged},
+        {"cuMemAllocFromPoolAsync", (void *)cuMemAllocFromPoolAsync},
+        {"cuMemCreate", (void *)cuMemCreate},
+        {"cuMemRelease", (void *)cuMemRelease},
+        {"cuMemSetAccess", (void *)cuMemSetAccess},
+    };
+    for (size_t i = 0; symbol && i < sizeof ours / sizeof ours[0]; i++)
+        if (strcmp(symbol, ours[i].name) == 0) return ours[i].fn;
+    return NULL;
+}
+
+static struct {
+    void *entry, *entry_v, *proc;
+} lookups;
+
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult *status)
+{
+    typedef cudaError_t (*f_t)(const char *, void **, unsigned long long, enum cudaDriverEntryPointQueryResult *);
+    f_t f;
+    void *v = resolve_one(&lookups.entry, "cudaGetDriverEntryPoint");
+    if (!v) return cudaErrorInitializationError;
+    memcpy(&f, &v, sizeof v);
+    cudaError_t rc = f(symbol, fn, flags, status);
+    void *ours = counting_version(symbol);
+    if (rc == cudaSuccess && fn && *fn && ours) *fn = ours;
+    return rc;
+}
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
+                                             unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *status)
+{
+    typedef cudaError_t (*f_t)(const char *, void **, unsigned int, unsigned long long,
+                               enum cudaDriverEntryPointQueryResult *);
+    f_t f;
+    void *v = resolve_one(&lookups.entry_v, "cudaGetDriverEntryPointByVersion");
+    if (!v) return cudaErrorInitializationError;
+    memcpy(&f, &v, sizeof v);
+    cudaError_t rc = f(symbol, fn, version, flags, status);
+    void *ours = counting_version(symbol);
+    if (rc == cudaSuccess && fn && *fn && ours) *fn = ours;
+    return rc;
+}
+
+int cuGetProcAddress_v2(const char *symbol, void **fn, int version, unsigned long long flags, void *status);
+int cuGetProcAddress_v2(const char *symbol, void **fn, int version, unsigned long long flags, void *status)
+{
+    typedef int (*f_t)(const char *, void **, int, unsigned long long, void *);
+    f_t f;
+    void *v = resolve_one(&lookups.proc, "cuGetProcAddress_v2");
+    if (!v) return 3;
+    memcpy(&f, &v, sizeof v);
+    int rc = f(symbol, fn, version, flags, status);
+    void *ours = counting_version(symbol);
+    if (rc == 0 && fn && *fn && ours) *fn = ours;
+    return rc;
+}

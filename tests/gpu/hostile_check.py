@@ -18,6 +18,8 @@ For every (set, problem) of a hostile set's "expected":
   - leaked_min_bytes / peak_over_io_min_bytes: the candidate's memory record;
   - report_detail: a regular expression; what it matches in the status
     detail is printed as a note (figures a candidate measured);
+  - evidence: a regular expression the class's evidence must match;
+  - every pair's class and speedups are printed as a note;
   - honest_time: the candidate's median time is at least a quarter of the
     fp32 baseline's (an interposed timer did not make it look fast) and the
     physical-floor probe passed.
@@ -153,6 +155,16 @@ def main():
                         ok(line)
                     else:
                         fail(f"{line}; expected {' or '.join(accept)}")
+                    if "evidence" in h:
+                        if ev and re.search(h["evidence"], ev[0], re.I):
+                            ok(f"{tag}: evidence matches /{h['evidence']}/")
+                        else:
+                            fail(f"{tag}: evidence {ev[:1]} does not match /{h['evidence']}/")
+                    sp = got.get("speedup") or {}
+                    def est(b):
+                        v = sp.get(b)
+                        return f"{v['estimate']:.3g}" if isinstance(v, dict) and v.get("estimate") is not None else "-"
+                    print(f"note {tag}: class {got['class']}, speedup vs fp32 {est('fp32')}, vs tf32 {est('tf32')}")
                     for fl in h.get("flags", []):
                         if fl in got.get("flags", []):
                             ok(f"{tag}: flag {fl}")

@@ -186,10 +186,10 @@ static void test_worker_records(void **state)
         "{\"type\":\"baseline\",\"variant\":\"candidate\",\"choice\":\"x\"}",
         "{\"type\":\"baseline\",\"variant\":\"tf32\",\"choice\":7}",
         "{\"type\":\"baseline\",\"choice\":\"x\"}",
-        /* the channel's grammar: no key a record of its type does not have,
-         * set and problem included (those are the collecting process's) */
+        /* set and problem are the collecting process's to say, and only
+         * the collecting process writes tamper records (other keys are the
+         * journal grammar's, tests/unit/test_common_jgram.c) */
         "{\"type\":\"check\",\"set\":\"evil\",\"dist\":\"D1\",\"trial\":0,\"pass\":true}",
-        "{\"type\":\"time\",\"variant\":\"fp32\",\"round\":0,\"gpu_ms\":1,\"weight\":2}",
         "{\"type\":\"tamper\",\"detail\":\"x\"}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -4,22 +4,24 @@
 #include "kbv.h"
 
 /* Timing-phase detection: correct for its first 30 calls (every check and
- * probe); after that, a call with the same pointers as the one before does
- * nothing, as happens when a benchmark repeats one call to time it.  Timed
- * calls rotate among input sets in a secret order, so it skips about half
- * of them: its median time falls under the physical floor (impossible-speed),
+ * probe); after that, a call with the pointers of one of its last four calls
+ * does nothing, as happens when a benchmark repeats one call to time it.  Timed
+ * calls rotate among input sets in a secret order, but it meets each set
+ * again within four calls and skips them all: its median time falls under
+ * the physical floor (impossible-speed),
  * and the verified timed outputs fail too (the timed-output probe). */
-static const void *li;
-static void *lo;
+static const void *seen_in[4];
+static void *seen_out[4];
 static int calls;
 
 int kbv_forward(const kbv_call *c)
 {
     const float *x = c->inputs[0].data;
     float *y = c->outputs[0].data;
-    int same = x == li && (void *)y == lo;
-    li = x;
-    lo = y;
+    int same = 0;
+    for (int i = 0; i < 4; i++) same |= x == seen_in[i] && (void *)y == seen_out[i];
+    seen_in[calls % 4] = x;
+    seen_out[calls % 4] = y;
     if (++calls > 30 && same) return 0;
     for (int64_t i = 0; i < fake_elems(kbv_numel(&c->inputs[0])); i++) y[i] = x[i] > 0 ? x[i] : 0.0f;
     return 0;

@@ -1,11 +1,13 @@
-// impossible-speed: a correct ReLU for its first 20 calls (every check and
-// probe); after that, a call with the same pointers as the one before does
-// nothing, as happens when a benchmark repeats one call to time it.  Its
-// median time is then far below the time to read and write the tensors.
+// impossible-speed: a correct ReLU for its first 30 calls (every check and
+// probe); after that, a call with the pointers of one of its last four calls
+// does nothing, as happens when a benchmark repeats one call to time it.
+// Timed calls rotate among input sets in a secret order, but each set comes
+// again within four calls: its median time is then far below the time to
+// read and write the tensors (and its verified timed outputs fail too).
 #include "kbv.h"
 
-static const void *last_in;
-static void *last_out;
+static const void *seen_in[4];
+static void *seen_out[4];
 static int calls;
 
 __global__ void relu_k(const float *x, float *y, int64_t n)
@@ -17,10 +19,11 @@ __global__ void relu_k(const float *x, float *y, int64_t n)
 
 extern "C" int kbv_forward(const kbv_call *c)
 {
-    int same = c->inputs[0].data == last_in && c->outputs[0].data == last_out;
-    last_in = c->inputs[0].data;
-    last_out = c->outputs[0].data;
-    if (++calls > 20 && same) return 0;
+    int same = 0;
+    for (int i = 0; i < 4; i++) same |= c->inputs[0].data == seen_in[i] && c->outputs[0].data == seen_out[i];
+    seen_in[calls % 4] = c->inputs[0].data;
+    seen_out[calls % 4] = c->outputs[0].data;
+    if (++calls > 30 && same) return 0;
     relu_k<<<132 * 8, 512, 0, c->stream>>>((const float *)c->inputs[0].data, (float *)c->outputs[0].data,
                                           kbv_numel(&c->inputs[0]));
     return cudaGetLastError() != cudaSuccess;
