@@ -1,6 +1,6 @@
 /* rng.h - the bootstrap's pseudo-random numbers: xoshiro256** seeded through
- * splitmix64.  Each stream is keyed by (run seed, set index, problem index,
- * purpose), so that a result never depends on the order in which pairs are
+ * splitmix64.  Each stream is keyed by (run seed, set index, problem index
+ * or bootstrap resample index, purpose), so that a result never depends on the order in which pairs are
  * processed or on how work is split between threads. */
 #ifndef KBV_RNG_H
 #define KBV_RNG_H
@@ -11,19 +11,15 @@ typedef struct rng {
     uint64_t s[4];
 } rng;
 
-/* What a stream is for; part of the key. */
+/* What a stream is for; part of the key.  The numbers stay as they were
+ * when a purpose is retired, so that the others keep their streams. */
 enum {
-    RNG_P_CAND = 1,      /* per-problem draws of the candidate's median */
-    RNG_P_FP32 = 2,      /* ... of the fp32 baseline's median */
-    RNG_P_TF32 = 3,      /* ... of the tf32 baseline's median */
-    RNG_G_CORRECT = 16,  /* set-level two-level bootstrap, correct problems */
-    RNG_G_ALL = 17,      /* ... all problems */
-    RNG_G_ORIGINAL = 18, /* ... problems passing D1 (inflation step 1) */
-    RNG_G_HIDDEN = 19,   /* ... problems passing D1 and hidden (step 2) */
-    RNG_G_MEMORY = 20    /* ... memory efficiency (problems only) */
+    RNG_P_RATIO = 2,     /* per-problem draws of the median of the paired ratios; the same
+                            stream for both baselines (see analysis.c) */
+    RNG_G_PICKS = 21     /* the problem picks of a set's bootstrap resample (key: set, resample, purpose) */
 };
 
-/* The problem index used for set-level streams. */
+/* The problem index used for set-level streams (levels.c). */
 #define RNG_NO_PROBLEM UINT64_MAX
 
 /* splitmix64 step: advances *state and returns the next output. */
