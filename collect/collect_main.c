@@ -1016,6 +1016,7 @@ out:
         /* Seal what was measured: SHA256SUMS gets the lines of the manifest
          * and the journal, which analyze and render never rewrite.  An
          * interrupted run is sealed by the --resume that completes it. */
+        if (!rc && !o->build_only) rc = manifest_record_choices(R.run_dir, e);
         if (!rc) rc = sums_seal_raw(R.run_dir, e);
         if (!rc) log_info(STAGE, "wrote %s", R.run_dir);
     }
