@@ -68,7 +68,7 @@ static void usage(FILE *f)
             "\n"
             "Builds every candidate, checks it on hidden input distributions and probes,\n"
             "times it against the strict fp32 and the tf32 baselines, and writes\n"
-            "RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (DESIGN.md 5a, 6).\n"
+            "RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (docs/DESIGN.md 5a, 6).\n"
             "\n"
             "  --suite S          smoke, level1, level2 or all (default all)\n"
             "  --candidates DIR   a set folder (<problem>.cu files, set.json) or a folder of\n"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check-candidates.sh - compiles every bundled candidate the way kbv-collect
-# does (DESIGN.md section 5a) and checks every set.json.
+# does (docs/DESIGN.md section 5a) and checks every set.json.
 #
 #   scripts/check-candidates.sh [--no-compile] [SET_DIR...]
 #                                        default: data/candidates/*/

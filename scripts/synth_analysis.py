@@ -3,7 +3,7 @@
 
 The numbers are made up but internally consistent: geometric means, fast_p
 values and memory figures are computed from the per-problem values by their
-definitions (DESIGN.md section 7), so that a report drawn from them reads
+definitions (docs/DESIGN.md section 7), so that a report drawn from them reads
 sensibly.  Used for scripts/bench-render.sh (100 problems x 8 sets) and for
 trying the renderer before a real run exists.
 

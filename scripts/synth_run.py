@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """synth_run.py - a synthetic kbv run directory with known answers.
 
-Writes RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (DESIGN.md section 6)
+Writes RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (docs/DESIGN.md section 6)
 for N problems x S candidate sets x K timing samples a variant, and
 RUN_DIR/synth_truth.json with what the data were drawn from: every pair's
 class and flags and the true medians of its three variants (samples are

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/parity/parity.py - kbv's baselines against PyTorch eager, on the
-same inputs, in one process (DESIGN.md section 5, "Baseline speed is part of
+same inputs, in one process (docs/DESIGN.md section 5, "Baseline speed is part of
 correctness").
 
 For each problem of `kbv list --json` it allocates the inputs with PyTorch,
