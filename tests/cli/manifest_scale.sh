@@ -4,7 +4,7 @@
 # problem up) and kbv merge of two shards each under 2 s, where a linear
 # search per id took minutes; and analyze reads such a manifest and its
 # journal in linear time too (its statistics, not timed here, cost more).
-# KBV_SCALE_N sets another number of ids (1000000: about 20 times the time
+# KBV_SCALE_N sets another number of ids (1000000: about ten times the time
 # of 100k, as linear readers take: render 7.6 s for a 22k-page PDF, merge 2.1 s
 # and 640 MB, on the 2-core machine); KBV_KEEP_TEST=1 keeps the folder.
 # usage: tests/cli/manifest_scale.sh BUILD_DIR
