@@ -4,7 +4,7 @@
 # every unit test links; the programs need nvcc and are built only with it.
 COLLECTHOST_SRCS := collect/prng.c collect/cstat.c collect/verdict.c collect/plan.c \
                     collect/resume.c collect/build.c collect/super.c collect/rec.c \
-                    collect/manifest.c collect/chan.c
+                    collect/manifest.c collect/chan.c collect/pins.c
 COLLECTHOST_LIB  := $(BUILD)/libkbv_collecthost.a
 TEST_LIBS        := $(COLLECTHOST_LIB) $(TEST_LIBS)
 $(call objs,$(COLLECTHOST_SRCS) collect/collect_main.c): CPPFLAGS += -Icollect
