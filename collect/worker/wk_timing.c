@@ -359,7 +359,6 @@ static void emit_clock_probe(worker *w, const tvar *tv, int n, int tf32_is_fp32,
 
 void wk_timing(worker *w)
 {
-    const suite_problem *p = w->p;
     cstat_rule rule;
     cstat_rule_default(&rule);
     rule.max_s = w->max_s;
@@ -467,7 +466,6 @@ void wk_timing(worker *w)
     free(ratio[1]);
     free(scratch);
     tstate_close(w, &t);
-    (void)p;
 }
 
 void wk_probes_after_timing(worker *w)
