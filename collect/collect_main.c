@@ -20,6 +20,7 @@
 #include "build.h"
 #include "chan.h"
 #include "jgram.h"
+#include "pins.h"
 #include "cli.h"
 #include "err.h"
 #include "jio.h"
@@ -56,6 +57,7 @@ typedef struct {
     int build_only;
     long arch;            /* 0: from the GPU (or 90 with --build-only) */
     double max_time_s;    /* the stopping rule's time cap per variant */
+    const char *pins;     /* a kbv-pins/1 table of baseline kernel choices, or NULL */
 } opts;
 
 static void usage(FILE *f)
@@ -64,7 +66,7 @@ static void usage(FILE *f)
             "usage: kbv collect [--suite S] [--candidates DIR]... [--out RUN_DIR] [--seed N]\n"
             "                   [--problems GLOB] [--shard I/N] [--gpus LIST] [--resume]\n"
             "                   [--timeout SECONDS] [--trials T] [--atol X] [--rtol X]\n"
-            "                   [--jobs N] [--arch SM] [--max-time S] [--build-only]\n"
+            "                   [--jobs N] [--arch SM] [--max-time S] [--pins FILE] [--build-only]\n"
             "\n"
             "Builds every candidate, checks it on hidden input distributions and probes,\n"
             "times it against the strict fp32 and the tf32 baselines, and writes\n"
@@ -86,6 +88,8 @@ static void usage(FILE *f)
             "  --jobs N           parallel compilers (default: the number of CPUs)\n"
             "  --arch SM          compile for sm_SM (default: the GPU's own; 90 without one)\n"
             "  --max-time S       the stopping rule's time cap per timed variant (default 10)\n"
+            "  --pins FILE        baseline kernel choices made once (kbv-pins/1, scripts/pins.py),\n"
+            "                     used instead of timing where GPU and cuBLAS match\n"
             "  --build-only       build and scan only: build and static records, no GPU\n"
             "  --help, --version\n");
 }
@@ -120,7 +124,7 @@ static int parse_gpus(opts *o, const char *s, kbv_err *e)
 static int parse_args(int argc, char **argv, opts *o, int *done, kbv_err *e)
 {
     enum { O_SUITE = 256, O_CAND, O_OUT, O_SEED, O_PROBLEMS, O_SHARD, O_GPUS, O_RESUME, O_TIMEOUT,
-           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_HELP, O_VERSION };
+           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_PINS, O_HELP, O_VERSION };
     static const struct option lo[] = {
         {"suite", required_argument, 0, O_SUITE},     {"candidates", required_argument, 0, O_CAND},
         {"out", required_argument, 0, O_OUT},         {"seed", required_argument, 0, O_SEED},
@@ -130,6 +134,7 @@ static int parse_args(int argc, char **argv, opts *o, int *done, kbv_err *e)
         {"atol", required_argument, 0, O_ATOL},       {"rtol", required_argument, 0, O_RTOL},
         {"jobs", required_argument, 0, O_JOBS},       {"build-only", no_argument, 0, O_BUILD_ONLY},
         {"arch", required_argument, 0, O_ARCH},       {"max-time", required_argument, 0, O_MAXTIME},
+        {"pins", required_argument, 0, O_PINS},
         {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -168,6 +173,7 @@ static int parse_args(int argc, char **argv, opts *o, int *done, kbv_err *e)
         case O_BUILD_ONLY: o->build_only = 1; break;
         case O_ARCH: rc = cli_parse_long("--arch", optarg, 50, 1000, &o->arch, e); break;
         case O_MAXTIME: rc = cli_parse_double("--max-time", optarg, 0.01, 3600, &o->max_time_s, e); break;
+        case O_PINS: o->pins = optarg; break;
         case O_HELP: usage(stdout); *done = 1; return 0;
         case O_VERSION: cli_print_version("kbv-collect"); *done = 1; return 0;
         default:
@@ -491,6 +497,7 @@ typedef struct {
     cJSON *manifest;
     jnl_writer *jw;
     jgram *gram;           /* the grammar of the worker records of this run */
+    pins_table pins;       /* --pins, loaded (empty without) */
     resume_done done;
     log_progress prog;
     long n_done;
@@ -551,10 +558,11 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
     snprintf(a_f32, sizeof a_f32, "%.17g", f32);
     snprintf(a_t32, sizeof a_t32, "%.17g", t32);
     snprintf(a_max, sizeof a_max, "%.17g", R->o->max_time_s);
+    const char *pins = pins_for(&R->pins, pp->p->id);
     char *argv[] = {R->worker, "--run", "--so", b->so_path, "--problem", (char *)pp->p->id,
                     "--seed", a_seed, "--trials", a_trials, "--atol", a_atol, "--rtol", a_rtol,
                     "--copy-gbps", a_copy, "--fp32-tflops", a_f32, "--tf32-tflops", a_t32,
-                    "--max-time", a_max, NULL};
+                    "--max-time", a_max, pins ? "--pins" : NULL, (char *)pins, NULL};
     /* A key of its own for every pair (chan.h). */
     unsigned char key[CHAN_KEY_LEN];
     rc = chan_new_key(key, e);
@@ -746,6 +754,16 @@ static int make_manifest(run *R, const char *run_id, const char *created, int ar
     cJSON *config = make_config(R->o, &R->pl);
     if (!config) return err_set(e, KBV_ENOMEM, "out of memory");
     cJSON_AddNumberToObject(config, "arch", arch);
+    if (R->pins.doc) {
+        /* Which table, and whether it fits this GPU and cuBLAS (else every
+         * baseline chooses by timing, as without one). */
+        pins_match(&R->pins, R->device);
+        cJSON *pj = cJSON_AddObjectToObject(config, "pins");
+        cJSON_AddStringToObject(pj, "sha256", R->pins.sha256);
+        cJSON_AddBoolToObject(pj, "applies", R->pins.applies);
+        if (!R->pins.applies)
+            log_info(STAGE, "--pins %s is for another GPU or cuBLAS: baselines choose by timing", R->o->pins);
+    }
     int rc = manifest_build(run_id, created, R->device, config, &R->pl, &R->manifest, e);
     cJSON_Delete(config);
     if (rc) return rc;
@@ -784,6 +802,7 @@ static int collect_main(opts *o, kbv_err *e)
             goto out;
         }
     }
+    if (o->pins && (rc = pins_load(o->pins, &R.pins, e))) goto out;
     if (!o->build_only && access(R.worker, X_OK) != 0) {
         rc = err_set(e, KBV_ERUNTIME, "%s: not found (built only where nvcc is)", R.worker);
         goto out;
@@ -1028,6 +1047,7 @@ out:
     cJSON_Delete(R.manifest);
     cJSON_Delete(old_m);
     resume_done_free(&R.done);
+    pins_free(&R.pins);
     plan_free(&R.pl);
     return rc;
 }

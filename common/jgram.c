@@ -30,7 +30,7 @@ static const char *const time_keys[] = {"variant", "round", "gpu_ms", "wall_ms",
 static const char *const memory_keys[] = {"variant", "peak_bytes", "io_bytes", "leaked_bytes",
                                           "driver_delta_bytes", "untracked_bytes", NULL};
 static const char *const status_keys[] = {"status", "detail", "seconds", NULL};
-static const char *const baseline_keys[] = {"variant", "choice", NULL};
+static const char *const baseline_keys[] = {"variant", "choice", "pins", NULL};
 static const char *const tamper_keys[] = {"detail", NULL};
 
 typedef struct type_rule {

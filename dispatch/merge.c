@@ -29,8 +29,9 @@ static const char usage[] =
     "Joins the shards of one run (made with `kbv collect --shard I/N`) into\n"
     "OUT_DIR, a run directory that analyze treats like any other.  Refuses\n"
     "shards of different runs (configuration, suite, seed or candidate\n"
-    "sources differ), a (set, problem) pair found in two shards, and a pair\n"
-    "found in none.  OUT_DIR must not exist yet.\n";
+    "sources differ), a (set, problem) pair found in two shards, a pair\n"
+    "found in none, and a shard that fails `kbv verify`.  OUT_DIR must not\n"
+    "exist yet, nor lie inside a shard.\n";
 
 /* The part of a manifest that must agree between shards of one run. */
 static cJSON *identity_of(const cJSON *manifest)
@@ -140,6 +141,20 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
                          out_dir, in_dirs[i]);
             goto done;
         }
+    /* A shard's raw files must be those its collect sealed: merging would
+     * otherwise seal a changed journal anew, and the change would pass. */
+    for (int i = 0; i < n_in; i++) {
+        if ((rc = cli_path(path, sizeof path, in_dirs[i], "SHA256SUMS", e))) goto done;
+        if (lstat(path, &st) != 0) {
+            log_warn("merge", "%s: no SHA256SUMS: the shard was not sealed by collect, and is taken as it is",
+                     in_dirs[i]);
+            continue;
+        }
+        if ((rc = sums_verify(in_dirs[i], NULL, NULL, e))) {
+            err_prefix(e, "shard %s fails kbv verify", in_dirs[i]);
+            goto done;
+        }
+    }
     for (int i = 0; i < n_in; i++) {
         if ((rc = cli_path(path, sizeof path, in_dirs[i], "manifest.json", e))) goto done;
         if ((rc = jio_load(path, &manifests[i], e))) goto done;
