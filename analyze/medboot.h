@@ -22,6 +22,18 @@
 #include "err.h"
 #include "rng.h"
 
+/* What a bootstrap stream is for: the last part of its rng_init key. */
+enum {
+    RNG_P_CAND = 1,      /* per-problem draws of the candidate's median */
+    RNG_P_FP32 = 2,      /* ... of the fp32 baseline's median */
+    RNG_P_TF32 = 3,      /* ... of the tf32 baseline's median */
+    RNG_G_CORRECT = 16,  /* set-level two-level bootstrap, correct problems */
+    RNG_G_ALL = 17,      /* ... all problems */
+    RNG_G_ORIGINAL = 18, /* ... problems passing D1 (inflation step 1) */
+    RNG_G_HIDDEN = 19,   /* ... problems passing D1 and hidden (step 2) */
+    RNG_G_MEMORY = 20    /* ... memory efficiency (problems only) */
+};
+
 #define MEDBOOT_GAPS 6
 
 typedef struct medboot_table {

@@ -4,14 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* lgamma without its global sign variable (lgamma_r), so that threads may
- * call it. */
-static double lgam(double x)
-{
-    int sign;
-    return lgamma_r(x, &sign);
-}
-
 static void insertion_sort(double *x, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -55,13 +47,6 @@ void stats_sort(double *x, size_t n)
         }
     }
     insertion_sort(x, n);
-}
-
-double stats_median_sorted(const double *x, size_t n)
-{
-    if (n % 2)
-        return x[n / 2];
-    return 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
 double stats_select(double *x, size_t n, size_t k)
@@ -144,23 +129,6 @@ double stats_norm_ppf(double p)
         x = x - u / (1 + x * u / 2);
     }
     return x;
-}
-
-long stats_binom_quantile(long n, double q, double alpha)
-{
-    if (n <= 0 || q <= 0) return 0;
-    if (q >= 1) return n;
-    /* The pmf in log space from the log-gamma function; n is a count of
-     * problems (hundreds), so the O(n) walk is cheap.  A tolerance of 1e-12
-     * keeps exact fractions (alpha equal to a cdf value) on the low side. */
-    double lq = log(q), l1q = log1p(-q), lgn = lgam((double)n + 1), cdf = 0;
-    for (long k = 0; k <= n; k++) {
-        cdf += exp(lgn - lgam((double)k + 1) - lgam((double)(n - k) + 1) +
-                   (double)k * lq + (double)(n - k) * l1q);
-        if (cdf >= alpha - 1e-12)
-            return k;
-    }
-    return n;
 }
 
 static size_t quantile_index(size_t n, double q)

@@ -2,7 +2,7 @@
 # DESIGN.md 5a).  The host logic (plans, builds, isolation, journal, resume,
 # verdicts, statistics) needs no CUDA and lives in libkbv_collecthost.a, which
 # every unit test links; the programs need nvcc and are built only with it.
-COLLECTHOST_SRCS := collect/prng.c collect/cstat.c collect/verdict.c collect/plan.c \
+COLLECTHOST_SRCS := collect/cstat.c collect/verdict.c collect/plan.c \
                     collect/resume.c collect/build.c collect/super.c collect/rec.c \
                     collect/manifest.c collect/chan.c
 COLLECTHOST_LIB  := $(BUILD)/libkbv_collecthost.a
