@@ -75,6 +75,7 @@ TEST_LIBS :=
 all:
 
 include common/module.mk
+include dispatch/module.mk
 include analyze/module.mk
 include render/module.mk
 include collect/module.mk

@@ -1,5 +1,6 @@
 /* analysis.c - see analysis.h. */
 #include "analysis.h"
+#include "schema.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -704,7 +705,7 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
-    cJSON_AddStringToObject(root, "schema", "kbv-analysis/1");
+    cJSON_AddStringToObject(root, KBV_K_SCHEMA, KBV_SCHEMA_ANALYSIS);
     cJSON_AddStringToObject(root, "run_id", r->run_id);
     cJSON_AddStringToObject(root, "created_utc", r->created_utc);
     static const char *const copied[] = {"harness", "device"};

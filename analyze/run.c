@@ -1,5 +1,6 @@
 /* run.c - reading a run directory (see run.h). */
 #include "run.h"
+#include "schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -378,7 +379,7 @@ static int add_check(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
 static int add_probe(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
 {
     const char *name;
-    int rc = jio_get_str(o, "probe", what, &name, e);
+    int rc = jio_get_str(o, KBV_K_PROBE, what, &name, e);
     if (rc) return rc;
     run_probe p;
     memset(&p, 0, sizeof p);
@@ -398,7 +399,7 @@ static int add_probe(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
         pr->cap_probes = cap;
     }
     p.name = dup_str(name);
-    p.detail = dup_str(opt_str(o, "detail"));
+    p.detail = dup_str(opt_str(o, KBV_K_DETAIL));
     if (!p.name || !p.detail) {
         free(p.name);
         free(p.detail);
@@ -425,7 +426,7 @@ static int add_choice(run_pair *pr, const cJSON *o, const char *what, kbv_err *e
 {
     const char *variant;
     int rc;
-    if ((rc = jio_get_str(o, "variant", what, &variant, e))) return rc;
+    if ((rc = jio_get_str(o, KBV_K_VARIANT, what, &variant, e))) return rc;
     int v = variant_index(variant, strlen(variant));
     if (v != RUN_V_FP32 && v != RUN_V_TF32)
         return err_set(e, KBV_EINPUT, "%s: unknown baseline variant \"%s\" (fp32 or tf32)", what, variant);
@@ -453,17 +454,17 @@ static int status_known(const char *s)
 
 static int add_record(run_data *r, const cJSON *o, const char *what, long lineno, kbv_err *e)
 {
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, KBV_K_TYPE);
     if (!cJSON_IsString(type)) return err_set(e, KBV_EINPUT, "%s: record without a string \"type\"", what);
     const char *t = type->valuestring;
-    static const char *const known[] = {"build", "static", "check", "probe", "time", "memory", "status", "baseline"};
+    static const char *const known[] = {KBV_REC_BUILD, KBV_REC_STATIC, KBV_REC_CHECK, KBV_REC_PROBE, KBV_REC_TIME, KBV_REC_MEMORY, KBV_REC_STATUS, KBV_REC_BASELINE};
     int k = -1;
     for (int i = 0; i < 8; i++)
         if (strcmp(t, known[i]) == 0) k = i;
 
     const char *set, *prob;
     int rc;
-    if ((rc = jio_get_str(o, "set", what, &set, e)) || (rc = jio_get_str(o, "problem", what, &prob, e)))
+    if ((rc = jio_get_str(o, KBV_K_SET, what, &set, e)) || (rc = jio_get_str(o, KBV_K_PROBLEM, what, &prob, e)))
         return rc;
     run_pair *pr;
     if ((rc = find_pair(r, set, strlen(set), prob, strlen(prob), what, &pr, e))) return rc;
@@ -473,7 +474,7 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
      * wrong rather than the candidate (a repeated identical line was caught
      * before).  An unknown status has no meaning to class by. */
     if (k == 6) {
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, KBV_K_STATUS);
         if (cJSON_IsString(st) && !status_known(st->valuestring))
             return err_set(e, KBV_EINPUT,
                            "%s: unknown status \"%.40s\" (ok, compile-error, crash, timeout, launch-error, missing)",
@@ -511,9 +512,9 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
         return add_probe(pr, o, what, e);
     case 4: { /* time, when the fast scanner left it to us */
         const char *variant;
-        if ((rc = jio_get_str(o, "variant", what, &variant, e))) return rc;
-        const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "gpu_ms");
-        const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "wall_ms");
+        if ((rc = jio_get_str(o, KBV_K_VARIANT, what, &variant, e))) return rc;
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, KBV_K_GPU_MS);
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, KBV_K_WALL_MS);
         int gk = !g ? SCAN_ABSENT : cJSON_IsNumber(g) ? SCAN_NUMBER : cJSON_IsNull(g) ? SCAN_NULL : SCAN_OTHER;
         int wk = !w ? SCAN_ABSENT : cJSON_IsNumber(w) ? SCAN_NUMBER : cJSON_IsNull(w) ? SCAN_NULL : SCAN_OTHER;
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "sm_mhz");
@@ -524,7 +525,7 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
     case 5: { /* memory */
         const char *variant;
         double peak = 0, leaked = 0;
-        if ((rc = jio_get_str(o, "variant", what, &variant, e))) return rc;
+        if ((rc = jio_get_str(o, KBV_K_VARIANT, what, &variant, e))) return rc;
         int v = variant_index(variant, strlen(variant));
         if (v < 0) return err_set(e, KBV_EINPUT, "%s: unknown variant \"%s\"", what, variant);
         if ((rc = jio_get_num(o, "peak_bytes", what, &peak, e))) return rc;
@@ -537,10 +538,10 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
     }
     case 6: { /* status */
         const char *st;
-        if ((rc = jio_get_str(o, "status", what, &st, e))) return rc;
+        if ((rc = jio_get_str(o, KBV_K_STATUS, what, &st, e))) return rc;
         pr->have_status = 1;
         if ((rc = replace_str(&pr->status, st, e))) return rc;
-        return replace_str(&pr->status_detail, opt_str(o, "detail"), e);
+        return replace_str(&pr->status_detail, opt_str(o, KBV_K_DETAIL), e);
     }
     default:
         return add_choice(pr, o, what, e);
@@ -555,7 +556,7 @@ static int fast_time(const run_data *r, find_cache *c, const char *line, size_t 
                      double *round, double *gpu, double *mhz)
 {
     scan_rec sr;
-    if (!scan_flat(line, len, &sr) || !scan_is(sr.type, "time") || !sr.set.p || !sr.problem.p || !sr.variant.p ||
+    if (!scan_flat(line, len, &sr) || !scan_is(sr.type, KBV_REC_TIME) || !sr.set.p || !sr.problem.p || !sr.variant.p ||
         sr.odd_keys || sr.round_kind != SCAN_NUMBER)
         return 0;
     if (find_pair_c(r, c, sr.set.p, sr.set.len, sr.problem.p, sr.problem.len, NULL, pair, NULL)) return 0;
@@ -656,8 +657,8 @@ int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e)
     const char *schema;
     const cJSON *config, *problems, *sets, *it;
     double seed = 0;
-    if ((rc = jio_get_str(manifest, "schema", what, &schema, e))) goto fail;
-    if (strcmp(schema, "kbv-run/1") != 0) {
+    if ((rc = jio_get_str(manifest, KBV_K_SCHEMA, what, &schema, e))) goto fail;
+    if (strcmp(schema, KBV_SCHEMA_RUN) != 0) {
         rc = err_set(e, KBV_EINPUT, "%s: schema \"%s\" is not kbv-run/1", what, schema);
         goto fail;
     }
@@ -706,8 +707,8 @@ int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e)
         }
         r->set_names[i++] = name;
     }
-    if ((rc = map_build(r->problem_ids, r->n_problems, "problem", &r->prob_map, &r->prob_mask, e)) ||
-        (rc = map_build(r->set_names, r->n_sets, "set", &r->set_map, &r->set_mask, e)))
+    if ((rc = map_build(r->problem_ids, r->n_problems, KBV_K_PROBLEM, &r->prob_map, &r->prob_mask, e)) ||
+        (rc = map_build(r->set_names, r->n_sets, KBV_K_SET, &r->set_map, &r->set_mask, e)))
         goto fail;
     *out = r;
     return 0;

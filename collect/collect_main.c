@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "afile.h"
+#include "schema.h"
 #include "build.h"
 #include "chan.h"
 #include "jgram.h"
@@ -298,7 +299,7 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
          * the calibration also sends first, so that builds can start) and
          * the result line. */
         cJSON *o = authentic ? cJSON_ParseWithLength(line, len) : NULL;
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, KBV_K_TYPE);
         if (!cJSON_IsObject(o)) {
             cJSON_Delete(o);
         } else if (cJSON_IsString(t) && !strcmp(t->valuestring, "device-info") && !c->info &&
@@ -323,7 +324,7 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
         note_tamper(c, le.msg, line, len);
         return 0;
     }
-    const char *type = cJSON_GetObjectItemCaseSensitive(rec, "type")->valuestring;
+    const char *type = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_TYPE)->valuestring;
     /* The journal's grammar (jgram.h), as analyze applies it: known keys,
      * time rounds of each variant 0, 1, 2, ... once and in order. */
     char why[200];
@@ -337,7 +338,7 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
         cJSON_Delete(rec);
         return 0;
     }
-    if (strcmp(type, "status") == 0) {
+    if (strcmp(type, KBV_REC_STATUS) == 0) {
         cJSON_Delete(c->status);
         c->status = rec;
         /* All results are in: the worker only has to exit now. */
@@ -346,8 +347,8 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
     }
     /* What the worker was doing, for the detail of a later timeout. */
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, "dist");
-    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(rec, "probe");
-    const cJSON *va = cJSON_GetObjectItemCaseSensitive(rec, "variant");
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_PROBE);
+    const cJSON *va = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_VARIANT);
     snprintf(c->last, sizeof c->last, "%s%s%s", type,
              cJSON_IsString(d) ? " " : cJSON_IsString(pr) ? " " : cJSON_IsString(va) ? " " : "",
              cJSON_IsString(d) ? d->valuestring
@@ -379,8 +380,8 @@ static const char *signal_name(int s)
 static void decide_status(const pair_ctx *c, const super_result *r, double timeout_s,
                           const char **status, char *detail, size_t n)
 {
-    const cJSON *ws = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, "status") : NULL;
-    const cJSON *wd = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, "detail") : NULL;
+    const cJSON *ws = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, KBV_K_STATUS) : NULL;
+    const cJSON *wd = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, KBV_K_DETAIL) : NULL;
     const char *tail = r->err_tail[0] ? r->err_tail : r->out_tail;
     /* Only the last 1.5 KB of output goes into the journal. */
     size_t tl = strlen(tail);
@@ -956,7 +957,7 @@ out_calib:
                 rc = err_set(e, KBV_ERUNTIME, "kbv-worker --calibrate failed: %s%s",
                              cJSON_IsString(err) ? err->valuestring : "", r.err_tail);
             else {
-                cJSON_DeleteItemFromObjectCaseSensitive(calib_ctx.single, "type");
+                cJSON_DeleteItemFromObjectCaseSensitive(calib_ctx.single, KBV_K_TYPE);
                 R.device = calib_ctx.single;
                 calib_ctx.single = NULL;
             }

@@ -1,4 +1,5 @@
 #include "manifest.h"
+#include "schema.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ int manifest_build(const char *run_id, const char *created_utc, const cJSON *dev
     int rc = 0;
     cJSON *m = cJSON_CreateObject();
     if (!m) return err_set(e, KBV_ENOMEM, "manifest: out of memory");
-    cJSON_AddStringToObject(m, "schema", "kbv-run/1");
+    cJSON_AddStringToObject(m, KBV_K_SCHEMA, KBV_SCHEMA_RUN);
     cJSON_AddStringToObject(m, "run_id", run_id);
     cJSON_AddStringToObject(m, "created_utc", created_utc);
     cJSON *h = cJSON_AddObjectToObject(m, "harness");

@@ -7,14 +7,3 @@ $(COMMON_LIB): $(call objs,$(COMMON_SRCS))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# The dispatcher: `kbv analyze ...` runs kbv-analyze from its own folder.
-PROGRAMS += $(BUILD)/kbv
-$(BUILD)/kbv: $(OBJ)/dispatch/kbv.o $(COMMON_LIB)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)
-
-# kbv-merge: joins shards of one run; pure C, so Slurm's merge job needs no GPU.
-PROGRAMS += $(BUILD)/kbv-merge
-$(BUILD)/kbv-merge: $(OBJ)/dispatch/merge.o $(COMMON_LIB)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_COMMON)

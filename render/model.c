@@ -1,5 +1,6 @@
 /* model.c - reading analysis.json and manifest.json (see model.h). */
 #include "model.h"
+#include "schema.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -795,7 +796,7 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
     const char *schema;
     if ((rc = jio_get_str(a, "schema", "analysis.json", &schema, e)))
         goto fail;
-    if (strcmp(schema, "kbv-analysis/1") != 0) {
+    if (strcmp(schema, KBV_SCHEMA_ANALYSIS) != 0) {
         rc = err_set(e, KBV_EINPUT, "%s: schema '%s' is not kbv-analysis/1", path, schema);
         goto fail;
     }
