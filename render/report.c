@@ -151,7 +151,7 @@ static void global_vars(rctx *r)
     tvars_set(v, "parity_torch", "%s", m->has_parity ? m->parity_torch : "unknown");
     tvars_set(v, "parity_cuda", "%s", m->has_parity ? m->parity_cuda : "unknown");
     tvars_set(v, "parity_samples", "%ld", m->has_parity ? m->parity_samples : 0L);
-    tvars_set(v, "parity_limit", "%.2f", RM_PARITY_LIMIT);
+    tvars_set(v, "parity_limit", "%.2f", m->has_parity ? m->parity_limit : 0.0);
     tvars_set(v, "n_parity", "%d", m->n_parity_flagged);
     tvars_set(v, "n_drift", "%d", m->n_drift);
     tvars_set(v, "drift_limit", "%.2f", RM_DRIFT_LIMIT);
@@ -701,11 +701,11 @@ static int build_hacks(rctx *r, tbl *disp, tbl *data, int *n_findings, kbv_err *
     return 0;
 }
 
-/* The reason a problem's baseline is not within the limit: parity.py's
- * exception, or what the model found (a ratio over the limit, none). */
+/* The reason a problem's baseline is not within the limit, as analyze
+ * gave it (parity.py's exception, a ratio over the limit, none). */
 static const char *parity_reason(const rm_parity *q)
 {
-    return q->exception ? q->exception : q->reason;
+    return q->reason ? q->reason : "";
 }
 
 /* "1.108", or n/a for a ratio that was not measured. */
@@ -731,7 +731,7 @@ static int build_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
         return rc;
     char ns[32], lim[32];
     snprintf(ns, sizeof ns, "%ld", r->m->parity_samples);
-    snprintf(lim, sizeof lim, "%.2f", RM_PARITY_LIMIT);
+    snprintf(lim, sizeof lim, "%.2f", r->m->parity_limit);
     for (int i = 0; i < r->m->n_parity; i++) {
         const rm_parity *q = &r->m->parity[i];
         if (!q->flagged)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/parity/explain.py: an "unexplained" exception of a problem that
-# tests/parity/known.py explains becomes "known: <its reason>; <what was
+# data/parity/known.json (read by tests/parity/known.py) explains becomes "known: <its reason>; <what was
 # measured>", an old known reason of a problem that has since left the
 # table becomes unexplained, an exception of a problem without a reason
 # stays unexplained, and the

@@ -421,7 +421,7 @@ def main():
     gpu = torch.cuda.get_device_name(0)
     out = args.out or os.path.join("data", "parity",
                                    "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") + ".json")
-    doc = {"gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
+    doc = {"schema": "kbv-parity/1", "gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
            "samples": args.samples, "problems": []}
     if os.path.exists(out):
         with open(out) as f:
