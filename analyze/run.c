@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "jio.h"
+#include "lhash.h"
 #include "jnl.h"
 #include "log.h"
 #include "scan.h"
@@ -122,46 +123,9 @@ typedef struct run_line_seen {
     uint32_t line;    /* 1-based; 0 marks a free slot */
 } run_line_seen;
 
-typedef struct line_hash {
-    uint64_t a;
-    uint32_t b;
-} line_hash;
-
-static uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t fmix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
-}
-
-/* Two independent 64-bit lanes over the line, eight bytes a step (a byte
- * at a time would cost a tenth of the reading time of a large journal). */
-static line_hash hash_line(const char *p, size_t n)
-{
-    uint64_t h1 = 0x9e3779b97f4a7c15ULL ^ n, h2 = 0xc2b2ae3d27d4eb4fULL + n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h1 = rotl64(h1 ^ (w * 0x87c37b91114253d5ULL), 31) * 0x4cf5ad432745937fULL;
-        h2 = rotl64(h2 + (w * 0x52dce729ULL), 27) * 0x9e3779b97f4a7c15ULL + 0x38495ab5ULL;
-        p += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, p, n);
-    h1 = rotl64(h1 ^ (w * 0x87c37b91114253d5ULL), 31) * 0x4cf5ad432745937fULL;
-    h2 = rotl64(h2 + (w * 0x52dce729ULL), 27) * 0x9e3779b97f4a7c15ULL;
-    return (line_hash){fmix64(h1 ^ h2), (uint32_t)fmix64(h2 + 0x2545f4914f6cdd1dULL)};
-}
-
 /* Records line lineno with hash h; KBV_EINPUT when an earlier line had the
  * same text. */
-static int seen_add(run_data *r, line_hash h, const char *path, long lineno, kbv_err *e)
+static int seen_add(run_data *r, lhash h, const char *path, long lineno, kbv_err *e)
 {
     if (2 * (r->n_seen + 1) > (r->seen ? r->seen_mask + 1 : 0)) {
         size_t size = r->seen ? 2 * (r->seen_mask + 1) : 1024;
@@ -587,7 +551,7 @@ static int take_time(run_data *r, size_t k, int v, double round, double gpu, dou
 }
 
 /* run_add_line with the line's hash already computed. */
-static int add_line_h(run_data *r, const char *line, size_t len, line_hash h, const char *path, long lineno,
+static int add_line_h(run_data *r, const char *line, size_t len, lhash h, const char *path, long lineno,
                       kbv_err *e)
 {
     r->n_lines++;
@@ -627,7 +591,7 @@ static int add_line_h(run_data *r, const char *line, size_t len, line_hash h, co
 
 int run_add_line(run_data *r, const char *line, size_t len, const char *path, long lineno, kbv_err *e)
 {
-    return add_line_h(r, line, len, hash_line(line, len), path, lineno, e);
+    return add_line_h(r, line, len, lhash_line(line, len), path, lineno, e);
 }
 
 int run_finish(run_data *r, kbv_err *e)
@@ -732,13 +696,13 @@ typedef struct tsample {
     int variant;
     double round, gpu, mhz;
     long line;            /* within the chunk, 1-based */
-    line_hash h;
+    lhash h;
 } tsample;
 
 typedef struct deferred {
     size_t off, len;
     long line;            /* within the chunk, 1-based */
-    line_hash h;
+    lhash h;
 } deferred;
 
 typedef struct chunk {
@@ -771,7 +735,7 @@ static void *chunk_main(void *arg)
         size_t k;
         int v;
         double round, gpu, mhz;
-        line_hash lh = hash_line(p, len);
+        lhash lh = lhash_line(p, len);
         if (fast_time(h->r, &c, p, len, &k, &v, &round, &gpu, &mhz)) {
             if (h->nts == h->cap_ts) {
                 size_t cap = h->cap_ts ? 2 * h->cap_ts : 4096;
