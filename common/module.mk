@@ -1,7 +1,6 @@
 # common/: shared by every stage (snapshot I/O, errors, SHA-256, paths).
 COMMON_SRCS := $(wildcard common/*.c)
 COMMON_LIB  := $(BUILD)/libkbv_common.a
-TEST_LIBS   += $(COMMON_LIB)
 
 $(COMMON_LIB): $(call objs,$(COMMON_SRCS))
 	$(call msg,AR,$@)
