@@ -12,6 +12,7 @@
 #include "jio.h"
 #include "log.h"
 #include "medboot.h"
+#include "paired.h"
 #include "rng.h"
 #include "stats.h"
 
@@ -32,17 +33,18 @@ void analysis_default_opts(const run_data *r, analysis_opts *o)
 
 enum { BL_FP32 = 0, BL_TF32 = 1, N_BL = 2 };
 
-/* One variant's samples, sorted, with their logarithms. */
+/* A sorted sample with its logarithms, for exact draws of its median. */
 typedef struct vdata {
     double *x, *logx, *logmid, *logmid2; /* owned; the logmids for even n only (medboot.h) */
     size_t n;
     const medboot_table *t;    /* borrowed from the shared cache */
-    double median;             /* NAN without samples */
+    double median;             /* NAN without values */
 } vdata;
 
 /* Everything about one problem of the set being analysed. */
 typedef struct pctx {
-    vdata v[RUN_NV];
+    double median[RUN_NV];     /* time_ms: median of all the variant's samples, NAN without */
+    vdata q[N_BL];             /* the paired ratios baseline / candidate (paired.h) */
     classify_result cr;
     int has_s[N_BL];           /* a speedup against the baseline exists */
     double s[N_BL], ls[N_BL];  /* point speedup and its logarithm */
@@ -59,6 +61,10 @@ typedef struct shared {
     const run_data *r;
     const analysis_opts *o;
     const medboot *mb;
+    /* ratios[(set * n_problems + problem) * N_BL + bl]: the paired ratios
+     * (paired.h), n_ratios[...] of them; both owned by analysis_build. */
+    double *const *ratios;
+    const size_t *n_ratios;
 } shared;
 
 /* --- JSON helpers --------------------------------------------------------- */
@@ -88,15 +94,16 @@ static void add_num_or_null(cJSON *o, const char *key, int have, double v)
 
 /* --- per-problem work ----------------------------------------------------- */
 
-static int vdata_fill(vdata *d, const run_vec *src, const medboot *mb, kbv_err *e)
+/* Fills d from the n values v (copied and sorted). */
+static int vdata_fill(vdata *d, const double *v, size_t n, const medboot *mb, kbv_err *e)
 {
-    d->n = src->n;
+    d->n = n;
     d->median = NAN;
     if (!d->n) return 0;
     d->x = malloc(d->n * sizeof *d->x);
     d->logx = malloc(d->n * sizeof *d->logx);
     if (!d->x || !d->logx) return err_set(e, KBV_ENOMEM, "out of memory");
-    memcpy(d->x, src->v, d->n * sizeof *d->x);
+    memcpy(d->x, v, d->n * sizeof *d->x);
     stats_sort(d->x, d->n);
     for (size_t i = 0; i < d->n; i++) d->logx[i] = log(d->x[i]);
     if (d->n % 2 == 0) {
@@ -121,89 +128,102 @@ static void vdata_free(vdata *d)
     d->x = d->logx = d->logmid = d->logmid2 = NULL;
 }
 
+/* The median of src's samples (NAN without any); tmp holds src->n values. */
+static double sample_median(const run_vec *src, double *tmp)
+{
+    if (!src->n) return NAN;
+    memcpy(tmp, src->v, src->n * sizeof *tmp);
+    stats_sort(tmp, src->n);
+    return stats_median_sorted(tmp, src->n);
+}
+
+/* B bootstrap replicates of the log of the median of the sorted ratios q,
+ * resampling rounds (each ratio is one round's pair) with replacement, into
+ * out[0..B).  The median of a resample is drawn from its exact distribution
+ * (medboot.h), which is that of resampling the n pairs and taking the median
+ * of their ratios.  Both baselines of a problem start the stream (seed, set,
+ * problem, RNG_P_RATIO) afresh: with equal round counts they draw the same
+ * order-statistic positions, so equal ratios give equal replicates, and two
+ * aggregates over equal values equal intervals. */
+static void ratio_reps(const vdata *q, uint64_t seed, size_t set, size_t prob, size_t B, double *out)
+{
+    rng r;
+    rng_init(&r, seed, set, prob, RNG_P_RATIO);
+    for (size_t b = 0; b < B; b++) out[b] = medboot_draw_log(q->t, q->x, q->logx, q->logmid, q->logmid2, &r);
+}
+
 /* The bootstrap replicates of a problem's log speedups against both
  * baselines, replicate b against baseline bl into col[b * step + bl], and
- * their percentile intervals (tmp[bl], B values each, is scratch).  The
- * candidate's draws are shared by the two ratios; each variant has its own
- * stream, so the variants are resampled independently. */
-static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, float *col, size_t step,
-                       double *tmp[N_BL])
+ * their percentile intervals (tmp, B values, is scratch). */
+static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, float *col, size_t step, double *tmp)
 {
     size_t B = sh->o->resamples;
-    rng rc, rb[N_BL];
-    rng_init(&rc, sh->o->seed, set, prob, RNG_P_CAND);
-    rng_init(&rb[BL_FP32], sh->o->seed, set, prob, RNG_P_FP32);
-    rng_init(&rb[BL_TF32], sh->o->seed, set, prob, RNG_P_TF32);
-    const vdata *c = &p->v[RUN_V_CAND];
-    for (size_t b = 0; b < B; b++) {
-        double lc = medboot_draw_log(c->t, c->x, c->logx, c->logmid, c->logmid2, &rc);
-        for (int bl = 0; bl < N_BL; bl++) {
-            if (!p->has_s[bl]) continue;
-            const vdata *v = &p->v[1 + bl];
-            tmp[bl][b] = medboot_draw_log(v->t, v->x, v->logx, v->logmid, v->logmid2, &rb[bl]) - lc;
-        }
-    }
     for (int bl = 0; bl < N_BL; bl++) {
         if (!p->has_s[bl]) continue;
-        /* The geometric means' inner draws keep the random order; single
-         * precision (a relative 6e-8 on a log speedup) halves their memory
-         * traffic, while the problem's own interval uses the doubles. */
-        for (size_t b = 0; b < B; b++) col[b * step + (size_t)bl] = (float)tmp[bl][b];
+        ratio_reps(&p->q[bl], sh->o->seed, set, prob, B, tmp);
+        /* The set's aggregates read these in the random order they were
+         * drawn; single precision (a relative 6e-8 on a log speedup) halves
+         * their memory traffic, while the problem's own interval uses the
+         * doubles. */
+        for (size_t b = 0; b < B; b++) col[b * step + (size_t)bl] = (float)tmp[b];
         double lo, hi;
-        stats_percentile(tmp[bl], B, sh->o->level, &lo, &hi);
+        stats_percentile(tmp, B, sh->o->level, &lo, &hi);
         p->s_lo[bl] = exp(lo);
         p->s_hi[bl] = exp(hi);
     }
 }
 
-double analysis_ratio_ci(const double *base_sorted, size_t nb, const double *cand_sorted, size_t nc,
-                         uint64_t seed, size_t B, double level, double *lo, double *hi, kbv_err *e)
+double analysis_paired_ci(const double *base, const double *cand, size_t n, uint64_t seed, size_t B, double level,
+                          double *lo, double *hi, kbv_err *e)
 {
     medboot *mb = NULL;
-    double *buf = malloc(B * sizeof *buf), point = NAN;
-    vdata vb = {0}, vc = {0};
-    run_vec sb = {(double *)base_sorted, nb, nb}, sc = {(double *)cand_sorted, nc, nc};
+    double *buf = malloc((B ? B : 1) * sizeof *buf), *ratio = malloc((n ? n : 1) * sizeof *ratio), point = NAN;
+    vdata q = {0};
     *lo = *hi = NAN;
-    if (!buf) {
+    if (!buf || !ratio) {
         err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
-    if (medboot_new(&mb, e) || medboot_prepare(mb, nb, e) || medboot_prepare(mb, nc, e)) goto done;
-    if (vdata_fill(&vb, &sb, mb, e) || vdata_fill(&vc, &sc, mb, e)) goto done;
-    rng rc, rbase;
-    rng_init(&rc, seed, 0, 0, RNG_P_CAND);
-    rng_init(&rbase, seed, 0, 0, RNG_P_FP32);
-    for (size_t b = 0; b < B; b++) {
-        double c = medboot_draw_log(vc.t, vc.x, vc.logx, vc.logmid, vc.logmid2, &rc);
-        buf[b] = medboot_draw_log(vb.t, vb.x, vb.logx, vb.logmid, vb.logmid2, &rbase) - c;
+    if (!n || !B) {
+        err_set(e, KBV_EUSAGE, "no pairs or no resamples");
+        goto done;
     }
+    for (size_t i = 0; i < n; i++) ratio[i] = base[i] / cand[i];
+    if (medboot_new(&mb, e) || medboot_prepare(mb, n, e)) goto done;
+    if (vdata_fill(&q, ratio, n, mb, e)) goto done;
+    ratio_reps(&q, seed, 0, 0, B, buf);
     stats_percentile(buf, B, level, lo, hi);
     *lo = exp(*lo);
     *hi = exp(*hi);
-    point = vb.median / vc.median;
+    point = q.median;
 done:
-    vdata_free(&vb);
-    vdata_free(&vc);
+    vdata_free(&q);
     medboot_free(mb);
     free(buf);
+    free(ratio);
     return point;
 }
 
-/* --- set-level geometric means -------------------------------------------- */
+/* --- the set's shared bootstrap over problems ----------------------------- */
 
-/* The geometric means of a set (of speedups over its correct problems, of
- * max(1, s) over all problems, and those of the inflation steps) and their
- * intervals: a two-level bootstrap, B resamples of n problems with
- * replacement, each picked problem's log speedup redrawn from its own
- * samples, then BCa with the jackknife over problems.  The inner draws are
- * the problem's B stored replicates (exact median draws, in the random order
- * they were drawn): the c-th copy of problem i in outer resample b takes
- * replicate (b + c) mod B.  Copies within a resample thus get distinct,
- * independent draws (each outer resample has exactly the two-level
- * distribution), and with the replicates stored by b, then problem, outer
- * resample b reads one short stretch of memory after another. */
+/* Every aggregate of a set (the geometric means, the inflation steps,
+ * memory efficiency, fast_p) is bootstrapped over problems with the same
+ * draws, so that two aggregates over the same values get the same interval.
+ *
+ * Resample b is a stream of problem picks, uniform over the set's problems,
+ * from its own generator (seed, set, b, RNG_G_PICKS).  An aggregate over
+ * members M takes the first |M| picks that fall in M: that is |M| draws with
+ * replacement from M (rejection sampling), the ordinary bootstrap of M, and
+ * two aggregates over the same members take the same picks.  Each pick also
+ * carries its copy number c (how often the stream picked that problem
+ * before), and the c-th copy of problem i in resample b reads its replicate
+ * (b + c) mod B: copies within a resample get distinct, independent draws of
+ * the problem's speedup (so each resample has the two-level distribution,
+ * problems then rounds), and every aggregate that picks the problem reads the
+ * same draws.  With the replicates stored by b, then problem, resample b
+ * reads one short stretch of memory after another. */
 
-/* Per-set storage shared by the geometric means. */
+/* Per-set storage of the problems' replicates. */
 typedef struct geo_store {
     /* reps[(b * (np + 1) + i) * N_BL + bl]: replicate b of problem i against
      * baseline bl; zero where the problem has no speedup, and in the extra
@@ -212,6 +232,107 @@ typedef struct geo_store {
     size_t np;
 } geo_store;
 
+/* The pick stream of one resample. */
+typedef struct picks {
+    uint32_t *idx;     /* idx[k]: the problem picked k-th */
+    uint32_t *copy;    /* copy[k]: how often idx[k] was picked before k */
+    size_t n, cap;     /* picks drawn so far, room */
+    uint32_t *cnt;     /* per problem: picks so far in resample gen[] */
+    size_t *gen;
+    size_t np, b;
+    rng r;
+} picks;
+
+static int picks_new(picks *pk, size_t np, kbv_err *e)
+{
+    memset(pk, 0, sizeof *pk);
+    pk->np = np;
+    pk->cap = 4 * np + 64;
+    pk->idx = malloc(pk->cap * sizeof *pk->idx);
+    pk->copy = malloc(pk->cap * sizeof *pk->copy);
+    pk->cnt = calloc(np + 1, sizeof *pk->cnt);
+    pk->gen = malloc((np + 1) * sizeof *pk->gen);
+    if (!pk->idx || !pk->copy || !pk->cnt || !pk->gen) return err_set(e, KBV_ENOMEM, "out of memory");
+    for (size_t i = 0; i <= np; i++) pk->gen[i] = SIZE_MAX;
+    return 0;
+}
+
+static void picks_free(picks *pk)
+{
+    free(pk->idx);
+    free(pk->copy);
+    free(pk->cnt);
+    free(pk->gen);
+}
+
+static void picks_start(picks *pk, uint64_t seed, size_t set, size_t b)
+{
+    rng_init(&pk->r, seed, set, b, RNG_G_PICKS);
+    pk->n = 0;
+    pk->b = b;
+}
+
+/* Draws the next np picks (a small aggregate can need many). */
+static int picks_more(picks *pk, kbv_err *e)
+{
+    if (pk->n + pk->np > pk->cap) {
+        size_t cap = 2 * pk->cap;
+        uint32_t *a = realloc(pk->idx, cap * sizeof *a);
+        if (!a) return err_set(e, KBV_ENOMEM, "out of memory");
+        pk->idx = a;
+        a = realloc(pk->copy, cap * sizeof *a);
+        if (!a) return err_set(e, KBV_ENOMEM, "out of memory");
+        pk->copy = a;
+        pk->cap = cap;
+    }
+    for (size_t k = 0; k < pk->np; k++) {
+        uint32_t i = rng_below(&pk->r, (uint32_t)pk->np);
+        uint32_t c = pk->gen[i] == pk->b ? pk->cnt[i] : 0;
+        pk->cnt[i] = c + 1;
+        pk->gen[i] = pk->b;
+        pk->idx[pk->n] = i;
+        pk->copy[pk->n++] = c;
+    }
+    return 0;
+}
+
+/* One aggregate (a geometric mean) being bootstrapped: its members, its
+ * replicates, and where its estimates go. */
+typedef struct agg {
+    size_t n;                   /* members */
+    uint32_t *col;              /* per problem: its storage column; st->np (the zero column) for a
+                                   member counted as a speedup of 1 and for a non-member */
+    unsigned char *member;      /* per problem: 1 for a member */
+    const double *fixed;        /* per problem values used instead of replicates (memory; 0 for a
+                                   non-member), or NULL; borrowed */
+    double *val[N_BL];          /* the members' point values (log s, clamped, 0), in problem order */
+    int clamp;
+    unsigned want;
+    double *reps[N_BL];         /* B outer replicates of the mean */
+    est *out;                   /* out[bl] for the wanted baselines; borrowed */
+} agg;
+
+#define MAX_AGGS 8
+
+typedef struct aggs {
+    agg a[MAX_AGGS];
+    int n;
+} aggs;
+
+static void aggs_free(aggs *as)
+{
+    for (int k = 0; k < as->n; k++) {
+        agg *j = &as->a[k];
+        free(j->col);
+        free(j->member);
+        free(j->val[0]);
+        free(j->val[1]);
+        free(j->reps[0]);
+        free(j->reps[1]);
+    }
+    as->n = 0;
+}
+
 static double geo_value(const pctx *p, unsigned char use, int bl, int clamp)
 {
     if (!(use & (1u << bl))) return 0;
@@ -219,101 +340,80 @@ static double geo_value(const pctx *p, unsigned char use, int bl, int clamp)
     return clamp && v < 0 ? 0 : v;
 }
 
-/* One geometric mean being bootstrapped: its members, its own stream, its
- * replicates, and where its estimates go.  All of a set's geometric means
- * walk the outer resamples together, so that each row of stored replicates
- * is brought from memory once for all of them; each keeps its own stream,
- * so the result is that of running them one after another. */
-typedef struct geo_job {
-    size_t n;
-    size_t *map;                /* n storage columns (st->np: the zero column) */
-    double *val[N_BL];          /* the members' point values (log s, clamped, 0) */
-    int clamp;
-    unsigned want;
-    rng r;
-    uint32_t *cnt;              /* per column, copies so far in resample gen[] */
-    size_t *gen;
-    double *reps[N_BL];         /* B outer replicates of the mean log speedup */
-    est *out;                   /* out[bl] for the wanted baselines */
-} geo_job;
-
-#define GEO_MAX_JOBS 8
-
-typedef struct geo_jobs {
-    geo_job job[GEO_MAX_JOBS];
-    int n;
-} geo_jobs;
-
-static void geo_jobs_free(geo_jobs *js)
+/* Adds an aggregate over the problems i with member[i] set.  Without fixed
+ * values, member i adds log s_i(baseline) when bit bl of use[i] is set and
+ * 0 (a speedup of 1) otherwise; clamp makes it max(0, log s), i.e.
+ * max(1, s) (geomean_all).  With fixed (indexed by problem), member i adds
+ * fixed[i] to out[0].  Estimates go to out[bl] for the baselines in want;
+ * no members give nulls. */
+static int agg_add(aggs *as, size_t B, const pctx *pc, size_t np, const unsigned char *member,
+                   const unsigned char *use, const double *fixed, int clamp, unsigned want, est *out, kbv_err *e)
 {
-    for (int k = 0; k < js->n; k++) {
-        geo_job *j = &js->job[k];
-        free(j->map);
-        free(j->val[0]);
-        free(j->val[1]);
-        free(j->cnt);
-        free(j->gen);
-        free(j->reps[0]);
-        free(j->reps[1]);
-    }
-    js->n = 0;
-}
-
-/* Adds a geometric mean over the members sub[0..n) of the set: member i
- * adds log s_i(baseline) when bit bl of use[i] is set and 0 (a speedup of
- * 1) otherwise; clamp makes it max(0, log s), i.e. max(1, s) (geomean_all).
- * Estimates go to out[bl] for the baselines in want; n = 0 gives nulls. */
-static int geo_add(geo_jobs *js, const shared *sh, size_t set, const pctx *pc, const geo_store *st,
-                   const size_t *sub, size_t n, const unsigned char *use, int clamp, unsigned want,
-                   uint64_t purpose, est *out, kbv_err *e)
-{
+    size_t n = 0;
+    for (size_t i = 0; i < np; i++) n += member[i] != 0;
     for (int bl = 0; bl < N_BL; bl++)
         if (want & (1u << bl)) out[bl] = (est){NAN, NAN, NAN, (long)n};
     if (!n) return 0;
-    if (js->n == GEO_MAX_JOBS) return err_set(e, KBV_ERUNTIME, "internal: too many geometric means");
-    size_t B = sh->o->resamples;
-    geo_job *j = &js->job[js->n++];
+    if (as->n == MAX_AGGS) return err_set(e, KBV_ERUNTIME, "internal: too many aggregates");
+    agg *j = &as->a[as->n++];
     memset(j, 0, sizeof *j);
     j->n = n;
+    j->fixed = fixed;
     j->clamp = clamp;
     j->want = want;
     j->out = out;
-    j->map = malloc(n * sizeof *j->map);
+    j->col = malloc((np + 1) * sizeof *j->col);
+    j->member = malloc(np + 1);
     j->val[0] = malloc(n * sizeof(double));
     j->val[1] = malloc(n * sizeof(double));
-    j->cnt = calloc(st->np + 1, sizeof *j->cnt);
-    j->gen = malloc((st->np + 1) * sizeof *j->gen);
     j->reps[0] = malloc(B * sizeof(double));
     j->reps[1] = malloc(B * sizeof(double));
-    if (!j->map || !j->val[0] || !j->val[1] || !j->cnt || !j->gen || !j->reps[0] || !j->reps[1])
+    if (!j->col || !j->member || !j->val[0] || !j->val[1] || !j->reps[0] || !j->reps[1])
         return err_set(e, KBV_ENOMEM, "out of memory");
-    for (size_t c = 0; c <= st->np; c++) j->gen[c] = SIZE_MAX;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = sub[k];
-        /* A member that adds nothing for the wanted baselines (geomean_all's
-         * non-correct problems) reads the zero column. */
-        j->map[k] = (use[i] & want) ? i : st->np;
-        for (int bl = 0; bl < N_BL; bl++) j->val[bl][k] = geo_value(&pc[i], use[i], bl, clamp);
+    size_t k = 0;
+    for (size_t i = 0; i < np; i++) {
+        j->member[i] = member[i] != 0;
+        if (!member[i]) {
+            j->col[i] = (uint32_t)np;
+            continue;
+        }
+        if (fixed) {
+            j->col[i] = (uint32_t)i;
+            j->val[0][k] = fixed[i];
+            j->val[1][k] = 0;
+        } else {
+            /* A member that adds nothing for the wanted baselines
+             * (geomean_all's non-correct problems) reads the zero column. */
+            j->col[i] = (use[i] & want) ? (uint32_t)i : (uint32_t)np;
+            for (int bl = 0; bl < N_BL; bl++) j->val[bl][k] = geo_value(&pc[i], use[i], bl, clamp);
+        }
+        k++;
     }
-    rng_init(&j->r, sh->o->seed, set, RNG_NO_PROBLEM, purpose);
     return 0;
 }
 
-/* Outer resample b of job j; clamp is a constant at each call, so that the
- * compiler drops the branch. */
-static inline void geo_resample_one(geo_job *j, const float *base, size_t row, size_t b, size_t B, int clamp)
+/* Resample b of aggregate j.  A non-member pick reads zeros (the zero
+ * column, or its fixed value 0) and does not count, so the loop has no
+ * branch on membership, which is as random as the picks.  mode is a
+ * constant at each call (0 plain, 1 clamped at 0, 2 fixed values), so that
+ * the compiler drops the other cases. */
+static inline int agg_resample(agg *j, picks *pk, const float *base, size_t row, size_t B, int mode, kbv_err *e)
 {
     double s0 = 0, s1 = 0;
-    size_t n = j->n;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = j->map[rng_below(&j->r, (uint32_t)n)];
-        uint32_t c = j->cnt[i] & (uint32_t)-(int32_t)(j->gen[i] == b);
-        j->cnt[i] = c + 1;
-        j->gen[i] = b;
-        size_t col = b + c;
-        if (col >= B) col %= B;
-        const float *d = &base[col * row + i * N_BL];
-        if (clamp) {
+    size_t b = pk->b, got = 0;
+    int rc;
+    for (size_t k = 0; got < j->n; k++) {
+        if (k == pk->n && (rc = picks_more(pk, e))) return rc;
+        uint32_t i = pk->idx[k];
+        got += j->member[i];
+        if (mode == 2) {
+            s0 += j->fixed[i];
+            continue;
+        }
+        size_t rr = b + pk->copy[k];
+        if (rr >= B) rr %= B;
+        const float *d = &base[rr * row + (size_t)j->col[i] * N_BL];
+        if (mode == 1) {
             s0 += d[0] > 0 ? d[0] : 0;
             s1 += d[1] > 0 ? d[1] : 0;
         } else {
@@ -321,31 +421,41 @@ static inline void geo_resample_one(geo_job *j, const float *base, size_t row, s
             s1 += d[1];
         }
     }
-    j->reps[0][b] = s0 / (double)n;
-    j->reps[1][b] = s1 / (double)n;
+    j->reps[0][b] = s0 / (double)j->n;
+    j->reps[1][b] = s1 / (double)j->n;
+    return 0;
 }
 
-/* Runs every job's outer resamples, then their BCa intervals (jack: scratch
- * for the largest n). */
-static void geo_jobs_run(geo_jobs *js, const shared *sh, const geo_store *st, double *jack)
+/* Adds the aggregate over the problems selected by sel[i] & (1 << bl) for
+ * each wanted baseline: one for both baselines when they select the same
+ * problems, one each otherwise.  mem is scratch (np entries). */
+static int agg_select(aggs *as, size_t B, const pctx *pc, size_t np, const unsigned char *sel, unsigned want,
+                      unsigned char *mem, est *out, kbv_err *e)
 {
-    size_t B = sh->o->resamples, row = (st->np + 1) * N_BL;
-    size_t row_bytes = row * sizeof(float);
-    for (size_t b = 0; b < B; b++) {
-        /* The picks land anywhere in a row, which defeats the hardware's
-         * prefetch; fetching the row two resamples ahead keeps the loop from
-         * waiting on memory. */
-        if (b + 2 < B) {
-            const char *ahead = (const char *)&st->reps[(b + 2) * row];
-            for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
-        }
-        for (int k = 0; k < js->n; k++) {
-            if (js->job[k].clamp) geo_resample_one(&js->job[k], st->reps, row, b, B, 1);
-            else geo_resample_one(&js->job[k], st->reps, row, b, B, 0);
-        }
+    int same = 1;
+    if (want == 3)
+        for (size_t i = 0; i < np; i++)
+            if (((sel[i] >> 0) & 1) != ((sel[i] >> 1) & 1)) same = 0;
+    unsigned passes[2] = {want, 0};
+    if (want == 3 && !same) {
+        passes[0] = 1;
+        passes[1] = 2;
     }
-    for (int k = 0; k < js->n; k++) {
-        geo_job *j = &js->job[k];
+    for (int k = 0; k < 2 && passes[k]; k++) {
+        for (size_t i = 0; i < np; i++) mem[i] = (sel[i] & passes[k]) != 0;
+        int rc = agg_add(as, B, pc, np, mem, sel, NULL, 0, passes[k], out, e);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* The BCa intervals of the aggregates, from their replicates and the
+ * jackknife over their members (jack: scratch for the largest n). */
+static void aggs_finish(aggs *as, const shared *sh, double *jack)
+{
+    size_t B = sh->o->resamples;
+    for (int k = 0; k < as->n; k++) {
+        agg *j = &as->a[k];
         size_t n = j->n;
         for (int bl = 0; bl < N_BL; bl++) {
             if (!(j->want & (1u << bl))) continue;
@@ -357,6 +467,16 @@ static void geo_jobs_run(geo_jobs *js, const shared *sh, const geo_store *st, do
                 for (size_t m = 0; m < n; m++) jack[nj++] = (S - j->val[bl][m]) / (double)(n - 1);
             double lo, hi;
             stats_bca(theta, j->reps[bl], B, jack, nj, sh->o->level, &lo, &hi);
+            /* The replicates are sums of single-precision values, theta of
+             * doubles: replicates that are all one value (every member's
+             * ratios constant) give theta rounded, a relative 1e-7 beside it,
+             * and an interval must hold its estimate (render refuses one that
+             * does not). */
+            int same = 1;
+            for (size_t b = 1; b < B && same; b++) same = j->reps[bl][b] == j->reps[bl][0];
+            if (same) lo = hi = theta;
+            if (lo > theta) lo = theta;
+            if (hi < theta) hi = theta;
             j->out[bl].e = exp(theta);
             j->out[bl].lo = exp(lo);
             j->out[bl].hi = exp(hi);
@@ -364,40 +484,129 @@ static void geo_jobs_run(geo_jobs *js, const shared *sh, const geo_store *st, do
     }
 }
 
-/* Adds the geometric mean over the members of the set selected by
- * sel[i] & (1 << bl) for each wanted baseline: one job for both baselines
- * when they select the same problems, one each otherwise.  sub is scratch
- * (np entries). */
-static int geo_select(geo_jobs *js, const shared *sh, size_t set, const pctx *pc, const geo_store *st,
-                      const unsigned char *sel, unsigned want, uint64_t purpose, size_t *sub, est *out,
-                      kbv_err *e)
+/* --- fast_p and shares ---------------------------------------------------- */
+
+/* The thresholds p of fast_p: the reported points, then the curve. */
+#define N_THR (ANALYSIS_N_FASTP + ANALYSIS_N_CURVE)
+
+static double threshold(int t)
 {
-    size_t np = st->np;
-    int same = 1;
-    if (want == 3)
-        for (size_t i = 0; i < np; i++)
-            if (((sel[i] >> 0) & 1) != ((sel[i] >> 1) & 1)) same = 0;
-    unsigned passes[2] = {want, 0};
-    if (want == 3 && !same) {
-        passes[0] = 1;
-        passes[1] = 2;
-    }
-    for (int k = 0; k < 2 && passes[k]; k++) {
-        unsigned w = passes[k];
-        size_t n = 0;
-        for (size_t i = 0; i < np; i++)
-            if (sel[i] & w) sub[n++] = i;
-        int rc = geo_add(js, sh, set, pc, st, sub, n, sel, 0, w, purpose | ((uint64_t)(passes[1] ? w : 0) << 8),
-                         out, e);
-        if (rc) return rc;
+    return t < ANALYSIS_N_FASTP ? analysis_fastp_points[t] : analysis_curve_point(t - ANALYSIS_N_FASTP);
+}
+
+/* The bootstrap of fast_p over problems, on the set's shared resamples:
+ * resample b takes the first np picks (the whole suite, as geomean_all),
+ * each picked problem's speedup being its replicate for that copy, and
+ * counts the correct ones above each threshold.  hist[(bl * N_THR + t) *
+ * (np + 1) + k] counts the resamples with k qualifying. */
+typedef struct fastp_boot {
+    uint32_t *hist;
+    double lpoint[ANALYSIS_N_FASTP];  /* log of the points (log 0 = -inf) */
+    double lcurve[ANALYSIS_N_CURVE];  /* log of the curve's points, ascending */
+    const unsigned char *ok;          /* ok[i] bit bl: problem i is correct with a speedup against bl; borrowed */
+    size_t np;
+} fastp_boot;
+
+static int fastp_new(fastp_boot *f, size_t np, const unsigned char *ok, kbv_err *e)
+{
+    memset(f, 0, sizeof *f);
+    f->np = np;
+    f->ok = ok;
+    f->hist = calloc((size_t)N_BL * N_THR * (np + 1), sizeof *f->hist);
+    if (!f->hist) return err_set(e, KBV_ENOMEM, "out of memory");
+    for (int t = 0; t < ANALYSIS_N_FASTP; t++)
+        f->lpoint[t] = analysis_fastp_points[t] > 0 ? log(analysis_fastp_points[t]) : -HUGE_VAL;
+    for (int k = 0; k < ANALYSIS_N_CURVE; k++) f->lcurve[k] = log(analysis_curve_point(k));
+    return 0;
+}
+
+static void fastp_free(fastp_boot *f)
+{
+    free(f->hist);
+}
+
+/* How many of the curve's log thresholds lie strictly below v.  They are
+ * log 10^(-1 + k/30), so the count is about 30 (v / ln 10 + 1) rounded up;
+ * the two loops correct the rounding against the very values compared
+ * (they rarely take a step), so the answer is exact in a few operations,
+ * where a search would wait on a chain of dependent loads. */
+static inline unsigned curve_below(const double *lc, double v)
+{
+    double x = 30.0 * (v / M_LN10 + 1.0);
+    unsigned c = !(x > 0) ? 0 : x >= ANALYSIS_N_CURVE ? ANALYSIS_N_CURVE : (unsigned)x + 1;
+    while (c > 0 && !(lc[c - 1] < v)) c--;
+    while (c < ANALYSIS_N_CURVE && lc[c] < v) c++;
+    return c;
+}
+
+static int fastp_resample(fastp_boot *f, picks *pk, const float *base, size_t row, size_t B, kbv_err *e)
+{
+    size_t np = f->np, b = pk->b;
+    int rc;
+    while (pk->n < np)
+        if ((rc = picks_more(pk, e))) return rc;
+    for (int bl = 0; bl < N_BL; bl++) {
+        /* above[j] counts the qualifying picks above exactly the j lowest
+         * curve thresholds, so the count above the k-th is the sum of
+         * above[j] for j > k; the six points are counted directly. */
+        uint32_t above[ANALYSIS_N_CURVE + 1] = {0}, point[ANALYSIS_N_FASTP] = {0};
+        for (size_t k = 0; k < np; k++) {
+            /* Without a branch on qualifying (as random as the picks): a
+             * pick that does not qualify adds 0; its stored replicate is
+             * finite all the same (zero without a speedup). */
+            uint32_t i = pk->idx[k], w = (f->ok[i] >> bl) & 1u;
+            size_t rr = b + pk->copy[k];
+            if (rr >= B) rr %= B;
+            double v = base[rr * row + (size_t)i * N_BL + (size_t)bl];
+            above[curve_below(f->lcurve, v)] += w;
+            for (int t = 0; t < ANALYSIS_N_FASTP; t++) point[t] += w & (uint32_t)(v > f->lpoint[t]);
+        }
+        uint32_t *h = &f->hist[(size_t)bl * N_THR * (np + 1)];
+        for (int t = 0; t < ANALYSIS_N_FASTP; t++) h[(size_t)t * (np + 1) + point[t]]++;
+        uint32_t cum = 0;
+        for (int k = ANALYSIS_N_CURVE - 1; k >= 0; k--) {
+            cum += above[k + 1];
+            h[(size_t)(ANALYSIS_N_FASTP + k) * (np + 1) + cum]++;
+        }
     }
     return 0;
 }
 
-/* --- fast_p and shares ---------------------------------------------------- */
+/* The percentile interval of the counts in hist[0..np] over B resamples,
+ * as shares of np. */
+static void hist_interval(const uint32_t *hist, size_t np, size_t B, double level, double *lo, double *hi)
+{
+    double a = (1 - level) / 2;
+    size_t rank[2] = {stats_quantile_index(B, a), stats_quantile_index(B, 1 - a)};
+    double out[2];
+    for (int s = 0; s < 2; s++) {
+        size_t cum = 0, k = 0;
+        for (k = 0; k < np; k++) {
+            cum += hist[k];
+            if (cum > rank[s]) break;
+        }
+        out[s] = (double)k / (double)np;
+    }
+    *lo = out[0];
+    *hi = out[1];
+}
+
+/* Widens [x->lo, x->hi] to hold the Clopper-Pearson interval of k of n,
+ * so that a share of 0 or 1, whose bootstrap interval has no width, still
+ * gets a real one (DESIGN.md 7). */
+static void widen_cp(est *x, long k, long n, double level)
+{
+    double lo, hi;
+    stats_clopper_pearson(k, n, level, &lo, &hi);
+    if (!(x->lo <= lo)) x->lo = lo;
+    if (!(x->hi >= hi)) x->hi = hi;
+}
 
 /* k of n qualify: the estimate k/n and the exact bootstrap-over-problems
- * percentile interval, the quantiles of Binomial(n, k/n) / n. */
+ * percentile interval, the quantiles of Binomial(n, k/n) / n, widened to the
+ * Clopper-Pearson interval.  For a share without a second level of
+ * replicates (the efficient share) the exact quantiles are the shared
+ * bootstrap's with infinitely many resamples. */
 static est share_est(long k, long n, double level, int with_n)
 {
     est x = {NAN, NAN, NAN, with_n ? n : -1};
@@ -406,15 +615,22 @@ static est share_est(long k, long n, double level, int with_n)
     x.e = q;
     x.lo = (double)stats_binom_quantile(n, q, a) / (double)n;
     x.hi = (double)stats_binom_quantile(n, q, 1 - a) / (double)n;
+    widen_cp(&x, k, n, level);
     return x;
 }
 
-static cJSON *fastp_json(const pctx *pc, size_t np, int bl, double p, double level)
+static cJSON *fastp_json(const pctx *pc, size_t np, int bl, int t, const fastp_boot *f, size_t B, double level)
 {
-    long k = 0;
-    for (size_t i = 0; i < np; i++)
-        k += pc[i].cr.cls == CL_CORRECT && pc[i].has_s[bl] && pc[i].s[bl] > p;
-    est x = share_est(k, (long)np, level, 0);
+    double p = threshold(t);
+    est x = {NAN, NAN, NAN, -1};
+    if (np) {
+        long k = 0;
+        for (size_t i = 0; i < np; i++)
+            k += pc[i].cr.cls == CL_CORRECT && pc[i].has_s[bl] && pc[i].s[bl] > p;
+        x.e = (double)k / (double)np;
+        hist_interval(&f->hist[((size_t)bl * N_THR + (size_t)t) * (np + 1)], np, B, level, &x.lo, &x.hi);
+        widen_cp(&x, k, (long)np, level);
+    }
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     cJSON_AddNumberToObject(o, "p", p);
@@ -422,33 +638,6 @@ static cJSON *fastp_json(const pctx *pc, size_t np, int bl, double p, double lev
     jio_add_num(o, "ci_low", x.lo);
     jio_add_num(o, "ci_high", x.hi);
     return o;
-}
-
-/* --- memory --------------------------------------------------------------- */
-
-static est memory_geomean(const shared *sh, size_t set, const double *v, size_t n, double *reps, double *jack)
-{
-    est x = {NAN, NAN, NAN, (long)n};
-    if (!n) return x;
-    size_t B = sh->o->resamples;
-    rng r;
-    rng_init(&r, sh->o->seed, set, RNG_NO_PROBLEM, RNG_G_MEMORY);
-    double S = 0;
-    for (size_t k = 0; k < n; k++) S += v[k];
-    for (size_t b = 0; b < B; b++) {
-        double sum = 0;
-        for (size_t k = 0; k < n; k++) sum += v[rng_below(&r, (uint32_t)n)];
-        reps[b] = sum / (double)n;
-    }
-    size_t nj = 0;
-    if (n >= 2)
-        for (size_t k = 0; k < n; k++) jack[nj++] = (S - v[k]) / (double)(n - 1);
-    double lo, hi, theta = S / (double)n;
-    stats_bca(theta, reps, B, jack, nj, sh->o->level, &lo, &hi);
-    x.e = exp(theta);
-    x.lo = exp(lo);
-    x.hi = exp(hi);
-    return x;
 }
 
 /* --- one set -------------------------------------------------------------- */
@@ -481,16 +670,18 @@ static cJSON *problem_json(const run_data *r, size_t set, size_t i, const pctx *
     for (int bl = 0; bl < N_BL; bl++) {
         const char *key = run_variant_names[1 + bl];
         if (p->has_s[bl]) {
-            est x = {p->s[bl], p->s_lo[bl], p->s_hi[bl], -1};
+            /* n: the rounds the speedup pairs (paired.h). */
+            est x = {p->s[bl], p->s_lo[bl], p->s_hi[bl], (long)p->q[bl].n};
             add_est(sub, key, &x);
         } else {
             cJSON_AddNullToObject(sub, key);
         }
     }
     sub = cJSON_AddObjectToObject(o, "time_ms");
-    for (int v = 0; v < RUN_NV; v++) add_num_or_null(sub, run_variant_names[v], p->v[v].n > 0, p->v[v].median);
+    for (int v = 0; v < RUN_NV; v++)
+        add_num_or_null(sub, run_variant_names[v], pr->times[v].n > 0, p->median[v]);
     sub = cJSON_AddObjectToObject(o, "n_samples");
-    for (int v = 0; v < RUN_NV; v++) cJSON_AddNumberToObject(sub, run_variant_names[v], (double)p->v[v].n);
+    for (int v = 0; v < RUN_NV; v++) cJSON_AddNumberToObject(sub, run_variant_names[v], (double)pr->times[v].n);
     sub = cJSON_AddObjectToObject(o, "peak_bytes");
     for (int v = 0; v < RUN_NV; v++) add_num_or_null(sub, run_variant_names[v], pr->have_mem[v], pr->peak_bytes[v]);
     add_num_or_null(o, "max_rel_err", !isnan(p->cr.max_rel_err), p->cr.max_rel_err);
@@ -502,18 +693,22 @@ static cJSON *problem_json(const run_data *r, size_t set, size_t i, const pctx *
 static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
 {
     const run_data *r = sh->r;
-    size_t np = r->n_problems, B = sh->o->resamples;
+    size_t np = r->n_problems, B = sh->o->resamples, maxn = 1;
     double level = sh->o->level;
     int rc = 0;
+    for (size_t i = 0; i < np; i++)
+        for (int v = 0; v < RUN_NV; v++)
+            if (run_pair_at(r, set, i)->times[v].n > maxn) maxn = run_pair_at(r, set, i)->times[v].n;
     pctx *pc = calloc(np + 1, sizeof *pc);
-    double *reps[N_BL] = {malloc(B * sizeof(double)), malloc(B * sizeof(double))};
+    double *reps = malloc(B * sizeof(double)), *tmp = malloc(maxn * sizeof(double));
     double *jack = malloc((np + 1) * sizeof *jack), *memv = malloc((np + 1) * sizeof *memv);
-    size_t *sub = malloc((np + 1) * sizeof *sub);
-    unsigned char *sel = calloc(np + 1, 1);
+    unsigned char *sel = calloc(np + 1, 1), *mem = calloc(np + 1, 1), *ok = calloc(np + 1, 1);
     geo_store st = {calloc((np + 1) * B * N_BL, sizeof(float)), np};
-    geo_jobs jobs = {.n = 0};
+    aggs as = {.n = 0};
+    picks pk = {0};
+    fastp_boot fb = {0};
     cJSON *o = cJSON_CreateObject();
-    if (!pc || !reps[0] || !reps[1] || !jack || !memv || !sub || !sel || !st.reps || !o) {
+    if (!pc || !reps || !tmp || !jack || !memv || !sel || !mem || !ok || !st.reps || !o) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
@@ -522,18 +717,19 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     for (size_t i = 0; i < np; i++) {
         pctx *p = &pc[i];
         const run_pair *pr = run_pair_at(r, set, i);
-        for (int v = 0; v < RUN_NV; v++)
-            if ((rc = vdata_fill(&p->v[v], &pr->times[v], sh->mb, e))) goto done;
-        classify_pair(r, pr, p->v[RUN_V_CAND].median, &p->cr);
+        for (int v = 0; v < RUN_NV; v++) p->median[v] = sample_median(&pr->times[v], tmp);
+        classify_pair(r, pr, p->median[RUN_V_CAND], &p->cr);
         counts[p->cr.cls]++;
-        /* An error has no speedup, whatever samples it left; nor has a
-         * missing candidate or one whose records are not to be trusted. */
         for (int bl = 0; bl < N_BL; bl++) {
+            size_t k = (set * np + i) * N_BL + (size_t)bl;
+            if ((rc = vdata_fill(&p->q[bl], sh->ratios[k], sh->n_ratios[k], sh->mb, e))) goto done;
+            /* An error has no speedup, whatever samples it left; nor has a
+             * missing candidate or one whose records are not to be trusted. */
             p->has_s[bl] = p->cr.cls != CL_ERROR && p->cr.cls != CL_MISSING && p->cr.cls != CL_TAMPERING &&
-                           p->v[RUN_V_CAND].n > 0 && p->v[1 + bl].n > 0;
+                           p->q[bl].n > 0;
             p->s[bl] = p->s_lo[bl] = p->s_hi[bl] = p->ls[bl] = NAN;
             if (p->has_s[bl]) {
-                p->s[bl] = p->v[1 + bl].median / p->v[RUN_V_CAND].median;
+                p->s[bl] = p->q[bl].median;
                 p->ls[bl] = log(p->s[bl]);
             }
         }
@@ -545,24 +741,61 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     cJSON *cj = cJSON_AddObjectToObject(o, "counts");
     for (int c = 0; c < CL_N; c++) cJSON_AddNumberToObject(cj, classify_class_names[c], (double)counts[c]);
 
-    /* Geometric means: correct problems, all problems, and the inflation
-     * steps (passing D1; passing D1 and the hidden distributions). */
-    est g_correct[N_BL], g_all[N_BL], g_orig[N_BL], g_hidden[N_BL];
+    /* The aggregates: geometric means over the correct problems and over
+     * all problems, the inflation steps (passing D1; passing D1 and the
+     * hidden distributions) and memory efficiency, all on the same draws. */
+    est g_correct[N_BL], g_all[N_BL], g_orig[N_BL], g_hidden[N_BL], m_eff[N_BL];
     for (size_t i = 0; i < np; i++)
-        sel[i] = pc[i].cr.cls == CL_CORRECT ? (unsigned char)(pc[i].has_s[0] | pc[i].has_s[1] << 1) : 0;
-    /* The selections are copied into the jobs, so sel can change between
-     * them; the jobs then run together. */
-    if ((rc = geo_select(&jobs, sh, set, pc, &st, sel, 3, RNG_G_CORRECT, sub, g_correct, e))) goto done;
+        ok[i] = pc[i].cr.cls == CL_CORRECT ? (unsigned char)(pc[i].has_s[0] | pc[i].has_s[1] << 1) : 0;
+    if ((rc = agg_select(&as, B, pc, np, ok, 3, mem, g_correct, e))) goto done;
     /* geomean_all: every problem, correct ones as max(1, s). */
-    for (size_t i = 0; i < np; i++) sub[i] = i;
-    if ((rc = geo_add(&jobs, sh, set, pc, &st, sub, np, sel, 1, 3, RNG_G_ALL, g_all, e))) goto done;
-    for (size_t i = 0; i < np; i++)
-        sel[i] = pc[i].cr.passes_d1 && pc[i].has_s[BL_FP32] ? 1 : 0;
-    if ((rc = geo_select(&jobs, sh, set, pc, &st, sel, 1, RNG_G_ORIGINAL, sub, g_orig, e))) goto done;
+    memset(mem, 1, np);
+    if ((rc = agg_add(&as, B, pc, np, mem, ok, NULL, 1, 3, g_all, e))) goto done;
+    for (size_t i = 0; i < np; i++) sel[i] = pc[i].cr.passes_d1 && pc[i].has_s[BL_FP32] ? 1 : 0;
+    if ((rc = agg_select(&as, B, pc, np, sel, 1, mem, g_orig, e))) goto done;
     for (size_t i = 0; i < np; i++)
         if (pc[i].cr.cls == CL_HIDDEN_FAIL) sel[i] = 0;
-    if ((rc = geo_select(&jobs, sh, set, pc, &st, sel, 1, RNG_G_HIDDEN, sub, g_hidden, e))) goto done;
-    geo_jobs_run(&jobs, sh, &st, jack);
+    if ((rc = agg_select(&as, B, pc, np, sel, 1, mem, g_hidden, e))) goto done;
+    /* Memory against the tf32 baseline, over correct problems with both
+     * peaks recorded. */
+    long less = 0;
+    for (size_t i = 0; i < np; i++) {
+        const run_pair *pr = run_pair_at(r, set, i);
+        mem[i] = 0;
+        memv[i] = 0;
+        if (pc[i].cr.cls != CL_CORRECT || !pr->have_mem[RUN_V_CAND] || !pr->have_mem[RUN_V_TF32]) continue;
+        double c = pr->peak_bytes[RUN_V_CAND], b = pr->peak_bytes[RUN_V_TF32];
+        if (!(c > 0 && b > 0)) continue;
+        mem[i] = 1;
+        memv[i] = log(b / c);
+        less += c < b;
+    }
+    if ((rc = agg_add(&as, B, pc, np, mem, NULL, memv, 0, 1, m_eff, e))) goto done;
+    long n_mem = m_eff[0].n;
+
+    if (np) {
+        if ((rc = picks_new(&pk, np, e)) || (rc = fastp_new(&fb, np, ok, e))) goto done;
+        size_t row = (np + 1) * N_BL, row_bytes = row * sizeof(float);
+        for (size_t b = 0; b < B; b++) {
+            /* The picks land anywhere in a row, which defeats the hardware's
+             * prefetch; fetching the row two resamples ahead keeps the loop
+             * from waiting on memory. */
+            if (b + 2 < B) {
+                const char *ahead = (const char *)&st.reps[(b + 2) * row];
+                for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
+            }
+            picks_start(&pk, sh->o->seed, set, b);
+            for (int k = 0; k < as.n; k++) {
+                agg *j = &as.a[k];
+                rc = j->fixed ? agg_resample(j, &pk, st.reps, row, B, 2, e)
+                   : j->clamp ? agg_resample(j, &pk, st.reps, row, B, 1, e)
+                              : agg_resample(j, &pk, st.reps, row, B, 0, e);
+                if (rc) goto done;
+            }
+            if ((rc = fastp_resample(&fb, &pk, st.reps, row, B, e))) goto done;
+        }
+    }
+    aggs_finish(&as, sh, jack);
 
     cJSON *bj = cJSON_AddObjectToObject(o, "baselines");
     for (int bl = 0; bl < N_BL; bl++) {
@@ -571,29 +804,16 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
         g_all[bl].n = (long)np;
         add_est(b, "geomean_speedup_all", &g_all[bl]);
         cJSON *fp = cJSON_AddArrayToObject(b, "fast_p");
-        for (int k = 0; k < ANALYSIS_N_FASTP; k++)
-            cJSON_AddItemToArray(fp, fastp_json(pc, np, bl, analysis_fastp_points[k], level));
+        for (int t = 0; t < ANALYSIS_N_FASTP; t++)
+            cJSON_AddItemToArray(fp, fastp_json(pc, np, bl, t, &fb, B, level));
         cJSON *fc = cJSON_AddArrayToObject(b, "fast_p_curve");
-        for (int k = 0; k < ANALYSIS_N_CURVE; k++)
-            cJSON_AddItemToArray(fc, fastp_json(pc, np, bl, analysis_curve_point(k), level));
+        for (int t = ANALYSIS_N_FASTP; t < N_THR; t++)
+            cJSON_AddItemToArray(fc, fastp_json(pc, np, bl, t, &fb, B, level));
     }
 
-    /* Memory against the tf32 baseline, over correct problems with both
-     * peaks recorded. */
-    size_t nm = 0;
-    long less = 0;
-    for (size_t i = 0; i < np; i++) {
-        const run_pair *pr = run_pair_at(r, set, i);
-        if (pc[i].cr.cls != CL_CORRECT || !pr->have_mem[RUN_V_CAND] || !pr->have_mem[RUN_V_TF32]) continue;
-        double c = pr->peak_bytes[RUN_V_CAND], b = pr->peak_bytes[RUN_V_TF32];
-        if (!(c > 0 && b > 0)) continue;
-        memv[nm++] = log(b / c);
-        less += c < b;
-    }
-    est m_eff = memory_geomean(sh, set, memv, nm, reps[0], jack);
-    est m_share = share_est(less, (long)nm, level, 1);
+    est m_share = share_est(less, n_mem, level, 1);
     cJSON *mj = cJSON_AddObjectToObject(o, "memory");
-    add_est(mj, "efficiency_geomean", &m_eff);
+    add_est(mj, "efficiency_geomean", &m_eff[0]);
     add_est(mj, "efficient_share", &m_share);
 
     cJSON *inf = cJSON_AddArrayToObject(o, "inflation");
@@ -615,16 +835,19 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
 
 done:
     for (size_t i = 0; pc && i < np; i++)
-        for (int v = 0; v < RUN_NV; v++) vdata_free(&pc[i].v[v]);
+        for (int bl = 0; bl < N_BL; bl++) vdata_free(&pc[i].q[bl]);
     free(pc);
-    free(reps[0]);
-    free(reps[1]);
+    free(reps);
+    free(tmp);
     free(jack);
     free(memv);
-    free(sub);
     free(sel);
+    free(mem);
+    free(ok);
     free(st.reps);
-    geo_jobs_free(&jobs);
+    aggs_free(&as);
+    picks_free(&pk);
+    fastp_free(&fb);
     if (rc) {
         cJSON_Delete(o);
         return rc;
@@ -658,23 +881,35 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
 {
     int rc = 0;
     medboot *mb = NULL;
+    size_t npairs = r->n_sets * r->n_problems;
     cJSON **sets = calloc(r->n_sets + 1, sizeof *sets);
+    double **ratios = calloc(npairs * N_BL + 1, sizeof *ratios);
+    size_t *n_ratios = calloc(npairs * N_BL + 1, sizeof *n_ratios);
     worker *ws = NULL;
     cJSON *root = NULL;
     if (o->resamples < 1 || o->resamples > 100000000) {
-        free(sets);
-        return err_set(e, KBV_EUSAGE, "bootstrap resamples must be between 1 and 1e8");
+        rc = err_set(e, KBV_EUSAGE, "bootstrap resamples must be between 1 and 1e8");
+        goto done;
     }
-    if (!sets) return err_set(e, KBV_ENOMEM, "out of memory");
+    if (!sets || !ratios || !n_ratios) {
+        rc = err_set(e, KBV_ENOMEM, "out of memory");
+        goto done;
+    }
 
-    /* The median tables depend on the sample count only; building them all
-     * first lets the threads share them read-only. */
+    /* The rounds of every pair against both baselines, and the median tables
+     * for their counts: the tables depend on the count only, and building
+     * them all first lets the threads share them read-only. */
     if ((rc = medboot_new(&mb, e))) goto done;
-    for (size_t i = 0; i < r->n_sets * r->n_problems; i++)
-        for (int v = 0; v < RUN_NV; v++)
-            if ((rc = medboot_prepare(mb, r->pairs[i].times[v].n, e))) goto done;
+    for (size_t i = 0; i < npairs; i++)
+        for (int bl = 0; bl < N_BL; bl++) {
+            size_t k = i * N_BL + (size_t)bl;
+            const run_pair *pr = &r->pairs[i];
+            if ((rc = paired_ratios(&pr->times[RUN_V_CAND], &pr->times[1 + bl], &ratios[k], &n_ratios[k], e)) ||
+                (rc = medboot_prepare(mb, n_ratios[k], e)))
+                goto done;
+        }
 
-    shared sh = {r, o, mb};
+    shared sh = {r, o, mb, ratios, n_ratios};
     size_t nt = o->threads < 1 ? 1 : (size_t)o->threads;
     if (nt > r->n_sets) nt = r->n_sets ? r->n_sets : 1;
     ws = calloc(nt, sizeof *ws);
@@ -733,7 +968,10 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
     *out = root;
     root = NULL;
 done:
-    for (size_t s = 0; s < r->n_sets; s++) cJSON_Delete(sets[s]);
+    for (size_t s = 0; sets && s < r->n_sets; s++) cJSON_Delete(sets[s]);
+    for (size_t k = 0; ratios && k < npairs * N_BL; k++) free(ratios[k]);
+    free(ratios);
+    free(n_ratios);
     free(sets);
     free(ws);
     cJSON_Delete(root);

@@ -1,15 +1,21 @@
 /* analysis.h - the numbers of DESIGN.md section 7, as the analysis.json tree
  * of section 6 (and notes/analysis_schema.md).
  *
- * Speedups carry percentile-bootstrap intervals whose resampled medians are
- * drawn from their exact distribution (medboot.h); geometric means carry
- * two-level (problems, then samples) BCa intervals with jackknife
- * acceleration over problems; fast_p and the efficient share carry the
- * bootstrap-over-problems percentile interval, computed exactly: resampling
- * N problems and counting those that qualify gives Binomial(N, k/N), so its
- * quantiles are those of the bootstrap with infinitely many resamples.
- * Every random stream is keyed by (seed, set, problem, purpose), so that the
- * result is the same, byte for byte, whatever the number of threads.
+ * A speedup is the median over the rounds that the candidate and the
+ * baseline share of baseline time / candidate time (paired.h), with a
+ * percentile-bootstrap interval over rounds whose resampled medians are
+ * drawn from their exact distribution (medboot.h).  Every aggregate of a set
+ * (geometric means, inflation steps, memory efficiency, fast_p) is
+ * bootstrapped over problems on the same draws: the same resampled problems
+ * and, for each, the same replicate of its speedup, so that two aggregates
+ * over the same values get the same interval.  Geometric means carry
+ * two-level BCa intervals with jackknife acceleration over problems; fast_p
+ * carries the two-level percentile interval widened to the Clopper-Pearson
+ * interval of k/N, the efficient share the exact bootstrap-over-problems
+ * interval (the quantiles of Binomial(N, k/N)) widened likewise.  Every
+ * random stream is keyed by (seed, set, problem or resample, purpose), so
+ * that the result is the same, byte for byte, whatever the number of
+ * threads.
  */
 #ifndef KBV_ANALYSIS_H
 #define KBV_ANALYSIS_H
@@ -39,11 +45,13 @@ extern const double analysis_fastp_points[ANALYSIS_N_FASTP];
 #define ANALYSIS_N_CURVE 61
 double analysis_curve_point(int k);   /* 10^(-1 + k/30), k = 0..60 */
 
-/* Exposed for tests: the percentile-bootstrap interval of the ratio of
- * medians median(base) / median(cand) of two sorted samples, with B
- * resamples, using exact median draws; the stream is (seed, 0, 0, purpose
- * RNG_P_*).  Returns the point ratio. */
-double analysis_ratio_ci(const double *base_sorted, size_t nb, const double *cand_sorted, size_t nc,
-                         uint64_t seed, size_t B, double level, double *lo, double *hi, kbv_err *e);
+/* Exposed for tests: the speedup of n rounds, base[i] and cand[i] being the
+ * times of round i, as analysis_build computes it: the median of the ratios
+ * base[i] / cand[i], returned, and its percentile-bootstrap interval over
+ * rounds (pairs resampled together) with B resamples, from the stream that
+ * analysis_build uses for set 0, problem 0.  NAN with *e set
+ * on failure. */
+double analysis_paired_ci(const double *base, const double *cand, size_t n, uint64_t seed, size_t B, double level,
+                          double *lo, double *hi, kbv_err *e);
 
 #endif

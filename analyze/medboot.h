@@ -22,16 +22,14 @@
 #include "err.h"
 #include "rng.h"
 
-/* What a bootstrap stream is for: the last part of its rng_init key. */
+/* What a bootstrap stream is for: the last part of its rng_init key (the
+ * key is (run seed, set index, problem index or bootstrap resample index,
+ * purpose)).  The numbers stay as they were when a purpose is retired, so
+ * that the others keep their streams. */
 enum {
-    RNG_P_CAND = 1,      /* per-problem draws of the candidate's median */
-    RNG_P_FP32 = 2,      /* ... of the fp32 baseline's median */
-    RNG_P_TF32 = 3,      /* ... of the tf32 baseline's median */
-    RNG_G_CORRECT = 16,  /* set-level two-level bootstrap, correct problems */
-    RNG_G_ALL = 17,      /* ... all problems */
-    RNG_G_ORIGINAL = 18, /* ... problems passing D1 (inflation step 1) */
-    RNG_G_HIDDEN = 19,   /* ... problems passing D1 and hidden (step 2) */
-    RNG_G_MEMORY = 20    /* ... memory efficiency (problems only) */
+    RNG_P_RATIO = 2,     /* per-problem draws of the median of the paired ratios; the same
+                            stream for both baselines (see analysis.c) */
+    RNG_G_PICKS = 21     /* the problem picks of a set's bootstrap resample (key: set, resample, purpose) */
 };
 
 #define MEDBOOT_GAPS 6

@@ -163,17 +163,29 @@ static int note_tamper(run_pair *pr, const char *why, kbv_err *e)
 
 /* --- records -------------------------------------------------------------- */
 
-static int vec_push(run_vec *v, double x, kbv_err *e)
+static int vec_push(run_vec *v, double x, long round, kbv_err *e)
 {
     if (v->n == v->cap) {
         size_t cap = v->cap ? 2 * v->cap : 64;
         double *p = realloc(v->v, cap * sizeof *p);
         if (!p) return err_set(e, KBV_ENOMEM, "out of memory");
         v->v = p;
+        long *q = realloc(v->round, cap * sizeof *q);
+        if (!q) return err_set(e, KBV_ENOMEM, "out of memory");
+        v->round = q;
         v->cap = cap;
     }
-    v->v[v->n++] = x;
+    v->v[v->n] = x;
+    v->round[v->n++] = round;
     return 0;
+}
+
+/* A record's round, kept for pairing the variants (paired.h): an integral
+ * number in 0..RUN_MAX_ROUND, else RUN_NO_ROUND.  The grammar has judged
+ * the record already; this only keeps the conversion defined. */
+static long round_of(double x)
+{
+    return x >= 0 && x <= (double)RUN_MAX_ROUND && x == floor(x) ? (long)x : RUN_NO_ROUND;
 }
 
 /* A record's clock: its sm_mhz when that is a positive finite number, else
@@ -203,10 +215,10 @@ static int mhz_push(run_mhz *m, double mhz, size_t n, kbv_err *e)
     return 0;
 }
 
-/* One time sample and its clock (0: not known). */
-static int push_time(run_pair *pr, int v, double gpu, double mhz, kbv_err *e)
+/* One time sample, its round and its clock (0: not known). */
+static int push_time(run_pair *pr, int v, double gpu, long round, double mhz, kbv_err *e)
 {
-    int rc = vec_push(&pr->times[v], gpu, e);
+    int rc = vec_push(&pr->times[v], gpu, round, e);
     return rc ? rc : mhz_push(&pr->mhz[v], mhz, 1, e);
 }
 
@@ -219,7 +231,7 @@ static int variant_index(const char *p, size_t n)
 
 /* A time must be a positive finite number; wall_ms may be absent. */
 static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen, int gpu_kind, double gpu,
-                    int wall_kind, double wall, double mhz, const char *what, kbv_err *e)
+                    int wall_kind, double wall, long round, double mhz, const char *what, kbv_err *e)
 {
     int v = variant_index(variant, vlen);
     if (v < 0)
@@ -230,7 +242,7 @@ static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen,
     if (wall_kind != SCAN_ABSENT && (wall_kind != SCAN_NUMBER || !(wall > 0) || !isfinite(wall)))
         return err_set(e, KBV_EINPUT, "%s: \"wall_ms\" must be a positive finite number", what);
     r->n_time++;
-    return push_time(pr, v, gpu, mhz, e);
+    return push_time(pr, v, gpu, round, mhz, e);
 }
 
 static char *dup_str(const char *s)
@@ -483,8 +495,10 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
         int wk = !w ? SCAN_ABSENT : cJSON_IsNumber(w) ? SCAN_NUMBER : cJSON_IsNull(w) ? SCAN_NULL : SCAN_OTHER;
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "sm_mhz");
         double mhz = cJSON_IsNumber(c) ? clock_of(SCAN_NUMBER, c->valuedouble) : 0;
+        const cJSON *rd = cJSON_GetObjectItemCaseSensitive(o, "round");
+        long round = cJSON_IsNumber(rd) ? round_of(rd->valuedouble) : RUN_NO_ROUND;
         return add_time(r, pr, variant, strlen(variant), gk, gk == SCAN_NUMBER ? g->valuedouble : 0, wk,
-                        wk == SCAN_NUMBER ? w->valuedouble : 0, mhz, what, e);
+                        wk == SCAN_NUMBER ? w->valuedouble : 0, round, mhz, what, e);
     }
     case 5: { /* memory */
         const char *variant;
@@ -547,7 +561,7 @@ static int take_time(run_data *r, size_t k, int v, double round, double gpu, dou
     if (rc < 0) return err_set(e, rc, "%s:%ld: %s", path, lineno, why);
     if (rc > 0) return note_tamper(&r->pairs[k], why, e);
     r->n_time++;
-    return push_time(&r->pairs[k], v, gpu, mhz, e);
+    return push_time(&r->pairs[k], v, gpu, round_of(round), mhz, e);
 }
 
 /* run_add_line with the line's hash already computed. */
@@ -961,6 +975,7 @@ void run_free(run_data *r)
         free(p->probes);
         for (int v = 0; v < RUN_NV; v++) {
             free(p->times[v].v);
+            free(p->times[v].round);
             free(p->mhz[v].s);
             for (size_t k = 0; k < p->n_choices[v]; k++) free(p->choices[v][k]);
             free(p->choices[v]);

@@ -36,8 +36,16 @@ extern const char *const run_variant_names[RUN_NV];  /* "candidate", "fp32", "tf
 enum { RUN_TIER_UNKNOWN = -1, RUN_TIER_FP32 = 0, RUN_TIER_TF32 = 1, RUN_TIER_HALF = 2, RUN_TIER_NONE = 3 };
 extern const char *const run_tier_names[4];
 
+/* A variant's time samples.  round[i] is sample i's "round" (collect
+ * times the variants round by round, and analyze pairs them by it), or
+ * RUN_NO_ROUND when the record has none that is an integer in
+ * 0..RUN_MAX_ROUND; such a sample counts for the variant's median but pairs
+ * with nothing. */
+#define RUN_NO_ROUND (-1L)
+#define RUN_MAX_ROUND 2147483647L
 typedef struct run_vec {
     double *v;       /* owned */
+    long *round;     /* owned, parallel to v */
     size_t n, cap;
 } run_vec;
 

@@ -4,6 +4,14 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* lgamma without its global sign variable (lgamma_r), so that threads may
+ * call it. */
+static double lgam(double x)
+{
+    int sign;
+    return lgamma_r(x, &sign);
+}
+
 static void insertion_sort(double *x, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -76,13 +84,16 @@ double stats_select(double *x, size_t n, size_t k)
     return x[k];
 }
 
-/* The small epsilon keeps q n = 250 (q = 0.025, n = 10000) from becoming
- * 251 through the rounding of q. */
 static size_t quantile_index(size_t n, double q);
 
 double stats_quantile(double *x, size_t n, double q)
 {
     return stats_select(x, n, quantile_index(n, q));
+}
+
+size_t stats_quantile_index(size_t n, double q)
+{
+    return quantile_index(n, q);
 }
 
 double stats_norm_cdf(double z)
@@ -131,11 +142,86 @@ double stats_norm_ppf(double p)
     return x;
 }
 
+/* The small epsilon keeps q n = 250 (q = 0.025, n = 10000) from becoming
+ * 251 through the rounding of q. */
 static size_t quantile_index(size_t n, double q)
 {
     double pos = ceil(q * (double)n - 1e-9);
     size_t k = pos < 1 ? 0 : (size_t)pos - 1;
     return k >= n ? n - 1 : k;
+}
+
+/* The continued fraction of I_x(a, b) (Numerical Recipes 6.4, modified
+ * Lentz), which converges fast for x < (a + 1) / (a + b + 2). */
+static double betacf(double a, double b, double x)
+{
+    const double tiny = 1e-300, eps = 1e-16;
+    double qab = a + b, qap = a + 1, qam = a - 1;
+    double c = 1, d = 1 - qab * x / qap;
+    if (fabs(d) < tiny) d = tiny;
+    d = 1 / d;
+    double h = d;
+    for (int m = 1; m <= 100000; m++) {
+        double m2 = 2.0 * m;
+        double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1 + aa * d;
+        if (fabs(d) < tiny) d = tiny;
+        c = 1 + aa / c;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1 / d;
+        h *= d * c;
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1 + aa * d;
+        if (fabs(d) < tiny) d = tiny;
+        c = 1 + aa / c;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1 / d;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1) < eps) break;
+    }
+    return h;
+}
+
+double stats_betainc(double a, double b, double x)
+{
+    if (!(x > 0)) return 0;
+    if (!(x < 1)) return 1;
+    /* x^a (1-x)^b / B(a, b), in logs so that large counts do not overflow. */
+    double lbt = lgam(a + b) - lgam(a) - lgam(b) + a * log(x) + b * log1p(-x);
+    double bt = exp(lbt);
+    /* The fraction for x or, through I_x(a, b) = 1 - I_{1-x}(b, a), for
+     * 1 - x, whichever side converges. */
+    if (x < (a + 1) / (a + b + 2)) return bt * betacf(a, b, x) / a;
+    return 1 - bt * betacf(b, a, 1 - x) / b;
+}
+
+double stats_beta_ppf(double a, double b, double p)
+{
+    if (!(p > 0)) return 0;
+    if (!(p < 1)) return 1;
+    /* Bisection: I_x is increasing in x, so the bracket always holds the
+     * root, and the loop ends when the midpoint is one of its ends (the
+     * bracket is two neighbouring doubles), at most some 1100 halvings. */
+    double lo = 0, hi = 1;
+    for (;;) {
+        double mid = 0.5 * (lo + hi);
+        if (mid <= lo || mid >= hi) break;
+        if (stats_betainc(a, b, mid) < p) lo = mid;
+        else hi = mid;
+    }
+    return hi;
+}
+
+void stats_clopper_pearson(long k, long n, double level, double *lo, double *hi)
+{
+    double a = (1 - level) / 2;
+    if (n <= 0 || k < 0 || k > n) {
+        *lo = *hi = NAN;
+        return;
+    }
+    *lo = k == 0 ? 0 : stats_beta_ppf((double)k, (double)(n - k + 1), a);
+    *hi = k == n ? 1 : stats_beta_ppf((double)(k + 1), (double)(n - k), 1 - a);
 }
 
 /* The k1-th and k2-th smallest (k1 <= k2) of x[0..n), reordering x.

@@ -31,6 +31,25 @@ double stats_norm_ppf(double p);
 /* Binomial quantiles: common/ostat.h's ostat_binom_quantile. */
 #define stats_binom_quantile ostat_binom_quantile
 
+/* The 0-based rank that stats_quantile selects for the q-quantile of n
+ * values: ceil(q n) - 1, clamped to 0..n-1. */
+size_t stats_quantile_index(size_t n, double q);
+
+/* The regularized incomplete beta function I_x(a, b) (a, b > 0; x is
+ * clamped to [0, 1]): the distribution function of Beta(a, b) at x, and
+ * P(Binomial(n, x) >= k) = I_x(k, n - k + 1). */
+double stats_betainc(double a, double b, double x);
+
+/* The p-quantile of Beta(a, b), p in [0, 1]: the x with I_x(a, b) = p, by
+ * bisection to full double precision (monotone and exact, at some
+ * microseconds a call). */
+double stats_beta_ppf(double a, double b, double p);
+
+/* The Clopper-Pearson interval of k successes in n trials at the given
+ * level (0 <= k <= n, n >= 1): [Beta((1-level)/2; k, n-k+1),
+ * Beta((1+level)/2; k+1, n-k)], with 0 for k = 0 and 1 for k = n. */
+void stats_clopper_pearson(long k, long n, double level, double *lo, double *hi);
+
 /* Percentile interval of bootstrap replicates reps[0..B): the (1-level)/2
  * and (1+level)/2 quantiles.  Reorders reps. */
 void stats_percentile(double *reps, size_t B, double level, double *lo, double *hi);

@@ -26,11 +26,13 @@ static const char manifest[] =
 
 static const char *const names[] = {"manifest.json", "samples.jsonl", NULL};
 
-/* The same samples in the same order: the parallel reader takes each
- * chunk's records in journal order, as the journal grammar needs. */
+/* The same samples with the same rounds in the same order: the parallel
+ * reader takes each chunk's records in journal order, as the journal
+ * grammar needs, and analyze pairs the variants by round. */
 static int same_vec(const run_vec *a, const run_vec *b)
 {
-    return a->n == b->n && (a->n == 0 || memcmp(a->v, b->v, a->n * sizeof *a->v) == 0);
+    return a->n == b->n && (a->n == 0 || (memcmp(a->v, b->v, a->n * sizeof *a->v) == 0 &&
+                                          memcmp(a->round, b->round, a->n * sizeof *a->round) == 0));
 }
 
 static int same_str(const char *a, const char *b)

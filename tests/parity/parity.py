@@ -17,6 +17,13 @@ Timer).  ratio = kbv median / PyTorch median.  kbv's kernel choice per
 variant, where its baseline chose by timing, is kept as fp32_choice and
 tf32_choice.
 
+With --from-run RUN_DIR, kbv's side is what a collect measured: the median
+of every fp32 and tf32 sample of the problem in RUN_DIR's journal (the
+worker's own rounds: L2 flush, events, the candidate interleaved), and
+PyTorch is timed alone as a user times it: a warm GPU (--warm-s of the
+model first), cold L2, CUDA events, the median of --samples.  The file's
+"method" says which way its ratios were made.
+
 Writes data/parity/<gpu>.json:
   {"gpu", "torch", "cuda", "samples", "problems": [{"id", "fp32_ratio",
    "tf32_ratio", "exception", ...timings and errors...}]}
@@ -54,7 +61,35 @@ def parse_args():
     ap.add_argument("--samples", type=int, default=50)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", default=None, help="output JSON (default data/parity/<gpu>.json)")
+    ap.add_argument("--from-run", default=None, metavar="RUN_DIR",
+                    help="kbv's times from this collect run's journal (in-run medians) instead of timing here")
+    ap.add_argument("--warm-s", type=float, default=0.5, help="seconds of PyTorch calls before its samples")
     return ap.parse_args()
+
+
+def run_medians(run_dir):
+    """{problem: {"fp32": median ms, "tf32": median ms, "n_fp32", "n_tf32"}}
+    over every set of a collect run's journal (samples.jsonl or .gz)."""
+    import gzip
+    path = os.path.join(run_dir, "samples.jsonl")
+    opener = open
+    if not os.path.exists(path):
+        path += ".gz"
+        opener = gzip.open
+    times = {}
+    with opener(path, "rt") as f:
+        for line in f:
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32") and r.get("gpu_ms") is not None:
+                times.setdefault(r["problem"], {}).setdefault(r["variant"], []).append(r["gpu_ms"])
+    out = {}
+    for pid, v in times.items():
+        out[pid] = {k: statistics.median(x) for k, x in v.items()}
+        out[pid].update({f"n_{k}": len(x) for k, x in v.items()})
+    return out
 
 
 # ---------------------------------------------------------------- references
@@ -251,6 +286,16 @@ class Timer:
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
         self.flush = torch.empty(max(2 * l2, 256 << 20), dtype=torch.uint8, device="cuda")
 
+    def warm(self, fn, seconds):
+        """Calls fn until seconds have passed: an idle GPU runs its first
+        tens of milliseconds of work at a lower clock, which a user timing
+        a model in a loop never sees."""
+        import time
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < seconds:
+            fn()
+            torch.cuda.synchronize()
+
     def medians_ms(self, fns):
         """The median time of each function, their samples interleaved
         (sample i of every function, in an order that rotates by one each
@@ -357,7 +402,10 @@ def two_sides(lib, p, seed, variant):
         torch.cuda.empty_cache()
 
 
-def run_problem(lib, p, timer, seed):
+def run_problem(lib, p, timer, seed, inrun=None, warm_s=0.0):
+    """One problem's ratios.  inrun: None (time kbv's baselines here,
+    interleaved with PyTorch) or this problem's in-run medians
+    (run_medians), against which PyTorch is timed alone after warm_s."""
     pid = p["id"]
     res = {"id": pid, "fp32_ratio": None, "tf32_ratio": None, "exception": None}
     why = ctypes.create_string_buffer(512)
@@ -390,9 +438,18 @@ def run_problem(lib, p, timer, seed):
                     failures.append(f"{name} output: {detail}")
                 del ref
                 torch.cuda.empty_cache()
-                t_torch, t_kbv = timer.medians_ms(
-                    [lambda: ref_fn(p, ins),
-                     lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048)])
+                if inrun is not None:
+                    if name not in inrun:
+                        failures.append(f"{name}: no in-run samples")
+                        continue
+                    timer.warm(lambda: ref_fn(p, ins), warm_s)
+                    t_torch = timer.medians_ms([lambda: ref_fn(p, ins)])[0]
+                    t_kbv = inrun[name]
+                    res[f"{name}_kbv_samples"] = inrun.get(f"n_{name}")
+                else:
+                    t_torch, t_kbv = timer.medians_ms(
+                        [lambda: ref_fn(p, ins),
+                         lambda: lib.kbvb_run(handle, variant, in_ptrs, out_ptrs, sp, err, 2048)])
                 res[f"{name}_torch_ms"] = t_torch
                 res[f"{name}_kbv_ms"] = t_kbv
                 choice = lib.kbvb_choice(handle, variant)
@@ -421,12 +478,19 @@ def main():
     gpu = torch.cuda.get_device_name(0)
     out = args.out or os.path.join("data", "parity",
                                    "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") + ".json")
+    inrun = run_medians(args.from_run) if args.from_run else None
+    if inrun is not None:
+        probs = [p for p in probs if p["id"] in inrun]
+        method = {"kbv": f"in-run medians of collect's timed rounds ({os.path.basename(os.path.abspath(args.from_run))})",
+                  "torch": f"alone, after {args.warm_s:g} s of warm-up, cold L2, CUDA events, median of {args.samples}"}
+    else:
+        method = {"kbv": "timed here, interleaved with PyTorch", "torch": "interleaved with kbv, cold L2, CUDA events"}
     doc = {"schema": "kbv-parity/1", "gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
-           "samples": args.samples, "problems": []}
+           "samples": args.samples, "method": method, "problems": []}
     if os.path.exists(out):
         with open(out) as f:
             old = json.load(f)
-        if old.get("gpu") == gpu:
+        if old.get("gpu") == gpu and old.get("method") == method:
             doc["problems"] = old.get("problems", [])
     byid = {r["id"]: r for r in doc["problems"]}
     timer = Timer(args.samples)
@@ -447,7 +511,8 @@ def main():
     for i, p in enumerate(probs):
         print(f"[{i + 1}/{len(probs)}] {p['id']}", file=sys.stderr, flush=True)
         try:
-            r = run_problem(lib, p, timer, args.seed)
+            r = run_problem(lib, p, timer, args.seed, inrun.get(p["id"]) if inrun is not None else None,
+                            args.warm_s)
         except Exception as ex:   # a failure of one problem is a result, not the end
             r = {"id": p["id"], "fp32_ratio": None, "tf32_ratio": None, "exception": f"unexplained: {type(ex).__name__}: {ex}"}
         byid[p["id"]] = r

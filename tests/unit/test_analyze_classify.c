@@ -277,6 +277,17 @@ static void test_flags(void **state)
     assert_int_equal(c.tier, RUN_TIER_HALF);
     assert_true(c.max_rel_err == 0.004);
     run_free(r);
+    /* The tier is the worst over every distribution, not D1's alone: exact
+     * on D1, tf32-close on D2. */
+    r = tu_run(SETS, PROBS);
+    tu_pass(r, "s", "p", "fp32");
+    TU_ADD(r, "{\"type\":\"check\",\"set\":\"s\",\"problem\":\"p\",\"dist\":\"D2\",\"trial\":0,\"pass\":true,"
+              "\"max_rel_err\":0.0004,\"tier\":\"tf32\"}");
+    classify_pair(r, run_pair_at(r, 0, 0), NAN, &c);
+    assert_int_equal(c.cls, CL_CORRECT);
+    assert_true(c.flags & (1u << FL_PRECISION_TF32));
+    assert_int_equal(c.tier, RUN_TIER_TF32);
+    run_free(r);
 }
 
 int main(void)

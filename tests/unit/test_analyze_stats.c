@@ -1,8 +1,10 @@
 /* Unit tests of analyze/stats.c and analyze/medboot.c with answers worked
  * out by hand or by brute force: medians of odd and even counts, quantiles,
  * the normal distribution, binomial quantiles, BCa in a case where it must
- * equal the percentile interval, and the exact distribution of a bootstrap
- * median against the enumeration of every resample. */
+ * equal the percentile interval, the regularized incomplete beta function
+ * and the Clopper-Pearson interval against values from mpmath (40 digits),
+ * and the exact distribution of a bootstrap median against the enumeration
+ * of every resample. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,6 +144,68 @@ static void test_binomial_quantile(void **state)
     /* Binomial(4, 1/4): P(X = 0) = 81/256 = 0.316. */
     assert_int_equal(stats_binom_quantile(4, 0.25, 0.3), 0);
     assert_int_equal(stats_binom_quantile(4, 0.25, 0.32), 1);
+}
+
+/* I_x(a, b) for integer a, b is P(Binomial(a + b - 1, x) >= a): values
+ * that can be counted by hand, and two larger ones from mpmath. */
+static void test_betainc(void **state)
+{
+    (void)state;
+    static const struct { double a, b, x, want; } cases[] = {
+        {2, 3, 0.5, 11.0 / 16},          /* P(Bin(4, 1/2) >= 2) */
+        {1, 1, 0.3, 0.3},                /* uniform */
+        {3, 1, 0.2, 0.008},              /* x^3 */
+        {1, 3, 0.2, 0.488},              /* 1 - 0.8^3 */
+        {50, 50, 0.5, 0.5},              /* symmetry */
+        {30, 70, 0.25, 0.1358149042834274389},
+        {200, 300, 0.41, 0.6776281647721793463},
+        {2, 5, 0, 0},
+        {2, 5, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double got = stats_betainc(cases[i].a, cases[i].b, cases[i].x);
+        if (fabs(got - cases[i].want) > 1e-13) fail_msg("I_%g(%g, %g) = %.17g, want %.17g", cases[i].x,
+                                                        cases[i].a, cases[i].b, got, cases[i].want);
+    }
+    /* The quantile inverts it. */
+    for (double p = 0.001; p < 1; p += 0.0737) {
+        double x = stats_beta_ppf(7, 12, p);
+        assert_true(fabs(stats_betainc(7, 12, x) - p) < 1e-13);
+    }
+    assert_true(stats_beta_ppf(3, 4, 0) == 0 && stats_beta_ppf(3, 4, 1) == 1);
+}
+
+/* Clopper-Pearson intervals, k of n at the level, against mpmath (the
+ * bisection of its betainc to 40 digits). */
+static void test_clopper_pearson(void **state)
+{
+    (void)state;
+    static const struct { long k, n; double level, lo, hi; } cases[] = {
+        {0, 10, 0.95, 0, 0.30849710781876082},        /* 1 - 0.025^(1/10) */
+        {10, 10, 0.95, 0.69150289218123918, 1},
+        {3, 10, 0.95, 0.066739511177734467, 0.6524528500599973},
+        {1, 5, 0.95, 0.0050507633794680565, 0.71641793611808951},
+        {0, 1, 0.95, 0, 0.975},
+        {1, 1, 0.95, 0.025, 1},
+        {48, 141, 0.95, 0.26279685304077335, 0.42491691618628551},
+        {3, 10, 0.9, 0.087264433914150306, 0.60662421610541343},
+        {500, 1000, 0.95, 0.46854917297179194, 0.53145082702820806},
+        {1, 10000, 0.95, 2.5317775934746866e-6, 0.00055703699794704741},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double lo, hi;
+        stats_clopper_pearson(cases[i].k, cases[i].n, cases[i].level, &lo, &hi);
+        if (fabs(lo - cases[i].lo) > 1e-12 * (cases[i].lo + 1e-3) || fabs(hi - cases[i].hi) > 1e-12)
+            fail_msg("CP(%ld of %ld, %g) = [%.17g, %.17g], want [%.17g, %.17g]", cases[i].k, cases[i].n,
+                     cases[i].level, lo, hi, cases[i].lo, cases[i].hi);
+    }
+    /* The edges are exact: nothing below 0 or above 1, and k = 0 or n gives
+     * a bound of exactly 0 or 1. */
+    double lo, hi;
+    stats_clopper_pearson(0, 141, 0.95, &lo, &hi);
+    assert_true(lo == 0 && hi > 0.0258 && hi < 0.0259);
+    stats_clopper_pearson(141, 141, 0.95, &lo, &hi);
+    assert_true(hi == 1 && lo > 0.9741 && lo < 0.9742);
 }
 
 static void test_bca(void **state)
@@ -315,6 +379,8 @@ int main(void)
         cmocka_unit_test(test_percentile_matches_sort),
         cmocka_unit_test(test_normal),
         cmocka_unit_test(test_binomial_quantile),
+        cmocka_unit_test(test_betainc),
+        cmocka_unit_test(test_clopper_pearson),
         cmocka_unit_test(test_bca),
         cmocka_unit_test(test_medboot_exact),
         cmocka_unit_test(test_medboot_sampler),

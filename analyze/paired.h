@@ -1,0 +1,26 @@
+/* paired.h - a candidate's time against a baseline's, round by round.
+ *
+ * collect times the variants of a (set, problem) pair in rounds, each round
+ * holding one sample of each variant in a shuffled order, so that the two
+ * samples of a round ran under the same clocks and the same state of the
+ * GPU.  DESIGN.md 7 defines the speedup on those pairs: the median over the
+ * rounds both variants hold of baseline time / candidate time.  A round that
+ * one variant lacks is ignored (an old journal whose variants stopped at
+ * different counts uses the rounds they share), and so are a round that a
+ * variant holds more than once and a sample without a round: such a round
+ * has no single pair.  The journal grammar (run.h) lets no such record
+ * through as data; the pairing does not rest on it.
+ */
+#ifndef KBV_PAIRED_H
+#define KBV_PAIRED_H
+
+#include <stddef.h>
+#include "err.h"
+#include "run.h"
+
+/* The ratios base / cand over the rounds both hold exactly once, in
+ * ascending round order: *out (owned by the caller, NULL when *n is 0) gets
+ * *n values.  cand and base are borrowed.  0, or KBV_ENOMEM. */
+int paired_ratios(const run_vec *cand, const run_vec *base, double **out, size_t *n, kbv_err *e);
+
+#endif
