@@ -1,6 +1,7 @@
 # tests/fuzz/fuzz.mk: libFuzzer harnesses for every reader of untrusted files
 # (journal, manifest, analysis.json, report and style templates, set.json,
-# prompt template, SHA256SUMS, the --resume journal).
+# prompt template, SHA256SUMS, the --resume journal, merge's shards,
+# parity.json).
 #
 #   make fuzz      build them into $(BUILD)/fuzz/ with clang, ASan and UBSan
 #   make fuzz-ci   run each for its share of FUZZ_SECONDS (100 in all); fails
@@ -28,7 +29,7 @@ FUZZ_RENDER  := render/model.c render/tmpl.c render/style.c render/canvas.c rend
 FUZZ_SUITE   := collect/suite.c collect/suite_host.c $(wildcard collect/problems/*.c)
 
 # Each harness and the sources it needs.
-FUZZ_NAMES   := journal journal_par manifest analysis render template style setjson prompt sums resume merge
+FUZZ_NAMES   := journal journal_par manifest analysis render template style setjson prompt sums resume merge parity
 FUZZ_SRC_journal  := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_SRC_journal_par := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_SRC_manifest := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
@@ -41,6 +42,7 @@ FUZZ_SRC_prompt   := collect/prompt.c $(FUZZ_SUITE) $(FUZZ_COMMON)
 FUZZ_SRC_sums     := $(FUZZ_COMMON)
 FUZZ_SRC_resume   := collect/resume.c collect/plan.c $(FUZZ_SUITE) $(FUZZ_COMMON)
 FUZZ_SRC_merge    := dispatch/merge.c $(FUZZ_COMMON)
+FUZZ_SRC_parity   := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_LIBS_analysis := $(FT_LIBS)
 FUZZ_LIBS_render   := $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS)
 FUZZ_LIBS_template := $(FT_LIBS)
