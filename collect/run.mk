@@ -3,7 +3,7 @@
 # verdicts, statistics) needs no CUDA and lives in libkbv_collecthost.a, which
 # the test_collect_* unit tests link; the programs need nvcc and are built
 # only with it.
-COLLECTHOST_SRCS := collect/cstat.c collect/verdict.c collect/plan.c \
+COLLECTHOST_SRCS := collect/cstat.c collect/verdict.c collect/plan.c collect/copts.c \
                     collect/resume.c collect/build.c collect/super.c collect/rec.c \
                     collect/manifest.c collect/chan.c
 COLLECTHOST_LIB  := $(BUILD)/libkbv_collecthost.a
