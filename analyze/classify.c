@@ -117,7 +117,13 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         return;
     }
     /* error: no status (an interrupted pair), a status other than ok, a
-     * failed build, or nothing to judge correctness by. */
+     * failed build, or nothing to judge correctness by.  A pair whose status
+     * record broke the grammar has no status either; it is tampering. */
+    if (!p->have_status && p->tamper_why) {
+        out->cls = CL_TAMPERING;
+        snprintf(txt, tn, "the journal breaks its grammar: %s", p->tamper_why);
+        return;
+    }
     if (!p->have_status) {
         out->cls = CL_ERROR;
         snprintf(txt, tn, "missing: the journal has no status for this pair");

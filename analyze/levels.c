@@ -138,7 +138,9 @@ static cJSON *geo_obj(const double *v, size_t n, long n_out, const analysis_opts
 }
 
 /* k of n: k/n with the quantiles of Binomial(n, k/n) / n, the exact
- * percentile interval of the bootstrap over problems (as analysis.c). */
+ * percentile interval of the bootstrap over problems, widened to contain
+ * the Clopper-Pearson interval of k/n as the set's own fast_p bands are
+ * (DESIGN.md 7: never zero-width at 0 or 1). */
 static cJSON *share_obj(long k, long n, double level, double p)
 {
     cJSON *o = cJSON_CreateObject();
@@ -153,8 +155,14 @@ static cJSON *share_obj(long k, long n, double level, double p)
     }
     double q = (double)k / (double)n, a = (1 - level) / 2;
     jio_add_num(o, "estimate", q);
-    jio_add_num(o, "ci_low", (double)stats_binom_quantile(n, q, a) / (double)n);
-    jio_add_num(o, "ci_high", (double)stats_binom_quantile(n, q, 1 - a) / (double)n);
+    double lo = (double)stats_binom_quantile(n, q, a) / (double)n;
+    double hi = (double)stats_binom_quantile(n, q, 1 - a) / (double)n;
+    double cp_lo, cp_hi;
+    stats_clopper_pearson(k, n, level, &cp_lo, &cp_hi);
+    if (cp_lo < lo) lo = cp_lo;
+    if (cp_hi > hi) hi = cp_hi;
+    jio_add_num(o, "ci_low", lo);
+    jio_add_num(o, "ci_high", hi);
     return o;
 }
 

@@ -134,6 +134,23 @@ static void make_flags(const build_cfg *c, char arch[32], char inc[4200], const 
     memcpy(flags, f, sizeof f);
 }
 
+/* The path of the private copy of an item's source: cache/<key>/<name>. */
+static void copy_path(const build_cfg *c, const build_item *it, char *buf, size_t n)
+{
+    const char *base = strrchr(it->src, '/');
+    snprintf(buf, n, "%s/%s/%s", c->cache_dir, it->key, base ? base + 1 : it->src);
+}
+
+static int write_copy(const build_cfg *c, const build_item *it, const char *src, size_t len, kbv_err *e)
+{
+    char dir[4200], path[4400];
+    snprintf(dir, sizeof dir, "%s/%s", c->cache_dir, it->key);
+    int rc = afile_mkdirs(dir, e);
+    copy_path(c, it, path, sizeof path);
+    if (!rc) rc = afile_write_all(path, src, len, e);
+    return rc;
+}
+
 static int item_key(const build_cfg *c, const char *compiler_id, const char *kbv_h, build_item *it,
                     kbv_err *e)
 {
@@ -159,6 +176,11 @@ static int item_key(const build_cfg *c, const char *compiler_id, const char *kbv
     if (!rc) rc = sha_add(h, compiler_id, strlen(compiler_id) + 1, e);
     if (!rc) rc = sha_add(h, kbv_h, strlen(kbv_h) + 1, e);
     int rc2 = sha_end(h, rc ? NULL : it->key, e);
+    /* nvcc compiles a private copy of exactly the bytes hashed (under the
+     * candidate's own file name, so that its messages name it): a
+     * candidate file swapped for another, or for a link, after it was read
+     * cannot change what is built. */
+    if (!rc && !rc2) rc2 = write_copy(c, it, src, len, e);
     free(src);
     return rc ? rc : rc2;
 }
@@ -168,6 +190,7 @@ typedef struct {
     pid_t pid;
     double started;
     char tmp_so[4200], tmp_log[4200];
+    char src_copy[4400];   /* the private copy nvcc compiles */
 } job;
 
 static int start_job(const build_cfg *c, build_item *it, job *j, int serial, kbv_err *e)
@@ -176,6 +199,7 @@ static int start_job(const build_cfg *c, build_item *it, job *j, int serial, kbv
              (long)getpid(), serial);
     snprintf(j->tmp_log, sizeof j->tmp_log, "%s/%s.log.tmp.%ld.%d", c->cache_dir, it->key,
              (long)getpid(), serial);
+    copy_path(c, it, j->src_copy, sizeof j->src_copy);
     char arch[32], inc[4200];
     const char *flags[N_FLAGS];
     make_flags(c, arch, inc, flags);
@@ -194,7 +218,7 @@ static int start_job(const build_cfg *c, build_item *it, job *j, int serial, kbv
         for (int i = 0; i < N_FLAGS; i++) argv[k++] = flags[i];
         argv[k++] = "-o";
         argv[k++] = j->tmp_so;
-        argv[k++] = it->src;
+        argv[k++] = j->src_copy;
         argv[k] = NULL;
         dup2(fd, 1);
         dup2(fd, 2);

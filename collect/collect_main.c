@@ -21,6 +21,7 @@
 #include "build.h"
 #include "chan.h"
 #include "jgram.h"
+#include "pins.h"
 #include "cli.h"
 #include "err.h"
 #include "jio.h"
@@ -325,6 +326,7 @@ typedef struct {
     cJSON *manifest;
     jnl_writer *jw;
     jgram *gram;           /* the grammar of the worker records of this run */
+    pins_table pins;       /* --pins, loaded (empty without) */
     resume_done done;
     log_progress prog;
     long n_done;
@@ -385,10 +387,11 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
     snprintf(a_f32, sizeof a_f32, "%.17g", f32);
     snprintf(a_t32, sizeof a_t32, "%.17g", t32);
     snprintf(a_max, sizeof a_max, "%.17g", R->o->max_time_s);
+    const char *pins = pins_for(&R->pins, pp->p->id);
     char *argv[] = {R->worker, "--run", "--so", b->so_path, "--problem", (char *)pp->p->id,
                     "--seed", a_seed, "--trials", a_trials, "--atol", a_atol, "--rtol", a_rtol,
                     "--copy-gbps", a_copy, "--fp32-tflops", a_f32, "--tf32-tflops", a_t32,
-                    "--max-time", a_max, NULL};
+                    "--max-time", a_max, pins ? "--pins" : NULL, (char *)pins, NULL};
     /* A key of its own for every pair (chan.h). */
     unsigned char key[CHAN_KEY_LEN];
     rc = chan_new_key(key, e);
@@ -580,6 +583,16 @@ static int make_manifest(run *R, const char *run_id, const char *created, int ar
     cJSON *config = make_config(R->o, &R->pl);
     if (!config) return err_set(e, KBV_ENOMEM, "out of memory");
     cJSON_AddNumberToObject(config, "arch", arch);
+    if (R->pins.doc) {
+        /* Which table, and whether it fits this GPU and cuBLAS (else every
+         * baseline chooses by timing, as without one). */
+        pins_match(&R->pins, R->device);
+        cJSON *pj = cJSON_AddObjectToObject(config, "pins");
+        cJSON_AddStringToObject(pj, "sha256", R->pins.sha256);
+        cJSON_AddBoolToObject(pj, "applies", R->pins.applies);
+        if (!R->pins.applies)
+            log_info(STAGE, "--pins %s is for another GPU or cuBLAS: baselines choose by timing", R->o->pins);
+    }
     int rc = manifest_build(run_id, created, R->device, config, &R->pl, &R->manifest, e);
     cJSON_Delete(config);
     if (rc) return rc;
@@ -812,6 +825,7 @@ static int collect_main(copts *o, kbv_err *e)
             goto out;
         }
     }
+    if (o->pins && (rc = pins_load(o->pins, &R.pins, e))) goto out;
     if (!o->build_only && access(R.worker, X_OK) != 0) {
         rc = err_set(e, KBV_ERUNTIME, "%s: not found (built only where nvcc is)", R.worker);
         goto out;
@@ -901,6 +915,7 @@ out:
         /* Seal what was measured: SHA256SUMS gets the lines of the manifest
          * and the journal, which analyze and render never rewrite.  An
          * interrupted run is sealed by the --resume that completes it. */
+        if (!rc && !o->build_only) rc = manifest_record_choices(R.run_dir, e);
         if (!rc) rc = sums_seal_raw(R.run_dir, e);
         if (!rc) log_info(STAGE, "wrote %s", R.run_dir);
     }
@@ -912,6 +927,7 @@ out:
     cJSON_Delete(R.manifest);
     cJSON_Delete(old_m);
     resume_done_free(&R.done);
+    pins_free(&R.pins);
     plan_free(&R.pl);
     return rc;
 }

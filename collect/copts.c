@@ -15,7 +15,7 @@ void copts_usage(FILE *f)
             "usage: kbv collect [--suite S] [--candidates DIR]... [--out RUN_DIR] [--seed N]\n"
             "                   [--problems GLOB] [--shard I/N] [--gpus LIST] [--resume]\n"
             "                   [--timeout SECONDS] [--trials T] [--atol X] [--rtol X]\n"
-            "                   [--jobs N] [--arch SM] [--max-time S] [--build-only]\n"
+            "                   [--jobs N] [--arch SM] [--max-time S] [--pins FILE] [--build-only]\n"
             "\n"
             "Builds every candidate, checks it on hidden input distributions and probes,\n"
             "times it against the strict fp32 and the tf32 baselines, and writes\n"
@@ -37,6 +37,8 @@ void copts_usage(FILE *f)
             "  --jobs N           parallel compilers (default: the number of CPUs)\n"
             "  --arch SM          compile for sm_SM (default: the GPU's own; 90 without one)\n"
             "  --max-time S       the stopping rule's time cap per timed variant (default 10)\n"
+            "  --pins FILE        baseline kernel choices made once (kbv-pins/1, scripts/pins.py),\n"
+            "                     used instead of timing where GPU and cuBLAS match\n"
             "  --build-only       build and scan only: build and static records, no GPU\n"
             "  --help, --version\n");
 }
@@ -71,7 +73,7 @@ static int parse_gpus(copts *o, const char *s, kbv_err *e)
 int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
 {
     enum { O_SUITE = 256, O_CAND, O_OUT, O_SEED, O_PROBLEMS, O_SHARD, O_GPUS, O_RESUME, O_TIMEOUT,
-           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_HELP, O_VERSION };
+           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_PINS, O_HELP, O_VERSION };
     static const struct option lo[] = {
         {"suite", required_argument, 0, O_SUITE},     {"candidates", required_argument, 0, O_CAND},
         {"out", required_argument, 0, O_OUT},         {"seed", required_argument, 0, O_SEED},
@@ -81,6 +83,7 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
         {"atol", required_argument, 0, O_ATOL},       {"rtol", required_argument, 0, O_RTOL},
         {"jobs", required_argument, 0, O_JOBS},       {"build-only", no_argument, 0, O_BUILD_ONLY},
         {"arch", required_argument, 0, O_ARCH},       {"max-time", required_argument, 0, O_MAXTIME},
+        {"pins", required_argument, 0, O_PINS},
         {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -119,6 +122,7 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
         case O_BUILD_ONLY: o->build_only = 1; break;
         case O_ARCH: rc = cli_parse_long("--arch", optarg, 50, 1000, &o->arch, e); break;
         case O_MAXTIME: rc = cli_parse_double("--max-time", optarg, 0.01, 3600, &o->max_time_s, e); break;
+        case O_PINS: o->pins = optarg; break;
         case O_HELP: copts_usage(stdout); *done = 1; return 0;
         case O_VERSION: cli_print_version("kbv-collect"); *done = 1; return 0;
         default:

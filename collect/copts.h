@@ -31,6 +31,7 @@ typedef struct {
     int build_only;
     long arch;            /* 0: from the GPU (or 90 with --build-only) */
     double max_time_s;    /* the stopping rule's time cap per variant */
+    const char *pins;     /* a kbv-pins/1 table of baseline kernel choices, or NULL */
 } copts;
 
 /* Parses argv into *o (defaults first): 0, with *done set when --help or

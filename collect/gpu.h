@@ -73,6 +73,17 @@ size_t base_workspace_bytes(const base_ctx *b);
  * for a baseline without a choice, or before its first run.  Owned by b,
  * valid until base_destroy. */
 const char *base_choice(const base_ctx *b, base_variant v);
+/* Pins: the GEMM kernel choices variant v made by timing, as text that
+ * base_pin takes back ("KEY=default" or "KEY=lt:HEX" joined by ';', KEY the
+ * comma-separated shape, layout and alignment of one product), so that a
+ * later run on the same GPU and library makes the same choices without
+ * timing.  "" before the first run or without a GEMM.  Owned by b. */
+const char *base_pins(const base_ctx *b, base_variant v);
+/* Before the first run: makes the products that pins (as base_pins writes
+ * them, either variant's) name run the named kernel instead of timing a
+ * choice; a pinned cuBLASLt algorithm that the library refuses for the
+ * shape is timed as before.  KBV_EINPUT for malformed text. */
+int base_pin(base_ctx *b, const char *pins, kbv_err *e);
 void base_destroy(base_ctx *b);   /* NULL ok */
 /* 1 when the baseline can run on this host (e.g. cuDNN found), else 0 and a reason. */
 int base_available(const suite_problem *p, const char **why);

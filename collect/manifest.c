@@ -1,6 +1,9 @@
 #include "manifest.h"
 #include "schema.h"
 
+#include "jio.h"
+#include "jnl.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -121,4 +124,47 @@ int manifest_compatible(const cJSON *old_m, const cJSON *new_m, char *why, size_
         }
     }
     return 1;
+}
+
+int manifest_record_choices(const char *run_dir, kbv_err *e)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/manifest.json", run_dir);
+    cJSON *m = NULL, *list = cJSON_CreateArray();
+    jnl_reader *r = NULL;
+    int rc = list ? 0 : err_set(e, KBV_ENOMEM, "out of memory");
+    if (!rc) rc = jio_load(path, &m, e);
+    if (!rc) rc = jnl_open_dir(run_dir, &r, e);
+    const char *line;
+    size_t len;
+    long lineno;
+    int torn, got = 0;
+    while (!rc && (got = jnl_next(r, &line, &len, &lineno, &torn, e)) > 0) {
+        /* Cheap test first: most lines are time records. */
+        if (!strstr(line, "\"baseline\"")) continue;
+        cJSON *rec = cJSON_ParseWithLength(line, len);
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "type");
+        if (cJSON_IsString(t) && strcmp(t->valuestring, "baseline") == 0) {
+            cJSON *c = cJSON_CreateObject();
+            static const char *const keys[] = {"set", "problem", "variant", "choice"};
+            for (int k = 0; c && k < 4; k++) {
+                const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, keys[k]);
+                cJSON_AddStringToObject(c, keys[k], cJSON_IsString(v) ? v->valuestring : "");
+            }
+            if (c) cJSON_AddItemToArray(list, c);
+            else rc = err_set(e, KBV_ENOMEM, "out of memory");
+        }
+        cJSON_Delete(rec);
+    }
+    if (!rc && got < 0) rc = got;
+    jnl_close(r);
+    if (!rc) {
+        cJSON_DeleteItemFromObjectCaseSensitive(m, "baseline_choices");
+        cJSON_AddItemToObject(m, "baseline_choices", list);
+        list = NULL;
+        rc = jio_save(path, m, e);
+    }
+    cJSON_Delete(list);
+    cJSON_Delete(m);
+    return rc;
 }

@@ -24,4 +24,12 @@ int manifest_build(const char *run_id, const char *created_utc, const cJSON *dev
  * otherwise 0 and a sentence in why. */
 int manifest_compatible(const cJSON *old_m, const cJSON *new_m, char *why, size_t n);
 
+/* Writes into run_dir/manifest.json (atomically) "baseline_choices": every
+ * kernel a baseline chose, one {set, problem, variant, choice} per
+ * "baseline" record of the journal in journal order, so that a reader of
+ * the manifest sees which kernels the run's baselines ran without reading
+ * the journal (DESIGN.md 5a step 7).  Called at the end of a collect, before
+ * the raw files are sealed; a resumed run records the whole journal's. */
+int manifest_record_choices(const char *run_dir, kbv_err *e);
+
 #endif

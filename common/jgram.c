@@ -31,7 +31,7 @@ static const char *const time_keys[] = {KBV_K_VARIANT, KBV_K_ROUND, KBV_K_GPU_MS
 static const char *const memory_keys[] = {KBV_K_VARIANT, "peak_bytes", "io_bytes", "leaked_bytes",
                                           "driver_delta_bytes", "untracked_bytes", NULL};
 static const char *const status_keys[] = {KBV_K_STATUS, KBV_K_DETAIL, "seconds", NULL};
-static const char *const baseline_keys[] = {KBV_K_VARIANT, "choice", NULL};
+static const char *const baseline_keys[] = {KBV_K_VARIANT, "choice", "pins", NULL};
 static const char *const tamper_keys[] = {KBV_K_DETAIL, NULL};
 
 typedef struct type_rule {

@@ -125,6 +125,29 @@ typedef struct mstate {
     char tmp_dir[4096];       /* the folder being built, "" when none */
 } mstate;
 
+/* A shard's raw files must be those its collect sealed: merging would
+ * otherwise seal a changed journal anew, and the change would pass.  An
+ * unsealed shard is taken as it is, with a warning. */
+static int verify_shards(const mstate *m, kbv_err *e)
+{
+    char path[4096];
+    struct stat st;
+    int rc;
+    for (int i = 0; i < m->n_in; i++) {
+        if ((rc = cli_path(path, sizeof path, m->in_dirs[i], "SHA256SUMS", e))) return rc;
+        if (lstat(path, &st) != 0) {
+            log_warn("merge", "%s: no SHA256SUMS: the shard was not sealed by collect, and is taken as it is",
+                     m->in_dirs[i]);
+            continue;
+        }
+        if ((rc = sums_verify(m->in_dirs[i], NULL, NULL, e))) {
+            err_prefix(e, "shard %s fails kbv verify", m->in_dirs[i]);
+            return rc;
+        }
+    }
+    return 0;
+}
+
 /* Reads every shard's manifest and checks that they describe one run. */
 static int read_manifests(mstate *m, kbv_err *e)
 {
@@ -363,7 +386,7 @@ int merge_run(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
                          out_dir, in_dirs[i]);
             goto done;
         }
-    if ((rc = read_manifests(&m, e)) || (rc = index_lists(&m, e))) goto done;
+    if ((rc = verify_shards(&m, e)) || (rc = read_manifests(&m, e)) || (rc = index_lists(&m, e))) goto done;
     for (int i = 0; i < n_in; i++)
         if ((rc = read_shard(&m, i, e))) goto done;
     if ((rc = check_complete(&m, e))) goto done;

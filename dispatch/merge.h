@@ -3,7 +3,8 @@
  * Shards come from `kbv collect --shard I/N` on several machines.  They
  * belong to one run when their manifests agree on everything but the
  * identity of the shard (run_id, created_utc, config.shard, device details
- * other than the GPU model).  Each journal line is judged by the journal
+ * other than the GPU model); a sealed shard must pass `kbv verify`.  Each
+ * journal line is judged by the journal
  * grammar (common/jgram.h), the validator collect and analyze use; the
  * merged journal holds every (set, problem) pair exactly once, in the order
  * a one-machine run writes them, and is sealed (SHA256SUMS). */

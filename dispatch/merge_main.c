@@ -13,8 +13,9 @@ static const char usage[] =
     "Joins the shards of one run (made with `kbv collect --shard I/N`) into\n"
     "OUT_DIR, a run directory that analyze treats like any other.  Refuses\n"
     "shards of different runs (configuration, suite, seed or candidate\n"
-    "sources differ), a (set, problem) pair found in two shards, and a pair\n"
-    "found in none.  OUT_DIR must not exist yet.\n";
+    "sources differ), a (set, problem) pair found in two shards, a pair\n"
+    "found in none, and a shard that fails `kbv verify`.  OUT_DIR must not\n"
+    "exist yet, nor lie inside a shard.\n";
 
 int main(int argc, char **argv)
 {

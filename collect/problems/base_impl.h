@@ -50,6 +50,8 @@ struct gemm_tuner;
 
 /* Room for a variant's choice text: a few kernels, one line. */
 const int BASE_CHOICE_LEN = 512;
+/* Room for a variant's pins: GEMM_SHAPES products of about 250 bytes. */
+const int BASE_PINS_LEN = 2304;
 
 struct base_ctx {
     const suite_problem *p;
@@ -64,6 +66,7 @@ struct base_ctx {
     void *state;               /* a family's own host state, freed by its destroy */
     gemm_tuner *gemm;          /* base_gemm's timed kernel choices (matmul.cu) */
     char choice[2][BASE_CHOICE_LEN];   /* per variant: what base_choice says (base_note_choice) */
+    char pins[2][BASE_PINS_LEN];       /* per variant: what base_pins says (matmul.cu) */
 };
 
 struct base_family {

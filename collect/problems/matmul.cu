@@ -218,17 +218,28 @@ struct lt_plan {
 struct gemm_pick {
     long long key[K_COUNT];
     int use_lt;                  /* 0: cublasGemmEx's default */
+    int pinned;                  /* 1: taken from base_pin, not timed */
     lt_plan plan;
     cublasLtMatmulAlgo_t algo;
 };
 
 } /* namespace */
 
+/* A choice made in an earlier run (base_pin): the key of a product and
+ * its kernel, the default or a cuBLASLt algorithm as the library stored it. */
+struct gemm_pin {
+    long long key[K_COUNT];
+    int use_lt;
+    cublasLtMatmulAlgo_t algo;
+};
+
 struct gemm_tuner {
     cublasLtHandle_t lt;         /* NULL until the first search */
     int lt_broken;               /* cublasLtCreate failed: defaults only */
     int n;
     gemm_pick pick[GEMM_SHAPES];
+    int n_pins;
+    gemm_pin pins[2 * GEMM_SHAPES];
 };
 
 namespace {
@@ -432,12 +443,37 @@ void describe_lt(const cublasLtMatmulAlgo_t *algo, char *buf, size_t len)
     }
 }
 
+/* Appends "KEY=default" or "KEY=lt:HEX" for pk to variant v's pins. */
+void append_pin(base_ctx *b, base_variant v, const gemm_pick *pk)
+{
+    char *out = b->pins[v];
+    size_t at = strlen(out);
+    size_t room = (size_t)BASE_PINS_LEN - at;
+    char text[BASE_PINS_LEN];
+    size_t n = 0;
+    for (int i = 0; i < K_COUNT && n < sizeof text; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s%lld", i ? "," : "", pk->key[i]);
+    if (n < sizeof text) n += (size_t)snprintf(text + n, sizeof text - n, "=%s", pk->use_lt ? "lt:" : "default");
+    if (pk->use_lt) {
+        const unsigned char *bytes = (const unsigned char *)&pk->algo;
+        for (size_t i = 0; i < sizeof pk->algo && n + 2 < sizeof text; i++)
+            n += (size_t)snprintf(text + n, sizeof text - n, "%02x", bytes[i]);
+    }
+    /* A pin that does not fit whole is left out: a cut one would not parse. */
+    if (n + 2 < room) snprintf(out + at, room, "%s%s", at ? ";" : "", text);
+}
+
 /* Names the choice of shape g in the variant's choice text. */
 void note_pick(base_ctx *b, const gemm_args &g, const gemm_pick *pk)
 {
     char what[200];
     if (pk->use_lt) describe_lt(&pk->algo, what, sizeof what);
     else snprintf(what, sizeof what, "cublasGemmEx default");
+    if (pk->pinned) {
+        size_t l = strlen(what);
+        snprintf(what + l, sizeof what - l, " (pinned)");
+    }
+    append_pin(b, g.v, pk);
     if (g.batch > 1)
         base_note_choice(b, g.v, "GEMM %lldx%lldx%lld x%lld: %s", g.m, g.n, g.k, g.batch, what);
     else
@@ -463,6 +499,28 @@ int tune(base_ctx *b, gemm_tuner *t, const gemm_args &g, gemm_pick *pk, kbv_err 
     if (!t->lt) return 0;
     lt_plan pl;
     if (plan_make(g, &pl) != CUBLAS_STATUS_SUCCESS) return 0;
+    /* A pinned choice is used as it is, without timing; a cuBLASLt
+     * algorithm only when the library still accepts it for this plan. */
+    for (int i = 0; i < t->n_pins; i++) {
+        const gemm_pin *pin = &t->pins[i];
+        if (memcmp(pin->key, pk->key, sizeof pin->key) != 0) continue;
+        cublasLtMatmulHeuristicResult_t check;
+        if (!pin->use_lt) {
+            plan_free(&pl);
+            pk->pinned = 1;
+            return 0;
+        }
+        if (cublasLtMatmulAlgoCheck(t->lt, pl.op, pl.la, pl.lb, pl.lc, pl.lc, &pin->algo, &check) ==
+                CUBLAS_STATUS_SUCCESS &&
+            check.state == CUBLAS_STATUS_SUCCESS && check.workspaceSize <= b->blas_ws_bytes) {
+            pk->use_lt = 1;
+            pk->pinned = 1;
+            pk->plan = pl;
+            pk->algo = pin->algo;
+            return 0;
+        }
+        break;
+    }
     cublasLtMatmulHeuristicResult_t res[LT_ALGOS];
     memset(res, 0, sizeof res);
     int n = lt_candidates(b, t, pl, pk->key, res);
@@ -535,6 +593,73 @@ void base_gemm_release(base_ctx *b)
     if (t->lt) cublasLtDestroy(t->lt);
     free(t);
     b->gemm = NULL;
+}
+
+namespace {
+
+int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* One "KEY=CHOICE" of len bytes into *pin; 0 when well formed. */
+int parse_pin(const char *s, size_t len, gemm_pin *pin)
+{
+    memset(pin, 0, sizeof *pin);
+    size_t i = 0;
+    for (int k = 0; k < K_COUNT; k++) {
+        char *end = NULL;
+        char buf[32];
+        size_t j = i;
+        while (j < len && s[j] != ',' && s[j] != '=') j++;
+        if (j == i || j - i >= sizeof buf) return -1;
+        memcpy(buf, s + i, j - i);
+        buf[j - i] = 0;
+        pin->key[k] = strtoll(buf, &end, 10);
+        if (*end) return -1;
+        if (j >= len || s[j] != (k + 1 < K_COUNT ? ',' : '=')) return -1;
+        i = j + 1;
+    }
+    if (len - i == 7 && memcmp(s + i, "default", 7) == 0) return 0;
+    if (len - i != 3 + 2 * sizeof pin->algo || memcmp(s + i, "lt:", 3) != 0) return -1;
+    unsigned char *bytes = (unsigned char *)&pin->algo;
+    for (size_t k = 0; k < sizeof pin->algo; k++) {
+        int hi = hexval(s[i + 3 + 2 * k]), lo = hexval(s[i + 4 + 2 * k]);
+        if (hi < 0 || lo < 0) return -1;
+        bytes[k] = (unsigned char)(hi * 16 + lo);
+    }
+    pin->use_lt = 1;
+    return 0;
+}
+
+} /* namespace */
+
+extern "C" const char *base_pins(const base_ctx *b, base_variant v)
+{
+    return b && (v == BASE_FP32 || v == BASE_TF32) ? b->pins[v] : "";
+}
+
+extern "C" int base_pin(base_ctx *b, const char *pins, kbv_err *e)
+{
+    if (!b->gemm) {
+        b->gemm = (gemm_tuner *)calloc(1, sizeof *b->gemm);
+        if (!b->gemm) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    }
+    gemm_tuner *t = b->gemm;
+    for (const char *s = pins; *s;) {
+        const char *end = strchr(s, ';');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        gemm_pin pin;
+        if (len > 0) {
+            if (parse_pin(s, len, &pin))
+                return err_set(e, KBV_EINPUT, "baseline %s: a malformed pin '%.60s'", b->p->id, s);
+            if (t->n_pins < 2 * GEMM_SHAPES) t->pins[t->n_pins++] = pin;
+        }
+        s += len + (end ? 1 : 0);
+    }
+    return 0;
 }
 
 const base_family base_fam_matmul = {

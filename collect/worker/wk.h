@@ -65,6 +65,7 @@ typedef struct {
     double atol, rtol;
     double copy_gbps, fp32_tflops, tf32_tflops;
     double max_s;
+    const char *pins;         /* base_pin's text for this problem, or NULL */
     /* the record channel: fd, sequence number and the key, which lives in
      * a page of its own that is readable only while a line is signed */
     int fd;

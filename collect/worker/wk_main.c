@@ -67,6 +67,9 @@ static int run_pair(worker *w)
     int rc = base_create(w->p, &example, &w->base, &e);
     mt_set_owner(MT_HARNESS);
     if (rc) wk_die_harness(w, "baseline setup", &e);
+    /* Kernel choices made in an earlier run (collect --pins), before the
+     * first run would time them. */
+    if (w->pins && base_pin(w->base, w->pins, &e)) wk_die_harness(w, "pins", &e);
     /* One run of each baseline first, so that lazily created library state
      * (and its threads) exists before the candidate's threads are counted. */
     wk_base_call(w, V_FP32, &example);
@@ -218,7 +221,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: kbv-worker --device-info | --calibrate |\n"
                "       kbv-worker --run --so SO --problem ID [--seed N] [--trials T] [--atol X] [--rtol X]\n"
-               "                  [--copy-gbps X] [--fp32-tflops X] [--tf32-tflops X] [--max-time S]\n"
+               "                  [--copy-gbps X] [--fp32-tflops X] [--tf32-tflops X] [--max-time S] [--pins TEXT]\n"
                "Runs one candidate for kbv-collect in a process of its own; records go to fd 3.\n");
 }
 
@@ -271,6 +274,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--fp32-tflops")) rc = cli_parse_double(a, v, 0, 1e9, &w.fp32_tflops, &e);
         else if (!strcmp(a, "--tf32-tflops")) rc = cli_parse_double(a, v, 0, 1e9, &w.tf32_tflops, &e);
         else if (!strcmp(a, "--max-time")) rc = cli_parse_double(a, v, 0.001, 3600, &w.max_s, &e);
+        else if (!strcmp(a, "--pins")) w.pins = v;
         else rc = err_set(&e, KBV_EUSAGE, "unknown option %s", a);
     }
     if (!rc && !mode) rc = err_set(&e, KBV_EUSAGE, "no mode given (see --help)");

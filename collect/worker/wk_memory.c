@@ -71,6 +71,9 @@ void wk_emit_choices(worker *w)
         cJSON *r = wk_rec("baseline");
         cJSON_AddStringToObject(r, "variant", v ? "tf32" : "fp32");
         cJSON_AddStringToObject(r, "choice", c);
+        /* The same choices as base_pin takes them back (scripts/pins.py). */
+        const char *pins = base_pins(w->base, v ? BASE_TF32 : BASE_FP32);
+        if (pins && *pins) cJSON_AddStringToObject(r, "pins", pins);
         wk_emit(w, r);
     }
 }

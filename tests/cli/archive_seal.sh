@@ -5,7 +5,8 @@
 # without a raw file's line, and a file in the run's root that is not
 # listed fail too (case 2, and case 3's second journal); `kbv seal --key`
 # signs SHA256SUMS with Ed25519 and `kbv verify --pubkey` checks it; the
-# archived snapshot still verifies; a merged run is sealed.
+# archived snapshot still verifies; a merged run is sealed, and merge
+# refuses a sealed shard that changed.
 # usage: tests/cli/archive_seal.sh BUILD_DIR
 set -u
 build=$(cd "${1:-build}" && pwd)
@@ -119,5 +120,13 @@ if [ -x "$build/kbv-merge" ]; then
     "$K" merge "$tmp/s1/out" "$tmp/s1" >/dev/null 2>"$tmp/err"; rc=$?
     [ $rc -eq 2 ] && grep -q 'inside the shard' "$tmp/err" || { cat "$tmp/err"; fail "merge into a shard: exit $rc"; }
     [ ! -e "$tmp/s1/out" ] || fail "merge wrote inside a shard"
+    # A sealed shard whose journal changed is refused: merging would seal
+    # the change anew.
+    (cd "$tmp/s1" && sha256sum manifest.json samples.jsonl >SHA256SUMS)
+    rm -rf "$tmp/m" && "$K" merge "$tmp/m" "$tmp/s1" >/dev/null 2>&1 || fail "merge of a sealed shard"
+    sed -i 's/"missing","detail":""/"missing","detail":"x"/' "$tmp/s1/samples.jsonl"
+    rm -rf "$tmp/m" && "$K" merge "$tmp/m" "$tmp/s1" >/dev/null 2>"$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && grep -q 'fails kbv verify' "$tmp/err" || { cat "$tmp/err"; fail "merge of a changed shard: exit $rc"; }
+    [ ! -e "$tmp/m" ] || fail "merge of a changed shard wrote a run"
 fi
 exit 0

@@ -57,6 +57,17 @@ if len(b) != 1 or b[0]["variant"] != "fp32" or b[0]["choice"] != "fake: host ReL
 m = json.load(open(sys.argv[1] + "/manifest.json"))
 if m["device"]["name"] != "Fake GPU (CPU stand-in)" or m["config"]["arch"] != 90:
     print("collect_fake: manifest device", m["device"]); sys.exit(1)
+# The manifest records every baseline choice of the journal (issue 15).
+want = [{k: r[k] for k in ("set", "problem", "variant", "choice")} for r in recs if r["type"] == "baseline"]
+if not want or m.get("baseline_choices") != want:
+    print("collect_fake: manifest baseline_choices", m.get("baseline_choices"), "journal", want); sys.exit(1)
+# The timed phase's own probes and the second clock (issue 14).
+tp = [r for r in recs if r["type"] == "probe" and r["set"] == "f-correct"]
+names = {r["probe"]: r["pass"] for r in tp}
+if names.get("timed-output") is not True or names.get("clock-agreement") is not True:
+    print("collect_fake: timed probes of the correct candidate", names); sys.exit(1)
+if not all("gt_ms" in r for r in of("f-correct", "time")):
+    print("collect_fake: time records without gt_ms"); sys.exit(1)
 PY
 
 # collect sealed the raw files (issue 19): SHA256SUMS lists the manifest

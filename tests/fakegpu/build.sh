@@ -3,7 +3,7 @@
 # kbv-collect against the CPU stand-in for the GPU (fake_cudart.c,
 # fake_gpu.c) into OUT_DIR/bin, for the CLI tests that run the protocol
 # without a GPU.  The worker is linked as the Makefile links it (full
-# RELRO, -rdynamic), from every source of collect/worker/ except the CUDA
+# RELRO, only the allocation interposers exported), from every source of collect/worker/ except the CUDA
 # one.  Exits non-zero, naming the step, when a step fails.
 set -u
 B=$1
@@ -26,6 +26,6 @@ for s in collect/worker/*.c "$F/fake_gpu.c"; do
 done
 gcc $CF -c collect/collect_main.c -o "$T/obj/collect_main.o" || { echo "collect_main.c does not build"; exit 1; }
 LIBS="$B/libkbv_collecthost.a $B/libkbv_suite.a $B/libkbv_common.a $DEPS_L -lcjson -lcrypto -lz -lm"
-gcc -rdynamic -Wl,-z,relro,-z,now,-z,noexecstack -o "$T/bin/kbv-worker" "${objs[@]}" $LIBS -L"$T/lib" \
+gcc -Wl,--dynamic-list=collect/worker/exports.list -Wl,-z,relro,-z,now,-z,noexecstack -o "$T/bin/kbv-worker" "${objs[@]}" $LIBS -L"$T/lib" \
     -lfakecudart -Wl,-rpath,"$T/lib" -ldl -lpthread || { echo "worker link"; exit 1; }
 gcc -o "$T/bin/kbv-collect" "$T/obj/collect_main.o" $LIBS || { echo "collect link"; exit 1; }

@@ -222,3 +222,19 @@ int wg_stamp(unsigned long long *slot, cudaStream_t s, kbv_err *e)
     *slot = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
     return 0;
 }
+
+/* The fake baselines time no choice: no pins to give or take. */
+const char *base_pins(const base_ctx *b, base_variant v)
+{
+    (void)b;
+    (void)v;
+    return "";
+}
+
+int base_pin(base_ctx *b, const char *pins, kbv_err *e)
+{
+    (void)b;
+    (void)pins;
+    (void)e;
+    return 0;
+}

@@ -154,6 +154,13 @@ static void test_missing_and_tampering(void **state)
     assert_non_null(strstr(c.class_text, "round 3 of candidate where round 0 was due"));
     assert_false(c.passes_d1);
     run_free(r);
+    /* a forged status record: no status is kept, and the pair is tampering,
+     * not an interrupted pair */
+    r = tu_run(SETS, PROBS);
+    TU_ADD(r, "{\"type\":\"status\",\"set\":\"s\",\"problem\":\"p\",\"status\":\"ok\",\"speedup\":9}");
+    assert_int_equal(classify(r, &c), CL_TAMPERING);
+    assert_non_null(strstr(c.class_text, "speedup"));
+    run_free(r);
     /* error beats tampering */
     r = tu_run(SETS, PROBS);
     TU_ADD(r, "{\"type\":\"tamper\",\"set\":\"s\",\"problem\":\"p\",\"detail\":\"forged record\"}");

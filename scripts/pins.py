@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""scripts/pins.py RUN_DIR [--out FILE] - a table of baseline kernel choices
+(kbv-pins/1) from a collect run, for `kbv collect --pins FILE`.
+
+Each worker's baselines choose among a library's GEMM kernels by timing
+and journal their choices as base_pin text (the "pins" of "baseline"
+records).  Collected once and committed as data/baselines/<gpu>.json, the
+table makes later runs on the same GPU model and cuBLAS run the same
+kernels without timing them again (issue 15).  Per problem the first
+worker's pins in journal order are kept; the GPU name and cuBLAS version
+come from the run's manifest.  Writes FILE (default stdout) atomically and
+prints how many problems it pins and how many had differing choices."""
+import argparse
+import gzip
+import json
+import os
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run_dir")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    try:
+        with open(os.path.join(a.run_dir, "manifest.json")) as f:
+            dev = json.load(f)["device"]
+    except (OSError, ValueError, KeyError) as ex:
+        print(f"pins: {a.run_dir}/manifest.json: {ex}", file=sys.stderr)
+        return 2
+    path = os.path.join(a.run_dir, "samples.jsonl")
+    opener = open
+    if not os.path.exists(path):
+        path += ".gz"
+        opener = gzip.open
+    first, seen, differ = {}, {}, set()
+    try:
+        with opener(path, "rt") as f:
+            for line in f:
+                if '"baseline"' not in line:
+                    continue
+                r = json.loads(line)
+                if r.get("type") != "baseline" or not r.get("pins"):
+                    continue
+                pid = r["problem"]
+                if pid not in first:
+                    first[pid] = r["set"]
+                if first[pid] == r["set"]:
+                    seen.setdefault(pid, {})[r["variant"]] = r["pins"]
+                elif seen.get(pid, {}).get(r["variant"]) != r["pins"]:
+                    differ.add(pid)
+    except (OSError, ValueError) as ex:
+        print(f"pins: {path}: {ex}", file=sys.stderr)
+        return 2
+    doc = {"schema": "kbv-pins/1", "gpu": dev.get("name", ""), "cublas": dev.get("cublas", ""),
+           "problems": {p: ";".join(v[k] for k in ("fp32", "tf32") if k in v) for p, v in sorted(seen.items())}}
+    text = json.dumps(doc, indent=1) + "\n"
+    if a.out:
+        tmp = a.out + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, a.out)
+    else:
+        sys.stdout.write(text)
+    print(f"pins: {len(doc['problems'])} problems pinned for {doc['gpu']} (cuBLAS {doc['cublas']}); "
+          f"{len(differ)} chose differently in another set: {', '.join(sorted(differ)) or 'none'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
