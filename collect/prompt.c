@@ -11,13 +11,6 @@
 #include "kbv.h"
 #include "sbuf.h"
 
-/* A number as short as it can be written exactly enough: integers without a
- * decimal point, others with up to 6 significant digits. */
-static void sb_num(sbuf *b, double v)
-{
-    if (v == floor(v) && fabs(v) < 1e15) sb_printf(b, "%.0f", v);
-    else sb_printf(b, "%.6g", v);
-}
 
 static void sb_shape(sbuf *b, const suite_tensor *t)
 {
@@ -36,114 +29,7 @@ static const char *dtype_name(kbv_dtype d)
     return d == KBV_I64 ? "int64" : "float32";
 }
 
-static void sb_range(sbuf *b, const suite_gen *g)
-{
-    sb_num(b, g->a);
-    sb_puts(b, ", ");
-    sb_num(b, g->b);
-}
 
-/* How D1 draws a tensor, in words a model can act on. */
-static void sb_gen(sbuf *b, const suite_tensor *t)
-{
-    const suite_gen *g = &t->gen;
-    switch (g->kind) {
-    case SUITE_GEN_UNIFORM:
-        if (g->a == 0.0 && g->b == 1.0) {
-            sb_puts(b, "U[0, 1) (torch.rand)");
-        } else if (g->a == -g->b) {
-            sb_puts(b, "U(-");
-            sb_num(b, g->b);
-            sb_puts(b, ", ");
-            sb_num(b, g->b);
-            sb_puts(b, t->role == SUITE_ROLE_PARAM ? ") (PyTorch's default initialisation)" : ")");
-        } else {
-            sb_puts(b, "U[");
-            sb_num(b, g->a);
-            sb_puts(b, ", ");
-            sb_num(b, g->b);
-            sb_puts(b, ")");
-        }
-        break;
-    case SUITE_GEN_NORMAL:
-        if (g->a == 0.0 && g->b == 1.0) {
-            sb_puts(b, "N(0, 1) (torch.randn)");
-        } else {
-            sb_puts(b, "normal, mean ");
-            sb_num(b, g->a);
-            sb_puts(b, ", standard deviation ");
-            sb_num(b, g->b);
-        }
-        break;
-    case SUITE_GEN_RANDINT:
-        sb_puts(b, "integers in [");
-        sb_num(b, g->a);
-        sb_puts(b, ", ");
-        sb_num(b, g->b);
-        sb_puts(b, ") (torch.randint)");
-        break;
-    case SUITE_GEN_CONST:
-        sb_puts(b, "every element ");
-        sb_num(b, g->a);
-        sb_puts(b, " (PyTorch's default), but the hidden distributions redraw it from U[");
-        sb_num(b, g->a - 0.5);
-        sb_puts(b, ", ");
-        sb_num(b, g->a + 0.5);
-        sb_puts(b, "): read it, never assume it");
-        break;
-    case SUITE_GEN_SIGN:
-        sb_puts(b, "+1 or -1 with equal probability");
-        break;
-    case SUITE_GEN_UNIFORM_RSCALE:
-        sb_puts(b, "U[");
-        sb_num(b, g->a);
-        sb_puts(b, ", ");
-        sb_num(b, g->b);
-        sb_puts(b, ") times one random scalar s ~ U[0, 1) per draw");
-        break;
-    case SUITE_GEN_UNIFORM_SYM:
-        sb_puts(b, "a symmetric matrix (U + U^T) / 2 with U ~ U[");
-        sb_range(b, g);
-        sb_puts(b, ")");
-        break;
-    case SUITE_GEN_UNIFORM_TRIU:
-        sb_puts(b, "upper triangular: U[");
-        sb_range(b, g);
-        sb_puts(b, ") on and above the diagonal, 0 below");
-        break;
-    case SUITE_GEN_UNIFORM_TRIL:
-        sb_puts(b, "lower triangular: U[");
-        sb_range(b, g);
-        sb_puts(b, ") on and below the diagonal, 0 above");
-        break;
-    case SUITE_GEN_SOFTMAX:
-        sb_puts(b, "softmax over the last dimension of U[");
-        sb_range(b, g);
-        sb_puts(b, ") values (positive, rows sum to 1)");
-        break;
-    case SUITE_GEN_SOFTMAX_RSCALE:
-        sb_puts(b, "softmax over the last dimension of U[");
-        sb_range(b, g);
-        sb_puts(b, ") values times one random scalar s ~ U[0, 1) per draw");
-        break;
-    case SUITE_GEN_ROW_SIGNED:
-        sb_puts(b, "U[");
-        sb_range(b, g);
-        sb_puts(b, ") on even rows of the last dimension and minus U[");
-        sb_range(b, g);
-        sb_puts(b, ") on odd rows (mixed signs, each row single-signed)");
-        break;
-    case SUITE_GEN_ALTERNATING:
-        sb_num(b, g->a);
-        sb_puts(b, " at even flat indices, ");
-        sb_num(b, g->b);
-        sb_puts(b, " at odd ones");
-        break;
-    default:
-        sb_puts(b, "see the problem's KernelBench file");
-        break;
-    }
-}
 
 static void put_inputs(sbuf *b, const suite_problem *p)
 {
@@ -153,7 +39,7 @@ static void put_inputs(sbuf *b, const suite_problem *p)
                   t->role == SUITE_ROLE_PARAM ? "parameter" : "input", dtype_name(t->dtype));
         sb_shape(b, t);
         sb_puts(b, "; values: ");
-        sb_gen(b, t);
+        suite_gen_text(b, t);
         if (t->fixed_scale) sb_puts(b, "; the hidden distributions keep its values unscaled");
         sb_puts(b, "\n");
     }
@@ -177,7 +63,7 @@ static void put_attrs(sbuf *b, const suite_problem *p)
     }
     for (int i = 0; i < p->n_attrs; i++) {
         sb_printf(b, "- call->attrs[%d]: %s = ", i, p->attrs[i].name);
-        sb_num(b, p->attrs[i].value);
+        suite_num_text(b, p->attrs[i].value);
         sb_puts(b, "\n");
     }
 }
@@ -191,16 +77,8 @@ static void put_distributions(sbuf *b, const suite_problem *p)
               "  In D2-D4, parameters whose PyTorch default is a constant are redrawn "
               "(scales from U[0.5, 1.5), shifts from U[-0.5, 0.5)).\n");
     if (p->d5) {
-        sb_puts(b, "- D5, this problem's own hard case:");
-        int first = 1;
-        for (int i = 0; i < p->n_inputs; i++) {
-            suite_tensor t = p->inputs[i];
-            if (t.role == SUITE_ROLE_PARAM) continue;
-            t.gen = p->d5[i];
-            sb_printf(b, "%s %s ", first ? "" : ";", t.name);
-            sb_gen(b, &t);
-            first = 0;
-        }
+        sb_puts(b, "- D5, this problem's own hard case: ");
+        suite_d5_text(b, p);
         sb_puts(b, ".\n");
     }
 }

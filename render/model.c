@@ -753,6 +753,12 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
         v = cJSON_GetObjectItemCaseSensitive(m->manifest, "harness");
         if (cJSON_IsObject(v))
             m->harness = v;
+        v = cJSON_GetObjectItemCaseSensitive(m->manifest, "d5");
+        if (cJSON_IsObject(v))
+            m->d5 = v;
+        v = cJSON_GetObjectItemCaseSensitive(m->manifest, "d5_label");
+        if (cJSON_IsObject(v))
+            m->d5_label = v;
         v = cJSON_GetObjectItemCaseSensitive(m->manifest, "config");
         if (cJSON_IsObject(v)) {
             m->run_config = v;
@@ -794,10 +800,45 @@ fail:
     return rc;
 }
 
+int rmodel_d5_from(rmodel *m, const char *path, kbv_err *e)
+{
+    if (m->d5 || access(path, F_OK) != 0)
+        return 0;
+    int rc = jio_load(path, &m->d5_doc, e);
+    if (rc)
+        return rc;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(m->d5_doc, "schema");
+    const cJSON *d5 = cJSON_GetObjectItemCaseSensitive(m->d5_doc, "d5");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "kbv-d5/1") != 0 || !cJSON_IsObject(d5))
+        return err_set(e, KBV_EINPUT, "%s: not a kbv-d5/1 table", path);
+    for (const cJSON *it = d5->child; it; it = it->next)
+        if (!cJSON_IsString(it))
+            return err_set(e, KBV_EINPUT, "%s: problem %.80s: its D5 is not a string", path,
+                           it->string ? it->string : "?");
+    const cJSON *lab = cJSON_GetObjectItemCaseSensitive(m->d5_doc, "d5_label");
+    m->d5 = d5;
+    m->d5_label = cJSON_IsObject(lab) ? lab : NULL;
+    m->d5_from_suite = 1;
+    return 0;
+}
+
+const char *rmodel_d5(const rmodel *m, const char *id)
+{
+    const cJSON *v = m->d5 ? cJSON_GetObjectItemCaseSensitive(m->d5, id) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *rmodel_d5_label(const rmodel *m, const char *id)
+{
+    const cJSON *v = m->d5_label ? cJSON_GetObjectItemCaseSensitive(m->d5_label, id) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : rmodel_d5(m, id);
+}
+
 void rmodel_free(rmodel *m)
 {
     if (!m)
         return;
+    cJSON_Delete(m->d5_doc);
     for (int i = 0; i < m->n_sets; i++) {
         rm_set *s = &m->sets[i];
         for (int b = 0; b < RM_NB; b++) {

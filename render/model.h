@@ -181,6 +181,12 @@ typedef struct rmodel {
     int has_drift;
     rm_drift *drift;               /* in analysis.json's order (drift descending) */
     int n_drift;
+    /* Each problem's D5 in words: the manifest's "d5" (what the run drew),
+     * else the suite's table beside the report template (rmodel_d5_from),
+     * else NULL.  d5_from_suite says which. */
+    const cJSON *d5, *d5_label;
+    cJSON *d5_doc;                 /* owned: the suite's table, when used */
+    int d5_from_suite;
 } rmodel;
 
 /* Reads run_dir/analysis.json (required, with analyze's parity verdicts
@@ -188,6 +194,16 @@ typedef struct rmodel {
  * warning otherwise).  *out owned by the caller (rmodel_free). */
 int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e);
 void rmodel_free(rmodel *m);   /* NULL ok */
+
+/* When the manifest names no D5 (a run collected before it did), reads the
+ * suite's table (templates/d5.json: {"schema": "kbv-d5/1", "d5": {id:
+ * text}}) at path; a missing file leaves m->d5 NULL, a malformed one is
+ * KBV_EINPUT. */
+int rmodel_d5_from(rmodel *m, const char *path, kbv_err *e);
+/* Problem id's D5 in words, or NULL; borrowed from m.  The label is the
+ * few words for a table cell (the full text where no label is known). */
+const char *rmodel_d5(const rmodel *m, const char *id);
+const char *rmodel_d5_label(const rmodel *m, const char *id);
 
 rm_group rmodel_group(const char *cls);
 const char *rmodel_group_name(rm_group g);

@@ -114,6 +114,11 @@ static void global_vars(rctx *r)
     tvars_set(v, "mem_baseline", "%s", m->mem_baseline);
     tvars_set(v, "atol", "%s", rep_jtext(m->run_config, "atol", b, sizeof b, "unknown"));
     tvars_set(v, "rtol", "%s", rep_jtext(m->run_config, "rtol", b, sizeof b, "unknown"));
+    /* Where the per-problem tables' D5 texts come from. */
+    tvars_set(v, "d5_source", "%s",
+              !m->d5 ? "not known for this run"
+              : m->d5_from_suite ? "as kbv's suite defines it (templates/d5.json), since this run's manifest predates naming it"
+                                 : "as the run's manifest records it");
     /* The protocol's settings as the manifest recorded them, for the
      * methods section; DESIGN.md's defaults where a manifest lacks them. */
     const cJSON *tm = m->run_config ? cJSON_GetObjectItemCaseSensitive(m->run_config, "timing") : NULL;
@@ -352,6 +357,20 @@ static int install(rctx *r, kbv_err *e)
     return 0;
 }
 
+/* A run whose manifest names no D5 (collected before it did) gets the
+ * suite's table that ships beside the report template, templates/d5.json,
+ * and the per-problem caption says so. */
+static int d5_fallback(rctx *r, kbv_err *e)
+{
+    char path[4200];
+    const char *slash = strrchr(r->o->template_path, '/');
+    if (slash)
+        snprintf(path, sizeof path, "%.*s/d5.json", (int)(slash - r->o->template_path), r->o->template_path);
+    else
+        snprintf(path, sizeof path, "d5.json");
+    return rmodel_d5_from(r->m, path, e);
+}
+
 int report_render(const report_opts *o, report_stats *stats, kbv_err *e)
 {
     rctx r;
@@ -364,7 +383,7 @@ int report_render(const report_opts *o, report_stats *stats, kbv_err *e)
         return rc;
     r.have_tmpl = 1;
     if ((rc = style_load(&r.st, o->style_path, e)) || (rc = rmodel_load(&r.m, o->run_dir, e)) ||
-        (rc = set_date(&r, e)) ||
+        (rc = d5_fallback(&r, e)) || (rc = set_date(&r, e)) ||
         (rc = fontm_open(&r.fm, r.st.font_regular, r.st.font_bold, e)) || (rc = rfig_names(&r, e)))
         goto done;
     global_vars(&r);

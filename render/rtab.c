@@ -745,11 +745,13 @@ int rtab_problems(rctx *r, int si, tbl *disp, kbv_err *e)
          * many there are, and problems.csv lists them with their class. */
         for (int sp = 0; sp < s->n_shown; sp++) {
             const rm_problem *q = &s->probs[s->shown[sp]];
-            char c[10][160], fl[128];
+            char c[10][320], fl[128];
             int k = 0;
             if (all)
                 snprintf(c[k++], 160, "%s", sp == 0 ? s->name : "");
-            snprintf(c[k++], 160, "%s", q->id);
+            /* A problem with a hard case of its own names it under its id. */
+            const char *d5 = rmodel_d5_label(r->m, q->id);
+            snprintf(c[k++], 320, "%s%s%.260s", q->id, d5 ? "\nD5: " : "", d5 ? d5 : "");
             flags_mark(fl, sizeof fl, q, "\n");
             snprintf(c[k++], 160, "%s%s%.100s", q->cls, *fl ? "\n" : "", fl);
             if (all) {
@@ -798,15 +800,15 @@ int rtab_problems_data(rctx *r, tbl *data, kbv_err *e)
         "speedup_fp32", "speedup_fp32_ci_low", "speedup_fp32_ci_high",
         "speedup_tf32", "speedup_tf32_ci_low", "speedup_tf32_ci_high",
         "peak_bytes_candidate", "peak_bytes_fp32", "peak_bytes_tf32", "max_rel_err", "tier",
-        "baseline_parity", "baseline_drift"};
+        "baseline_parity", "baseline_drift", "d5"};
     int rc;
-    if ((rc = tbl_init(data, 23, ch, "llllrrrrrrrrrrrrrrrrlll", e)))
+    if ((rc = tbl_init(data, 24, ch, "llllrrrrrrrrrrrrrrrrllll", e)))
         return rc;
     for (int i = 0; i < r->m->n_sets; i++) {
         const rm_set *s = &r->m->sets[i];
         for (int p = 0; p < s->n_probs; p++) {
             const rm_problem *q = &s->probs[p];
-            char d[23][160];
+            char d[24][320];
             int k = 0;
             snprintf(d[k++], 160, "%s", s->name);
             snprintf(d[k++], 160, "%s", q->id);
@@ -835,8 +837,10 @@ int rtab_problems_data(rctx *r, tbl *data, kbv_err *e)
              * empty when the analysis has no baseline_drift. */
             static const char *const dv[4] = {"ok", "fp32", "tf32", "fp32+tf32"};
             snprintf(d[k++], 160, "%s", !r->m->has_drift ? "" : dv[q->drift & 3u]);
-            const char *dp[23];
-            for (int j = 0; j < 23; j++)
+            const char *d5 = rmodel_d5(r->m, q->id);
+            snprintf(d[k++], 320, "%s", d5 ? d5 : "");
+            const char *dp[24];
+            for (int j = 0; j < 24; j++)
                 dp[j] = d[j];
             if ((rc = tbl_add(data, dp, 0, 0, e)))
                 return rc;

@@ -11,7 +11,7 @@
 const char *const tmpl_global_names[] = {
     "run_id", "date", "device", "driver", "cuda", "harness_commit", "harness_version", "seed",
     "n_sets", "n_problems", "ci_pct", "resamples", "mem_baseline", "atol", "rtol", "trials", "warmup_calls",
-    "warmup_ms", "min_rounds", "max_rounds", "min_gpu_s", "max_s", "ci_halfwidth_pct", NULL};
+    "warmup_ms", "min_rounds", "max_rounds", "min_gpu_s", "max_s", "ci_halfwidth_pct", "d5_source", NULL};
 const char *const tmpl_set_names[] = {
     "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", "set_missing",
     "set_found", NULL};
