@@ -31,16 +31,18 @@ static const char *dtype_name(kbv_dtype d)
 
 
 
-static void put_inputs(sbuf *b, const suite_problem *p)
+static void put_inputs(sbuf *b, const suite_problem *p, int blind)
 {
     for (int i = 0; i < p->n_inputs; i++) {
         const suite_tensor *t = &p->inputs[i];
         sb_printf(b, "- call->inputs[%d]: %s, %s %s, shape ", i, t->name,
                   t->role == SUITE_ROLE_PARAM ? "parameter" : "input", dtype_name(t->dtype));
         sb_shape(b, t);
-        sb_puts(b, "; values: ");
-        suite_gen_text(b, t);
-        if (t->fixed_scale) sb_puts(b, "; the hidden distributions keep its values unscaled");
+        if (!blind) {
+            sb_puts(b, "; values: ");
+            suite_gen_text(b, t);
+            if (t->fixed_scale) sb_puts(b, "; the hidden distributions keep its values unscaled");
+        }
         sb_puts(b, "\n");
     }
 }
@@ -68,8 +70,16 @@ static void put_attrs(sbuf *b, const suite_problem *p)
     }
 }
 
-static void put_distributions(sbuf *b, const suite_problem *p)
+static void put_distributions(sbuf *b, const suite_problem *p, int blind)
 {
+    if (blind) {
+        /* Nothing a kernel could specialise for: not even how many
+         * distributions there are. */
+        sb_puts(b, "- Several distributions of input values, which this prompt does not describe: "
+                  "positive, negative and mixed signs, small and large magnitudes, and inputs built to "
+                  "defeat shortcuts. Compute the expression exactly as stated for any valid values.\n");
+        return;
+    }
     sb_puts(b, "- D1: the values above (KernelBench's own generator).\n"
               "- D2: every floating-point input (not parameters) times 3.\n"
               "- D3: every floating-point input times 0.01.\n"
@@ -163,7 +173,7 @@ const char *const *prompt_placeholders(void)
 }
 
 /* Appends the value of placeholder `name` (n bytes); 0, or -1 when unknown. */
-static int put(sbuf *b, const char *name, size_t n, const suite_problem *p)
+static int put(sbuf *b, const char *name, size_t n, const suite_problem *p, int blind)
 {
 #define IS(s) (n == strlen(s) && memcmp(name, s, n) == 0)
     if (IS("id")) sb_puts(b, p->id);
@@ -172,10 +182,10 @@ static int put(sbuf *b, const char *name, size_t n, const suite_problem *p)
     else if (IS("number")) sb_printf(b, "%d", p->number);
     else if (IS("expr")) sb_puts(b, p->expr ? p->expr : "(not stated)");
     else if (IS("computation")) put_computation(b, p);
-    else if (IS("inputs")) put_inputs(b, p);
+    else if (IS("inputs")) put_inputs(b, p, blind);
     else if (IS("outputs")) put_outputs(b, p);
     else if (IS("attrs")) put_attrs(b, p);
-    else if (IS("distributions")) put_distributions(b, p);
+    else if (IS("distributions")) put_distributions(b, p, blind);
     else if (IS("skeleton")) put_skeleton(b, p);
     else if (IS("precision")) put_precision(b, p);
     else if (IS("flops")) sb_printf(b, "%.4g", p->flops);
@@ -187,7 +197,16 @@ static int put(sbuf *b, const char *name, size_t n, const suite_problem *p)
 #undef IS
 }
 
-int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, char **out, kbv_err *e)
+int prompt_blind_default(const suite_problem *p)
+{
+    static const char *const blind[] = {"L1_090_cumprod", "L1_100_hingeloss", NULL};
+    for (int i = 0; blind[i]; i++)
+        if (strcmp(p->id, blind[i]) == 0) return 1;
+    return 0;
+}
+
+int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, int blind, char **out,
+                  kbv_err *e)
 {
     sbuf b = { 0 };
     const char *s = tmpl;
@@ -205,7 +224,7 @@ int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *
             sb_free(&b);
             return err_set(e, KBV_EINPUT, "%s:%d: '{{' without a placeholder name and '}}'", tmpl_name, line);
         }
-        if (put(&b, name, (size_t)(end - name), p) < 0) {
+        if (put(&b, name, (size_t)(end - name), p, blind) < 0) {
             sb_free(&b);
             return err_set(e, KBV_EINPUT, "%s:%d: unknown placeholder {{%.*s}}", tmpl_name, line,
                            (int)(end - name), name);
