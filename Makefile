@@ -4,6 +4,8 @@
 #   make test       CPU tests (installs missing packages first when root)
 #   make test-gpu   tests that need a CUDA GPU (tests/gpu/)
 #   make report     collect on a GPU, else re-render the newest snapshot
+#                   (then it builds only kbv, kbv-analyze and kbv-render)
+#   make bench      time analyze and render (and collect on a GPU)
 #   make deps       install the Debian packages kbv needs (root), or print the line
 #   make install    PREFIX=/usr/local DESTDIR=
 #
@@ -69,12 +71,12 @@ ALL_NVCCFLAGS = $(NVCCFLAGS) $(NVCC_ARCH) -Iinclude -Icommon $(DEPS_INC) -Xcompi
 objs = $(patsubst %.c,$(OBJ)/%.o,$(filter %.c,$(1))) $(patsubst %.cu,$(OBJ)/%.cu.o,$(filter %.cu,$(1)))
 
 PROGRAMS :=
-TEST_LIBS :=
 
-.PHONY: all test test-asan test-gpu report snapshot deps deps-check deps-check-build install clean bench
+.PHONY: all test test-asan test-gpu report report-tools snapshot deps deps-check deps-check-build install clean bench
 all:
 
 include common/module.mk
+include dispatch/module.mk
 include analyze/module.mk
 include render/module.mk
 include collect/module.mk
@@ -131,8 +133,16 @@ test-gpu: all
 	$(Q)tests/gpu/run.sh $(BUILD)
 
 # --- the pipeline -------------------------------------------------------------
+# Without a visible GPU (or with KBV_NO_GPU=1) report.sh re-renders the
+# newest snapshot, which needs only the dispatcher, analyze and render: the
+# CUDA code is not compiled then (it took most of a first run's time).
+GPU_VISIBLE_CMD := [ "$${KBV_NO_GPU:-0}" != 1 ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+REPORT_TOOLS := $(BUILD)/kbv $(BUILD)/kbv-analyze $(BUILD)/kbv-render
+report-tools: $(REPORT_TOOLS)
+
 report: deps-check-build
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)if $(GPU_VISIBLE_CMD); then $(MAKE) --no-print-directory all; \
+	    else $(MAKE) --no-print-directory report-tools; fi
 	$(Q)scripts/report.sh $(BUILD)
 
 # Archive a run as the current snapshot: make snapshot RUN=runs/<id>
@@ -140,7 +150,8 @@ snapshot:
 	$(Q)test -n "$(RUN)" || { echo "usage: make snapshot RUN=runs/<run-id>" >&2; exit 2; }
 	$(Q)scripts/snapshot.sh $(RUN) $(BUILD)
 
-bench: all tests
+bench: $(REPORT_TOOLS)
+	$(Q)if $(GPU_VISIBLE_CMD); then $(MAKE) --no-print-directory all; fi
 	$(Q)scripts/bench.sh $(BUILD)
 
 install: all

@@ -1,5 +1,6 @@
 /* analysis.c - see analysis.h. */
 #include "analysis.h"
+#include "schema.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -689,6 +690,56 @@ static cJSON *problem_json(const run_data *r, size_t set, size_t i, const pctx *
     return o;
 }
 
+/* The bootstrap over problems of one set: B resamples, each one set of
+ * problem picks shared by every aggregate in as and by fast_p (fb), over
+ * the per-problem replicates in st. */
+static int resample_set(const shared *sh, size_t set, size_t np, const geo_store *st, const unsigned char *ok,
+                        aggs *as, picks *pk, fastp_boot *fb, kbv_err *e)
+{
+    size_t B = sh->o->resamples;
+    int rc;
+    if ((rc = picks_new(pk, np, e)) || (rc = fastp_new(fb, np, ok, e))) return rc;
+    size_t row = (np + 1) * N_BL, row_bytes = row * sizeof(float);
+    for (size_t b = 0; b < B; b++) {
+        /* The picks land anywhere in a row, which defeats the hardware's
+         * prefetch; fetching the row two resamples ahead keeps the loop
+         * from waiting on memory. */
+        if (b + 2 < B) {
+            const char *ahead = (const char *)&st->reps[(b + 2) * row];
+            for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
+        }
+        picks_start(pk, sh->o->seed, set, b);
+        for (int k = 0; k < as->n; k++) {
+            agg *j = &as->a[k];
+            rc = j->fixed ? agg_resample(j, pk, st->reps, row, B, 2, e)
+               : j->clamp ? agg_resample(j, pk, st->reps, row, B, 1, e)
+                          : agg_resample(j, pk, st->reps, row, B, 0, e);
+            if (rc) return rc;
+        }
+        if ((rc = fastp_resample(fb, pk, st->reps, row, B, e))) return rc;
+    }
+    return 0;
+}
+
+/* The inflation decomposition of a set: the geometric mean against fp32 on
+ * D1 only, with the hidden distributions, with the probes, and against tf32. */
+static void add_inflation(cJSON *o, const est *g_orig, const est *g_hidden, const est *g_correct)
+{
+    cJSON *inf = cJSON_AddArrayToObject(o, "inflation");
+    static const char *const steps[4][2] = {{"original", "fp32 baseline, D1 only"},
+                                            {"hidden", "+ hidden distributions"},
+                                            {"probes", "+ hack probes"},
+                                            {"tf32", "+ tf32 baseline"}};
+    const est *vals[4] = {&g_orig[BL_FP32], &g_hidden[BL_FP32], &g_correct[BL_FP32], &g_correct[BL_TF32]};
+    for (int k = 0; k < 4; k++) {
+        cJSON *step = cJSON_CreateObject();
+        cJSON_AddStringToObject(step, "step", steps[k][0]);
+        cJSON_AddStringToObject(step, "label", steps[k][1]);
+        add_est(step, "geomean", vals[k]);
+        cJSON_AddItemToArray(inf, step);
+    }
+}
+
 static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
 {
     const run_data *r = sh->r;
@@ -772,28 +823,7 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     if ((rc = agg_add(&as, B, pc, np, mem, NULL, memv, 0, 1, m_eff, e))) goto done;
     long n_mem = m_eff[0].n;
 
-    if (np) {
-        if ((rc = picks_new(&pk, np, e)) || (rc = fastp_new(&fb, np, ok, e))) goto done;
-        size_t row = (np + 1) * N_BL, row_bytes = row * sizeof(float);
-        for (size_t b = 0; b < B; b++) {
-            /* The picks land anywhere in a row, which defeats the hardware's
-             * prefetch; fetching the row two resamples ahead keeps the loop
-             * from waiting on memory. */
-            if (b + 2 < B) {
-                const char *ahead = (const char *)&st.reps[(b + 2) * row];
-                for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
-            }
-            picks_start(&pk, sh->o->seed, set, b);
-            for (int k = 0; k < as.n; k++) {
-                agg *j = &as.a[k];
-                rc = j->fixed ? agg_resample(j, &pk, st.reps, row, B, 2, e)
-                   : j->clamp ? agg_resample(j, &pk, st.reps, row, B, 1, e)
-                              : agg_resample(j, &pk, st.reps, row, B, 0, e);
-                if (rc) goto done;
-            }
-            if ((rc = fastp_resample(&fb, &pk, st.reps, row, B, e))) goto done;
-        }
-    }
+    if (np && (rc = resample_set(sh, set, np, &st, ok, &as, &pk, &fb, e))) goto done;
     aggs_finish(&as, sh, jack);
 
     cJSON *bj = cJSON_AddObjectToObject(o, "baselines");
@@ -815,19 +845,7 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     add_est(mj, "efficiency_geomean", &m_eff[0]);
     add_est(mj, "efficient_share", &m_share);
 
-    cJSON *inf = cJSON_AddArrayToObject(o, "inflation");
-    static const char *const steps[4][2] = {{"original", "fp32 baseline, D1 only"},
-                                            {"hidden", "+ hidden distributions"},
-                                            {"probes", "+ hack probes"},
-                                            {"tf32", "+ tf32 baseline"}};
-    const est *vals[4] = {&g_orig[BL_FP32], &g_hidden[BL_FP32], &g_correct[BL_FP32], &g_correct[BL_TF32]};
-    for (int k = 0; k < 4; k++) {
-        cJSON *step = cJSON_CreateObject();
-        cJSON_AddStringToObject(step, "step", steps[k][0]);
-        cJSON_AddStringToObject(step, "label", steps[k][1]);
-        add_est(step, "geomean", vals[k]);
-        cJSON_AddItemToArray(inf, step);
-    }
+    add_inflation(o, g_orig, g_hidden, g_correct);
 
     cJSON *pj = cJSON_AddArrayToObject(o, "problems");
     for (size_t i = 0; i < np; i++) cJSON_AddItemToArray(pj, problem_json(r, set, i, &pc[i]));
@@ -939,7 +957,7 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
-    cJSON_AddStringToObject(root, "schema", "kbv-analysis/1");
+    cJSON_AddStringToObject(root, KBV_K_SCHEMA, KBV_SCHEMA_ANALYSIS);
     cJSON_AddStringToObject(root, "run_id", r->run_id);
     cJSON_AddStringToObject(root, "created_utc", r->created_utc);
     static const char *const copied[] = {"harness", "device"};

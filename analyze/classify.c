@@ -103,6 +103,31 @@ static void probe_text(const run_probe *pr, char *buf, size_t n)
     else snprintf(buf, n, "%s probe failed", pr->name);
 }
 
+/* What a correct pair passed: its D1 checks, the hidden distributions and
+ * probes, and the distributions skipped for a non-finite reference. */
+static void correct_text(const run_pair *p, size_t n_d1, char *txt, size_t tn)
+{
+    size_t n_hidden = 0, n_probes = 0;
+    char dists[64] = "", skipped[64] = "";
+    for (size_t i = 0; i < p->n_checks; i++) {
+        const run_check *c = &p->checks[i];
+        if (is_d1(c)) continue;
+        char *list = c->skipped ? skipped : dists;
+        if (!strstr(list, c->dist) && strlen(list) + strlen(c->dist) + 3 < sizeof dists) {
+            if (list[0]) strcat(list, ", ");
+            strcat(list, c->dist);
+        }
+        if (!c->skipped) n_hidden++;
+    }
+    for (size_t i = 0; i < p->n_probes; i++) n_probes += p->probes[i].pass == 1;
+    int w = snprintf(txt, tn, "passes D1 (%zu checks)", n_d1);
+    if (n_hidden && w > 0 && (size_t)w < tn)
+        w += snprintf(txt + w, tn - (size_t)w, ", hidden %s (%zu checks)", dists, n_hidden);
+    if (w > 0 && (size_t)w < tn) w += snprintf(txt + w, tn - (size_t)w, ", %zu probes", n_probes);
+    if (skipped[0] && w > 0 && (size_t)w < tn)
+        snprintf(txt + w, tn - (size_t)w, "; skipped %s (non-finite reference)", skipped);
+}
+
 static void classify_class(const run_data *r, const run_pair *p, classify_result *out)
 {
     char *txt = out->class_text;
@@ -236,26 +261,8 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
     }
 
     /* correct: say what it passed. */
-    size_t n_hidden = 0, n_probes = 0;
-    char dists[64] = "", skipped[64] = "";
-    for (size_t i = 0; i < p->n_checks; i++) {
-        const run_check *c = &p->checks[i];
-        if (is_d1(c)) continue;
-        char *list = c->skipped ? skipped : dists;
-        if (!strstr(list, c->dist) && strlen(list) + strlen(c->dist) + 3 < sizeof dists) {
-            if (list[0]) strcat(list, ", ");
-            strcat(list, c->dist);
-        }
-        if (!c->skipped) n_hidden++;
-    }
-    for (size_t i = 0; i < p->n_probes; i++) n_probes += p->probes[i].pass == 1;
     out->cls = CL_CORRECT;
-    int w = snprintf(txt, tn, "passes D1 (%zu checks)", n_d1);
-    if (n_hidden && w > 0 && (size_t)w < tn)
-        w += snprintf(txt + w, tn - (size_t)w, ", hidden %s (%zu checks)", dists, n_hidden);
-    if (w > 0 && (size_t)w < tn) w += snprintf(txt + w, tn - (size_t)w, ", %zu probes", n_probes);
-    if (skipped[0] && w > 0 && (size_t)w < tn)
-        snprintf(txt + w, tn - (size_t)w, "; skipped %s (non-finite reference)", skipped);
+    correct_text(p, n_d1, txt, tn);
 }
 
 static void set_flag(classify_result *out, int f, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -5,19 +5,14 @@
 #include <string.h>
 
 #include "jio.h"
+#include "ostat.h"
 #include "stats.h"
 
 double drift_median_ci(const double *x, size_t n, double level, double *lo, double *hi)
 {
-    /* P(x_(k) <= median) = P(B >= k) with B ~ Binomial(n, 1/2), so
-     * [x_(k), x_(n+1-k)] misses the median with probability 2 P(B <= k-1),
-     * below 1 - level for the k chosen here. */
-    long k = stats_binom_quantile((long)n, 0.5, (1 - level) / 2);
-    size_t i = k >= 1 ? (size_t)k - 1 : 0;
-    if (i > (n - 1) / 2) i = (n - 1) / 2;
-    *lo = x[i];
-    *hi = x[n - 1 - i];
-    return stats_median_sorted(x, n);
+    /* Too few samples for the level give the whole range (see drift.h). */
+    (void)ostat_median_ci(x, n, level, lo, hi);
+    return ostat_median_sorted(x, n);
 }
 
 /* One set's numbers for a (problem, baseline). */

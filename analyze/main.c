@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "levels.h"
+#include "parity.h"
 #include "cli.h"
 #include "err.h"
 #include "jio.h"
@@ -17,18 +18,22 @@
 
 static const char *const usage =
     "usage: kbv-analyze [--seed N] [--resamples N] [--jobs N] RUN_DIR\n"
+    "       kbv-analyze --parity-only RUN_DIR\n"
     "\n"
     "Reads RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (or samples.jsonl.gz)\n"
     "and writes RUN_DIR/analysis.json: medians, speedups against the fp32 and\n"
     "tf32 baselines with bootstrap intervals, the class and flags of every\n"
     "(set, problem) with evidence, geometric means, fast_p, memory efficiency\n"
     "and the inflation decomposition.  The same run directory gives the same\n"
-    "bytes.\n"
+    "bytes.  When RUN_DIR/parity.json (docs/parity.md) is there, each\n"
+    "problem's baseline parity with PyTorch is judged against the 1.05 limit.\n"
     "\n"
     "  --seed N        bootstrap seed (default: the manifest's config.seed)\n"
     "  --resamples N   bootstrap resamples (default 10000)\n"
     "  --jobs N        threads for reading and over candidate sets (default:\n"
     "                  up to 2); the output does not depend on it\n"
+    "  --parity-only   only judge RUN_DIR/parity.json again, into the existing\n"
+    "                  analysis.json (after a parity file was re-measured)\n"
     "  --help          this text\n"
     "  --version       version and git commit\n";
 
@@ -38,7 +43,7 @@ int main(int argc, char **argv)
     const char *dir = NULL;
     unsigned long long seed = 0;
     long resamples = 10000, jobs = 0;
-    int have_seed = 0, rc = 0;
+    int have_seed = 0, parity_only = 0, rc = 0;
     run_data *r = NULL;
     cJSON *out = NULL;
     char path[4096];
@@ -52,6 +57,10 @@ int main(int argc, char **argv)
         if (strcmp(a, "--version") == 0) {
             cli_print_version("kbv-analyze");
             return 0;
+        }
+        if (strcmp(a, "--parity-only") == 0) {
+            parity_only = 1;
+            continue;
         }
         if (strcmp(a, "--seed") == 0 || strcmp(a, "--resamples") == 0 || strcmp(a, "--jobs") == 0) {
             if (i + 1 >= argc) {
@@ -90,6 +99,11 @@ int main(int argc, char **argv)
         goto fail;
     }
     if ((rc = cli_path(path, sizeof path, dir, "analysis.json", &e))) goto fail;
+    if (parity_only) {
+        if ((rc = parity_update(dir, &e))) goto fail;
+        log_info("analyze", "%s: parity judged again -> %s", dir, path);
+        return 0;
+    }
 
     double t0 = log_now();
     int threads = (int)jobs;
@@ -107,6 +121,9 @@ int main(int argc, char **argv)
     /* The appendix's breakdowns (per level, failures, tolerance sweep) are
      * added to the finished tree, apart from the set's own statistics. */
     if ((rc = levels_add(r, &o, out, &e))) goto fail;
+    /* The baselines' parity with PyTorch (RUN_DIR/parity.json), judged
+     * here so that render only draws the verdicts. */
+    if ((rc = parity_add(dir, r, out, &e))) goto fail;
     /* Journal texts (build logs, details) may hold any bytes; JSON readers
      * refuse a file that is not UTF-8. */
     size_t fixed = 0;

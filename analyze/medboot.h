@@ -22,6 +22,16 @@
 #include "err.h"
 #include "rng.h"
 
+/* What a bootstrap stream is for: the last part of its rng_init key (the
+ * key is (run seed, set index, problem index or bootstrap resample index,
+ * purpose)).  The numbers stay as they were when a purpose is retired, so
+ * that the others keep their streams. */
+enum {
+    RNG_P_RATIO = 2,     /* per-problem draws of the median of the paired ratios; the same
+                            stream for both baselines (see analysis.c) */
+    RNG_G_PICKS = 21     /* the problem picks of a set's bootstrap resample (key: set, resample, purpose) */
+};
+
 #define MEDBOOT_GAPS 6
 
 typedef struct medboot_table {

@@ -1,7 +1,6 @@
 # analyze/: statistics, classes, memory trade-off.  Pure C, no CUDA.
 ANALYZE_SRCS := $(filter-out analyze/main.c,$(wildcard analyze/*.c))
 ANALYZE_LIB  := $(BUILD)/libkbv_analyze.a
-TEST_LIBS    := $(ANALYZE_LIB) $(TEST_LIBS)
 PROGRAMS     += $(BUILD)/kbv-analyze
 
 $(ANALYZE_LIB): $(call objs,$(ANALYZE_SRCS))

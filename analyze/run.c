@@ -1,5 +1,6 @@
 /* run.c - reading a run directory (see run.h). */
 #include "run.h"
+#include "schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "jio.h"
+#include "lhash.h"
 #include "jnl.h"
 #include "log.h"
 #include "scan.h"
@@ -121,46 +123,9 @@ typedef struct run_line_seen {
     uint32_t line;    /* 1-based; 0 marks a free slot */
 } run_line_seen;
 
-typedef struct line_hash {
-    uint64_t a;
-    uint32_t b;
-} line_hash;
-
-static uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t fmix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
-}
-
-/* Two independent 64-bit lanes over the line, eight bytes a step (a byte
- * at a time would cost a tenth of the reading time of a large journal). */
-static line_hash hash_line(const char *p, size_t n)
-{
-    uint64_t h1 = 0x9e3779b97f4a7c15ULL ^ n, h2 = 0xc2b2ae3d27d4eb4fULL + n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h1 = rotl64(h1 ^ (w * 0x87c37b91114253d5ULL), 31) * 0x4cf5ad432745937fULL;
-        h2 = rotl64(h2 + (w * 0x52dce729ULL), 27) * 0x9e3779b97f4a7c15ULL + 0x38495ab5ULL;
-        p += 8;
-        n -= 8;
-    }
-    uint64_t w = 0;
-    memcpy(&w, p, n);
-    h1 = rotl64(h1 ^ (w * 0x87c37b91114253d5ULL), 31) * 0x4cf5ad432745937fULL;
-    h2 = rotl64(h2 + (w * 0x52dce729ULL), 27) * 0x9e3779b97f4a7c15ULL;
-    return (line_hash){fmix64(h1 ^ h2), (uint32_t)fmix64(h2 + 0x2545f4914f6cdd1dULL)};
-}
-
 /* Records line lineno with hash h; KBV_EINPUT when an earlier line had the
  * same text. */
-static int seen_add(run_data *r, line_hash h, const char *path, long lineno, kbv_err *e)
+static int seen_add(run_data *r, lhash h, const char *path, long lineno, kbv_err *e)
 {
     if (2 * (r->n_seen + 1) > (r->seen ? r->seen_mask + 1 : 0)) {
         size_t size = r->seen ? 2 * (r->seen_mask + 1) : 1024;
@@ -390,7 +355,7 @@ static int add_check(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
 static int add_probe(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
 {
     const char *name;
-    int rc = jio_get_str(o, "probe", what, &name, e);
+    int rc = jio_get_str(o, KBV_K_PROBE, what, &name, e);
     if (rc) return rc;
     run_probe p;
     memset(&p, 0, sizeof p);
@@ -410,7 +375,7 @@ static int add_probe(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
         pr->cap_probes = cap;
     }
     p.name = dup_str(name);
-    p.detail = dup_str(opt_str(o, "detail"));
+    p.detail = dup_str(opt_str(o, KBV_K_DETAIL));
     if (!p.name || !p.detail) {
         free(p.name);
         free(p.detail);
@@ -437,7 +402,7 @@ static int add_choice(run_pair *pr, const cJSON *o, const char *what, kbv_err *e
 {
     const char *variant;
     int rc;
-    if ((rc = jio_get_str(o, "variant", what, &variant, e))) return rc;
+    if ((rc = jio_get_str(o, KBV_K_VARIANT, what, &variant, e))) return rc;
     int v = variant_index(variant, strlen(variant));
     if (v != RUN_V_FP32 && v != RUN_V_TF32)
         return err_set(e, KBV_EINPUT, "%s: unknown baseline variant \"%s\" (fp32 or tf32)", what, variant);
@@ -465,17 +430,17 @@ static int status_known(const char *s)
 
 static int add_record(run_data *r, const cJSON *o, const char *what, long lineno, kbv_err *e)
 {
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, KBV_K_TYPE);
     if (!cJSON_IsString(type)) return err_set(e, KBV_EINPUT, "%s: record without a string \"type\"", what);
     const char *t = type->valuestring;
-    static const char *const known[] = {"build", "static", "check", "probe", "time", "memory", "status", "baseline"};
+    static const char *const known[] = {KBV_REC_BUILD, KBV_REC_STATIC, KBV_REC_CHECK, KBV_REC_PROBE, KBV_REC_TIME, KBV_REC_MEMORY, KBV_REC_STATUS, KBV_REC_BASELINE};
     int k = -1;
     for (int i = 0; i < 8; i++)
         if (strcmp(t, known[i]) == 0) k = i;
 
     const char *set, *prob;
     int rc;
-    if ((rc = jio_get_str(o, "set", what, &set, e)) || (rc = jio_get_str(o, "problem", what, &prob, e)))
+    if ((rc = jio_get_str(o, KBV_K_SET, what, &set, e)) || (rc = jio_get_str(o, KBV_K_PROBLEM, what, &prob, e)))
         return rc;
     run_pair *pr;
     if ((rc = find_pair(r, set, strlen(set), prob, strlen(prob), what, &pr, e))) return rc;
@@ -485,7 +450,7 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
      * wrong rather than the candidate (a repeated identical line was caught
      * before).  An unknown status has no meaning to class by. */
     if (k == 6) {
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, KBV_K_STATUS);
         if (cJSON_IsString(st) && !status_known(st->valuestring))
             return err_set(e, KBV_EINPUT,
                            "%s: unknown status \"%.40s\" (ok, compile-error, crash, timeout, launch-error, missing)",
@@ -523,9 +488,9 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
         return add_probe(pr, o, what, e);
     case 4: { /* time, when the fast scanner left it to us */
         const char *variant;
-        if ((rc = jio_get_str(o, "variant", what, &variant, e))) return rc;
-        const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "gpu_ms");
-        const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "wall_ms");
+        if ((rc = jio_get_str(o, KBV_K_VARIANT, what, &variant, e))) return rc;
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, KBV_K_GPU_MS);
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, KBV_K_WALL_MS);
         int gk = !g ? SCAN_ABSENT : cJSON_IsNumber(g) ? SCAN_NUMBER : cJSON_IsNull(g) ? SCAN_NULL : SCAN_OTHER;
         int wk = !w ? SCAN_ABSENT : cJSON_IsNumber(w) ? SCAN_NUMBER : cJSON_IsNull(w) ? SCAN_NULL : SCAN_OTHER;
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "sm_mhz");
@@ -538,7 +503,7 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
     case 5: { /* memory */
         const char *variant;
         double peak = 0, leaked = 0;
-        if ((rc = jio_get_str(o, "variant", what, &variant, e))) return rc;
+        if ((rc = jio_get_str(o, KBV_K_VARIANT, what, &variant, e))) return rc;
         int v = variant_index(variant, strlen(variant));
         if (v < 0) return err_set(e, KBV_EINPUT, "%s: unknown variant \"%s\"", what, variant);
         if ((rc = jio_get_num(o, "peak_bytes", what, &peak, e))) return rc;
@@ -551,10 +516,10 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
     }
     case 6: { /* status */
         const char *st;
-        if ((rc = jio_get_str(o, "status", what, &st, e))) return rc;
+        if ((rc = jio_get_str(o, KBV_K_STATUS, what, &st, e))) return rc;
         pr->have_status = 1;
         if ((rc = replace_str(&pr->status, st, e))) return rc;
-        return replace_str(&pr->status_detail, opt_str(o, "detail"), e);
+        return replace_str(&pr->status_detail, opt_str(o, KBV_K_DETAIL), e);
     }
     default:
         return add_choice(pr, o, what, e);
@@ -569,7 +534,7 @@ static int fast_time(const run_data *r, find_cache *c, const char *line, size_t 
                      double *round, double *gpu, double *mhz)
 {
     scan_rec sr;
-    if (!scan_flat(line, len, &sr) || !scan_is(sr.type, "time") || !sr.set.p || !sr.problem.p || !sr.variant.p ||
+    if (!scan_flat(line, len, &sr) || !scan_is(sr.type, KBV_REC_TIME) || !sr.set.p || !sr.problem.p || !sr.variant.p ||
         sr.odd_keys || sr.round_kind != SCAN_NUMBER)
         return 0;
     if (find_pair_c(r, c, sr.set.p, sr.set.len, sr.problem.p, sr.problem.len, NULL, pair, NULL)) return 0;
@@ -600,7 +565,7 @@ static int take_time(run_data *r, size_t k, int v, double round, double gpu, dou
 }
 
 /* run_add_line with the line's hash already computed. */
-static int add_line_h(run_data *r, const char *line, size_t len, line_hash h, const char *path, long lineno,
+static int add_line_h(run_data *r, const char *line, size_t len, lhash h, const char *path, long lineno,
                       kbv_err *e)
 {
     r->n_lines++;
@@ -640,7 +605,7 @@ static int add_line_h(run_data *r, const char *line, size_t len, line_hash h, co
 
 int run_add_line(run_data *r, const char *line, size_t len, const char *path, long lineno, kbv_err *e)
 {
-    return add_line_h(r, line, len, hash_line(line, len), path, lineno, e);
+    return add_line_h(r, line, len, lhash_line(line, len), path, lineno, e);
 }
 
 int run_finish(run_data *r, kbv_err *e)
@@ -670,8 +635,8 @@ int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e)
     const char *schema;
     const cJSON *config, *problems, *sets, *it;
     double seed = 0;
-    if ((rc = jio_get_str(manifest, "schema", what, &schema, e))) goto fail;
-    if (strcmp(schema, "kbv-run/1") != 0) {
+    if ((rc = jio_get_str(manifest, KBV_K_SCHEMA, what, &schema, e))) goto fail;
+    if (strcmp(schema, KBV_SCHEMA_RUN) != 0) {
         rc = err_set(e, KBV_EINPUT, "%s: schema \"%s\" is not kbv-run/1", what, schema);
         goto fail;
     }
@@ -720,8 +685,8 @@ int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e)
         }
         r->set_names[i++] = name;
     }
-    if ((rc = map_build(r->problem_ids, r->n_problems, "problem", &r->prob_map, &r->prob_mask, e)) ||
-        (rc = map_build(r->set_names, r->n_sets, "set", &r->set_map, &r->set_mask, e)))
+    if ((rc = map_build(r->problem_ids, r->n_problems, KBV_K_PROBLEM, &r->prob_map, &r->prob_mask, e)) ||
+        (rc = map_build(r->set_names, r->n_sets, KBV_K_SET, &r->set_map, &r->set_mask, e)))
         goto fail;
     *out = r;
     return 0;
@@ -745,13 +710,13 @@ typedef struct tsample {
     int variant;
     double round, gpu, mhz;
     long line;            /* within the chunk, 1-based */
-    line_hash h;
+    lhash h;
 } tsample;
 
 typedef struct deferred {
     size_t off, len;
     long line;            /* within the chunk, 1-based */
-    line_hash h;
+    lhash h;
 } deferred;
 
 typedef struct chunk {
@@ -784,7 +749,7 @@ static void *chunk_main(void *arg)
         size_t k;
         int v;
         double round, gpu, mhz;
-        line_hash lh = hash_line(p, len);
+        lhash lh = lhash_line(p, len);
         if (fast_time(h->r, &c, p, len, &k, &v, &round, &gpu, &mhz)) {
             if (h->nts == h->cap_ts) {
                 size_t cap = h->cap_ts ? 2 * h->cap_ts : 4096;

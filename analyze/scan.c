@@ -1,5 +1,6 @@
 /* scan.c - see scan.h. */
 #include "scan.h"
+#include "schema.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -134,20 +135,20 @@ enum {
 static unsigned key_bit(const char *p, size_t n)
 {
     switch (n) {
-    case 3: return memcmp(p, "set", 3) == 0 ? K_SET : 0;
+    case 3: return memcmp(p, KBV_K_SET, 3) == 0 ? K_SET : 0;
     case 5:
-        if (memcmp(p, "round", 5) == 0) return K_ROUND;
+        if (memcmp(p, KBV_K_ROUND, 5) == 0) return K_ROUND;
         if (memcmp(p, "gt_ms", 5) == 0) return K_GT;
         return 0;
-    case 4: return memcmp(p, "type", 4) == 0 ? K_TYPE : 0;
+    case 4: return memcmp(p, KBV_K_TYPE, 4) == 0 ? K_TYPE : 0;
     case 6:
-        if (memcmp(p, "gpu_ms", 6) == 0) return K_GPU;
+        if (memcmp(p, KBV_K_GPU_MS, 6) == 0) return K_GPU;
         if (memcmp(p, "sm_mhz", 6) == 0) return K_MHZ;
         return 0;
     case 7:
-        if (memcmp(p, "problem", 7) == 0) return K_PROBLEM;
-        if (memcmp(p, "variant", 7) == 0) return K_VARIANT;
-        if (memcmp(p, "wall_ms", 7) == 0) return K_WALL;
+        if (memcmp(p, KBV_K_PROBLEM, 7) == 0) return K_PROBLEM;
+        if (memcmp(p, KBV_K_VARIANT, 7) == 0) return K_VARIANT;
+        if (memcmp(p, KBV_K_WALL_MS, 7) == 0) return K_WALL;
         if (memcmp(p, "same_as", 7) == 0) return K_SAME_AS;
         return 0;
     default: return 0;

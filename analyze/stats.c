@@ -57,13 +57,6 @@ void stats_sort(double *x, size_t n)
     insertion_sort(x, n);
 }
 
-double stats_median_sorted(const double *x, size_t n)
-{
-    if (n % 2)
-        return x[n / 2];
-    return 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
 double stats_select(double *x, size_t n, size_t k)
 {
     size_t lo = 0, hi = n - 1;
@@ -147,23 +140,6 @@ double stats_norm_ppf(double p)
         x = x - u / (1 + x * u / 2);
     }
     return x;
-}
-
-long stats_binom_quantile(long n, double q, double alpha)
-{
-    if (n <= 0 || q <= 0) return 0;
-    if (q >= 1) return n;
-    /* The pmf in log space from the log-gamma function; n is a count of
-     * problems (hundreds), so the O(n) walk is cheap.  A tolerance of 1e-12
-     * keeps exact fractions (alpha equal to a cdf value) on the low side. */
-    double lq = log(q), l1q = log1p(-q), lgn = lgam((double)n + 1), cdf = 0;
-    for (long k = 0; k <= n; k++) {
-        cdf += exp(lgn - lgam((double)k + 1) - lgam((double)(n - k) + 1) +
-                   (double)k * lq + (double)(n - k) * l1q);
-        if (cdf >= alpha - 1e-12)
-            return k;
-    }
-    return n;
 }
 
 /* The small epsilon keeps q n = 250 (q = 0.025, n = 10000) from becoming

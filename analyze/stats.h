@@ -6,13 +6,14 @@
 #define KBV_STATS_H
 
 #include <stddef.h>
+#include "ostat.h"
 
 /* Sorts x ascending (doubles that are all finite). */
 void stats_sort(double *x, size_t n);
 
-/* DESIGN.md 7: the middle value of sorted x; for an even count the mean of
- * the two middle values.  n >= 1. */
-double stats_median_sorted(const double *x, size_t n);
+/* DESIGN.md 7: the middle value of sorted x (common/ostat.h); for an even
+ * count the mean of the two middle values.  n >= 1. */
+#define stats_median_sorted ostat_median_sorted
 
 /* The k-th smallest (0-based) of x[0..n), reordering x (quickselect). */
 double stats_select(double *x, size_t n, size_t k);
@@ -27,8 +28,8 @@ double stats_quantile(double *x, size_t n, double q);
 double stats_norm_cdf(double z);
 double stats_norm_ppf(double p);
 
-/* The smallest k in 0..n with P(Binomial(n, q) <= k) >= alpha. */
-long stats_binom_quantile(long n, double q, double alpha);
+/* Binomial quantiles: common/ostat.h's ostat_binom_quantile. */
+#define stats_binom_quantile ostat_binom_quantile
 
 /* The 0-based rank that stats_quantile selects for the q-quantile of n
  * values: ceil(q n) - 1, clamped to 0..n-1. */

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +16,8 @@
 #include <unistd.h>
 
 #include "afile.h"
+#include "copts.h"
+#include "schema.h"
 #include "build.h"
 #include "chan.h"
 #include "jgram.h"
@@ -35,179 +36,7 @@
 #include "verdict.h"
 
 #define STAGE "collect"
-#define MAX_GPUS 64
-
-typedef struct {
-    const char *suite;
-    const char *cand_dirs[256];
-    int n_dirs;
-    const char *out;
-    unsigned long long seed;
-    const char *glob;
-    int shard_i, shard_n;
-    const char *gpus[MAX_GPUS];
-    int n_gpus;
-    char gpu_buf[1024];
-    char vis_buf[4096];      /* the inherited CUDA_VISIBLE_DEVICES, split */
-    int resume;
-    double timeout_s;
-    long trials;
-    double atol, rtol;
-    long jobs;
-    int build_only;
-    long arch;            /* 0: from the GPU (or 90 with --build-only) */
-    double max_time_s;    /* the stopping rule's time cap per variant */
-    const char *pins;     /* a kbv-pins/1 table of baseline kernel choices, or NULL */
-} opts;
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: kbv collect [--suite S] [--candidates DIR]... [--out RUN_DIR] [--seed N]\n"
-            "                   [--problems GLOB] [--shard I/N] [--gpus LIST] [--resume]\n"
-            "                   [--timeout SECONDS] [--trials T] [--atol X] [--rtol X]\n"
-            "                   [--jobs N] [--arch SM] [--max-time S] [--pins FILE] [--build-only]\n"
-            "\n"
-            "Builds every candidate, checks it on hidden input distributions and probes,\n"
-            "times it against the strict fp32 and the tf32 baselines, and writes\n"
-            "RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (docs/DESIGN.md 5a, 6).\n"
-            "\n"
-            "  --suite S          smoke, level1, level2 or all (default all)\n"
-            "  --candidates DIR   a set folder (<problem>.cu files, set.json) or a folder of\n"
-            "                     sets; repeatable (default: data/candidates/*/ with set.json)\n"
-            "  --out RUN_DIR      the run folder (default runs/<run id>)\n"
-            "  --seed N           the run seed of every input (default 7)\n"
-            "  --problems GLOB    only problems whose id matches (fnmatch)\n"
-            "  --shard I/N        only every N-th (set, problem) pair, starting at the I-th\n"
-            "                     (1 <= I <= N)\n"
-            "  --gpus LIST        GPUs to use, one worker each, e.g. 0,1 (default 0)\n"
-            "  --resume           continue an interrupted run in RUN_DIR\n"
-            "  --timeout SECONDS  wall-clock limit of one pair (default 120)\n"
-            "  --trials T         correctness trials per distribution (default 3)\n"
-            "  --atol X, --rtol X the tolerance |out - ref| <= atol + rtol |ref| (1e-3)\n"
-            "  --jobs N           parallel compilers (default: the number of CPUs)\n"
-            "  --arch SM          compile for sm_SM (default: the GPU's own; 90 without one)\n"
-            "  --max-time S       the stopping rule's time cap per timed variant (default 10)\n"
-            "  --pins FILE        baseline kernel choices made once (kbv-pins/1, scripts/pins.py),\n"
-            "                     used instead of timing where GPU and cuBLAS match\n"
-            "  --build-only       build and scan only: build and static records, no GPU\n"
-            "  --help, --version\n");
-}
-
-/* A comma-separated list of distinct GPU ids: an empty item ("0,,1") or
- * an id given twice ("0,0") would run two workers on one GPU, and their
- * timings would disturb each other. */
-static int parse_gpus(opts *o, const char *s, kbv_err *e)
-{
-    if (snprintf(o->gpu_buf, sizeof o->gpu_buf, "%s", s) >= (int)sizeof o->gpu_buf)
-        return err_set(e, KBV_EUSAGE, "--gpus: list too long");
-    o->n_gpus = 0;
-    long ids[MAX_GPUS];
-    for (char *t = o->gpu_buf; t;) {
-        char *comma = strchr(t, ',');
-        if (comma) *comma = '\0';
-        if (!*t) return err_set(e, KBV_EUSAGE, "--gpus %s: an empty GPU id", s);
-        long v;
-        int rc = cli_parse_long("--gpus", t, 0, 1023, &v, e);
-        if (rc) return rc;
-        for (int i = 0; i < o->n_gpus; i++)
-            if (ids[i] == v) return err_set(e, KBV_EUSAGE, "--gpus %s: GPU %ld is given twice", s, v);
-        if (o->n_gpus == MAX_GPUS) return err_set(e, KBV_EUSAGE, "--gpus: at most %d GPUs", MAX_GPUS);
-        ids[o->n_gpus] = v;
-        o->gpus[o->n_gpus++] = t;
-        t = comma ? comma + 1 : NULL;
-    }
-    if (o->n_gpus == 0) return err_set(e, KBV_EUSAGE, "--gpus: empty list");
-    return 0;
-}
-
-static int parse_args(int argc, char **argv, opts *o, int *done, kbv_err *e)
-{
-    enum { O_SUITE = 256, O_CAND, O_OUT, O_SEED, O_PROBLEMS, O_SHARD, O_GPUS, O_RESUME, O_TIMEOUT,
-           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_PINS, O_HELP, O_VERSION };
-    static const struct option lo[] = {
-        {"suite", required_argument, 0, O_SUITE},     {"candidates", required_argument, 0, O_CAND},
-        {"out", required_argument, 0, O_OUT},         {"seed", required_argument, 0, O_SEED},
-        {"problems", required_argument, 0, O_PROBLEMS}, {"shard", required_argument, 0, O_SHARD},
-        {"gpus", required_argument, 0, O_GPUS},       {"resume", no_argument, 0, O_RESUME},
-        {"timeout", required_argument, 0, O_TIMEOUT}, {"trials", required_argument, 0, O_TRIALS},
-        {"atol", required_argument, 0, O_ATOL},       {"rtol", required_argument, 0, O_RTOL},
-        {"jobs", required_argument, 0, O_JOBS},       {"build-only", no_argument, 0, O_BUILD_ONLY},
-        {"arch", required_argument, 0, O_ARCH},       {"max-time", required_argument, 0, O_MAXTIME},
-        {"pins", required_argument, 0, O_PINS},
-        {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
-        {0, 0, 0, 0}};
-    memset(o, 0, sizeof *o);
-    o->suite = "all";
-    o->seed = 7;
-    o->shard_i = o->shard_n = 1;
-    o->timeout_s = 120;
-    o->trials = 3;
-    o->atol = o->rtol = 1e-3;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    o->jobs = ncpu > 0 ? ncpu : 1;
-    o->max_time_s = 10;
-    *done = 0;
-    opterr = 0;
-    int c, rc = 0;
-    while (!rc && (c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-        switch (c) {
-        case O_SUITE: o->suite = optarg; break;
-        case O_CAND:
-            if (o->n_dirs == 256) return err_set(e, KBV_EUSAGE, "--candidates: at most 256");
-            o->cand_dirs[o->n_dirs++] = optarg;
-            break;
-        case O_OUT: o->out = optarg; break;
-        case O_SEED: rc = cli_parse_u64("--seed", optarg, &o->seed, e); break;
-        case O_PROBLEMS: o->glob = optarg; break;
-        case O_SHARD: rc = plan_parse_shard(optarg, &o->shard_i, &o->shard_n, e); break;
-        case O_GPUS: rc = parse_gpus(o, optarg, e); break;
-        case O_RESUME: o->resume = 1; break;
-        case O_TIMEOUT: rc = cli_parse_double("--timeout", optarg, 1, 86400, &o->timeout_s, e); break;
-        case O_TRIALS:
-            rc = cli_parse_long("--trials", optarg, 1, 100, &o->trials, e);
-            break;
-        case O_ATOL: rc = cli_parse_double("--atol", optarg, 0, 1e6, &o->atol, e); break;
-        case O_RTOL: rc = cli_parse_double("--rtol", optarg, 0, 1e6, &o->rtol, e); break;
-        case O_JOBS: rc = cli_parse_long("--jobs", optarg, 1, 1024, &o->jobs, e); break;
-        case O_BUILD_ONLY: o->build_only = 1; break;
-        case O_ARCH: rc = cli_parse_long("--arch", optarg, 50, 1000, &o->arch, e); break;
-        case O_MAXTIME: rc = cli_parse_double("--max-time", optarg, 0.01, 3600, &o->max_time_s, e); break;
-        case O_PINS: o->pins = optarg; break;
-        case O_HELP: usage(stdout); *done = 1; return 0;
-        case O_VERSION: cli_print_version("kbv-collect"); *done = 1; return 0;
-        default:
-            return err_set(e, KBV_EUSAGE, "unknown or incomplete option '%s' (see --help)",
-                           argv[optind - 1]);
-        }
-    }
-    if (rc) return rc;
-    if (optind < argc) return err_set(e, KBV_EUSAGE, "unexpected argument '%s' (see --help)", argv[optind]);
-    if (o->n_gpus == 0) {
-        o->gpus[0] = "0";
-        o->n_gpus = 1;
-    }
-    /* Under a scheduler that set CUDA_VISIBLE_DEVICES (Slurm does), --gpus
-     * counts within that list: a worker must never see a GPU this process
-     * was not given. */
-    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-    if (vis && *vis) {
-        snprintf(o->vis_buf, sizeof o->vis_buf, "%s", vis);
-        const char *items[MAX_GPUS];
-        int n_items = 0;
-        for (char *save = NULL, *t = strtok_r(o->vis_buf, ",", &save); t && n_items < MAX_GPUS;
-             t = strtok_r(NULL, ",", &save))
-            items[n_items++] = t;
-        for (int g = 0; g < o->n_gpus; g++) {
-            long idx = strtol(o->gpus[g], NULL, 10);
-            if (idx >= n_items)
-                return err_set(e, KBV_EUSAGE, "--gpus: GPU %ld is not among CUDA_VISIBLE_DEVICES=%s", idx, vis);
-            o->gpus[g] = items[idx];
-        }
-    }
-    if (o->resume && !o->out) return err_set(e, KBV_EUSAGE, "--resume needs --out RUN_DIR");
-    return 0;
-}
+#define MAX_GPUS COPTS_MAX_GPUS
 
 /* The folder of this program, where kbv-worker lives too. */
 static int self_dir(char *buf, size_t n, kbv_err *e)
@@ -304,7 +133,7 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
          * the calibration also sends first, so that builds can start) and
          * the result line. */
         cJSON *o = authentic ? cJSON_ParseWithLength(line, len) : NULL;
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, KBV_K_TYPE);
         if (!cJSON_IsObject(o)) {
             cJSON_Delete(o);
         } else if (cJSON_IsString(t) && !strcmp(t->valuestring, "device-info") && !c->info &&
@@ -329,7 +158,7 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
         note_tamper(c, le.msg, line, len);
         return 0;
     }
-    const char *type = cJSON_GetObjectItemCaseSensitive(rec, "type")->valuestring;
+    const char *type = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_TYPE)->valuestring;
     /* The journal's grammar (jgram.h), as analyze applies it: known keys,
      * time rounds of each variant 0, 1, 2, ... once and in order. */
     char why[200];
@@ -343,7 +172,7 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
         cJSON_Delete(rec);
         return 0;
     }
-    if (strcmp(type, "status") == 0) {
+    if (strcmp(type, KBV_REC_STATUS) == 0) {
         cJSON_Delete(c->status);
         c->status = rec;
         /* All results are in: the worker only has to exit now. */
@@ -352,8 +181,8 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
     }
     /* What the worker was doing, for the detail of a later timeout. */
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, "dist");
-    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(rec, "probe");
-    const cJSON *va = cJSON_GetObjectItemCaseSensitive(rec, "variant");
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_PROBE);
+    const cJSON *va = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_VARIANT);
     snprintf(c->last, sizeof c->last, "%s%s%s", type,
              cJSON_IsString(d) ? " " : cJSON_IsString(pr) ? " " : cJSON_IsString(va) ? " " : "",
              cJSON_IsString(d) ? d->valuestring
@@ -385,8 +214,8 @@ static const char *signal_name(int s)
 static void decide_status(const pair_ctx *c, const super_result *r, double timeout_s,
                           const char **status, char *detail, size_t n)
 {
-    const cJSON *ws = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, "status") : NULL;
-    const cJSON *wd = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, "detail") : NULL;
+    const cJSON *ws = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, KBV_K_STATUS) : NULL;
+    const cJSON *wd = c->status ? cJSON_GetObjectItemCaseSensitive(c->status, KBV_K_DETAIL) : NULL;
     const char *tail = r->err_tail[0] ? r->err_tail : r->out_tail;
     /* Only the last 1.5 KB of output goes into the journal. */
     size_t tl = strlen(tail);
@@ -486,7 +315,7 @@ static int worker_oneshot(const char *worker, const char *mode, const char *scra
 /* --- the run ------------------------------------------------------------------ */
 
 typedef struct {
-    opts *o;
+    copts *o;
     plan pl;
     build_item *items;     /* one per pair, src NULL for missing */
     char run_dir[PATH_MAX];
@@ -503,7 +332,7 @@ typedef struct {
     long n_done;
 } run;
 
-static cJSON *make_config(const opts *o, const plan *pl)
+static cJSON *make_config(const copts *o, const plan *pl)
 {
     cJSON *c = cJSON_CreateObject();
     cJSON_AddNumberToObject(c, "seed", (double)o->seed);
@@ -776,7 +605,201 @@ static int make_manifest(run *R, const char *run_id, const char *created, int ar
     return 0;
 }
 
-static int collect_main(opts *o, kbv_err *e)
+/* The run folder: RUN_DIR of an interrupted run (--resume: its manifest in
+ * *old_m, owned by the caller, and its run id and creation time) or a new
+ * one with a fresh id, and the scratch folder of the workers. */
+static int open_run_dir(run *R, cJSON **old_m, char *run_id, size_t run_id_len, char *created, size_t created_len,
+                        kbv_err *e)
+{
+    const copts *o = R->o;
+    int rc;
+    if (o->resume) {
+        snprintf(R->run_dir, sizeof R->run_dir, "%s", o->out);
+        char mp[PATH_MAX + 32];
+        snprintf(mp, sizeof mp, "%s/manifest.json", R->run_dir);
+        rc = jio_load(mp, old_m, e);
+        if (rc) {
+            err_prefix(e, "--resume");
+            return rc;
+        }
+        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(*old_m, "run_id");
+        const cJSON *cu = cJSON_GetObjectItemCaseSensitive(*old_m, "created_utc");
+        snprintf(run_id, run_id_len, "%s", cJSON_IsString(rid) ? rid->valuestring : "unknown");
+        snprintf(created, created_len, "%s", cJSON_IsString(cu) ? cu->valuestring : "");
+    } else {
+        rc = manifest_run_id(run_id, run_id_len, e);
+        if (rc) return rc;
+        manifest_utc_now(created, created_len);
+        if (o->out) snprintf(R->run_dir, sizeof R->run_dir, "%s", o->out);
+        else snprintf(R->run_dir, sizeof R->run_dir, "runs/%s", run_id);
+        char jp[PATH_MAX + 32];
+        snprintf(jp, sizeof jp, "%s/samples.jsonl", R->run_dir);
+        if (access(jp, F_OK) == 0) {
+            rc = err_set(e, KBV_EUSAGE, "%s already holds a journal; use --resume or another --out",
+                         R->run_dir);
+            return rc;
+        }
+    }
+    rc = afile_mkdirs(R->run_dir, e);
+    if (rc) return rc;
+    snprintf(R->journal, sizeof R->journal, "%s/samples.jsonl", R->run_dir);
+    snprintf(R->scratch_root, sizeof R->scratch_root, "%s/kbv-%s-XXXXXX",
+             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", run_id);
+    if (!mkdtemp(R->scratch_root)) {
+        rc = err_set(e, KBV_ERUNTIME, "%s: %s", R->scratch_root, strerror(errno));
+        R->scratch_root[0] = 0;
+        return rc;
+    }
+
+    return 0;
+}
+
+/* The device's compute capability (for -arch, where *arch is 0): from a
+ * one-shot worker when resuming (the run's calibration is in its manifest),
+ * else from the first line of the calibrating worker *calib, started here
+ * and left running while the candidates build (its context calib_ctx).
+ * *failed tells a calibration worker that ended without its device line. */
+static int start_device(run *R, int resuming, super_child **calib, pair_ctx *calib_ctx, int *arch, int *failed,
+                        kbv_err *e)
+{
+    const copts *o = R->o;
+    int rc;
+    if (resuming) {
+        cJSON *info = NULL;
+        rc = worker_oneshot(R->worker, "--device-info", R->scratch_root, o->gpus[0], 120, NULL, &info, e);
+        if (rc) return rc;
+        const cJSON *cc = cJSON_GetObjectItemCaseSensitive(info, "cc");
+        if (!*arch && cJSON_IsNumber(cc)) *arch = cc->valueint;
+        cJSON_Delete(info);
+    } else {
+        /* One worker process calibrates; its first line is the compute
+         * capability, and the builds start as soon as it is there. */
+        char sdir[PATH_MAX + 32];
+        snprintf(sdir, sizeof sdir, "%s/calibrate", R->scratch_root);
+        rc = afile_mkdirs(sdir, e);
+        if (rc) return rc;
+        static char *cargv[3];
+        cargv[0] = R->worker;
+        cargv[1] = "--calibrate";
+        cargv[2] = NULL;
+        unsigned char key[CHAN_KEY_LEN];
+        rc = chan_new_key(key, e);
+        if (rc) return rc;
+        super_spec sp = {R->worker, cargv, sdir, o->gpus[0], 300, 64ull << 20, key};
+        rc = super_start(&sp, calib, e);
+        if (rc) return rc;
+        super_line_fn fn1[1] = {on_line};
+        void *ctx1[1] = {calib_ctx};
+        while (!calib_ctx->info) {
+            int g = super_pump(calib, 1, 0.05, fn1, ctx1, e);
+            if (g == SUPER_NONE) continue;
+            if (g < 0) rc = g;
+            break; /* ended without a device-info line: reported below */
+        }
+        if (rc) return rc;
+        const cJSON *cc = calib_ctx->info ? cJSON_GetObjectItemCaseSensitive(calib_ctx->info, "cc") : NULL;
+        if (!*arch && cJSON_IsNumber(cc)) *arch = cc->valueint;
+        /* The worker failed: its error is reported when it is finished. */
+        if (!cJSON_IsNumber(cc)) *failed = 1;
+    }
+    return 0;
+}
+
+/* A resumed run must be the same run: checked before anything in the
+ * journal changes; then the journal loses the records of unfinished pairs
+ * and R->done lists the finished ones. */
+static int resume_check(run *R, const cJSON *old_m, const char *run_id, const char *created, int arch, kbv_err *e)
+{
+    int rc;
+    if (!R->device) {
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(old_m, "device");
+        R->device = d ? cJSON_Duplicate(d, 1) : cJSON_CreateObject();
+    }
+    rc = make_manifest(R, run_id, created, arch, e);
+    if (rc) return rc;
+    char why[512];
+    if (!manifest_compatible(old_m, R->manifest, why, sizeof why)) {
+        return err_set(e, KBV_EINPUT, "--resume %s: %s; start a new run instead", R->run_dir, why);
+    }
+    cJSON_Delete(R->manifest);
+    R->manifest = NULL;
+    resume_stats st;
+    rc = resume_prepare(R->journal, &R->done, &st, e);
+    if (rc) return rc;
+    log_info(STAGE, "resume: %d pairs done; %ld records of unfinished pairs dropped%s", R->done.n,
+             st.dropped, st.torn ? ", and a torn last line" : "");
+    return 0;
+}
+
+/* Builds the candidates of the pairs still to run, in parallel and cached,
+ * and scans each object (R->items, one per pair, owns the results). */
+static int build_candidates(run *R, const char *inc, const char *cache, int arch, kbv_err *e)
+{
+    int rc;
+    int n_src = 0;
+    R->items = calloc((size_t)(R->pl.n_pairs > 0 ? R->pl.n_pairs : 1), sizeof *R->items);
+    build_item *todo = calloc((size_t)(R->pl.n_pairs > 0 ? R->pl.n_pairs : 1), sizeof *todo);
+    int *map = calloc((size_t)(R->pl.n_pairs > 0 ? R->pl.n_pairs : 1), sizeof *map);
+    if (!R->items || !todo || !map) {
+        free(todo);
+        free(map);
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < R->pl.n_pairs; i++) {
+        R->items[i].src = R->pl.pairs[i].src;
+        if (!R->pl.pairs[i].src) continue;
+        if (R->o->resume && resume_is_done(&R->done, R->pl.sets[R->pl.pairs[i].set].name, R->pl.pairs[i].p->id))
+            continue;
+        todo[n_src].src = R->pl.pairs[i].src;
+        map[n_src++] = i;
+    }
+    {
+        build_cfg bc = {find_nvcc(), inc, arch, cache, (int)R->o->jobs, 600};
+        log_progress bp;
+        log_progress_start(&bp, "collect: build", n_src);
+        rc = build_run(&bc, todo, n_src, build_progress, &bp, e);
+        log_progress_end(&bp);
+        /* R->items owns the results from here on. */
+        for (int k = 0; k < n_src; k++) R->items[map[k]] = todo[k];
+        /* A failed scan (no nm here, say) loses the flags, not the run. */
+        for (int k = 0; !rc && k < n_src; k++) {
+            kbv_err se = {0};
+            if (R->items[map[k]].ok && build_scan(&R->items[map[k]], &se))
+                log_warn(STAGE, "static scan of %s: %s", R->items[map[k]].src, se.msg);
+        }
+        free(todo);
+        free(map);
+    }
+    return rc;
+}
+
+/* Ends the calibrating worker (killed when rc already says the run
+ * failed) and takes its device record into R->device; returns the run's
+ * status. */
+static int finish_calibration(run *R, super_child *calib, pair_ctx *calib_ctx, int rc, kbv_err *e)
+{
+    super_result r;
+    if (rc) super_kill(calib);
+    int rc2 = super_finish(calib, on_line, calib_ctx, &r, e);
+    if (!rc && !rc2) {
+        const cJSON *err = calib_ctx->single ? cJSON_GetObjectItemCaseSensitive(calib_ctx->single, "error") : NULL;
+        if (!calib_ctx->single || cJSON_IsString(err) || !r.exited || r.code != 0)
+            rc = err_set(e, KBV_ERUNTIME, "kbv-worker --calibrate failed: %s%s",
+                         cJSON_IsString(err) ? err->valuestring : "", r.err_tail);
+        else {
+            cJSON_DeleteItemFromObjectCaseSensitive(calib_ctx->single, KBV_K_TYPE);
+            R->device = calib_ctx->single;
+            calib_ctx->single = NULL;
+        }
+    } else if (!rc) {
+        rc = rc2;
+    }
+    cJSON_Delete(calib_ctx->single);
+    cJSON_Delete(calib_ctx->info);
+    return rc;
+}
+
+static int collect_main(copts *o, kbv_err *e)
 {
     run R;
     memset(&R, 0, sizeof R);
@@ -822,169 +845,26 @@ static int collect_main(opts *o, kbv_err *e)
     /* The run folder. */
     char run_id[64];
     char created[32];
-    if (o->resume) {
-        snprintf(R.run_dir, sizeof R.run_dir, "%s", o->out);
-        char mp[PATH_MAX + 32];
-        snprintf(mp, sizeof mp, "%s/manifest.json", R.run_dir);
-        rc = jio_load(mp, &old_m, e);
-        if (rc) {
-            err_prefix(e, "--resume");
-            goto out;
-        }
-        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(old_m, "run_id");
-        const cJSON *cu = cJSON_GetObjectItemCaseSensitive(old_m, "created_utc");
-        snprintf(run_id, sizeof run_id, "%s", cJSON_IsString(rid) ? rid->valuestring : "unknown");
-        snprintf(created, sizeof created, "%s", cJSON_IsString(cu) ? cu->valuestring : "");
-    } else {
-        rc = manifest_run_id(run_id, sizeof run_id, e);
-        if (rc) goto out;
-        manifest_utc_now(created, sizeof created);
-        if (o->out) snprintf(R.run_dir, sizeof R.run_dir, "%s", o->out);
-        else snprintf(R.run_dir, sizeof R.run_dir, "runs/%s", run_id);
-        char jp[PATH_MAX + 32];
-        snprintf(jp, sizeof jp, "%s/samples.jsonl", R.run_dir);
-        if (access(jp, F_OK) == 0) {
-            rc = err_set(e, KBV_EUSAGE, "%s already holds a journal; use --resume or another --out",
-                         R.run_dir);
-            goto out;
-        }
-    }
-    rc = afile_mkdirs(R.run_dir, e);
+    rc = open_run_dir(&R, &old_m, run_id, sizeof run_id, created, sizeof created, e);
     if (rc) goto out;
-    snprintf(R.journal, sizeof R.journal, "%s/samples.jsonl", R.run_dir);
-    snprintf(R.scratch_root, sizeof R.scratch_root, "%s/kbv-%s-XXXXXX",
-             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", run_id);
-    if (!mkdtemp(R.scratch_root)) {
-        rc = err_set(e, KBV_ERUNTIME, "%s: %s", R.scratch_root, strerror(errno));
-        R.scratch_root[0] = 0;
-        goto out;
-    }
 
     /* The device: its compute capability first (for -arch), then the
      * calibration, which runs while the candidates build. */
-    int arch = (int)o->arch;
+    int arch = (int)o->arch, calib_failed = 0;
     super_child *calib = NULL;
     pair_ctx calib_ctx = {0};
-    if (!o->build_only && old_m) {
-        cJSON *info = NULL;
-        rc = worker_oneshot(R.worker, "--device-info", R.scratch_root, o->gpus[0], 120, NULL, &info, e);
-        if (rc) goto out;
-        const cJSON *cc = cJSON_GetObjectItemCaseSensitive(info, "cc");
-        if (!arch && cJSON_IsNumber(cc)) arch = cc->valueint;
-        cJSON_Delete(info);
-    } else if (!o->build_only) {
-        /* One worker process calibrates; its first line is the compute
-         * capability, and the builds start as soon as it is there. */
-        char sdir[PATH_MAX + 32];
-        snprintf(sdir, sizeof sdir, "%s/calibrate", R.scratch_root);
-        rc = afile_mkdirs(sdir, e);
-        if (rc) goto out;
-        static char *cargv[3];
-        cargv[0] = R.worker;
-        cargv[1] = "--calibrate";
-        cargv[2] = NULL;
-        unsigned char key[CHAN_KEY_LEN];
-        rc = chan_new_key(key, e);
-        if (rc) goto out;
-        super_spec sp = {R.worker, cargv, sdir, o->gpus[0], 300, 64ull << 20, key};
-        rc = super_start(&sp, &calib, e);
-        if (rc) goto out;
-        super_line_fn fn1[1] = {on_line};
-        void *ctx1[1] = {&calib_ctx};
-        while (!calib_ctx.info) {
-            int g = super_pump(&calib, 1, 0.05, fn1, ctx1, e);
-            if (g == SUPER_NONE) continue;
-            if (g < 0) rc = g;
-            break; /* ended without a device-info line: reported below */
-        }
-        if (rc) goto out_calib;
-        const cJSON *cc = calib_ctx.info ? cJSON_GetObjectItemCaseSensitive(calib_ctx.info, "cc") : NULL;
-        if (!arch && cJSON_IsNumber(cc)) arch = cc->valueint;
-        if (!cJSON_IsNumber(cc)) goto out_calib; /* the worker failed: its error is reported there */
+    if (!o->build_only) {
+        rc = start_device(&R, old_m != NULL, &calib, &calib_ctx, &arch, &calib_failed, e);
+        if (rc || calib_failed) goto out_calib;
     }
     if (!arch) arch = 90;
-    if (old_m) {
-        /* A resumed run must be the same run: checked before anything in the
-         * journal changes. */
-        if (!R.device) {
-            const cJSON *d = cJSON_GetObjectItemCaseSensitive(old_m, "device");
-            R.device = d ? cJSON_Duplicate(d, 1) : cJSON_CreateObject();
-        }
-        rc = make_manifest(&R, run_id, created, arch, e);
-        if (rc) goto out_calib;
-        char why[512];
-        if (!manifest_compatible(old_m, R.manifest, why, sizeof why)) {
-            rc = err_set(e, KBV_EINPUT, "--resume %s: %s; start a new run instead", R.run_dir, why);
-            goto out_calib;
-        }
-        cJSON_Delete(R.manifest);
-        R.manifest = NULL;
-        resume_stats st;
-        rc = resume_prepare(R.journal, &R.done, &st, e);
-        if (rc) goto out_calib;
-        log_info(STAGE, "resume: %d pairs done; %ld records of unfinished pairs dropped%s", R.done.n,
-                 st.dropped, st.torn ? ", and a torn last line" : "");
-    }
+    if (old_m && (rc = resume_check(&R, old_m, run_id, created, arch, e))) goto out_calib;
 
     /* Builds, in parallel, cached. */
-    int n_src = 0;
-    R.items = calloc((size_t)(R.pl.n_pairs > 0 ? R.pl.n_pairs : 1), sizeof *R.items);
-    build_item *todo = calloc((size_t)(R.pl.n_pairs > 0 ? R.pl.n_pairs : 1), sizeof *todo);
-    int *map = calloc((size_t)(R.pl.n_pairs > 0 ? R.pl.n_pairs : 1), sizeof *map);
-    if (!R.items || !todo || !map) {
-        free(todo);
-        free(map);
-        rc = err_set(e, KBV_ENOMEM, "out of memory");
-        goto out_calib;
-    }
-    for (int i = 0; i < R.pl.n_pairs; i++) {
-        R.items[i].src = R.pl.pairs[i].src;
-        if (!R.pl.pairs[i].src) continue;
-        if (o->resume && resume_is_done(&R.done, R.pl.sets[R.pl.pairs[i].set].name, R.pl.pairs[i].p->id))
-            continue;
-        todo[n_src].src = R.pl.pairs[i].src;
-        map[n_src++] = i;
-    }
-    {
-        build_cfg bc = {find_nvcc(), inc, arch, cache, (int)o->jobs, 600};
-        log_progress bp;
-        log_progress_start(&bp, "collect: build", n_src);
-        rc = build_run(&bc, todo, n_src, build_progress, &bp, e);
-        log_progress_end(&bp);
-        /* R.items owns the results from here on. */
-        for (int k = 0; k < n_src; k++) R.items[map[k]] = todo[k];
-        /* A failed scan (no nm here, say) loses the flags, not the run. */
-        for (int k = 0; !rc && k < n_src; k++) {
-            kbv_err se = {0};
-            if (R.items[map[k]].ok && build_scan(&R.items[map[k]], &se))
-                log_warn(STAGE, "static scan of %s: %s", R.items[map[k]].src, se.msg);
-        }
-        free(todo);
-        free(map);
-        if (rc) goto out_calib;
-    }
+    if ((rc = build_candidates(&R, inc, cache, arch, e))) goto out_calib;
 
 out_calib:
-    if (calib) {
-        super_result r;
-        if (rc) super_kill(calib);
-        int rc2 = super_finish(calib, on_line, &calib_ctx, &r, e);
-        if (!rc && !rc2) {
-            const cJSON *err = calib_ctx.single ? cJSON_GetObjectItemCaseSensitive(calib_ctx.single, "error") : NULL;
-            if (!calib_ctx.single || cJSON_IsString(err) || !r.exited || r.code != 0)
-                rc = err_set(e, KBV_ERUNTIME, "kbv-worker --calibrate failed: %s%s",
-                             cJSON_IsString(err) ? err->valuestring : "", r.err_tail);
-            else {
-                cJSON_DeleteItemFromObjectCaseSensitive(calib_ctx.single, "type");
-                R.device = calib_ctx.single;
-                calib_ctx.single = NULL;
-            }
-        } else if (!rc) {
-            rc = rc2;
-        }
-        cJSON_Delete(calib_ctx.single);
-        cJSON_Delete(calib_ctx.info);
-    }
+    if (calib) rc = finish_calibration(&R, calib, &calib_ctx, rc, e);
     if (rc) goto out;
 
     /* The manifest: new, or the old one checked against this run. */
@@ -1054,10 +934,10 @@ out:
 
 int main(int argc, char **argv)
 {
-    opts o;
+    copts o;
     kbv_err e = {0};
     int done = 0;
-    int rc = parse_args(argc, argv, &o, &done, &e);
+    int rc = copts_parse(argc, argv, &o, &done, &e);
     if (rc) {
         err_report(STAGE, &e);
         return err_exit_status(rc);

@@ -1,8 +1,9 @@
 #include "cstat.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ostat.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -16,37 +17,6 @@ double cstat_median(const double *x, int n, double *scratch)
     qsort(scratch, (size_t)n, sizeof *scratch, cmp_double);
     if (n % 2) return scratch[n / 2];
     return 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
-}
-
-/* log P(Bin(n, 1/2) = k), through lgamma so that n of several hundred does
- * not overflow. */
-static double log_binom_half(int n, int k)
-{
-    return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) - n * log(2.0);
-}
-
-int cstat_median_ci_rank(int n, double level)
-{
-    double tail = (1.0 - level) / 2.0;
-    double cdf = 0.0;
-    int l = 0;
-    /* cdf = P(B <= k); rank l = k + 1 is admissible while cdf <= tail.  A
-     * tiny slack absorbs rounding in the summed terms. */
-    for (int k = 0; k <= n / 2; k++) {
-        cdf += exp(log_binom_half(n, k));
-        if (cdf <= tail * (1.0 + 1e-12)) l = k + 1;
-        else break;
-    }
-    return l;
-}
-
-int cstat_median_ci(const double *sorted, int n, double level, double *lo, double *hi)
-{
-    int l = cstat_median_ci_rank(n, level);
-    if (l < 1) return -1;
-    *lo = sorted[l - 1];
-    *hi = sorted[n - l];
-    return 0;
 }
 
 void cstat_rule_default(cstat_rule *r)
@@ -68,7 +38,7 @@ int cstat_should_stop_paired(const cstat_rule *r, const double *const *ratios, i
     for (int k = 0; k < n_ratios; k++) {
         double med = cstat_median(ratios[k], n, scratch); /* leaves scratch sorted */
         double lo, hi;
-        if (cstat_median_ci(scratch, n, r->ci_level, &lo, &hi)) return CSTAT_GO_ON;
+        if (ostat_median_ci(scratch, (size_t)n, r->ci_level, &lo, &hi)) return CSTAT_GO_ON;
         if (!((hi - lo) / 2.0 < r->rel_halfwidth * med)) return CSTAT_GO_ON;
     }
     return CSTAT_PRECISE;

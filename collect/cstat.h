@@ -7,15 +7,7 @@
 /* Median of n values (n > 0); scratch holds n doubles (may alias nothing). */
 double cstat_median(const double *x, int n, double *scratch);
 
-/* For n samples, the 1-based rank l of the lower end of the distribution-free
- * confidence interval of the median at the given level: the largest l with
- * P(Bin(n, 1/2) <= l - 1) <= (1 - level) / 2; the upper end is rank n + 1 - l.
- * Returns 0 when no such rank exists (too few samples). */
-int cstat_median_ci_rank(int n, double level);
-
-/* The interval itself from sorted values: 0 and *lo, *hi set, or -1 when n is
- * too small for the level. */
-int cstat_median_ci(const double *sorted, int n, double level, double *lo, double *hi);
+/* The median's confidence interval is common/ostat.h's ostat_median_ci. */
 
 typedef struct {
     int min_samples;        /* 30 */

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "err.h"
+#include "sbuf.h"
 #include "suite.h"
 #include "suite_host.h"
 
@@ -63,6 +64,12 @@ static cJSON *problem_json(const suite_problem *p)
     }
     cJSON_AddNumberToObject(o, "flops", p->flops);
     cJSON_AddNumberToObject(o, "min_bytes", p->min_bytes);
+    /* The problem's own hard case in words, where it has one. */
+    sbuf d5 = {0};
+    if (suite_d5_text(&d5, p) && d5.s) cJSON_AddStringToObject(o, "d5", d5.s);
+    sb_free(&d5);
+    if (suite_d5_label(&d5, p) && d5.s) cJSON_AddStringToObject(o, "d5_label", d5.s);
+    sb_free(&d5);
     cJSON *bl = cJSON_AddArrayToObject(o, "baselines");
     cJSON_AddItemToArray(bl, cJSON_CreateString("fp32"));
     cJSON_AddItemToArray(bl, cJSON_CreateString("tf32"));

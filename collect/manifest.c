@@ -1,4 +1,5 @@
 #include "manifest.h"
+#include "schema.h"
 
 #include "jio.h"
 #include "jnl.h"
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sbuf.h"
 #include "sha.h"
 
 int manifest_run_id(char *buf, size_t n, kbv_err *e)
@@ -48,7 +50,7 @@ int manifest_build(const char *run_id, const char *created_utc, const cJSON *dev
     int rc = 0;
     cJSON *m = cJSON_CreateObject();
     if (!m) return err_set(e, KBV_ENOMEM, "manifest: out of memory");
-    cJSON_AddStringToObject(m, "schema", "kbv-run/1");
+    cJSON_AddStringToObject(m, KBV_K_SCHEMA, KBV_SCHEMA_RUN);
     cJSON_AddStringToObject(m, "run_id", run_id);
     cJSON_AddStringToObject(m, "created_utc", created_utc);
     cJSON *h = cJSON_AddObjectToObject(m, "harness");
@@ -59,6 +61,17 @@ int manifest_build(const char *run_id, const char *created_utc, const cJSON *dev
     cJSON *probs = cJSON_AddArrayToObject(m, "problems");
     for (int i = 0; i < pl->n_problems; i++)
         cJSON_AddItemToArray(probs, cJSON_CreateString(pl->problems[i]->id));
+    /* Each problem's own hard case, in words, as this run drew it (the
+     * report names it beside the problem). */
+    cJSON *d5 = cJSON_AddObjectToObject(m, "d5");
+    cJSON *d5l = cJSON_AddObjectToObject(m, "d5_label");
+    for (int i = 0; d5 && d5l && i < pl->n_problems; i++) {
+        sbuf t = {0};
+        if (suite_d5_text(&t, pl->problems[i]) && t.s) cJSON_AddStringToObject(d5, pl->problems[i]->id, t.s);
+        sb_free(&t);
+        if (suite_d5_label(&t, pl->problems[i]) && t.s) cJSON_AddStringToObject(d5l, pl->problems[i]->id, t.s);
+        sb_free(&t);
+    }
     cJSON *sets = cJSON_AddArrayToObject(m, "sets");
     for (int s = 0; s < pl->n_sets; s++) {
         cJSON *so = cJSON_CreateObject();

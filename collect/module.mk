@@ -2,7 +2,6 @@
 # CPU tests) and the GPU library of collect (built only when nvcc is found).
 SUITE_SRCS := collect/suite.c collect/suite_host.c $(wildcard collect/problems/*.c)
 SUITE_LIB  := $(BUILD)/libkbv_suite.a
-TEST_LIBS  := $(SUITE_LIB) $(TEST_LIBS)
 $(call objs,$(SUITE_SRCS)): CPPFLAGS += -Icollect -Icollect/problems
 
 $(SUITE_LIB): $(call objs,$(SUITE_SRCS))

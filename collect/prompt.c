@@ -3,87 +3,20 @@
 
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "kbv.h"
+#include "sbuf.h"
 
-/* A growing string; on allocation failure it sets `failed` and drops the
- * rest, so that callers check once at the end. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-    int failed;
-} sbuf;
-
-static void sb_addn(sbuf *b, const char *s, size_t n)
-{
-    if (b->failed) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_add(sbuf *b, const char *s)
-{
-    sb_addn(b, s, strlen(s));
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->failed = 1;
-        return;
-    }
-    if ((size_t)n < sizeof tmp) {
-        sb_addn(b, tmp, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->failed = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_addn(b, big, (size_t)n);
-    free(big);
-}
-
-/* A number as short as it can be written exactly enough: integers without a
- * decimal point, others with up to 6 significant digits. */
-static void sb_num(sbuf *b, double v)
-{
-    if (v == floor(v) && fabs(v) < 1e15) sb_printf(b, "%.0f", v);
-    else sb_printf(b, "%.6g", v);
-}
 
 static void sb_shape(sbuf *b, const suite_tensor *t)
 {
-    sb_add(b, "[");
+    sb_puts(b, "[");
     for (int i = 0; i < t->ndim; i++) sb_printf(b, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
-    sb_add(b, "]");
+    sb_puts(b, "]");
 }
 
 static const char *dtype_c(kbv_dtype d)
@@ -96,126 +29,21 @@ static const char *dtype_name(kbv_dtype d)
     return d == KBV_I64 ? "int64" : "float32";
 }
 
-static void sb_range(sbuf *b, const suite_gen *g)
-{
-    sb_num(b, g->a);
-    sb_add(b, ", ");
-    sb_num(b, g->b);
-}
 
-/* How D1 draws a tensor, in words a model can act on. */
-static void sb_gen(sbuf *b, const suite_tensor *t)
-{
-    const suite_gen *g = &t->gen;
-    switch (g->kind) {
-    case SUITE_GEN_UNIFORM:
-        if (g->a == 0.0 && g->b == 1.0) {
-            sb_add(b, "U[0, 1) (torch.rand)");
-        } else if (g->a == -g->b) {
-            sb_add(b, "U(-");
-            sb_num(b, g->b);
-            sb_add(b, ", ");
-            sb_num(b, g->b);
-            sb_add(b, t->role == SUITE_ROLE_PARAM ? ") (PyTorch's default initialisation)" : ")");
-        } else {
-            sb_add(b, "U[");
-            sb_num(b, g->a);
-            sb_add(b, ", ");
-            sb_num(b, g->b);
-            sb_add(b, ")");
-        }
-        break;
-    case SUITE_GEN_NORMAL:
-        if (g->a == 0.0 && g->b == 1.0) {
-            sb_add(b, "N(0, 1) (torch.randn)");
-        } else {
-            sb_add(b, "normal, mean ");
-            sb_num(b, g->a);
-            sb_add(b, ", standard deviation ");
-            sb_num(b, g->b);
-        }
-        break;
-    case SUITE_GEN_RANDINT:
-        sb_add(b, "integers in [");
-        sb_num(b, g->a);
-        sb_add(b, ", ");
-        sb_num(b, g->b);
-        sb_add(b, ") (torch.randint)");
-        break;
-    case SUITE_GEN_CONST:
-        sb_add(b, "every element ");
-        sb_num(b, g->a);
-        sb_add(b, " (PyTorch's default), but the hidden distributions redraw it from U[");
-        sb_num(b, g->a - 0.5);
-        sb_add(b, ", ");
-        sb_num(b, g->a + 0.5);
-        sb_add(b, "): read it, never assume it");
-        break;
-    case SUITE_GEN_SIGN:
-        sb_add(b, "+1 or -1 with equal probability");
-        break;
-    case SUITE_GEN_UNIFORM_RSCALE:
-        sb_add(b, "U[");
-        sb_num(b, g->a);
-        sb_add(b, ", ");
-        sb_num(b, g->b);
-        sb_add(b, ") times one random scalar s ~ U[0, 1) per draw");
-        break;
-    case SUITE_GEN_UNIFORM_SYM:
-        sb_add(b, "a symmetric matrix (U + U^T) / 2 with U ~ U[");
-        sb_range(b, g);
-        sb_add(b, ")");
-        break;
-    case SUITE_GEN_UNIFORM_TRIU:
-        sb_add(b, "upper triangular: U[");
-        sb_range(b, g);
-        sb_add(b, ") on and above the diagonal, 0 below");
-        break;
-    case SUITE_GEN_UNIFORM_TRIL:
-        sb_add(b, "lower triangular: U[");
-        sb_range(b, g);
-        sb_add(b, ") on and below the diagonal, 0 above");
-        break;
-    case SUITE_GEN_SOFTMAX:
-        sb_add(b, "softmax over the last dimension of U[");
-        sb_range(b, g);
-        sb_add(b, ") values (positive, rows sum to 1)");
-        break;
-    case SUITE_GEN_SOFTMAX_RSCALE:
-        sb_add(b, "softmax over the last dimension of U[");
-        sb_range(b, g);
-        sb_add(b, ") values times one random scalar s ~ U[0, 1) per draw");
-        break;
-    case SUITE_GEN_ROW_SIGNED:
-        sb_add(b, "U[");
-        sb_range(b, g);
-        sb_add(b, ") on even rows of the last dimension and minus U[");
-        sb_range(b, g);
-        sb_add(b, ") on odd rows (mixed signs, each row single-signed)");
-        break;
-    case SUITE_GEN_ALTERNATING:
-        sb_num(b, g->a);
-        sb_add(b, " at even flat indices, ");
-        sb_num(b, g->b);
-        sb_add(b, " at odd ones");
-        break;
-    default:
-        sb_add(b, "see the problem's KernelBench file");
-        break;
-    }
-}
 
-static void put_inputs(sbuf *b, const suite_problem *p)
+static void put_inputs(sbuf *b, const suite_problem *p, int blind)
 {
     for (int i = 0; i < p->n_inputs; i++) {
         const suite_tensor *t = &p->inputs[i];
         sb_printf(b, "- call->inputs[%d]: %s, %s %s, shape ", i, t->name,
                   t->role == SUITE_ROLE_PARAM ? "parameter" : "input", dtype_name(t->dtype));
         sb_shape(b, t);
-        sb_add(b, "; values: ");
-        sb_gen(b, t);
-        if (t->fixed_scale) sb_add(b, "; the hidden distributions keep its values unscaled");
-        sb_add(b, "\n");
+        if (!blind) {
+            sb_puts(b, "; values: ");
+            suite_gen_text(b, t);
+            if (t->fixed_scale) sb_puts(b, "; the hidden distributions keep its values unscaled");
+        }
+        sb_puts(b, "\n");
     }
 }
 
@@ -232,36 +60,36 @@ static void put_outputs(sbuf *b, const suite_problem *p)
 static void put_attrs(sbuf *b, const suite_problem *p)
 {
     if (p->n_attrs == 0) {
-        sb_add(b, "none (call->n_attrs is 0)\n");
+        sb_puts(b, "none (call->n_attrs is 0)\n");
         return;
     }
     for (int i = 0; i < p->n_attrs; i++) {
         sb_printf(b, "- call->attrs[%d]: %s = ", i, p->attrs[i].name);
-        sb_num(b, p->attrs[i].value);
-        sb_add(b, "\n");
+        suite_num_text(b, p->attrs[i].value);
+        sb_puts(b, "\n");
     }
 }
 
-static void put_distributions(sbuf *b, const suite_problem *p)
+static void put_distributions(sbuf *b, const suite_problem *p, int blind)
 {
-    sb_add(b, "- D1: the values above (KernelBench's own generator).\n"
+    if (blind) {
+        /* Nothing a kernel could specialise for: not even how many
+         * distributions there are. */
+        sb_puts(b, "- Several distributions of input values, which this prompt does not describe: "
+                  "positive, negative and mixed signs, small and large magnitudes, and inputs built to "
+                  "defeat shortcuts. Compute the expression exactly as stated for any valid values.\n");
+        return;
+    }
+    sb_puts(b, "- D1: the values above (KernelBench's own generator).\n"
               "- D2: every floating-point input (not parameters) times 3.\n"
               "- D3: every floating-point input times 0.01.\n"
               "- D4: every floating-point input times -1.\n"
               "  In D2-D4, parameters whose PyTorch default is a constant are redrawn "
               "(scales from U[0.5, 1.5), shifts from U[-0.5, 0.5)).\n");
     if (p->d5) {
-        sb_add(b, "- D5, this problem's own hard case:");
-        int first = 1;
-        for (int i = 0; i < p->n_inputs; i++) {
-            suite_tensor t = p->inputs[i];
-            if (t.role == SUITE_ROLE_PARAM) continue;
-            t.gen = p->d5[i];
-            sb_printf(b, "%s %s ", first ? "" : ";", t.name);
-            sb_gen(b, &t);
-            first = 0;
-        }
-        sb_add(b, ".\n");
+        sb_puts(b, "- D5, this problem's own hard case: ");
+        suite_d5_text(b, p);
+        sb_puts(b, ".\n");
     }
 }
 
@@ -272,14 +100,14 @@ static void put_skeleton(sbuf *b, const suite_problem *p)
         sb_printf(b, "        const %s *%s = (const %s *)call->inputs[%d].data;  /* ", dtype_c(t->dtype), t->name,
                   dtype_c(t->dtype), i);
         sb_shape(b, t);
-        sb_add(b, " */\n");
+        sb_puts(b, " */\n");
     }
     for (int i = 0; i < p->n_outputs; i++) {
         const suite_tensor *t = &p->outputs[i];
         sb_printf(b, "        %s *out%s = (%s *)call->outputs[%d].data;  /* ", dtype_c(t->dtype),
                   p->n_outputs > 1 ? (i == 0 ? "0" : i == 1 ? "1" : "n") : "", dtype_c(t->dtype), i);
         sb_shape(b, t);
-        sb_add(b, " */\n");
+        sb_puts(b, " */\n");
     }
     for (int i = 0; i < p->n_attrs; i++)
         sb_printf(b, "        double %s = call->attrs[%d];\n", p->attrs[i].name, i);
@@ -288,7 +116,7 @@ static void put_skeleton(sbuf *b, const suite_problem *p)
 static void put_precision(sbuf *b, const suite_problem *p)
 {
     if (p->uses_tf32)
-        sb_add(b, "This problem has a matrix product, so kbv times it against two baselines: strict FP32 "
+        sb_puts(b, "This problem has a matrix product, so kbv times it against two baselines: strict FP32 "
                   "(cuBLAS without tensor cores) and TF32 (cuBLAS with TF32 tensor cores, what PyTorch runs "
                   "with allow_tf32). TF32 tensor cores are allowed if the result stays within the tolerance; "
                   "the report flags the precision used. Beating only the strict FP32 baseline with TF32 is "
@@ -296,7 +124,7 @@ static void put_precision(sbuf *b, const suite_problem *p)
                   "error of a few 1e-4 on outputs of order 1, close to the tolerance; splitting each operand "
                   "into two TF32 parts (3xTF32) or FP32 arithmetic keeps you safe.\n");
     else
-        sb_add(b, "This problem has no matrix product; both baselines are plain FP32. Compute in FP32 (or "
+        sb_puts(b, "This problem has no matrix product; both baselines are plain FP32. Compute in FP32 (or "
                   "wider); lower precision is flagged.\n");
 }
 
@@ -331,7 +159,7 @@ static void put_computation(sbuf *b, const suite_problem *p)
         sb_printf(b, "    %d. %.*s\n", step++, (int)n, e);
         e += n;
     }
-    sb_add(b, "    out = the result of the last step\n");
+    sb_puts(b, "    out = the result of the last step\n");
 }
 
 static const char *const names[] = {
@@ -345,31 +173,40 @@ const char *const *prompt_placeholders(void)
 }
 
 /* Appends the value of placeholder `name` (n bytes); 0, or -1 when unknown. */
-static int put(sbuf *b, const char *name, size_t n, const suite_problem *p)
+static int put(sbuf *b, const char *name, size_t n, const suite_problem *p, int blind)
 {
 #define IS(s) (n == strlen(s) && memcmp(name, s, n) == 0)
-    if (IS("id")) sb_add(b, p->id);
-    else if (IS("name")) sb_add(b, p->name ? p->name : p->id);
+    if (IS("id")) sb_puts(b, p->id);
+    else if (IS("name")) sb_puts(b, p->name ? p->name : p->id);
     else if (IS("level")) sb_printf(b, "%d", p->level);
     else if (IS("number")) sb_printf(b, "%d", p->number);
-    else if (IS("expr")) sb_add(b, p->expr ? p->expr : "(not stated)");
+    else if (IS("expr")) sb_puts(b, p->expr ? p->expr : "(not stated)");
     else if (IS("computation")) put_computation(b, p);
-    else if (IS("inputs")) put_inputs(b, p);
+    else if (IS("inputs")) put_inputs(b, p, blind);
     else if (IS("outputs")) put_outputs(b, p);
     else if (IS("attrs")) put_attrs(b, p);
-    else if (IS("distributions")) put_distributions(b, p);
+    else if (IS("distributions")) put_distributions(b, p, blind);
     else if (IS("skeleton")) put_skeleton(b, p);
     else if (IS("precision")) put_precision(b, p);
     else if (IS("flops")) sb_printf(b, "%.4g", p->flops);
     else if (IS("min_bytes")) put_bytes(b, p->min_bytes);
-    else if (IS("tolerance")) sb_add(b, "|out - ref| <= 1e-3 + 1e-3 * |ref|");
+    else if (IS("tolerance")) sb_puts(b, "|out - ref| <= 1e-3 + 1e-3 * |ref|");
     else if (IS("abi_version")) sb_printf(b, "%d", KBV_ABI_VERSION);
     else return -1;
     return 0;
 #undef IS
 }
 
-int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, char **out, kbv_err *e)
+int prompt_blind_default(const suite_problem *p)
+{
+    static const char *const blind[] = {"L1_090_cumprod", "L1_100_hingeloss", NULL};
+    for (int i = 0; blind[i]; i++)
+        if (strcmp(p->id, blind[i]) == 0) return 1;
+    return 0;
+}
+
+int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, int blind, char **out,
+                  kbv_err *e)
 {
     sbuf b = { 0 };
     const char *s = tmpl;
@@ -379,26 +216,24 @@ int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *
         const char *open = strstr(s, "{{");
         const char *stop = open ? open : s + strlen(s);
         for (const char *c = s; c < stop; c++) line += *c == '\n';
-        sb_addn(&b, s, (size_t)(stop - s));
+        sb_add(&b, s, (size_t)(stop - s));
         if (!open) break;
         const char *name = open + 2, *end = name;
         while (isalnum((unsigned char)*end) || *end == '_') end++;
         if (end[0] != '}' || end[1] != '}') {
-            free(b.s);
+            sb_free(&b);
             return err_set(e, KBV_EINPUT, "%s:%d: '{{' without a placeholder name and '}}'", tmpl_name, line);
         }
-        if (put(&b, name, (size_t)(end - name), p) < 0) {
-            free(b.s);
+        if (put(&b, name, (size_t)(end - name), p, blind) < 0) {
+            sb_free(&b);
             return err_set(e, KBV_EINPUT, "%s:%d: unknown placeholder {{%.*s}}", tmpl_name, line,
                            (int)(end - name), name);
         }
         s = end + 2;
     }
-    if (b.failed || (!b.s && !(b.s = calloc(1, 1)))) {
-        free(b.s);
+    *out = sb_take(&b, NULL);
+    if (!*out)
         return err_set(e, KBV_ENOMEM, "prompt: out of memory");
-    }
-    *out = b.s;
     return 0;
 }
 

@@ -15,9 +15,19 @@
 #include "suite.h"
 
 /* Renders tmpl (NUL-terminated; tmpl_name is used in messages) for p.  On
- * success *out is a NUL-terminated string owned by the caller (free()). */
-int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, char **out,
+ * success *out is a NUL-terminated string owned by the caller (free()).
+ * blind = 1 leaves out every value distribution and test-specific input
+ * setting (each input's values, the hidden distributions' transforms, the
+ * problem's own hard case), as KernelBench-Verified strips the test inputs
+ * from the prompts of problems whose inputs invite a shortcut; shapes,
+ * dtypes, attributes and the rules stay. */
+int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, int blind, char **out,
                   kbv_err *e);
+
+/* 1 for the problems whose prompt is blind unless asked otherwise: those
+ * KernelBench-Verified lists (cumprod, hinge loss; its LSTM and NetVLAD are
+ * not in this suite). */
+int prompt_blind_default(const suite_problem *p);
 
 /* The known placeholder names, NULL-terminated; static storage. */
 const char *const *prompt_placeholders(void);

@@ -3,7 +3,6 @@
 # so that unit tests (tests/unit/test_prompt_*.c) link it.
 PROMPT_SRCS := collect/prompt.c
 PROMPT_LIB  := $(BUILD)/libkbv_prompt.a
-TEST_LIBS   := $(PROMPT_LIB) $(TEST_LIBS)
 $(call objs,$(PROMPT_SRCS) collect/prompt_main.c): CPPFLAGS += -Icollect
 $(OBJ)/tests/unit/test_prompt_%.o: CPPFLAGS += -Icollect
 

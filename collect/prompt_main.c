@@ -23,7 +23,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: kbv prompt [--template FILE] [--out FILE] PROBLEM\n"
+            "usage: kbv prompt [--template FILE] [--out FILE] [--blind | --no-blind] PROBLEM\n"
             "\n"
             "Prints the prompt for a code-generating model that asks for a kbv candidate\n"
             "for PROBLEM (an id of `kbv list`): the candidate ABI, the problem's semantics\n"
@@ -35,6 +35,11 @@ static void usage(FILE *f)
             "                   $KBV_TEMPLATES/" TEMPLATE_REL ", the templates/ folder beside\n"
             "                   the program's build or install folder, ./templates/)\n"
             "  --out FILE       write the prompt to FILE instead of standard output\n"
+            "  --blind          leave out every value distribution and test-specific input\n"
+            "                   setting (the default for L1_090_cumprod and L1_100_hingeloss,\n"
+            "                   whose inputs invite a shortcut, as in KernelBench-Verified)\n"
+            "  --no-blind       describe the inputs' values and the hidden distributions\n"
+            "                   (the default for every other problem)\n"
             "  --placeholders   list the placeholders a template may use, and exit\n"
             "  --help, --version\n"
             "\n"
@@ -87,11 +92,14 @@ int main(int argc, char **argv)
         { "template", required_argument, NULL, 't' },
         { "out", required_argument, NULL, 'o' },
         { "placeholders", no_argument, NULL, 'p' },
+        { "blind", no_argument, NULL, 'b' },
+        { "no-blind", no_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     const char *tmpl_path = NULL, *out_path = NULL;
+    int blind = -1;   /* -1: the problem's default */
     char found[PATH_MAX];
     char *tmpl = NULL, *text = NULL;
     kbv_err e = { 0 };
@@ -102,6 +110,8 @@ int main(int argc, char **argv)
         switch (c) {
         case 't': tmpl_path = optarg; break;
         case 'o': out_path = optarg; break;
+        case 'b': blind = 1; break;
+        case 'B': blind = 0; break;
         case 'p':
             for (const char *const *n = prompt_placeholders(); *n; n++) printf("{{%s}}\n", *n);
             return 0;
@@ -113,7 +123,7 @@ int main(int argc, char **argv)
         }
     }
     if (argc - optind != 1) {
-        rc = err_set(&e, KBV_EUSAGE, "%s (usage: kbv prompt [--template FILE] [--out FILE] PROBLEM)",
+        rc = err_set(&e, KBV_EUSAGE, "%s (usage: kbv prompt [--template FILE] [--out FILE] [--blind] PROBLEM)",
                      argc - optind < 1 ? "no PROBLEM given" : "one PROBLEM at a time");
         goto done;
     }
@@ -137,7 +147,8 @@ int main(int argc, char **argv)
         rc = err_set(&e, KBV_EINPUT, "%s: template contains a NUL byte", tmpl_path);
         goto done;
     }
-    if ((rc = prompt_render(tmpl, tmpl_path, p, &text, &e)) < 0) goto done;
+    if (blind < 0) blind = prompt_blind_default(p);
+    if ((rc = prompt_render(tmpl, tmpl_path, p, blind, &text, &e)) < 0) goto done;
     if (out_path) {
         rc = afile_write_all(out_path, text, strlen(text), &e);
     } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {

@@ -1,4 +1,5 @@
 #include "rec.h"
+#include "schema.h"
 
 #include <string.h>
 
@@ -43,40 +44,40 @@ static int is_num(const cJSON *v) { return cJSON_IsNumber(v) || cJSON_IsNull(v);
 
 static int valid(const cJSON *o, const char *type, kbv_err *e)
 {
-    static const char *const variants[] = {"candidate", "fp32", "tf32", NULL};
+    static const char *const variants[] = {KBV_VAR_CANDIDATE, KBV_VAR_FP32, KBV_VAR_TF32, NULL};
     int rc = 0;
-    if (strcmp(type, "check") == 0) {
+    if (strcmp(type, KBV_REC_CHECK) == 0) {
         if (!rc) rc = need(o, "dist", is_str, type, e);
         if (!rc) rc = need(o, "trial", is_num, type, e);
         if (!rc) rc = need(o, "pass", is_bool, type, e);
-    } else if (strcmp(type, "probe") == 0) {
-        if (!rc) rc = need(o, "probe", is_str, type, e);
+    } else if (strcmp(type, KBV_REC_PROBE) == 0) {
+        if (!rc) rc = need(o, KBV_K_PROBE, is_str, type, e);
         if (!rc) rc = need(o, "pass", is_bool, type, e);
-        if (!rc && !rec_probe_known(cJSON_GetObjectItemCaseSensitive(o, "probe")->valuestring))
+        if (!rc && !rec_probe_known(cJSON_GetObjectItemCaseSensitive(o, KBV_K_PROBE)->valuestring))
             rc = err_set(e, KBV_EINPUT, "a probe record with an unknown probe name");
-    } else if (strcmp(type, "time") == 0 || strcmp(type, "memory") == 0) {
-        if (!rc) rc = need(o, "variant", is_str, type, e);
-        if (!rc && !is_one_of(cJSON_GetObjectItemCaseSensitive(o, "variant")->valuestring, variants))
+    } else if (strcmp(type, KBV_REC_TIME) == 0 || strcmp(type, KBV_REC_MEMORY) == 0) {
+        if (!rc) rc = need(o, KBV_K_VARIANT, is_str, type, e);
+        if (!rc && !is_one_of(cJSON_GetObjectItemCaseSensitive(o, KBV_K_VARIANT)->valuestring, variants))
             rc = err_set(e, KBV_EINPUT, "a %s record with an unknown variant", type);
-        if (!rc && type[0] == 't') rc = need(o, "gpu_ms", is_num, type, e);
-        if (!rc && type[0] == 't') rc = need(o, "round", is_num, type, e);
+        if (!rc && type[0] == 't') rc = need(o, KBV_K_GPU_MS, is_num, type, e);
+        if (!rc && type[0] == 't') rc = need(o, KBV_K_ROUND, is_num, type, e);
         if (!rc && type[0] == 'm') rc = need(o, "peak_bytes", is_num, type, e);
-    } else if (strcmp(type, "baseline") == 0) {
+    } else if (strcmp(type, KBV_REC_BASELINE) == 0) {
         /* which kernel a baseline chose by timing (fp32 or tf32 only) */
-        if (!rc) rc = need(o, "variant", is_str, type, e);
-        if (!rc && !is_one_of(cJSON_GetObjectItemCaseSensitive(o, "variant")->valuestring, variants + 1))
+        if (!rc) rc = need(o, KBV_K_VARIANT, is_str, type, e);
+        if (!rc && !is_one_of(cJSON_GetObjectItemCaseSensitive(o, KBV_K_VARIANT)->valuestring, variants + 1))
             rc = err_set(e, KBV_EINPUT, "a baseline record with an unknown variant");
         if (!rc) rc = need(o, "choice", is_str, type, e);
-    } else if (strcmp(type, "status") == 0) {
-        if (!rc) rc = need(o, "status", is_str, type, e);
-        if (!rc && !rec_status_known(cJSON_GetObjectItemCaseSensitive(o, "status")->valuestring))
+    } else if (strcmp(type, KBV_REC_STATUS) == 0) {
+        if (!rc) rc = need(o, KBV_K_STATUS, is_str, type, e);
+        if (!rc && !rec_status_known(cJSON_GetObjectItemCaseSensitive(o, KBV_K_STATUS)->valuestring))
             rc = err_set(e, KBV_EINPUT, "a status record with an unknown status");
     } else {
         rc = err_set(e, KBV_EINPUT, "unknown record type '%.40s'", type);
     }
     /* The set and the problem are the collecting process's to say; which
      * other keys a type may carry is the journal grammar's (jgram.h). */
-    if (!rc && (cJSON_GetObjectItemCaseSensitive(o, "set") || cJSON_GetObjectItemCaseSensitive(o, "problem")))
+    if (!rc && (cJSON_GetObjectItemCaseSensitive(o, KBV_K_SET) || cJSON_GetObjectItemCaseSensitive(o, KBV_K_PROBLEM)))
         rc = err_set(e, KBV_EINPUT, "a %s record that names its own set or problem", type);
     return rc;
 }
@@ -138,8 +139,8 @@ cJSON *rec_new(const char *type, const char *set, const char *problem)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
-    if (!cJSON_AddStringToObject(o, "type", type) || !cJSON_AddStringToObject(o, "set", set) ||
-        !cJSON_AddStringToObject(o, "problem", problem)) {
+    if (!cJSON_AddStringToObject(o, KBV_K_TYPE, type) || !cJSON_AddStringToObject(o, KBV_K_SET, set) ||
+        !cJSON_AddStringToObject(o, KBV_K_PROBLEM, problem)) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -155,7 +156,7 @@ int rec_from_worker(const char *line, size_t len, const char *set, const char *p
         cJSON_Delete(in);
         return err_set(e, KBV_EINPUT, "a line that is not a JSON object");
     }
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, "type");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(in, KBV_K_TYPE);
     if (!cJSON_IsString(t)) {
         cJSON_Delete(in);
         return err_set(e, KBV_EINPUT, "a record without a type");
@@ -174,7 +175,7 @@ int rec_from_worker(const char *line, size_t len, const char *set, const char *p
     cJSON *it = in->child;
     while (it) {
         cJSON *next = it->next;
-        if (strcmp(it->string, "type") && strcmp(it->string, "set") && strcmp(it->string, "problem") &&
+        if (strcmp(it->string, KBV_K_TYPE) && strcmp(it->string, KBV_K_SET) && strcmp(it->string, KBV_K_PROBLEM) &&
             !cJSON_GetObjectItemCaseSensitive(o, it->string)) {
             cJSON *moved = cJSON_DetachItemViaPointer(in, it);
             cJSON_AddItemToObject(o, moved->string, moved);
@@ -189,7 +190,7 @@ int rec_from_worker(const char *line, size_t len, const char *set, const char *p
 
 cJSON *rec_build(const char *set, const char *problem, const build_item *b)
 {
-    cJSON *o = rec_new("build", set, problem);
+    cJSON *o = rec_new(KBV_REC_BUILD, set, problem);
     if (!o) return NULL;
     cJSON_AddBoolToObject(o, "ok", b->ok);
     jio_add_num(o, "seconds", b->seconds);
@@ -202,7 +203,7 @@ cJSON *rec_build(const char *set, const char *problem, const build_item *b)
 
 cJSON *rec_static(const char *set, const char *problem, const build_item *b)
 {
-    cJSON *o = rec_new("static", set, problem);
+    cJSON *o = rec_new(KBV_REC_STATIC, set, problem);
     if (!o) return NULL;
     cJSON *imp = cJSON_AddArrayToObject(o, "imports");
     for (int i = 0; imp && i < b->n_imports; i++)
@@ -219,19 +220,19 @@ cJSON *rec_static(const char *set, const char *problem, const build_item *b)
 
 cJSON *rec_status(const char *set, const char *problem, const char *status, const char *detail)
 {
-    cJSON *o = rec_new("status", set, problem);
+    cJSON *o = rec_new(KBV_REC_STATUS, set, problem);
     if (!o) return NULL;
-    cJSON_AddStringToObject(o, "status", status);
-    cJSON_AddStringToObject(o, "detail", detail ? detail : "");
+    cJSON_AddStringToObject(o, KBV_K_STATUS, status);
+    cJSON_AddStringToObject(o, KBV_K_DETAIL, detail ? detail : "");
     clean_strings(o);
     return o;
 }
 
 cJSON *rec_tamper(const char *set, const char *problem, const char *detail)
 {
-    cJSON *o = rec_new("tamper", set, problem);
+    cJSON *o = rec_new(KBV_REC_TAMPER, set, problem);
     if (!o) return NULL;
-    cJSON_AddStringToObject(o, "detail", detail);
+    cJSON_AddStringToObject(o, KBV_K_DETAIL, detail);
     clean_strings(o);
     return o;
 }

@@ -1,4 +1,5 @@
 #include "resume.h"
+#include "schema.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "afile.h"
+#include "jgram.h"
 #include "jnl.h"
 #include "plan.h"
 
@@ -17,23 +19,28 @@ static int cmp_key(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The pair key of one journal line, or NULL when the line is not a record
- * (unparseable, no set or problem).  *is_status tells a status record. */
-static char *line_key(const char *line, size_t len, int *is_status)
+/* The pair key of one journal line, judged by the journal grammar g (the
+ * one validator of collect, merge and analyze): NULL with 0 when the line is
+ * not a record (unparseable, or no string type, set and problem), a key
+ * (owned by the caller) with 0 otherwise, and NULL with a negative code when
+ * memory runs out.  A record that breaks the grammar is still a record of
+ * its pair: its tampering is evidence that analyze must see, so it is kept
+ * with the pair.  *is_status tells a status record. */
+static char *line_key(jgram *g, const char *line, size_t len, int *is_status, int *rc, kbv_err *e)
 {
     *is_status = 0;
+    *rc = 0;
     cJSON *j = cJSON_ParseWithLength(line, len);
-    if (!cJSON_IsObject(j)) {
-        cJSON_Delete(j);
-        return NULL;
-    }
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "type");
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "set");
-    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "problem");
+    int v = j ? jgram_feed(g, j, NULL, 0) : KBV_EINPUT;
     char *k = NULL;
-    if (cJSON_IsString(t) && cJSON_IsString(s) && cJSON_IsString(p)) {
-        *is_status = strcmp(t->valuestring, "status") == 0;
-        k = plan_pair_key(s->valuestring, p->valuestring);
+    if (v == KBV_ENOMEM) {
+        *rc = err_set(e, KBV_ENOMEM, "resume: out of memory");
+    } else if (v >= 0) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, KBV_K_TYPE);
+        *is_status = strcmp(t->valuestring, KBV_REC_STATUS) == 0;
+        k = plan_pair_key(cJSON_GetObjectItemCaseSensitive(j, KBV_K_SET)->valuestring,
+                          cJSON_GetObjectItemCaseSensitive(j, KBV_K_PROBLEM)->valuestring);
+        if (!k) *rc = err_set(e, KBV_ENOMEM, "resume: out of memory");
     }
     cJSON_Delete(j);
     return k;
@@ -64,9 +71,12 @@ int resume_prepare(const char *path, resume_done *done, resume_stats *st, kbv_er
     if (access(path, F_OK) != 0) return 0;
 
     /* Pass 1: which pairs are done. */
+    jgram *gram = NULL;
     jnl_reader *r = NULL;
-    int rc = jnl_open_file(path, &r, e);
+    int rc = jgram_new(&gram, e);
     if (rc) return rc;
+    rc = jnl_open_file(path, &r, e);
+    if (rc) goto fail;
     int cap = 0;
     const char *line;
     size_t len;
@@ -75,7 +85,8 @@ int resume_prepare(const char *path, resume_done *done, resume_stats *st, kbv_er
     while ((rc = jnl_next(r, &line, &len, &lineno, &torn, e)) == 1) {
         if (torn) continue;
         int is_status;
-        char *k = line_key(line, len, &is_status);
+        char *k = line_key(gram, line, len, &is_status, &rc, e);
+        if (rc) break;
         if (!k) continue;
         if (!is_status) {
             free(k);
@@ -98,7 +109,10 @@ int resume_prepare(const char *path, resume_done *done, resume_stats *st, kbv_er
     /* qsort and bsearch take no NULL array, even with no elements. */
     if (done->n > 0) qsort(done->keys, (size_t)done->n, sizeof *done->keys, cmp_key);
 
-    /* Pass 2: keep the records of done pairs, in their order. */
+    /* Pass 2: keep the records of done pairs, in their order.  A fresh
+     * grammar judges each line as pass 1 did. */
+    jgram_free(gram);
+    if ((rc = jgram_new(&gram, e))) goto fail;
     rc = jnl_open_file(path, &r, e);
     if (rc) goto fail;
     afile *af = NULL;
@@ -114,7 +128,8 @@ int resume_prepare(const char *path, resume_done *done, resume_stats *st, kbv_er
             continue;
         }
         int is_status;
-        char *k = line_key(line, len, &is_status);
+        char *k = line_key(gram, line, len, &is_status, &rc, e);
+        if (rc) break;
         int keep = k && done->n > 0 && bsearch(&k, done->keys, (size_t)done->n, sizeof *done->keys, cmp_key);
         free(k);
         if (!keep) {
@@ -132,6 +147,8 @@ int resume_prepare(const char *path, resume_done *done, resume_stats *st, kbv_er
         afile_abort(af);
         goto fail;
     }
+    jgram_free(gram);
+    gram = NULL;
     if (st->dropped == 0 && !st->torn) {
         afile_abort(af);
         return 0;
@@ -141,6 +158,7 @@ int resume_prepare(const char *path, resume_done *done, resume_stats *st, kbv_er
     st->rewritten = 1;
     return 0;
 fail:
+    jgram_free(gram);
     resume_done_free(done);
     return rc;
 }

@@ -1,12 +1,12 @@
 # collect/run.mk: kbv-collect and kbv-worker (the verification protocol of
 # DESIGN.md 5a).  The host logic (plans, builds, isolation, journal, resume,
 # verdicts, statistics) needs no CUDA and lives in libkbv_collecthost.a, which
-# every unit test links; the programs need nvcc and are built only with it.
-COLLECTHOST_SRCS := collect/prng.c collect/cstat.c collect/verdict.c collect/plan.c \
+# the test_collect_* unit tests link; the programs need nvcc and are built
+# only with it.
+COLLECTHOST_SRCS := collect/cstat.c collect/verdict.c collect/plan.c collect/copts.c \
                     collect/resume.c collect/build.c collect/super.c collect/rec.c \
                     collect/manifest.c collect/chan.c collect/pins.c
 COLLECTHOST_LIB  := $(BUILD)/libkbv_collecthost.a
-TEST_LIBS        := $(COLLECTHOST_LIB) $(TEST_LIBS)
 $(call objs,$(COLLECTHOST_SRCS) collect/collect_main.c): CPPFLAGS += -Icollect
 $(OBJ)/tests/unit/test_collect_%.o: CPPFLAGS += -Icollect
 

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "suite.h"
+
+#include <math.h>
+#include <stdio.h>
 #include "problems/spec.h"
 #include "problems/tables.h"
 
@@ -101,4 +104,165 @@ const char *suite_dist_name(suite_dist d)
     case SUITE_D5: return "D5";
     }
     return "D?";
+}
+
+/* --- the distributions in words (kbv prompt, the manifest, kbv list) ------- */
+
+/* A number as short as it can be written exactly enough: integers without a
+ * decimal point, others with up to 6 significant digits. */
+void suite_num_text(sbuf *b, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15) sb_printf(b, "%.0f", v);
+    else sb_printf(b, "%.6g", v);
+}
+
+static void suite_range_text(sbuf *b, const suite_gen *g)
+{
+    suite_num_text(b, g->a);
+    sb_puts(b, ", ");
+    suite_num_text(b, g->b);
+}
+
+/* How D1 draws a tensor, in words a model can act on. */
+void suite_gen_text(sbuf *b, const suite_tensor *t)
+{
+    const suite_gen *g = &t->gen;
+    switch (g->kind) {
+    case SUITE_GEN_UNIFORM:
+        if (g->a == 0.0 && g->b == 1.0) {
+            sb_puts(b, "U[0, 1) (torch.rand)");
+        } else if (g->a == -g->b) {
+            sb_puts(b, "U(-");
+            suite_num_text(b, g->b);
+            sb_puts(b, ", ");
+            suite_num_text(b, g->b);
+            sb_puts(b, t->role == SUITE_ROLE_PARAM ? ") (PyTorch's default initialisation)" : ")");
+        } else {
+            sb_puts(b, "U[");
+            suite_num_text(b, g->a);
+            sb_puts(b, ", ");
+            suite_num_text(b, g->b);
+            sb_puts(b, ")");
+        }
+        break;
+    case SUITE_GEN_NORMAL:
+        if (g->a == 0.0 && g->b == 1.0) {
+            sb_puts(b, "N(0, 1) (torch.randn)");
+        } else {
+            sb_puts(b, "normal, mean ");
+            suite_num_text(b, g->a);
+            sb_puts(b, ", standard deviation ");
+            suite_num_text(b, g->b);
+        }
+        break;
+    case SUITE_GEN_RANDINT:
+        sb_puts(b, "integers in [");
+        suite_num_text(b, g->a);
+        sb_puts(b, ", ");
+        suite_num_text(b, g->b);
+        sb_puts(b, ") (torch.randint)");
+        break;
+    case SUITE_GEN_CONST:
+        sb_puts(b, "every element ");
+        suite_num_text(b, g->a);
+        sb_puts(b, " (PyTorch's default), but the hidden distributions redraw it from U[");
+        suite_num_text(b, g->a - 0.5);
+        sb_puts(b, ", ");
+        suite_num_text(b, g->a + 0.5);
+        sb_puts(b, "): read it, never assume it");
+        break;
+    case SUITE_GEN_SIGN:
+        sb_puts(b, "+1 or -1 with equal probability");
+        break;
+    case SUITE_GEN_UNIFORM_RSCALE:
+        sb_puts(b, "U[");
+        suite_num_text(b, g->a);
+        sb_puts(b, ", ");
+        suite_num_text(b, g->b);
+        sb_puts(b, ") times one random scalar s ~ U[0, 1) per draw");
+        break;
+    case SUITE_GEN_UNIFORM_SYM:
+        sb_puts(b, "a symmetric matrix (U + U^T) / 2 with U ~ U[");
+        suite_range_text(b, g);
+        sb_puts(b, ")");
+        break;
+    case SUITE_GEN_UNIFORM_TRIU:
+        sb_puts(b, "upper triangular: U[");
+        suite_range_text(b, g);
+        sb_puts(b, ") on and above the diagonal, 0 below");
+        break;
+    case SUITE_GEN_UNIFORM_TRIL:
+        sb_puts(b, "lower triangular: U[");
+        suite_range_text(b, g);
+        sb_puts(b, ") on and below the diagonal, 0 above");
+        break;
+    case SUITE_GEN_SOFTMAX:
+        sb_puts(b, "softmax over the last dimension of U[");
+        suite_range_text(b, g);
+        sb_puts(b, ") values (positive, rows sum to 1)");
+        break;
+    case SUITE_GEN_SOFTMAX_RSCALE:
+        sb_puts(b, "softmax over the last dimension of U[");
+        suite_range_text(b, g);
+        sb_puts(b, ") values times one random scalar s ~ U[0, 1) per draw");
+        break;
+    case SUITE_GEN_ROW_SIGNED:
+        sb_puts(b, "U[");
+        suite_range_text(b, g);
+        sb_puts(b, ") on even rows of the last dimension and minus U[");
+        suite_range_text(b, g);
+        sb_puts(b, ") on odd rows (mixed signs, each row single-signed)");
+        break;
+    case SUITE_GEN_ALTERNATING:
+        suite_num_text(b, g->a);
+        sb_puts(b, " at even flat indices, ");
+        suite_num_text(b, g->b);
+        sb_puts(b, " at odd ones");
+        break;
+    default:
+        sb_puts(b, "see the problem's KernelBench file");
+        break;
+    }
+}
+
+int suite_d5_text(sbuf *b, const suite_problem *p)
+{
+    if (!p->d5) return 0;
+    int first = 1;
+    for (int i = 0; i < p->n_inputs; i++) {
+        suite_tensor t = p->inputs[i];
+        if (t.role == SUITE_ROLE_PARAM) continue;
+        t.gen = p->d5[i];
+        sb_printf(b, "%s%s ", first ? "" : "; ", t.name);
+        suite_gen_text(b, &t);
+        first = 0;
+    }
+    return 1;
+}
+
+int suite_d5_label(sbuf *b, const suite_problem *p)
+{
+    if (!p->d5) return 0;
+    int first = 1;
+    for (int i = 0; i < p->n_inputs; i++) {
+        const suite_tensor *t = &p->inputs[i];
+        const suite_gen *g = &p->d5[i];
+        /* Only the inputs D5 draws otherwise than D1. */
+        if (t->role == SUITE_ROLE_PARAM || memcmp(g, &t->gen, sizeof *g) == 0) continue;
+        sb_printf(b, "%s%s ", first ? "" : "; ", t->name);
+        if (g->kind == SUITE_GEN_ROW_SIGNED) {
+            sb_puts(b, "rows of alternating sign");
+        } else if (g->kind == SUITE_GEN_ALTERNATING) {
+            sb_puts(b, "alternating ");
+            suite_num_text(b, g->a);
+            sb_puts(b, ", ");
+            suite_num_text(b, g->b);
+        } else {
+            suite_tensor d = *t;
+            d.gen = *g;
+            suite_gen_text(b, &d);
+        }
+        first = 0;
+    }
+    return 1;
 }

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include "kbv.h"
+#include "sbuf.h"
 
 /* C linkage, so that the CUDA C++ parts of collect can call it. */
 #ifdef __cplusplus
@@ -93,6 +94,19 @@ typedef struct suite_problem {
 int suite_count(void);
 const suite_problem *suite_get(int index);            /* NULL when out of range */
 const suite_problem *suite_find(const char *id);      /* NULL when unknown */
+
+/* The distributions in words, appended to b: a number as short as it can
+ * be written exactly enough; how a tensor's generator draws it ("U[0, 1)
+ * (torch.rand)", ...); and a problem's D5 ("targets -1 at even flat
+ * indices, 1 at odd ones; ..."), returning 0 (and adding nothing) when the
+ * problem has none. */
+void suite_num_text(sbuf *b, double v);
+void suite_gen_text(sbuf *b, const suite_tensor *t);
+int suite_d5_text(sbuf *b, const suite_problem *p);
+/* The same in a few words, for a table cell: the inputs that D5 draws
+ * otherwise than D1 ("x rows of alternating sign", "targets alternating 1,
+ * -1"). */
+int suite_d5_label(sbuf *b, const suite_problem *p);
 
 /* Elements and bytes of a tensor. */
 int64_t suite_numel(const suite_tensor *t);

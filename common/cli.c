@@ -67,7 +67,13 @@ int cli_path(char *buf, size_t n, const char *dir, const char *name, kbv_err *e)
 
 int cli_exe_dir(char *buf, size_t n)
 {
-    ssize_t k = n > 1 ? readlink("/proc/self/exe", buf, n - 1) : -1;
+    /* A buffer of one byte or none holds no path; said first, so that the
+     * sanitizer build does not take buf for NULL in readlink. */
+    if (!buf || n < 2) {
+        if (buf && n) buf[0] = '\0';
+        return -1;
+    }
+    ssize_t k = readlink("/proc/self/exe", buf, n - 1);
     char *slash = k > 0 ? (buf[k] = '\0', strrchr(buf, '/')) : NULL;
     if (!slash) {
         if (n) buf[0] = '\0';

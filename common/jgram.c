@@ -1,5 +1,6 @@
 /* jgram.c - the journal grammar (see jgram.h). */
 #include "jgram.h"
+#include "schema.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -9,7 +10,7 @@
 #include <string.h>
 
 enum { V_CAND = 0, V_FP32 = 1, V_TF32 = 2, N_VARIANTS = 3 };
-static const char *const variant_names[N_VARIANTS] = {"candidate", "fp32", "tf32"};
+static const char *const variant_names[N_VARIANTS] = {KBV_VAR_CANDIDATE, KBV_VAR_FP32, KBV_VAR_TF32};
 
 /* The keys of each record type as collect writes them (collect/rec.c,
  * collect/worker_main.c, collect/collect_main.c) and analyze reads them
@@ -22,16 +23,16 @@ static const char *const build_keys[] = {"ok", "seconds", "cached", "key", "log"
 static const char *const static_keys[] = {"imports", "flags", "defines", NULL};
 static const char *const check_keys[] = {
     "dist", "trial", "seed", "pass", "max_abs_err", "max_rel_err", "mismatches", "nonfinite", "unwritten",
-    "count", "elements", "numel", "n_elements", "tier", "skipped", "detail", NULL};
-static const char *const probe_keys[] = {"probe", "pass", "detail", "floor_ms", "time_ms", "floor_ratio",
+    "count", "elements", "numel", "n_elements", "tier", "skipped", KBV_K_DETAIL, NULL};
+static const char *const probe_keys[] = {KBV_K_PROBE, "pass", KBV_K_DETAIL, "floor_ms", "time_ms", "floor_ratio",
                                          "skipped", NULL};
-static const char *const time_keys[] = {"variant", "round", "gpu_ms", "wall_ms", "sm_mhz", "same_as", "gt_ms",
+static const char *const time_keys[] = {KBV_K_VARIANT, KBV_K_ROUND, KBV_K_GPU_MS, KBV_K_WALL_MS, "sm_mhz", "same_as", "gt_ms",
                                         NULL};
-static const char *const memory_keys[] = {"variant", "peak_bytes", "io_bytes", "leaked_bytes",
+static const char *const memory_keys[] = {KBV_K_VARIANT, "peak_bytes", "io_bytes", "leaked_bytes",
                                           "driver_delta_bytes", "untracked_bytes", NULL};
-static const char *const status_keys[] = {"status", "detail", "seconds", NULL};
-static const char *const baseline_keys[] = {"variant", "choice", "pins", NULL};
-static const char *const tamper_keys[] = {"detail", NULL};
+static const char *const status_keys[] = {KBV_K_STATUS, KBV_K_DETAIL, "seconds", NULL};
+static const char *const baseline_keys[] = {KBV_K_VARIANT, "choice", "pins", NULL};
+static const char *const tamper_keys[] = {KBV_K_DETAIL, NULL};
 
 typedef struct type_rule {
     const char *type;
@@ -39,9 +40,9 @@ typedef struct type_rule {
 } type_rule;
 
 static const type_rule types[] = {
-    {"build", build_keys},   {"static", static_keys}, {"check", check_keys},
-    {"probe", probe_keys},   {"time", time_keys},     {"memory", memory_keys},
-    {"status", status_keys}, {"baseline", baseline_keys}, {"tamper", tamper_keys},
+    {KBV_REC_BUILD, build_keys},   {KBV_REC_STATIC, static_keys}, {KBV_REC_CHECK, check_keys},
+    {KBV_REC_PROBE, probe_keys},   {KBV_REC_TIME, time_keys},     {KBV_REC_MEMORY, memory_keys},
+    {KBV_REC_STATUS, status_keys}, {KBV_REC_BASELINE, baseline_keys}, {KBV_REC_TAMPER, tamper_keys},
     {NULL, NULL}};
 
 /* One (set, problem) pair. */
@@ -170,16 +171,16 @@ static int judge_order(gpair *p, const char *t, const char *variant, size_t vari
     }
     /* A tamper record is the supervisor's evidence, wherever it stands; the
      * caller put its detail in why. */
-    if (strcmp(t, "tamper") == 0) return violate(p, why);
+    if (strcmp(t, KBV_REC_TAMPER) == 0) return violate(p, why);
     if (p->closed) {
         say(why, why_len, "a %s record after the pair's status record", t);
         return violate(p, why);
     }
-    if (strcmp(t, "status") == 0) {
+    if (strcmp(t, KBV_REC_STATUS) == 0) {
         p->closed = 1;
         return 0;
     }
-    if (strcmp(t, "time") != 0) return 0;
+    if (strcmp(t, KBV_REC_TIME) != 0) return 0;
     int v = -1;
     for (int i = 0; i < N_VARIANTS; i++)
         if (strlen(variant_names[i]) == variant_len && memcmp(variant_names[i], variant, variant_len) == 0) v = i;
@@ -208,7 +209,7 @@ static int judge_order(gpair *p, const char *t, const char *variant, size_t vari
 
 int jgram_time_key(const char *key, size_t len)
 {
-    static const char *const common[] = {"type", "set", "problem"};
+    static const char *const common[] = {KBV_K_TYPE, KBV_K_SET, KBV_K_PROBLEM};
     for (int i = 0; i < 3; i++)
         if (strlen(common[i]) == len && memcmp(common[i], key, len) == 0) return 1;
     for (const char *const *k = time_keys; *k; k++)
@@ -225,7 +226,7 @@ int jgram_feed_time(jgram *g, const char *set, size_t set_len, const char *probl
         say(why, why_len, "out of memory");
         return KBV_ENOMEM;
     }
-    return judge_order(p, "time", variant, variant_len, have_round, round, why, why_len);
+    return judge_order(p, KBV_REC_TIME, variant, variant_len, have_round, round, why, why_len);
 }
 
 int jgram_feed(jgram *g, const cJSON *rec, char *why, size_t why_len)
@@ -239,9 +240,9 @@ int jgram_feed(jgram *g, const cJSON *rec, char *why, size_t why_len)
         say(why, why_len, "a record must be a JSON object");
         return KBV_EINPUT;
     }
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, "type");
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(rec, "set");
-    const cJSON *pb = cJSON_GetObjectItemCaseSensitive(rec, "problem");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_TYPE);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_SET);
+    const cJSON *pb = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_PROBLEM);
     if (!cJSON_IsString(t) || !cJSON_IsString(s) || !cJSON_IsString(pb)) {
         say(why, why_len, "a record without a string \"type\", \"set\" and \"problem\"");
         return KBV_EINPUT;
@@ -263,7 +264,7 @@ int jgram_feed(jgram *g, const cJSON *rec, char *why, size_t why_len)
     const cJSON *it;
     cJSON_ArrayForEach(it, rec) {
         const char *k = it->string ? it->string : "";
-        int known = strcmp(k, "type") == 0 || strcmp(k, "set") == 0 || strcmp(k, "problem") == 0;
+        int known = strcmp(k, KBV_K_TYPE) == 0 || strcmp(k, KBV_K_SET) == 0 || strcmp(k, KBV_K_PROBLEM) == 0;
         for (const char *const *kr = tr->keys; !known && *kr; kr++) known = strcmp(*kr, k) == 0;
         if (!known) {
             say(why, why_len, "a %s record with the unknown key \"%.40s\"", tr->type, k);
@@ -275,14 +276,14 @@ int jgram_feed(jgram *g, const cJSON *rec, char *why, size_t why_len)
                 return violate(p, why);
             }
     }
-    if (strcmp(tr->type, "tamper") == 0) {
-        const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, "detail");
+    if (strcmp(tr->type, KBV_REC_TAMPER) == 0) {
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_DETAIL);
         say(why, why_len, "%.400s", cJSON_IsString(d) ? d->valuestring : "a tamper record");
     }
     const char *variant = "";
-    const cJSON *va = cJSON_GetObjectItemCaseSensitive(rec, "variant");
+    const cJSON *va = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_VARIANT);
     if (cJSON_IsString(va)) variant = va->valuestring;
-    const cJSON *ro = cJSON_GetObjectItemCaseSensitive(rec, "round");
+    const cJSON *ro = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_ROUND);
     return judge_order(p, tr->type, variant, strlen(variant), cJSON_IsNumber(ro), cJSON_IsNumber(ro) ? ro->valuedouble : 0,
                        why, why_len);
 }

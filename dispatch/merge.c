@@ -1,4 +1,4 @@
-/* kbv-merge OUT_DIR RUN_DIR... - joins the shards of one run.
+/* merge.c - joining the shards of one run (see merge.h).
  *
  * Shards come from `kbv collect --shard I/N` on several machines.  They
  * belong to one run when their manifests agree on everything but the
@@ -14,24 +14,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "merge.h"
+
 #include "afile.h"
 #include "cli.h"
 #include "err.h"
+#include "jgram.h"
 #include "jio.h"
 #include "jnl.h"
 #include "log.h"
 #include "nmap.h"
+#include "schema.h"
 #include "sums.h"
-
-static const char usage[] =
-    "usage: kbv merge OUT_DIR RUN_DIR...\n"
-    "\n"
-    "Joins the shards of one run (made with `kbv collect --shard I/N`) into\n"
-    "OUT_DIR, a run directory that analyze treats like any other.  Refuses\n"
-    "shards of different runs (configuration, suite, seed or candidate\n"
-    "sources differ), a (set, problem) pair found in two shards, a pair\n"
-    "found in none, and a shard that fails `kbv verify`.  OUT_DIR must not\n"
-    "exist yet, nor lie inside a shard.\n";
 
 /* The part of a manifest that must agree between shards of one run. */
 static cJSON *identity_of(const cJSON *manifest)
@@ -114,20 +108,271 @@ static int names_of(const cJSON *arr, const char *key, const char ***out, kbv_er
     return 0;
 }
 
-static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
-{
-    cJSON **manifests = calloc((size_t)n_in, sizeof *manifests);
-    cJSON *identity0 = NULL, *merged = NULL;
-    rec *recs = NULL;
-    size_t n_recs = 0, cap = 0;
-    int *owner = NULL;  /* shard that holds each pair, or -1 */
-    const char **set_names = NULL, **prob_names = NULL;   /* borrowed from manifests[0] */
-    nmap *set_map = NULL, *prob_map = NULL;
-    char tmp_dir[4096] = "", path[4096];
-    int rc = 0, n_sets, n_problems;
-    const cJSON *sets, *problems;
-    if (!manifests) return err_set(e, KBV_ENOMEM, "out of memory");
+/* Everything one merge holds; merge_run frees it. */
+typedef struct mstate {
+    const char *out_dir;
+    int n_in;
+    char **in_dirs;           /* borrowed */
+    cJSON **manifests;        /* owned, n_in */
+    cJSON *identity0;         /* owned */
+    const cJSON *sets, *problems;   /* borrowed from manifests[0] */
+    int n_sets, n_problems;
+    const char **set_names, **prob_names;   /* owned arrays of strings borrowed from manifests[0] */
+    nmap *set_map, *prob_map; /* owned */
+    int *owner;               /* owned: the shard that holds each pair, or -1 */
+    rec *recs;                /* owned */
+    size_t n_recs, cap;
+    char tmp_dir[4096];       /* the folder being built, "" when none */
+} mstate;
 
+/* A shard's raw files must be those its collect sealed: merging would
+ * otherwise seal a changed journal anew, and the change would pass.  An
+ * unsealed shard is taken as it is, with a warning. */
+static int verify_shards(const mstate *m, kbv_err *e)
+{
+    char path[4096];
+    struct stat st;
+    int rc;
+    for (int i = 0; i < m->n_in; i++) {
+        if ((rc = cli_path(path, sizeof path, m->in_dirs[i], "SHA256SUMS", e))) return rc;
+        if (lstat(path, &st) != 0) {
+            log_warn("merge", "%s: no SHA256SUMS: the shard was not sealed by collect, and is taken as it is",
+                     m->in_dirs[i]);
+            continue;
+        }
+        if ((rc = sums_verify(m->in_dirs[i], NULL, NULL, e))) {
+            err_prefix(e, "shard %s fails kbv verify", m->in_dirs[i]);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* Reads every shard's manifest and checks that they describe one run. */
+static int read_manifests(mstate *m, kbv_err *e)
+{
+    char path[4096];
+    int rc;
+    for (int i = 0; i < m->n_in; i++) {
+        if ((rc = cli_path(path, sizeof path, m->in_dirs[i], "manifest.json", e))) return rc;
+        if ((rc = jio_load(path, &m->manifests[i], e))) return rc;
+        const char *schema;
+        if ((rc = jio_get_str(m->manifests[i], KBV_K_SCHEMA, path, &schema, e))) return rc;
+        if (strcmp(schema, KBV_SCHEMA_RUN) != 0)
+            return err_set(e, KBV_EINPUT, "%s: schema \"%s\" is not " KBV_SCHEMA_RUN, path, schema);
+        cJSON *id = identity_of(m->manifests[i]);
+        if (!id) return err_set(e, KBV_ENOMEM, "out of memory");
+        if (i == 0) {
+            m->identity0 = id;
+            continue;
+        }
+        int same = cJSON_Compare(m->identity0, id, 1);
+        char where[512] = "";
+        if (!same) first_difference(m->identity0, id, where, sizeof where);
+        cJSON_Delete(id);
+        if (!same)
+            return err_set(e, KBV_EINPUT, "%s and %s are not shards of one run: their manifests differ at \"%s\"",
+                           m->in_dirs[0], m->in_dirs[i], where[0] ? where : "?");
+    }
+    return 0;
+}
+
+/* The name tables of the first manifest's sets and problems, and the table
+ * of which shard owns each pair. */
+static int index_lists(mstate *m, kbv_err *e)
+{
+    int rc;
+    if ((rc = jio_get_arr(m->manifests[0], "sets", m->in_dirs[0], &m->sets, e)) ||
+        (rc = jio_get_arr(m->manifests[0], "problems", m->in_dirs[0], &m->problems, e)))
+        return rc;
+    m->n_sets = cJSON_GetArraySize(m->sets);
+    m->n_problems = cJSON_GetArraySize(m->problems);
+    if ((rc = names_of(m->sets, "name", &m->set_names, e)) || (rc = names_of(m->problems, NULL, &m->prob_names, e)) ||
+        (rc = nmap_build(m->set_names, (size_t)m->n_sets, &m->set_map, e)) ||
+        (rc = nmap_build(m->prob_names, (size_t)m->n_problems, &m->prob_map, e)))
+        return rc;
+    m->owner = malloc(sizeof *m->owner * (size_t)(m->n_sets > 0 ? m->n_sets : 1) *
+                      (size_t)(m->n_problems > 0 ? m->n_problems : 1));
+    if (!m->owner) return err_set(e, KBV_ENOMEM, "out of memory");
+    for (int k = 0; k < m->n_sets * m->n_problems; k++) m->owner[k] = -1;
+    return 0;
+}
+
+/* Judges one journal line of shard i with the journal grammar g and finds
+ * its pair: 0 with *si, *pi set, or an error.  A record that breaks the
+ * grammar is kept: analyze judges the merged journal with the same grammar,
+ * so the evidence of tampering must reach it unchanged. */
+static int judge_line(mstate *m, jgram *g, int i, const char *line, size_t len, const char *what, int *si,
+                      int *pi, kbv_err *e)
+{
+    cJSON *v;
+    int rc = jio_parse(line, len, what, &v, e);
+    if (rc) return rc;
+    char why[512];
+    int j = jgram_feed(g, v, why, sizeof why);
+    if (j < 0) {
+        cJSON_Delete(v);
+        return err_set(e, j == KBV_ENOMEM ? KBV_ENOMEM : KBV_EINPUT, "%s: %s", what, why);
+    }
+    const char *set_name = cJSON_GetObjectItemCaseSensitive(v, KBV_K_SET)->valuestring;
+    const char *problem = cJSON_GetObjectItemCaseSensitive(v, KBV_K_PROBLEM)->valuestring;
+    *si = (int)nmap_find(m->set_map, set_name);
+    *pi = (int)nmap_find(m->prob_map, problem);
+    if (*si < 0 || *pi < 0)
+        rc = err_set(e, KBV_EINPUT, "%s: set \"%s\" or problem \"%s\" is not in the manifest", what, set_name,
+                     problem);
+    if (!rc) {
+        /* set_name and problem live in v: the message is made before it goes. */
+        int *o = &m->owner[*si * m->n_problems + *pi];
+        if (*o >= 0 && *o != i)
+            rc = err_set(e, KBV_EINPUT, "pair %s/%s is in two shards: %s and %s", set_name, problem,
+                         m->in_dirs[*o], m->in_dirs[i]);
+        else
+            *o = i;
+    }
+    cJSON_Delete(v);
+    return rc;
+}
+
+/* Reads shard i's journal into m->recs. */
+static int read_shard(mstate *m, int i, kbv_err *e)
+{
+    jnl_reader *r;
+    jgram *g = NULL;
+    int rc = jgram_new(&g, e);
+    if (rc) return rc;
+    if ((rc = jnl_open_dir(m->in_dirs[i], &r, e))) {
+        jgram_free(g);
+        return rc;
+    }
+    const char *line;
+    size_t len;
+    long lineno;
+    int torn;
+    while ((rc = jnl_next(r, &line, &len, &lineno, &torn, e)) == 1) {
+        if (len == 0) continue;
+        if (torn) {
+            log_warn("merge", "%s:%ld: dropping a torn last line (an interrupted collect)", jnl_path(r), lineno);
+            continue;
+        }
+        char what[4200];
+        snprintf(what, sizeof what, "%s:%ld", jnl_path(r), lineno);
+        int si = -1, pi = -1;
+        if ((rc = judge_line(m, g, i, line, len, what, &si, &pi, e))) break;
+        if (m->n_recs == m->cap) {
+            size_t cap = m->cap ? m->cap * 2 : 4096;
+            rec *bigger = realloc(m->recs, cap * sizeof *m->recs);
+            if (!bigger) {
+                rc = err_set(e, KBV_ENOMEM, "out of memory");
+                break;
+            }
+            m->recs = bigger;
+            m->cap = cap;
+        }
+        m->recs[m->n_recs] = (rec){si, pi, i, lineno, strndup(line, len)};
+        if (!m->recs[m->n_recs].line) {
+            rc = err_set(e, KBV_ENOMEM, "out of memory");
+            break;
+        }
+        m->n_recs++;
+    }
+    jnl_close(r);
+    jgram_free(g);
+    return rc < 0 ? rc : 0;
+}
+
+/* Every pair of the manifest must be in some shard. */
+static int check_complete(const mstate *m, kbv_err *e)
+{
+    for (int s = 0; s < m->n_sets; s++)
+        for (int p = 0; p < m->n_problems; p++)
+            if (m->owner[s * m->n_problems + p] < 0) {
+                const cJSON *set = cJSON_GetArrayItem(m->sets, s);
+                const cJSON *name = cJSON_GetObjectItemCaseSensitive(set, "name");
+                const cJSON *prob = cJSON_GetArrayItem(m->problems, p);   /* an id, or not a string */
+                return err_set(e, KBV_EINPUT, "pair %s/%s is in no shard: a shard is missing or unfinished",
+                               cJSON_IsString(name) ? name->valuestring : "?",
+                               cJSON_IsString(prob) ? prob->valuestring : "?");
+            }
+    return 0;
+}
+
+/* The merged manifest: the first shard's, marked as a merge of all. */
+static cJSON *merged_manifest(const mstate *m)
+{
+    cJSON *merged = cJSON_Duplicate(m->manifests[0], 1);
+    if (!merged) return NULL;
+    cJSON *config = cJSON_GetObjectItemCaseSensitive(merged, "config");
+    if (config) cJSON_DeleteItemFromObjectCaseSensitive(config, "shard");
+    cJSON_DeleteItemFromObjectCaseSensitive(merged, "shard");
+    cJSON *shards = cJSON_AddArrayToObject(merged, "shards");
+    for (int i = 0; i < m->n_in; i++) {
+        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(m->manifests[i], "run_id");
+        cJSON_AddItemToArray(shards, cJSON_CreateString(cJSON_IsString(rid) ? rid->valuestring : m->in_dirs[i]));
+    }
+    return merged;
+}
+
+/* Builds the run in a temporary folder beside OUT_DIR, then renames it into
+ * place, so that OUT_DIR never holds half a run. */
+static int write_run(mstate *m, kbv_err *e)
+{
+    char path[4096];
+    int rc;
+    cJSON *merged = merged_manifest(m);
+    if (!merged) return err_set(e, KBV_ENOMEM, "out of memory");
+    snprintf(m->tmp_dir, sizeof m->tmp_dir, "%s.tmp.%ld", m->out_dir, (long)getpid());
+    if ((rc = afile_mkdirs(m->tmp_dir, e)) || (rc = cli_path(path, sizeof path, m->tmp_dir, "manifest.json", e)) ||
+        (rc = jio_save(path, merged, e))) {
+        cJSON_Delete(merged);
+        return rc;
+    }
+    cJSON_Delete(merged);
+    if ((rc = cli_path(path, sizeof path, m->tmp_dir, "samples.jsonl", e))) return rc;
+    afile *f;
+    if ((rc = afile_open(&f, path, e))) return rc;
+    for (size_t k = 0; k < m->n_recs; k++) {
+        fputs(m->recs[k].line, afile_fp(f));
+        fputc('\n', afile_fp(f));
+    }
+    if ((rc = afile_commit(f, e))) return rc;
+    if ((rc = sums_seal_raw(m->tmp_dir, e))) return rc;
+    if (rename(m->tmp_dir, m->out_dir) != 0)
+        return err_set(e, KBV_ERUNTIME, "%s: cannot rename into place: %s", m->out_dir, strerror(errno));
+    m->tmp_dir[0] = '\0';
+    return 0;
+}
+
+static void mstate_free(mstate *m)
+{
+    if (m->tmp_dir[0]) {
+        char p2[4300];
+        const char *names[] = {"manifest.json", "samples.jsonl", "SHA256SUMS"};
+        for (int k = 0; k < 3; k++) {
+            snprintf(p2, sizeof p2, "%s/%s", m->tmp_dir, names[k]);
+            unlink(p2);
+        }
+        rmdir(m->tmp_dir);
+    }
+    for (size_t k = 0; k < m->n_recs; k++) free(m->recs[k].line);
+    free(m->recs);
+    free(m->owner);
+    nmap_free(m->set_map);
+    nmap_free(m->prob_map);
+    free(m->set_names);
+    free(m->prob_names);
+    cJSON_Delete(m->identity0);
+    if (m->manifests)
+        for (int i = 0; i < m->n_in; i++) cJSON_Delete(m->manifests[i]);
+    free(m->manifests);
+}
+
+int merge_run(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
+{
+    mstate m = {.out_dir = out_dir, .n_in = n_in, .in_dirs = in_dirs};
+    int rc = 0;
+    m.manifests = calloc((size_t)n_in, sizeof *m.manifests);
+    if (!m.manifests) return err_set(e, KBV_ENOMEM, "out of memory");
     struct stat st;
     if (stat(out_dir, &st) == 0) {
         rc = err_set(e, KBV_EUSAGE, "%s already exists; merge writes a new run directory", out_dir);
@@ -141,212 +386,14 @@ static int merge(const char *out_dir, int n_in, char **in_dirs, kbv_err *e)
                          out_dir, in_dirs[i]);
             goto done;
         }
-    /* A shard's raw files must be those its collect sealed: merging would
-     * otherwise seal a changed journal anew, and the change would pass. */
-    for (int i = 0; i < n_in; i++) {
-        if ((rc = cli_path(path, sizeof path, in_dirs[i], "SHA256SUMS", e))) goto done;
-        if (lstat(path, &st) != 0) {
-            log_warn("merge", "%s: no SHA256SUMS: the shard was not sealed by collect, and is taken as it is",
-                     in_dirs[i]);
-            continue;
-        }
-        if ((rc = sums_verify(in_dirs[i], NULL, NULL, e))) {
-            err_prefix(e, "shard %s fails kbv verify", in_dirs[i]);
-            goto done;
-        }
-    }
-    for (int i = 0; i < n_in; i++) {
-        if ((rc = cli_path(path, sizeof path, in_dirs[i], "manifest.json", e))) goto done;
-        if ((rc = jio_load(path, &manifests[i], e))) goto done;
-        const char *schema;
-        if ((rc = jio_get_str(manifests[i], "schema", path, &schema, e))) goto done;
-        if (strcmp(schema, "kbv-run/1") != 0) {
-            rc = err_set(e, KBV_EINPUT, "%s: schema \"%s\" is not kbv-run/1", path, schema);
-            goto done;
-        }
-        cJSON *id = identity_of(manifests[i]);
-        if (!id) {
-            rc = err_set(e, KBV_ENOMEM, "out of memory");
-            goto done;
-        }
-        if (i == 0) {
-            identity0 = id;
-        } else {
-            int same = cJSON_Compare(identity0, id, 1);
-            char where[512] = "";
-            if (!same) first_difference(identity0, id, where, sizeof where);
-            cJSON_Delete(id);
-            if (!same) {
-                rc = err_set(e, KBV_EINPUT, "%s and %s are not shards of one run: their manifests differ at \"%s\"",
-                             in_dirs[0], in_dirs[i], where[0] ? where : "?");
-                goto done;
-            }
-        }
-    }
-    if ((rc = jio_get_arr(manifests[0], "sets", in_dirs[0], &sets, e))) goto done;
-    if ((rc = jio_get_arr(manifests[0], "problems", in_dirs[0], &problems, e))) goto done;
-    n_sets = cJSON_GetArraySize(sets);
-    n_problems = cJSON_GetArraySize(problems);
-    if ((rc = names_of(sets, "name", &set_names, e)) || (rc = names_of(problems, NULL, &prob_names, e)) ||
-        (rc = nmap_build(set_names, (size_t)n_sets, &set_map, e)) ||
-        (rc = nmap_build(prob_names, (size_t)n_problems, &prob_map, e)))
-        goto done;
-    owner = malloc(sizeof *owner * (size_t)(n_sets > 0 ? n_sets : 1) * (size_t)(n_problems > 0 ? n_problems : 1));
-    if (!owner) {
-        rc = err_set(e, KBV_ENOMEM, "out of memory");
-        goto done;
-    }
-    for (int k = 0; k < n_sets * n_problems; k++) owner[k] = -1;
-
-    for (int i = 0; i < n_in; i++) {
-        jnl_reader *r;
-        if ((rc = jnl_open_dir(in_dirs[i], &r, e))) goto done;
-        const char *line;
-        size_t len;
-        long lineno;
-        int torn;
-        while ((rc = jnl_next(r, &line, &len, &lineno, &torn, e)) == 1) {
-            if (len == 0) continue;
-            if (torn) {
-                log_warn("merge", "%s:%ld: dropping a torn last line (an interrupted collect)", jnl_path(r), lineno);
-                continue;
-            }
-            char what[4200];
-            snprintf(what, sizeof what, "%s:%ld", jnl_path(r), lineno);
-            cJSON *v;
-            if ((rc = jio_parse(line, len, what, &v, e))) break;
-            const char *set_name, *problem;
-            rc = jio_get_str(v, "set", what, &set_name, e);
-            if (!rc) rc = jio_get_str(v, "problem", what, &problem, e);
-            int si = rc ? -1 : (int)nmap_find(set_map, set_name);
-            int pi = rc ? -1 : (int)nmap_find(prob_map, problem);
-            if (!rc && (si < 0 || pi < 0))
-                rc = err_set(e, KBV_EINPUT, "%s: set \"%s\" or problem \"%s\" is not in the manifest", what,
-                             set_name, problem);
-            if (!rc) {
-                /* set_name and problem live in v: the message is made before it goes. */
-                int *o = &owner[si * n_problems + pi];
-                if (*o >= 0 && *o != i)
-                    rc = err_set(e, KBV_EINPUT, "pair %s/%s is in two shards: %s and %s", set_name, problem,
-                                 in_dirs[*o], in_dirs[i]);
-                else
-                    *o = i;
-            }
-            cJSON_Delete(v);
-            if (rc) break;
-            if (n_recs == cap) {
-                cap = cap ? cap * 2 : 4096;
-                rec *bigger = realloc(recs, cap * sizeof *recs);
-                if (!bigger) {
-                    rc = err_set(e, KBV_ENOMEM, "out of memory");
-                    break;
-                }
-                recs = bigger;
-            }
-            recs[n_recs] = (rec){si, pi, i, lineno, strndup(line, len)};
-            if (!recs[n_recs].line) {
-                rc = err_set(e, KBV_ENOMEM, "out of memory");
-                break;
-            }
-            n_recs++;
-        }
-        jnl_close(r);
-        if (rc < 0) goto done;
-        rc = 0;
-    }
-    for (int s = 0; s < n_sets; s++)
-        for (int p = 0; p < n_problems; p++)
-            if (owner[s * n_problems + p] < 0) {
-                const cJSON *set = cJSON_GetArrayItem(sets, s);
-                const cJSON *name = cJSON_GetObjectItemCaseSensitive(set, "name");
-                const cJSON *prob = cJSON_GetArrayItem(problems, p);   /* an id, or not a string */
-                rc = err_set(e, KBV_EINPUT, "pair %s/%s is in no shard: a shard is missing or unfinished",
-                             cJSON_IsString(name) ? name->valuestring : "?",
-                             cJSON_IsString(prob) ? prob->valuestring : "?");
-                goto done;
-            }
-    if (n_recs) qsort(recs, n_recs, sizeof *recs, rec_cmp);   /* recs is NULL when empty */
-
-    /* The merged manifest: the first shard's, marked as a merge of all. */
-    merged = cJSON_Duplicate(manifests[0], 1);
-    cJSON *config = cJSON_GetObjectItemCaseSensitive(merged, "config");
-    if (config) cJSON_DeleteItemFromObjectCaseSensitive(config, "shard");
-    cJSON_DeleteItemFromObjectCaseSensitive(merged, "shard");
-    cJSON *shards = cJSON_AddArrayToObject(merged, "shards");
-    for (int i = 0; i < n_in; i++) {
-        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(manifests[i], "run_id");
-        cJSON_AddItemToArray(shards, cJSON_CreateString(cJSON_IsString(rid) ? rid->valuestring : in_dirs[i]));
-    }
-
-    /* Build in a temporary folder beside OUT_DIR, then rename it into place. */
-    snprintf(tmp_dir, sizeof tmp_dir, "%s.tmp.%ld", out_dir, (long)getpid());
-    if ((rc = afile_mkdirs(tmp_dir, e))) goto done;
-    if ((rc = cli_path(path, sizeof path, tmp_dir, "manifest.json", e))) goto done;
-    if ((rc = jio_save(path, merged, e))) goto done;
-    if ((rc = cli_path(path, sizeof path, tmp_dir, "samples.jsonl", e))) goto done;
-    afile *f;
-    if ((rc = afile_open(&f, path, e))) goto done;
-    for (size_t k = 0; k < n_recs; k++) {
-        fputs(recs[k].line, afile_fp(f));
-        fputc('\n', afile_fp(f));
-    }
-    if ((rc = afile_commit(f, e))) goto done;
-    if ((rc = sums_seal_raw(tmp_dir, e))) goto done;
-    if (rename(tmp_dir, out_dir) != 0) {
-        rc = err_set(e, KBV_ERUNTIME, "%s: cannot rename into place: %s", out_dir, strerror(errno));
-        goto done;
-    }
-    tmp_dir[0] = '\0';
-    log_info("merge", "%d shards, %zu records -> %s", n_in, n_recs, out_dir);
+    if ((rc = verify_shards(&m, e)) || (rc = read_manifests(&m, e)) || (rc = index_lists(&m, e))) goto done;
+    for (int i = 0; i < n_in; i++)
+        if ((rc = read_shard(&m, i, e))) goto done;
+    if ((rc = check_complete(&m, e))) goto done;
+    if (m.n_recs) qsort(m.recs, m.n_recs, sizeof *m.recs, rec_cmp);   /* recs is NULL when empty */
+    if ((rc = write_run(&m, e))) goto done;
+    log_info("merge", "%d shards, %zu records -> %s", n_in, m.n_recs, out_dir);
 done:
-    if (tmp_dir[0]) {
-        char p2[4300];
-        const char *names[] = {"manifest.json", "samples.jsonl", "SHA256SUMS"};
-        for (int k = 0; k < 3; k++) {
-            snprintf(p2, sizeof p2, "%s/%s", tmp_dir, names[k]);
-            unlink(p2);
-        }
-        rmdir(tmp_dir);
-    }
-    for (size_t k = 0; k < n_recs; k++) free(recs[k].line);
-    free(recs);
-    free(owner);
-    nmap_free(set_map);
-    nmap_free(prob_map);
-    free(set_names);
-    free(prob_names);
-    cJSON_Delete(merged);
-    cJSON_Delete(identity0);
-    for (int i = 0; i < n_in; i++) cJSON_Delete(manifests[i]);
-    free(manifests);
+    mstate_free(&m);
     return rc;
-}
-
-int main(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--version")) {
-            cli_print_version("kbv-merge");
-            return 0;
-        }
-        if (argv[i][0] == '-') {
-            fprintf(stderr, "kbv: merge: unknown option '%s'\n%s", argv[i], usage);
-            return 2;
-        }
-    }
-    if (argc < 3) {
-        fprintf(stderr, "kbv: merge: %s\n%s", argc < 2 ? "no OUT_DIR given" : "no RUN_DIR given", usage);
-        return 2;
-    }
-    kbv_err e = {0};
-    int rc = merge(argv[1], argc - 2, argv + 2, &e);
-    if (rc) {
-        err_report("merge", &e);
-        return err_exit_status(rc);
-    }
-    return 0;
 }

@@ -1,255 +1,16 @@
-/* chart.c - the report's charts (see chart.h). */
+/* chart.c - the report's charts (see chart.h): the context, text
+ * wrapping, fast_p, forest, speed against memory, classes and inflation;
+ * the appendix's breakdowns are in chbreak.c, shared drawing in chaxis.c. */
 #include "chart.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "chaxis.h"
 #include "fmt.h"
 
-/* --- axes ------------------------------------------------------------------ */
-
-typedef struct axis {
-    int log;
-    double lo, hi;   /* domain */
-    double p0, p1;   /* positions of lo and hi */
-} axis;
-
-static double amap(const axis *a, double v)
-{
-    if (v < a->lo)
-        v = a->lo;
-    if (v > a->hi)
-        v = a->hi;
-    double t = a->log ? (log(v) - log(a->lo)) / (log(a->hi) - log(a->lo)) : (v - a->lo) / (a->hi - a->lo);
-    return a->p0 + t * (a->p1 - a->p0);
-}
-
-/* Widest range a ratio axis may take: 2^-10 .. 2^12. */
-#define RATIO_MIN_K (-10)
-#define RATIO_MAX_K 12
-
-typedef struct span {
-    double mn, mx;
-} span;
-
-static void span_init(span *s)
-{
-    s->mn = INFINITY;
-    s->mx = -INFINITY;
-}
-
-static void span_add(span *s, double v)
-{
-    if (isfinite(v) && v > 0) {
-        if (v < s->mn)
-            s->mn = v;
-        if (v > s->mx)
-            s->mx = v;
-    }
-}
-
-static void span_add_est(span *s, const rm_est *e)
-{
-    if (!e->ok)
-        return;
-    span_add(s, e->est);
-    span_add(s, e->lo);
-    span_add(s, e->hi);
-}
-
-/* Ratio axes run over powers of two and always cover 0.25 to 4. */
-static void ratio_axis(axis *a, const span *s, double p0, double p1)
-{
-    int klo = -2, khi = 2;
-    if (isfinite(s->mn) && s->mn < 0.25)
-        klo = (int)floor(log2(s->mn) + 1e-9);
-    if (isfinite(s->mx) && s->mx > 4)
-        khi = (int)ceil(log2(s->mx) - 1e-9);
-    if (klo < RATIO_MIN_K)
-        klo = RATIO_MIN_K;
-    if (khi > RATIO_MAX_K)
-        khi = RATIO_MAX_K;
-    a->log = 1;
-    a->lo = ldexp(1, klo);
-    a->hi = ldexp(1, khi);
-    a->p0 = p0;
-    a->p1 = p1;
-}
-
-/* Decimal labels throughout ("0.125", "0.031", "0.0039"), never a
- * fraction beside a decimal: two significant digits below 1/8. */
-static void pow2_label(char *b, size_t n, int k)
-{
-    if (k >= 0)
-        snprintf(b, n, "%.0f", ldexp(1, k));
-    else if (k >= -3)
-        snprintf(b, n, "%g", ldexp(1, k));
-    else
-        snprintf(b, n, "%.2g", ldexp(1, k));
-}
-
-/* A nice step for a linear axis from 0 to mx: 1, 2 or 5 times a power of
- * ten, giving at most about six ticks. */
-static double nice_step(double mx)
-{
-    if (mx <= 0)
-        return 1;
-    double raw = mx / 5, p = pow(10, floor(log10(raw))), f = raw / p;
-    double s = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
-    s *= p;
-    return s < 1 ? 1 : s;
-}
-
-typedef struct tick {
-    double v;
-    char label[24];
-} tick;
-
-static int ticks_ratio(const axis *a, tick *t, int max)
-{
-    int n = 0;
-    int klo = (int)lround(log2(a->lo)), khi = (int)lround(log2(a->hi));
-    for (int k = klo; k <= khi && n < max; k++) {
-        t[n].v = ldexp(1, k);
-        pow2_label(t[n].label, sizeof t[n].label, k);
-        n++;
-    }
-    return n;
-}
-
-static int ticks_linear(const axis *a, double step, int decimals, tick *t, int max)
-{
-    int n = 0;
-    for (double v = a->lo; v <= a->hi + step * 1e-9 && n < max; v += step) {
-        t[n].v = v;
-        snprintf(t[n].label, sizeof t[n].label, "%.*f", decimals, v);
-        n++;
-    }
-    return n;
-}
-
-/* Horizontal axis at y, ticks and labels below; grid lines up to y_grid
- * when y_grid < y. */
-static void x_axis(canvas *c, const chart_ctx *x, const axis *a, const tick *t, int n, double y, double y_grid,
-                   const char *title)
-{
-    const rstyle *st = x->st;
-    double fs = st->fs_small;
-    if (y_grid < y) {
-        canvas_color(c, st->grid);
-        canvas_width(c, st->line_thin);
-        for (int i = 0; i < n; i++)
-            canvas_segment(c, amap(a, t[i].v), y_grid, amap(a, t[i].v), y);
-    }
-    canvas_color(c, st->axis);
-    canvas_width(c, st->line_thin);
-    canvas_segment(c, a->p0, y, a->p1, y);
-    for (int i = 0; i < n; i++) {
-        double px = amap(a, t[i].v);
-        canvas_segment(c, px, y, px, y + 3);
-    }
-    /* Labels are chosen outwards from the one at 1 (on a ratio axis; else
-     * from the first), each kept only if it keeps clear of those chosen, so
-     * that crowded ticks never print on top of each other and 1 is always
-     * labelled. */
-    int start = 0;
-    for (int i = 0; i < n; i++)
-        if (a->log && t[i].v == 1)
-            start = i;
-    double left[64], right[64];
-    int keep[64] = {0};
-    for (int i = 0; i < n && i < 64; i++) {
-        double px = amap(a, t[i].v), tw = canvas_text_width(c, t[i].label, fs, 0);
-        left[i] = px - tw / 2;
-        right[i] = px + tw / 2;
-    }
-    if (n > 0 && n <= 64) {
-        keep[start] = 1;
-        double edge = right[start];
-        for (int i = start + 1; i < n; i++)
-            if (left[i] >= edge + 4) {
-                keep[i] = 1;
-                edge = right[i];
-            }
-        edge = left[start];
-        for (int i = start - 1; i >= 0; i--)
-            if (right[i] <= edge - 4) {
-                keep[i] = 1;
-                edge = left[i];
-            }
-    }
-    canvas_color(c, st->text);
-    for (int i = 0; i < n && i < 64; i++)
-        if (keep[i])
-            canvas_text(c, amap(a, t[i].v), y + 5, t[i].label, fs, 0, CANVAS_CENTER | CANVAS_TOP, 0);
-    if (title)
-        canvas_text(c, (a->p0 + a->p1) / 2, y + 9 + fs + fs, title, fs, 0, CANVAS_CENTER | CANVAS_BASELINE, 0);
-}
-
-/* Vertical axis at x0 with ticks and labels to the left, grid lines to
- * x_grid when x_grid > x0, and a title turned to read upwards at x_title. */
-static void y_axis(canvas *c, const chart_ctx *x, const axis *a, const tick *t, int n, double x0, double x_grid,
-                   double x_title, const char *title)
-{
-    const rstyle *st = x->st;
-    double fs = st->fs_small;
-    if (x_grid > x0) {
-        canvas_color(c, st->grid);
-        canvas_width(c, st->line_thin);
-        for (int i = 0; i < n; i++)
-            canvas_segment(c, x0, amap(a, t[i].v), x_grid, amap(a, t[i].v));
-    }
-    canvas_color(c, st->axis);
-    canvas_width(c, st->line_thin);
-    canvas_segment(c, x0, a->p0, x0, a->p1);
-    for (int i = 0; i < n; i++)
-        canvas_segment(c, x0 - 3, amap(a, t[i].v), x0, amap(a, t[i].v));
-    canvas_color(c, st->text);
-    double last = 1e9;
-    for (int i = 0; i < n; i++) {
-        double py = amap(a, t[i].v);
-        int must = a->log && t[i].v == 1;
-        if (fabs(py - last) < fs + 1 && !must)
-            continue;
-        canvas_text(c, x0 - 5, py, t[i].label, fs, 0, CANVAS_RIGHT | CANVAS_MIDDLE, 0);
-        last = py;
-    }
-    if (title)
-        canvas_text(c, x_title, (a->p0 + a->p1) / 2, title, fs, 0, CANVAS_CENTER | CANVAS_TOP, 90);
-}
-
-/* A vertical or horizontal reference line at ratio 1. */
-static void ref_line(canvas *c, const chart_ctx *x, double x0, double y0, double x1, double y1)
-{
-    static const double dash[2] = {3, 2};
-    canvas_save(c);
-    canvas_color(c, x->st->axis);
-    canvas_width(c, x->st->line_thin);
-    canvas_dash(c, dash, 2);
-    canvas_segment(c, x0, y0, x1, y1);
-    canvas_restore(c);
-}
-
-static void clip_rect(canvas *c, double x0, double y0, double x1, double y1)
-{
-    canvas_save(c);
-    canvas_rect(c, x0, y0, x1 - x0, y1 - y0);
-    canvas_clip(c);
-}
-
-static const canvas_rgba WHITE = {1, 1, 1, 1};
-
-static void set_marker(canvas *c, const chart_ctx *x, int s, double px, double py, double r, int open)
-{
-    canvas_rgba k = style_set_color(x->st, s);
-    canvas_marker(c, (canvas_mark)style_set_mark(x->st, s), px, py, r, k, open ? WHITE : k);
-}
-
-static void text_fit(canvas *c, double x0, double y, const char *s, double size, int bold, int anchor,
-                     double max_w);
-
-/* --- legend ---------------------------------------------------------------- */
+/* --- context ---------------------------------------------------------------- */
 
 void chart_ctx_init(chart_ctx *x, const rmodel *m, const rstyle *st, const char *const *labels, const fontm *fm)
 {
@@ -268,23 +29,6 @@ void chart_ctx_init(chart_ctx *x, const rmodel *m, const rstyle *st, const char 
     x->legend_w = w + 22;
 }
 
-/* One set a line: a line sample (when line), the marker, the name. */
-static void legend(canvas *c, const chart_ctx *x, double lx, double ly, int line)
-{
-    double fs = x->st->fs_small;
-    for (int i = 0; i < x->m->n_sets; i++) {
-        double y = ly + i * (fs + 4) + fs / 2;
-        canvas_rgba k = style_set_color(x->st, i);
-        if (line) {
-            canvas_color(c, k);
-            canvas_width(c, x->st->line);
-            canvas_segment(c, lx, y, lx + 14, y);
-        }
-        set_marker(c, x, i, lx + 7, y, 2.6, 0);
-        canvas_color(c, x->st->text);
-        text_fit(c, lx + 18, y, x->m->sets[i].name, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 120);
-    }
-}
 
 /* --- text wrapping --------------------------------------------------------- */
 
@@ -366,12 +110,6 @@ double chart_fast_p_height(const chart_ctx *x)
     return h > leg ? h : leg;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double *correct_speedups(const rm_set *s, int b, int *n);
 static int share_band(canvas *c, const chart_ctx *x, const rm_set *s, int si, int b, const axis *ax,
                       const axis *ay);
@@ -387,7 +125,7 @@ static double *correct_speedups(const rm_set *s, int b, int *n)
     for (int p = 0; p < s->n_probs; p++)
         if (s->probs[p].group == RM_G_CORRECT && s->probs[p].sp[b].ok)
             v[(*n)++] = s->probs[p].sp[b].est;
-    qsort(v, (size_t)*n, sizeof *v, cmp_double);
+    qsort(v, (size_t)*n, sizeof *v, chax_cmp_double);
     return v;
 }
 
@@ -416,24 +154,24 @@ static int share_band(canvas *c, const chart_ctx *x, const rm_set *s, int si, in
         first++;
     canvas_color_a(c, style_set_color(x->st, si), x->m->n_sets > 4 ? x->st->band_alpha * 0.6 : x->st->band_alpha);
     int above = k - first;
-    canvas_move(c, ax->p0, amap(ay, s->share_hi[above]));
+    canvas_move(c, ax->p0, chax_amap(ay, s->share_hi[above]));
     for (int j = first; j < k && v[j] < ax->hi; j++) {
-        canvas_line(c, amap(ax, v[j]), amap(ay, s->share_hi[above]));
+        canvas_line(c, chax_amap(ax, v[j]), chax_amap(ay, s->share_hi[above]));
         above--;
-        canvas_line(c, amap(ax, v[j]), amap(ay, s->share_hi[above]));
+        canvas_line(c, chax_amap(ax, v[j]), chax_amap(ay, s->share_hi[above]));
     }
-    canvas_line(c, ax->p1, amap(ay, s->share_hi[above]));
-    canvas_line(c, ax->p1, amap(ay, s->share_lo[above]));
+    canvas_line(c, ax->p1, chax_amap(ay, s->share_hi[above]));
+    canvas_line(c, ax->p1, chax_amap(ay, s->share_lo[above]));
     /* Back along the lower edge, right to left. */
     int last = first;
     while (last < k && v[last] < ax->hi)
         last++;
     for (int j = last - 1; j >= first; j--) {
-        canvas_line(c, amap(ax, v[j]), amap(ay, s->share_lo[above]));
+        canvas_line(c, chax_amap(ax, v[j]), chax_amap(ay, s->share_lo[above]));
         above++;
-        canvas_line(c, amap(ax, v[j]), amap(ay, s->share_lo[above]));
+        canvas_line(c, chax_amap(ax, v[j]), chax_amap(ay, s->share_lo[above]));
     }
-    canvas_line(c, ax->p0, amap(ay, s->share_lo[above]));
+    canvas_line(c, ax->p0, chax_amap(ay, s->share_lo[above]));
     canvas_close(c);
     canvas_fill(c);
     free(v);
@@ -449,26 +187,26 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
     double L = 46, R = lw + 12, T = 8, B = 34;
     axis ax, ay = {0, 0, 1, h - B, T};
     span sp;
-    span_init(&sp);
+    chax_span_init(&sp);
     for (int i = 0; i < m->n_sets; i++)
         for (int p = 0; p < m->sets[i].n_probs; p++)
             if (m->sets[i].probs[p].group == RM_G_CORRECT && m->sets[i].probs[p].sp[b].ok)
-                span_add(&sp, m->sets[i].probs[p].sp[b].est);
+                chax_span_add(&sp, m->sets[i].probs[p].sp[b].est);
     /* The axis covers every speedup (down to 2^-10), so that each curve
      * starts at its fast_0 on the left. */
-    ratio_axis(&ax, &sp, L, w - R);
+    chax_ratio_axis(&ax, &sp, L, w - R);
     if (ax.hi > 256)
         ax.hi = 256;
     tick tx[32], ty[8];
-    int ntx = ticks_ratio(&ax, tx, 32), nty = ticks_linear(&ay, 0.25, 2, ty, 8);
+    int ntx = chax_ticks_ratio(&ax, tx, 32), nty = chax_ticks_linear(&ay, 0.25, 2, ty, 8);
     /* The y label names the baseline, so that the figure stands alone. */
     char ylab[160];
     snprintf(ylab, sizeof ylab, "%s vs %s", x->labels[LBL_FAST_P_Y], b == RM_FP32 ? "strict fp32" : "tf32");
-    y_axis(c, x, &ay, ty, nty, L, w - R, 6, ylab);
-    x_axis(c, x, &ax, tx, ntx, h - B, h, x->labels[LBL_FAST_P_X]);
-    ref_line(c, x, amap(&ax, 1), T, amap(&ax, 1), h - B);
+    chax_y_axis(c, x, &ay, ty, nty, L, w - R, 6, ylab);
+    chax_x_axis(c, x, &ax, tx, ntx, h - B, h, x->labels[LBL_FAST_P_X]);
+    chax_ref_line(c, x, chax_amap(&ax, 1), T, chax_amap(&ax, 1), h - B);
 
-    clip_rect(c, L, T - 2, w - R, h - B + 2);
+    chax_clip_rect(c, L, T - 2, w - R, h - B + 2);
     /* Bands first, so that no band hides another set's line. */
     for (int i = 0; i < m->n_sets; i++) {
         const rm_base *bs = &m->sets[i].b[b];
@@ -486,23 +224,23 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
                 const rm_fp *q = &bs->fast_p[j];
                 if (q->p <= 0 || !q->v.ok || isnan(q->v.lo) || isnan(q->v.hi))
                     continue;
-                double px = amap(&ax, q->p) + (i - (m->n_sets - 1) / 2.0) * 2.0;
-                canvas_segment(c, px, amap(&ay, q->v.lo), px, amap(&ay, q->v.hi));
+                double px = chax_amap(&ax, q->p) + (i - (m->n_sets - 1) / 2.0) * 2.0;
+                canvas_segment(c, px, chax_amap(&ay, q->v.lo), px, chax_amap(&ay, q->v.hi));
             }
             continue;
         }
         /* Many overlapping bands turn muddy; lighter ones stay readable. */
         canvas_color_a(c, style_set_color(st, i), m->n_sets > 4 ? st->band_alpha * 0.6 : st->band_alpha);
         int n = bs->n_curve;
-        canvas_move(c, amap(&ax, bs->curve[0].p), amap(&ay, bs->curve[0].v.hi));
+        canvas_move(c, chax_amap(&ax, bs->curve[0].p), chax_amap(&ay, bs->curve[0].v.hi));
         for (int j = 0; j + 1 < n; j++) {
-            canvas_line(c, amap(&ax, bs->curve[j + 1].p), amap(&ay, bs->curve[j].v.hi));
-            canvas_line(c, amap(&ax, bs->curve[j + 1].p), amap(&ay, bs->curve[j + 1].v.hi));
+            canvas_line(c, chax_amap(&ax, bs->curve[j + 1].p), chax_amap(&ay, bs->curve[j].v.hi));
+            canvas_line(c, chax_amap(&ax, bs->curve[j + 1].p), chax_amap(&ay, bs->curve[j + 1].v.hi));
         }
-        canvas_line(c, amap(&ax, bs->curve[n - 1].p), amap(&ay, bs->curve[n - 1].v.lo));
+        canvas_line(c, chax_amap(&ax, bs->curve[n - 1].p), chax_amap(&ay, bs->curve[n - 1].v.lo));
         for (int j = n - 1; j > 0; j--) {
-            canvas_line(c, amap(&ax, bs->curve[j].p), amap(&ay, bs->curve[j - 1].v.lo));
-            canvas_line(c, amap(&ax, bs->curve[j - 1].p), amap(&ay, bs->curve[j - 1].v.lo));
+            canvas_line(c, chax_amap(&ax, bs->curve[j].p), chax_amap(&ay, bs->curve[j - 1].v.lo));
+            canvas_line(c, chax_amap(&ax, bs->curve[j - 1].p), chax_amap(&ay, bs->curve[j - 1].v.lo));
         }
         canvas_close(c);
         canvas_fill(c);
@@ -520,7 +258,7 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
         for (int p = 0; p < s->n_probs; p++)
             if (s->probs[p].group == RM_G_CORRECT && s->probs[p].sp[b].ok)
                 v[k++] = s->probs[p].sp[b].est;
-        qsort(v, (size_t)k, sizeof *v, cmp_double);
+        qsort(v, (size_t)k, sizeof *v, chax_cmp_double);
         double N = (double)s->n_problems;
         int above = 0;
         for (int j = 0; j < k; j++)
@@ -528,17 +266,17 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
                 above++;
         canvas_color(c, style_set_color(st, i));
         canvas_width(c, st->line);
-        double yv = amap(&ay, above / N);
+        double yv = chax_amap(&ay, above / N);
         canvas_move(c, ax.p0, yv);
         for (int j = 0; j < k; j++) {
             if (v[j] <= ax.lo)
                 continue;
             if (v[j] >= ax.hi)
                 break;
-            double px = amap(&ax, v[j]);
+            double px = chax_amap(&ax, v[j]);
             canvas_line(c, px, yv);
             above--;
-            yv = amap(&ay, above / N);
+            yv = chax_amap(&ay, above / N);
             canvas_line(c, px, yv);
         }
         canvas_line(c, ax.p1, yv);
@@ -551,11 +289,11 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
         for (int j = 0; j < k; j++)
             if (v[j] > pm)
                 fm++;
-        set_marker(c, x, i, amap(&ax, pm), amap(&ay, fm / N), 2.8, 0);
+        chax_set_marker(c, x, i, chax_amap(&ax, pm), chax_amap(&ay, fm / N), 2.8, 0);
         free(v);
     }
     canvas_restore(c);
-    legend(c, x, w - R + 12, T, 1);
+    chax_legend(c, x, w - R + 12, T, 1);
 }
 
 /* --- forest ---------------------------------------------------------------- */
@@ -568,31 +306,6 @@ double chart_forest_height(const chart_ctx *x, int rows)
 {
     (void)x;
     return FR_HEAD + rows * FR_ROW + FR_AXIS;
-}
-
-/* Draws s, shortened with an ellipsis to fit max_w. */
-static void text_fit(canvas *c, double x0, double y, const char *s, double size, int bold, int anchor,
-                     double max_w)
-{
-    if (canvas_text_width(c, s, size, bold) <= max_w) {
-        canvas_text(c, x0, y, s, size, bold, anchor, 0);
-        return;
-    }
-    size_t n = strlen(s);
-    char *t = malloc(n + 4);
-    if (!t)
-        return;
-    memcpy(t, s, n + 1);
-    while (n > 0) {
-        n--;
-        while (n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80)
-            n--;
-        memcpy(t + n, "\xe2\x80\xa6", 4);
-        if (canvas_text_width(c, t, size, bold) <= max_w)
-            break;
-    }
-    canvas_text(c, x0, y, t, size, bold, anchor, 0);
-    free(t);
 }
 
 void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double w)
@@ -634,14 +347,14 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     double px0 = id_w + 4, px1 = w - 2 * tw - cls_w - 16;
     double c1 = px1 + 8 + tw, c2 = c1 + tw, c3 = c2 + 8;
     span sp;
-    span_init(&sp);
+    chax_span_init(&sp);
     for (int r = 0; r < s->n_shown; r++)
         for (int b = 0; b < RM_NB; b++)
-            span_add_est(&sp, &s->probs[s->shown[r]].sp[b]);
+            chax_span_add_est(&sp, &s->probs[s->shown[r]].sp[b]);
     axis ax;
-    ratio_axis(&ax, &sp, px0, px1);
+    chax_ratio_axis(&ax, &sp, px0, px1);
     tick tx[32];
-    int ntx = ticks_ratio(&ax, tx, 32);
+    int ntx = chax_ticks_ratio(&ax, tx, 32);
     double yb = FR_HEAD + rows * FR_ROW;
 
     /* Header: column titles and which marker is which baseline. */
@@ -652,7 +365,7 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
     canvas_text(c, c3, FR_HEAD - 5, "class", fs, 1, CANVAS_LEFT, 0);
     canvas_rgba k = style_set_color(st, si);
     double lx = px0;
-    canvas_marker(c, (canvas_mark)style_set_mark(st, si), lx + 3, 6, 2.6, k, WHITE);
+    canvas_marker(c, (canvas_mark)style_set_mark(st, si), lx + 3, 6, 2.6, k, chax_white);
     canvas_color(c, st->text);
     lx += 9 + canvas_text(c, lx + 9, 6, x->labels[LBL_OPEN_MARKER], fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0) + 10;
     canvas_marker(c, (canvas_mark)style_set_mark(st, si), lx + 3, 6, 2.6, k, k);
@@ -667,16 +380,16 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
             canvas_fill(c);
         }
     }
-    x_axis(c, x, &ax, tx, ntx, yb + 2, FR_HEAD, x->labels[LBL_SPEEDUP_AXIS]);
+    chax_x_axis(c, x, &ax, tx, ntx, yb + 2, FR_HEAD, x->labels[LBL_SPEEDUP_AXIS]);
     if (rows > 0)
-        ref_line(c, x, amap(&ax, 1), FR_HEAD, amap(&ax, 1), yb + 2);
+        chax_ref_line(c, x, chax_amap(&ax, 1), FR_HEAD, chax_amap(&ax, 1), yb + 2);
     for (int r = r0; r < r1; r++) {
         const rm_problem *p = &s->probs[s->shown[r]];
         double y = FR_HEAD + (r - r0) * FR_ROW + FR_ROW / 2;
         int good = p->group == RM_G_CORRECT;
         canvas_rgba col = good ? k : st->muted;
         canvas_color(c, good ? st->text : st->muted);
-        text_fit(c, 0, y, p->id, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, id_w - 4);
+        chax_text_fit(c, 0, y, p->id, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, id_w - 4);
         char buf[96];
         for (int b = 0; b < RM_NB; b++)
             canvas_text(c, b == 0 ? c1 : c2, y, fmt_2(buf, sizeof buf, p->sp[b].ok ? p->sp[b].est : NAN), fs, 0,
@@ -690,9 +403,9 @@ void chart_forest(canvas *c, const chart_ctx *x, int si, int r0, int r1, double 
             canvas_color(c, col);
             canvas_width(c, st->line);
             if (!isnan(e->lo) && !isnan(e->hi))
-                canvas_segment(c, amap(&ax, e->lo), yy, amap(&ax, e->hi), yy);
-            canvas_marker(c, (canvas_mark)style_set_mark(st, si), amap(&ax, e->est), yy, 2.4, col,
-                          b == 0 ? WHITE : col);
+                canvas_segment(c, chax_amap(&ax, e->lo), yy, chax_amap(&ax, e->hi), yy);
+            canvas_marker(c, (canvas_mark)style_set_mark(st, si), chax_amap(&ax, e->est), yy, 2.4, col,
+                          b == 0 ? chax_white : col);
         }
     }
 }
@@ -757,11 +470,11 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
         return;
     scatter_collect(x, pts);
     span sx, sy;
-    span_init(&sx);
-    span_init(&sy);
+    chax_span_init(&sx);
+    chax_span_init(&sy);
     for (int i = 0; i < n; i++) {
-        span_add_est(&sx, &pts[i].sp);
-        span_add(&sy, pts[i].mem);
+        chax_span_add_est(&sx, &pts[i].sp);
+        chax_span_add(&sy, pts[i].mem);
     }
     int cols = scatter_cols(x), ns = x->m->n_sets > 0 ? x->m->n_sets : 1;
     double pw = (w - (cols - 1) * SC_GAP) / cols;
@@ -769,23 +482,23 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
         double ox = (si % cols) * (pw + SC_GAP), oy = (si / cols) * (SC_PANEL_H + SC_GAP);
         double L = ox + 40, R = ox + pw - 4, T = oy + 16, B = oy + SC_PANEL_H - 30;
         axis ax, ay;
-        ratio_axis(&ax, &sx, L, R);
-        ratio_axis(&ay, &sy, B, T);
+        chax_ratio_axis(&ax, &sx, L, R);
+        chax_ratio_axis(&ay, &sy, B, T);
         tick tx[32], ty[32];
-        int ntx = ticks_ratio(&ax, tx, 32), nty = ticks_ratio(&ay, ty, 32);
+        int ntx = chax_ticks_ratio(&ax, tx, 32), nty = chax_ticks_ratio(&ay, ty, 32);
         int k = 0;
         for (int i = 0; i < n; i++)
             k += pts[i].set == si;
         /* The panel's title: the set, its marker and its n. */
         char title[200];
         snprintf(title, sizeof title, "%s (n = %d)", si < x->m->n_sets ? x->m->sets[si].name : "", k);
-        set_marker(c, x, si, L + 3, oy + 6, 2.6, 0);
+        chax_set_marker(c, x, si, L + 3, oy + 6, 2.6, 0);
         canvas_color(c, st->text);
-        text_fit(c, L + 10, oy + 6, title, fs, 1, CANVAS_LEFT | CANVAS_MIDDLE, R - L - 10);
-        y_axis(c, x, &ay, ty, nty, L, R, ox + 2, si % cols == 0 ? x->labels[LBL_MEMORY_AXIS] : NULL);
-        x_axis(c, x, &ax, tx, ntx, B, T, x->labels[LBL_SCATTER_X]);
-        ref_line(c, x, amap(&ax, 1), T, amap(&ax, 1), B);
-        ref_line(c, x, L, amap(&ay, 1), R, amap(&ay, 1));
+        chax_text_fit(c, L + 10, oy + 6, title, fs, 1, CANVAS_LEFT | CANVAS_MIDDLE, R - L - 10);
+        chax_y_axis(c, x, &ay, ty, nty, L, R, ox + 2, si % cols == 0 ? x->labels[LBL_MEMORY_AXIS] : NULL);
+        chax_x_axis(c, x, &ax, tx, ntx, B, T, x->labels[LBL_SCATTER_X]);
+        chax_ref_line(c, x, chax_amap(&ax, 1), T, chax_amap(&ax, 1), B);
+        chax_ref_line(c, x, L, chax_amap(&ay, 1), R, chax_amap(&ay, 1));
         /* Which way is better, in the left corners: the line at speedup 1
          * runs through the right part of the panel. */
         canvas_color(c, st->muted);
@@ -794,13 +507,13 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
         if (k == 0)
             canvas_text(c, (L + R) / 2, (T + B) / 2, "no correct problem with memory figures", fs, 0,
                         CANVAS_CENTER | CANVAS_MIDDLE, 0);
-        clip_rect(c, L - 4, T - 4, R + 4, B + 4);
+        chax_clip_rect(c, L - 4, T - 4, R + 4, B + 4);
         /* The speedup's interval as a whisker with end caps, drawn over
          * the marker, so that even a narrow one shows. */
         double mr = k > 100 ? 2.2 : 2.6;
         for (int i = 0; i < n; i++)
             if (pts[i].set == si)
-                set_marker(c, x, si, amap(&ax, pts[i].sp.est), amap(&ay, pts[i].mem), mr, 1);
+                chax_set_marker(c, x, si, chax_amap(&ax, pts[i].sp.est), chax_amap(&ay, pts[i].mem), mr, 1);
         canvas_rgba dark = st->text;
         canvas_color_a(c, dark, 0.85);
         canvas_width(c, st->line_thin);
@@ -808,7 +521,7 @@ void chart_scatter(canvas *c, const chart_ctx *x, double w)
             const rm_est *e = &pts[i].sp;
             if (pts[i].set != si || isnan(e->lo) || isnan(e->hi))
                 continue;
-            double py = amap(&ay, pts[i].mem), x0 = amap(&ax, e->lo), x1 = amap(&ax, e->hi);
+            double py = chax_amap(&ay, pts[i].mem), x0 = chax_amap(&ax, e->lo), x1 = chax_amap(&ax, e->hi);
             canvas_segment(c, x0, py, x1, py);
             canvas_segment(c, x0, py - 2, x0, py + 2);
             canvas_segment(c, x1, py - 2, x1, py + 2);
@@ -849,12 +562,12 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
         for (int g = 0; g < RM_NG_FOUND; g++)
             if (m->sets[i].group_counts[g] > mx)
                 mx = m->sets[i].group_counts[g];
-    double step = nice_step((double)mx);
+    double step = chax_nice_step((double)mx);
     double top = ceil((double)mx / step) * step;
     axis ax = {0, 0, top, L, w - R};
     tick tx[16];
-    int ntx = ticks_linear(&ax, step, 0, tx, 16);
-    x_axis(c, x, &ax, tx, ntx, h - B, T - 4, x->labels[LBL_COUNT_AXIS]);
+    int ntx = chax_ticks_linear(&ax, step, 0, tx, 16);
+    chax_x_axis(c, x, &ax, tx, ntx, h - B, T - 4, x->labels[LBL_COUNT_AXIS]);
     int n = m->n_sets > 0 ? m->n_sets : 1;
     double gh = n * (CL_BAR + CL_GAP) + CL_GROUP_GAP;
     for (int g = 0; g < RM_NG_FOUND; g++) {
@@ -865,14 +578,14 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
         for (int i = 0; i < m->n_sets; i++) {
             double y = y0 + i * (CL_BAR + CL_GAP);
             long v = m->sets[i].group_counts[g];
-            double x1 = amap(&ax, (double)v);
+            double x1 = chax_amap(&ax, (double)v);
             canvas_rgba k = style_set_color(st, i);
             if (v > 0) {
                 canvas_color_a(c, k, 0.55);
                 canvas_rect(c, L, y, x1 - L, CL_BAR);
                 canvas_fill(c);
             }
-            set_marker(c, x, i, x1, y + CL_BAR / 2, 2.6, 0);
+            chax_set_marker(c, x, i, x1, y + CL_BAR / 2, 2.6, 0);
             char buf[32];
             snprintf(buf, sizeof buf, "%ld", v);
             canvas_color(c, st->text);
@@ -882,7 +595,7 @@ void chart_classes(canvas *c, const chart_ctx *x, double w)
     canvas_color(c, st->axis);
     canvas_width(c, st->line_thin);
     canvas_segment(c, L, T - 4, L, h - B);
-    legend(c, x, w - lw + 4, T, 0);
+    chax_legend(c, x, w - lw + 4, T, 0);
 }
 
 /* --- inflation ------------------------------------------------------------- */
@@ -940,24 +653,24 @@ void chart_inflation(canvas *c, const chart_ctx *x, double w)
             ref = i;
         }
     span sy;
-    span_init(&sy);
+    chax_span_init(&sy);
     for (int i = 0; i < m->n_sets; i++)
         for (int j = 0; j < m->sets[i].n_infl; j++)
-            span_add_est(&sy, &m->sets[i].infl[j].gm);
+            chax_span_add_est(&sy, &m->sets[i].infl[j].gm);
     axis ay;
-    ratio_axis(&ay, &sy, h - B, T);
+    chax_ratio_axis(&ay, &sy, h - B, T);
     tick ty[32];
-    int nty = ticks_ratio(&ay, ty, 32);
-    y_axis(c, x, &ay, ty, nty, L, w - R, 6, x->labels[LBL_INFLATION_AXIS]);
+    int nty = chax_ticks_ratio(&ay, ty, 32);
+    chax_y_axis(c, x, &ay, ty, nty, L, w - R, 6, x->labels[LBL_INFLATION_AXIS]);
     canvas_color(c, st->axis);
     canvas_width(c, st->line_thin);
     canvas_segment(c, L, h - B, w - R, h - B);
-    ref_line(c, x, L, amap(&ay, 1), w - R, amap(&ay, 1));
+    chax_ref_line(c, x, L, chax_amap(&ay, 1), w - R, chax_amap(&ay, 1));
     if (steps == 0) {
         canvas_color(c, st->text);
         canvas_text(c, (L + w - R) / 2, T + (h - B - T) / 4, "no inflation steps in analysis.json", st->fs_normal, 0,
                     CANVAS_CENTER | CANVAS_MIDDLE, 0);
-        legend(c, x, w - R + 12, T, 1);
+        chax_legend(c, x, w - R + 12, T, 1);
         return;
     }
     double band = (w - R - L) / steps;
@@ -991,7 +704,7 @@ void chart_inflation(canvas *c, const chart_ctx *x, double w)
                 started = 0;
                 continue;
             }
-            double px = L + (j + 0.5) * band + off, py = amap(&ay, s->infl[j].gm.est);
+            double px = L + (j + 0.5) * band + off, py = chax_amap(&ay, s->infl[j].gm.est);
             if (!started)
                 canvas_move(c, px, py);
             else
@@ -1008,325 +721,10 @@ void chart_inflation(canvas *c, const chart_ctx *x, double w)
             if (!isnan(e->lo) && !isnan(e->hi)) {
                 canvas_color(c, k);
                 canvas_width(c, st->line);
-                canvas_segment(c, px, amap(&ay, e->lo), px, amap(&ay, e->hi));
+                canvas_segment(c, px, chax_amap(&ay, e->lo), px, chax_amap(&ay, e->hi));
             }
-            set_marker(c, x, i, px, amap(&ay, e->est), 2.8, 0);
+            chax_set_marker(c, x, i, px, chax_amap(&ay, e->est), 2.8, 0);
         }
     }
-    legend(c, x, w - R + 12, T, 1);
-}
-
-/* --- per level --------------------------------------------------------------- */
-
-/* Length of a level name returned by chart_level_names (an id's prefix). */
-static size_t level_len(const char *name)
-{
-    const char *us = strchr(name, '_');
-    return us ? (size_t)(us - name) : strlen(name);
-}
-
-int chart_level_names(const rmodel *m, const char **names, int max)
-{
-    int n = 0;
-    for (int i = 0; i < m->n_sets; i++)
-        for (int p = 0; p < m->sets[i].n_probs; p++) {
-            const char *id = m->sets[i].probs[p].id, *us = strchr(id, '_');
-            size_t len = us ? (size_t)(us - id) : 0;
-            if (len == 0)
-                continue;
-            int seen = 0;
-            for (int k = 0; k < n && !seen; k++)
-                seen = level_len(names[k]) == len && strncmp(names[k], id, len) == 0;
-            if (!seen && n < max)
-                names[n++] = id;   /* the name is the id's prefix of len characters */
-        }
-    return n;
-}
-
-static int in_level(const char *id, const char *name)
-{
-    size_t len = level_len(name);
-    return strncmp(id, name, len) == 0 && id[len] == '_';
-}
-
-#define LV_MAX 8
-
-double chart_levels_height(const chart_ctx *x)
-{
-    double leg = x->m->n_sets * (x->st->fs_small + 4) + 40;
-    return leg > 190 ? leg : 190;
-}
-
-void chart_levels_fast_p(canvas *c, const chart_ctx *x, int b, double w)
-{
-    const rmodel *m = x->m;
-    const rstyle *st = x->st;
-    double h = chart_levels_height(x), fs = st->fs_small;
-    const char *lv[LV_MAX];
-    int nl = chart_level_names(m, lv, LV_MAX);
-    if (nl == 0)
-        nl = 1, lv[0] = "";
-    double lw = x->legend_w, gap = 12, L0 = 40, R0 = lw + 12, T = 16, B = 34;
-    double pw = (w - L0 - R0 - (nl - 1) * gap) / nl;
-    span sp;
-    span_init(&sp);
-    for (int i = 0; i < m->n_sets; i++)
-        for (int p = 0; p < m->sets[i].n_probs; p++)
-            if (m->sets[i].probs[p].group == RM_G_CORRECT && m->sets[i].probs[p].sp[b].ok)
-                span_add(&sp, m->sets[i].probs[p].sp[b].est);
-    char ylab[160];
-    snprintf(ylab, sizeof ylab, "%s vs %s", x->labels[LBL_FAST_P_Y], b == RM_FP32 ? "strict fp32" : "tf32");
-    for (int l = 0; l < nl; l++) {
-        double L = L0 + l * (pw + gap), R = L + pw;
-        axis ax, ay = {0, 0, 1, h - B, T};
-        ratio_axis(&ax, &sp, L, R);
-        if (ax.hi > 256)
-            ax.hi = 256;
-        tick tx[32], ty[8];
-        int ntx = ticks_ratio(&ax, tx, 32), nty = ticks_linear(&ay, 0.25, 2, ty, 8);
-        y_axis(c, x, &ay, ty, nty, L, R, 6, l == 0 ? ylab : NULL);
-        x_axis(c, x, &ax, tx, ntx, h - B, h, l == nl / 2 ? x->labels[LBL_FAST_P_X] : NULL);
-        ref_line(c, x, amap(&ax, 1), T, amap(&ax, 1), h - B);
-        /* Each panel says its level and how many problems it has. */
-        long nmax = 0;
-        for (int i = 0; i < m->n_sets; i++) {
-            long k = 0;
-            for (int p = 0; p < m->sets[i].n_probs; p++)
-                k += in_level(m->sets[i].probs[p].id, lv[l]);
-            if (k > nmax)
-                nmax = k;
-        }
-        char title[64];
-        snprintf(title, sizeof title, "%.*s (N = %ld)", (int)level_len(lv[l]), lv[l], nmax);
-        canvas_color(c, st->text);
-        canvas_text(c, (L + R) / 2, T - 6, title, fs, 1, CANVAS_CENTER | CANVAS_BASELINE, 0);
-        clip_rect(c, L, T - 2, R, h - B + 2);
-        for (int i = 0; i < m->n_sets; i++) {
-            const rm_set *s = &m->sets[i];
-            double *v = malloc((size_t)(s->n_probs ? s->n_probs : 1) * sizeof *v);
-            if (!v)
-                continue;
-            int k = 0;
-            long N = 0;
-            for (int p = 0; p < s->n_probs; p++) {
-                if (!in_level(s->probs[p].id, lv[l]))
-                    continue;
-                N++;
-                if (s->probs[p].group == RM_G_CORRECT && s->probs[p].sp[b].ok)
-                    v[k++] = s->probs[p].sp[b].est;
-            }
-            if (N == 0) {
-                free(v);
-                continue;
-            }
-            qsort(v, (size_t)k, sizeof *v, cmp_double);
-            canvas_rgba col = style_set_color(st, i);
-            /* The intervals at the reported thresholds, from analyze's
-             * per-level estimates where the analysis has them. */
-            const rm_level *lvl = NULL;
-            for (int q = 0; q < s->n_levels && !lvl; q++)
-                if (strlen(s->levels[q].name) == level_len(lv[l]) &&
-                    strncmp(s->levels[q].name, lv[l], level_len(lv[l])) == 0)
-                    lvl = &s->levels[q];
-            if (lvl) {
-                canvas_color_a(c, col, 0.7);
-                canvas_width(c, st->line);
-                for (int j = 0; j < lvl->b[b].n_fast_p; j++) {
-                    const rm_fp *q = &lvl->b[b].fast_p[j];
-                    if (q->p <= 0 || !q->v.ok || isnan(q->v.lo) || isnan(q->v.hi))
-                        continue;
-                    double px = amap(&ax, q->p) + (i - (m->n_sets - 1) / 2.0) * 2.5;
-                    canvas_segment(c, px, amap(&ay, q->v.lo), px, amap(&ay, q->v.hi));
-                }
-            }
-            int above = 0;
-            for (int j = 0; j < k; j++)
-                above += v[j] > ax.lo;
-            canvas_color(c, col);
-            canvas_width(c, st->line);
-            double yv = amap(&ay, above / (double)N);
-            canvas_move(c, ax.p0, yv);
-            for (int j = 0; j < k; j++) {
-                if (v[j] <= ax.lo)
-                    continue;
-                if (v[j] >= ax.hi)
-                    break;
-                canvas_line(c, amap(&ax, v[j]), yv);
-                above--;
-                yv = amap(&ay, above / (double)N);
-                canvas_line(c, amap(&ax, v[j]), yv);
-            }
-            canvas_line(c, ax.p1, yv);
-            canvas_stroke(c);
-            int f1 = 0;
-            for (int j = 0; j < k; j++)
-                f1 += v[j] > 1;
-            set_marker(c, x, i, amap(&ax, 1), amap(&ay, f1 / (double)N), 2.6, 0);
-            free(v);
-        }
-        canvas_restore(c);
-    }
-    legend(c, x, w - R0 + 12, T, 1);
-}
-
-/* --- failures by distribution and probe ---------------------------------- */
-
-#define FL_BAR 6.0
-#define FL_GAP 1.5
-#define FL_GROUP_GAP 7.0
-#define FL_MAX 48
-
-/* The distributions and probes of every set, in the first set's order,
- * then any another set adds; kind 0 distributions, 1 probes. */
-static int fail_names(const rmodel *m, int kind, const char **names, int max)
-{
-    int n = 0;
-    for (int i = 0; i < m->n_sets; i++) {
-        const rm_set *s = &m->sets[i];
-        const rm_fail *f = kind ? s->fail_probe : s->fail_dist;
-        int nf = kind ? s->n_fail_probe : s->n_fail_dist;
-        for (int j = 0; j < nf; j++) {
-            int seen = 0;
-            for (int k = 0; k < n && !seen; k++)
-                seen = strcmp(names[k], f[j].name) == 0;
-            if (!seen && n < max)
-                names[n++] = f[j].name;
-        }
-    }
-    return n;
-}
-
-static const rm_fail *fail_find(const rm_set *s, int kind, const char *name)
-{
-    const rm_fail *f = kind ? s->fail_probe : s->fail_dist;
-    int nf = kind ? s->n_fail_probe : s->n_fail_dist;
-    for (int j = 0; j < nf; j++)
-        if (strcmp(f[j].name, name) == 0)
-            return &f[j];
-    return NULL;
-}
-
-double chart_failures_height(const chart_ctx *x)
-{
-    const char *names[FL_MAX];
-    int n = fail_names(x->m, 0, names, FL_MAX) + fail_names(x->m, 1, names, FL_MAX);
-    int ns = x->m->n_sets > 0 ? x->m->n_sets : 1;
-    return 16 + n * (ns * (FL_BAR + FL_GAP) + FL_GROUP_GAP) + 2 * 14 + 34;
-}
-
-void chart_failures(canvas *c, const chart_ctx *x, double w)
-{
-    const rmodel *m = x->m;
-    const rstyle *st = x->st;
-    double h = chart_failures_height(x), fs = st->fs_small;
-    const char *names[2][FL_MAX];
-    int nn[2] = {fail_names(m, 0, names[0], FL_MAX), fail_names(m, 1, names[1], FL_MAX)};
-    double L = 0;
-    for (int kind = 0; kind < 2; kind++)
-        for (int j = 0; j < nn[kind]; j++) {
-            double tw = canvas_text_width(c, names[kind][j], fs, 0);
-            if (tw > L)
-                L = tw;
-        }
-    L += 12;
-    double R = x->legend_w + 40, T = 16, B = 34;
-    axis ax = {0, 0, 1, L, w - R};
-    tick tx[8];
-    int ntx = ticks_linear(&ax, 0.25, 2, tx, 8);
-    x_axis(c, x, &ax, tx, ntx, h - B, T - 4, "share of the pairs with a candidate that failed it");
-    int ns = m->n_sets > 0 ? m->n_sets : 1;
-    double gh = ns * (FL_BAR + FL_GAP) + FL_GROUP_GAP, y = T;
-    static const char *const heads[2] = {"input distributions (checks)", "probes"};
-    for (int kind = 0; kind < 2; kind++) {
-        canvas_color(c, st->text);
-        canvas_text(c, 0, y + fs, heads[kind], fs, 1, CANVAS_LEFT, 0);
-        y += 14;
-        for (int j = 0; j < nn[kind]; j++) {
-            canvas_color(c, st->text);
-            canvas_text(c, L - 8, y + ns * (FL_BAR + FL_GAP) / 2, names[kind][j], fs, 0,
-                        CANVAS_RIGHT | CANVAS_MIDDLE, 0);
-            for (int i = 0; i < m->n_sets; i++) {
-                const rm_fail *f = fail_find(&m->sets[i], kind, names[kind][j]);
-                double yy = y + i * (FL_BAR + FL_GAP);
-                char buf[64];
-                if (!f || f->run == 0) {
-                    canvas_color(c, st->muted);
-                    snprintf(buf, sizeof buf, "not run");
-                    canvas_text(c, L + 4, yy + FL_BAR / 2, buf, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
-                    continue;
-                }
-                double share = (double)f->failed / (double)f->run, x1 = amap(&ax, share);
-                canvas_rgba k = style_set_color(st, i);
-                if (f->failed > 0) {
-                    canvas_color_a(c, k, 0.55);
-                    canvas_rect(c, L, yy, x1 - L, FL_BAR);
-                    canvas_fill(c);
-                }
-                set_marker(c, x, i, x1, yy + FL_BAR / 2, 2.4, 0);
-                if (f->skipped > 0)
-                    snprintf(buf, sizeof buf, "%ld of %ld (%ld skipped)", f->failed, f->run, f->skipped);
-                else
-                    snprintf(buf, sizeof buf, "%ld of %ld", f->failed, f->run);
-                canvas_color(c, st->text);
-                canvas_text(c, x1 + 5, yy + FL_BAR / 2, buf, fs, 0, CANVAS_LEFT | CANVAS_MIDDLE, 0);
-            }
-            y += gh;
-        }
-    }
-    canvas_color(c, st->axis);
-    canvas_width(c, st->line_thin);
-    canvas_segment(c, L, T - 4, L, h - B);
-    legend(c, x, w - x->legend_w + 4, T, 0);
-}
-
-/* --- tolerance sweep ------------------------------------------------------ */
-
-double chart_tolerance_height(const chart_ctx *x)
-{
-    double leg = x->m->n_sets * (x->st->fs_small + 4) + 40;
-    return leg > 190 ? leg : 190;
-}
-
-void chart_tolerance(canvas *c, const chart_ctx *x, double run_tol, double w)
-{
-    const rmodel *m = x->m;
-    const rstyle *st = x->st;
-    double h = chart_tolerance_height(x);
-    double L = 46, R = x->legend_w + 12, T = 8, B = 34;
-    axis ax = {1, 1e-5, 1e-1, L, w - R}, ay = {0, 0, 1, h - B, T};
-    tick tx[8], ty[8];
-    int ntx = 0;
-    for (int k = -5; k <= -1; k++) {
-        tx[ntx].v = pow(10, k);
-        snprintf(tx[ntx].label, sizeof tx[ntx].label, "1e%d", k);
-        ntx++;
-    }
-    int nty = ticks_linear(&ay, 0.25, 2, ty, 8);
-    y_axis(c, x, &ay, ty, nty, L, w - R, 6, "share of all problems correct");
-    /* The run's own tolerance is named in the axis title, not beside its
-     * line, where it would cross the curves. */
-    int have_run = run_tol >= 1e-5 && run_tol <= 1e-1;
-    x_axis(c, x, &ax, tx, ntx, h - B, h,
-           have_run ? "tolerance: atol = rtol (log scale); dashed: the run's tolerance" : "tolerance: atol = rtol (log scale)");
-    if (have_run)
-        ref_line(c, x, amap(&ax, run_tol), T, amap(&ax, run_tol), h - B);
-    for (int i = 0; i < m->n_sets; i++) {
-        const rm_set *s = &m->sets[i];
-        if (s->n_sweep == 0)
-            continue;
-        canvas_color(c, style_set_color(st, i));
-        canvas_width(c, st->line);
-        for (int j = 0; j < s->n_sweep; j++) {
-            double px = amap(&ax, s->sweep[j].tol), py = amap(&ay, s->sweep[j].share);
-            if (j == 0)
-                canvas_move(c, px, py);
-            else
-                canvas_line(c, px, py);
-        }
-        canvas_stroke(c);
-        /* Filled where the point is exact, open where it is a lower bound. */
-        for (int j = 0; j < s->n_sweep; j++)
-            set_marker(c, x, i, amap(&ax, s->sweep[j].tol), amap(&ay, s->sweep[j].share), 2.6, !s->sweep[j].exact);
-    }
-    legend(c, x, w - R + 12, T, 1);
+    chax_legend(c, x, w - R + 12, T, 1);
 }

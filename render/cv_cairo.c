@@ -14,15 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cairo.h>
+#include "sbuf.h"
 #include <cairo-svg.h>
 #include <cairo-ft.h>
 #include <fontconfig/fontconfig.h>
-
-typedef struct buf {
-    unsigned char *data;
-    size_t len, cap;
-    int failed;
-} buf;
 
 typedef struct cv_cairo {
     canvas base;
@@ -31,27 +26,18 @@ typedef struct cv_cairo {
     cairo_surface_t *surface;
     cairo_t *cr;
     cairo_font_face_t *face[2];
-    buf out;
+    sbuf out;   /* the SVG text, owned until cc_finish hands it out */
 } cv_cairo;
 
+/* Cairo's stream callback: appends to the canvas's sbuf. */
 static cairo_status_t buf_write(void *closure, const unsigned char *data, unsigned int length)
 {
-    buf *b = closure;
-    if (b->len + length > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + length)
-            cap *= 2;
-        unsigned char *n = realloc(b->data, cap);
-        if (!n) {
-            b->failed = 1;
-            return CAIRO_STATUS_WRITE_ERROR;
-        }
-        b->data = n;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, data, length);
-    b->len += length;
-    return CAIRO_STATUS_SUCCESS;
+    sbuf *b = closure;
+    /* The first chunk reserves 64 KiB, the size of a small figure. */
+    if (!b->cap)
+        sb_reserve(b, 65536);
+    sb_add(b, (const char *)data, length);
+    return b->failed ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
 }
 
 #define CR(c) (((cv_cairo *)(c))->cr)
@@ -107,7 +93,7 @@ static void cc_destroy(canvas *c)
     for (int i = 0; i < 2; i++)
         if (k->face[i])
             cairo_font_face_destroy(k->face[i]);
-    free(k->out.data);
+    sb_free(&k->out);
     free(k);
 }
 
@@ -185,7 +171,7 @@ int canvas_cairo_new(canvas **out, int kind, double w, double h, double scale, c
  * ...), so the same figure drawn second would differ.  Every "surface<n>"
  * is renumbered in order of first appearance, which makes a figure's bytes
  * depend on the figure alone. */
-static void svg_normalise_ids(buf *b)
+static void svg_normalise_ids(sbuf *b)
 {
     static const char key[] = "surface";
     const size_t kl = sizeof key - 1;
@@ -193,11 +179,11 @@ static void svg_normalise_ids(buf *b)
     int n_seen = 0;
     size_t r = 0, w = 0;
     while (r < b->len) {
-        if (r + kl < b->len && memcmp(b->data + r, key, kl) == 0 && b->data[r + kl] >= '0' && b->data[r + kl] <= '9') {
+        if (r + kl < b->len && memcmp(b->s + r, key, kl) == 0 && b->s[r + kl] >= '0' && b->s[r + kl] <= '9') {
             size_t q = r + kl;
             unsigned long v = 0;
-            while (q < b->len && b->data[q] >= '0' && b->data[q] <= '9' && v < 100000000UL)
-                v = v * 10 + (unsigned long)(b->data[q++] - '0');
+            while (q < b->len && b->s[q] >= '0' && b->s[q] <= '9' && v < 100000000UL)
+                v = v * 10 + (unsigned long)(b->s[q++] - '0');
             int idx = -1;
             for (int i = 0; i < n_seen; i++)
                 if (seen[i] == v)
@@ -213,14 +199,14 @@ static void svg_normalise_ids(buf *b)
                  * counts from 1 while serials only grow), so the text is
                  * rewritten in place. */
                 if ((size_t)nl <= q - r) {
-                    memmove(b->data + w, num, (size_t)nl);
+                    memmove(b->s + w, num, (size_t)nl);
                     w += (size_t)nl;
                     r = q;
                     continue;
                 }
             }
         }
-        b->data[w++] = b->data[r++];
+        b->s[w++] = b->s[r++];
     }
     b->len = w;
 }
@@ -256,9 +242,6 @@ int canvas_cairo_finish(canvas *c, unsigned char **data, size_t *len, kbv_err *e
         return err_set(e, KBV_ERUNTIME, "cairo failed to render a figure: %s",
                        k->out.failed ? "out of memory" : cairo_status_to_string(st));
     svg_normalise_ids(&k->out);
-    *data = k->out.data;
-    *len = k->out.len;
-    k->out.data = NULL;
-    k->out.len = k->out.cap = 0;
+    *data = (unsigned char *)sb_take(&k->out, len);
     return 0;
 }

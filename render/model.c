@@ -1,5 +1,6 @@
 /* model.c - reading analysis.json and manifest.json (see model.h). */
 #include "model.h"
+#include "schema.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -466,152 +467,73 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
     return read_extras(out, s, what, e);
 }
 
-/* --- parity.json ----------------------------------------------------------- */
-
-/* The problems of the run, in run order: the manifest's list where it has
- * one, otherwise every problem of every set in order of first appearance.
- * Linear in their number (a table of names finds the first appearance), so
- * that a manifest of 100k problems is read in well under a second. */
-static int run_problem_ids(const rmodel *m, const char ***ids, int *n, kbv_err *e)
-{
-    const cJSON *pl = m->manifest ? cJSON_GetObjectItemCaseSensitive(m->manifest, "problems") : NULL;
-    int cap = cJSON_IsArray(pl) ? cJSON_GetArraySize(pl) : 0;
-    for (int i = 0; i < m->n_sets; i++)
-        cap += m->sets[i].n_probs;
-    *n = 0;
-    const char **all = calloc((size_t)(cap ? cap : 1), sizeof *all);
-    if (!all)
-        return err_set(e, KBV_ENOMEM, "out of memory");
-    int k = 0;
-    const cJSON *it;
-    if (cJSON_IsArray(pl))
-        cJSON_ArrayForEach(it, pl) if (cJSON_IsString(it))
-            all[k++] = it->valuestring;
-    /* Problems a set has that the manifest does not list still get a row. */
-    for (int i = 0; i < m->n_sets; i++)
-        for (int p = 0; p < m->sets[i].n_probs; p++)
-            all[k++] = m->sets[i].probs[p].id;
-    nmap *first = NULL;
-    int rc = nmap_build(all, (size_t)k, &first, e);
-    if (rc) {
-        free(all);
-        return rc;
-    }
-    /* Keep each name where it first appears (nmap keeps the first index);
-     * all[] is compacted in place, which only moves names forward. */
-    for (int i = 0; i < k; i++)
-        if (nmap_find(first, all[i]) == i)
-            all[(*n)++] = all[i];
-    nmap_free(first);
-    *ids = all;
-    return 0;
-}
+/* --- parity ------------------------------------------------------------------ */
 
 static const char *const parity_base_names[RM_NB] = {"fp32_ratio", "tf32_ratio"};
 
-/* Checks parity.json's shape and fills m->parity for the run's problems.
- * Every message names the file. */
-static int read_parity(rmodel *m, const char *path, kbv_err *e)
+/* One problem of analysis.json's "parity" (analyze's verdict). */
+static int read_parity_item(const cJSON *it, const char *w, rm_parity *q, kbv_err *e)
 {
-    int rc;
-    const cJSON *d = m->parity_doc, *probs, *it;
+    int rc, within;
+    if (!cJSON_IsObject(it))
+        return err_set(e, KBV_EINPUT, "%s: expected an object", w);
+    if ((rc = jio_get_str(it, "problem", w, &q->id, e)) || (rc = jio_get_bool(it, "within", w, &within, e)))
+        return rc;
+    for (int b = 0; b < RM_NB; b++)
+        if (opt_num(it, parity_base_names[b], &q->ratio[b]) || (!isnan(q->ratio[b]) && !(q->ratio[b] >= 0)))
+            return err_set(e, KBV_EINPUT, "%s (%s): \"%s\" must be a number >= 0 or null", w, q->id,
+                           parity_base_names[b]);
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(it, "reason");
+    q->flagged = !within;
+    q->reason = cJSON_IsString(why) ? why->valuestring : NULL;
+    if (q->flagged && !q->reason)
+        return err_set(e, KBV_EINPUT, "%s (%s): a problem not within the limit needs a string \"reason\"", w, q->id);
+    return 0;
+}
+
+/* analysis.json's "parity" (analyze/parity.h): what the baselines' parity
+ * with PyTorch was measured on, the limit, and each problem's verdict, in
+ * run order.  Absent or null when the run had no parity.json.  Every string
+ * is borrowed from m->analysis. */
+static int read_parity(rmodel *m, kbv_err *e)
+{
+    static const char w[] = "analysis.json: parity";
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(m->analysis, "parity"), *probs, *it;
+    if (!d || cJSON_IsNull(d))
+        return 0;
     if (!cJSON_IsObject(d))
-        return err_set(e, KBV_EINPUT, "%s: expected a JSON object", path);
-    if ((rc = jio_get_str(d, "gpu", path, &m->parity_gpu, e)) || (rc = jio_get_str(d, "torch", path, &m->parity_torch, e)))
-        return rc;
-    const cJSON *cu = cJSON_GetObjectItemCaseSensitive(d, "cuda");
-    if (cu && !cJSON_IsString(cu) && !cJSON_IsNull(cu))
-        return err_set(e, KBV_EINPUT, "%s: \"cuda\" must be a string", path);
-    m->parity_cuda = cJSON_IsString(cu) ? cu->valuestring : "unknown";
+        return err_set(e, KBV_EINPUT, "%s: expected an object or null", w);
+    int rc;
     long long ns;
-    if ((rc = jio_get_int(d, "samples", path, &ns, e)))
+    if ((rc = jio_get_str(d, "gpu", w, &m->parity_gpu, e)) || (rc = jio_get_str(d, "torch", w, &m->parity_torch, e)) ||
+        (rc = jio_get_str(d, "cuda", w, &m->parity_cuda, e)) || (rc = jio_get_int(d, "samples", w, &ns, e)) ||
+        (rc = jio_get_num(d, "limit", w, &m->parity_limit, e)) || (rc = jio_get_arr(d, "problems", w, &probs, e)))
         return rc;
-    if (ns < 1)
-        return err_set(e, KBV_EINPUT, "%s: \"samples\" must be at least 1", path);
+    if (ns < 1 || !(m->parity_limit > 0))
+        return err_set(e, KBV_EINPUT, "%s: \"samples\" must be at least 1 and \"limit\" above 0", w);
     m->parity_samples = (long)ns;
-    if ((rc = jio_get_arr(d, "problems", path, &probs, e)))
-        return rc;
-    const char **ids = NULL;
-    int n = 0;
-    if ((rc = run_problem_ids(m, &ids, &n, e)))
-        return rc;
+    int n = cJSON_GetArraySize(probs);
     m->parity = calloc((size_t)(n ? n : 1), sizeof *m->parity);
-    if (!m->parity) {
-        free(ids);
+    if (!m->parity)
         return err_set(e, KBV_ENOMEM, "out of memory");
-    }
-    m->n_parity = n;
-    for (int i = 0; i < n; i++) {
-        m->parity[i].id = ids[i];
-        m->parity[i].ratio[RM_FP32] = m->parity[i].ratio[RM_TF32] = NAN;
-    }
-    /* by_id borrows ids (the array, not only its strings) until the end. */
-    nmap *by_id = NULL;
-    rc = nmap_build(ids, (size_t)n, &by_id, e);
-    if (rc) {
-        free(ids);
-        return rc;
-    }
-    int j = 0;
     cJSON_ArrayForEach(it, probs) {
-        char w[4200];
-        snprintf(w, sizeof w, "%s: problems[%d]", path, j++);
-        const char *id;
-        if (!cJSON_IsObject(it)) {
-            rc = err_set(e, KBV_EINPUT, "%s: expected an object", w);
-            break;
-        }
-        if ((rc = jio_get_str(it, "id", w, &id, e)))
-            break;
-        double r[RM_NB];
-        for (int b = 0; b < RM_NB && !rc; b++)
-            if (opt_num(it, parity_base_names[b], &r[b]) || (!isnan(r[b]) && !(r[b] >= 0)))
-                rc = err_set(e, KBV_EINPUT, "%s (%s): \"%s\" must be a number >= 0 or null", w, id,
-                             parity_base_names[b]);
-        if (rc)
-            break;
-        const cJSON *ex = cJSON_GetObjectItemCaseSensitive(it, "exception");
-        if (ex && !cJSON_IsString(ex) && !cJSON_IsNull(ex)) {
-            rc = err_set(e, KBV_EINPUT, "%s (%s): \"exception\" must be a string or null", w, id);
-            break;
-        }
-        long qi = nmap_find(by_id, id);
-        if (qi < 0)
-            continue;   /* measured, but not part of this run */
-        rm_parity *q = &m->parity[qi];
-        if (q->measured) {
-            rc = err_set(e, KBV_EINPUT, "%s: problem '%s' appears twice", path, id);
-            break;
-        }
-        q->measured = 1;
-        q->ratio[RM_FP32] = r[RM_FP32];
-        q->ratio[RM_TF32] = r[RM_TF32];
-        q->exception = cJSON_IsString(ex) && *ex->valuestring ? ex->valuestring : NULL;
+        char wi[96];
+        snprintf(wi, sizeof wi, "%s: problems[%d]", w, m->n_parity);
+        if ((rc = read_parity_item(it, wi, &m->parity[m->n_parity], e)))
+            return rc;
+        m->n_parity_flagged += m->parity[m->n_parity].flagged;
+        m->n_parity++;
     }
-    /* The reason of a flagged problem without an exception is said here, so
-     * that every row of the table has one. */
-    for (int i = 0; i < m->n_parity; i++) {
-        rm_parity *q = &m->parity[i];
-        size_t k = 0;
-        if (!q->measured) {
-            snprintf(q->reason, sizeof q->reason, "not measured: absent from parity.json");
-        } else if (!q->exception) {
-            for (int b = 0; b < RM_NB; b++) {
-                const char *nm = rmodel_baseline_name(b);
-                int w = 0;
-                if (isnan(q->ratio[b]))
-                    w = snprintf(q->reason + k, sizeof q->reason - k, "%sno %s ratio measured", k ? "; " : "", nm);
-                else if (q->ratio[b] > RM_PARITY_LIMIT)
-                    w = snprintf(q->reason + k, sizeof q->reason - k, "%sslower than PyTorch: %s ratio %.3f",
-                                 k ? "; " : "", nm, q->ratio[b]);
-                if (w > 0 && (size_t)w < sizeof q->reason - k)
-                    k += (size_t)w;
-            }
-        }
-        q->flagged = !q->measured || q->exception || k > 0;
-        m->n_parity_flagged += q->flagged;
-    }
-    /* Each problem row of every set points at its baseline's exception. */
+    m->has_parity = 1;
+    /* Each problem row of every set points at its baseline's verdict when
+     * it is not within the limit. */
+    const char **ids = calloc((size_t)(n ? n : 1), sizeof *ids);
+    nmap *by_id = NULL;
+    if (!ids)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    for (int i = 0; i < n; i++)
+        ids[i] = m->parity[i].id;
+    rc = nmap_build(ids, (size_t)n, &by_id, e);
     for (int i = 0; !rc && i < m->n_sets; i++)
         for (int p = 0; p < m->sets[i].n_probs; p++) {
             long k = nmap_find(by_id, m->sets[i].probs[p].id);
@@ -620,6 +542,11 @@ static int read_parity(rmodel *m, const char *path, kbv_err *e)
         }
     nmap_free(by_id);
     free(ids);
+    if (!rc) {
+        const char *dev = m->device ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m->device, "name")) : NULL;
+        if (dev && strcmp(dev, m->parity_gpu) != 0)
+            log_warn("render", "parity measured on %s, the run on %s", m->parity_gpu, dev);
+    }
     return rc;
 }
 
@@ -732,22 +659,6 @@ static int read_drift(rmodel *m, kbv_err *e)
     return 0;
 }
 
-static int load_parity(rmodel *m, const char *run_dir, kbv_err *e)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/parity.json", run_dir);
-    if (access(path, F_OK) != 0)
-        return 0;
-    int rc;
-    if ((rc = jio_load(path, &m->parity_doc, e)) || (rc = read_parity(m, path, e)))
-        return rc;
-    m->has_parity = 1;
-    const char *dev = m->device ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m->device, "name")) : NULL;
-    if (dev && strcmp(dev, m->parity_gpu) != 0)
-        log_warn("render", "%s: measured on %s, the run on %s", path, m->parity_gpu, dev);
-    return 0;
-}
-
 /* analysis.json must describe the run beside it: the same run_id, and only
  * sets the manifest names (a file copied in from another run would put
  * another run's numbers under this run's summary). */
@@ -795,7 +706,7 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
     const char *schema;
     if ((rc = jio_get_str(a, "schema", "analysis.json", &schema, e)))
         goto fail;
-    if (strcmp(schema, "kbv-analysis/1") != 0) {
+    if (strcmp(schema, KBV_SCHEMA_ANALYSIS) != 0) {
         rc = err_set(e, KBV_EINPUT, "%s: schema '%s' is not kbv-analysis/1", path, schema);
         goto fail;
     }
@@ -842,6 +753,12 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
         v = cJSON_GetObjectItemCaseSensitive(m->manifest, "harness");
         if (cJSON_IsObject(v))
             m->harness = v;
+        v = cJSON_GetObjectItemCaseSensitive(m->manifest, "d5");
+        if (cJSON_IsObject(v))
+            m->d5 = v;
+        v = cJSON_GetObjectItemCaseSensitive(m->manifest, "d5_label");
+        if (cJSON_IsObject(v))
+            m->d5_label = v;
         v = cJSON_GetObjectItemCaseSensitive(m->manifest, "config");
         if (cJSON_IsObject(v)) {
             m->run_config = v;
@@ -870,7 +787,7 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
             m->n_problems = m->sets[m->n_sets].n_problems;
         m->n_sets++;
     }
-    if ((rc = agrees_with_manifest(m, e)) || (rc = read_drift(m, e)) || (rc = load_parity(m, run_dir, e)))
+    if ((rc = agrees_with_manifest(m, e)) || (rc = read_drift(m, e)) || (rc = read_parity(m, e)))
         goto fail;
     *out = m;
     return 0;
@@ -883,10 +800,45 @@ fail:
     return rc;
 }
 
+int rmodel_d5_from(rmodel *m, const char *path, kbv_err *e)
+{
+    if (m->d5 || access(path, F_OK) != 0)
+        return 0;
+    int rc = jio_load(path, &m->d5_doc, e);
+    if (rc)
+        return rc;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(m->d5_doc, "schema");
+    const cJSON *d5 = cJSON_GetObjectItemCaseSensitive(m->d5_doc, "d5");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "kbv-d5/1") != 0 || !cJSON_IsObject(d5))
+        return err_set(e, KBV_EINPUT, "%s: not a kbv-d5/1 table", path);
+    for (const cJSON *it = d5->child; it; it = it->next)
+        if (!cJSON_IsString(it))
+            return err_set(e, KBV_EINPUT, "%s: problem %.80s: its D5 is not a string", path,
+                           it->string ? it->string : "?");
+    const cJSON *lab = cJSON_GetObjectItemCaseSensitive(m->d5_doc, "d5_label");
+    m->d5 = d5;
+    m->d5_label = cJSON_IsObject(lab) ? lab : NULL;
+    m->d5_from_suite = 1;
+    return 0;
+}
+
+const char *rmodel_d5(const rmodel *m, const char *id)
+{
+    const cJSON *v = m->d5 ? cJSON_GetObjectItemCaseSensitive(m->d5, id) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *rmodel_d5_label(const rmodel *m, const char *id)
+{
+    const cJSON *v = m->d5_label ? cJSON_GetObjectItemCaseSensitive(m->d5_label, id) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : rmodel_d5(m, id);
+}
+
 void rmodel_free(rmodel *m)
 {
     if (!m)
         return;
+    cJSON_Delete(m->d5_doc);
     for (int i = 0; i < m->n_sets; i++) {
         rm_set *s = &m->sets[i];
         for (int b = 0; b < RM_NB; b++) {
@@ -915,7 +867,6 @@ void rmodel_free(rmodel *m)
     for (int i = 0; i < m->n_drift; i++)
         free(m->drift[i].sets);
     free(m->drift);
-    cJSON_Delete(m->parity_doc);
     cJSON_Delete(m->analysis);
     cJSON_Delete(m->manifest);
     free(m);

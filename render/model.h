@@ -59,7 +59,7 @@ typedef struct rm_problem {
     double peak[RM_NV];       /* bytes; NaN where null */
     double max_rel_err;
     const char *tier;         /* NULL where null */
-    const struct rm_parity *parity;   /* its baseline's parity exception; NULL when none or no parity.json */
+    const struct rm_parity *parity;   /* its baseline's parity verdict when not within the limit; else NULL */
     unsigned drift;           /* bit b: baseline b drifts across the run's sets (analysis.json baseline_drift) */
 } rm_problem;
 
@@ -92,17 +92,14 @@ typedef struct rm_drift {
     int slow, fast;           /* indices into sets of the largest and smallest median */
 } rm_drift;
 
-/* A baseline's parity with PyTorch eager (RUN_DIR/parity.json, written by
- * tests/parity/parity.py): one entry per problem of the run. */
-#define RM_PARITY_LIMIT 1.05
-
+/* A baseline's parity with PyTorch eager as analyze judged it
+ * (analysis.json's "parity", from RUN_DIR/parity.json): one entry per
+ * problem of the run.  Strings are borrowed from the model's analysis. */
 typedef struct rm_parity {
     const char *id;
-    int measured;             /* the problem is in parity.json */
     double ratio[RM_NB];      /* kbv median / PyTorch median; NaN where null */
-    const char *exception;    /* NULL where null */
-    int flagged;              /* an exception, a ratio over the limit, no ratio, or not measured */
-    char reason[160];         /* when flagged without an exception: why */
+    int flagged;              /* not within the limit */
+    const char *reason;       /* why not; NULL when within */
 } rm_parity;
 
 typedef struct rm_infl {
@@ -171,9 +168,10 @@ typedef struct rmodel {
     rm_set *sets;
     int n_sets;
     long n_problems;               /* problems in the suite (largest set) */
-    /* parity.json, when the run directory has one (has_parity). */
-    cJSON *parity_doc;             /* owned */
+    /* analysis.json's parity verdicts, when the run had a parity.json
+     * (has_parity); the limit is analyze's. */
     int has_parity;
+    double parity_limit;
     const char *parity_gpu, *parity_torch, *parity_cuda;   /* cuda may be "unknown" */
     long parity_samples;
     rm_parity *parity;             /* one per problem of the run, in run order */
@@ -183,13 +181,29 @@ typedef struct rmodel {
     int has_drift;
     rm_drift *drift;               /* in analysis.json's order (drift descending) */
     int n_drift;
+    /* Each problem's D5 in words: the manifest's "d5" (what the run drew),
+     * else the suite's table beside the report template (rmodel_d5_from),
+     * else NULL.  d5_from_suite says which. */
+    const cJSON *d5, *d5_label;
+    cJSON *d5_doc;                 /* owned: the suite's table, when used */
+    int d5_from_suite;
 } rmodel;
 
-/* Reads run_dir/analysis.json (required), run_dir/manifest.json (if
- * present; a warning otherwise) and run_dir/parity.json (if present; a
- * malformed one is an input error naming its path).  *out owned by the caller (rmodel_free). */
+/* Reads run_dir/analysis.json (required, with analyze's parity verdicts
+ * when the run had a parity.json) and run_dir/manifest.json (if present; a
+ * warning otherwise).  *out owned by the caller (rmodel_free). */
 int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e);
 void rmodel_free(rmodel *m);   /* NULL ok */
+
+/* When the manifest names no D5 (a run collected before it did), reads the
+ * suite's table (templates/d5.json: {"schema": "kbv-d5/1", "d5": {id:
+ * text}}) at path; a missing file leaves m->d5 NULL, a malformed one is
+ * KBV_EINPUT. */
+int rmodel_d5_from(rmodel *m, const char *path, kbv_err *e);
+/* Problem id's D5 in words, or NULL; borrowed from m.  The label is the
+ * few words for a table cell (the full text where no label is known). */
+const char *rmodel_d5(const rmodel *m, const char *id);
+const char *rmodel_d5_label(const rmodel *m, const char *id);
 
 rm_group rmodel_group(const char *cls);
 const char *rmodel_group_name(rm_group g);

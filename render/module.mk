@@ -7,8 +7,6 @@ FT_CFLAGS   := $(shell pkg-config --cflags freetype2 fontconfig 2>/dev/null || e
 FT_LIBS     := $(shell pkg-config --libs freetype2 fontconfig 2>/dev/null || echo -lfreetype -lfontconfig)
 # libpng writes the PNG figures (render/png.c); Cairo depends on it already.
 FT_LIBS     += -lpng16
-TEST_LIBS   := $(RENDER_LIB) $(TEST_LIBS)
-TEST_LDLIBS += $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS) -pthread
 PROGRAMS    += $(BUILD)/kbv-render
 
 $(call objs,$(RENDER_SRCS) render/main.c): CPPFLAGS += $(CAIRO_CFLAGS) $(FT_CFLAGS)

@@ -7,30 +7,17 @@
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sbuf.h"
 
-typedef struct {
-    unsigned char *buf;
-    size_t len, cap;
-    int failed;
-} membuf;
-
+/* libpng's write callback: appends to the caller's sbuf, which records a
+ * failed allocation for the check after png_write_end. */
 static void write_mem(png_structp png, png_bytep data, png_size_t n)
 {
-    membuf *m = png_get_io_ptr(png);
-    if (m->failed) return;
-    if (m->len + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 1 << 16;
-        while (cap < m->len + n) cap *= 2;
-        unsigned char *bigger = realloc(m->buf, cap);
-        if (!bigger) {
-            m->failed = 1;
-            return;
-        }
-        m->buf = bigger;
-        m->cap = cap;
-    }
-    memcpy(m->buf + m->len, data, n);
-    m->len += n;
+    sbuf *m = png_get_io_ptr(png);
+    /* The first chunk reserves 64 KiB: a small chart's whole PNG. */
+    if (!m->cap)
+        sb_reserve(m, 1 << 16);
+    sb_add(m, (const char *)data, n);
 }
 
 static void flush_mem(png_structp png) { (void)png; }
@@ -41,7 +28,7 @@ int png_encode_rgb24(const unsigned char *data, int w, int h, int stride, double
     *out = NULL;
     *len = 0;
     /* volatile: these are read after a longjmp out of libpng. */
-    membuf *volatile m = calloc(1, sizeof *m);
+    sbuf *volatile m = calloc(1, sizeof *m);
     png_bytep *volatile rows = malloc(sizeof(png_bytep) * (size_t)(h > 0 ? h : 1));
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
@@ -73,12 +60,10 @@ int png_encode_rgb24(const unsigned char *data, int w, int h, int stride, double
         rc = err_set(e, KBV_ENOMEM, "out of memory encoding a %dx%d PNG", w, h);
         goto done;
     }
-    *out = m->buf;
-    *len = m->len;
-    m->buf = NULL;
+    *out = (unsigned char *)sb_take(m, len);
 done:
     if (png) png_destroy_write_struct(&png, info ? &info : NULL);
-    if (m) free(m->buf);
+    if (m) sb_free(m);
     free(m);
     free(rows);
     return rc;

@@ -8,63 +8,6 @@
 #include <string.h>
 #include "chart.h"
 
-void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *g = realloc(b->s, cap);
-        if (!g) {
-            b->failed = 1;
-            return;
-        }
-        b->s = g;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
-void sb_puts(sbuf *b, const char *s)
-{
-    sb_add(b, s, strlen(s));
-}
-
-void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    char small[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        sb_add(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        b->failed = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_add(b, big, (size_t)n);
-    free(big);
-}
-
-void sb_free(sbuf *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof *b);
-}
-
 /* The cache of natural column widths (see table.h); valid for one font and
  * size, until a row is added. */
 struct tbl_widths {

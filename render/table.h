@@ -10,18 +10,9 @@
 #include <stddef.h>
 #include "canvas.h"
 #include "err.h"
+#include "sbuf.h"
 #include "style.h"
 
-/* A growing string. */
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int failed;   /* out of memory: the content is incomplete */
-} sbuf;
-void sb_add(sbuf *b, const char *s, size_t n);
-void sb_puts(sbuf *b, const char *s);
-void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_free(sbuf *b);
 
 typedef struct tbl {
     int ncol, nrow, cap;

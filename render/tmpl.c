@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jio.h"
+#include "sbuf.h"
 
 const char *const tmpl_global_names[] = {
     "run_id", "date", "device", "driver", "cuda", "harness_commit", "harness_version", "seed",
     "n_sets", "n_problems", "ci_pct", "resamples", "mem_baseline", "atol", "rtol", "trials", "warmup_calls",
-    "warmup_ms", "min_rounds", "max_rounds", "min_gpu_s", "max_s", "ci_halfwidth_pct", NULL};
+    "warmup_ms", "min_rounds", "max_rounds", "min_gpu_s", "max_s", "ci_halfwidth_pct", "d5_source", NULL};
 const char *const tmpl_set_names[] = {
     "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", "set_missing",
     "set_found", NULL};
@@ -58,10 +59,8 @@ static int valid_name_char(char c)
 int tmpl_expand(const tmpl *t, const char *where, const char *s, const tvars *v, char **out, kbv_err *e)
 {
     *out = NULL;
-    size_t cap = strlen(s) + 64, len = 0;
-    char *o = malloc(cap);
-    if (!o)
-        return err_set(e, KBV_ENOMEM, "out of memory expanding %s", where);
+    sbuf o = {0};
+    sb_reserve(&o, strlen(s) + 64);
     const char *p = s;
     while (*p) {
         const char *add = p;
@@ -71,7 +70,7 @@ int tmpl_expand(const tmpl *t, const char *where, const char *s, const tvars *v,
             while (valid_name_char(*q))
                 q++;
             if (q == p + 2 || q[0] != '}' || q[1] != '}') {
-                free(o);
+                sb_free(&o);
                 return err_set(e, KBV_EINPUT, "%s: %s: malformed placeholder at \"%.20s\" "
                                "(expected {{name}}, name of a-z, 0-9, _)", t->path, where, p);
             }
@@ -81,7 +80,7 @@ int tmpl_expand(const tmpl *t, const char *where, const char *s, const tvars *v,
                 if (strlen(v->v[i].name) == nl && memcmp(v->v[i].name, p + 2, nl) == 0)
                     found = i;
             if (found < 0) {
-                free(o);
+                sb_free(&o);
                 return err_set(e, KBV_EINPUT, "%s: %s: unknown placeholder {{%.*s}}", t->path, where,
                                (int)nl, p + 2);
             }
@@ -89,26 +88,16 @@ int tmpl_expand(const tmpl *t, const char *where, const char *s, const tvars *v,
             n = strlen(add);
             p = q + 2;
         } else if (p[0] == '}' && p[1] == '}') {
-            free(o);
+            sb_free(&o);
             return err_set(e, KBV_EINPUT, "%s: %s: '}}' without '{{'", t->path, where);
         } else {
             p++;
         }
-        if (len + n + 1 > cap) {
-            while (len + n + 1 > cap)
-                cap *= 2;
-            char *g = realloc(o, cap);
-            if (!g) {
-                free(o);
-                return err_set(e, KBV_ENOMEM, "out of memory expanding %s", where);
-            }
-            o = g;
-        }
-        memcpy(o + len, add, n);
-        len += n;
+        sb_add(&o, add, n);
     }
-    o[len] = 0;
-    *out = o;
+    *out = sb_take(&o, NULL);
+    if (!*out)
+        return err_set(e, KBV_ENOMEM, "out of memory expanding %s", where);
     return 0;
 }
 

@@ -39,7 +39,9 @@ classes = ["correct", "hidden-fail", "incorrect", "error", "constant-output", "i
            "caching", "input-mutation", "deferred-work", "impossible-speed", "nondeterministic", "tampering",
            "missing"]
 need(list(a) == ["schema", "run_id", "created_utc", "harness", "device", "config", "classes", "sets",
-                 "baseline_drift"], "top-level keys")
+                 "baseline_drift", "parity"], "top-level keys")
+# The fixture run has no parity.json (docs/parity.md): no verdicts.
+need(a["parity"] is None, "parity is null without parity.json")
 need(a["schema"] == "kbv-analysis/1", "schema")
 need(a["run_id"] == m["run_id"] and a["created_utc"] == m["created_utc"], "run_id and created_utc")
 need(a["harness"] == m["harness"] and a["device"] == m["device"], "harness and device copied")

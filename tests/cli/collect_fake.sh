@@ -57,6 +57,9 @@ if len(b) != 1 or b[0]["variant"] != "fp32" or b[0]["choice"] != "fake: host ReL
 m = json.load(open(sys.argv[1] + "/manifest.json"))
 if m["device"]["name"] != "Fake GPU (CPU stand-in)" or m["config"]["arch"] != 90:
     print("collect_fake: manifest device", m["device"]); sys.exit(1)
+# The manifest names each problem's D5 (issue 18), as kbv list does.
+if m.get("d5_label", {}).get("L1_019_relu") != "x rows of alternating sign" or "L1_019_relu" not in m.get("d5", {}):
+    print("collect_fake: manifest d5", m.get("d5"), m.get("d5_label")); sys.exit(1)
 # The manifest records every baseline choice of the journal (issue 15).
 want = [{k: r[k] for k in ("set", "problem", "variant", "choice")} for r in recs if r["type"] == "baseline"]
 if not want or m.get("baseline_choices") != want:

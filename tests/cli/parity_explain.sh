@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/parity/explain.py: an "unexplained" exception of a problem that
-# tests/parity/known.py explains becomes "known: <its reason>; <what was
+# data/parity/known.json (read by tests/parity/known.py) explains becomes "known: <its reason>; <what was
 # measured>", an old known reason of a problem that has since left the
 # table becomes unexplained, an exception of a problem without a reason
 # stays unexplained, and the
@@ -37,6 +37,9 @@ need(e == "unexplained: slower than PyTorch: tf32 ratio 1.100", "L1_011: " + e)
 need(by["L9_999_nothing_known"]["exception"] == "unexplained: slower than PyTorch: fp32 ratio 1.300", "unknown id changed")
 need(by["L1_019_relu"]["exception"] is None, "a problem without exception changed")
 need(by["L1_097_scaleddotproductattention"]["fp32_ratio"] == 1.2 and d["samples"] == 20, "measurements changed")
+# The reasons are data: known.py holds exactly data/parity/known.json's.
+k = json.load(open("data/parity/known.json"))
+need(k["schema"] == "kbv-parity-known/1" and KNOWN == k["reasons"], "known.py does not read data/parity/known.json")
 P
 grep -q "unexplained: L1_011_4d_tensor_matrix_multiplication, L9_999_nothing_known" "$tmp/out" || fail "the summary does not name the unexplained problem: $(cat "$tmp/out")"
 # Applying it again changes nothing, though L1_097's reason contains "; ".

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# kbv-render and RUN_DIR/parity.json (tests/parity/parity.py's format): with
+# RUN_DIR/parity.json (kbv-parity/1, docs/parity.md) judged by kbv-analyze
+# (--parity-only: into the fixture's analysis.json) and drawn by kbv-render: with
 # one exception, tables/baseline_parity.csv holds that problem's row (and
 # only it) under its header row, each row naming GPU, torch and samples, the .tex is
 # booktabs, the PDF has the section "Baseline parity with PyTorch" with the
 # reason and marks the problem "parity exception" in the per-problem
 # tables; with every ratio within 1.05 the section says so; without
 # parity.json it says that no parity file was found; a malformed parity.json
-# exits 2 naming the file and writes nothing.
+# makes analyze exit 2 naming the file and leaves analysis.json as it was.
 # usage: tests/cli/render_parity.sh BUILD_DIR
 set -u
 # The environment must not steer the date; the templates are this
@@ -15,6 +16,7 @@ unset SOURCE_DATE_EPOCH
 export KBV_TEMPLATES="$PWD/templates"
 build=$(cd "${1:-build}" && pwd)
 render="$build/kbv-render"
+judge() { "$build/kbv-analyze" --parity-only "$1" 2>"$tmp/log" || fail "analyze --parity-only failed (exit $?): $(cat "$tmp/log")"; }
 fail() { echo "render_parity: $*"; exit 1; }
 tmp=$(mktemp -d /tmp/kbv-render-parity.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -50,6 +52,7 @@ PY
 run="$tmp/run"
 cp -r tests/fixtures/render_run "$run"
 make_parity "$run/parity.json"
+judge "$run"
 "$render" "$run" 2>"$tmp/log" || fail "render failed (exit $?): $(cat "$tmp/log")"
 t="$run/report/tables"
 [ -s "$t/baseline_parity.csv" ] && [ -s "$t/baseline_parity.tex" ] || fail "tables/baseline_parity.csv or .tex missing"
@@ -102,6 +105,7 @@ diff -r "$tmp/first" "$run/report" >/dev/null || fail "two renders with parity.j
 run2="$tmp/run2"
 cp -r tests/fixtures/render_run "$run2"
 make_parity "$run2/parity.json" all
+judge "$run2"
 "$render" "$run2" 2>"$tmp/log" || fail "render (all within) failed: $(cat "$tmp/log")"
 pdftotext "$run2/report/report.pdf" - | tr '\n' ' ' | tr -s ' ' >"$tmp/flat2.txt"
 grep -q "Every baseline of the run is within 1.05 of PyTorch eager on NVIDIA H200 (torch 2.11.0+cu130" "$tmp/flat2.txt" ||
@@ -117,17 +121,17 @@ pdftotext "$run3/report/report.pdf" - | tr '\n' ' ' | tr -s ' ' | grep -q "No pa
     fail "without parity.json the PDF does not say so"
 [ ! -e "$run3/report/tables/baseline_parity.csv" ] || fail "a parity table without parity.json"
 
-# Malformed parity.json: exit 2 naming the file; nothing written, an earlier
-# report kept.
-cp "$run3/report/report.pdf" "$tmp/before.pdf"
+# Malformed parity.json: analyze exits 2 naming the file; analysis.json and
+# the earlier report are kept, and no temporaries are left.
+cp "$run3/analysis.json" "$tmp/before.json"
 bad_case() {
     local what=$1
-    "$render" "$run3" >"$tmp/out" 2>"$tmp/err"
+    "$build/kbv-analyze" --parity-only "$run3" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
     [ "$rc" -eq 2 ] || fail "$what: exit $rc, not 2: $(cat "$tmp/err")"
-    grep -qF "kbv: render:" "$tmp/err" && grep -qF "$run3/parity.json" "$tmp/err" ||
+    grep -qF "kbv: analyze:" "$tmp/err" && grep -qF "$run3/parity.json" "$tmp/err" ||
         fail "$what: the message does not name $run3/parity.json: $(cat "$tmp/err")"
-    cmp -s "$run3/report/report.pdf" "$tmp/before.pdf" || fail "$what: the old report changed"
+    cmp -s "$run3/analysis.json" "$tmp/before.json" || fail "$what: analysis.json changed"
     [ "$(cd "$run3" && ls -A | sort | tr '\n' ' ')" = "analysis.json manifest.json parity.json report " ] ||
         fail "$what: temporaries left: $(ls -A "$run3")"
 }
@@ -139,4 +143,26 @@ bad_case "a ratio that is a string"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["gpu"]; json.dump(d, open(sys.argv[2], "w"))' \
     "$tmp/good.json" "$run3/parity.json"
 bad_case "no gpu"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["schema"] = "kbv-parity/2"; json.dump(d, open(sys.argv[2], "w"))' \
+    "$tmp/good.json" "$run3/parity.json"
+bad_case "another schema"
+
+# The verdicts are analyze's: render draws a limit and reasons it is given,
+# and a malformed verdict is an input error naming analysis.json.
+python3 - "$run/analysis.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+a["parity"]["limit"] = 1.5
+json.dump(a, open(sys.argv[1], "w"))
+PY
+"$render" "$run" 2>"$tmp/log" || fail "render with limit 1.5 failed: $(cat "$tmp/log")"
+grep -q ',1.50$' "$run/report/tables/baseline_parity.csv" || fail "render did not take analyze's limit"
+python3 - "$run/analysis.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+a["parity"]["problems"][2]["reason"] = None
+json.dump(a, open(sys.argv[1], "w"))
+PY
+"$render" "$run" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -qF "analysis.json" "$tmp/err" || fail "a verdict without a reason was not refused: $(cat "$tmp/err")"
 exit 0

@@ -66,6 +66,7 @@ probs = [{"id": "L1_003_softmax", "fp32_ratio": 1.2, "tf32_ratio": 1.01,
 json.dump({"gpu": "NVIDIA H200", "torch": "2.11.0", "cuda": "13.0", "samples": 20, "problems": probs},
           open(sys.argv[1], "w"))
 PY
+"$build/kbv-analyze" --parity-only "$run" 2>"$tmp/log" || fail "analyze --parity-only failed: $(cat "$tmp/log")"
 "$build/kbv-render" "$run" 2>"$tmp/log" || fail "render failed: $(cat "$tmp/log")"
 check_run "$run"
 

@@ -1,6 +1,7 @@
 # tests/fuzz/fuzz.mk: libFuzzer harnesses for every reader of untrusted files
 # (journal, manifest, analysis.json, report and style templates, set.json,
-# prompt template, SHA256SUMS, the --resume journal).
+# prompt template, SHA256SUMS, the --resume journal, merge's shards,
+# parity.json).
 #
 #   make fuzz      build them into $(BUILD)/fuzz/ with clang, ASan and UBSan
 #   make fuzz-ci   run each for its share of FUZZ_SECONDS (100 in all); fails
@@ -15,7 +16,7 @@
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -g -O1 $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude -Icommon -Itests/fuzz \
-                -iquote analyze -iquote render -iquote collect -iquote collect/problems $(DEPS_INC) $(CAIRO_CFLAGS) $(FT_CFLAGS) \
+                -iquote analyze -iquote dispatch -iquote render -iquote collect -iquote collect/problems $(DEPS_INC) $(CAIRO_CFLAGS) $(FT_CFLAGS) \
                 -Wall -Wextra -Wno-unused-parameter
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_OBJ     := $(FUZZ_DIR)/obj
@@ -28,7 +29,7 @@ FUZZ_RENDER  := render/model.c render/tmpl.c render/style.c render/canvas.c rend
 FUZZ_SUITE   := collect/suite.c collect/suite_host.c $(wildcard collect/problems/*.c)
 
 # Each harness and the sources it needs.
-FUZZ_NAMES   := journal journal_par manifest analysis render template style setjson prompt sums resume merge
+FUZZ_NAMES   := journal journal_par manifest analysis render template style setjson prompt sums resume merge parity
 FUZZ_SRC_journal  := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_SRC_journal_par := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_SRC_manifest := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
@@ -40,7 +41,8 @@ FUZZ_SRC_setjson  := collect/plan.c $(FUZZ_SUITE) $(FUZZ_COMMON)
 FUZZ_SRC_prompt   := collect/prompt.c $(FUZZ_SUITE) $(FUZZ_COMMON)
 FUZZ_SRC_sums     := $(FUZZ_COMMON)
 FUZZ_SRC_resume   := collect/resume.c collect/plan.c $(FUZZ_SUITE) $(FUZZ_COMMON)
-FUZZ_SRC_merge    := $(FUZZ_COMMON)
+FUZZ_SRC_merge    := dispatch/merge.c $(FUZZ_COMMON)
+FUZZ_SRC_parity   := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_LIBS_analysis := $(FT_LIBS)
 FUZZ_LIBS_render   := $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS)
 FUZZ_LIBS_template := $(FT_LIBS)
@@ -69,15 +71,6 @@ $(FUZZ_GCC_OBJ)/%.o: %.c
 	$(Q)$(CC) $(ALL_CFLAGS) -Icollect -Icollect/problems -MMD -MP -c $< -o $@
 fuzz_objs = $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(filter-out $(FUZZ_SUITE),$(1))) \
             $(patsubst %.c,$(FUZZ_GCC_OBJ)/%.o,$(filter $(FUZZ_SUITE),$(1)))
-
-# kbv merge's reader is its program's main file; the harness calls main
-# under another name.
-FUZZ_MERGE_OBJ := $(FUZZ_OBJ)/dispatch/merge_main.o
-$(FUZZ_MERGE_OBJ): dispatch/merge.c | fuzz-check-cc
-	$(call msg,FUZZCC,$<)
-	$(Q)mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Dmain=kbv_merge_main -MMD -MP -c $< -o $@
-$(FUZZ_DIR)/fuzz_merge: $(FUZZ_MERGE_OBJ)
 
 define fuzz_link
 $(FUZZ_DIR)/fuzz_$(1): $(call fuzz_objs,tests/fuzz/fuzz_$(1).c $(FUZZ_SRC_$(1)))

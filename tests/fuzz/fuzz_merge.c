@@ -1,16 +1,15 @@
 /* fuzz_merge.c - kbv merge's shard reader: merges a fixed shard "a" (sets
  * tuned and hacky, problems L1_019 and L1_023; the tuned pairs) with a shard
  * "b" read from the input: its manifest.json, then a line "--journal--",
- * then its samples.jsonl.  merge.c is compiled with main renamed, and its
- * main is called as the program would be; a merged run it writes is
- * removed after each input. */
+ * then its samples.jsonl, through merge_run (dispatch/merge.h), the module
+ * behind the command; a merged run it writes is removed after each input. */
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "err.h"
 #include "fuzz_util.h"
-
-int kbv_merge_main(int argc, char **argv);
+#include "merge.h"
 
 static const char manifest_a[] =
     "{\"schema\":\"kbv-run/1\",\"run_id\":\"a\",\"created_utc\":\"2026-11-29T23:00:00Z\","
@@ -51,8 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_write("b/manifest.json", data, m_len);
     fuzz_write("b/samples.jsonl", j, j_len);
 
-    char *argv[] = {"kbv-merge", out, a, b, NULL};
-    kbv_merge_main(4, argv);
+    char *in[] = {a, b};
+    kbv_err e = {0};
+    merge_run(out, 2, in, &e);
     /* A merge that worked wrote out/; it must go before the next input. */
     const char *files[] = {"out/manifest.json", "out/samples.jsonl", "out/SHA256SUMS"};
     for (int i = 0; i < 3; i++) fuzz_remove(files[i]);

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     t[size - 1] = '\0';
     kbv_err e = {0};
     char *out = NULL;
-    if (prompt_render(t, "fuzz.txt", p, &out, &e) == 0 && !out) abort();
+    if (prompt_render(t, "fuzz.txt", p, 0, &out, &e) == 0 && !out) abort();
     free(out);
     const char *ids[5];
     if (strlen(t) < 100) {   /* ids are shorter; longer inputs only cost time */

@@ -8,7 +8,9 @@
  * the mutations reach the charts instead of stopping at the JSON parser;
  * a first byte 1 or 2 edits the default report.json or style.json instead,
  * and a first byte 3 edits tests/fixtures/render_parity.json, written as
- * the run's parity.json (the baselines' parity section and table).
+ * the run's parity.json, which render must ignore: since kbv-parity/1
+ * analyze judges it (analyze/parity.c) and render reads only the verdicts
+ * in analysis.json.
  * Runs from the repository root (templates/, tests/fixtures/); slower than
  * the loaders alone. */
 #define _XOPEN_SOURCE 700

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""tests/parity/explain.py - re-applies the reasons of known.py to a parity
-file (data/parity/<gpu>.json) without measuring again: an exception that
-starts "unexplained: " or "known: <old reason>; " gets the present reason
-of its problem, or "unexplained: " when known.py has none.  The
+"""tests/parity/explain.py - re-applies the reasons of data/parity/known.json
+(read through known.py) to a parity file (data/parity/<gpu>.json) without
+measuring again: an exception that starts "unexplained: " or "known: <old
+reason>; " gets the present reason of its problem, or "unexplained: " when
+known.json has none.  An archived run's parity.json is sealed (SHA256SUMS):
+explain a copy, then `kbv analyze --parity-only` the run it belongs to.  The
 measurements are not touched.  Writes the file in place, atomically.
 
 usage: python3 tests/parity/explain.py PARITY_JSON"""

@@ -1,23 +1,31 @@
 """tests/parity/known.py - the known reasons why a kbv baseline's parity
-ratio exceeds 1.05 or its output differs from PyTorch's, by problem id.  A reason
-leaves the table once its problem is within 1.05 again (the open ones of
-the second session: L1_047/L1_048 sum and mean, L1_056, L1_011 and L2_056;
-see collect/NOTES.md).
-parity.py prefixes a problem's exception with "known: <reason>" when its
-id is here (else "unexplained: "); explain.py re-applies this table to a
-parity file without measuring again.  Each reason states its evidence."""
+ratio exceeds 1.05 or its output differs from PyTorch's, read from
+data/parity/known.json (the data; this module only reads it, see
+docs/parity.md).  parity.py prefixes a problem's exception with
+"known: <reason>" when its id is there (else "unexplained: "); explain.py
+re-applies the list to a parity file without measuring again."""
+import json
+import os
 
-KNOWN = {
-    "L1_097_scaleddotproductattention":
-        "KernelBench draws float16 inputs; kbv's ABI is float32, so both run the float32 "
-        "problem, where PyTorch uses its fused memory-efficient kernel and kbv two cuBLAS "
-        "products around a softmax",
-    "L2_056_matmul_sigmoid_sum":
-        "kbv's GEMM is PyTorch's speed (1107 against 1122 us), but its fused sigmoid-and-sum "
-        "walked the 128 rows of 32768 one load at a time, 84 us against PyTorch's 14 "
-        "(tests/parity/kernels.py, H200); four loads in flight and 1024 threads a row bring "
-        "the ratio to 1.010 (commit 1822c43)",
-}
+# The repository root is two folders up from this file.
+KNOWN_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "parity", "known.json")
+
+
+def load(path=None):
+    """The reasons of a known-reasons file (schema kbv-parity-known/1), by
+    problem id.  Raises ValueError on a file of another shape."""
+    with open(path or os.environ.get("KBV_PARITY_KNOWN") or KNOWN_PATH) as f:
+        doc = json.load(f)
+    if not isinstance(doc, dict) or doc.get("schema") != "kbv-parity-known/1":
+        raise ValueError("%s: not a kbv-parity-known/1 file" % (path or KNOWN_PATH))
+    reasons = doc.get("reasons")
+    if not isinstance(reasons, dict) or not all(isinstance(k, str) and isinstance(v, str) and v
+                                                for k, v in reasons.items()):
+        raise ValueError("%s: \"reasons\" must map problem ids to non-empty strings" % (path or KNOWN_PATH))
+    return reasons
+
+
+KNOWN = load()
 
 
 def exception_text(pid, measured):

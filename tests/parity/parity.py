@@ -485,7 +485,7 @@ def main():
                   "torch": f"alone, after {args.warm_s:g} s of warm-up, cold L2, CUDA events, median of {args.samples}"}
     else:
         method = {"kbv": "timed here, interleaved with PyTorch", "torch": "interleaved with kbv, cold L2, CUDA events"}
-    doc = {"gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
+    doc = {"schema": "kbv-parity/1", "gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
            "samples": args.samples, "method": method, "problems": []}
     if os.path.exists(out):
         with open(out) as f:

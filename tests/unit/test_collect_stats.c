@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cstat.h"
+#include "ostat.h"
 #include "prng.h"
 
 static void test_median(void **state)
@@ -33,19 +34,19 @@ static void test_ci_ranks(void **state)
 {
     (void)state;
     /* P(Bin(5, 1/2) = 0) = 1/32 > 0.025: no 95% interval from 5 samples. */
-    assert_int_equal(cstat_median_ci_rank(5, 0.95), 0);
+    assert_int_equal(ostat_median_rank(5, 0.95), 0);
     /* n = 6: P(B <= 0) = 1/64 <= 0.025 < P(B <= 1) = 7/64, so ranks 1..6. */
-    assert_int_equal(cstat_median_ci_rank(6, 0.95), 1);
+    assert_int_equal(ostat_median_rank(6, 0.95), 1);
     /* n = 30: P(B <= 9) = 0.0214, P(B <= 10) = 0.0494: ranks 10..21. */
-    assert_int_equal(cstat_median_ci_rank(30, 0.95), 10);
+    assert_int_equal(ostat_median_rank(30, 0.95), 10);
     /* n = 100: P(B <= 39) = 0.0176, P(B <= 40) = 0.0284: ranks 40..61. */
-    assert_int_equal(cstat_median_ci_rank(100, 0.95), 40);
+    assert_int_equal(ostat_median_rank(100, 0.95), 40);
     double sorted[30];
     for (int i = 0; i < 30; i++) sorted[i] = i + 1; /* rank r holds r */
     double lo, hi;
-    assert_int_equal(cstat_median_ci(sorted, 30, 0.95, &lo, &hi), 0);
+    assert_int_equal(ostat_median_ci(sorted, 30, 0.95, &lo, &hi), 0);
     assert_true(lo == 10 && hi == 21);
-    assert_int_equal(cstat_median_ci(sorted, 5, 0.95, &lo, &hi), -1);
+    assert_int_equal(ostat_median_ci(sorted, 5, 0.95, &lo, &hi), -1);
 }
 
 static void test_stopping_rule(void **state)

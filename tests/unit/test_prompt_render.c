@@ -27,10 +27,35 @@ static char *render_ok(const char *tmpl, const char *id)
 {
     char *out = NULL;
     kbv_err e = { 0 };
-    int rc = prompt_render(tmpl, "t.txt", need(id), &out, &e);
+    int rc = prompt_render(tmpl, "t.txt", need(id), 0, &out, &e);
     if (rc != 0) fail_msg("render failed: %s", e.msg);
     assert_non_null(out);
     return out;
+}
+
+/* A blind prompt (issue 17) names shapes and dtypes but no value
+ * distribution, no hidden transform and no D5; cumprod and the hinge loss
+ * are blind by default, the others not. */
+static void test_blind(void **state)
+{
+    (void)state;
+    const suite_problem *h = need("L1_100_hingeloss");
+    assert_int_equal(prompt_blind_default(h), 1);
+    assert_int_equal(prompt_blind_default(need("L1_090_cumprod")), 1);
+    assert_int_equal(prompt_blind_default(need("L1_019_relu")), 0);
+    char *seen = NULL, *blind = NULL;
+    kbv_err e = { 0 };
+    assert_int_equal(prompt_render("{{inputs}}{{distributions}}", "t.txt", h, 0, &seen, &e), 0);
+    assert_int_equal(prompt_render("{{inputs}}{{distributions}}", "t.txt", h, 1, &blind, &e), 0);
+    assert_non_null(strstr(seen, "torch.rand"));
+    assert_non_null(strstr(seen, "D5"));
+    static const char *const gone[] = {"torch.rand", "U[", "D2", "times 3", "D5", "alternating", "1 at even",
+                                       "values:", NULL};
+    for (int i = 0; gone[i]; i++)
+        if (strstr(blind, gone[i])) fail_msg("blind prompt says '%s':\n%s", gone[i], blind);
+    assert_non_null(strstr(blind, "[32768, 32768]"));   /* shapes stay */
+    free(seen);
+    free(blind);
 }
 
 static void test_plain_text_passes_through(void **state)
@@ -67,7 +92,7 @@ static void test_computation_single_and_steps(void **state)
         if (!p->expr || !strchr(p->expr, ';')) continue;
         seen++;
         kbv_err e = { 0 };
-        assert_int_equal(prompt_render("{{computation}}", "t.txt", p, &out, &e), 0);
+        assert_int_equal(prompt_render("{{computation}}", "t.txt", p, 0, &out, &e), 0);
         int steps = 0;
         for (const char *c = p->expr, *start = p->expr;; c++) {
             if (*c == ';' || *c == '\0') {
@@ -158,7 +183,7 @@ static void test_unknown_placeholder_is_named(void **state)
     (void)state;
     char *out = (char *)0x1;
     kbv_err e = { 0 };
-    int rc = prompt_render("line one\nline two\nthen {{nope}} here\n", "tmpl.txt", need("L1_019_relu"), &out,
+    int rc = prompt_render("line one\nline two\nthen {{nope}} here\n", "tmpl.txt", need("L1_019_relu"), 0, &out,
                            &e);
     assert_int_equal(rc, KBV_EINPUT);
     assert_null(out);
@@ -173,7 +198,7 @@ static void test_malformed_placeholders(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *out = NULL;
         kbv_err e = { 0 };
-        int rc = prompt_render(bad[i], "t.txt", need("L1_019_relu"), &out, &e);
+        int rc = prompt_render(bad[i], "t.txt", need("L1_019_relu"), 0, &out, &e);
         if (rc != KBV_EINPUT) fail_msg("'%s' gave %d", bad[i], rc);
         assert_null(out);
         assert_non_null(strstr(e.msg, "t.txt:1"));
@@ -190,7 +215,7 @@ static void test_every_placeholder_renders_for_every_problem(void **state)
             char tmpl[64], *out = NULL;
             kbv_err e = { 0 };
             snprintf(tmpl, sizeof tmpl, "<{{%s}}>", *n);
-            if (prompt_render(tmpl, "t.txt", p, &out, &e) != 0) fail_msg("%s {{%s}}: %s", p->id, *n, e.msg);
+            if (prompt_render(tmpl, "t.txt", p, 0, &out, &e) != 0) fail_msg("%s {{%s}}: %s", p->id, *n, e.msg);
             assert_true(strlen(out) > 2);
             free(out);
         }
@@ -221,6 +246,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_text_passes_through),
+        cmocka_unit_test(test_blind),
         cmocka_unit_test(test_scalar_placeholders),
         cmocka_unit_test(test_computation_single_and_steps),
         cmocka_unit_test(test_inputs_in_order_with_shapes),
