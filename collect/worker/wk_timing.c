@@ -5,13 +5,11 @@
  * tell a timed call from a checked one, nor profit from telling:
  *
  * - Timed calls run on input sets that no check or probe showed the
- *   candidate (D1 trials TIMED_TRIAL0 and up), WK_TIMED_SETS of them in
- *   distinct buffers with distinct output buffers, and which set a round
- *   uses is drawn from the kernel's random source.  Before every round a
- *   few elements of the chosen set are replaced, at secret places, by the
- *   other set's, so that no two timed calls see the same contents: a memo
- *   keyed on the contents (hashed whole or sampled) computes every time or
- *   returns a wrong output.
+ *   candidate, WK_TIMED_SETS of them in distinct buffers with distinct
+ *   output buffers, and which set a round uses is drawn from the kernel's
+ *   random source.  Before every round the chosen set is redrawn whole from
+ *   D1 with a secret trial number (refresh_set), so that no two timed calls
+ *   see the same contents and none can be computed ahead.
  * - The candidate's output of secretly chosen rounds (WK_VERIFY_EARLY of the
  *   first min_samples, then each later one with probability 1 in
  *   VERIFY_EVERY) and of the last round is checked against the fp32
@@ -60,11 +58,6 @@
 #define WARM_MIN_S 0.1
 #define WARM_MAX_S 1.0
 #define WARM_MIN_ROUNDS 3
-/* Elements of a floating input replaced before each round, in two runs:
- * one inside the first PREFIX_ELEMS elements (where a memo that samples a
- * prefix looks), one anywhere. */
-#define CHANGE_RUN 64
-#define PREFIX_ELEMS 131072
 #define CLOCK_REL 0.01
 #define CLOCK_ABS_MS 0.010
 #define EMPTY_BRACKETS 16
@@ -137,26 +130,17 @@ static void tstate_close(worker *w, tstate *t)
     wk_free_bufs(t->bout, p->n_outputs);
 }
 
-/* Replaces two runs of every floating input of set k by the other set's
- * elements at the same secret places, so that the set's contents are new
- * and still a sample of D1. */
+/* Redraws every input of set k from D1 with a trial number drawn from the
+ * kernel's random source, so that no two timed calls see the same
+ * contents and none can be known before its round: a memo keyed on the
+ * contents computes every time; an output computed ahead (in kbv_setup,
+ * for the seed's trials) never fits; and an incremental update from the
+ * previous call's output (a few changed elements of a linear operation)
+ * saves nothing, since every element is new. */
 static void refresh_set(worker *w, tstate *t, int k)
 {
-    const suite_problem *p = w->p;
-    int other = (k + 1) % WK_TIMED_SETS;
-    for (int i = 0; i < p->n_inputs; i++) {
-        if (p->inputs[i].dtype != KBV_F32) continue;
-        uint64_t n = (uint64_t)suite_numel(&p->inputs[i]);
-        if (n < 2) continue;
-        uint64_t run = n / 2 < CHANGE_RUN ? n / 2 : CHANGE_RUN;
-        uint64_t prefix = n < PREFIX_ELEMS ? n : PREFIX_ELEMS;
-        uint64_t offs[2] = {prng_below(&t->secret, prefix - run + 1), prng_below(&t->secret, n - run + 1)};
-        for (int r = 0; r < 2; r++) {
-            cudaError_t ce = cudaMemcpyAsync((float *)t->in[k][i] + offs[r], (float *)t->in[other][i] + offs[r],
-                                             run * 4, cudaMemcpyDeviceToDevice, w->s);
-            if (ce != cudaSuccess) wk_die_cuda(w, "timed input refresh", ce);
-        }
-    }
+    int trial = TIMED_TRIAL0 + (int)prng_below(&t->secret, (uint64_t)1 << 30);
+    wk_fill_inputs(w, t->in[k], SUITE_D1, trial);
 }
 
 static void run_variant(worker *w, int v, const kbv_call *c)
