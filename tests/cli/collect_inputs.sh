@@ -5,7 +5,7 @@
 # set.json that is not an object with a "name" ([1,2], {}, an unknown key),
 # repeated or empty GPU ids in --gpus, and an --out inside a candidate
 # folder; all before any GPU work.  kbv-collect is built here from
-# collect/collect_main.c with the host libraries (no nvcc, no worker: a run
+# collect/supervise/collect_main.c with the host libraries (no nvcc, no worker: a run
 # that passes every check stops at the missing worker, exit 1).
 # usage: tests/cli/collect_inputs.sh BUILD_DIR
 set -u
