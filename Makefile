@@ -79,9 +79,10 @@ include common/module.mk
 include dispatch/module.mk
 include analyze/module.mk
 include render/module.mk
-include collect/module.mk
-include collect/run.mk
-include collect/prompt.mk
+include collect/suite/module.mk
+include collect/baselines/module.mk
+include collect/supervise/module.mk
+include collect/worker/module.mk
 include tests/module.mk
 include tests/fuzz/fuzz.mk
 

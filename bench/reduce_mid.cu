@@ -1,7 +1,7 @@
 /* reduce_mid.cu - a standalone microbenchmark for sum over dim 1 of a
  * float32 tensor [128, 4096, 4095] (KernelBench L1_047; L1_048 is the same
  * reduction divided by R).  It times kbv's current streaming two-pass
- * reduction (V0, collect/problems/reduce.cu for OP_SUM with the plan
+ * reduction (V0, collect/baselines/problems/reduce.cu for OP_SUM with the plan
  * make_plan gives this shape) against variants of it, a PyTorch-like
  * column-walking kernel, and a "flat4" kernel that reads with aligned
  * float4 loads, plus read-ceiling kernels that just sum the whole buffer.
@@ -40,7 +40,7 @@
 
 namespace {
 
-/* The suite's shape (collect/problems/l1_reduce.c: RD_B, RD_R, RD_I; all
+/* The suite's shape (collect/suite/problems/l1_reduce.c: RD_B, RD_R, RD_I; all
  * of L1_047..L1_053 share it, so there is no second shape to guard).
  * --shape=O,R,I replaces it, for checks on small shapes. */
 const int64_t SUITE_OUTER = 128, SUITE_R = 4096, SUITE_INNER = 4095;
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(256) ceil_f4_range(const float4 *__restrict__ 
 }
 
 /* ------------------------------------------------------------------------
- * V0: kbv's reduce_pass1 / reduce_pass2 (collect/problems/reduce.cu) for
+ * V0: kbv's reduce_pass1 / reduce_pass2 (collect/baselines/problems/reduce.cu) for
  * OP_SUM, the same code with the argmax/argmin bookkeeping (dead for sum)
  * left out. */
 const int KBV_TPB = 256;
@@ -700,7 +700,7 @@ cudaError_t launched()
     return cudaGetLastError();
 }
 
-/* kbv's make_plan for this shape, op sum (collect/problems/reduce.cu). */
+/* kbv's make_plan for this shape, op sum (collect/baselines/problems/reduce.cu). */
 struct KbvPlan {
     int cpt, tiles, chunks, rows;
 };

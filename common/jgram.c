@@ -12,8 +12,8 @@
 enum { V_CAND = 0, V_FP32 = 1, V_TF32 = 2, N_VARIANTS = 3 };
 static const char *const variant_names[N_VARIANTS] = {KBV_VAR_CANDIDATE, KBV_VAR_FP32, KBV_VAR_TF32};
 
-/* The keys of each record type as collect writes them (collect/rec.c,
- * collect/worker_main.c, collect/collect_main.c) and analyze reads them
+/* The keys of each record type as collect writes them (collect/supervise/rec.c,
+ * collect/worker/wk_core.c, collect/supervise/collect_main.c) and analyze reads them
  * (analyze/run.c: "elements", "numel" and "n_elements" are older spellings
  * of a check's "count").  "gt_ms" is the %globaltimer clock of DESIGN.md 5a
  * step 7a.  Whether a key a reader needs is there is the reader's to check

@@ -9,8 +9,9 @@
 
 #include "jio.h"
 #include "memtrack.h"
-#include "prng.h"
+#include "rng.h"
 #include "verdict.h"
+#include "schema.h"
 #include "wk.h"
 #include "worker_gpu.h"
 
@@ -54,14 +55,14 @@ void wk_checks(worker *w, void **slot_in)
         for (int t = 0; t < w->trials; t++) {
             char label[32];
             snprintf(label, sizeof label, "%s trial %d", dn, t);
-            cJSON *r = wk_rec("check");
+            cJSON *r = wk_rec(KBV_REC_CHECK);
             cJSON_AddStringToObject(r, "dist", dn);
             cJSON_AddNumberToObject(r, "trial", t);
             cJSON_AddNumberToObject(r, "seed", (double)w->seed);
             if (skipped) {
                 cJSON_AddBoolToObject(r, "pass", 1);
                 cJSON_AddBoolToObject(r, "skipped", 1);
-                cJSON_AddStringToObject(r, "detail", "the fp32 reference is not finite on this distribution");
+                cJSON_AddStringToObject(r, KBV_K_DETAIL, "the fp32 reference is not finite on this distribution");
                 wk_emit(w, r);
                 continue;
             }
@@ -119,7 +120,7 @@ void wk_checks(worker *w, void **slot_in)
                 cJSON_AddBoolToObject(r, "skipped", 1);
                 char det[160];
                 snprintf(det, sizeof det, "the fp32 reference has %lld non-finite values", (long long)bad_ref);
-                cJSON_AddStringToObject(r, "detail", det);
+                cJSON_AddStringToObject(r, KBV_K_DETAIL, det);
                 wk_emit(w, r);
             } else {
                 wk_cmp ca;
@@ -155,10 +156,10 @@ void wk_checks(worker *w, void **slot_in)
 
 void wk_probe(worker *w, const char *name, int pass, const char *detail)
 {
-    cJSON *r = wk_rec("probe");
-    cJSON_AddStringToObject(r, "probe", name);
+    cJSON *r = wk_rec(KBV_REC_PROBE);
+    cJSON_AddStringToObject(r, KBV_K_PROBE, name);
     cJSON_AddBoolToObject(r, "pass", pass);
-    cJSON_AddStringToObject(r, "detail", detail);
+    cJSON_AddStringToObject(r, KBV_K_DETAIL, detail);
     wk_emit(w, r);
 }
 
@@ -197,13 +198,13 @@ static int change_a_little(worker *w, void **in, char *where, size_t wn)
     const suite_problem *p = w->p;
     int changed = 0;
     where[0] = 0;
-    prng r;
-    prng_seed(&r, prng_hash_str(w->seed ^ 0x63616368ull, p->id));
+    rng r;
+    rng_seed(&r, rng_hash_str(w->seed ^ 0x63616368ull, p->id));
     for (int i = 0; i < p->n_inputs; i++) {
         int64_t n = suite_numel(&p->inputs[i]);
         if (p->inputs[i].dtype != KBV_F32 || n < 2048) continue;
         int64_t span = n < 131072 ? n : 131072;
-        int64_t off = 256 + 1024 * (int64_t)prng_below(&r, (uint64_t)(span / 1024 - 1));
+        int64_t off = 256 + 1024 * (int64_t)rng_below64(&r, (uint64_t)(span / 1024 - 1));
         void *tmp = wk_dalloc(w, w->in_bytes[i], "caching probe buffer");
         kbv_err e = {0};
         if (gen_fill(p, i, SUITE_D1, w->seed, 1, tmp, w->s, &e)) wk_die_harness(w, "input generation", &e);

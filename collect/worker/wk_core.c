@@ -17,8 +17,9 @@
 
 #include "jio.h"
 #include "memtrack.h"
-#include "prng.h"
+#include "rng.h"
 #include "verdict.h"
+#include "schema.h"
 #include "wk.h"
 #include "worker_gpu.h"
 
@@ -82,7 +83,7 @@ void wk_emit(worker *w, cJSON *rec)
 cJSON *wk_rec(const char *type)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "type", type);
+    cJSON_AddStringToObject(o, KBV_K_TYPE, type);
     return o;
 }
 
@@ -93,9 +94,9 @@ void wk_status(worker *w, const char *status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    cJSON *o = wk_rec("status");
-    cJSON_AddStringToObject(o, "status", status);
-    cJSON_AddStringToObject(o, "detail", detail);
+    cJSON *o = wk_rec(KBV_REC_STATUS);
+    cJSON_AddStringToObject(o, KBV_K_STATUS, status);
+    cJSON_AddStringToObject(o, KBV_K_DETAIL, detail);
     wk_emit(w, o);
     /* Nothing follows the status: the descriptor goes, so that the worker's
      * own later code cannot send, and the collecting process treats any line
@@ -229,7 +230,7 @@ uint64_t wk_fingerprint(worker *w, void **bufs, const size_t *bytes, int n)
     for (int i = 0; i < n; i++) {
         uint64_t f = 0;
         if (cmp_fingerprint(bufs[i], bytes[i], w->s, &f, &e)) wk_die_harness(w, "fingerprint", &e);
-        h = prng_mix(h ^ f);
+        h = rng_mix(h ^ f);
     }
     return h;
 }
@@ -244,7 +245,7 @@ uint64_t wk_value_fingerprint(worker *w, void **bufs)
         uint64_t f = 0;
         if (wg_fingerprint(bufs[i], suite_numel(&w->p->outputs[i]), w->p->outputs[i].dtype, w->s, &f, &e))
             wk_die_harness(w, "fingerprint", &e);
-        h = prng_mix(h ^ f);
+        h = rng_mix(h ^ f);
     }
     return h;
 }
@@ -456,7 +457,7 @@ uint64_t wk_secret_u64(void)
          * to code that cannot read it at the very same moment. */
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
-        x = prng_mix((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)getpid());
+        x = rng_mix((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)getpid());
     }
     return x;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "memtrack.h"
+#include "schema.h"
 #include "wk.h"
 
 void wk_measure_memory(worker *w, void **in, wk_memres *m)
@@ -68,8 +69,8 @@ void wk_emit_choices(worker *w)
         if (v == 1 && !w->p->uses_tf32) continue;
         const char *c = base_choice(w->base, v ? BASE_TF32 : BASE_FP32);
         if (!c || !*c) continue;
-        cJSON *r = wk_rec("baseline");
-        cJSON_AddStringToObject(r, "variant", v ? "tf32" : "fp32");
+        cJSON *r = wk_rec(KBV_REC_BASELINE);
+        cJSON_AddStringToObject(r, KBV_K_VARIANT, v ? "tf32" : "fp32");
         cJSON_AddStringToObject(r, "choice", c);
         /* The same choices as base_pin takes them back (scripts/pins.py). */
         const char *pins = base_pins(w->base, v ? BASE_TF32 : BASE_FP32);
@@ -81,8 +82,8 @@ void wk_emit_choices(worker *w)
 void wk_emit_memory(worker *w, const wk_memres *m, long long cand_leak, long long base_leak)
 {
     for (int v = 0; v < N_VARIANTS; v++) {
-        cJSON *r = wk_rec("memory");
-        cJSON_AddStringToObject(r, "variant", wk_variant_names[v]);
+        cJSON *r = wk_rec(KBV_REC_MEMORY);
+        cJSON_AddStringToObject(r, KBV_K_VARIANT, wk_variant_names[v]);
         cJSON_AddNumberToObject(r, "peak_bytes", (double)m[v].peak_bytes);
         cJSON_AddNumberToObject(r, "io_bytes", (double)w->io_bytes);
         cJSON_AddNumberToObject(r, "leaked_bytes", (double)(v == V_CAND ? cand_leak : base_leak));

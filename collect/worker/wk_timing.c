@@ -46,8 +46,9 @@
 #include "jio.h"
 #include "log.h"
 #include "memtrack.h"
-#include "prng.h"
+#include "rng.h"
 #include "verdict.h"
+#include "schema.h"
 #include "wk.h"
 #include "worker_gpu.h"
 
@@ -77,7 +78,7 @@ typedef struct {
     unsigned long long *stamps;                  /* 2 per variant, device */
     cudaEvent_t ev0, ev1;
     double clock_slack_ms;                       /* the clocks' absolute tolerance (empty_gap) */
-    prng secret;                                 /* seeded from the kernel */
+    rng secret;                                 /* seeded from the kernel */
     int tf32_is_fp32;
     /* verification */
     int verified, failed_round, failed_set;
@@ -89,7 +90,7 @@ static void tstate_open(worker *w, tstate *t)
 {
     const suite_problem *p = w->p;
     memset(t, 0, sizeof *t);
-    prng_seed(&t->secret, wk_secret_u64());
+    rng_seed(&t->secret, wk_secret_u64());
     for (int k = 0; k < WK_TIMED_SETS; k++) {
         wk_alloc_inputs(w, t->in[k]);
         wk_fill_inputs(w, t->in[k], SUITE_D1, TIMED_TRIAL0 + k);
@@ -139,7 +140,7 @@ static void tstate_close(worker *w, tstate *t)
  * saves nothing, since every element is new. */
 static void refresh_set(worker *w, tstate *t, int k)
 {
-    int trial = TIMED_TRIAL0 + (int)prng_below(&t->secret, (uint64_t)1 << 30);
+    int trial = TIMED_TRIAL0 + (int)rng_below64(&t->secret, (uint64_t)1 << 30);
     wk_fill_inputs(w, t->in[k], SUITE_D1, trial);
 }
 
@@ -193,7 +194,7 @@ static int round_order(tstate *t, int order[N_VARIANTS])
     int n = 0;
     for (int v = 0; v < N_VARIANTS; v++)
         if (!(v == V_TF32 && t->tf32_is_fp32)) order[n++] = v;
-    prng_shuffle(&t->secret, order, n);
+    rng_shuffle(&t->secret, order, n);
     return n;
 }
 
@@ -204,7 +205,7 @@ static void warm_up(worker *w, tstate *t)
     for (int round = 0;; round++) {
         int order[N_VARIANTS];
         int n = round_order(t, order);
-        int k = (int)prng_below(&t->secret, WK_TIMED_SETS);
+        int k = (int)rng_below64(&t->secret, WK_TIMED_SETS);
         refresh_set(w, t, k);
         for (int j = 0; j < n; j++) {
             double g, wl;
@@ -248,11 +249,11 @@ static void verify_round(worker *w, tstate *t, int round, int k, int last)
 static void emit_sample(worker *w, int v, int round, double g, double wl, double gt, int have_mhz,
                         unsigned mhz, const char *same_as)
 {
-    cJSON *r = wk_rec("time");
-    cJSON_AddStringToObject(r, "variant", wk_variant_names[v]);
-    cJSON_AddNumberToObject(r, "round", round);
-    jio_add_num(r, "gpu_ms", g);
-    jio_add_num(r, "wall_ms", wl);
+    cJSON *r = wk_rec(KBV_REC_TIME);
+    cJSON_AddStringToObject(r, KBV_K_VARIANT, wk_variant_names[v]);
+    cJSON_AddNumberToObject(r, KBV_K_ROUND, round);
+    jio_add_num(r, KBV_K_GPU_MS, g);
+    jio_add_num(r, KBV_K_WALL_MS, wl);
     if (gt >= 0) jio_add_num(r, "gt_ms", gt);
     if (have_mhz) cJSON_AddNumberToObject(r, "sm_mhz", mhz);
     if (same_as) cJSON_AddStringToObject(r, "same_as", same_as);
@@ -268,7 +269,7 @@ static int verify_pick(tstate *t, const int early[WK_VERIFY_EARLY], int round, i
             if (early[i] == round) return 1;
         return 0;
     }
-    return prng_below(&t->secret, VERIFY_EVERY) == 0;
+    return rng_below64(&t->secret, VERIFY_EVERY) == 0;
 }
 
 /* The clocks' absolute tolerance: twice the median (global timer - event)
@@ -368,7 +369,7 @@ void wk_timing(worker *w)
     for (int i = 0; i < WK_VERIFY_EARLY; i++) {
         int again;
         do {
-            early[i] = (int)prng_below(&t.secret, (uint64_t)rule.min_samples);
+            early[i] = (int)rng_below64(&t.secret, (uint64_t)rule.min_samples);
             again = 0;
             for (int j = 0; j < i; j++) again |= early[j] == early[i];
         } while (again);
@@ -377,7 +378,7 @@ void wk_timing(worker *w)
     for (int round = 0;; round++) {
         int order[N_VARIANTS];
         int nv = round_order(&t, order);
-        int k = (int)prng_below(&t.secret, WK_TIMED_SETS);
+        int k = (int)rng_below64(&t.secret, WK_TIMED_SETS);
         refresh_set(w, &t, k);
         double g[N_VARIANTS], wl[N_VARIANTS], gt[N_VARIANTS];
         for (int j = 0; j < nv; j++) sample(w, &t, order[j], k, round, &g[order[j]], &wl[order[j]]);
@@ -479,10 +480,10 @@ void wk_probes_after_timing(worker *w)
              "median %.4g ms vs floor %.4g ms = max(%.4g bytes / %.4g GB/s copy bandwidth, %.4g FLOP / (2 x %.4g TFLOP/s tf32))%s",
              t, floor_ms, w->p->min_bytes, w->copy_gbps, w->p->flops, w->tf32_tflops,
              fpass ? "" : ": faster than the hardware can move or compute it");
-    cJSON *r = wk_rec("probe");
-    cJSON_AddStringToObject(r, "probe", "physical-floor");
+    cJSON *r = wk_rec(KBV_REC_PROBE);
+    cJSON_AddStringToObject(r, KBV_K_PROBE, "physical-floor");
     cJSON_AddBoolToObject(r, "pass", fpass);
-    cJSON_AddStringToObject(r, "detail", det);
+    cJSON_AddStringToObject(r, KBV_K_DETAIL, det);
     jio_add_num(r, "floor_ms", floor_ms);
     jio_add_num(r, "time_ms", t);
     wk_emit(w, r);

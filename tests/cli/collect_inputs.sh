@@ -5,7 +5,7 @@
 # set.json that is not an object with a "name" ([1,2], {}, an unknown key),
 # repeated or empty GPU ids in --gpus, and an --out inside a candidate
 # folder; all before any GPU work.  kbv-collect is built here from
-# collect/collect_main.c with the host libraries (no nvcc, no worker: a run
+# collect/supervise/collect_main.c with the host libraries (no nvcc, no worker: a run
 # that passes every check stops at the missing worker, exit 1).
 # usage: tests/cli/collect_inputs.sh BUILD_DIR
 set -u
@@ -22,7 +22,7 @@ if [ -n "${DEPS_ROOT:-}" ]; then
     DEPS_L="-L$DEPS_ROOT/usr/lib/x86_64-linux-gnu -Wl,-rpath,$(cd "$DEPS_ROOT" && pwd)/usr/lib/x86_64-linux-gnu"
 fi
 mkdir -p "$T/bin"
-gcc $DEPS_I -std=c11 -O1 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Icommon -Icollect -c collect/collect_main.c \
+gcc $DEPS_I -std=c11 -O1 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Icommon -Icollect/supervise -Icollect/suite -c collect/supervise/collect_main.c \
     -o "$T/collect_main.o" 2>"$T/cc" || { cat "$T/cc"; fail "collect_main.c does not build"; }
 gcc -o "$T/bin/kbv-collect" "$T/collect_main.o" "$B/libkbv_collecthost.a" "$B/libkbv_suite.a" "$B/libkbv_common.a" \
     $DEPS_L -lcjson -lcrypto -lz -lm || fail "kbv-collect does not link"

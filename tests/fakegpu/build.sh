@@ -15,7 +15,7 @@ if [ -n "${DEPS_ROOT:-}" ]; then
     DEPS_I="-I$DEPS_ROOT/usr/include"
     DEPS_L="-L$DEPS_ROOT/usr/lib/x86_64-linux-gnu -Wl,-rpath,$(cd "$DEPS_ROOT" && pwd)/usr/lib/x86_64-linux-gnu"
 fi
-CF="$DEPS_I -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Icommon -Icollect -Icollect/worker -I$F -isystem $CUDA_INC"
+CF="$DEPS_I -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2 -Wno-format-truncation -D_GNU_SOURCE -Iinclude -Icommon -Icollect/supervise -Icollect/suite -Icollect/baselines -Icollect/worker -I$F -isystem $CUDA_INC"
 mkdir -p "$T/lib" "$T/bin" "$T/obj"
 gcc $CF -shared -fPIC "$F/fake_cudart.c" -o "$T/lib/libfakecudart.so" || { echo "fake runtime does not build"; exit 1; }
 objs=()
@@ -24,7 +24,7 @@ for s in collect/worker/*.c "$F/fake_gpu.c"; do
     gcc $CF -c "$s" -o "$o" || { echo "$s does not build"; exit 1; }
     objs+=("$o")
 done
-gcc $CF -c collect/collect_main.c -o "$T/obj/collect_main.o" || { echo "collect_main.c does not build"; exit 1; }
+gcc $CF -c collect/supervise/collect_main.c -o "$T/obj/collect_main.o" || { echo "collect_main.c does not build"; exit 1; }
 LIBS="$B/libkbv_collecthost.a $B/libkbv_suite.a $B/libkbv_common.a $DEPS_L -lcjson -lcrypto -lz -lm"
 gcc -Wl,--dynamic-list=collect/worker/exports.list -Wl,-z,relro,-z,now,-z,noexecstack -o "$T/bin/kbv-worker" "${objs[@]}" $LIBS -L"$T/lib" \
     -lfakecudart -Wl,-rpath,"$T/lib" -ldl -lpthread || { echo "worker link"; exit 1; }

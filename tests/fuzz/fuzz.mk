@@ -16,7 +16,7 @@
 FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -g -O1 $(FUZZ_SAN) -D_GNU_SOURCE -Iinclude -Icommon -Itests/fuzz \
-                -iquote analyze -iquote dispatch -iquote render -iquote collect -iquote collect/problems $(DEPS_INC) $(CAIRO_CFLAGS) $(FT_CFLAGS) \
+                -iquote analyze -iquote dispatch -iquote render -iquote collect/suite -iquote collect/suite/problems -iquote collect/supervise $(DEPS_INC) $(CAIRO_CFLAGS) $(FT_CFLAGS) \
                 -Wall -Wextra -Wno-unused-parameter
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_OBJ     := $(FUZZ_DIR)/obj
@@ -26,7 +26,7 @@ FUZZ_LDLIBS  := $(LDLIBS_COMMON) -pthread -ldl
 FUZZ_COMMON  := $(wildcard common/*.c)
 FUZZ_ANALYZE := $(filter-out analyze/main.c,$(wildcard analyze/*.c))
 FUZZ_RENDER  := render/model.c render/tmpl.c render/style.c render/canvas.c render/fontm.c
-FUZZ_SUITE   := collect/suite.c collect/suite_host.c $(wildcard collect/problems/*.c)
+FUZZ_SUITE   := collect/suite/suite.c collect/suite/suite_host.c $(wildcard collect/suite/problems/*.c)
 
 # Each harness and the sources it needs.
 FUZZ_NAMES   := journal journal_par manifest analysis render template style setjson prompt sums resume merge parity
@@ -37,10 +37,10 @@ FUZZ_SRC_analysis := $(FUZZ_RENDER) $(FUZZ_COMMON)
 FUZZ_SRC_template := $(FUZZ_RENDER) $(FUZZ_COMMON)
 FUZZ_SRC_render   := $(filter-out render/main.c,$(wildcard render/*.c)) $(FUZZ_COMMON)
 FUZZ_SRC_style    := $(FUZZ_RENDER) $(FUZZ_COMMON)
-FUZZ_SRC_setjson  := collect/plan.c $(FUZZ_SUITE) $(FUZZ_COMMON)
-FUZZ_SRC_prompt   := collect/prompt.c $(FUZZ_SUITE) $(FUZZ_COMMON)
+FUZZ_SRC_setjson  := collect/supervise/plan.c $(FUZZ_SUITE) $(FUZZ_COMMON)
+FUZZ_SRC_prompt   := collect/suite/prompt.c $(FUZZ_SUITE) $(FUZZ_COMMON)
 FUZZ_SRC_sums     := $(FUZZ_COMMON)
-FUZZ_SRC_resume   := collect/resume.c collect/plan.c $(FUZZ_SUITE) $(FUZZ_COMMON)
+FUZZ_SRC_resume   := collect/supervise/resume.c collect/supervise/plan.c $(FUZZ_SUITE) $(FUZZ_COMMON)
 FUZZ_SRC_merge    := dispatch/merge.c $(FUZZ_COMMON)
 FUZZ_SRC_parity   := $(FUZZ_ANALYZE) $(FUZZ_COMMON)
 FUZZ_LIBS_analysis := $(FT_LIBS)
@@ -68,7 +68,7 @@ FUZZ_GCC_OBJ := $(FUZZ_DIR)/obj-cc
 $(FUZZ_GCC_OBJ)/%.o: %.c
 	$(call msg,CC,$< [fuzz])
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Icollect -Icollect/problems -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SUITE_INC) -MMD -MP -c $< -o $@
 fuzz_objs = $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(filter-out $(FUZZ_SUITE),$(1))) \
             $(patsubst %.c,$(FUZZ_GCC_OBJ)/%.o,$(filter $(FUZZ_SUITE),$(1)))
 

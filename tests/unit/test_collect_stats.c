@@ -1,5 +1,5 @@
 /* Unit tests of collect's statistics while it runs (cstat.c) and of its
- * seeded generator (prng.c): the median, the order-statistic confidence
+ * seeded generator (common/rng.c): the median, the order-statistic confidence
  * interval of the median (ranks checked against the binomial tables for
  * n = 6, 30 and 100), the stopping rule of DESIGN.md 5a step 7, and the
  * shuffle. */
@@ -14,7 +14,7 @@
 
 #include "cstat.h"
 #include "ostat.h"
-#include "prng.h"
+#include "rng.h"
 
 static void test_median(void **state)
 {
@@ -88,24 +88,24 @@ static void test_stopping_rule(void **state)
     assert_int_equal(cstat_should_stop_paired(&r, two, 2, 100, 1.0, 1.0, s), CSTAT_GO_ON);
 }
 
-static void test_prng(void **state)
+static void test_rng(void **state)
 {
     (void)state;
     /* FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c (the published test value). */
-    assert_true(prng_hash_str(PRNG_FNV_INIT, "a") == 0xaf63dc4c8601ec8cull);
-    assert_true(prng_hash_str(PRNG_FNV_INIT, "") == PRNG_FNV_INIT);
-    prng a, b;
-    prng_seed(&a, 42);
-    prng_seed(&b, 42);
-    for (int i = 0; i < 100; i++) assert_true(prng_next(&a) == prng_next(&b));
-    for (int i = 0; i < 1000; i++) assert_true(prng_below(&a, 3) < 3);
+    assert_true(rng_hash_str(RNG_FNV_INIT, "a") == 0xaf63dc4c8601ec8cull);
+    assert_true(rng_hash_str(RNG_FNV_INIT, "") == RNG_FNV_INIT);
+    rng a, b;
+    rng_seed(&a, 42);
+    rng_seed(&b, 42);
+    for (int i = 0; i < 100; i++) assert_true(rng_next(&a) == rng_next(&b));
+    for (int i = 0; i < 1000; i++) assert_true(rng_below64(&a, 3) < 3);
     /* A shuffle is a permutation, and the same seed gives the same one. */
     int x[10], y[10], seen[10] = {0};
     for (int i = 0; i < 10; i++) x[i] = y[i] = i;
-    prng_seed(&a, 7);
-    prng_seed(&b, 7);
-    prng_shuffle(&a, x, 10);
-    prng_shuffle(&b, y, 10);
+    rng_seed(&a, 7);
+    rng_seed(&b, 7);
+    rng_shuffle(&a, x, 10);
+    rng_shuffle(&b, y, 10);
     for (int i = 0; i < 10; i++) {
         assert_int_equal(x[i], y[i]);
         seen[x[i]]++;
@@ -113,10 +113,10 @@ static void test_prng(void **state)
     for (int i = 0; i < 10; i++) assert_int_equal(seen[i], 1);
     /* Every order of three variants turns up over many rounds. */
     int orders[6] = {0};
-    prng_seed(&a, 1);
+    rng_seed(&a, 1);
     for (int r = 0; r < 600; r++) {
         int v[3] = {0, 1, 2};
-        prng_shuffle(&a, v, 3);
+        rng_shuffle(&a, v, 3);
         orders[v[0] * 2 + (v[1] > v[2])]++;
     }
     for (int i = 0; i < 6; i++) assert_true(orders[i] > 50);
@@ -128,7 +128,7 @@ int main(void)
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_ci_ranks),
         cmocka_unit_test(test_stopping_rule),
-        cmocka_unit_test(test_prng),
+        cmocka_unit_test(test_rng),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

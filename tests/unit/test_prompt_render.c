@@ -1,4 +1,4 @@
-/* Unit tests of collect/prompt.c: placeholder substitution, errors that
+/* Unit tests of collect/suite/prompt.c: placeholder substitution, errors that
  * name the template line and the unknown placeholder, the input, output and
  * attribute lists for problems whose KernelBench definitions are known, and
  * the suggestions for mistyped problem ids. */

@@ -1,5 +1,5 @@
 /* suite.c - the problem registry: the union of the family tables in
- * collect/problems/ .c files, presented in KernelBench order (level, then
+ * collect/suite/problems/ .c files, presented in KernelBench order (level, then
  * number) whatever order the tables are listed in.  The tables are static
  * constant data, so the registry holds no state: suite_get() ranks the
  * problems on every call, which costs a few microseconds for a suite of a

@@ -1,4 +1,4 @@
-/* spec.h - macros for writing problem tables (collect/problems/ .c files) as
+/* spec.h - macros for writing problem tables (collect/suite/problems/ .c files) as
  * rows of data.  Private to the suite: nothing outside collect/ includes it.
  *
  * Shapes are int64_t; write large extents with an LL suffix or through the

@@ -54,7 +54,7 @@ int cmp_fingerprint(const void *dev, size_t bytes, cudaStream_t s, uint64_t *fp,
 /* 1 when the two buffers are bitwise equal; synchronises s. */
 int cmp_equal(const void *a, const void *b, size_t bytes, cudaStream_t s, int *equal, kbv_err *e);
 
-/* --- baselines (baseline.cu and the .cu files of collect/problems) -----------------------
+/* --- baselines (baseline.cu and the .cu files of collect/baselines/problems) -----------------------
  * One baseline instance per problem and worker: handles, workspaces and any
  * tables, created once (not timed).  Its device allocations go through
  * base_alloc so that its peak memory is counted like a candidate's. */

@@ -1,5 +1,5 @@
-/* base_impl.h - what the baseline families (collect/problems/ .cu files)
- * share with the dispatcher (collect/baseline.cu).  C++ only, private to
+/* base_impl.h - what the baseline families (collect/baselines/problems/ .cu files)
+ * share with the dispatcher (collect/baselines/baseline.cu).  C++ only, private to
  * collect/.
  *
  * A family implements the problems whose op lies in [op_lo, op_hi].  Its

@@ -1,7 +1,7 @@
 /* ops.h - the baseline implementations a problem can name in its `op`
- * field.  Shared by the pure-C spec tables (collect/problems/ .c files) and
- * the CUDA baselines (collect/problems/ .cu files, dispatched by
- * collect/baseline.cu), so it holds nothing but constants.  A family of
+ * field.  Shared by the pure-C spec tables (collect/suite/problems/ .c files) and
+ * the CUDA baselines (collect/baselines/problems/ .cu files, dispatched by
+ * collect/baselines/baseline.cu), so it holds nothing but constants.  A family of
  * problems (all plain matrix products, all elementwise activations) shares
  * one implementation that reads the shapes and attributes of the call; the
  * op code says which member of the family it is.  Each family owns a range
