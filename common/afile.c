@@ -130,16 +130,26 @@ int afile_open_regular(const char *path, int *fd, kbv_err *e)
     return 0;
 }
 
-int afile_read_all(const char *path, char **data, size_t *len, kbv_err *e)
+int afile_fopen_regular(const char *path, FILE **out, kbv_err *e)
 {
     int fd;
-    int rc0 = afile_open_regular(path, &fd, e);
-    if (rc0) return rc0;
+    *out = NULL;
+    int rc = afile_open_regular(path, &fd, e);
+    if (rc) return rc;
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);
         return err_set(e, KBV_ENOMEM, "%s: %s", path, strerror(errno));
     }
+    *out = f;
+    return 0;
+}
+
+int afile_read_all(const char *path, char **data, size_t *len, kbv_err *e)
+{
+    FILE *f;
+    int rc0 = afile_fopen_regular(path, &f, e);
+    if (rc0) return rc0;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
     int rc = 0;

@@ -33,6 +33,9 @@ int afile_mkdirs(const char *path, kbv_err *e);
  * as an input would block or never end.  The open does not block (O_NONBLOCK,
  * cleared again on success).  *fd is owned by the caller (close). */
 int afile_open_regular(const char *path, int *fd, kbv_err *e);
+/* The same as a stdio stream for reading ("rb"); *out owned by the caller
+ * (fclose). */
+int afile_fopen_regular(const char *path, FILE **out, kbv_err *e);
 
 /* Reads a whole regular file (afile_open_regular) into a NUL-terminated
  * buffer the caller frees. */

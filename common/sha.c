@@ -64,14 +64,9 @@ int sha_hex_buf(const void *data, size_t len, char hex[SHA_HEX_LEN + 1], kbv_err
 
 int sha_hex_file(const char *path, char hex[SHA_HEX_LEN + 1], kbv_err *e)
 {
-    int fd;
-    int rc0 = afile_open_regular(path, &fd, e);
+    FILE *f;
+    int rc0 = afile_fopen_regular(path, &f, e);
     if (rc0) return rc0;
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return err_set(e, KBV_ENOMEM, "%s: %s", path, strerror(errno));
-    }
     sha_ctx *c = NULL;
     int rc = sha_begin(&c, e);
     if (rc) goto done;
