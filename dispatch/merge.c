@@ -36,6 +36,9 @@ static cJSON *identity_of(const cJSON *manifest)
     cJSON_DeleteItemFromObjectCaseSensitive(id, "created_utc");
     cJSON_DeleteItemFromObjectCaseSensitive(id, "shard");
     cJSON_DeleteItemFromObjectCaseSensitive(id, "shards");
+    /* Each shard's workers chose their baselines' kernels themselves: the
+     * choices are the shard's record, joined in the merged manifest. */
+    cJSON_DeleteItemFromObjectCaseSensitive(id, "baseline_choices");
     cJSON *config = cJSON_GetObjectItemCaseSensitive(id, "config");
     if (config) {
         cJSON_DeleteItemFromObjectCaseSensitive(config, "shard");
@@ -309,6 +312,16 @@ static cJSON *merged_manifest(const mstate *m)
     for (int i = 0; i < m->n_in; i++) {
         const cJSON *rid = cJSON_GetObjectItemCaseSensitive(m->manifests[i], "run_id");
         cJSON_AddItemToArray(shards, cJSON_CreateString(cJSON_IsString(rid) ? rid->valuestring : m->in_dirs[i]));
+    }
+    /* Every shard's baseline choices, in shard order (a shard collected
+     * before manifests listed them adds none). */
+    cJSON_DeleteItemFromObjectCaseSensitive(merged, "baseline_choices");
+    cJSON *choices = NULL;
+    for (int i = 0; i < m->n_in; i++) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(m->manifests[i], "baseline_choices");
+        if (!cJSON_IsArray(c)) continue;
+        if (!choices && !(choices = cJSON_AddArrayToObject(merged, "baseline_choices"))) break;
+        for (const cJSON *it = c->child; it; it = it->next) cJSON_AddItemToArray(choices, cJSON_Duplicate(it, 1));
     }
     return merged;
 }

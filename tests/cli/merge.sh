@@ -45,6 +45,13 @@ write(t + "/whole", records, None)
 for i in range(2):
     keep = {pairs[k] for k in range(len(pairs)) if k % 2 == i}
     write(t + "/shard%d" % i, [r for r in records if (r["set"], r["problem"]) in keep], "%d/2" % (i + 1))
+    # Each shard's workers chose their own baseline kernels (collect lists
+    # them in the manifest): shards differ there and are still one run.
+    d = t + "/shard%d" % i
+    m = json.load(open(d + "/manifest.json"))
+    m["baseline_choices"] = [{"set": "a", "problem": "L1_001_square_matrix_multiplication", "variant": "tf32",
+                              "choice": "choice of shard %d" % i}]
+    json.dump(m, open(d + "/manifest.json", "w"))
 # A shard of another run (other seed), and one that repeats a pair.
 m = manifest("other", "2/2"); m["config"]["seed"] = 8
 os.makedirs(t + "/other"); json.dump(m, open(t + "/other/manifest.json", "w"))
@@ -63,6 +70,7 @@ merged = [json.loads(l) for l in open(t + "/merged/samples.jsonl")]
 assert whole == merged, "merged journal differs from the whole run's"
 m = json.load(open(t + "/merged/manifest.json"))
 assert "shard" not in m["config"] and sorted(m["shards"]) == ["shard0", "shard1"], m
+assert [c["choice"] for c in m["baseline_choices"]] == ["choice of shard 1", "choice of shard 0"], m["baseline_choices"]
 PY
 if [ -x "$build/kbv-analyze" ]; then
     "$build/kbv-analyze" "$t/whole" 2>/dev/null && "$build/kbv-analyze" "$t/merged" 2>/dev/null ||
