@@ -346,17 +346,25 @@ static cJSON *make_config(const copts *o, const plan *pl)
         cJSON_AddItemToArray(d, cJSON_CreateString(suite_dist_name((suite_dist)k)));
     cJSON_AddStringToObject(c, "suite", o->suite);
     cJSON_AddStringToObject(c, "problems_glob", o->glob ? o->glob : "*");
+    /* The worker's protocol as collect/worker/wk_timing.c runs it: whole
+     * warm-up rounds (at least 3 and 100 ms, until the SM clock is steady,
+     * at most 1 s), rounds in a secret order, sets redrawn each round. */
     cJSON *t = cJSON_AddObjectToObject(c, "timing");
     cJSON_AddNumberToObject(t, "warmup_min_calls", 3);
-    cJSON_AddNumberToObject(t, "warmup_min_ms", 25);
+    cJSON_AddNumberToObject(t, "warmup_min_ms", 100);
+    cJSON_AddNumberToObject(t, "warmup_max_ms", 1000);
     cJSON_AddNumberToObject(t, "min_samples", 30);
     cJSON_AddNumberToObject(t, "min_gpu_s", 0.5);
     cJSON_AddNumberToObject(t, "ci_level", 0.95);
     cJSON_AddNumberToObject(t, "ci_rel_halfwidth", 0.01);
     cJSON_AddNumberToObject(t, "max_samples", 500);
     jio_add_num(t, "max_s", o->max_time_s);
-    cJSON_AddStringToObject(t, "order", "rounds of fp32, tf32, candidate in a seeded shuffled order");
-    cJSON_AddStringToObject(t, "l2_flush", "memset of 2x the L2 size on the stream, outside the window");
+    cJSON_AddStringToObject(t, "order", "rounds of fp32, tf32, candidate in an order drawn per round from getrandom");
+    cJSON_AddStringToObject(t, "l2_flush",
+                            "memset of max(2x the L2 size, 256 MiB) on the stream, outside the window, not waited for");
+    cJSON_AddStringToObject(t, "timed_inputs",
+                            "two sets in distinct buffers, the round's set drawn at random and redrawn whole from D1 "
+                            "with a secret trial; outputs of 3 early rounds, 1 in 16 later and the last verified");
     cJSON_AddNumberToObject(c, "timeout_s", o->timeout_s);
     return c;
 }
