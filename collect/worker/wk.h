@@ -149,6 +149,8 @@ int64_t wk_ref_nonfinite(worker *w, void **ref);
 /* A random word from the kernel, for draws a candidate must not predict
  * (the seeded generator's are reproducible, and so predictable). */
 uint64_t wk_secret_u64(void);
+/* A secret draw uniform in [0, n), n > 0. */
+uint64_t wk_secret_below(uint64_t n);
 
 /* --- wk_checks.c ----------------------------------------------------------- */
 

@@ -461,3 +461,13 @@ uint64_t wk_secret_u64(void)
     }
     return x;
 }
+
+uint64_t wk_secret_below(uint64_t n)
+{
+    /* Rejection keeps it unbiased: draws at or above the largest multiple
+     * of n are drawn again. */
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+    do x = wk_secret_u64();
+    while (x >= limit);
+    return x % n;
+}

@@ -10,6 +10,10 @@
  *   random source.  Before every round the chosen set is redrawn whole from
  *   D1 with a secret trial number (refresh_set), so that no two timed calls
  *   see the same contents and none can be computed ahead.
+ * - Every secret draw is made from the kernel when it is needed: a
+ *   candidate can read the worker's memory (its stack holds this file's
+ *   state), so a generator state or a list of chosen rounds kept there
+ *   would tell it the future.
  * - The candidate's output of secretly chosen rounds (WK_VERIFY_EARLY of the
  *   first min_samples, then each later one with probability 1 in
  *   VERIFY_EVERY) and of the last round is checked against the fp32
@@ -61,6 +65,10 @@
 #define WARM_MIN_ROUNDS 3
 #define CLOCK_REL 0.01
 #define CLOCK_ABS_MS 0.010
+/* The measured gap counts up to this much: a candidate that kept the GPU
+ * busy during the empty brackets (work left on another stream) must not
+ * widen the tolerance without bound. */
+#define CLOCK_MAX_SLACK_MS 0.050
 #define EMPTY_BRACKETS 16
 
 typedef struct {
@@ -78,7 +86,7 @@ typedef struct {
     unsigned long long *stamps;                  /* 2 per variant, device */
     cudaEvent_t ev0, ev1;
     double clock_slack_ms;                       /* the clocks' absolute tolerance (empty_gap) */
-    rng secret;                                 /* seeded from the kernel */
+    int early_left;                              /* early rounds still to verify (verify_pick) */
     int tf32_is_fp32;
     /* verification */
     int verified, failed_round, failed_set;
@@ -90,7 +98,7 @@ static void tstate_open(worker *w, tstate *t)
 {
     const suite_problem *p = w->p;
     memset(t, 0, sizeof *t);
-    rng_seed(&t->secret, wk_secret_u64());
+    t->early_left = WK_VERIFY_EARLY;
     for (int k = 0; k < WK_TIMED_SETS; k++) {
         wk_alloc_inputs(w, t->in[k]);
         wk_fill_inputs(w, t->in[k], SUITE_D1, TIMED_TRIAL0 + k);
@@ -140,7 +148,7 @@ static void tstate_close(worker *w, tstate *t)
  * saves nothing, since every element is new. */
 static void refresh_set(worker *w, tstate *t, int k)
 {
-    int trial = TIMED_TRIAL0 + (int)rng_below64(&t->secret, (uint64_t)1 << 30);
+    int trial = TIMED_TRIAL0 + (int)wk_secret_below((uint64_t)1 << 30);
     wk_fill_inputs(w, t->in[k], SUITE_D1, trial);
 }
 
@@ -194,7 +202,11 @@ static int round_order(tstate *t, int order[N_VARIANTS])
     int n = 0;
     for (int v = 0; v < N_VARIANTS; v++)
         if (!(v == V_TF32 && t->tf32_is_fp32)) order[n++] = v;
-    rng_shuffle(&t->secret, order, n);
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)wk_secret_below((uint64_t)i + 1), x = order[i];
+        order[i] = order[j];
+        order[j] = x;
+    }
     return n;
 }
 
@@ -205,7 +217,7 @@ static void warm_up(worker *w, tstate *t)
     for (int round = 0;; round++) {
         int order[N_VARIANTS];
         int n = round_order(t, order);
-        int k = (int)rng_below64(&t->secret, WK_TIMED_SETS);
+        int k = (int)wk_secret_below(WK_TIMED_SETS);
         refresh_set(w, t, k);
         for (int j = 0; j < n; j++) {
             double g, wl;
@@ -260,21 +272,26 @@ static void emit_sample(worker *w, int v, int round, double g, double wl, double
     wk_emit(w, r);
 }
 
-/* Whether round (0-based) is one whose candidate output is verified: the
- * early ones are drawn once, the later ones round by round. */
-static int verify_pick(tstate *t, const int early[WK_VERIFY_EARLY], int round, int min_rounds)
+/* Whether round (0-based), whose calls have run, is one whose candidate
+ * output is verified: exactly WK_VERIFY_EARLY of the first min_rounds,
+ * chosen one round at a time (selection sampling: with k picks left among
+ * r rounds, this one with odds k / r), then each later one with odds 1 in
+ * VERIFY_EVERY.  Every draw comes from the kernel at the moment of the
+ * decision, after the candidate's call: nothing in the worker's memory,
+ * which the candidate can read, says which rounds will be verified. */
+static int verify_pick(tstate *t, int round, int min_rounds)
 {
     if (round < min_rounds) {
-        for (int i = 0; i < WK_VERIFY_EARLY; i++)
-            if (early[i] == round) return 1;
-        return 0;
+        int pick = t->early_left > 0 && wk_secret_below((uint64_t)(min_rounds - round)) < (uint64_t)t->early_left;
+        t->early_left -= pick;
+        return pick;
     }
-    return rng_below64(&t->secret, VERIFY_EVERY) == 0;
+    return wk_secret_below(VERIFY_EVERY) == 0;
 }
 
 /* The clocks' absolute tolerance: twice the median (global timer - event)
  * of EMPTY_BRACKETS brackets around no call on an idle GPU, at least
- * CLOCK_ABS_MS.  An idle GPU shows the stamp kernels' launch latency in
+ * CLOCK_ABS_MS and at most CLOCK_MAX_SLACK_MS.  An idle GPU shows the stamp kernels' launch latency in
  * full, so this bounds what an honest call that leaves the GPU idle can
  * show. */
 static double empty_gap(worker *w, tstate *t)
@@ -297,6 +314,7 @@ static double empty_gap(worker *w, tstate *t)
         gap[m++] = (double)(st[1] - st[0]) * 1e-6 - ms;
     }
     double g = m ? 2 * cstat_median(gap, m, scratch) : 0;
+    if (g > CLOCK_MAX_SLACK_MS) g = CLOCK_MAX_SLACK_MS;
     return g > CLOCK_ABS_MS ? g : CLOCK_ABS_MS;
 }
 
@@ -365,20 +383,11 @@ void wk_timing(worker *w)
         tv[v].mhz = malloc((size_t)cap * sizeof(unsigned));
         if (!tv[v].gpu || !tv[v].wall || !tv[v].gt || !tv[v].mhz) wk_die_launch(w, "harness: out of host memory");
     }
-    int early[WK_VERIFY_EARLY];
-    for (int i = 0; i < WK_VERIFY_EARLY; i++) {
-        int again;
-        do {
-            early[i] = (int)rng_below64(&t.secret, (uint64_t)rule.min_samples);
-            again = 0;
-            for (int j = 0; j < i; j++) again |= early[j] == early[i];
-        } while (again);
-    }
     int n = 0, last_k = 0, last_verified = 0;
     for (int round = 0;; round++) {
         int order[N_VARIANTS];
         int nv = round_order(&t, order);
-        int k = (int)rng_below64(&t.secret, WK_TIMED_SETS);
+        int k = (int)wk_secret_below(WK_TIMED_SETS);
         refresh_set(w, &t, k);
         double g[N_VARIANTS], wl[N_VARIANTS], gt[N_VARIANTS];
         for (int j = 0; j < nv; j++) sample(w, &t, order[j], k, round, &g[order[j]], &wl[order[j]]);
@@ -404,7 +413,7 @@ void wk_timing(worker *w)
             emit_sample(w, V_TF32, round, g[V_FP32], wl[V_FP32], gt[V_FP32], have_mhz, mhz, "fp32");
         }
         last_k = k;
-        last_verified = verify_pick(&t, early, round, rule.min_samples);
+        last_verified = verify_pick(&t, round, rule.min_samples);
         if (last_verified) verify_round(w, &t, round, k, 0);
         for (int b = 0; b < 2; b++) ratio[b][n] = tv[b].gpu[n] / tv[V_CAND].gpu[n];
         n++;
