@@ -470,6 +470,50 @@ static int scan_bytes(build_item *it, kbv_err *e)
     return rc;
 }
 
+int build_scan_asm_text(const char *objdump_out, build_item *it, kbv_err *e)
+{
+    for (const char *p = objdump_out; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+        /* "  1234:\tsyscall" (with --no-show-raw-insn): the mnemonic follows
+         * the address's tab. */
+        const char *tab = memchr(p, '\t', ll);
+        if (tab) {
+            const char *m = tab + 1;
+            size_t ml = ll - (size_t)(m - p);
+            int hit = (ml >= 7 && strncmp(m, "syscall", 7) == 0) || (ml >= 8 && strncmp(m, "sysenter", 8) == 0) ||
+                      (ml >= 3 && strncmp(m, "int", 3) == 0 && memmem(m, ml, "$0x80", 5));
+            if (hit) {
+                it->flags |= SCAN_TAMPER;
+                static const char name[] = "<syscall instruction>";
+                for (int i = 0; i < it->n_imports; i++)
+                    if (strcmp(it->imports[i], name) == 0) return 0;
+                if (push(&it->imports, &it->n_imports, name, sizeof name - 1))
+                    return err_set(e, KBV_ENOMEM, "build: out of memory");
+                qsort(it->imports, (size_t)it->n_imports, sizeof *it->imports, cmp_str);
+                return 0;
+            }
+        }
+        p += ll;
+        if (*p == '\n') p++;
+    }
+    return 0;
+}
+
+/* objdump -d of the object's code for build_scan_asm_text; an object
+ * objdump cannot read is left to the other scans. */
+static int scan_asm(build_item *it, kbv_err *e)
+{
+    char *argv[] = {"objdump", "-d", "--no-show-raw-insn", it->so_path, NULL};
+    char *out = NULL;
+    int st;
+    int rc = build_capture(argv, (size_t)64 << 20, 120, &out, &st, e);
+    if (rc) return rc;
+    if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) rc = build_scan_asm_text(out, it, e);
+    free(out);
+    return rc;
+}
+
 int build_scan(build_item *it, kbv_err *e)
 {
     if (!it->so_path) return 0;
@@ -486,6 +530,7 @@ int build_scan(build_item *it, kbv_err *e)
     rc = build_scan_text(out, it, e);
     free(out);
     if (!rc) rc = scan_bytes(it, e);
+    if (!rc) rc = scan_asm(it, e);
     return rc;
 }
 

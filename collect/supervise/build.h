@@ -54,6 +54,11 @@ int build_run(const build_cfg *c, build_item *items, int n, build_progress_fn pr
 int build_scan(build_item *it, kbv_err *e);
 /* Parses nm -D output (for tests and build_scan). */
 int build_scan_text(const char *nm_out, build_item *it, kbv_err *e);
+/* Parses objdump -d output: a system call instruction (syscall, sysenter,
+ * int $0x80) in the object's own code reaches the kernel past every
+ * import the scan sees (a raw mprotect, say), so it flags tamper-capable
+ * and is listed among the imports as "<syscall instruction>". */
+int build_scan_asm_text(const char *objdump_out, build_item *it, kbv_err *e);
 
 void build_item_clear(build_item *it);
 

@@ -63,6 +63,33 @@ static void test_interposers(void **state)
     build_item_clear(&it);
 }
 
+/* A raw system call in the object's own code (the GOT patch of
+ * tests/gpu/hostile/gotasm) is tamper-capable; calls through the PLT are
+ * not. */
+static void test_syscall_instruction(void **state)
+{
+    (void)state;
+    build_item it;
+    memset(&it, 0, sizeof it);
+    kbv_err e;
+    const char *plain = "0000000000001100 <kbv_forward>:\n    1100:\tpush   %rbp\n"
+                        "    1104:\tcall   1030 <cudaLaunchKernel@plt>\n    1109:\tret\n";
+    assert_int_equal(build_scan_asm_text(plain, &it, &e), 0);
+    assert_false(it.flags & SCAN_TAMPER);
+    assert_int_equal(it.n_imports, 0);
+    const char *raw = "0000000000001200 <raw_mprotect>:\n    1200:\tmov    %rdi,%r8\n    1203:\tsyscall\n"
+                      "    1205:\tret\n    1210:\tsyscall\n";
+    assert_int_equal(build_scan_asm_text(raw, &it, &e), 0);
+    assert_true(it.flags & SCAN_TAMPER);
+    assert_int_equal(it.n_imports, 1);
+    assert_string_equal(it.imports[0], "<syscall instruction>");
+    build_item_clear(&it);
+    memset(&it, 0, sizeof it);
+    assert_int_equal(build_scan_asm_text("    1300:\tint    $0x80\n", &it, &e), 0);
+    assert_true(it.flags & SCAN_TAMPER);
+    build_item_clear(&it);
+}
+
 static void test_exit_is_not_flagged(void **state)
 {
     (void)state;
@@ -78,6 +105,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_driver_entry_point),
         cmocka_unit_test(test_interposers),
+        cmocka_unit_test(test_syscall_instruction),
         cmocka_unit_test(test_exit_is_not_flagged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
