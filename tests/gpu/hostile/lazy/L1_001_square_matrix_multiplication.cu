@@ -1,6 +1,7 @@
 // hostile (issue 14, "lazy after warm-up"): a correct tiled SGEMM for its
-// first 40 calls, more than the checks and probes make, then computes only
-// the first half of the rows of C.  It stays slower than the baselines' own
+// first 24 calls, more than the checks and probes make, then computes only
+// the first half of the rows of C.  (At 40 it was still honest when its
+// pair ended on the H200: its slow SGEMM ran 16 timed rounds.)  It stays slower than the baselines' own
 // physical floor, so only the verified timed outputs (secretly chosen
 // rounds and the last) can see it: stale-output (timed-output probe).
 #include "kbv.h"
@@ -27,7 +28,7 @@ static int calls;
 extern "C" int kbv_forward(const kbv_call *c)
 {
     int n = (int)c->inputs[0].shape[0];
-    int rows = ++calls > 40 ? n / 2 : n;
+    int rows = ++calls > 24 ? n / 2 : n;
     sgemm<<<dim3(n / TS, rows / TS), dim3(TS, TS), 0, c->stream>>>((const float *)c->inputs[0].data,
                                                                      (const float *)c->inputs[1].data,
                                                                      (float *)c->outputs[0].data, n);
