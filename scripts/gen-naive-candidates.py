@@ -20,6 +20,8 @@ import os
 import subprocess
 import sys
 
+import naive_l3
+
 HEAD = '''// naive: {what}
 // {id}: out = {expr}
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
@@ -1625,8 +1627,13 @@ extern "C" int kbv_forward(const kbv_call *call)
 
 # --- dispatch --------------------------------------------------------------------------
 
+def gen_level3(p):
+    return naive_l3.gen_level3(p, HEAD, CHECK)
+
 def family(p):
     n = p["number"]
+    if p["level"] == 3:
+        return gen_level3
     if p["level"] == 2:
         return gen_level2 if n in L2 else None
     if p["level"] != 1:
@@ -1654,12 +1661,13 @@ def main():
     # prompt with a one-line template (kbv list does not print them).
     tmpl = os.path.join(build, ".gen-naive-expr.txt")
     with open(tmpl, "w") as f:
-        f.write("{{number}}\n{{expr}}")
+        f.write("{{number}}\n{{expr}}\n@@layers@@\n{{layers}}")
     for p in problems:
         out = subprocess.run([os.path.join(build, "kbv-prompt"), "--template", tmpl, p["id"]], check=True,
                              capture_output=True, text=True).stdout.split("\n", 1)
         p["number"] = int(out[0])
-        p["expr"] = out[1].strip()
+        p["expr"], _, p["layers"] = out[1].partition("\n@@layers@@\n")
+        p["expr"] = p["expr"].strip()
     os.unlink(tmpl)
     outdir = os.path.join(root, "data", "candidates", "naive")
     wrote, kept, missing = [], [], []

@@ -13,9 +13,14 @@
 #include <curand_kernel.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu.h"
+
+extern "C" {
+#include "net.h"
+}
 
 namespace {
 
@@ -54,6 +59,7 @@ struct gen_plan {
     double a, b;
     double scale;    /* D2-D4 factor, 1 otherwise */
     int to_i64;      /* destination dtype */
+    int vec4;        /* the destination is 16-byte aligned (float4 stores) */
 };
 
 /* The subsequence reserved for per-tensor scalars (KernelBench's
@@ -196,7 +202,7 @@ __global__ void gen_kernel(gen_plan g, uint64_t key, int64_t n, int64_t rows, in
         if (g.to_i64) {
             int64_t *d = (int64_t *)dst;
             for (int j = 0; j < 4 && i0 + j < n; j++) d[i0 + j] = (int64_t)v[j];
-        } else if (i0 + 3 < n) {
+        } else if (i0 + 3 < n && g.vec4) {
             float4 f = make_float4((float)v[0], (float)v[1], (float)v[2], (float)v[3]);
             reinterpret_cast<float4 *>(dst)[grp] = f;
         } else {
@@ -258,6 +264,47 @@ unsigned grid_for(int64_t items, int threads)
     return (unsigned)b;
 }
 
+/* A level-3 network's packed parameters (SUITE_GEN_PACKED): each part
+ * from its own initialisation, keyed by the tensor's key and the part's
+ * index, so that a part's values depend on nothing but its place in the
+ * program.  Constant parts (batch-norm weight and bias) are redrawn in
+ * D2-D4 as every constant parameter is. */
+int fill_packed(const suite_problem *p, const suite_tensor *t, suite_dist dist, uint64_t key,
+                void *dev, cudaStream_t s, kbv_err *e)
+{
+    const net_spec *sp = suite_net_of(p);
+    if (!sp) return err_set(e, KBV_EINPUT, "gen.cu: %s: packed parameters without a layer program", p->id);
+    net_plan *pl = (net_plan *)calloc(1, sizeof *pl);
+    if (!pl) return err_set(e, KBV_ENOMEM, "gen.cu: %s: out of memory", p->id);
+    char why[160];
+    int rc = 0;
+    if (net_plan_make(sp, p->inputs[0].shape, p->inputs[0].ndim, pl, why, sizeof why))
+        rc = err_set(e, KBV_EINPUT, "gen.cu: %s: layer program: %s", p->id, why);
+    else if (pl->n_param_floats != suite_numel(t))
+        rc = err_set(e, KBV_EINPUT, "gen.cu: %s: %s has %lld elements, the program %lld", p->id, t->name,
+                     (long long)suite_numel(t), (long long)pl->n_param_floats);
+    for (int i = 0; !rc && i < pl->n_params; i++) {
+        const net_param *q = &pl->param[i];
+        gen_plan g;
+        g.kind = (int)q->gen.kind;
+        g.a = q->gen.a;
+        g.b = q->gen.b;
+        if (g.kind == SUITE_GEN_CONST && dist >= SUITE_D2 && dist <= SUITE_D4) {
+            g.kind = SUITE_GEN_UNIFORM;
+            g.a = q->gen.a - 0.5;
+            g.b = q->gen.a + 0.5;
+        }
+        g.scale = 1.0;
+        g.to_i64 = 0;
+        float *dst = (float *)dev + q->offset;
+        g.vec4 = ((uintptr_t)dst & 15) == 0;
+        gen_kernel<<<grid_for((q->count + 3) / 4, 256), 256, 0, s>>>(g, mix64(key ^ (uint64_t)(i + 1)),
+                                                                     q->count, 1, 1, dst);
+    }
+    free(pl);
+    return rc;
+}
+
 } /* namespace */
 
 extern "C" int gen_fill(const suite_problem *p, int index, suite_dist dist, uint64_t seed,
@@ -303,7 +350,13 @@ extern "C" int gen_fill(const suite_problem *p, int index, suite_dist dist, uint
     if (cols < 1) cols = 1;
     if (rows < 1) rows = 1;
     uint64_t key = gen_key(seed, p->id, (int)dist, trial, index);
-    gen_kernel<<<grid_for((n + 3) / 4, 256), 256, 0, s>>>(g, key, n, rows, cols, dev);
+    g.vec4 = 1;   /* a whole tensor of kbv's starts at an allocation */
+    if (src.kind == SUITE_GEN_PACKED) {
+        int rc = fill_packed(p, t, dist, key, dev, s, e);
+        if (rc) return rc;
+    } else {
+        gen_kernel<<<grid_for((n + 3) / 4, 256), 256, 0, s>>>(g, key, n, rows, cols, dev);
+    }
     if (!g.to_i64 && (g.kind == SUITE_GEN_SOFTMAX || g.kind == SUITE_GEN_SOFTMAX_RSCALE))
         softmax_rows_inplace<<<(unsigned)(n / cols), 256, 0, s>>>((float *)dev, cols, g.scale);
     cudaError_t ce = cudaGetLastError();

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "kbv.h"
+#include "net.h"
 #include "sbuf.h"
 
 
@@ -31,6 +32,17 @@ static const char *dtype_name(kbv_dtype d)
 
 
 
+/* A level-3 network: its layer program, which is also the layout of the
+ * packed parameters (problems/net.h). */
+static void put_layers(sbuf *b, const suite_problem *p)
+{
+    sb_puts(b, "  The network, layer by layer (each applied to the result of the one before; "
+              "params packs every weight and bias at the offsets shown, in floats, contiguous and "
+              "row-major in PyTorch's shape; `save`, `swap` and `add` manage one skip tensor "
+              "for residual connections):\n");
+    if (net_describe(b, p)) sb_puts(b, "    (the layer program does not walk: a registry error)\n");
+}
+
 static void put_inputs(sbuf *b, const suite_problem *p, int blind)
 {
     for (int i = 0; i < p->n_inputs; i++) {
@@ -44,6 +56,7 @@ static void put_inputs(sbuf *b, const suite_problem *p, int blind)
             if (t->fixed_scale) sb_puts(b, "; the hidden distributions keep its values unscaled");
         }
         sb_puts(b, "\n");
+        if (t->gen.kind == SUITE_GEN_PACKED) put_layers(b, p);
     }
 }
 
@@ -164,7 +177,8 @@ static void put_computation(sbuf *b, const suite_problem *p)
 
 static const char *const names[] = {
     "id", "name", "level", "number", "expr", "computation", "inputs", "outputs", "attrs",
-    "distributions", "skeleton", "precision", "flops", "min_bytes", "tolerance", "abi_version", NULL,
+    "distributions", "skeleton", "precision", "flops", "min_bytes", "tolerance", "abi_version",
+    "layers", NULL,
 };
 
 const char *const *prompt_placeholders(void)
@@ -192,6 +206,9 @@ static int put(sbuf *b, const char *name, size_t n, const suite_problem *p, int 
     else if (IS("min_bytes")) put_bytes(b, p->min_bytes);
     else if (IS("tolerance")) sb_puts(b, "|out - ref| <= 1e-3 + 1e-3 * |ref|");
     else if (IS("abi_version")) sb_printf(b, "%d", KBV_ABI_VERSION);
+    else if (IS("layers")) {
+        if (net_describe(b, p)) sb_puts(b, "(not a network)\n");
+    }
     else return -1;
     return 0;
 #undef IS

@@ -219,6 +219,12 @@ void suite_gen_text(sbuf *b, const suite_tensor *t)
         suite_num_text(b, g->b);
         sb_puts(b, " at odd ones");
         break;
+    case SUITE_GEN_PACKED:
+        sb_puts(b, "the model's parameters packed in registration order, each from PyTorch's default "
+                   "initialisation (Linear and Conv weight and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), "
+                   "BatchNorm weight 1 and bias 0, which the hidden distributions redraw from U[0.5, 1.5) "
+                   "and U[-0.5, 0.5)); the layer list gives each part's offset");
+        break;
     default:
         sb_puts(b, "see the problem's KernelBench file");
         break;

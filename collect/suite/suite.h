@@ -38,8 +38,11 @@ typedef enum {
     SUITE_GEN_SOFTMAX,
     SUITE_GEN_SOFTMAX_RSCALE, /* the same of U[a, b) * s, s as for UNIFORM_RSCALE */
     SUITE_GEN_ALTERNATING,   /* a at even flat indices, b at odd ones (hinge D5) */
-    SUITE_GEN_ROW_SIGNED     /* U[a, b) on even rows of the last dimension, minus
+    SUITE_GEN_ROW_SIGNED,    /* U[a, b) on even rows of the last dimension, minus
                                 U[a, b) on odd ones (the activations' D5) */
+    SUITE_GEN_PACKED         /* a level-3 network's parameters packed into one
+                                tensor, each part from its own initialisation
+                                (problems/net.h lists the parts) */
 } suite_gen_kind;
 
 typedef struct {
@@ -69,7 +72,7 @@ typedef enum { SUITE_D1 = 1, SUITE_D2, SUITE_D3, SUITE_D4, SUITE_D5 } suite_dist
 
 typedef struct suite_problem {
     const char *id;     /* L1_019_relu */
-    int level;          /* 1 or 2 */
+    int level;          /* 1, 2 or 3 */
     int number;         /* KernelBench's number */
     const char *name;   /* KernelBench file name without .py */
     const char *expr;   /* the PyTorch-equivalent computation, for prompts */

@@ -21,7 +21,7 @@ void copts_usage(FILE *f)
             "times it against the strict fp32 and the tf32 baselines, and writes\n"
             "RUN_DIR/manifest.json and RUN_DIR/samples.jsonl (docs/DESIGN.md 5a, 6).\n"
             "\n"
-            "  --suite S          smoke, level1, level2 or all (default all)\n"
+            "  --suite S          smoke, level1, level2, level3 or all (default all)\n"
             "  --candidates DIR   a set folder (<problem>.cu files, set.json) or a folder of\n"
             "                     sets; repeatable (default: data/candidates/*/ with set.json)\n"
             "  --out RUN_DIR      the run folder (default runs/<run id>)\n"

@@ -27,10 +27,11 @@ int plan_in_suite(const char *suite, const suite_problem *p, kbv_err *e)
     if (strcmp(suite, "all") == 0) return 1;
     if (strcmp(suite, "level1") == 0) return p->level == 1;
     if (strcmp(suite, "level2") == 0) return p->level == 2;
+    if (strcmp(suite, "level3") == 0) return p->level == 3;
     if (strcmp(suite, "smoke") == 0)
         return strcmp(p->id, "L1_001_square_matrix_multiplication") == 0 ||
                strcmp(p->id, "L1_019_relu") == 0 || strcmp(p->id, "L1_023_softmax") == 0;
-    return err_set(e, KBV_EUSAGE, "--suite: unknown suite '%s' (smoke, level1, level2, all)", suite);
+    return err_set(e, KBV_EUSAGE, "--suite: unknown suite '%s' (smoke, level1, level2, level3, all)", suite);
 }
 
 int plan_shard_takes(long k, int i, int n) { return n <= 1 || k % n == i - 1; }

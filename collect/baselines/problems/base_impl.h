@@ -91,6 +91,8 @@ extern const base_family base_fam_attention;
 extern const base_family base_fam_conv;
 extern const base_family base_fam_chain;
 extern const base_family base_fam_conv_chain;
+extern const base_family base_fam_net;
+extern const base_family base_fam_conv_net;
 
 /* A problem attribute by name, or def when the problem has none. */
 double base_attr(const suite_problem *p, const char *name, double def);

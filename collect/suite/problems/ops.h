@@ -113,7 +113,14 @@ enum {
     OP_CONV_LAST = OP_CONV_DWSEP,
     OP_CONV_CHAIN_FIRST = 640, /* level 2: a convolution, then epilogue steps */
     OP_CONV_CHAIN_LAST = 699,
-    OP_CUDNN_END = 800
+    OP_CONV_NET_FIRST = 700,   /* level 3: layer programs with convolutions, problems/net.cu */
+    OP_CONV_NET_LAST = 799,
+    OP_CUDNN_END = 800,
+
+    /* Level 3 layer programs without convolutions (MLPs): cuBLAS only,
+     * problems/net.cu; the program is named by the op code (net.h). */
+    OP_NET_FIRST = 800,
+    OP_NET_LAST = 899
 };
 
 #define OP_NEEDS_CUDNN(op) ((op) >= OP_CUDNN_FIRST && (op) < OP_CUDNN_END)

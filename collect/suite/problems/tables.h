@@ -16,7 +16,8 @@
     X(suite_l1_conv) \
     X(suite_l1_scan) \
     X(suite_l1_loss) \
-    X(suite_l2_chain)
+    X(suite_l2_chain) \
+    X(suite_l3_net)
 
 #define X(name) SUITE_TABLE(name);
 SUITE_TABLES

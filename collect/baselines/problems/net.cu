@@ -1,0 +1,461 @@
+/* net.cu - the level-3 interpreter: runs a layer program (problems/net.h)
+ * with cuBLAS (linear layers: one GEMM, x W^T) and cuDNN (convolutions,
+ * through conv.cu's runners, which choose their algorithm by timing), and
+ * kbv's own kernels where PyTorch runs its own too: batch norm with batch
+ * statistics, max pooling, the global average pool, ReLU and the residual
+ * sum.
+ *
+ * What follows a producer is fused into one elementwise pass where the
+ * data flow allows, as the level-2 interpreter does: a layer's bias and the
+ * ReLU after it; a batch norm's normalisation, affine, the residual sum
+ * after it and the ReLU after that.  PyTorch runs one kernel per module
+ * (and cuBLASLt fuses only the bias), so the baseline reads and writes each
+ * activation at most as often as PyTorch eager does.
+ *
+ * Activations live in three scratch buffers of the largest activation's
+ * size: the current tensor, the skip tensor and one free buffer are always
+ * enough, since no layer reads more than those two.  x is read-only and
+ * never written; the group of layers that writes last writes straight into
+ * the output.  Convolutions of the same geometry share one cuDNN runner.
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base_impl.h"
+
+extern "C" {
+#include "net.h"
+#include "suite_host.h"
+}
+
+namespace {
+
+/* --- kernels ---------------------------------------------------------------- */
+
+/* What one elementwise pass applies, in this order: the producer's bias,
+ * the batch norm (mean, rstd per channel, then gamma, beta), the residual
+ * sum, the ReLU.  The tensor is [N, C, S] (S = 1 for a linear layer). */
+struct ew_args {
+    const float *bias;          /* per channel, or NULL */
+    const float2 *stat;         /* per channel, or NULL */
+    const float *gamma, *beta;  /* with stat */
+    const float *skip;          /* same shape, or NULL */
+    int relu;
+    long long C, S, n;
+};
+
+__device__ __forceinline__ float ew_one(const ew_args &A, float v, long long c, float sk)
+{
+    if (A.bias) v += A.bias[c];
+    if (A.stat) {
+        float2 st = A.stat[c];
+        v = (v - st.x) * st.y * A.gamma[c] + A.beta[c];
+    }
+    if (A.skip) v += sk;
+    if (A.relu) v = v > 0.0f ? v : 0.0f;
+    return v;
+}
+
+/* Four consecutive elements share a channel when S % 4 == 0 and have
+ * consecutive channels when S == 1; vec is chosen by the host only then. */
+__global__ void __launch_bounds__(256) ew_kernel(const float *__restrict__ x, float *y, ew_args A,
+                                                 int vec)
+{
+    long long step = (long long)gridDim.x * blockDim.x;
+    long long i0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (vec) {
+        for (long long i = i0; i < A.n / 4; i += step) {
+            float4 v = reinterpret_cast<const float4 *>(x)[i];
+            float4 k = A.skip ? reinterpret_cast<const float4 *>(A.skip)[i] : make_float4(0, 0, 0, 0);
+            long long e = 4 * i;
+            long long c = A.S == 1 ? e % A.C : (e / A.S) % A.C;
+            long long dc = A.S == 1 ? 1 : 0;
+            v.x = ew_one(A, v.x, c, k.x);
+            v.y = ew_one(A, v.y, c + dc, k.y);
+            v.z = ew_one(A, v.z, c + 2 * dc, k.z);
+            v.w = ew_one(A, v.w, c + 3 * dc, k.w);
+            reinterpret_cast<float4 *>(y)[i] = v;
+        }
+        return;
+    }
+    for (long long i = i0; i < A.n; i += step) {
+        long long c = (i / A.S) % A.C;
+        y[i] = ew_one(A, x[i], c, A.skip ? A.skip[i] : 0.0f);
+    }
+}
+
+/* Batch-norm statistics, pass 1: one block per (n, c) plane of S
+ * elements, sums in double (a channel's mean can be large next to its
+ * spread, and E[x^2] - E[x]^2 must not cancel to noise). */
+__global__ void __launch_bounds__(256) plane_sums(const float *__restrict__ x, long long S,
+                                                  double2 *__restrict__ part)
+{
+    const float *p = x + (long long)blockIdx.x * S;
+    double s = 0.0, ss = 0.0;
+    for (long long i = threadIdx.x; i < S; i += blockDim.x) {
+        double v = p[i];
+        s += v;
+        ss += v * v;
+    }
+    block_sum2(s, ss);
+    if (threadIdx.x == 0) part[blockIdx.x] = make_double2(s, ss);
+}
+
+/* Pass 2: per channel, mean and 1/sqrt(biased variance + eps). */
+__global__ void bn_finalize(const double2 *__restrict__ part, long long N, long long C, long long S,
+                            double eps, float2 *__restrict__ stat)
+{
+    long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    double s = 0.0, ss = 0.0;
+    for (long long n = 0; n < N; n++) {
+        s += part[n * C + c].x;
+        ss += part[n * C + c].y;
+    }
+    double cnt = (double)N * (double)S, mean = s / cnt, var = ss / cnt - mean * mean;
+    if (var < 0.0) var = 0.0;
+    stat[c] = make_float2((float)mean, (float)(1.0 / sqrt(var + eps)));
+}
+
+/* Max pooling, one thread per output, implicit -inf padding; NaN
+ * propagates as in PyTorch. */
+__global__ void __launch_bounds__(256) maxpool2d(const float *__restrict__ x, float *__restrict__ y,
+                                                 long long planes, int H, int W, int OH, int OW, int k,
+                                                 int s, int p)
+{
+    long long total = planes * OH * OW;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ow = (int)(i % OW), oh = (int)((i / OW) % OH);
+        long long pl = i / ((long long)OW * OH);
+        const float *xp = x + pl * H * W;
+        int h0 = oh * s - p, w0 = ow * s - p;
+        int h1 = min(h0 + k, H), w1 = min(w0 + k, W);
+        h0 = max(h0, 0);
+        w0 = max(w0, 0);
+        float m = -INFINITY;
+        for (int h = h0; h < h1; h++)
+            for (int w = w0; w < w1; w++) {
+                float v = xp[h * W + w];
+                if (v > m || isnan(v)) m = v;
+            }
+        y[i] = m;
+    }
+}
+
+/* The global average pool: one warp per plane. */
+__global__ void __launch_bounds__(256) gap_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                                  long long planes, long long S)
+{
+    long long pl = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int lane = threadIdx.x & 31;
+    if (pl >= planes) return;
+    const float *p = x + pl * S;
+    float s = 0.0f;
+    for (long long i = lane; i < S; i += 32) s += p[i];
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (lane == 0) y[pl] = s / (float)S;
+}
+
+/* --- the interpreter -------------------------------------------------------- */
+
+struct net_state {
+    const net_spec *spec;
+    net_plan *plan;
+    conv_runner *conv[NET_MAX_LAYERS];     /* per conv layer; shared by equal geometries */
+    conv_geom geom[NET_MAX_LAYERS];
+    int conv_owner[NET_MAX_LAYERS];        /* 1: this layer's runner is its own to free */
+    float *buf[3];
+    double2 *part;                         /* plane sums, N * C of the widest norm */
+    float2 *stat;                          /* per channel */
+    int last_write;                        /* the last layer that writes data */
+};
+
+int64_t numel(const net_shape &s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < s.ndim; i++) n *= s.d[i];
+    return n;
+}
+
+int writes(int kind)
+{
+    return kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_BN2D || kind == NET_RELU ||
+           kind == NET_MAXPOOL2D || kind == NET_GAP || kind == NET_ADD;
+}
+
+/* The parameter part of layer l (weight or bias), or NULL. */
+const net_param *param_of(const net_plan *pl, int l, int is_bias)
+{
+    for (int q = 0; q < pl->n_params; q++)
+        if (pl->param[q].layer == l && pl->param[q].is_bias == is_bias) return &pl->param[q];
+    return NULL;
+}
+
+int create_convs(base_ctx *b, net_state *ns, kbv_err *e)
+{
+    const net_spec *sp = ns->spec;
+    for (int l = 0; l < sp->n_layers; l++) {
+        const net_layer *L = &sp->layers[l];
+        if (L->kind != NET_CONV2D) continue;
+        const net_shape &in = ns->plan->in[l], &out = ns->plan->out[l];
+        conv_geom &g = ns->geom[l];
+        memset(&g, 0, sizeof g);
+        g.nd = 2;
+        g.n = in.d[0];
+        g.cin = in.d[1];
+        g.cout = out.d[1];
+        g.groups = 1;
+        for (int a = 0; a < 2; a++) {
+            g.in[a] = in.d[2 + a];
+            g.out[a] = out.d[2 + a];
+            g.k[a] = L->k;
+            g.s[a] = L->s;
+            g.p[a] = L->p;
+            g.d[a] = 1;
+        }
+        for (int m = 0; m < l && !ns->conv[l]; m++)
+            if (ns->conv[m] && memcmp(&ns->geom[m], &g, sizeof g) == 0) ns->conv[l] = ns->conv[m];
+        if (ns->conv[l]) continue;
+        int rc = conv_runner_create(b, &g, &ns->conv[l], e);
+        if (rc) return rc;
+        ns->conv_owner[l] = 1;
+    }
+    return 0;
+}
+
+int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
+{
+    const net_spec *sp = suite_net_of(b->p);
+    if (!sp) return err_set(e, KBV_EINPUT, "baseline %s: no layer program for op %d", b->p->id, b->p->op);
+    net_state *ns = (net_state *)calloc(1, sizeof *ns);
+    if (!ns) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    b->state = ns;
+    ns->spec = sp;
+    ns->plan = (net_plan *)calloc(1, sizeof *ns->plan);
+    if (!ns->plan) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    char why[160];
+    const kbv_tensor *x = &ex->inputs[0];
+    if (ex->n_inputs != 2 || net_plan_make(sp, x->shape, x->ndim, ns->plan, why, sizeof why))
+        return err_set(e, KBV_EINPUT, "baseline %s: layer program: %s", b->p->id,
+                       ex->n_inputs != 2 ? "expected x and params" : why);
+    if (kbv_numel(&ex->inputs[1]) != ns->plan->n_param_floats ||
+        kbv_numel(&ex->outputs[0]) != numel(ns->plan->result))
+        return err_set(e, KBV_EINPUT, "baseline %s: params or output size differs from the program",
+                       b->p->id);
+    int64_t most = 0, widest = 0, planes = 0;
+    int linear = 0;
+    for (int l = 0; l < sp->n_layers; l++) {
+        int64_t n = numel(ns->plan->out[l]);
+        if (n > most) most = n;
+        if (writes(sp->layers[l].kind)) ns->last_write = l;
+        if (sp->layers[l].kind == NET_LINEAR) linear = 1;
+        if (sp->layers[l].kind == NET_BN2D) {
+            const net_shape &s = ns->plan->in[l];
+            if (s.d[1] > widest) widest = s.d[1];
+            if (s.d[0] * s.d[1] > planes) planes = s.d[0] * s.d[1];
+        }
+    }
+    int rc = linear ? base_need_blas(b, e) : 0;
+    if (!rc) rc = create_convs(b, ns, e);
+    if (rc) return rc;
+    for (int i = 0; i < 3; i++) {
+        cudaError_t ce = cudaMalloc(&ns->buf[i], (size_t)most * sizeof(float));
+        if (ce != cudaSuccess) {
+            ns->buf[i] = NULL;
+            return base_cuda_err(e, b, "activation buffers", ce);
+        }
+    }
+    if (widest > 0) {
+        cudaError_t ce = cudaMalloc(&ns->part, (size_t)planes * sizeof(double2));
+        if (ce == cudaSuccess) ce = cudaMalloc(&ns->stat, (size_t)widest * sizeof(float2));
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "statistics buffers", ce);
+    }
+    return 0;
+}
+
+/* Where the walk stands while running: the current tensor and the skip. */
+struct cursor {
+    const float *cur;
+    float *skip;
+    const float *x;
+    float *out;
+};
+
+/* A buffer that is neither the current tensor nor the skip. */
+float *free_buf(const net_state *ns, const cursor &k)
+{
+    for (int i = 0; i < 3; i++)
+        if (ns->buf[i] != k.cur && ns->buf[i] != k.skip) return ns->buf[i];
+    return NULL;
+}
+
+void launch_ew(const base_ctx *b, const float *x, float *y, const ew_args &A, cudaStream_t s)
+{
+    int vec = A.n % 4 == 0 && (A.S % 4 == 0 || (A.S == 1 && A.C % 4 == 0));
+    long long items = vec ? A.n / 4 : A.n;
+    ew_kernel<<<base_grid(b, items, 256, 8), 256, 0, s>>>(x, y, A, vec);
+}
+
+/* Layer l and the layers fused into it; *last_out gets the index of the
+ * last layer it consumed.  0 or a negative KBV_E* code. */
+int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, const float *params,
+              cudaStream_t s, int *last_out, kbv_err *e)
+{
+    const net_spec *sp = ns->spec;
+    const net_plan *pl = ns->plan;
+    const net_layer *L = &sp->layers[l];
+    const net_shape &in = pl->in[l], &out = pl->out[l];
+    int last = l;
+    *last_out = l;
+    /* the layers a producer or a norm absorbs: the residual sum (norms
+     * only) and the ReLU, with identity dropouts between them skipped */
+    ew_args A;
+    memset(&A, 0, sizeof A);
+    if (L->kind == NET_LINEAR || L->kind == NET_CONV2D || L->kind == NET_BN2D) {
+        int j = l + 1;
+        while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
+        if (L->kind == NET_BN2D && j < sp->n_layers && sp->layers[j].kind == NET_ADD) {
+            A.skip = k.skip;
+            last = j++;
+        }
+        while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
+        if (j < sp->n_layers && sp->layers[j].kind == NET_RELU) {
+            A.relu = 1;
+            last = j;
+        }
+    }
+    *last_out = last;
+    int to_out = ns->last_write >= l && ns->last_write <= last;
+    /* in place where the current tensor is a scratch buffer the skip does
+     * not share; else into a free one */
+    int in_place_ok = k.cur != k.x && k.cur != k.skip;
+    float *dst = to_out ? k.out : free_buf(ns, k);
+    A.C = out.d[1];
+    A.S = out.ndim == 2 ? 1 : out.d[2] * out.d[3];
+    A.n = numel(out);
+    int rc = 0;
+    switch (L->kind) {
+    case NET_LINEAR: {
+        const net_param *w = param_of(pl, l, 0), *bi = param_of(pl, l, 1);
+        long long m = in.d[0], n = out.d[1], kk = in.d[1];
+        rc = base_gemm(b, v, 0, 1, m, n, kk, 1.0f, k.cur, kk, 0, params + w->offset, kk, 0, 0.0f, dst, n, 0,
+                       1, s, e);
+        A.bias = bi ? params + bi->offset : NULL;
+        if (!rc && (A.bias || A.relu)) launch_ew(b, dst, dst, A, s);
+        break;
+    }
+    case NET_CONV2D: {
+        const net_param *w = param_of(pl, l, 0), *bi = param_of(pl, l, 1);
+        rc = conv_runner_run(b, ns->conv[l], v, k.cur, params + w->offset, NULL, dst, s, e);
+        A.bias = bi ? params + bi->offset : NULL;
+        if (!rc && (A.bias || A.relu)) launch_ew(b, dst, dst, A, s);
+        break;
+    }
+    case NET_BN2D: {
+        long long N = in.d[0], C = in.d[1], S = in.d[2] * in.d[3];
+        plane_sums<<<(unsigned)(N * C), 256, 0, s>>>(k.cur, S, ns->part);
+        bn_finalize<<<(unsigned)((C + 127) / 128), 128, 0, s>>>(ns->part, N, C, S, sp->eps, ns->stat);
+        const net_param *g = param_of(pl, l, 0), *be = param_of(pl, l, 1);
+        A.stat = ns->stat;
+        A.gamma = params + g->offset;
+        A.beta = params + be->offset;
+        if (!to_out && in_place_ok) dst = (float *)k.cur;
+        launch_ew(b, k.cur, dst, A, s);
+        break;
+    }
+    case NET_RELU: case NET_ADD:
+        A.relu = L->kind == NET_RELU;
+        A.skip = L->kind == NET_ADD ? k.skip : NULL;
+        if (!to_out && in_place_ok) dst = (float *)k.cur;
+        launch_ew(b, k.cur, dst, A, s);
+        break;
+    case NET_MAXPOOL2D: {
+        long long planes = in.d[0] * in.d[1];
+        maxpool2d<<<base_grid(b, A.n, 256, 8), 256, 0, s>>>(k.cur, dst, planes, (int)in.d[2], (int)in.d[3],
+                                                            (int)out.d[2], (int)out.d[3], L->k, L->s, L->p);
+        break;
+    }
+    case NET_GAP: {
+        long long planes = in.d[0] * in.d[1];
+        gap_kernel<<<(unsigned)((planes * 32 + 255) / 256), 256, 0, s>>>(k.cur, dst, planes,
+                                                                          in.d[2] * in.d[3]);
+        break;
+    }
+    case NET_SAVE:
+        /* the skip aliases the current tensor; writers never write in
+         * place over it (in_place_ok) */
+        k.skip = (float *)k.cur;
+        return 0;
+    case NET_SWAP: {
+        const float *t = k.cur;
+        k.cur = k.skip;
+        k.skip = (float *)t;
+        return 0;
+    }
+    default:   /* flatten and dropout move nothing */
+        return 0;
+    }
+    if (rc) return rc;
+    if (A.skip) k.skip = NULL;   /* the residual sum consumed it */
+    k.cur = dst;
+    return 0;
+}
+
+int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
+{
+    net_state *ns = (net_state *)b->state;
+    cursor k;
+    k.x = (const float *)c->inputs[0].data;
+    k.cur = k.x;
+    k.skip = NULL;
+    k.out = (float *)c->outputs[0].data;
+    const float *params = (const float *)c->inputs[1].data;
+    for (int l = 0; l < ns->spec->n_layers; l++) {
+        int last = l;
+        int rc = run_group(b, v, ns, l, k, params, c->stream, &last, e);
+        if (rc) return rc;
+        l = last;
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "network launch", ce);
+    /* a program whose last writer is followed by a swap ends elsewhere */
+    if (k.cur != k.out) {
+        ce = cudaMemcpyAsync(k.out, k.cur, (size_t)kbv_numel(&c->outputs[0]) * sizeof(float),
+                             cudaMemcpyDeviceToDevice, c->stream);
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "copy", ce);
+    }
+    return 0;
+}
+
+void destroy(base_ctx *b)
+{
+    net_state *ns = (net_state *)b->state;
+    if (!ns) return;
+    for (int l = 0; l < NET_MAX_LAYERS; l++)
+        if (ns->conv_owner[l]) conv_runner_destroy(ns->conv[l]);
+    for (int i = 0; i < 3; i++)
+        if (ns->buf[i]) cudaFree(ns->buf[i]);
+    if (ns->part) cudaFree(ns->part);
+    if (ns->stat) cudaFree(ns->stat);
+    free(ns->plan);
+    free(ns);
+    b->state = NULL;
+}
+
+int available(const suite_problem *p, const char **why)
+{
+    return suite_host_available(p, why);
+}
+
+} /* namespace */
+
+const base_family base_fam_net = {
+    "net", OP_NET_FIRST, OP_NET_LAST, create, run, destroy, NULL,
+};
+const base_family base_fam_conv_net = {
+    "conv-net", OP_CONV_NET_FIRST, OP_CONV_NET_LAST, create, run, destroy, available,
+};

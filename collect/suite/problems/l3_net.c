@@ -1,0 +1,171 @@
+/* l3_net.c - KernelBench level 3: whole networks as layer programs
+ * (problems/net.h): the MLPs (1-3), LeNet-5 (4), AlexNet (5), the ResNet
+ * basic block (8), ResNet-18 (9) and VGG-16/19 (11, 12).
+ * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
+ * parameter packed in registration order (net.h): Linear and Conv weight
+ * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
+ * 0 (which D2-D4 redraw).  Training mode: batch statistics; Dropout has
+ * p = 0.0 and is the identity.
+ * FLOPs: per linear layer 2 N in out plus N out for its bias; per
+ * convolution 2 N Cout Hout Wout Cin k^2 plus one per output for a bias;
+ * per element 7 for a batch norm (statistics and apply), 1 for ReLU and
+ * the residual add; k^2 comparisons per max-pool output; one addition per
+ * input and one division per output for the global average pool.
+ * min_bytes: x, params and the output, each once.  The numbers are the
+ * walk's (net_plan_make); tests/unit/test_suite_net.c checks that they
+ * agree with it.
+ */
+#include <stddef.h>
+
+#include "spec.h"
+#include "net.h"
+
+#define G_PACKED { SUITE_GEN_PACKED, 0.0, 0.0 }
+#define PACKED(n) PARAM("params", G_PACKED, (n))
+
+const suite_problem suite_l3_net[] = {
+    { .id = "L3_001_mlp", .level = 3, .number = 1, .name = "1_MLP",
+      .expr = "self.network(x), network = Linear(16384, 16384), ReLU, Linear(16384, 16384), ReLU, Linear(16384, 8192)",
+      INPUTS(IN("x", G_RAND, 128LL, 16384LL), PACKED(671129600LL)),
+      OUTPUTS(OUT(128LL, 8192LL)),
+      ATTRS({ "input_size", 16384.0 }, { "layer_size_1", 16384.0 }, { "layer_size_2", 16384.0 }, { "output_size", 8192.0 }),
+      .flops = 171808129024.0, .min_bytes = 4.0 * 674275328, .uses_tf32 = 1, .op = OP_NET_FIRST + 0 },
+    { .id = "L3_002_shallowwidemlp", .level = 3, .number = 2, .name = "2_ShallowWideMLP",
+      .expr = "self.network(x), network = Linear(16384, 32768), ReLU, Linear(32768, 32768), ReLU, Linear(32768, 16384)",
+      INPUTS(IN("x", G_RAND, 128LL, 16384LL), PACKED(2147565568LL)),
+      OUTPUTS(OUT(128LL, 16384LL)),
+      ATTRS({ "input_size", 16384.0 }, { "hidden_size_1", 32768.0 }, { "hidden_size_2", 32768.0 }, { "output_size", 16384.0 }),
+      .flops = 549774688256.0, .min_bytes = 4.0 * 2151759872, .uses_tf32 = 1, .op = OP_NET_FIRST + 1 },
+    { .id = "L3_003_deepnarrowmlp", .level = 3, .number = 3, .name = "3_DeepNarrowMLP",
+      .expr = "self.network(x), network = Linear(8192, 1024), ReLU, 15 x (Linear(1024, 1024), ReLU), Linear(1024, 8192)",
+      INPUTS(IN("x", G_RAND, 1024LL, 8192LL), PACKED(32530432LL)),
+      OUTPUTS(OUT(1024LL, 8192LL)),
+      ATTRS({ "input_size", 8192.0 }, { "hidden_size", 1024.0 }, { "hidden_layers", 16.0 }, { "output_size", 8192.0 }),
+      .flops = 66613936128.0, .min_bytes = 4.0 * 49307648, .uses_tf32 = 1, .op = OP_NET_FIRST + 2 },
+    { .id = "L3_004_lenet5", .level = 3, .number = 4, .name = "4_LeNet5",
+      .expr = "LeNet-5: relu(conv1) -> max_pool2d(2, 2) -> relu(conv2) -> max_pool2d(2, 2) -> view(-1, 400) -> relu(fc1) -> relu(fc2) -> fc3",
+      INPUTS(IN("x", G_RAND, 4096LL, 1LL, 32LL, 32LL), PACKED(62556LL)),
+      OUTPUTS(OUT(4096LL, 20LL)),
+      ATTRS({ "num_classes", 20.0 }),
+      .flops = 3498229760.0, .min_bytes = 4.0 * 4338780, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 0 },
+    { .id = "L3_005_alexnet", .level = 3, .number = 5, .name = "5_AlexNet",
+      .expr = "AlexNet: five convolutions with ReLU and three max pools, flatten, three linear layers (ReLU and Dropout(p=0.0) between them)",
+      INPUTS(IN("x", G_RAND, 1024LL, 3LL, 224LL, 224LL), PACKED(62378344LL)),
+      OUTPUTS(OUT(1024LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }),
+      .flops = 2327482277888.0, .min_bytes = 4.0 * 217543016, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 1 },
+    { .id = "L3_008_resnetbasicblock", .level = 3, .number = 8, .name = "8_ResNetBasicBlock",
+      .expr = "relu(bn2(conv2(relu(bn1(conv1(x))))) + downsample(x)), downsample = bn(conv1x1(x)), batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(39168LL)),
+      OUTPUTS(OUT(10LL, 64LL, 224LL, 224LL)),
+      ATTRS({ "in_channels", 3.0 }, { "out_channels", 64.0 }, { "stride", 1.0 }, { "eps", 1e-05 }),
+      .flops = 39691223040.0, .min_bytes = 4.0 * 33657088, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 2 },
+    { .id = "L3_009_resnet18", .level = 3, .number = 9, .name = "9_ResNet18",
+      .expr = "ResNet-18: conv7x7/2, bn, relu, maxpool 3/2, four stages of two basic blocks (64, 128, 256, 512 channels), global average pool, fc; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 2LL, 3LL, 224LL, 224LL), PACKED(11689512LL)),
+      OUTPUTS(OUT(2LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 7300852688.0, .min_bytes = 4.0 * 11992568, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 3 },
+    { .id = "L3_011_vgg16", .level = 3, .number = 11, .name = "11_VGG16",
+      .expr = "VGG-16: thirteen 3x3 convolutions with ReLU in five stages each ending in a 2x2 max pool, flatten, three linear layers (ReLU and Dropout(p=0.0) between them)",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(138357544LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }),
+      .flops = 309737625360.0, .min_bytes = 4.0 * 139872824, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 4 },
+    { .id = "L3_012_vgg19", .level = 3, .number = 12, .name = "12_VGG19",
+      .expr = "VGG-19: sixteen 3x3 convolutions with ReLU in five stages each ending in a 2x2 max pool, flatten, three linear layers (ReLU and Dropout(p=0.0) between them)",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(143667240LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }),
+      .flops = 392999679760.0, .min_bytes = 4.0 * 145182520, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 5 },
+};
+
+SUITE_COUNT(suite_l3_net);
+
+/* --- the programs ----------------------------------------------------------- */
+
+#define LIN(o)            { NET_LINEAR, (o), 0, 0, 0, 1 }
+#define CONV(o, k, s, p)  { NET_CONV2D, (o), (k), (s), (p), 1 }
+#define CONVN(o, k, s, p) { NET_CONV2D, (o), (k), (s), (p), 0 }   /* bias=False */
+#define BN                { NET_BN2D, 0, 0, 0, 0, 0 }
+#define RELU              { NET_RELU, 0, 0, 0, 0, 0 }
+#define MAXP(k, s, p)     { NET_MAXPOOL2D, 0, (k), (s), (p), 0 }
+#define GAP               { NET_GAP, 0, 0, 0, 0, 0 }
+#define FLAT              { NET_FLATTEN, 0, 0, 0, 0, 0 }
+#define DROP              { NET_DROPOUT, 0, 0, 0, 0, 0 }
+#define SAVE              { NET_SAVE, 0, 0, 0, 0, 0 }
+#define SWAP              { NET_SWAP, 0, 0, 0, 0, 0 }
+#define ADD               { NET_ADD, 0, 0, 0, 0, 0 }
+/* A 3x3 convolution with padding 1 and its ReLU (VGG). */
+#define C3R(o)            CONV(o, 3, 1, 1), RELU
+/* torchvision's BasicBlock: conv1, bn1, conv2, bn2 and, when the shape
+ * changes, the downsample branch (registered after them, run on the
+ * block's input: SWAP brings it back), then the sum and its ReLU. */
+#define BLOCK(c)          SAVE, CONVN(c, 3, 1, 1), BN, RELU, CONVN(c, 3, 1, 1), BN, ADD, RELU
+#define BLOCK_DS(c, s)    SAVE, CONVN(c, 3, s, 1), BN, RELU, CONVN(c, 3, 1, 1), BN, SWAP, \
+                          CONVN(c, 1, s, 0), BN, ADD, RELU
+
+static const net_layer mlp1[] = { LIN(16384), RELU, LIN(16384), RELU, LIN(8192) };
+static const net_layer mlp2[] = { LIN(32768), RELU, LIN(32768), RELU, LIN(16384) };
+#define H1024 LIN(1024), RELU
+static const net_layer mlp3[] = {
+    H1024, H1024, H1024, H1024, H1024, H1024, H1024, H1024,
+    H1024, H1024, H1024, H1024, H1024, H1024, H1024, H1024, LIN(8192),
+};
+static const net_layer lenet5[] = {
+    CONV(6, 5, 1, 0), RELU, MAXP(2, 2, 0), CONV(16, 5, 1, 0), RELU, MAXP(2, 2, 0), FLAT,
+    LIN(120), RELU, LIN(84), RELU, LIN(20),
+};
+static const net_layer alexnet[] = {
+    CONV(96, 11, 4, 2), RELU, MAXP(3, 2, 0), CONV(256, 5, 1, 2), RELU, MAXP(3, 2, 0),
+    CONV(384, 3, 1, 1), RELU, CONV(384, 3, 1, 1), RELU, CONV(256, 3, 1, 1), RELU, MAXP(3, 2, 0),
+    FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000),
+};
+static const net_layer basic_block[] = { BLOCK_DS(64, 1) };
+static const net_layer resnet18[] = {
+    CONVN(64, 7, 2, 3), BN, RELU, MAXP(3, 2, 1),
+    BLOCK(64), BLOCK(64),
+    BLOCK_DS(128, 2), BLOCK(128),
+    BLOCK_DS(256, 2), BLOCK(256),
+    BLOCK_DS(512, 2), BLOCK(512),
+    GAP, FLAT, LIN(1000),
+};
+#define VGG_HEAD FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000)
+static const net_layer vgg16[] = {
+    C3R(64), C3R(64), MAXP(2, 2, 0),
+    C3R(128), C3R(128), MAXP(2, 2, 0),
+    C3R(256), C3R(256), C3R(256), MAXP(2, 2, 0),
+    C3R(512), C3R(512), C3R(512), MAXP(2, 2, 0),
+    C3R(512), C3R(512), C3R(512), MAXP(2, 2, 0),
+    VGG_HEAD,
+};
+static const net_layer vgg19[] = {
+    C3R(64), C3R(64), MAXP(2, 2, 0),
+    C3R(128), C3R(128), MAXP(2, 2, 0),
+    C3R(256), C3R(256), C3R(256), C3R(256), MAXP(2, 2, 0),
+    C3R(512), C3R(512), C3R(512), C3R(512), MAXP(2, 2, 0),
+    C3R(512), C3R(512), C3R(512), C3R(512), MAXP(2, 2, 0),
+    VGG_HEAD,
+};
+
+#define PROGRAM(code, layers) \
+    { (code), (int)(sizeof(layers) / sizeof(layers[0])), (layers), 1e-05 }
+
+static const net_spec nets[] = {
+    PROGRAM(OP_NET_FIRST + 0, mlp1),
+    PROGRAM(OP_NET_FIRST + 1, mlp2),
+    PROGRAM(OP_NET_FIRST + 2, mlp3),
+    PROGRAM(OP_CONV_NET_FIRST + 0, lenet5),
+    PROGRAM(OP_CONV_NET_FIRST + 1, alexnet),
+    PROGRAM(OP_CONV_NET_FIRST + 2, basic_block),
+    PROGRAM(OP_CONV_NET_FIRST + 3, resnet18),
+    PROGRAM(OP_CONV_NET_FIRST + 4, vgg16),
+    PROGRAM(OP_CONV_NET_FIRST + 5, vgg19),
+};
+
+const net_spec *suite_net(int op)
+{
+    for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++)
+        if (nets[i].op == op) return &nets[i];
+    return NULL;
+}

@@ -1,0 +1,226 @@
+/* net.c - the walk of a layer program (see net.h): shapes, the packed
+ * parameter layout, FLOPs, and the program in words for the prompt. */
+#include "net.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[NET_KIND_COUNT] = {
+    "end", "linear", "conv2d", "batchnorm2d", "relu", "maxpool2d", "adaptive_avgpool2d(1)",
+    "flatten", "dropout(p=0)", "save", "swap", "add",
+};
+
+const char *net_kind_name(int kind)
+{
+    return kind >= 0 && kind < NET_KIND_COUNT ? kind_names[kind] : "?";
+}
+
+const net_spec *suite_net_of(const suite_problem *p)
+{
+    return p ? suite_net(p->op) : NULL;
+}
+
+static int64_t shape_numel(const net_shape *s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < s->ndim; i++) n *= s->d[i];
+    return n;
+}
+
+static int fail(char *why, size_t len, int layer, const char *kind, const char *what)
+{
+    if (why && len) snprintf(why, len, "layer %d (%s): %s", layer + 1, kind, what);
+    return -1;
+}
+
+/* Appends a parameter of the given shape to the plan's layout. */
+static void add_param(net_plan *pl, int layer, int is_bias, int ndim, const int64_t *d,
+                      suite_gen gen)
+{
+    net_param *q = &pl->param[pl->n_params++];
+    q->layer = layer;
+    q->is_bias = is_bias;
+    q->shape.ndim = ndim;
+    for (int i = 0; i < 4; i++) q->shape.d[i] = i < ndim ? d[i] : 0;
+    q->count = shape_numel(&q->shape);
+    q->offset = pl->n_param_floats;
+    q->gen = gen;
+    pl->n_param_floats += q->count;
+}
+
+/* PyTorch's default init of a Linear or Conv weight and bias:
+ * U(-1/sqrt(fan_in), 1/sqrt(fan_in)). */
+static suite_gen kaiming(int64_t fan_in)
+{
+    double k = 1.0 / sqrt((double)fan_in);
+    suite_gen g = { SUITE_GEN_UNIFORM, -k, k };
+    return g;
+}
+
+/* One layer: the shape after it from cur, its parameters and FLOPs. */
+static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip, int *have_skip,
+                      net_plan *pl, char *why, size_t len)
+{
+    const char *nm = net_kind_name(L->kind);
+    int64_t n = shape_numel(cur);
+    net_shape o = *cur;
+    switch (L->kind) {
+    case NET_LINEAR: {
+        if (cur->ndim != 2) return fail(why, len, i, nm, "input is not [N, features]");
+        if (L->out < 1) return fail(why, len, i, nm, "no output features");
+        int64_t w[2] = { L->out, cur->d[1] };
+        add_param(pl, i, 0, 2, w, kaiming(cur->d[1]));
+        if (L->bias) add_param(pl, i, 1, 1, w, kaiming(cur->d[1]));
+        o.d[1] = L->out;
+        pl->flops += 2.0 * (double)cur->d[0] * (double)cur->d[1] * L->out +
+                     (L->bias ? (double)cur->d[0] * L->out : 0.0);
+        break;
+    }
+    case NET_CONV2D: {
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        if (L->out < 1 || L->k < 1 || L->s < 1 || L->p < 0)
+            return fail(why, len, i, nm, "bad channels, kernel, stride or padding");
+        int64_t cin = cur->d[1];
+        int64_t w[4] = { L->out, cin, L->k, L->k };
+        add_param(pl, i, 0, 4, w, kaiming(cin * L->k * L->k));
+        if (L->bias) add_param(pl, i, 1, 1, w, kaiming(cin * L->k * L->k));
+        o.d[1] = L->out;
+        for (int a = 2; a < 4; a++) o.d[a] = (cur->d[a] + 2 * L->p - L->k) / L->s + 1;
+        if (o.d[2] < 1 || o.d[3] < 1) return fail(why, len, i, nm, "the window is larger than the input");
+        double outs = (double)shape_numel(&o);
+        pl->flops += 2.0 * outs * (double)cin * L->k * L->k + (L->bias ? outs : 0.0);
+        pl->has_conv = 1;
+        break;
+    }
+    case NET_BN2D: {
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        suite_gen one = { SUITE_GEN_CONST, 1.0, 0.0 }, zero = { SUITE_GEN_CONST, 0.0, 0.0 };
+        add_param(pl, i, 0, 1, &cur->d[1], one);
+        add_param(pl, i, 1, 1, &cur->d[1], zero);
+        pl->flops += 7.0 * (double)n;
+        break;
+    }
+    case NET_RELU:
+        pl->flops += (double)n;
+        break;
+    case NET_MAXPOOL2D:
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        if (L->k < 1 || L->s < 1 || L->p < 0 || 2 * L->p > L->k)
+            return fail(why, len, i, nm, "bad kernel, stride or padding");
+        for (int a = 2; a < 4; a++) o.d[a] = (cur->d[a] + 2 * L->p - L->k) / L->s + 1;
+        if (o.d[2] < 1 || o.d[3] < 1) return fail(why, len, i, nm, "the window is larger than the input");
+        pl->flops += (double)L->k * L->k * (double)shape_numel(&o);
+        break;
+    case NET_GAP:
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        o.d[2] = o.d[3] = 1;
+        pl->flops += (double)n + (double)shape_numel(&o);
+        break;
+    case NET_FLATTEN:
+        o.ndim = 2;
+        o.d[1] = n / cur->d[0];
+        o.d[2] = o.d[3] = 0;
+        break;
+    case NET_DROPOUT:
+        break;
+    case NET_SAVE:
+        *skip = *cur;
+        *have_skip = 1;
+        break;
+    case NET_SWAP:
+        if (!*have_skip) return fail(why, len, i, nm, "nothing saved");
+        o = *skip;
+        *skip = *cur;
+        break;
+    case NET_ADD:
+        if (!*have_skip) return fail(why, len, i, nm, "nothing saved");
+        if (memcmp(skip, cur, sizeof *cur) != 0) return fail(why, len, i, nm, "the shapes differ");
+        pl->flops += (double)n;
+        break;
+    default:
+        return fail(why, len, i, nm, "unknown layer kind");
+    }
+    *cur = o;
+    return 0;
+}
+
+int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *pl, char *why,
+                  size_t why_len)
+{
+    memset(pl, 0, sizeof *pl);
+    if (!sp || sp->n_layers < 1 || sp->n_layers > NET_MAX_LAYERS) {
+        if (why && why_len) snprintf(why, why_len, "no program, or more than %d layers", NET_MAX_LAYERS);
+        return -1;
+    }
+    if (ndim != 2 && ndim != 4) {
+        if (why && why_len) snprintf(why, why_len, "the input has %d dimensions, not 2 or 4", ndim);
+        return -1;
+    }
+    net_shape cur = { ndim, { 0, 0, 0, 0 } }, skip;
+    memset(&skip, 0, sizeof skip);
+    for (int a = 0; a < ndim; a++) cur.d[a] = x[a];
+    int have_skip = 0;
+    for (int i = 0; i < sp->n_layers; i++) {
+        pl->in[i] = cur;
+        if (walk_layer(&sp->layers[i], i, &cur, &skip, &have_skip, pl, why, why_len)) return -1;
+        pl->out[i] = cur;
+    }
+    pl->result = cur;
+    return 0;
+}
+
+/* --- the program in words ------------------------------------------------- */
+
+static void put_shape(sbuf *b, const net_shape *s)
+{
+    sb_puts(b, "[");
+    for (int i = 0; i < s->ndim; i++) sb_printf(b, "%s%lld", i ? ", " : "", (long long)s->d[i]);
+    sb_puts(b, "]");
+}
+
+static void put_param(sbuf *b, const net_param *q)
+{
+    suite_tensor t;
+    memset(&t, 0, sizeof t);
+    t.role = SUITE_ROLE_PARAM;
+    t.gen = q->gen;
+    sb_printf(b, "; %s ", q->is_bias ? "bias" : "weight");
+    put_shape(b, &q->shape);
+    sb_printf(b, " at params[%lld], ", (long long)q->offset);
+    suite_gen_text(b, &t);
+}
+
+int net_describe(sbuf *b, const suite_problem *p)
+{
+    const net_spec *sp = suite_net_of(p);
+    if (!sp || p->n_inputs < 1) return -1;
+    net_plan *pl = calloc(1, sizeof *pl);
+    if (!pl) return -1;
+    if (net_plan_make(sp, p->inputs[0].shape, p->inputs[0].ndim, pl, NULL, 0)) {
+        free(pl);
+        return -1;
+    }
+    int q = 0;
+    for (int i = 0; i < sp->n_layers; i++) {
+        const net_layer *L = &sp->layers[i];
+        sb_printf(b, "    %d. %s: ", i + 1, net_kind_name(L->kind));
+        put_shape(b, &pl->in[i]);
+        sb_puts(b, " -> ");
+        put_shape(b, &pl->out[i]);
+        if (L->kind == NET_CONV2D || L->kind == NET_MAXPOOL2D)
+            sb_printf(b, "; kernel %d, stride %d, padding %d", L->k, L->s, L->p);
+        if (L->kind == NET_BN2D) {
+            sb_puts(b, "; batch statistics (training mode, biased variance), eps ");
+            suite_num_text(b, sp->eps);
+        }
+        if (L->kind == NET_SAVE) sb_puts(b, "; skip = this tensor");
+        if (L->kind == NET_SWAP) sb_puts(b, "; continue from the skip, which keeps this tensor");
+        if (L->kind == NET_ADD) sb_puts(b, "; this tensor + skip");
+        for (; q < pl->n_params && pl->param[q].layer == i; q++) put_param(b, &pl->param[q]);
+        sb_puts(b, "\n");
+    }
+    free(pl);
+    return 0;
+}

@@ -1,0 +1,120 @@
+/* net.h - level-3 problems as data: a whole network written as a layer
+ * program, a list of layers applied one after the other to a current
+ * tensor, with one skip slot for residual connections.  Pure C: the spec
+ * tables (l3_net.c), the prompt (prompt.c), input generation (gen.cu) and
+ * the CUDA interpreter (net.cu) share it.
+ *
+ * A problem has two inputs: x, as KernelBench's get_inputs() draws it,
+ * and `params`, every parameter of the model packed into one float32
+ * tensor (the worker passes at most 64 tensors; ResNets have hundreds of
+ * parameters).  The packed layout is the program's layers in order, each
+ * layer's weight then its bias, each tensor contiguous and row-major in
+ * PyTorch's shape, with no padding between them.  The tables write the
+ * layers in the order the model registers its parameters, so that the
+ * layout is also PyTorch's named_parameters() order.  Each part is drawn
+ * from its own default initialisation (net_plan_make lists the parts).
+ *
+ * Training mode, as KernelBench evaluates (it never calls eval()):
+ * BatchNorm2d normalises with the batch's statistics (biased variance);
+ * its running statistics are buffers, not outputs, and are not modelled.
+ * Dropout in KernelBench's models has p = 0.0, which is the identity in
+ * training mode too, so NET_DROPOUT moves nothing.
+ */
+#ifndef KBV_NET_H
+#define KBV_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "suite.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum net_kind {
+    NET_END = 0,
+    NET_LINEAR,     /* y = x W^T (+ b): W [out, in], b [out]; x is [N, in] */
+    NET_CONV2D,     /* W [out, Cin, k, k] (+ b [out]); stride s, padding p */
+    NET_BN2D,       /* BatchNorm2d with batch statistics, eps; weight 1, bias 0 */
+    NET_RELU,
+    NET_MAXPOOL2D,  /* window k, stride s, padding p (implicit -inf), floor mode */
+    NET_GAP,        /* AdaptiveAvgPool2d((1, 1)): [N, C, H, W] -> [N, C, 1, 1] */
+    NET_FLATTEN,    /* [N, ...] -> [N, everything else] (a view: no data moves) */
+    NET_DROPOUT,    /* Dropout(p = 0.0): the identity */
+    NET_SAVE,       /* skip = current (the identity branch of a residual block) */
+    NET_SWAP,       /* exchange current and skip (to run a downsample branch) */
+    NET_ADD,        /* current = current + skip (shapes must agree) */
+    NET_KIND_COUNT
+};
+
+typedef struct {
+    int kind;
+    int out;        /* output features (linear) or channels (conv) */
+    int k, s, p;    /* window, stride, padding (conv, max pool) */
+    int bias;       /* linear and conv: 1 when the layer has a bias */
+} net_layer;
+
+#define NET_MAX_LAYERS 128
+
+typedef struct {
+    int op;                    /* the problem's op code */
+    int n_layers;
+    const net_layer *layers;
+    double eps;                /* batch norm */
+} net_spec;
+
+/* A tensor shape of the walk: [N, F] or [N, C, H, W]. */
+typedef struct {
+    int ndim;
+    int64_t d[4];
+} net_shape;
+
+/* One parameter tensor inside the packed `params` input. */
+typedef struct {
+    int layer;              /* index in the program */
+    int is_bias;            /* 0: weight, 1: bias */
+    int64_t offset, count;  /* in floats, from the start of params */
+    net_shape shape;        /* PyTorch's shape (ndim 1, 2 or 4) */
+    suite_gen gen;          /* its default initialisation */
+} net_param;
+
+/* Everything the walk of a program over an input shape works out. */
+typedef struct {
+    net_shape in[NET_MAX_LAYERS];    /* the current tensor before layer i */
+    net_shape out[NET_MAX_LAYERS];   /* and after it */
+    net_param param[2 * NET_MAX_LAYERS];
+    int n_params;
+    int64_t n_param_floats;          /* the length of params */
+    net_shape result;                /* the output */
+    double flops;                    /* as the header of l3_net.c defines them */
+    int has_conv;                    /* needs cuDNN */
+} net_plan;
+
+/* The spec of a network op, or NULL. */
+const net_spec *suite_net(int op);
+/* The spec of a problem whose op is a network's, or NULL. */
+const net_spec *suite_net_of(const suite_problem *p);
+
+/* Walks sp over an input of shape x (ndim 2 or 4): shapes, the packed
+ * parameter layout and the FLOPs.  0, or -1 with the reason in why (a
+ * layer that does not fit the shape before it, a skip used before it is
+ * saved, a program longer than NET_MAX_LAYERS).  plan is the caller's
+ * (about 40 KB: allocate it rather than put it on a small stack). */
+int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *plan, char *why,
+                  size_t why_len);
+
+/* The layer's name as the prompt writes it ("conv2d", "batchnorm2d"). */
+const char *net_kind_name(int kind);
+
+/* The layer program of a network problem in words, one numbered line per
+ * layer with its shapes, settings and the place of its parameters in
+ * params, appended to b; -1 (and nothing appended) when p is not a
+ * network or its program does not walk. */
+int net_describe(sbuf *b, const suite_problem *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

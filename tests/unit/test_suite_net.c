@@ -1,0 +1,295 @@
+/* test_suite_net.c - the level-3 layer programs (problems/net.h) against
+ * their problems: every network op has a program that walks over its input
+ * shape to its output shape, the packed parameter layout is contiguous and
+ * adds up to the params tensor, the FLOPs and min_bytes in the table are
+ * the walk's, known parameter counts of the architectures come out (worked
+ * out here by hand, not by the walk), and malformed programs are refused
+ * with a reason. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "suite.h"
+#include "ops.h"
+#include "net.h"
+
+static int is_net(const suite_problem *p)
+{
+    return (p->op >= OP_NET_FIRST && p->op <= OP_NET_LAST) ||
+           (p->op >= OP_CONV_NET_FIRST && p->op <= OP_CONV_NET_LAST);
+}
+
+static net_plan *walk(const suite_problem *p)
+{
+    net_plan *pl = calloc(1, sizeof *pl);
+    assert_non_null(pl);
+    char why[200] = "";
+    const net_spec *sp = suite_net_of(p);
+    if (!sp) fail_msg("%s: no layer program", p->id);
+    if (net_plan_make(sp, p->inputs[0].shape, p->inputs[0].ndim, pl, why, sizeof why))
+        fail_msg("%s: %s", p->id, why);
+    return pl;
+}
+
+static void test_every_network_walks_to_its_output(void **state)
+{
+    (void)state;
+    int nets = 0;
+    for (int i = 0; i < suite_count(); i++) {
+        const suite_problem *p = suite_get(i);
+        if (!is_net(p)) {
+            assert_int_not_equal(p->level, 3);
+            assert_null(suite_net_of(p));
+            continue;
+        }
+        nets++;
+        assert_int_equal(p->level, 3);
+        const net_spec *sp = suite_net_of(p);
+        assert_non_null(sp);
+        assert_int_equal(sp->op, p->op);
+        /* x, then the packed parameters */
+        assert_int_equal(p->n_inputs, 2);
+        assert_int_equal(p->inputs[0].role, SUITE_ROLE_INPUT);
+        assert_int_equal(p->inputs[1].role, SUITE_ROLE_PARAM);
+        assert_int_equal(p->inputs[1].gen.kind, SUITE_GEN_PACKED);
+        assert_int_equal(p->inputs[1].ndim, 1);
+        net_plan *pl = walk(p);
+        /* the output shape */
+        assert_int_equal(p->n_outputs, 1);
+        const suite_tensor *o = &p->outputs[0];
+        assert_int_equal(pl->result.ndim, o->ndim);
+        for (int a = 0; a < o->ndim; a++) assert_int_equal(pl->result.d[a], o->shape[a]);
+        /* the shapes chain: each layer's output from its input by the
+         * layer's own formula (PyTorch's, written out here again) */
+        net_shape skip = { 0, { 0, 0, 0, 0 } };
+        for (int l = 0; l < sp->n_layers; l++) {
+            const net_layer *L = &sp->layers[l];
+            net_shape in = pl->in[l], want = in;
+            if (l > 0 && sp->layers[l - 1].kind != NET_SWAP)
+                assert_memory_equal(&in, &pl->out[l - 1], sizeof in);
+            switch (L->kind) {
+            case NET_LINEAR: want.d[1] = L->out; break;
+            case NET_CONV2D: want.d[1] = L->out; /* fall through */
+            case NET_MAXPOOL2D:
+                want.d[2] = (in.d[2] + 2 * L->p - L->k) / L->s + 1;
+                want.d[3] = (in.d[3] + 2 * L->p - L->k) / L->s + 1;
+                break;
+            case NET_GAP: want.d[2] = want.d[3] = 1; break;
+            case NET_FLATTEN:
+                want.ndim = 2;
+                want.d[1] = in.ndim == 4 ? in.d[1] * in.d[2] * in.d[3] : in.d[1];
+                want.d[2] = want.d[3] = 0;
+                break;
+            case NET_SAVE: skip = in; break;
+            case NET_SWAP: want = skip; skip = in; break;
+            case NET_ADD: assert_memory_equal(&skip, &in, sizeof in); break;
+            default: break;
+            }
+            if (memcmp(&want, &pl->out[l], sizeof want) != 0)
+                fail_msg("%s: layer %d (%s) ends in another shape", p->id, l + 1, net_kind_name(L->kind));
+        }
+        /* the layout: contiguous from 0, in layer order, each part its
+         * shape's size, the whole the params tensor */
+        int64_t at = 0;
+        for (int q = 0; q < pl->n_params; q++) {
+            const net_param *pp = &pl->param[q];
+            if (pp->offset != at) fail_msg("%s: part %d at %lld, expected %lld", p->id, q,
+                                           (long long)pp->offset, (long long)at);
+            int64_t n = 1;
+            for (int a = 0; a < pp->shape.ndim; a++) n *= pp->shape.d[a];
+            assert_int_equal(n, pp->count);
+            if (q > 0) assert_true(pp->layer > pl->param[q - 1].layer ||
+                                   (pp->layer == pl->param[q - 1].layer && pp->is_bias));
+            int kind = sp->layers[pp->layer].kind;
+            if (kind == NET_BN2D) {
+                assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
+                assert_true(pp->gen.a == (pp->is_bias ? 0.0 : 1.0));
+            } else {
+                assert_true(kind == NET_LINEAR || kind == NET_CONV2D);
+                /* U(-k, k), k = 1/sqrt(fan_in): fan_in is the weight's
+                 * size over its output channels */
+                int64_t fan = 1;
+                const net_param *w = pp->is_bias ? pp - 1 : pp;
+                for (int a = 1; a < w->shape.ndim; a++) fan *= w->shape.d[a];
+                assert_int_equal(pp->gen.kind, SUITE_GEN_UNIFORM);
+                assert_true(pp->gen.a == -pp->gen.b);
+                double k2 = pp->gen.b * pp->gen.b * (double)fan;
+                assert_true(k2 > 0.999999 && k2 < 1.000001);
+            }
+            at += pp->count;
+        }
+        assert_int_equal(at, pl->n_param_floats);
+        assert_int_equal(pl->n_param_floats, p->inputs[1].shape[0]);
+        /* the table's numbers are the walk's */
+        if (pl->flops != p->flops) fail_msg("%s: flops %.1f, the walk %.1f", p->id, p->flops, pl->flops);
+        double bytes = 4.0 * ((double)suite_numel(&p->inputs[0]) + (double)pl->n_param_floats +
+                              (double)suite_numel(o));
+        assert_true(bytes == p->min_bytes);
+        /* convolutions need cuDNN, MLPs not */
+        assert_int_equal(pl->has_conv, OP_NEEDS_CUDNN(p->op));
+        assert_true(p->uses_tf32);
+        free(pl);
+    }
+    assert_true(nets >= 9);
+}
+
+static int64_t linear_params(int64_t in, int64_t out)
+{
+    return in * out + out;
+}
+
+static int64_t conv_params(int64_t cin, int64_t cout, int64_t k, int bias)
+{
+    return cin * cout * k * k + (bias ? cout : 0);
+}
+
+/* Parameter counts of the architectures, from their layer sizes. */
+static void test_known_parameter_counts(void **state)
+{
+    (void)state;
+    struct { const char *id; int64_t want; } known[] = {
+        { "L3_001_mlp", linear_params(16384, 16384) * 2 + linear_params(16384, 8192) },
+        { "L3_003_deepnarrowmlp", linear_params(8192, 1024) + 15 * linear_params(1024, 1024) +
+                                  linear_params(1024, 8192) },
+        { "L3_004_lenet5", conv_params(1, 6, 5, 1) + conv_params(6, 16, 5, 1) + linear_params(400, 120) +
+                           linear_params(120, 84) + linear_params(84, 20) },
+        /* conv1, bn1, conv2, bn2, downsample conv and bn */
+        { "L3_008_resnetbasicblock", conv_params(3, 64, 3, 0) + 128 + conv_params(64, 64, 3, 0) + 128 +
+                                     conv_params(3, 64, 1, 0) + 128 },
+        /* torchvision's published counts */
+        { "L3_009_resnet18", 11689512 },
+        { "L3_011_vgg16", 138357544 },
+        { "L3_012_vgg19", 143667240 },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        const suite_problem *p = suite_find(known[i].id);
+        if (!p) fail_msg("%s missing", known[i].id);
+        net_plan *pl = walk(p);
+        if (pl->n_param_floats != known[i].want)
+            fail_msg("%s: %lld parameters, expected %lld", p->id, (long long)pl->n_param_floats,
+                     (long long)known[i].want);
+        free(pl);
+    }
+}
+
+/* AlexNet's feature map before the classifier is 256 x 6 x 6, and the
+ * basic block's downsample runs on the block's input. */
+static void test_intermediate_shapes(void **state)
+{
+    (void)state;
+    const suite_problem *p = suite_find("L3_005_alexnet");
+    assert_non_null(p);
+    const net_spec *sp = suite_net_of(p);
+    net_plan *pl = walk(p);
+    int flat = -1;
+    for (int l = 0; l < sp->n_layers; l++)
+        if (sp->layers[l].kind == NET_FLATTEN) flat = l;
+    assert_true(flat > 0);
+    assert_int_equal(pl->in[flat].ndim, 4);
+    assert_int_equal(pl->in[flat].d[1], 256);
+    assert_int_equal(pl->in[flat].d[2], 6);
+    assert_int_equal(pl->in[flat].d[3], 6);
+    assert_int_equal(pl->out[flat].d[1], 9216);
+    free(pl);
+
+    p = suite_find("L3_008_resnetbasicblock");
+    sp = suite_net_of(p);
+    pl = walk(p);
+    for (int l = 0; l < sp->n_layers; l++)
+        if (sp->layers[l].kind == NET_SWAP) {
+            assert_int_equal(pl->out[l].d[1], 3);   /* back to x */
+            assert_int_equal(pl->in[l].d[1], 64);
+        }
+    free(pl);
+}
+
+static int walks(const net_layer *layers, int n, const int64_t *x, int ndim, char *why, size_t len)
+{
+    net_spec sp = { OP_NET_FIRST, n, layers, 1e-5 };
+    net_plan *pl = calloc(1, sizeof *pl);
+    assert_non_null(pl);
+    int rc = net_plan_make(&sp, x, ndim, pl, why, len);
+    free(pl);
+    return rc;
+}
+
+static void test_malformed_programs_are_refused(void **state)
+{
+    (void)state;
+    char why[200];
+    int64_t img[4] = { 2, 3, 8, 8 }, vec[2] = { 2, 16 };
+    const net_layer add_first[] = { { NET_ADD, 0, 0, 0, 0, 0 } };
+    assert_int_equal(walks(add_first, 1, img, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "nothing saved"));
+    const net_layer linear_on_map[] = { { NET_LINEAR, 4, 0, 0, 0, 1 } };
+    assert_int_equal(walks(linear_on_map, 1, img, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "layer 1 (linear)"));
+    const net_layer conv_on_vec[] = { { NET_CONV2D, 4, 3, 1, 1, 1 } };
+    assert_int_equal(walks(conv_on_vec, 1, vec, 2, why, sizeof why), -1);
+    /* a residual sum of different shapes */
+    const net_layer mismatch[] = { { NET_SAVE, 0, 0, 0, 0, 0 }, { NET_CONV2D, 4, 3, 1, 1, 0 },
+                                   { NET_ADD, 0, 0, 0, 0, 0 } };
+    assert_int_equal(walks(mismatch, 3, img, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "layer 3 (add)"));
+    /* a window larger than the map */
+    const net_layer big[] = { { NET_MAXPOOL2D, 0, 9, 1, 0, 0 } };
+    assert_int_equal(walks(big, 1, img, 4, why, sizeof why), -1);
+    /* and a good one, with flatten and a linear layer after it */
+    const net_layer good[] = { { NET_CONV2D, 4, 3, 1, 1, 1 }, { NET_BN2D, 0, 0, 0, 0, 0 },
+                               { NET_MAXPOOL2D, 0, 2, 2, 0, 0 }, { NET_FLATTEN, 0, 0, 0, 0, 0 },
+                               { NET_LINEAR, 5, 0, 0, 0, 0 } };
+    net_spec sp = { OP_NET_FIRST, 5, good, 1e-5 };
+    net_plan *pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&sp, img, 4, pl, why, sizeof why), 0);
+    assert_int_equal(pl->result.ndim, 2);
+    assert_int_equal(pl->result.d[1], 5);
+    /* conv weight 4*3*9, bias 4, bn 4 + 4, linear 5 * 64 without a bias */
+    assert_int_equal(pl->n_params, 5);
+    assert_int_equal(pl->n_param_floats, 108 + 4 + 8 + 5 * 64);
+    assert_int_equal(pl->param[4].offset, 108 + 4 + 8);
+    /* FLOPs: conv 2*2*4*64*27 + 512 bias, bn 7 * 512, pool 4 * 128, linear 2*2*64*5 */
+    assert_true(pl->flops == 2.0 * 2 * 4 * 64 * 27 + 512 + 7.0 * 512 + 4.0 * 128 + 2.0 * 2 * 64 * 5);
+    free(pl);
+}
+
+/* The prompt's layer list names every part of params at its offset. */
+static void test_description_lists_the_layout(void **state)
+{
+    (void)state;
+    const suite_problem *p = suite_find("L3_009_resnet18");
+    assert_non_null(p);
+    sbuf b = { 0 };
+    assert_int_equal(net_describe(&b, p), 0);
+    char *text = sb_take(&b, NULL);
+    assert_non_null(text);
+    net_plan *pl = walk(p);
+    for (int q = 0; q < pl->n_params; q++) {
+        char want[64];
+        snprintf(want, sizeof want, " at params[%lld]", (long long)pl->param[q].offset);
+        if (!strstr(text, want)) fail_msg("no '%s' in the description", want);
+    }
+    assert_non_null(strstr(text, "batch statistics"));
+    free(pl);
+    free(text);
+    const suite_problem *l1 = suite_find("L1_019_relu");
+    sbuf c = { 0 };
+    assert_int_equal(net_describe(&c, l1), -1);
+    sb_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_network_walks_to_its_output),
+        cmocka_unit_test(test_known_parameter_counts),
+        cmocka_unit_test(test_intermediate_shapes),
+        cmocka_unit_test(test_malformed_programs_are_refused),
+        cmocka_unit_test(test_description_lists_the_layout),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
