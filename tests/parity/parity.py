@@ -274,8 +274,121 @@ L2 = {
 }
 
 
+# Level 3: the networks, built with torch.nn in training mode (as
+# KernelBench runs them) and given kbv's packed parameters with
+# vector_to_parameters, which fills them in registration order: a wrong
+# layout in the registry shows here as a wrong output.
+def mlp(sizes):
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i + 2 < len(sizes):
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+class LeNet5(torch.nn.Module):
+    def __init__(self, classes):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 6, 5)
+        self.conv2 = torch.nn.Conv2d(6, 16, 5)
+        self.fc1 = torch.nn.Linear(400, 120)
+        self.fc2 = torch.nn.Linear(120, 84)
+        self.fc3 = torch.nn.Linear(84, classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(torch.relu(self.conv1(x)), 2, 2)
+        x = F.max_pool2d(torch.relu(self.conv2(x)), 2, 2)
+        x = torch.relu(self.fc1(x.flatten(1)))
+        return self.fc3(torch.relu(self.fc2(x)))
+
+
+def classifier(features, classes):
+    return [torch.nn.Flatten(), torch.nn.Linear(features, 4096), torch.nn.ReLU(), torch.nn.Dropout(0.0),
+            torch.nn.Linear(4096, 4096), torch.nn.ReLU(), torch.nn.Dropout(0.0), torch.nn.Linear(4096, classes)]
+
+
+def alexnet(classes):
+    C, R, M = torch.nn.Conv2d, torch.nn.ReLU, torch.nn.MaxPool2d
+    return torch.nn.Sequential(C(3, 96, 11, 4, 2), R(), M(3, 2), C(96, 256, 5, 1, 2), R(), M(3, 2),
+                               C(256, 384, 3, 1, 1), R(), C(384, 384, 3, 1, 1), R(), C(384, 256, 3, 1, 1), R(),
+                               M(3, 2), *classifier(256 * 6 * 6, classes))
+
+
+def vgg(stages, classes):
+    layers, cin = [], 3
+    for cout, n in stages:
+        for _ in range(n):
+            layers += [torch.nn.Conv2d(cin, cout, 3, padding=1), torch.nn.ReLU()]
+            cin = cout
+        layers.append(torch.nn.MaxPool2d(2, 2))
+    return torch.nn.Sequential(*layers, *classifier(512 * 7 * 7, classes))
+
+
+class Block(torch.nn.Module):
+    """A ResNet basic block; the downsample branch when the shape changes."""
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(cout)
+        self.conv2 = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = torch.nn.Sequential(torch.nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                            torch.nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+        return torch.relu(y + (self.down(x) if self.down is not None else x))
+
+
+def resnet18(classes):
+    layers = [torch.nn.Conv2d(3, 64, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(64), torch.nn.ReLU(),
+              torch.nn.MaxPool2d(3, 2, 1)]
+    cin = 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
+        cin = cout
+    return torch.nn.Sequential(*layers, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                               torch.nn.Linear(512, classes))
+
+
+L3_BUILD = {
+    1: lambda: mlp([16384, 16384, 16384, 8192]),
+    2: lambda: mlp([16384, 32768, 32768, 16384]),
+    3: lambda: mlp([8192] + [1024] * 16 + [8192]),
+    4: lambda: LeNet5(20),
+    5: lambda: alexnet(1000),
+    8: lambda: Block(3, 64, 1),
+    9: lambda: resnet18(1000),
+    11: lambda: vgg(((64, 2), (128, 2), (256, 3), (512, 3), (512, 3)), 1000),
+    12: lambda: vgg(((64, 2), (128, 2), (256, 4), (512, 4), (512, 4)), 1000),
+}
+_nets = {}
+
+
+def network(n):
+    """The reference of level-3 problem n: the model, built once per
+    parameter tensor, its parameters views of kbv's packed tensor."""
+    def run(p, t):
+        key = (n, t[1].data_ptr())
+        if key not in _nets:
+            _nets.clear()
+            m = L3_BUILD[n]().cuda().train()
+            if sum(q.numel() for q in m.parameters()) != t[1].numel():
+                raise RuntimeError("parity.py: the model's parameter count differs from params")
+            torch.nn.utils.vector_to_parameters(t[1], m.parameters())
+            _nets[key] = m
+        return _nets[key](t[0])
+    return run
+
+
+L3 = {n: network(n) for n in L3_BUILD}
+
+
 def reference(p):
-    table = L1 if p["level"] == 1 else L2
+    table = {1: L1, 2: L2, 3: L3}.get(p["level"], {})
     return table.get(int(p["id"].split("_")[1]))
 
 

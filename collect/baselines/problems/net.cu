@@ -59,31 +59,33 @@ __device__ __forceinline__ float ew_one(const ew_args &A, float v, long long c, 
     return v;
 }
 
-/* Four consecutive elements share a channel when S % 4 == 0 and have
- * consecutive channels when S == 1; vec is chosen by the host only then. */
+/* grid (x: chunks of a row, y: rows, strided): a row is one (n, c) plane
+ * of S elements when S > 1 (its channel row % C, worked out once per row)
+ * or one sample of C features when S == 1 (the channel is the position),
+ * so that no element needs a 64-bit division.  vec: rows of a multiple of
+ * 4 elements, read and written as float4. */
 __global__ void __launch_bounds__(256) ew_kernel(const float *__restrict__ x, float *y, ew_args A,
-                                                 int vec)
+                                                 long long rows, long long L, int vec)
 {
-    long long step = (long long)gridDim.x * blockDim.x;
-    long long i0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (vec) {
-        for (long long i = i0; i < A.n / 4; i += step) {
-            float4 v = reinterpret_cast<const float4 *>(x)[i];
-            float4 k = A.skip ? reinterpret_cast<const float4 *>(A.skip)[i] : make_float4(0, 0, 0, 0);
-            long long e = 4 * i;
-            long long c = A.S == 1 ? e % A.C : (e / A.S) % A.C;
-            long long dc = A.S == 1 ? 1 : 0;
-            v.x = ew_one(A, v.x, c, k.x);
-            v.y = ew_one(A, v.y, c + dc, k.y);
-            v.z = ew_one(A, v.z, c + 2 * dc, k.z);
-            v.w = ew_one(A, v.w, c + 3 * dc, k.w);
-            reinterpret_cast<float4 *>(y)[i] = v;
+    for (long long row = blockIdx.y; row < rows; row += gridDim.y) {
+        const long long base = row * L, rc = A.S > 1 ? row % A.C : 0;
+        const long long step = (long long)gridDim.x * blockDim.x;
+        const long long t0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+        if (vec) {
+            for (long long i = t0; i < L / 4; i += step) {
+                float4 v = reinterpret_cast<const float4 *>(x + base)[i];
+                float4 k = A.skip ? reinterpret_cast<const float4 *>(A.skip + base)[i] : make_float4(0, 0, 0, 0);
+                long long c = A.S > 1 ? rc : 4 * i, dc = A.S > 1 ? 0 : 1;
+                v.x = ew_one(A, v.x, c, k.x);
+                v.y = ew_one(A, v.y, c + dc, k.y);
+                v.z = ew_one(A, v.z, c + 2 * dc, k.z);
+                v.w = ew_one(A, v.w, c + 3 * dc, k.w);
+                reinterpret_cast<float4 *>(y + base)[i] = v;
+            }
+        } else {
+            for (long long j = t0; j < L; j += step)
+                y[base + j] = ew_one(A, x[base + j], A.S > 1 ? rc : j, A.skip ? A.skip[base + j] : 0.0f);
         }
-        return;
-    }
-    for (long long i = i0; i < A.n; i += step) {
-        long long c = (i / A.S) % A.C;
-        y[i] = ew_one(A, x[i], c, A.skip ? A.skip[i] : 0.0f);
     }
 }
 
@@ -295,9 +297,14 @@ float *free_buf(const net_state *ns, const cursor &k)
 
 void launch_ew(const base_ctx *b, const float *x, float *y, const ew_args &A, cudaStream_t s)
 {
-    int vec = A.n % 4 == 0 && (A.S % 4 == 0 || (A.S == 1 && A.C % 4 == 0));
-    long long items = vec ? A.n / 4 : A.n;
-    ew_kernel<<<base_grid(b, items, 256, 8), 256, 0, s>>>(x, y, A, vec);
+    long long L = A.S > 1 ? A.S : A.C, rows = A.n / L;
+    int vec = L % 4 == 0;
+    long long per_row = vec ? L / 4 : L;
+    unsigned gy = (unsigned)(rows < 65535 ? rows : 65535);
+    long long gx = (per_row + 255) / 256, want = (long long)b->sm_count * 16 / (gy ? gy : 1);
+    if (want < 1) want = 1;
+    if (gx > want) gx = want;
+    ew_kernel<<<dim3((unsigned)gx, gy), 256, 0, s>>>(x, y, A, rows, L, vec);
 }
 
 /* Layer l and the layers fused into it; *last_out gets the index of the

@@ -192,8 +192,8 @@ extern "C" int kbv_setup(const kbv_call *call)
 {
     (void)call;
     for (int i = 0; i < 3; i++)
-        if (cudaMalloc(&buf[i], (size_t)MOST * sizeof(float)) != cudaSuccess) return 1;
-    if (cudaMalloc(&stats, 2 * WIDEST * sizeof(float)) != cudaSuccess) return 1;
+        if (cudaMalloc((void **)&buf[i], (size_t)MOST * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&stats, 2 * WIDEST * sizeof(float)) != cudaSuccess) return 1;
     return 0;
 }
 

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# check-l3.sh - the GPU check of level 3 (KernelBench's networks as layer
+# programs, collect/suite/problems/net.h): collects the naive set (and the
+# tuned set where it has level-3 files) on the level-3 problems with one
+# trial, compares the classes with each set's expectations, checks that
+# the analysis splits out level L3, and optionally compares kbv's level-3
+# baselines with PyTorch (tests/parity/parity.py builds each network with
+# torch.nn and loads kbv's packed parameters into it).
+#
+#   scripts/check-l3.sh OUT_DIR [PROBLEM_GLOB...]
+#
+# Run after `make all tests` (DEPS_ROOT set on a GPU host).  Each glob is
+# one collect run.  The default globs, 'L3_00[13489]_*' and 'L3_01[12]_*',
+# take the problems whose naive candidates fit about 60 s of GPU time
+# together: L3_005_alexnet (2.3 TFLOP a call, about a second a call with a
+# direct convolution) and L3_002_shallowwidemlp (8.6 GB of parameters to
+# draw every trial) are left out unless named, e.g. 'L3_*'.
+# KBV_L3_PARITY=1 also runs the parity check on the same problems (PyTorch
+# with CUDA needed; 10 samples a side; about a minute more).
+# Writes OUT_DIR/run.tar.gz (the runs), OUT_DIR/classes.txt (one line per
+# pair with its class and the expected one, then a summary per set),
+# OUT_DIR/levels.txt (the levels of each set's analysis), OUT_DIR/logs.tar.gz
+# and, with parity, OUT_DIR/parity-l3.json.  Exit 0 when every expectation
+# holds and every analysis has level L3.
+set -uo pipefail
+out=${1:?usage: scripts/check-l3.sh OUT_DIR [PROBLEM_GLOB...]}
+shift
+[ $# -gt 0 ] || set -- 'L3_00[13489]_*' 'L3_01[12]_*'
+cd "$(dirname "$0")/.." || exit 2
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -rf runs/check-l3-*
+: > "$out/classes.txt"
+: > "$out/levels.txt"
+
+sets=(--candidates data/candidates/naive)
+if ls data/candidates/tuned/L3_*.cu >/dev/null 2>&1; then
+    sets+=(--candidates data/candidates/tuned)
+fi
+status=0
+k=0
+for g in "$@"; do
+    k=$((k + 1))
+    run=runs/check-l3-$k
+    echo "== collect $g"
+    if ! build/kbv collect "${sets[@]}" --problems "$g" --trials 1 --max-time 1 --out "$run" \
+            2>"$out/collect-$k.log"; then
+        echo "collect failed ($g):"; tail -20 "$out/collect-$k.log"; status=1; continue
+    fi
+    if ! build/kbv analyze "$run" >/dev/null 2>"$out/analyze-$k.log"; then
+        echo "analyze failed ($g):"; tail -5 "$out/analyze-$k.log"; status=1; continue
+    fi
+    python3 scripts/compare-expected.py "$run" --all | tee -a "$out/classes.txt" || status=1
+    # level L3 in each set's per-level split
+    python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))
+ok = bool(a.get("sets"))
+for s in a.get("sets", []):
+    names = [L.get("level") for L in s.get("levels", [])]
+    print("set %s: levels %s" % (s.get("name"), ", ".join(map(str, names))))
+    ok = ok and "L3" in names
+sys.exit(0 if ok else 1)
+' "$run/analysis.json" | tee -a "$out/levels.txt" || status=1
+done
+(cd runs && tar -czf "$out/run.tar.gz" check-l3-*) 2>/dev/null
+if [ "${KBV_L3_PARITY:-0}" = 1 ]; then
+    echo "== parity"
+    globs=$(IFS=,; echo "$*")
+    python3 tests/parity/parity.py --problems "$globs" --samples 10 --out "$out/parity-l3.json" \
+        >"$out/parity.log" 2>&1
+    echo "parity exit $?"
+    tail -15 "$out/parity.log"
+fi
+(cd "$out" && tar -czf logs.tar.gz ./*.log && rm -f ./*.log) 2>/dev/null
+echo "check-l3: exit $status"
+exit $status

@@ -1,0 +1,220 @@
+"""test_l3.py - level 3 (layer programs, collect/suite/problems/net.h) on
+the CPU.
+
+1. The layer lists that kbv prompt gives for every level-3 problem
+   ({{layers}}) parse back (scripts/naive_l3.py) into a program whose
+   shapes chain and whose parameter parts lie end to end over params.
+2. Small networks of every layer kind, written in the prompt's format,
+   go through the naive generator and run under the emulator against a
+   numpy reference in float64 (batch norm with batch statistics).
+"""
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check import *
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import naive_l3
+
+HEAD = '''// naive: {what}
+// {id}: out = {expr}
+#include "kbv.h"
+#include <math.h>
+#include <stdint.h>
+'''
+CHECK = '''
+#define CHECK_LAUNCH() return cudaGetLastError() == cudaSuccess ? 0 : 1
+'''
+
+
+def prompt_layers(pid):
+    tmpl = os.path.join(W, "layers.txt")
+    open(tmpl, "w").write("{{layers}}")
+    r = subprocess.run([os.path.join(BUILD, "kbv-prompt"), "--template", tmpl, pid], capture_output=True, text=True)
+    return r.stdout
+
+
+def numel(d):
+    n = 1
+    for v in d:
+        n *= v
+    return n
+
+
+# 1. the registry's layer lists
+for pid, p in sorted(REG.items()):
+    if p["level"] != 3:
+        continue
+    parsed = naive_l3.parse_layers(prompt_layers(pid))
+    ok = parsed is not None
+    if ok:
+        layers, eps = parsed
+        at, skip = 0, None
+        for i, L in enumerate(layers):
+            if i:
+                ok = ok and L["in"] == layers[i - 1]["out"]
+            for part in ("w", "b"):
+                if L[part] >= 0:
+                    ok = ok and L[part] == at
+                    if L["kind"] == "K_BN":
+                        at += L["in"][1]
+                    elif L["kind"] == "K_LINEAR":
+                        at += L["out"][1] * (L["in"][1] if part == "w" else 1)
+                    else:
+                        at += L["out"][1] * (L["in"][1] * L["k"] * L["k"] if part == "w" else 1)
+        params = [t for t in p["inputs"] if t["name"] == "params"][0]
+        ok = ok and at == params["shape"][0] and layers[-1]["out"] == p["outputs"][0]["shape"]
+    print("%s layers %-40s %s" % ("ok  " if ok else "FAIL", pid, "" if ok else "(layer list does not add up)"))
+    results.append(("layers", pid, "ok" if ok else "fail"))
+
+
+# 2. small networks in the prompt's format
+def describe(x_shape, prog):
+    """prog: (kind, out, k, s, p, bias) tuples as net.h; returns the
+    {{layers}} text, the parameter parts [(offset, shape, kind)] and the
+    output shape."""
+    lines, parts, at = [], [], 0
+    cur, skip = list(x_shape), None
+    names = {"linear": "linear", "conv": "conv2d", "bn": "batchnorm2d", "relu": "relu", "maxpool": "maxpool2d",
+             "gap": "adaptive_avgpool2d(1)", "flatten": "flatten", "dropout": "dropout(p=0)", "save": "save",
+             "swap": "swap", "add": "add"}
+    for i, (kind, out, k, s, p, bias) in enumerate(prog):
+        o = list(cur)
+        extra = ""
+        ps = []
+        if kind == "linear":
+            o[1] = out
+            ps = [("weight", [out, cur[1]])] + ([("bias", [out])] if bias else [])
+        elif kind == "conv":
+            o[1] = out
+            o[2] = (cur[2] + 2 * p - k) // s + 1
+            o[3] = (cur[3] + 2 * p - k) // s + 1
+            ps = [("weight", [out, cur[1], k, k])] + ([("bias", [out])] if bias else [])
+            extra = "; kernel %d, stride %d, padding %d" % (k, s, p)
+        elif kind == "maxpool":
+            o[2] = (cur[2] + 2 * p - k) // s + 1
+            o[3] = (cur[3] + 2 * p - k) // s + 1
+            extra = "; kernel %d, stride %d, padding %d" % (k, s, p)
+        elif kind == "bn":
+            ps = [("weight", [cur[1]]), ("bias", [cur[1]])]
+            extra = "; batch statistics (training mode, biased variance), eps 1e-05"
+        elif kind == "gap":
+            o[2] = o[3] = 1
+        elif kind == "flatten":
+            o = [cur[0], numel(cur) // cur[0]]
+        elif kind == "save":
+            skip = list(cur)
+        elif kind == "swap":
+            o, skip = skip, list(cur)
+        for nm, shp in ps:
+            extra += "; %s [%s] at params[%d], U(-1, 1)" % (nm, ", ".join(map(str, shp)), at)
+            parts.append((at, shp, kind, nm))
+            at += numel(shp)
+        lines.append("    %d. %s: [%s] -> [%s]%s" % (i + 1, names[kind], ", ".join(map(str, cur)),
+                                                       ", ".join(map(str, o)), extra))
+        cur = o
+    return "\n".join(lines) + "\n", parts, at, cur
+
+
+def conv_np(x, w, b, s, p):
+    N, C, H, Wd = x.shape
+    O, _, k, _ = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    OH, OW = (H + 2 * p - k) // s + 1, (Wd + 2 * p - k) // s + 1
+    y = np.zeros((N, O, OH, OW))
+    for kh in range(k):
+        for kw in range(k):
+            patch = xp[:, :, kh:kh + s * OH:s, kw:kw + s * OW:s]
+            y += np.einsum("nchw,oc->nohw", patch, w[:, :, kh, kw])
+    return y + (b.reshape(1, -1, 1, 1) if b is not None else 0)
+
+
+def maxpool_np(x, k, s, p):
+    N, C, H, Wd = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), constant_values=-np.inf)
+    OH, OW = (H + 2 * p - k) // s + 1, (Wd + 2 * p - k) // s + 1
+    y = np.full((N, C, OH, OW), -np.inf)
+    for kh in range(k):
+        for kw in range(k):
+            y = np.maximum(y, xp[:, :, kh:kh + s * OH:s, kw:kw + s * OW:s])
+    return y
+
+
+def reference(x, prog, parts, P):
+    cur, skip, q = x.astype(np.float64), None, 0
+    P = P.astype(np.float64)
+
+    def take():
+        nonlocal q
+        at, shp, _, _ = parts[q]
+        q += 1
+        return P[at:at + numel(shp)].reshape(shp)
+    for kind, out, k, s, p, bias in prog:
+        if kind == "linear":
+            w = take()
+            cur = cur @ w.T + (take() if bias else 0)
+        elif kind == "conv":
+            w = take()
+            cur = conv_np(cur, w, take() if bias else None, s, p)
+        elif kind == "bn":
+            g, b = take(), take()
+            mu = cur.mean((0, 2, 3), keepdims=True)
+            var = cur.var((0, 2, 3), keepdims=True)
+            cur = (cur - mu) / np.sqrt(var + 1e-5) * g.reshape(1, -1, 1, 1) + b.reshape(1, -1, 1, 1)
+        elif kind == "relu":
+            cur = np.maximum(cur, 0)
+        elif kind == "maxpool":
+            cur = maxpool_np(cur, k, s, p)
+        elif kind == "gap":
+            cur = cur.mean((2, 3), keepdims=True)
+        elif kind == "flatten":
+            cur = cur.reshape(cur.shape[0], -1)
+        elif kind == "save":
+            skip = cur
+        elif kind == "swap":
+            cur, skip = skip, cur
+        elif kind == "add":
+            cur = cur + skip
+    return cur
+
+
+def L(kind, out=0, k=0, s=1, p=0, bias=1):
+    return (kind, out, k, s, p, bias)
+
+
+NETS = {
+    "mlp": ([5, 33], [L("linear", 20), L("relu"), L("linear", 19), L("relu"), L("dropout"), L("linear", 7)]),
+    "lenet": ([3, 1, 12, 12], [L("conv", 4, 5), L("relu"), L("maxpool", 0, 2, 2), L("conv", 6, 3), L("relu"),
+                               L("maxpool", 0, 2, 2), L("flatten"), L("linear", 9), L("relu"), L("linear", 4)]),
+    "resnet": ([2, 3, 9, 9], [L("conv", 4, 3, 2, 1, 0), L("bn"), L("relu"), L("maxpool", 0, 3, 2, 1),
+                              L("save"), L("conv", 4, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 4, 3, 1, 1, 0),
+                              L("bn"), L("add"), L("relu"),
+                              L("save"), L("conv", 6, 3, 2, 1, 0), L("bn"), L("relu"), L("conv", 6, 3, 1, 1, 0),
+                              L("bn"), L("swap"), L("conv", 6, 1, 2, 0, 0), L("bn"), L("add"), L("relu"),
+                              L("gap"), L("flatten"), L("linear", 5)]),
+    # a block whose output is the residual sum itself (the last writer is add + relu)
+    "block": ([2, 3, 6, 6], [L("save"), L("conv", 5, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 5, 3, 1, 1, 0),
+                             L("bn"), L("swap"), L("conv", 5, 1, 1, 0, 0), L("bn"), L("add"), L("relu")]),
+}
+
+for name, (xs, prog) in NETS.items():
+    text, parts, total, out_shape = describe(xs, prog)
+    pid = "L3_emu_" + name
+    src = naive_l3.gen_level3({"id": pid, "expr": name, "layers": text}, HEAD, CHECK)
+    path = os.path.join(W, pid + ".cu")
+    open(path, "w").write(src)
+    x = U(*xs, lo=-1.0, hi=1.0)
+    P = U(total, lo=-0.5, hi=0.5)
+    # batch-norm weights around 1, as PyTorch starts them
+    for at, shp, kind, nm in parts:
+        if kind == "bn" and nm == "weight":
+            P[at:at + numel(shp)] = U(*shp, lo=0.5, hi=1.5)
+    ref = reference(x, prog, parts, P)
+    outs, log = run(path, [x, P], [tuple(out_shape)], [])
+    if outs is None:
+        print("ERR  naive  %-40s %s" % (pid, log.strip().splitlines()[-1] if log.strip() else "?"))
+        results.append(("naive", pid, "error"))
+        continue
+    bad, mx = compare(outs[0], ref)
+    print("%s naive  %-40s mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", pid, bad, mx))
+    results.append(("naive", pid, "ok" if bad == 0 else "fail"))
+
+sys.exit(summary())
