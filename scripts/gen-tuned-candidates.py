@@ -7,7 +7,9 @@ that share one kernel design:
     3-stage cp.async pipeline) for plain, batched and row-merged products
     (level 1) and for linear layers with their elementwise tail fused into
     the epilogue (level 2), followed where the expression needs it by one
-    kernel for a row sum, a row softmax, a group norm or a batch norm.
+    kernel for a row sum, a row softmax, a group norm or a batch norm;
+  - level-3 MLPs: one such product per linear layer, in 3xTF32, with the
+    bias and the ReLU after it in the epilogue.
 
     scripts/gen-tuned-candidates.py [--force] [BUILD_DIR]
 
@@ -19,6 +21,8 @@ import json
 import os
 import subprocess
 import sys
+
+import naive_l3
 
 MARK = "Written by scripts/gen-tuned-candidates.py"
 
@@ -770,6 +774,89 @@ def gen_l2_gemm_post(p):
     return "".join(parts)
 
 
+# level 3: MLPs (a chain of linear layers and ReLUs, collect/suite/problems/net.h),
+# one fused product per layer, activations through two buffers of kbv_setup.
+L3_MLP = (1, 2, 3)
+
+def gen_l3_mlp(p):
+    parsed = naive_l3.parse_layers(p.get("layers", ""))
+    if not parsed:
+        return None
+    layers = [L for L in parsed[0] if L["kind"] != "K_DROPOUT"]
+    rows = []
+    for i, L in enumerate(layers):
+        if L["kind"] == "K_RELU":
+            continue
+        if L["kind"] != "K_LINEAR" or L["b"] < 0:
+            return None
+        relu = i + 1 < len(layers) and layers[i + 1]["kind"] == "K_RELU"
+        rows.append("    { %dLL, %dLL, %dLL, %dLL, %d }," % (L["in"][1], L["out"][1], L["w"], L["b"], relu))
+    M = layers[0]["in"][0]
+    most = max(L["out"][1] for L in layers)
+    return HEAD.format(what="the MLP layer by layer, each linear layer one tensor-core product in\n// 3xTF32 (about FP32 accuracy) on 128x128x32 tiles with a 3-stage cp.async pipeline, its\n// bias and the ReLU after it applied in the epilogue: one write of each activation, no\n// separate bias or ReLU pass.  Expected to beat the strict-FP32 baseline and lose to\n// cuBLAS in TF32 mode.",
+                       mark=MARK, **p) + '''
+/* relu: whether the epilogue applies a ReLU (the layer's next module) */
+struct prm { const float *p[8]; int relu; };
+
+__device__ __forceinline__ float epilogue(float v, long long col, const prm &P)
+{
+    (void)col;
+    return P.relu ? fmaxf(v, 0.0f) : v;
+}
+
+/* 3xTF32: zero-mean weights, outputs of order 0.1-1 */
+#define SPLIT3 1
+''' + GEMM_CORE + '''
+/* in and out features, the offsets of the weight and the bias in params,
+ * and whether a ReLU follows */
+struct layer {{ long long in, out, w, b; int relu; }};
+static const layer NET[] = {{
+{rows}
+}};
+#define N_LAYERS ((int)(sizeof NET / sizeof NET[0]))
+#define ROWS {M}LL
+#define MOST {most}LL
+
+static float *act[2];
+
+extern "C" int kbv_setup(const kbv_call *example)
+{{
+    (void)example;
+    for (int i = 0; i < 2; i++)
+        if (cudaMalloc((void **)&act[i], (size_t)(ROWS * MOST) * sizeof(float)) != cudaSuccess) return 1;
+    return configure<true>();
+}}
+
+extern "C" void kbv_teardown(void)
+{{
+    for (int i = 0; i < 2; i++) {{
+        cudaFree(act[i]);
+        act[i] = NULL;
+    }}
+}}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{{
+    if (call->n_inputs != 2 || call->n_outputs != 1 || !act[0]) return 1;
+    const kbv_tensor *x = &call->inputs[0];
+    if (x->ndim != 2 || x->shape[0] != ROWS || x->shape[1] != NET[0].in) return 1;
+    if (kbv_numel(&call->outputs[0]) != ROWS * NET[N_LAYERS - 1].out) return 1;
+    const float *params = (const float *)call->inputs[1].data;
+    const float *cur = (const float *)x->data;
+    for (int l = 0; l < N_LAYERS; l++) {{
+        float *dst = l == N_LAYERS - 1 ? (float *)call->outputs[0].data : act[l & 1];
+        prm P = {{}};
+        P.relu = NET[l].relu;
+        if (run_gemm<true>(cur, params + NET[l].w, dst, params + NET[l].b, ROWS, NET[l].out, NET[l].in, 1, 0, 0,
+                           0, P, call->stream))
+            return 1;
+        cur = dst;
+    }}
+    return 0;
+}}
+'''.format(rows="\n".join(rows), M=M, most=most)
+
+
 def family(p):
     n = p["number"]
     if p["level"] == 1:
@@ -779,6 +866,8 @@ def family(p):
         return gen_l2_gemm
     if p["level"] == 2 and n in L2_GEMM_POST:
         return gen_l2_gemm_post
+    if p["level"] == 3 and n in L3_MLP:
+        return gen_l3_mlp
     return None
 
 def main():
@@ -790,14 +879,15 @@ def main():
     problems = json.loads(listing.stdout)["problems"]
     tmpl = os.path.join(build, ".gen-tuned-expr.txt")
     with open(tmpl, "w") as f:
-        f.write("{{number}}\n{{expr}}")
+        f.write("{{number}}\n{{expr}}\n@@layers@@\n{{layers}}")
     outdir = os.path.join(root, "data", "candidates", "tuned")
     wrote, kept = [], []
     for p in problems:
         out = subprocess.run([os.path.join(build, "kbv-prompt"), "--template", tmpl, p["id"]], check=True,
                              capture_output=True, text=True).stdout.split("\n", 1)
         p["number"] = int(out[0])
-        p["expr"] = out[1].strip()
+        p["expr"], _, p["layers"] = out[1].partition("\n@@layers@@\n")
+        p["expr"] = p["expr"].strip()
         fam = family(p)
         if not fam:
             continue

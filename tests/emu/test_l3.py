@@ -7,12 +7,19 @@ the CPU.
 2. Small networks of every layer kind, written in the prompt's format,
    go through the naive generator and run under the emulator against a
    numpy reference in float64 (batch norm with batch statistics).
+3. Small MLPs through the tuned generator's MLP family (3xTF32 WMMA
+   products with the bias and ReLU in the epilogue): shapes that fit its
+   128x128x32 tiles and shapes that take its plain fallback.
 """
 import os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check import *
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import naive_l3
+import importlib.util
+_spec = importlib.util.spec_from_file_location("gen_tuned", os.path.join(ROOT, "scripts", "gen-tuned-candidates.py"))
+gen_tuned = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen_tuned)
 
 HEAD = '''// naive: {what}
 // {id}: out = {expr}
@@ -195,10 +202,21 @@ NETS = {
                              L("bn"), L("swap"), L("conv", 5, 1, 1, 0, 0), L("bn"), L("add"), L("relu")]),
 }
 
-for name, (xs, prog) in NETS.items():
+TUNED = {
+    "mlp_tiles": ([128, 64], [L("linear", 128), L("relu"), L("linear", 256), L("relu"), L("dropout"),
+                              L("linear", 128)]),
+    "mlp_fallback": ([5, 33], [L("linear", 20), L("relu"), L("linear", 7)]),
+}
+CASES = [("naive", n, xs, prog) for n, (xs, prog) in NETS.items()] + \
+        [("tuned", n, xs, prog) for n, (xs, prog) in TUNED.items()]
+
+for which, name, xs, prog in CASES:
     text, parts, total, out_shape = describe(xs, prog)
     pid = "L3_emu_" + name
-    src = naive_l3.gen_level3({"id": pid, "expr": name, "layers": text}, HEAD, CHECK)
+    if which == "naive":
+        src = naive_l3.gen_level3({"id": pid, "expr": name, "layers": text}, HEAD, CHECK)
+    else:
+        src = gen_tuned.gen_l3_mlp({"id": pid, "expr": name, "layers": text})
     path = os.path.join(W, pid + ".cu")
     open(path, "w").write(src)
     x = U(*xs, lo=-1.0, hi=1.0)
@@ -210,11 +228,11 @@ for name, (xs, prog) in NETS.items():
     ref = reference(x, prog, parts, P)
     outs, log = run(path, [x, P], [tuple(out_shape)], [])
     if outs is None:
-        print("ERR  naive  %-40s %s" % (pid, log.strip().splitlines()[-1] if log.strip() else "?"))
-        results.append(("naive", pid, "error"))
+        print("ERR  %-6s %-40s %s" % (which, pid, log.strip().splitlines()[-1] if log.strip() else "?"))
+        results.append((which, pid, "error"))
         continue
     bad, mx = compare(outs[0], ref)
-    print("%s naive  %-40s mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", pid, bad, mx))
-    results.append(("naive", pid, "ok" if bad == 0 else "fail"))
+    print("%s %-6s %-40s mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", which, pid, bad, mx))
+    results.append((which, pid, "ok" if bad == 0 else "fail"))
 
 sys.exit(summary())
