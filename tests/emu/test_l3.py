@@ -235,4 +235,27 @@ for which, name, xs, prog in CASES:
     print("%s %-6s %-40s mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", which, pid, bad, mx))
     results.append((which, pid, "ok" if bad == 0 else "fail"))
 
+# 4. the hand-written tuned LeNet-5 on the registry's layout, with batches
+# of a whole block and of a block and a half (the guard for missing rows)
+pid = "L3_004_lenet5"
+lenet_src = os.path.join(ROOT, "data", "candidates", "tuned", pid + ".cu")
+if os.path.exists(lenet_src):
+    prog = [L("conv", 6, 5), L("relu"), L("maxpool", 0, 2, 2), L("conv", 16, 5), L("relu"), L("maxpool", 0, 2, 2),
+            L("flatten"), L("linear", 120), L("relu"), L("linear", 84), L("relu"), L("linear", 20)]
+    for B in (8, 12):
+        text, parts, total, out_shape = describe([B, 1, 32, 32], prog)
+        assert total == REG[pid]["inputs"][1]["shape"][0]
+        x = U(B, 1, 32, 32)
+        P = np.concatenate([U(numel(shp), lo=-1 / math.sqrt(numel(shp[1:]) if len(shp) > 1 else 25),
+                              hi=1 / math.sqrt(numel(shp[1:]) if len(shp) > 1 else 25)) for _, shp, _, _ in parts])
+        ref = reference(x, prog, parts, P)
+        outs, log = run(lenet_src, [x, P.astype(np.float32)], [tuple(out_shape)], [20.0])
+        if outs is None:
+            print("ERR  tuned  %-40s %s" % (pid, log.strip().splitlines()[-1] if log.strip() else "?"))
+            results.append(("tuned", pid, "error"))
+            continue
+        bad, mx = compare(outs[0], ref)
+        print("%s tuned  %-40s batch %d mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", pid, B, bad, mx))
+        results.append(("tuned", pid, "ok" if bad == 0 else "fail"))
+
 sys.exit(summary())
