@@ -10,11 +10,14 @@
 #   scripts/check-l3.sh OUT_DIR [PROBLEM_GLOB...]
 #
 # Run after `make all tests` (DEPS_ROOT set on a GPU host).  Each glob is
-# one collect run.  The default globs, 'L3_00[13489]_*' and 'L3_01[12]_*',
-# take the problems whose naive candidates fit about 60 s of GPU time
-# together: L3_005_alexnet (2.3 TFLOP a call, about a second a call with a
-# direct convolution) and L3_002_shallowwidemlp (8.6 GB of parameters to
-# draw every trial) are left out unless named, e.g. 'L3_*'.
+# one collect run.  The default globs, 'L3_00[13489]_*' and 'L3_011_*', take
+# problems that cover every layer kind, both candidate sets and ResNet-18's
+# residual stages in about 60 s of GPU time: L3_005_alexnet (2.3 TFLOP a
+# call, about a second a call with the naive direct convolution),
+# L3_002_shallowwidemlp (8.6 GB of parameters drawn every trial),
+# L3_010_resnet101 (about 25 distinct convolutions for the baseline to time
+# first) and L3_012_vgg19 (VGG-16 with three more layers) run when named,
+# e.g. 'L3_*'.
 # KBV_L3_PARITY=1 also runs the parity check on the same problems (PyTorch
 # with CUDA needed; 10 samples a side; about a minute more).
 # Writes OUT_DIR/run.tar.gz (the runs), OUT_DIR/classes.txt (one line per
@@ -25,7 +28,7 @@
 set -uo pipefail
 out=${1:?usage: scripts/check-l3.sh OUT_DIR [PROBLEM_GLOB...]}
 shift
-[ $# -gt 0 ] || set -- 'L3_00[13489]_*' 'L3_01[12]_*'
+[ $# -gt 0 ] || set -- 'L3_00[13489]_*' 'L3_011_*'
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

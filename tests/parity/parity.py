@@ -343,6 +343,41 @@ class Block(torch.nn.Module):
         return torch.relu(y + (self.down(x) if self.down is not None else x))
 
 
+class Bottleneck(torch.nn.Module):
+    """A ResNet bottleneck (stride on the 3x3); the downsample branch when
+    the shape changes."""
+    def __init__(self, cin, width, stride):
+        super().__init__()
+        cout = 4 * width
+        self.conv1 = torch.nn.Conv2d(cin, width, 1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(width)
+        self.conv2 = torch.nn.Conv2d(width, width, 3, stride, 1, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(width)
+        self.conv3 = torch.nn.Conv2d(width, cout, 1, bias=False)
+        self.bn3 = torch.nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = torch.nn.Sequential(torch.nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                            torch.nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = torch.relu(self.bn1(self.conv1(x)))
+        y = self.bn3(self.conv3(torch.relu(self.bn2(self.conv2(y)))))
+        return torch.relu(y + (self.down(x) if self.down is not None else x))
+
+
+def resnet101(classes):
+    layers = [torch.nn.Conv2d(3, 64, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(64), torch.nn.ReLU(),
+              torch.nn.MaxPool2d(3, 2, 1)]
+    cin = 64
+    for width, n, stride in ((64, 3, 1), (128, 4, 2), (256, 23, 2), (512, 3, 2)):
+        for i in range(n):
+            layers.append(Bottleneck(cin, width, stride if i == 0 else 1))
+            cin = 4 * width
+    return torch.nn.Sequential(*layers, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                               torch.nn.Linear(2048, classes))
+
+
 def resnet18(classes):
     layers = [torch.nn.Conv2d(3, 64, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(64), torch.nn.ReLU(),
               torch.nn.MaxPool2d(3, 2, 1)]
@@ -362,6 +397,7 @@ L3_BUILD = {
     5: lambda: alexnet(1000),
     8: lambda: Block(3, 64, 1),
     9: lambda: resnet18(1000),
+    10: lambda: resnet101(1000),
     11: lambda: vgg(((64, 2), (128, 2), (256, 3), (512, 3), (512, 3)), 1000),
     12: lambda: vgg(((64, 2), (128, 2), (256, 4), (512, 4), (512, 4)), 1000),
 }

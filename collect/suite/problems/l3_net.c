@@ -1,6 +1,6 @@
 /* l3_net.c - KernelBench level 3: whole networks as layer programs
  * (problems/net.h): the MLPs (1-3), LeNet-5 (4), AlexNet (5), the ResNet
- * basic block (8), ResNet-18 (9) and VGG-16/19 (11, 12).
+ * basic block (8), ResNet-18 (9), ResNet-101 (10) and VGG-16/19 (11, 12).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
@@ -66,6 +66,12 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(2LL, 1000LL)),
       ATTRS({ "num_classes", 1000.0 }, { "eps", 1e-05 }),
       .flops = 7300852688.0, .min_bytes = 4.0 * 11992568, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 3 },
+    { .id = "L3_010_resnet101", .level = 3, .number = 10, .name = "10_ResNet101",
+      .expr = "ResNet-101: conv7x7/2, bn, relu, maxpool 3/2, four stages of 3, 4, 23 and 3 bottleneck blocks (1x1, 3x3 with the stage's stride, 1x1 to 4x the width; 64, 128, 256, 512), global average pool, fc; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(44549160LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "layers_1", 3.0 }, { "layers_2", 4.0 }, { "layers_3", 23.0 }, { "layers_4", 3.0 }, { "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 157420021520.0, .min_bytes = 4.0 * 46064440, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 6 },
     { .id = "L3_011_vgg16", .level = 3, .number = 11, .name = "11_VGG16",
       .expr = "VGG-16: thirteen 3x3 convolutions with ReLU in five stages each ending in a 2x2 max pool, flatten, three linear layers (ReLU and Dropout(p=0.0) between them)",
       INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(138357544LL)),
@@ -130,6 +136,22 @@ static const net_layer resnet18[] = {
     BLOCK_DS(512, 2), BLOCK(512),
     GAP, FLAT, LIN(1000),
 };
+/* torchvision's Bottleneck (stride on the 3x3), with and without the
+ * downsample branch */
+#define BOTTLE(c)         SAVE, CONVN(c, 1, 1, 0), BN, RELU, CONVN(c, 3, 1, 1), BN, RELU, \
+                          CONVN(4 * (c), 1, 1, 0), BN, ADD, RELU
+#define BOTTLE_DS(c, s)   SAVE, CONVN(c, 1, 1, 0), BN, RELU, CONVN(c, 3, s, 1), BN, RELU, \
+                          CONVN(4 * (c), 1, 1, 0), BN, SWAP, CONVN(4 * (c), 1, s, 0), BN, ADD, RELU
+#define BOTTLE3(c)        BOTTLE(c), BOTTLE(c), BOTTLE(c)
+static const net_layer resnet101[] = {
+    CONVN(64, 7, 2, 3), BN, RELU, MAXP(3, 2, 1),
+    BOTTLE_DS(64, 1), BOTTLE(64), BOTTLE(64),
+    BOTTLE_DS(128, 2), BOTTLE3(128),
+    BOTTLE_DS(256, 2), BOTTLE3(256), BOTTLE3(256), BOTTLE3(256), BOTTLE3(256), BOTTLE3(256), BOTTLE3(256),
+    BOTTLE3(256), BOTTLE(256),
+    BOTTLE_DS(512, 2), BOTTLE(512), BOTTLE(512),
+    GAP, FLAT, LIN(1000),
+};
 #define VGG_HEAD FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000)
 static const net_layer vgg16[] = {
     C3R(64), C3R(64), MAXP(2, 2, 0),
@@ -161,6 +183,7 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 3, resnet18),
     PROGRAM(OP_CONV_NET_FIRST + 4, vgg16),
     PROGRAM(OP_CONV_NET_FIRST + 5, vgg19),
+    PROGRAM(OP_CONV_NET_FIRST + 6, resnet101),
 };
 
 const net_spec *suite_net(int op)

@@ -55,7 +55,7 @@ typedef struct {
     int bias;       /* linear and conv: 1 when the layer has a bias */
 } net_layer;
 
-#define NET_MAX_LAYERS 128
+#define NET_MAX_LAYERS 512
 
 typedef struct {
     int op;                    /* the problem's op code */
@@ -100,7 +100,7 @@ const net_spec *suite_net_of(const suite_problem *p);
  * parameter layout and the FLOPs.  0, or -1 with the reason in why (a
  * layer that does not fit the shape before it, a skip used before it is
  * saved, a program longer than NET_MAX_LAYERS).  plan is the caller's
- * (about 40 KB: allocate it rather than put it on a small stack). */
+ * (about 120 KB: allocate it rather than put it on the stack). */
 int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *plan, char *why,
                   size_t why_len);
 
