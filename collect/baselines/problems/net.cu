@@ -2,8 +2,8 @@
  * with cuBLAS (linear layers: one GEMM, x W^T) and cuDNN (convolutions,
  * through conv.cu's runners, which choose their algorithm by timing), and
  * kbv's own kernels where PyTorch runs its own too: batch norm with batch
- * statistics, max pooling, the global average pool, ReLU and the residual
- * sum.
+ * statistics, max pooling (pool.cu's kernel), the global average pool,
+ * ReLU and the residual sum.
  *
  * What follows a producer is fused into one elementwise pass where the
  * data flow allows, as the level-2 interpreter does: a layer's bias and the
@@ -120,32 +120,6 @@ __global__ void bn_finalize(const double2 *__restrict__ part, long long N, long 
     double cnt = (double)N * (double)S, mean = s / cnt, var = ss / cnt - mean * mean;
     if (var < 0.0) var = 0.0;
     stat[c] = make_float2((float)mean, (float)(1.0 / sqrt(var + eps)));
-}
-
-/* Max pooling, one thread per output, implicit -inf padding; NaN
- * propagates as in PyTorch. */
-__global__ void __launch_bounds__(256) maxpool2d(const float *__restrict__ x, float *__restrict__ y,
-                                                 long long planes, int H, int W, int OH, int OW, int k,
-                                                 int s, int p)
-{
-    long long total = planes * OH * OW;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
-         i += (long long)gridDim.x * blockDim.x) {
-        int ow = (int)(i % OW), oh = (int)((i / OW) % OH);
-        long long pl = i / ((long long)OW * OH);
-        const float *xp = x + pl * H * W;
-        int h0 = oh * s - p, w0 = ow * s - p;
-        int h1 = min(h0 + k, H), w1 = min(w0 + k, W);
-        h0 = max(h0, 0);
-        w0 = max(w0, 0);
-        float m = -INFINITY;
-        for (int h = h0; h < h1; h++)
-            for (int w = w0; w < w1; w++) {
-                float v = xp[h * W + w];
-                if (v > m || isnan(v)) m = v;
-            }
-        y[i] = m;
-    }
 }
 
 /* The global average pool: one warp per plane. */
@@ -381,9 +355,9 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         launch_ew(b, k.cur, dst, A, s);
         break;
     case NET_MAXPOOL2D: {
-        long long planes = in.d[0] * in.d[1];
-        maxpool2d<<<base_grid(b, A.n, 256, 8), 256, 0, s>>>(k.cur, dst, planes, (int)in.d[2], (int)in.d[3],
-                                                            (int)out.d[2], (int)out.d[3], L->k, L->s, L->p);
+        if (base_maxpool2d(b, k.cur, dst, in.d[0] * in.d[1], (int)in.d[2], (int)in.d[3], (int)out.d[2],
+                           (int)out.d[3], L->k, L->s, L->p, s))
+            return base_cuda_err(e, b, "max pool launch", cudaGetLastError());
         break;
     }
     case NET_GAP: {

@@ -229,6 +229,39 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 
 } /* namespace */
 
+int base_maxpool2d(const base_ctx *b, const float *x, float *y, long long planes, int H, int W, int OH, int OW,
+                   int k, int s, int p, cudaStream_t st)
+{
+    pool_geom g;
+    memset(&g, 0, sizeof g);
+    g.nc = planes;
+    g.in[0] = g.out[0] = 1;
+    g.in[1] = H;
+    g.in[2] = W;
+    g.out[1] = OH;
+    g.out[2] = OW;
+    g.k = k;
+    g.s = s;
+    g.p = p;
+    g.d = 1;
+    g.in_plane = H * W;
+    g.out_plane = OH * OW;
+    g.sh = W;
+    g.sd = H * W;
+    if (g.nc == 0 || g.out_plane == 0) return 0;
+    unsigned gx = (unsigned)((g.out_plane + THREADS - 1) / THREADS);
+    long long per = 4;
+    while (per > 1 && (long long)gx * ((g.nc + per - 1) / per) < (long long)b->sm_count * 64) per /= 2;
+    long long gy = (g.nc + per - 1) / per;
+    if (gy > 65535) gy = 65535;
+    dim3 grid(gx, (unsigned)gy);
+    /* the networks' windows (net.h programs), then the generic kernel */
+    if (k == 2) launch<2, true, 2, 1>(grid, st, x, y, g);
+    else if (k == 3) launch<2, true, 3, 1>(grid, st, x, y, g);
+    else launch<2, true, 0, 0>(grid, st, x, y, g);
+    return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
 const base_family base_fam_pool = {
     "pool", OP_MAXPOOL, OP_POOL_LAST, create, run, NULL, NULL,
 };
