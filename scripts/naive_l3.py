@@ -8,8 +8,9 @@ here is a table of those layers and one plain kernel per layer: a 16x16
 shared-memory tiled FP32 GEMM with the bias for linear layers, a direct
 convolution (one thread per output), two-pass batch-norm statistics (one
 block per channel: the mean, then the variance around it) and an apply
-pass, and one-thread-per-output ReLU, max pool, global average pool and
-residual sum.  Activations go through three buffers allocated in kbv_setup;
+pass, and one-thread-per-output ReLU, max and average pool, global average
+pool and residual sum.  Grouped (depthwise) convolutions read their group's
+input channels.  Activations go through three buffers allocated in kbv_setup;
 the last layer that writes writes into the output.
 """
 import re
@@ -17,9 +18,9 @@ import re
 KINDS = {
     "linear": "K_LINEAR", "conv2d": "K_CONV", "batchnorm2d": "K_BN", "relu": "K_RELU",
     "maxpool2d": "K_MAXPOOL", "adaptive_avgpool2d(1)": "K_GAP", "flatten": "K_FLATTEN",
-    "dropout(p=0)": "K_DROPOUT", "save": "K_SAVE", "swap": "K_SWAP", "add": "K_ADD",
+    "dropout(p=0)": "K_DROPOUT", "save": "K_SAVE", "swap": "K_SWAP", "add": "K_ADD", "avgpool2d": "K_AVGPOOL",
 }
-WRITERS = ("K_LINEAR", "K_CONV", "K_BN", "K_RELU", "K_MAXPOOL", "K_GAP", "K_ADD")
+WRITERS = ("K_LINEAR", "K_CONV", "K_BN", "K_RELU", "K_MAXPOOL", "K_GAP", "K_ADD", "K_AVGPOOL")
 
 LINE = re.compile(r"^\s*(\d+)\. (\S+): \[([^\]]*)\] -> \[([^\]]*)\](.*)$")
 
@@ -38,10 +39,13 @@ def parse_layers(text):
         rest = m.group(5)
         dims = lambda s: [int(v) for v in s.split(",")]
         L = {"kind": kind, "in": dims(m.group(3)), "out": dims(m.group(4)), "k": 0, "s": 1, "p": 0,
-             "w": -1, "b": -1}
+             "w": -1, "b": -1, "g": 1}
         win = re.search(r"kernel (\d+), stride (\d+), padding (\d+)", rest)
         if win:
             L["k"], L["s"], L["p"] = (int(v) for v in win.groups())
+        g = re.search(r"groups (\d+)", rest)
+        if g:
+            L["g"] = int(g.group(1))
         w = re.search(r"weight \[[^\]]*\] at params\[(\d+)\]", rest)
         b = re.search(r"bias \[[^\]]*\] at params\[(\d+)\]", rest)
         if w:
@@ -67,9 +71,9 @@ def gen_level3(p, head, check):
     rows = []
     for L in layers:
         i, o = pad4(L["in"]), pad4(L["out"])
-        rows.append("    { %s, %d, {%s}, {%s}, %d, %d, %d, %dLL, %dLL }," % (
+        rows.append("    { %s, %d, {%s}, {%s}, %d, %d, %d, %d, %dLL, %dLL }," % (
             L["kind"], len(L["in"]), ", ".join("%dLL" % v for v in i), ", ".join("%dLL" % v for v in o),
-            L["k"], L["s"], L["p"], L["w"], L["b"]))
+            L["k"], L["s"], L["p"], L["g"], L["w"], L["b"]))
     last = max(i for i, L in enumerate(layers) if L["kind"] in WRITERS)
     most = max(max(_numel(L["in"]), _numel(L["out"])) for L in layers)
     widest = max([L["in"][1] for L in layers if L["kind"] == "K_BN"] or [1])
@@ -92,11 +96,12 @@ NET_CU = r'''
 #define THREADS 256
 #define TILE 16
 
-enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD };
+enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
+       K_AVGPOOL };
 
-/* kind, rank, shape before and after, window, stride, padding, and the
- * offsets of the weight and the bias in params (-1: none) */
-struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p; long long w, b; };
+/* kind, rank, shape before and after, window, stride, padding, groups, and
+ * the offsets of the weight and the bias in params (-1: none) */
+struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p, g; long long w, b; };
 
 static const layer NET[] = {
 %(rows)s
@@ -132,19 +137,22 @@ __global__ void linear_kernel(const float *__restrict__ x, const float *__restri
     if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
 }
 
+/* groups G: output channel o reads the C / G input channels of its group */
 __global__ void conv_kernel(const float *__restrict__ x, const float *__restrict__ w,
                             const float *__restrict__ b, float *__restrict__ y, long long N, int C,
-                            int H, int W, int O, int OH, int OW, int k, int s, int p)
+                            int H, int W, int O, int OH, int OW, int k, int s, int p, int G)
 {
     long long total = N * O * OH * OW;
+    int Cg = C / G, Og = O / G;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
          i += (long long)gridDim.x * blockDim.x) {
         int ow = (int)(i %% OW), oh = (int)((i / OW) %% OH), o = (int)((i / ((long long)OW * OH)) %% O);
         long long n = i / ((long long)OW * OH * O);
         float acc = b ? b[o] : 0.0f;
-        for (int c = 0; c < C; c++) {
+        for (int cg = 0; cg < Cg; cg++) {
+            int c = (o / Og) * Cg + cg;
             const float *xp = x + (n * C + c) * H * W;
-            const float *wp = w + ((long long)o * C + c) * k * k;
+            const float *wp = w + ((long long)o * Cg + cg) * k * k;
             for (int kh = 0; kh < k; kh++) {
                 int h = oh * s - p + kh;
                 if (h < 0 || h >= H) continue;
@@ -237,6 +245,24 @@ __global__ void maxpool_kernel(const float *__restrict__ x, float *__restrict__ 
     }
 }
 
+/* average over the window, the padding counted in the divisor */
+__global__ void avgpool_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, int H,
+                               int W, int OH, int OW, int k, int s, int p)
+{
+    long long total = planes * OH * OW;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ow = (int)(i %% OW), oh = (int)((i / OW) %% OH);
+        const float *xp = x + (i / ((long long)OW * OH)) * H * W;
+        int h0 = oh * s - p, w0 = ow * s - p;
+        int h1 = min(h0 + k, H + p), w1 = min(w0 + k, W + p);
+        float div = (float)((h1 - h0) * (w1 - w0)), acc = 0.0f;
+        for (int h = max(h0, 0); h < min(h1, H); h++)
+            for (int w = max(w0, 0); w < min(w1, W); w++) acc += xp[(long long)h * W + w];
+        y[i] = acc / div;
+    }
+}
+
 /* one thread per plane */
 __global__ void gap_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, long long S)
 {
@@ -302,7 +328,7 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_CONV:
             conv_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
-                                                       (int)L.out[3], L.k, L.s, L.p);
+                                                       (int)L.out[3], L.k, L.s, L.p, L.g);
             break;
         case K_BN:
             bn_stats<<<(unsigned)L.in[1], THREADS, 0, st>>>(cur, stats, stats + WIDEST, L.in[0], L.in[1],
@@ -314,6 +340,11 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_ADD: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, skip, dst, n); skip = NULL; break;
         case K_MAXPOOL:
             maxpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
+                                                          (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
+                                                          L.s, L.p);
+            break;
+        case K_AVGPOOL:
+            avgpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
                                                           (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
                                                           L.s, L.p);
             break;

@@ -66,7 +66,7 @@ for pid, p in sorted(REG.items()):
                     elif L["kind"] == "K_LINEAR":
                         at += L["out"][1] * (L["in"][1] if part == "w" else 1)
                     else:
-                        at += L["out"][1] * (L["in"][1] * L["k"] * L["k"] if part == "w" else 1)
+                        at += L["out"][1] * (L["in"][1] // L["g"] * L["k"] * L["k"] if part == "w" else 1)
         params = [t for t in p["inputs"] if t["name"] == "params"][0]
         ok = ok and at == params["shape"][0] and layers[-1]["out"] == p["outputs"][0]["shape"]
     print("%s layers %-40s %s" % ("ok  " if ok else "FAIL", pid, "" if ok else "(layer list does not add up)"))
@@ -81,9 +81,10 @@ def describe(x_shape, prog):
     lines, parts, at = [], [], 0
     cur, skip = list(x_shape), None
     names = {"linear": "linear", "conv": "conv2d", "bn": "batchnorm2d", "relu": "relu", "maxpool": "maxpool2d",
+             "avgpool": "avgpool2d",
              "gap": "adaptive_avgpool2d(1)", "flatten": "flatten", "dropout": "dropout(p=0)", "save": "save",
              "swap": "swap", "add": "add"}
-    for i, (kind, out, k, s, p, bias) in enumerate(prog):
+    for i, (kind, out, k, s, p, bias, g) in enumerate(prog):
         o = list(cur)
         extra = ""
         ps = []
@@ -94,9 +95,9 @@ def describe(x_shape, prog):
             o[1] = out
             o[2] = (cur[2] + 2 * p - k) // s + 1
             o[3] = (cur[3] + 2 * p - k) // s + 1
-            ps = [("weight", [out, cur[1], k, k])] + ([("bias", [out])] if bias else [])
-            extra = "; kernel %d, stride %d, padding %d" % (k, s, p)
-        elif kind == "maxpool":
+            ps = [("weight", [out, cur[1] // g, k, k])] + ([("bias", [out])] if bias else [])
+            extra = "; kernel %d, stride %d, padding %d" % (k, s, p) + (", groups %d" % g if g > 1 else "")
+        elif kind in ("maxpool", "avgpool"):
             o[2] = (cur[2] + 2 * p - k) // s + 1
             o[3] = (cur[3] + 2 * p - k) // s + 1
             extra = "; kernel %d, stride %d, padding %d" % (k, s, p)
@@ -121,17 +122,31 @@ def describe(x_shape, prog):
     return "\n".join(lines) + "\n", parts, at, cur
 
 
-def conv_np(x, w, b, s, p):
+def conv_np(x, w, b, s, p, g=1):
     N, C, H, Wd = x.shape
-    O, _, k, _ = w.shape
+    O, Cg, k, _ = w.shape
     xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
     OH, OW = (H + 2 * p - k) // s + 1, (Wd + 2 * p - k) // s + 1
     y = np.zeros((N, O, OH, OW))
+    Og = O // g
+    for gi in range(g):
+        xs = xp[:, gi * Cg:(gi + 1) * Cg]
+        for kh in range(k):
+            for kw in range(k):
+                patch = xs[:, :, kh:kh + s * OH:s, kw:kw + s * OW:s]
+                y[:, gi * Og:(gi + 1) * Og] += np.einsum("nchw,oc->nohw", patch, w[gi * Og:(gi + 1) * Og, :, kh, kw])
+    return y + (b.reshape(1, -1, 1, 1) if b is not None else 0)
+
+
+def avgpool_np(x, k, s, p):
+    N, C, H, Wd = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    OH, OW = (H + 2 * p - k) // s + 1, (Wd + 2 * p - k) // s + 1
+    y = np.zeros((N, C, OH, OW))
     for kh in range(k):
         for kw in range(k):
-            patch = xp[:, :, kh:kh + s * OH:s, kw:kw + s * OW:s]
-            y += np.einsum("nchw,oc->nohw", patch, w[:, :, kh, kw])
-    return y + (b.reshape(1, -1, 1, 1) if b is not None else 0)
+            y += xp[:, :, kh:kh + s * OH:s, kw:kw + s * OW:s]
+    return y / (k * k)
 
 
 def maxpool_np(x, k, s, p):
@@ -154,13 +169,13 @@ def reference(x, prog, parts, P):
         at, shp, _, _ = parts[q]
         q += 1
         return P[at:at + numel(shp)].reshape(shp)
-    for kind, out, k, s, p, bias in prog:
+    for kind, out, k, s, p, bias, g in prog:
         if kind == "linear":
             w = take()
             cur = cur @ w.T + (take() if bias else 0)
         elif kind == "conv":
             w = take()
-            cur = conv_np(cur, w, take() if bias else None, s, p)
+            cur = conv_np(cur, w, take() if bias else None, s, p, g)
         elif kind == "bn":
             g, b = take(), take()
             mu = cur.mean((0, 2, 3), keepdims=True)
@@ -170,6 +185,8 @@ def reference(x, prog, parts, P):
             cur = np.maximum(cur, 0)
         elif kind == "maxpool":
             cur = maxpool_np(cur, k, s, p)
+        elif kind == "avgpool":
+            cur = avgpool_np(cur, k, s, p)
         elif kind == "gap":
             cur = cur.mean((2, 3), keepdims=True)
         elif kind == "flatten":
@@ -183,8 +200,8 @@ def reference(x, prog, parts, P):
     return cur
 
 
-def L(kind, out=0, k=0, s=1, p=0, bias=1):
-    return (kind, out, k, s, p, bias)
+def L(kind, out=0, k=0, s=1, p=0, bias=1, g=1):
+    return (kind, out, k, s, p, bias, g)
 
 
 NETS = {
@@ -197,6 +214,11 @@ NETS = {
                               L("save"), L("conv", 6, 3, 2, 1, 0), L("bn"), L("relu"), L("conv", 6, 3, 1, 1, 0),
                               L("bn"), L("swap"), L("conv", 6, 1, 2, 0, 0), L("bn"), L("add"), L("relu"),
                               L("gap"), L("flatten"), L("linear", 5)]),
+    # depthwise-separable blocks, average pools (one with padding in the divisor)
+    "mobile": ([2, 3, 10, 10], [L("conv", 8, 3, 2, 1, 0), L("bn"), L("relu"), L("conv", 8, 3, 1, 1, 0, 8), L("bn"),
+                                L("relu"), L("conv", 12, 1, 1, 0, 0), L("bn"), L("relu"), L("conv", 12, 3, 2, 1, 0, 4),
+                                L("avgpool", 0, 3, 2, 1), L("flatten"), L("linear", 6)]),
+    "transition": ([3, 4, 8, 8], [L("bn"), L("relu"), L("conv", 6, 1, 1, 0, 0), L("avgpool", 0, 2, 2, 0)]),
     # a block whose output is the residual sum itself (the last writer is add + relu)
     "block": ([2, 3, 6, 6], [L("save"), L("conv", 5, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 5, 3, 1, 1, 0),
                              L("bn"), L("swap"), L("conv", 5, 1, 1, 0, 0), L("bn"), L("add"), L("relu")]),

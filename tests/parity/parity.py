@@ -389,6 +389,23 @@ def resnet18(classes):
                                torch.nn.Linear(512, classes))
 
 
+def transition():
+    return torch.nn.Sequential(torch.nn.BatchNorm2d(32), torch.nn.ReLU(), torch.nn.Conv2d(32, 64, 1, bias=False),
+                               torch.nn.AvgPool2d(2, 2))
+
+
+def mobilenet_v1(classes):
+    def cbr(cin, cout, k, s, groups=1):
+        return [torch.nn.Conv2d(cin, cout, k, s, k // 2, groups=groups, bias=False), torch.nn.BatchNorm2d(cout),
+                torch.nn.ReLU()]
+    layers = cbr(3, 32, 3, 2)
+    for cin, cout, s in ((32, 64, 1), (64, 128, 2), (128, 128, 1), (128, 256, 2), (256, 256, 1), (256, 512, 2),
+                         (512, 512, 1), (512, 512, 1), (512, 512, 1), (512, 512, 1), (512, 512, 1),
+                         (512, 1024, 2), (1024, 1024, 1)):
+        layers += cbr(cin, cin, 3, s, cin) + cbr(cin, cout, 1, 1)
+    return torch.nn.Sequential(*layers, torch.nn.AvgPool2d(7), torch.nn.Flatten(), torch.nn.Linear(1024, classes))
+
+
 L3_BUILD = {
     1: lambda: mlp([16384, 16384, 16384, 8192]),
     2: lambda: mlp([16384, 32768, 32768, 16384]),
@@ -400,6 +417,8 @@ L3_BUILD = {
     10: lambda: resnet101(1000),
     11: lambda: vgg(((64, 2), (128, 2), (256, 3), (512, 3), (512, 3)), 1000),
     12: lambda: vgg(((64, 2), (128, 2), (256, 4), (512, 4), (512, 4)), 1000),
+    13: transition,
+    19: lambda: mobilenet_v1(1000),
 }
 _nets = {}
 

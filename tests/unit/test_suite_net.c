@@ -75,7 +75,7 @@ static void test_every_network_walks_to_its_output(void **state)
             switch (L->kind) {
             case NET_LINEAR: want.d[1] = L->out; break;
             case NET_CONV2D: want.d[1] = L->out; /* fall through */
-            case NET_MAXPOOL2D:
+            case NET_MAXPOOL2D: case NET_AVGPOOL2D:
                 want.d[2] = (in.d[2] + 2 * L->p - L->k) / L->s + 1;
                 want.d[3] = (in.d[3] + 2 * L->p - L->k) / L->s + 1;
                 break;
@@ -112,7 +112,7 @@ static void test_every_network_walks_to_its_output(void **state)
             } else {
                 assert_true(kind == NET_LINEAR || kind == NET_CONV2D);
                 /* U(-k, k), k = 1/sqrt(fan_in): fan_in is the weight's
-                 * size over its output channels */
+                 * size over its output channels (Cin / groups k^2) */
                 int64_t fan = 1;
                 const net_param *w = pp->is_bias ? pp - 1 : pp;
                 for (int a = 1; a < w->shape.ndim; a++) fan *= w->shape.d[a];
@@ -135,7 +135,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 10);
+    assert_true(nets >= 12);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -164,6 +164,10 @@ static void test_known_parameter_counts(void **state)
         /* torchvision's published counts */
         { "L3_009_resnet18", 11689512 },
         { "L3_010_resnet101", 44549160 },
+        /* bn, then the 1x1 convolution without a bias */
+        { "L3_013_densenet121transitionlayer", 2 * 32 + conv_params(32, 64, 1, 0) },
+        /* the commonly published count of MobileNetV1 (alpha 1, 1000 classes) */
+        { "L3_019_mobilenetv1", 4231976 },
         { "L3_011_vgg16", 138357544 },
         { "L3_012_vgg19", 143667240 },
     };
@@ -224,26 +228,30 @@ static void test_malformed_programs_are_refused(void **state)
     (void)state;
     char why[200];
     int64_t img[4] = { 2, 3, 8, 8 }, vec[2] = { 2, 16 };
-    const net_layer add_first[] = { { NET_ADD, 0, 0, 0, 0, 0 } };
+    const net_layer add_first[] = { { NET_ADD, 0, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(add_first, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "nothing saved"));
-    const net_layer linear_on_map[] = { { NET_LINEAR, 4, 0, 0, 0, 1 } };
+    const net_layer linear_on_map[] = { { NET_LINEAR, 4, 0, 0, 0, 1, 0 } };
     assert_int_equal(walks(linear_on_map, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "layer 1 (linear)"));
-    const net_layer conv_on_vec[] = { { NET_CONV2D, 4, 3, 1, 1, 1 } };
+    const net_layer conv_on_vec[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0 } };
     assert_int_equal(walks(conv_on_vec, 1, vec, 2, why, sizeof why), -1);
     /* a residual sum of different shapes */
-    const net_layer mismatch[] = { { NET_SAVE, 0, 0, 0, 0, 0 }, { NET_CONV2D, 4, 3, 1, 1, 0 },
-                                   { NET_ADD, 0, 0, 0, 0, 0 } };
+    const net_layer mismatch[] = { { NET_SAVE, 0, 0, 0, 0, 0, 0 }, { NET_CONV2D, 4, 3, 1, 1, 0, 0 },
+                                   { NET_ADD, 0, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(mismatch, 3, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "layer 3 (add)"));
+    /* groups that do not divide the channels */
+    const net_layer bad_groups[] = { { NET_CONV2D, 4, 3, 1, 1, 0, 2 } };
+    assert_int_equal(walks(bad_groups, 1, img, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "groups"));
     /* a window larger than the map */
-    const net_layer big[] = { { NET_MAXPOOL2D, 0, 9, 1, 0, 0 } };
+    const net_layer big[] = { { NET_MAXPOOL2D, 0, 9, 1, 0, 0, 0 } };
     assert_int_equal(walks(big, 1, img, 4, why, sizeof why), -1);
     /* and a good one, with flatten and a linear layer after it */
-    const net_layer good[] = { { NET_CONV2D, 4, 3, 1, 1, 1 }, { NET_BN2D, 0, 0, 0, 0, 0 },
-                               { NET_MAXPOOL2D, 0, 2, 2, 0, 0 }, { NET_FLATTEN, 0, 0, 0, 0, 0 },
-                               { NET_LINEAR, 5, 0, 0, 0, 0 } };
+    const net_layer good[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0 }, { NET_BN2D, 0, 0, 0, 0, 0, 0 },
+                               { NET_MAXPOOL2D, 0, 2, 2, 0, 0, 0 }, { NET_FLATTEN, 0, 0, 0, 0, 0, 0 },
+                               { NET_LINEAR, 5, 0, 0, 0, 0, 0 } };
     net_spec sp = { OP_NET_FIRST, 5, good, 1e-5 };
     net_plan *pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&sp, img, 4, pl, why, sizeof why), 0);
@@ -255,6 +263,18 @@ static void test_malformed_programs_are_refused(void **state)
     assert_int_equal(pl->param[4].offset, 108 + 4 + 8);
     /* FLOPs: conv 2*2*4*64*27 + 512 bias, bn 7 * 512, pool 4 * 128, linear 2*2*64*5 */
     assert_true(pl->flops == 2.0 * 2 * 4 * 64 * 27 + 512 + 7.0 * 512 + 4.0 * 128 + 2.0 * 2 * 64 * 5);
+    free(pl);
+    /* a depthwise convolution (weight [C, 1, k, k]) and an average pool */
+    int64_t img6[4] = { 2, 6, 8, 8 };
+    const net_layer dw[] = { { NET_CONV2D, 6, 3, 1, 1, 0, 6 }, { NET_AVGPOOL2D, 0, 2, 2, 0, 0, 0 } };
+    net_spec sd = { OP_NET_FIRST, 2, dw, 1e-5 };
+    pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&sd, img6, 4, pl, why, sizeof why), 0);
+    assert_int_equal(pl->param[0].shape.d[1], 1);
+    assert_int_equal(pl->n_param_floats, 6 * 9);
+    assert_int_equal(pl->result.d[2], 4);
+    /* 2 * outputs * 9 for the depthwise convolution, (4 + 1) per pooled output */
+    assert_true(pl->flops == 2.0 * (2 * 6 * 64) * 9 + 5.0 * (2 * 6 * 16));
     free(pl);
 }
 

@@ -97,13 +97,13 @@ extern const base_family base_fam_conv_net;
 /* A problem attribute by name, or def when the problem has none. */
 double base_attr(const suite_problem *p, const char *name, double def);
 
-/* 2D max pooling of `planes` planes of H x W into OH x OW (window k,
- * stride s, padding p, floor mode, NaN propagating) on stream st with
- * pool.cu's kernels, as PyTorch's native kernel runs it; 0, or -1 when the
- * launch failed (cudaGetLastError says why).  The planes must fit 32-bit
- * indices. */
-int base_maxpool2d(const base_ctx *b, const float *x, float *y, long long planes, int H, int W, int OH, int OW,
-                   int k, int s, int p, cudaStream_t st);
+/* 2D max pooling (max != 0: NaN propagating) or average pooling (the
+ * padding counted in the divisor) of `planes` planes of H x W into OH x OW
+ * (window k, stride s, padding p, floor mode) on stream st with pool.cu's
+ * kernels, as PyTorch's native kernels run it; 0, or -1 when the launch
+ * failed (cudaGetLastError says why).  The planes must fit 32-bit indices. */
+int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long planes, int H, int W, int OH,
+                int OW, int k, int s, int p, cudaStream_t st);
 
 /* Row softmax (or log-softmax) of [rows, d] on stream s (softmax.cu). */
 void base_softmax_rows(const float *x, float *y, long long rows, long long d, int log_softmax,

@@ -160,7 +160,7 @@ int64_t numel(const net_shape &s)
 int writes(int kind)
 {
     return kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_BN2D || kind == NET_RELU ||
-           kind == NET_MAXPOOL2D || kind == NET_GAP || kind == NET_ADD;
+           kind == NET_MAXPOOL2D || kind == NET_AVGPOOL2D || kind == NET_GAP || kind == NET_ADD;
 }
 
 /* The parameter part of layer l (weight or bias), or NULL. */
@@ -184,7 +184,7 @@ int create_convs(base_ctx *b, net_state *ns, kbv_err *e)
         g.n = in.d[0];
         g.cin = in.d[1];
         g.cout = out.d[1];
-        g.groups = 1;
+        g.groups = L->groups > 1 ? L->groups : 1;
         for (int a = 0; a < 2; a++) {
             g.in[a] = in.d[2 + a];
             g.out[a] = out.d[2 + a];
@@ -250,7 +250,12 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         if (ce == cudaSuccess) ce = cudaMalloc(&ns->stat, (size_t)widest * sizeof(float2));
         if (ce != cudaSuccess) return base_cuda_err(e, b, "statistics buffers", ce);
     }
-    return 0;
+    /* A depthwise convolution is also timed against kbv's direct kernel
+     * (conv.cu), on scratch buffers: the weight, C k^2 floats, fits in one. */
+    for (int l = 0; !rc && l < sp->n_layers; l++)
+        if (ns->conv_owner[l] && ns->geom[l].groups > 1)
+            rc = conv_runner_tune(b, ns->conv[l], ns->buf[0], ns->buf[1], ns->buf[2], ex->stream, e);
+    return rc;
 }
 
 /* Where the walk stands while running: the current tensor and the skip. */
@@ -354,10 +359,10 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         if (!to_out && in_place_ok) dst = (float *)k.cur;
         launch_ew(b, k.cur, dst, A, s);
         break;
-    case NET_MAXPOOL2D: {
-        if (base_maxpool2d(b, k.cur, dst, in.d[0] * in.d[1], (int)in.d[2], (int)in.d[3], (int)out.d[2],
-                           (int)out.d[3], L->k, L->s, L->p, s))
-            return base_cuda_err(e, b, "max pool launch", cudaGetLastError());
+    case NET_MAXPOOL2D: case NET_AVGPOOL2D: {
+        if (base_pool2d(b, L->kind == NET_MAXPOOL2D, k.cur, dst, in.d[0] * in.d[1], (int)in.d[2], (int)in.d[3],
+                        (int)out.d[2], (int)out.d[3], L->k, L->s, L->p, s))
+            return base_cuda_err(e, b, "pool launch", cudaGetLastError());
         break;
     }
     case NET_GAP: {

@@ -229,8 +229,8 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 
 } /* namespace */
 
-int base_maxpool2d(const base_ctx *b, const float *x, float *y, long long planes, int H, int W, int OH, int OW,
-                   int k, int s, int p, cudaStream_t st)
+int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long planes, int H, int W, int OH,
+                int OW, int k, int s, int p, cudaStream_t st)
 {
     pool_geom g;
     memset(&g, 0, sizeof g);
@@ -255,10 +255,12 @@ int base_maxpool2d(const base_ctx *b, const float *x, float *y, long long planes
     long long gy = (g.nc + per - 1) / per;
     if (gy > 65535) gy = 65535;
     dim3 grid(gx, (unsigned)gy);
-    /* the networks' windows (net.h programs), then the generic kernel */
-    if (k == 2) launch<2, true, 2, 1>(grid, st, x, y, g);
-    else if (k == 3) launch<2, true, 3, 1>(grid, st, x, y, g);
-    else launch<2, true, 0, 0>(grid, st, x, y, g);
+    /* the networks' windows (net.h programs), then the generic kernels */
+    if (max && k == 2) launch<2, true, 2, 1>(grid, st, x, y, g);
+    else if (max && k == 3) launch<2, true, 3, 1>(grid, st, x, y, g);
+    else if (max) launch<2, true, 0, 0>(grid, st, x, y, g);
+    else if (k == 2) launch<2, false, 2, 1>(grid, st, x, y, g);
+    else launch<2, false, 0, 0>(grid, st, x, y, g);
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 

@@ -1,16 +1,18 @@
 /* l3_net.c - KernelBench level 3: whole networks as layer programs
  * (problems/net.h): the MLPs (1-3), LeNet-5 (4), AlexNet (5), the ResNet
- * basic block (8), ResNet-18 (9), ResNet-101 (10) and VGG-16/19 (11, 12).
+ * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
+ * DenseNet-121 transition layer (13) and MobileNetV1 (19).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
  * 0 (which D2-D4 redraw).  Training mode: batch statistics; Dropout has
  * p = 0.0 and is the identity.
  * FLOPs: per linear layer 2 N in out plus N out for its bias; per
- * convolution 2 N Cout Hout Wout Cin k^2 plus one per output for a bias;
- * per element 7 for a batch norm (statistics and apply), 1 for ReLU and
- * the residual add; k^2 comparisons per max-pool output; one addition per
- * input and one division per output for the global average pool.
+ * convolution 2 N Cout Hout Wout (Cin / groups) k^2 plus one per output for
+ * a bias; per element 7 for a batch norm (statistics and apply), 1 for ReLU
+ * and the residual add; k^2 comparisons per max-pool output, k^2 additions
+ * and a division per average-pool output; one addition per input and one
+ * division per output for the global average pool.
  * min_bytes: x, params and the output, each once.  The numbers are the
  * walk's (net_plan_make); tests/unit/test_suite_net.c checks that they
  * agree with it.
@@ -84,24 +86,38 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(10LL, 1000LL)),
       ATTRS({ "num_classes", 1000.0 }),
       .flops = 392999679760.0, .min_bytes = 4.0 * 145182520, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 5 },
+    { .id = "L3_013_densenet121transitionlayer", .level = 3, .number = 13, .name = "13_DenseNet121TransitionLayer",
+      .expr = "self.transition(x), transition = BatchNorm2d(32) (training), ReLU, Conv2d(32, 64, 1, bias=False), AvgPool2d(2, 2)",
+      INPUTS(IN("x", G_RAND, 128LL, 32LL, 256LL, 256LL), PACKED(2112LL)),
+      OUTPUTS(OUT(128LL, 64LL, 128LL, 128LL)),
+      ATTRS({ "num_input_features", 32.0 }, { "num_output_features", 64.0 }, { "eps", 1e-05 }),
+      .flops = 37178310656.0, .min_bytes = 4.0 * 402655296, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 7 },
+    { .id = "L3_019_mobilenetv1", .level = 3, .number = 19, .name = "19_MobileNetV1",
+      .expr = "MobileNetV1 (alpha 1): conv3x3/2 + bn + relu, thirteen depthwise-separable blocks (depthwise 3x3 + bn + relu, pointwise 1x1 + bn + relu), AvgPool2d(7), fc; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(4231976LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }, { "input_channels", 3.0 }, { "alpha", 1.0 }, { "eps", 1e-05 }),
+      .flops = 11778744080.0, .min_bytes = 4.0 * 5747256, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 8 },
 };
 
 SUITE_COUNT(suite_l3_net);
 
 /* --- the programs ----------------------------------------------------------- */
 
-#define LIN(o)            { NET_LINEAR, (o), 0, 0, 0, 1 }
-#define CONV(o, k, s, p)  { NET_CONV2D, (o), (k), (s), (p), 1 }
-#define CONVN(o, k, s, p) { NET_CONV2D, (o), (k), (s), (p), 0 }   /* bias=False */
-#define BN                { NET_BN2D, 0, 0, 0, 0, 0 }
-#define RELU              { NET_RELU, 0, 0, 0, 0, 0 }
-#define MAXP(k, s, p)     { NET_MAXPOOL2D, 0, (k), (s), (p), 0 }
-#define GAP               { NET_GAP, 0, 0, 0, 0, 0 }
-#define FLAT              { NET_FLATTEN, 0, 0, 0, 0, 0 }
-#define DROP              { NET_DROPOUT, 0, 0, 0, 0, 0 }
-#define SAVE              { NET_SAVE, 0, 0, 0, 0, 0 }
-#define SWAP              { NET_SWAP, 0, 0, 0, 0, 0 }
-#define ADD               { NET_ADD, 0, 0, 0, 0, 0 }
+#define LIN(o)            { NET_LINEAR, (o), 0, 0, 0, 1, 0 }
+#define CONVG(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g) }   /* grouped, bias=False */
+#define AVGP(k, s, p)     { NET_AVGPOOL2D, 0, (k), (s), (p), 0, 0 }
+#define CONV(o, k, s, p)  { NET_CONV2D, (o), (k), (s), (p), 1, 0 }
+#define CONVN(o, k, s, p) { NET_CONV2D, (o), (k), (s), (p), 0, 0 }   /* bias=False */
+#define BN                { NET_BN2D, 0, 0, 0, 0, 0, 0 }
+#define RELU              { NET_RELU, 0, 0, 0, 0, 0, 0 }
+#define MAXP(k, s, p)     { NET_MAXPOOL2D, 0, (k), (s), (p), 0, 0 }
+#define GAP               { NET_GAP, 0, 0, 0, 0, 0, 0 }
+#define FLAT              { NET_FLATTEN, 0, 0, 0, 0, 0, 0 }
+#define DROP              { NET_DROPOUT, 0, 0, 0, 0, 0, 0 }
+#define SAVE              { NET_SAVE, 0, 0, 0, 0, 0, 0 }
+#define SWAP              { NET_SWAP, 0, 0, 0, 0, 0, 0 }
+#define ADD               { NET_ADD, 0, 0, 0, 0, 0, 0 }
 /* A 3x3 convolution with padding 1 and its ReLU (VGG). */
 #define C3R(o)            CONV(o, 3, 1, 1), RELU
 /* torchvision's BasicBlock: conv1, bn1, conv2, bn2 and, when the shape
@@ -152,6 +168,17 @@ static const net_layer resnet101[] = {
     BOTTLE_DS(512, 2), BOTTLE(512), BOTTLE(512),
     GAP, FLAT, LIN(1000),
 };
+static const net_layer transition[] = { BN, RELU, CONVN(64, 1, 1, 0), AVGP(2, 2, 0) };
+/* MobileNetV1's blocks: a depthwise 3x3 and a pointwise 1x1, each with a
+ * batch norm and a ReLU */
+#define DW(i, o, s)       CONVG(i, 3, s, 1, i), BN, RELU, CONVN(o, 1, 1, 0), BN, RELU
+static const net_layer mobilenet1[] = {
+    CONVN(32, 3, 2, 1), BN, RELU,
+    DW(32, 64, 1), DW(64, 128, 2), DW(128, 128, 1), DW(128, 256, 2), DW(256, 256, 1), DW(256, 512, 2),
+    DW(512, 512, 1), DW(512, 512, 1), DW(512, 512, 1), DW(512, 512, 1), DW(512, 512, 1),
+    DW(512, 1024, 2), DW(1024, 1024, 1),
+    AVGP(7, 7, 0), FLAT, LIN(1000),
+};
 #define VGG_HEAD FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000)
 static const net_layer vgg16[] = {
     C3R(64), C3R(64), MAXP(2, 2, 0),
@@ -184,6 +211,8 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 4, vgg16),
     PROGRAM(OP_CONV_NET_FIRST + 5, vgg19),
     PROGRAM(OP_CONV_NET_FIRST + 6, resnet101),
+    PROGRAM(OP_CONV_NET_FIRST + 7, transition),
+    PROGRAM(OP_CONV_NET_FIRST + 8, mobilenet1),
 };
 
 const net_spec *suite_net(int op)

@@ -9,7 +9,7 @@
 
 static const char *const kind_names[NET_KIND_COUNT] = {
     "end", "linear", "conv2d", "batchnorm2d", "relu", "maxpool2d", "adaptive_avgpool2d(1)",
-    "flatten", "dropout(p=0)", "save", "swap", "add",
+    "flatten", "dropout(p=0)", "save", "swap", "add", "avgpool2d",
 };
 
 const char *net_kind_name(int kind)
@@ -82,15 +82,16 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
         if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
         if (L->out < 1 || L->k < 1 || L->s < 1 || L->p < 0)
             return fail(why, len, i, nm, "bad channels, kernel, stride or padding");
-        int64_t cin = cur->d[1];
-        int64_t w[4] = { L->out, cin, L->k, L->k };
-        add_param(pl, i, 0, 4, w, kaiming(cin * L->k * L->k));
-        if (L->bias) add_param(pl, i, 1, 1, w, kaiming(cin * L->k * L->k));
+        int64_t g = L->groups > 1 ? L->groups : 1, cin = cur->d[1];
+        if (cin % g || L->out % g) return fail(why, len, i, nm, "channels not divisible by the groups");
+        int64_t w[4] = { L->out, cin / g, L->k, L->k };
+        add_param(pl, i, 0, 4, w, kaiming(cin / g * L->k * L->k));
+        if (L->bias) add_param(pl, i, 1, 1, w, kaiming(cin / g * L->k * L->k));
         o.d[1] = L->out;
         for (int a = 2; a < 4; a++) o.d[a] = (cur->d[a] + 2 * L->p - L->k) / L->s + 1;
         if (o.d[2] < 1 || o.d[3] < 1) return fail(why, len, i, nm, "the window is larger than the input");
         double outs = (double)shape_numel(&o);
-        pl->flops += 2.0 * outs * (double)cin * L->k * L->k + (L->bias ? outs : 0.0);
+        pl->flops += 2.0 * outs * (double)(cin / g) * L->k * L->k + (L->bias ? outs : 0.0);
         pl->has_conv = 1;
         break;
     }
@@ -105,13 +106,15 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
     case NET_RELU:
         pl->flops += (double)n;
         break;
-    case NET_MAXPOOL2D:
+    case NET_MAXPOOL2D: case NET_AVGPOOL2D:
         if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
         if (L->k < 1 || L->s < 1 || L->p < 0 || 2 * L->p > L->k)
             return fail(why, len, i, nm, "bad kernel, stride or padding");
         for (int a = 2; a < 4; a++) o.d[a] = (cur->d[a] + 2 * L->p - L->k) / L->s + 1;
         if (o.d[2] < 1 || o.d[3] < 1) return fail(why, len, i, nm, "the window is larger than the input");
-        pl->flops += (double)L->k * L->k * (double)shape_numel(&o);
+        /* a comparison or addition per window element, a division per
+         * average */
+        pl->flops += ((double)L->k * L->k + (L->kind == NET_AVGPOOL2D)) * (double)shape_numel(&o);
         break;
     case NET_GAP:
         if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
@@ -209,8 +212,10 @@ int net_describe(sbuf *b, const suite_problem *p)
         put_shape(b, &pl->in[i]);
         sb_puts(b, " -> ");
         put_shape(b, &pl->out[i]);
-        if (L->kind == NET_CONV2D || L->kind == NET_MAXPOOL2D)
+        if (L->kind == NET_CONV2D || L->kind == NET_MAXPOOL2D || L->kind == NET_AVGPOOL2D)
             sb_printf(b, "; kernel %d, stride %d, padding %d", L->k, L->s, L->p);
+        if (L->kind == NET_CONV2D && L->groups > 1) sb_printf(b, ", groups %d", L->groups);
+        if (L->kind == NET_AVGPOOL2D) sb_puts(b, " (padding counted in the divisor)");
         if (L->kind == NET_BN2D) {
             sb_puts(b, "; batch statistics (training mode, biased variance), eps ");
             suite_num_text(b, sp->eps);

@@ -35,7 +35,7 @@ extern "C" {
 enum net_kind {
     NET_END = 0,
     NET_LINEAR,     /* y = x W^T (+ b): W [out, in], b [out]; x is [N, in] */
-    NET_CONV2D,     /* W [out, Cin, k, k] (+ b [out]); stride s, padding p */
+    NET_CONV2D,     /* W [out, Cin / groups, k, k] (+ b [out]); stride s, padding p */
     NET_BN2D,       /* BatchNorm2d with batch statistics, eps; weight 1, bias 0 */
     NET_RELU,
     NET_MAXPOOL2D,  /* window k, stride s, padding p (implicit -inf), floor mode */
@@ -45,6 +45,7 @@ enum net_kind {
     NET_SAVE,       /* skip = current (the identity branch of a residual block) */
     NET_SWAP,       /* exchange current and skip (to run a downsample branch) */
     NET_ADD,        /* current = current + skip (shapes must agree) */
+    NET_AVGPOOL2D,  /* window k, stride s, padding p (counted in the divisor), floor mode */
     NET_KIND_COUNT
 };
 
@@ -53,6 +54,8 @@ typedef struct {
     int out;        /* output features (linear) or channels (conv) */
     int k, s, p;    /* window, stride, padding (conv, max pool) */
     int bias;       /* linear and conv: 1 when the layer has a bias */
+    int groups;     /* conv: 0 or 1 for a dense convolution, else the groups
+                       (the input channels for a depthwise one) */
 } net_layer;
 
 #define NET_MAX_LAYERS 512

@@ -12,25 +12,26 @@
 #define THREADS 256
 #define TILE 16
 
-enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD };
+enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
+       K_AVGPOOL };
 
-/* kind, rank, shape before and after, window, stride, padding, and the
- * offsets of the weight and the bias in params (-1: none) */
-struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p; long long w, b; };
+/* kind, rank, shape before and after, window, stride, padding, groups, and
+ * the offsets of the weight and the bias in params (-1: none) */
+struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p, g; long long w, b; };
 
 static const layer NET[] = {
-    { K_CONV, 4, {4096LL, 1LL, 32LL, 32LL}, {4096LL, 6LL, 28LL, 28LL}, 5, 1, 0, 0LL, 150LL },
-    { K_RELU, 4, {4096LL, 6LL, 28LL, 28LL}, {4096LL, 6LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_MAXPOOL, 4, {4096LL, 6LL, 28LL, 28LL}, {4096LL, 6LL, 14LL, 14LL}, 2, 2, 0, -1LL, -1LL },
-    { K_CONV, 4, {4096LL, 6LL, 14LL, 14LL}, {4096LL, 16LL, 10LL, 10LL}, 5, 1, 0, 156LL, 2556LL },
-    { K_RELU, 4, {4096LL, 16LL, 10LL, 10LL}, {4096LL, 16LL, 10LL, 10LL}, 0, 1, 0, -1LL, -1LL },
-    { K_MAXPOOL, 4, {4096LL, 16LL, 10LL, 10LL}, {4096LL, 16LL, 5LL, 5LL}, 2, 2, 0, -1LL, -1LL },
-    { K_FLATTEN, 4, {4096LL, 16LL, 5LL, 5LL}, {4096LL, 400LL, 1LL, 1LL}, 0, 1, 0, -1LL, -1LL },
-    { K_LINEAR, 2, {4096LL, 400LL, 1LL, 1LL}, {4096LL, 120LL, 1LL, 1LL}, 0, 1, 0, 2572LL, 50572LL },
-    { K_RELU, 2, {4096LL, 120LL, 1LL, 1LL}, {4096LL, 120LL, 1LL, 1LL}, 0, 1, 0, -1LL, -1LL },
-    { K_LINEAR, 2, {4096LL, 120LL, 1LL, 1LL}, {4096LL, 84LL, 1LL, 1LL}, 0, 1, 0, 50692LL, 60772LL },
-    { K_RELU, 2, {4096LL, 84LL, 1LL, 1LL}, {4096LL, 84LL, 1LL, 1LL}, 0, 1, 0, -1LL, -1LL },
-    { K_LINEAR, 2, {4096LL, 84LL, 1LL, 1LL}, {4096LL, 20LL, 1LL, 1LL}, 0, 1, 0, 60856LL, 62536LL },
+    { K_CONV, 4, {4096LL, 1LL, 32LL, 32LL}, {4096LL, 6LL, 28LL, 28LL}, 5, 1, 0, 1, 0LL, 150LL },
+    { K_RELU, 4, {4096LL, 6LL, 28LL, 28LL}, {4096LL, 6LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_MAXPOOL, 4, {4096LL, 6LL, 28LL, 28LL}, {4096LL, 6LL, 14LL, 14LL}, 2, 2, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {4096LL, 6LL, 14LL, 14LL}, {4096LL, 16LL, 10LL, 10LL}, 5, 1, 0, 1, 156LL, 2556LL },
+    { K_RELU, 4, {4096LL, 16LL, 10LL, 10LL}, {4096LL, 16LL, 10LL, 10LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_MAXPOOL, 4, {4096LL, 16LL, 10LL, 10LL}, {4096LL, 16LL, 5LL, 5LL}, 2, 2, 0, 1, -1LL, -1LL },
+    { K_FLATTEN, 4, {4096LL, 16LL, 5LL, 5LL}, {4096LL, 400LL, 1LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 2, {4096LL, 400LL, 1LL, 1LL}, {4096LL, 120LL, 1LL, 1LL}, 0, 1, 0, 1, 2572LL, 50572LL },
+    { K_RELU, 2, {4096LL, 120LL, 1LL, 1LL}, {4096LL, 120LL, 1LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 2, {4096LL, 120LL, 1LL, 1LL}, {4096LL, 84LL, 1LL, 1LL}, 0, 1, 0, 1, 50692LL, 60772LL },
+    { K_RELU, 2, {4096LL, 84LL, 1LL, 1LL}, {4096LL, 84LL, 1LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 2, {4096LL, 84LL, 1LL, 1LL}, {4096LL, 20LL, 1LL, 1LL}, 0, 1, 0, 1, 60856LL, 62536LL },
 };
 #define N_LAYERS 12
 #define LAST_WRITER 11
@@ -63,19 +64,22 @@ __global__ void linear_kernel(const float *__restrict__ x, const float *__restri
     if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
 }
 
+/* groups G: output channel o reads the C / G input channels of its group */
 __global__ void conv_kernel(const float *__restrict__ x, const float *__restrict__ w,
                             const float *__restrict__ b, float *__restrict__ y, long long N, int C,
-                            int H, int W, int O, int OH, int OW, int k, int s, int p)
+                            int H, int W, int O, int OH, int OW, int k, int s, int p, int G)
 {
     long long total = N * O * OH * OW;
+    int Cg = C / G, Og = O / G;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
          i += (long long)gridDim.x * blockDim.x) {
         int ow = (int)(i % OW), oh = (int)((i / OW) % OH), o = (int)((i / ((long long)OW * OH)) % O);
         long long n = i / ((long long)OW * OH * O);
         float acc = b ? b[o] : 0.0f;
-        for (int c = 0; c < C; c++) {
+        for (int cg = 0; cg < Cg; cg++) {
+            int c = (o / Og) * Cg + cg;
             const float *xp = x + (n * C + c) * H * W;
-            const float *wp = w + ((long long)o * C + c) * k * k;
+            const float *wp = w + ((long long)o * Cg + cg) * k * k;
             for (int kh = 0; kh < k; kh++) {
                 int h = oh * s - p + kh;
                 if (h < 0 || h >= H) continue;
@@ -168,6 +172,24 @@ __global__ void maxpool_kernel(const float *__restrict__ x, float *__restrict__ 
     }
 }
 
+/* average over the window, the padding counted in the divisor */
+__global__ void avgpool_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, int H,
+                               int W, int OH, int OW, int k, int s, int p)
+{
+    long long total = planes * OH * OW;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ow = (int)(i % OW), oh = (int)((i / OW) % OH);
+        const float *xp = x + (i / ((long long)OW * OH)) * H * W;
+        int h0 = oh * s - p, w0 = ow * s - p;
+        int h1 = min(h0 + k, H + p), w1 = min(w0 + k, W + p);
+        float div = (float)((h1 - h0) * (w1 - w0)), acc = 0.0f;
+        for (int h = max(h0, 0); h < min(h1, H); h++)
+            for (int w = max(w0, 0); w < min(w1, W); w++) acc += xp[(long long)h * W + w];
+        y[i] = acc / div;
+    }
+}
+
 /* one thread per plane */
 __global__ void gap_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, long long S)
 {
@@ -233,7 +255,7 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_CONV:
             conv_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
-                                                       (int)L.out[3], L.k, L.s, L.p);
+                                                       (int)L.out[3], L.k, L.s, L.p, L.g);
             break;
         case K_BN:
             bn_stats<<<(unsigned)L.in[1], THREADS, 0, st>>>(cur, stats, stats + WIDEST, L.in[0], L.in[1],
@@ -245,6 +267,11 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_ADD: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, skip, dst, n); skip = NULL; break;
         case K_MAXPOOL:
             maxpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
+                                                          (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
+                                                          L.s, L.p);
+            break;
+        case K_AVGPOOL:
+            avgpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
                                                           (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
                                                           L.s, L.p);
             break;

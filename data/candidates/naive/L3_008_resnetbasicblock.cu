@@ -12,24 +12,25 @@
 #define THREADS 256
 #define TILE 16
 
-enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD };
+enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
+       K_AVGPOOL };
 
-/* kind, rank, shape before and after, window, stride, padding, and the
- * offsets of the weight and the bias in params (-1: none) */
-struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p; long long w, b; };
+/* kind, rank, shape before and after, window, stride, padding, groups, and
+ * the offsets of the weight and the bias in params (-1: none) */
+struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p, g; long long w, b; };
 
 static const layer NET[] = {
-    { K_SAVE, 4, {10LL, 3LL, 224LL, 224LL}, {10LL, 3LL, 224LL, 224LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {10LL, 3LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 3, 1, 1, 0LL, -1LL },
-    { K_BN, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, 1728LL, 1792LL },
-    { K_RELU, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 3, 1, 1, 1856LL, -1LL },
-    { K_BN, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, 38720LL, 38784LL },
-    { K_SWAP, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 3LL, 224LL, 224LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {10LL, 3LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 1, 1, 0, 38848LL, -1LL },
-    { K_BN, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, 39040LL, 39104LL },
-    { K_ADD, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, -1LL, -1LL },
-    { K_RELU, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, -1LL, -1LL },
+    { K_SAVE, 4, {10LL, 3LL, 224LL, 224LL}, {10LL, 3LL, 224LL, 224LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {10LL, 3LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 3, 1, 1, 1, 0LL, -1LL },
+    { K_BN, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, 1, 1728LL, 1792LL },
+    { K_RELU, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 3, 1, 1, 1, 1856LL, -1LL },
+    { K_BN, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, 1, 38720LL, 38784LL },
+    { K_SWAP, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 3LL, 224LL, 224LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {10LL, 3LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 1, 1, 0, 1, 38848LL, -1LL },
+    { K_BN, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, 1, 39040LL, 39104LL },
+    { K_ADD, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_RELU, 4, {10LL, 64LL, 224LL, 224LL}, {10LL, 64LL, 224LL, 224LL}, 0, 1, 0, 1, -1LL, -1LL },
 };
 #define N_LAYERS 11
 #define LAST_WRITER 10
@@ -62,19 +63,22 @@ __global__ void linear_kernel(const float *__restrict__ x, const float *__restri
     if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
 }
 
+/* groups G: output channel o reads the C / G input channels of its group */
 __global__ void conv_kernel(const float *__restrict__ x, const float *__restrict__ w,
                             const float *__restrict__ b, float *__restrict__ y, long long N, int C,
-                            int H, int W, int O, int OH, int OW, int k, int s, int p)
+                            int H, int W, int O, int OH, int OW, int k, int s, int p, int G)
 {
     long long total = N * O * OH * OW;
+    int Cg = C / G, Og = O / G;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
          i += (long long)gridDim.x * blockDim.x) {
         int ow = (int)(i % OW), oh = (int)((i / OW) % OH), o = (int)((i / ((long long)OW * OH)) % O);
         long long n = i / ((long long)OW * OH * O);
         float acc = b ? b[o] : 0.0f;
-        for (int c = 0; c < C; c++) {
+        for (int cg = 0; cg < Cg; cg++) {
+            int c = (o / Og) * Cg + cg;
             const float *xp = x + (n * C + c) * H * W;
-            const float *wp = w + ((long long)o * C + c) * k * k;
+            const float *wp = w + ((long long)o * Cg + cg) * k * k;
             for (int kh = 0; kh < k; kh++) {
                 int h = oh * s - p + kh;
                 if (h < 0 || h >= H) continue;
@@ -167,6 +171,24 @@ __global__ void maxpool_kernel(const float *__restrict__ x, float *__restrict__ 
     }
 }
 
+/* average over the window, the padding counted in the divisor */
+__global__ void avgpool_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, int H,
+                               int W, int OH, int OW, int k, int s, int p)
+{
+    long long total = planes * OH * OW;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ow = (int)(i % OW), oh = (int)((i / OW) % OH);
+        const float *xp = x + (i / ((long long)OW * OH)) * H * W;
+        int h0 = oh * s - p, w0 = ow * s - p;
+        int h1 = min(h0 + k, H + p), w1 = min(w0 + k, W + p);
+        float div = (float)((h1 - h0) * (w1 - w0)), acc = 0.0f;
+        for (int h = max(h0, 0); h < min(h1, H); h++)
+            for (int w = max(w0, 0); w < min(w1, W); w++) acc += xp[(long long)h * W + w];
+        y[i] = acc / div;
+    }
+}
+
 /* one thread per plane */
 __global__ void gap_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, long long S)
 {
@@ -232,7 +254,7 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_CONV:
             conv_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
-                                                       (int)L.out[3], L.k, L.s, L.p);
+                                                       (int)L.out[3], L.k, L.s, L.p, L.g);
             break;
         case K_BN:
             bn_stats<<<(unsigned)L.in[1], THREADS, 0, st>>>(cur, stats, stats + WIDEST, L.in[0], L.in[1],
@@ -244,6 +266,11 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_ADD: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, skip, dst, n); skip = NULL; break;
         case K_MAXPOOL:
             maxpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
+                                                          (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
+                                                          L.s, L.p);
+            break;
+        case K_AVGPOOL:
+            avgpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
                                                           (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
                                                           L.s, L.p);
             break;

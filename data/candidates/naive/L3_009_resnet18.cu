@@ -12,93 +12,94 @@
 #define THREADS 256
 #define TILE 16
 
-enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD };
+enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
+       K_AVGPOOL };
 
-/* kind, rank, shape before and after, window, stride, padding, and the
- * offsets of the weight and the bias in params (-1: none) */
-struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p; long long w, b; };
+/* kind, rank, shape before and after, window, stride, padding, groups, and
+ * the offsets of the weight and the bias in params (-1: none) */
+struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p, g; long long w, b; };
 
 static const layer NET[] = {
-    { K_CONV, 4, {2LL, 3LL, 224LL, 224LL}, {2LL, 64LL, 112LL, 112LL}, 7, 2, 3, 0LL, -1LL },
-    { K_BN, 4, {2LL, 64LL, 112LL, 112LL}, {2LL, 64LL, 112LL, 112LL}, 0, 1, 0, 9408LL, 9472LL },
-    { K_RELU, 4, {2LL, 64LL, 112LL, 112LL}, {2LL, 64LL, 112LL, 112LL}, 0, 1, 0, -1LL, -1LL },
-    { K_MAXPOOL, 4, {2LL, 64LL, 112LL, 112LL}, {2LL, 64LL, 56LL, 56LL}, 3, 2, 1, -1LL, -1LL },
-    { K_SAVE, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 3, 1, 1, 9536LL, -1LL },
-    { K_BN, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 46400LL, 46464LL },
-    { K_RELU, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 3, 1, 1, 46528LL, -1LL },
-    { K_BN, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 83392LL, 83456LL },
-    { K_ADD, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_RELU, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_SAVE, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 3, 1, 1, 83520LL, -1LL },
-    { K_BN, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 120384LL, 120448LL },
-    { K_RELU, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 3, 1, 1, 120512LL, -1LL },
-    { K_BN, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 157376LL, 157440LL },
-    { K_ADD, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_RELU, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_SAVE, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 128LL, 28LL, 28LL}, 3, 2, 1, 157504LL, -1LL },
-    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 231232LL, 231360LL },
-    { K_RELU, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 3, 1, 1, 231488LL, -1LL },
-    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 378944LL, 379072LL },
-    { K_SWAP, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 128LL, 28LL, 28LL}, 1, 2, 0, 379200LL, -1LL },
-    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 387392LL, 387520LL },
-    { K_ADD, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_RELU, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_SAVE, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 3, 1, 1, 387648LL, -1LL },
-    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 535104LL, 535232LL },
-    { K_RELU, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 3, 1, 1, 535360LL, -1LL },
-    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 682816LL, 682944LL },
-    { K_ADD, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_RELU, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_SAVE, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 256LL, 14LL, 14LL}, 3, 2, 1, 683072LL, -1LL },
-    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 977984LL, 978240LL },
-    { K_RELU, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 3, 1, 1, 978496LL, -1LL },
-    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1568320LL, 1568576LL },
-    { K_SWAP, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 256LL, 14LL, 14LL}, 1, 2, 0, 1568832LL, -1LL },
-    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1601600LL, 1601856LL },
-    { K_ADD, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, -1LL, -1LL },
-    { K_RELU, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, -1LL, -1LL },
-    { K_SAVE, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 3, 1, 1, 1602112LL, -1LL },
-    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 2191936LL, 2192192LL },
-    { K_RELU, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 3, 1, 1, 2192448LL, -1LL },
-    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 2782272LL, 2782528LL },
-    { K_ADD, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, -1LL, -1LL },
-    { K_RELU, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, -1LL, -1LL },
-    { K_SAVE, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 512LL, 7LL, 7LL}, 3, 2, 1, 2782784LL, -1LL },
-    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 3962432LL, 3962944LL },
-    { K_RELU, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 3, 1, 1, 3963456LL, -1LL },
-    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 6322752LL, 6323264LL },
-    { K_SWAP, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 512LL, 7LL, 7LL}, 1, 2, 0, 6323776LL, -1LL },
-    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 6454848LL, 6455360LL },
-    { K_ADD, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, -1LL, -1LL },
-    { K_RELU, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, -1LL, -1LL },
-    { K_SAVE, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 3, 1, 1, 6455872LL, -1LL },
-    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 8815168LL, 8815680LL },
-    { K_RELU, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, -1LL, -1LL },
-    { K_CONV, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 3, 1, 1, 8816192LL, -1LL },
-    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 11175488LL, 11176000LL },
-    { K_ADD, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, -1LL, -1LL },
-    { K_RELU, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, -1LL, -1LL },
-    { K_GAP, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 1LL, 1LL}, 0, 1, 0, -1LL, -1LL },
-    { K_FLATTEN, 4, {2LL, 512LL, 1LL, 1LL}, {2LL, 512LL, 1LL, 1LL}, 0, 1, 0, -1LL, -1LL },
-    { K_LINEAR, 2, {2LL, 512LL, 1LL, 1LL}, {2LL, 1000LL, 1LL, 1LL}, 0, 1, 0, 11176512LL, 11688512LL },
+    { K_CONV, 4, {2LL, 3LL, 224LL, 224LL}, {2LL, 64LL, 112LL, 112LL}, 7, 2, 3, 1, 0LL, -1LL },
+    { K_BN, 4, {2LL, 64LL, 112LL, 112LL}, {2LL, 64LL, 112LL, 112LL}, 0, 1, 0, 1, 9408LL, 9472LL },
+    { K_RELU, 4, {2LL, 64LL, 112LL, 112LL}, {2LL, 64LL, 112LL, 112LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_MAXPOOL, 4, {2LL, 64LL, 112LL, 112LL}, {2LL, 64LL, 56LL, 56LL}, 3, 2, 1, 1, -1LL, -1LL },
+    { K_SAVE, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 3, 1, 1, 1, 9536LL, -1LL },
+    { K_BN, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, 46400LL, 46464LL },
+    { K_RELU, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 3, 1, 1, 1, 46528LL, -1LL },
+    { K_BN, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, 83392LL, 83456LL },
+    { K_ADD, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_RELU, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 3, 1, 1, 1, 83520LL, -1LL },
+    { K_BN, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, 120384LL, 120448LL },
+    { K_RELU, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 3, 1, 1, 1, 120512LL, -1LL },
+    { K_BN, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, 157376LL, 157440LL },
+    { K_ADD, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_RELU, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 128LL, 28LL, 28LL}, 3, 2, 1, 1, 157504LL, -1LL },
+    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, 231232LL, 231360LL },
+    { K_RELU, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 3, 1, 1, 1, 231488LL, -1LL },
+    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, 378944LL, 379072LL },
+    { K_SWAP, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 64LL, 56LL, 56LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 64LL, 56LL, 56LL}, {2LL, 128LL, 28LL, 28LL}, 1, 2, 0, 1, 379200LL, -1LL },
+    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, 387392LL, 387520LL },
+    { K_ADD, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_RELU, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 3, 1, 1, 1, 387648LL, -1LL },
+    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, 535104LL, 535232LL },
+    { K_RELU, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 3, 1, 1, 1, 535360LL, -1LL },
+    { K_BN, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, 682816LL, 682944LL },
+    { K_ADD, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_RELU, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 256LL, 14LL, 14LL}, 3, 2, 1, 1, 683072LL, -1LL },
+    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, 977984LL, 978240LL },
+    { K_RELU, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 3, 1, 1, 1, 978496LL, -1LL },
+    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, 1568320LL, 1568576LL },
+    { K_SWAP, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 128LL, 28LL, 28LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 128LL, 28LL, 28LL}, {2LL, 256LL, 14LL, 14LL}, 1, 2, 0, 1, 1568832LL, -1LL },
+    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, 1601600LL, 1601856LL },
+    { K_ADD, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_RELU, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 3, 1, 1, 1, 1602112LL, -1LL },
+    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, 2191936LL, 2192192LL },
+    { K_RELU, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 3, 1, 1, 1, 2192448LL, -1LL },
+    { K_BN, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, 2782272LL, 2782528LL },
+    { K_ADD, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_RELU, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 512LL, 7LL, 7LL}, 3, 2, 1, 1, 2782784LL, -1LL },
+    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, 3962432LL, 3962944LL },
+    { K_RELU, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 3, 1, 1, 1, 3963456LL, -1LL },
+    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, 6322752LL, 6323264LL },
+    { K_SWAP, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 256LL, 14LL, 14LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 256LL, 14LL, 14LL}, {2LL, 512LL, 7LL, 7LL}, 1, 2, 0, 1, 6323776LL, -1LL },
+    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, 6454848LL, 6455360LL },
+    { K_ADD, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_RELU, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 3, 1, 1, 1, 6455872LL, -1LL },
+    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, 8815168LL, 8815680LL },
+    { K_RELU, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_CONV, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 3, 1, 1, 1, 8816192LL, -1LL },
+    { K_BN, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, 11175488LL, 11176000LL },
+    { K_ADD, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_RELU, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 7LL, 7LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_GAP, 4, {2LL, 512LL, 7LL, 7LL}, {2LL, 512LL, 1LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_FLATTEN, 4, {2LL, 512LL, 1LL, 1LL}, {2LL, 512LL, 1LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 2, {2LL, 512LL, 1LL, 1LL}, {2LL, 1000LL, 1LL, 1LL}, 0, 1, 0, 1, 11176512LL, 11688512LL },
 };
 #define N_LAYERS 80
 #define LAST_WRITER 79
@@ -131,19 +132,22 @@ __global__ void linear_kernel(const float *__restrict__ x, const float *__restri
     if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
 }
 
+/* groups G: output channel o reads the C / G input channels of its group */
 __global__ void conv_kernel(const float *__restrict__ x, const float *__restrict__ w,
                             const float *__restrict__ b, float *__restrict__ y, long long N, int C,
-                            int H, int W, int O, int OH, int OW, int k, int s, int p)
+                            int H, int W, int O, int OH, int OW, int k, int s, int p, int G)
 {
     long long total = N * O * OH * OW;
+    int Cg = C / G, Og = O / G;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
          i += (long long)gridDim.x * blockDim.x) {
         int ow = (int)(i % OW), oh = (int)((i / OW) % OH), o = (int)((i / ((long long)OW * OH)) % O);
         long long n = i / ((long long)OW * OH * O);
         float acc = b ? b[o] : 0.0f;
-        for (int c = 0; c < C; c++) {
+        for (int cg = 0; cg < Cg; cg++) {
+            int c = (o / Og) * Cg + cg;
             const float *xp = x + (n * C + c) * H * W;
-            const float *wp = w + ((long long)o * C + c) * k * k;
+            const float *wp = w + ((long long)o * Cg + cg) * k * k;
             for (int kh = 0; kh < k; kh++) {
                 int h = oh * s - p + kh;
                 if (h < 0 || h >= H) continue;
@@ -236,6 +240,24 @@ __global__ void maxpool_kernel(const float *__restrict__ x, float *__restrict__ 
     }
 }
 
+/* average over the window, the padding counted in the divisor */
+__global__ void avgpool_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, int H,
+                               int W, int OH, int OW, int k, int s, int p)
+{
+    long long total = planes * OH * OW;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ow = (int)(i % OW), oh = (int)((i / OW) % OH);
+        const float *xp = x + (i / ((long long)OW * OH)) * H * W;
+        int h0 = oh * s - p, w0 = ow * s - p;
+        int h1 = min(h0 + k, H + p), w1 = min(w0 + k, W + p);
+        float div = (float)((h1 - h0) * (w1 - w0)), acc = 0.0f;
+        for (int h = max(h0, 0); h < min(h1, H); h++)
+            for (int w = max(w0, 0); w < min(w1, W); w++) acc += xp[(long long)h * W + w];
+        y[i] = acc / div;
+    }
+}
+
 /* one thread per plane */
 __global__ void gap_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, long long S)
 {
@@ -301,7 +323,7 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_CONV:
             conv_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
-                                                       (int)L.out[3], L.k, L.s, L.p);
+                                                       (int)L.out[3], L.k, L.s, L.p, L.g);
             break;
         case K_BN:
             bn_stats<<<(unsigned)L.in[1], THREADS, 0, st>>>(cur, stats, stats + WIDEST, L.in[0], L.in[1],
@@ -313,6 +335,11 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_ADD: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, skip, dst, n); skip = NULL; break;
         case K_MAXPOOL:
             maxpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
+                                                          (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
+                                                          L.s, L.p);
+            break;
+        case K_AVGPOOL:
+            avgpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
                                                           (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
                                                           L.s, L.p);
             break;
