@@ -81,7 +81,7 @@ def describe(x_shape, prog):
     lines, parts, at = [], [], 0
     cur, skip = list(x_shape), None
     names = {"linear": "linear", "conv": "conv2d", "bn": "batchnorm2d", "relu": "relu", "maxpool": "maxpool2d",
-             "avgpool": "avgpool2d",
+             "avgpool": "avgpool2d", "relu6": "relu6",
              "gap": "adaptive_avgpool2d(1)", "flatten": "flatten", "dropout": "dropout(p=0)", "save": "save",
              "swap": "swap", "add": "add"}
     for i, (kind, out, k, s, p, bias, g) in enumerate(prog):
@@ -183,6 +183,8 @@ def reference(x, prog, parts, P):
             cur = (cur - mu) / np.sqrt(var + 1e-5) * g.reshape(1, -1, 1, 1) + b.reshape(1, -1, 1, 1)
         elif kind == "relu":
             cur = np.maximum(cur, 0)
+        elif kind == "relu6":
+            cur = np.clip(cur, 0, 6)
         elif kind == "maxpool":
             cur = maxpool_np(cur, k, s, p)
         elif kind == "avgpool":
@@ -218,6 +220,9 @@ NETS = {
     "mobile": ([2, 3, 10, 10], [L("conv", 8, 3, 2, 1, 0), L("bn"), L("relu"), L("conv", 8, 3, 1, 1, 0, 8), L("bn"),
                                 L("relu"), L("conv", 12, 1, 1, 0, 0), L("bn"), L("relu"), L("conv", 12, 3, 2, 1, 0, 4),
                                 L("avgpool", 0, 3, 2, 1), L("flatten"), L("linear", 6)]),
+    # an inverted residual with ReLU6 (inputs scaled so that 6 is reached)
+    "mbconv": ([2, 4, 9, 9], [L("conv", 12, 1, 1, 0, 1), L("relu6"), L("conv", 12, 5, 2, 2, 0, 12), L("bn"),
+                              L("relu6"), L("conv", 6, 1, 1, 0, 0), L("bn")]),
     "transition": ([3, 4, 8, 8], [L("bn"), L("relu"), L("conv", 6, 1, 1, 0, 0), L("avgpool", 0, 2, 2, 0)]),
     # a block whose output is the residual sum itself (the last writer is add + relu)
     "block": ([2, 3, 6, 6], [L("save"), L("conv", 5, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 5, 3, 1, 1, 0),
@@ -241,7 +246,8 @@ for which, name, xs, prog in CASES:
         src = gen_tuned.gen_l3_mlp({"id": pid, "expr": name, "layers": text})
     path = os.path.join(W, pid + ".cu")
     open(path, "w").write(src)
-    x = U(*xs, lo=-1.0, hi=1.0)
+    # mbconv's input is large enough for its first ReLU6 to clamp at 6
+    x = U(*xs, lo=-1.0, hi=1.0) * (40.0 if name == "mbconv" else 1.0)
     P = U(total, lo=-0.5, hi=0.5)
     # batch-norm weights around 1, as PyTorch starts them
     for at, shp, kind, nm in parts:

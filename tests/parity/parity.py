@@ -406,6 +406,23 @@ def mobilenet_v1(classes):
     return torch.nn.Sequential(*layers, torch.nn.AvgPool2d(7), torch.nn.Flatten(), torch.nn.Linear(1024, classes))
 
 
+def mbconv():
+    C, B = torch.nn.Conv2d, torch.nn.BatchNorm2d
+    return torch.nn.Sequential(C(112, 672, 1, bias=False), B(672), torch.nn.ReLU6(),
+                               C(672, 672, 5, 2, 2, groups=672, bias=False), B(672), torch.nn.ReLU6(),
+                               C(672, 192, 1, bias=False), B(192))
+
+
+def regnet():
+    layers, cin = [], 3
+    for w in (64, 128, 256):
+        layers += [torch.nn.Conv2d(cin, w, 3, padding=1), torch.nn.BatchNorm2d(w), torch.nn.ReLU(),
+                   torch.nn.Conv2d(w, w, 3, padding=1), torch.nn.BatchNorm2d(w), torch.nn.ReLU(),
+                   torch.nn.MaxPool2d(2, 2)]
+        cin = w
+    return torch.nn.Sequential(*layers, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(256, 10))
+
+
 L3_BUILD = {
     1: lambda: mlp([16384, 16384, 16384, 8192]),
     2: lambda: mlp([16384, 32768, 32768, 16384]),
@@ -419,6 +436,8 @@ L3_BUILD = {
     12: lambda: vgg(((64, 2), (128, 2), (256, 4), (512, 4), (512, 4)), 1000),
     13: transition,
     19: lambda: mobilenet_v1(1000),
+    21: mbconv,
+    27: regnet,
 }
 _nets = {}
 

@@ -135,7 +135,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 12);
+    assert_true(nets >= 14);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -168,6 +168,14 @@ static void test_known_parameter_counts(void **state)
         { "L3_013_densenet121transitionlayer", 2 * 32 + conv_params(32, 64, 1, 0) },
         /* the commonly published count of MobileNetV1 (alpha 1, 1000 classes) */
         { "L3_019_mobilenetv1", 4231976 },
+        /* expand 1x1, depthwise 5x5, project 1x1, each with a batch norm */
+        { "L3_021_efficientnetmbconv", conv_params(112, 672, 1, 0) + 2 * 672 + 672 * 25 + 2 * 672 +
+                                       conv_params(672, 192, 1, 0) + 2 * 192 },
+        /* three stages of two convolutions with bias and batch norms, fc */
+        { "L3_027_regnet", conv_params(3, 64, 3, 1) + conv_params(64, 64, 3, 1) + 4 * 64 +
+                           conv_params(64, 128, 3, 1) + conv_params(128, 128, 3, 1) + 4 * 128 +
+                           conv_params(128, 256, 3, 1) + conv_params(256, 256, 3, 1) + 4 * 256 +
+                           linear_params(256, 10) },
         { "L3_011_vgg16", 138357544 },
         { "L3_012_vgg19", 143667240 },
     };

@@ -7,8 +7,8 @@
  *
  * What follows a producer is fused into one elementwise pass where the
  * data flow allows, as the level-2 interpreter does: a layer's bias and the
- * ReLU after it; a batch norm's normalisation, affine, the residual sum
- * after it and the ReLU after that.  PyTorch runs one kernel per module
+ * ReLU (or ReLU6) after it; a batch norm's normalisation, affine, the
+ * residual sum after it and the ReLU after that.  PyTorch runs one kernel per module
  * (and cuBLASLt fuses only the bias), so the baseline reads and writes each
  * activation at most as often as PyTorch eager does.
  *
@@ -43,7 +43,7 @@ struct ew_args {
     const float2 *stat;         /* per channel, or NULL */
     const float *gamma, *beta;  /* with stat */
     const float *skip;          /* same shape, or NULL */
-    int relu;
+    int relu;                   /* 0 none, 1 ReLU, 2 ReLU6 */
     long long C, S, n;
 };
 
@@ -56,6 +56,7 @@ __device__ __forceinline__ float ew_one(const ew_args &A, float v, long long c, 
     }
     if (A.skip) v += sk;
     if (A.relu) v = v > 0.0f ? v : 0.0f;
+    if (A.relu == 2) v = v < 6.0f ? v : 6.0f;
     return v;
 }
 
@@ -160,7 +161,8 @@ int64_t numel(const net_shape &s)
 int writes(int kind)
 {
     return kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_BN2D || kind == NET_RELU ||
-           kind == NET_MAXPOOL2D || kind == NET_AVGPOOL2D || kind == NET_GAP || kind == NET_ADD;
+           kind == NET_MAXPOOL2D || kind == NET_AVGPOOL2D || kind == NET_GAP || kind == NET_ADD ||
+           kind == NET_RELU6;
 }
 
 /* The parameter part of layer l (weight or bias), or NULL. */
@@ -309,8 +311,8 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
             last = j++;
         }
         while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
-        if (j < sp->n_layers && sp->layers[j].kind == NET_RELU) {
-            A.relu = 1;
+        if (j < sp->n_layers && (sp->layers[j].kind == NET_RELU || sp->layers[j].kind == NET_RELU6)) {
+            A.relu = sp->layers[j].kind == NET_RELU6 ? 2 : 1;
             last = j;
         }
     }
@@ -353,8 +355,8 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         launch_ew(b, k.cur, dst, A, s);
         break;
     }
-    case NET_RELU: case NET_ADD:
-        A.relu = L->kind == NET_RELU;
+    case NET_RELU: case NET_RELU6: case NET_ADD:
+        A.relu = L->kind == NET_RELU ? 1 : L->kind == NET_RELU6 ? 2 : 0;
         A.skip = L->kind == NET_ADD ? k.skip : NULL;
         if (!to_out && in_place_ok) dst = (float *)k.cur;
         launch_ew(b, k.cur, dst, A, s);

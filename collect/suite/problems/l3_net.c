@@ -1,7 +1,8 @@
 /* l3_net.c - KernelBench level 3: whole networks as layer programs
  * (problems/net.h): the MLPs (1-3), LeNet-5 (4), AlexNet (5), the ResNet
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
- * DenseNet-121 transition layer (13) and MobileNetV1 (19).
+ * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
+ * MBConv block (21) and RegNet (27).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
@@ -10,7 +11,7 @@
  * FLOPs: per linear layer 2 N in out plus N out for its bias; per
  * convolution 2 N Cout Hout Wout (Cin / groups) k^2 plus one per output for
  * a bias; per element 7 for a batch norm (statistics and apply), 1 for ReLU
- * and the residual add; k^2 comparisons per max-pool output, k^2 additions
+ * and the residual add, 2 for ReLU6; k^2 comparisons per max-pool output, k^2 additions
  * and a division per average-pool output; one addition per input and one
  * division per output for the global average pool.
  * min_bytes: x, params and the output, each once.  The numbers are the
@@ -98,6 +99,18 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(10LL, 1000LL)),
       ATTRS({ "num_classes", 1000.0 }, { "input_channels", 3.0 }, { "alpha", 1.0 }, { "eps", 1e-05 }),
       .flops = 11778744080.0, .min_bytes = 4.0 * 5747256, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 8 },
+    { .id = "L3_021_efficientnetmbconv", .level = 3, .number = 21, .name = "21_EfficientNetMBConv",
+      .expr = "MBConv (expand 6, kernel 5, stride 2, no residual): conv1x1 112->672 + bn + relu6, depthwise conv5x5/2 + bn + relu6, conv1x1 672->192 + bn; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 112LL, 224LL, 224LL), PACKED(224160LL)),
+      OUTPUTS(OUT(10LL, 192LL, 112LL, 112LL)),
+      ATTRS({ "in_channels", 112.0 }, { "out_channels", 192.0 }, { "kernel_size", 5.0 }, { "stride", 2.0 }, { "expand_ratio", 6.0 }, { "eps", 1e-05 }),
+      .flops = 116075151360.0, .min_bytes = 4.0 * 80505760, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 10 },
+    { .id = "L3_027_regnet", .level = 3, .number = 27, .name = "27_RegNet",
+      .expr = "three stages (64, 128, 256 channels) of conv3x3 + bn + relu, conv3x3 + bn + relu, max_pool2d(2, 2); torch.mean over H and W; fc to 10 classes; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 8LL, 3LL, 224LL, 224LL), PACKED(1149770LL)),
+      OUTPUTS(OUT(8LL, 10LL)),
+      ATTRS({ "input_channels", 3.0 }, { "stages", 3.0 }, { "block_width_1", 64.0 }, { "block_width_2", 128.0 }, { "block_width_3", 256.0 }, { "output_classes", 10.0 }, { "eps", 1e-05 }),
+      .flops = 120623147088.0, .min_bytes = 4.0 * 2354074, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 9 },
 };
 
 SUITE_COUNT(suite_l3_net);
@@ -107,6 +120,7 @@ SUITE_COUNT(suite_l3_net);
 #define LIN(o)            { NET_LINEAR, (o), 0, 0, 0, 1, 0 }
 #define CONVG(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g) }   /* grouped, bias=False */
 #define AVGP(k, s, p)     { NET_AVGPOOL2D, 0, (k), (s), (p), 0, 0 }
+#define RELU6             { NET_RELU6, 0, 0, 0, 0, 0, 0 }
 #define CONV(o, k, s, p)  { NET_CONV2D, (o), (k), (s), (p), 1, 0 }
 #define CONVN(o, k, s, p) { NET_CONV2D, (o), (k), (s), (p), 0, 0 }   /* bias=False */
 #define BN                { NET_BN2D, 0, 0, 0, 0, 0, 0 }
@@ -179,6 +193,12 @@ static const net_layer mobilenet1[] = {
     DW(512, 1024, 2), DW(1024, 1024, 1),
     AVGP(7, 7, 0), FLAT, LIN(1000),
 };
+static const net_layer mbconv[] = {
+    CONVN(672, 1, 1, 0), BN, RELU6, CONVG(672, 5, 2, 2, 672), BN, RELU6, CONVN(192, 1, 1, 0), BN,
+};
+/* RegNet's stages: two conv3x3 (with bias) + bn + relu, then a 2x2 max pool */
+#define REG_STAGE(c)      CONV(c, 3, 1, 1), BN, RELU, CONV(c, 3, 1, 1), BN, RELU, MAXP(2, 2, 0)
+static const net_layer regnet[] = { REG_STAGE(64), REG_STAGE(128), REG_STAGE(256), GAP, FLAT, LIN(10) };
 #define VGG_HEAD FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000)
 static const net_layer vgg16[] = {
     C3R(64), C3R(64), MAXP(2, 2, 0),
@@ -213,6 +233,8 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 6, resnet101),
     PROGRAM(OP_CONV_NET_FIRST + 7, transition),
     PROGRAM(OP_CONV_NET_FIRST + 8, mobilenet1),
+    PROGRAM(OP_CONV_NET_FIRST + 9, regnet),
+    PROGRAM(OP_CONV_NET_FIRST + 10, mbconv),
 };
 
 const net_spec *suite_net(int op)

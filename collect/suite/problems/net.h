@@ -46,6 +46,7 @@ enum net_kind {
     NET_SWAP,       /* exchange current and skip (to run a downsample branch) */
     NET_ADD,        /* current = current + skip (shapes must agree) */
     NET_AVGPOOL2D,  /* window k, stride s, padding p (counted in the divisor), floor mode */
+    NET_RELU6,      /* min(max(x, 0), 6) */
     NET_KIND_COUNT
 };
 
