@@ -413,6 +413,34 @@ def mbconv():
                                C(672, 192, 1, bias=False), B(192))
 
 
+class MBConv(torch.nn.Module):
+    """EfficientNet's MBConv as KernelBench writes it (ReLU6, no squeeze
+    and excitation): expansion unless the ratio is 1, depthwise, projection,
+    the input added when the stride is 1 and the width stays."""
+    def __init__(self, cin, cout, k, stride, ratio):
+        super().__init__()
+        h = cin * ratio
+        C, B, R = torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.ReLU6
+        self.res = stride == 1 and cin == cout
+        self.expand = torch.nn.Sequential(C(cin, h, 1, bias=False), B(h), R()) if ratio != 1 else None
+        self.dw = torch.nn.Sequential(C(h, h, k, stride, (k - 1) // 2, groups=h, bias=False), B(h), R())
+        self.project = torch.nn.Sequential(C(h, cout, 1, bias=False), B(cout))
+
+    def forward(self, x):
+        y = self.project(self.dw(self.expand(x) if self.expand is not None else x))
+        return y + x if self.res else y
+
+
+def efficientnet_b0(classes):
+    blocks = [(32, 16, 3, 1, 1), (16, 24, 3, 2, 6), (24, 24, 3, 1, 6), (24, 40, 5, 2, 6), (40, 40, 5, 1, 6),
+              (40, 80, 3, 2, 6), (80, 80, 3, 1, 6), (80, 112, 5, 1, 6), (112, 112, 5, 1, 6), (112, 192, 5, 2, 6),
+              (192, 192, 5, 1, 6), (192, 192, 5, 1, 6), (192, 320, 3, 1, 6)]
+    return torch.nn.Sequential(torch.nn.Conv2d(3, 32, 3, 2, 1, bias=False), torch.nn.BatchNorm2d(32), torch.nn.ReLU(),
+                               *[MBConv(*b) for b in blocks], torch.nn.Conv2d(320, 1280, 1, bias=False),
+                               torch.nn.BatchNorm2d(1280), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1),
+                               torch.nn.Flatten(), torch.nn.Linear(1280, classes))
+
+
 def regnet():
     layers, cin = [], 3
     for w in (64, 128, 256):
@@ -437,6 +465,7 @@ L3_BUILD = {
     13: transition,
     19: lambda: mobilenet_v1(1000),
     21: mbconv,
+    22: lambda: efficientnet_b0(1000),
     27: regnet,
 }
 _nets = {}

@@ -135,7 +135,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 14);
+    assert_true(nets >= 15);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -146,6 +146,14 @@ static int64_t linear_params(int64_t in, int64_t out)
 static int64_t conv_params(int64_t cin, int64_t cout, int64_t k, int bias)
 {
     return cin * cout * k * k + (bias ? cout : 0);
+}
+
+/* An MBConv block: the expansion (unless the ratio is 1), the depthwise
+ * convolution and the projection, each with a batch norm. */
+static int64_t mbconv_params(int64_t in, int64_t out, int64_t k, int64_t e)
+{
+    int64_t h = in * e;
+    return (e != 1 ? in * h + 2 * h : 0) + h * k * k + 2 * h + h * out + 2 * out;
 }
 
 /* Parameter counts of the architectures, from their layer sizes. */
@@ -171,6 +179,14 @@ static void test_known_parameter_counts(void **state)
         /* expand 1x1, depthwise 5x5, project 1x1, each with a batch norm */
         { "L3_021_efficientnetmbconv", conv_params(112, 672, 1, 0) + 2 * 672 + 672 * 25 + 2 * 672 +
                                        conv_params(672, 192, 1, 0) + 2 * 192 },
+        { "L3_022_efficientnetb0", conv_params(3, 32, 3, 0) + 64 + mbconv_params(32, 16, 3, 1) +
+                                   mbconv_params(16, 24, 3, 6) + mbconv_params(24, 24, 3, 6) +
+                                   mbconv_params(24, 40, 5, 6) + mbconv_params(40, 40, 5, 6) +
+                                   mbconv_params(40, 80, 3, 6) + mbconv_params(80, 80, 3, 6) +
+                                   mbconv_params(80, 112, 5, 6) + mbconv_params(112, 112, 5, 6) +
+                                   mbconv_params(112, 192, 5, 6) + 2 * mbconv_params(192, 192, 5, 6) +
+                                   mbconv_params(192, 320, 3, 6) + conv_params(320, 1280, 1, 0) + 2 * 1280 +
+                                   linear_params(1280, 1000) },
         /* three stages of two convolutions with bias and batch norms, fc */
         { "L3_027_regnet", conv_params(3, 64, 3, 1) + conv_params(64, 64, 3, 1) + 4 * 64 +
                            conv_params(64, 128, 3, 1) + conv_params(128, 128, 3, 1) + 4 * 128 +

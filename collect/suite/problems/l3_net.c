@@ -2,7 +2,7 @@
  * (problems/net.h): the MLPs (1-3), LeNet-5 (4), AlexNet (5), the ResNet
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
  * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
- * MBConv block (21) and RegNet (27).
+ * MBConv block (21), EfficientNet-B0 (22) and RegNet (27).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
@@ -105,6 +105,12 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(10LL, 192LL, 112LL, 112LL)),
       ATTRS({ "in_channels", 112.0 }, { "out_channels", 192.0 }, { "kernel_size", 5.0 }, { "stride", 2.0 }, { "expand_ratio", 6.0 }, { "eps", 1e-05 }),
       .flops = 116075151360.0, .min_bytes = 4.0 * 80505760, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 10 },
+    { .id = "L3_022_efficientnetb0", .level = 3, .number = 22, .name = "22_EfficientNetB0",
+      .expr = "EfficientNet-B0: relu(bn1(conv3x3/2)), thirteen MBConv blocks (expand 1x1 + bn + relu6 unless the ratio is 1, depthwise + bn + relu6, project 1x1 + bn, the input added when the stride is 1 and the width stays), relu(bn2(conv1x1 to 1280)), adaptive_avg_pool2d, fc; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(3922408LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 6806423120.0, .min_bytes = 4.0 * 5437688, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 11 },
     { .id = "L3_027_regnet", .level = 3, .number = 27, .name = "27_RegNet",
       .expr = "three stages (64, 128, 256 channels) of conv3x3 + bn + relu, conv3x3 + bn + relu, max_pool2d(2, 2); torch.mean over H and W; fc to 10 classes; batch norms in training mode",
       INPUTS(IN("x", G_RAND, 8LL, 3LL, 224LL, 224LL), PACKED(1149770LL)),
@@ -196,6 +202,24 @@ static const net_layer mobilenet1[] = {
 static const net_layer mbconv[] = {
     CONVN(672, 1, 1, 0), BN, RELU6, CONVG(672, 5, 2, 2, 672), BN, RELU6, CONVN(192, 1, 1, 0), BN,
 };
+/* EfficientNet's MBConv(in i, out o, kernel k, stride s, expansion e): the
+ * expansion when e > 1 (MB_E), the residual when s == 1 and i == o (MB_ER),
+ * neither (MB_1, e == 1) */
+#define MB_DW(h, k, s)    CONVG(h, k, s, ((k) - 1) / 2, h), BN, RELU6
+#define MB_E(i, o, k, s, e) CONVN((i) * (e), 1, 1, 0), BN, RELU6, MB_DW((i) * (e), k, s), CONVN(o, 1, 1, 0), BN
+#define MB_ER(i, k, e)    SAVE, MB_E(i, i, k, 1, e), ADD
+#define MB_1(i, o, k, s)  MB_DW(i, k, s), CONVN(o, 1, 1, 0), BN
+static const net_layer effnet_b0[] = {
+    CONVN(32, 3, 2, 1), BN, RELU,
+    MB_1(32, 16, 3, 1),
+    MB_E(16, 24, 3, 2, 6), MB_ER(24, 3, 6),
+    MB_E(24, 40, 5, 2, 6), MB_ER(40, 5, 6),
+    MB_E(40, 80, 3, 2, 6), MB_ER(80, 3, 6),
+    MB_E(80, 112, 5, 1, 6), MB_ER(112, 5, 6),
+    MB_E(112, 192, 5, 2, 6), MB_ER(192, 5, 6), MB_ER(192, 5, 6),
+    MB_E(192, 320, 3, 1, 6),
+    CONVN(1280, 1, 1, 0), BN, RELU, GAP, FLAT, LIN(1000),
+};
 /* RegNet's stages: two conv3x3 (with bias) + bn + relu, then a 2x2 max pool */
 #define REG_STAGE(c)      CONV(c, 3, 1, 1), BN, RELU, CONV(c, 3, 1, 1), BN, RELU, MAXP(2, 2, 0)
 static const net_layer regnet[] = { REG_STAGE(64), REG_STAGE(128), REG_STAGE(256), GAP, FLAT, LIN(10) };
@@ -235,6 +259,7 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 8, mobilenet1),
     PROGRAM(OP_CONV_NET_FIRST + 9, regnet),
     PROGRAM(OP_CONV_NET_FIRST + 10, mbconv),
+    PROGRAM(OP_CONV_NET_FIRST + 11, effnet_b0),
 };
 
 const net_spec *suite_net(int op)
