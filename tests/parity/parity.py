@@ -441,6 +441,21 @@ def efficientnet_b0(classes):
                                torch.nn.Flatten(), torch.nn.Linear(1280, classes))
 
 
+def efficientnet_b1(classes):
+    def block(cin, cout, stride, ratio):
+        h = cin * ratio
+        C, B, R = torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.ReLU6
+        return [C(cin, h, 1, bias=False), B(h), R(), C(h, h, 3, stride, 1, groups=h, bias=False), B(h), R(),
+                C(h, cout, 1, bias=False), B(cout)]
+    layers = [torch.nn.Conv2d(3, 32, 3, 2, 1, bias=False), torch.nn.BatchNorm2d(32), torch.nn.ReLU()]
+    for b in ((32, 16, 1, 1), (16, 24, 2, 6), (24, 40, 2, 6), (40, 80, 2, 6), (80, 112, 1, 6), (112, 192, 2, 6),
+              (192, 320, 1, 6)):
+        layers += block(*b)
+    return torch.nn.Sequential(*layers, torch.nn.Conv2d(320, 1280, 1, bias=False), torch.nn.BatchNorm2d(1280),
+                               torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                               torch.nn.Linear(1280, classes))
+
+
 def regnet():
     layers, cin = [], 3
     for w in (64, 128, 256):
@@ -466,6 +481,7 @@ L3_BUILD = {
     19: lambda: mobilenet_v1(1000),
     21: mbconv,
     22: lambda: efficientnet_b0(1000),
+    23: lambda: efficientnet_b1(1000),
     27: regnet,
 }
 _nets = {}

@@ -2,7 +2,7 @@
  * (problems/net.h): the MLPs (1-3), LeNet-5 (4), AlexNet (5), the ResNet
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
  * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
- * MBConv block (21), EfficientNet-B0 (22) and RegNet (27).
+ * MBConv block (21), EfficientNet-B0 and B1 (22, 23) and RegNet (27).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
@@ -111,6 +111,12 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(10LL, 1000LL)),
       ATTRS({ "num_classes", 1000.0 }, { "eps", 1e-05 }),
       .flops = 6806423120.0, .min_bytes = 4.0 * 5437688, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 11 },
+    { .id = "L3_023_efficientnetb1", .level = 3, .number = 23, .name = "23_EfficientNetB1",
+      .expr = "EfficientNet-B1 as KernelBench writes it: relu(bn1(conv3x3/2)), seven blocks (expand 1x1 + bn + relu6, depthwise 3x3 + bn + relu6, project 1x1 + bn; no residual), relu(bn2(conv1x1 to 1280)), adaptive_avg_pool2d, fc; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 240LL, 240LL), PACKED(2661928LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 4798789040.0, .min_bytes = 4.0 * 4399928, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 12 },
     { .id = "L3_027_regnet", .level = 3, .number = 27, .name = "27_RegNet",
       .expr = "three stages (64, 128, 256 channels) of conv3x3 + bn + relu, conv3x3 + bn + relu, max_pool2d(2, 2); torch.mean over H and W; fc to 10 classes; batch norms in training mode",
       INPUTS(IN("x", G_RAND, 8LL, 3LL, 224LL, 224LL), PACKED(1149770LL)),
@@ -220,6 +226,15 @@ static const net_layer effnet_b0[] = {
     MB_E(192, 320, 3, 1, 6),
     CONVN(1280, 1, 1, 0), BN, RELU, GAP, FLAT, LIN(1000),
 };
+/* EfficientNet-B1's blocks (KernelBench's): always the expansion, a 3x3
+ * depthwise, no residual */
+#define B1_BLOCK(i, o, s, e) MB_E(i, o, 3, s, e)
+static const net_layer effnet_b1[] = {
+    CONVN(32, 3, 2, 1), BN, RELU,
+    B1_BLOCK(32, 16, 1, 1), B1_BLOCK(16, 24, 2, 6), B1_BLOCK(24, 40, 2, 6), B1_BLOCK(40, 80, 2, 6),
+    B1_BLOCK(80, 112, 1, 6), B1_BLOCK(112, 192, 2, 6), B1_BLOCK(192, 320, 1, 6),
+    CONVN(1280, 1, 1, 0), BN, RELU, GAP, FLAT, LIN(1000),
+};
 /* RegNet's stages: two conv3x3 (with bias) + bn + relu, then a 2x2 max pool */
 #define REG_STAGE(c)      CONV(c, 3, 1, 1), BN, RELU, CONV(c, 3, 1, 1), BN, RELU, MAXP(2, 2, 0)
 static const net_layer regnet[] = { REG_STAGE(64), REG_STAGE(128), REG_STAGE(256), GAP, FLAT, LIN(10) };
@@ -260,6 +275,7 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 9, regnet),
     PROGRAM(OP_CONV_NET_FIRST + 10, mbconv),
     PROGRAM(OP_CONV_NET_FIRST + 11, effnet_b0),
+    PROGRAM(OP_CONV_NET_FIRST + 12, effnet_b1),
 };
 
 const net_spec *suite_net(int op)
