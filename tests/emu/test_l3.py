@@ -286,4 +286,26 @@ if os.path.exists(lenet_src):
         print("%s tuned  %-40s batch %d mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", pid, B, bad, mx))
         results.append(("tuned", pid, "ok" if bad == 0 else "fail"))
 
+# 5. the hand-written tuned transition layer (pool before the 1x1
+# convolution), on inputs of both signs and of the hidden scales
+pid = "L3_013_densenet121transitionlayer"
+tr_src = os.path.join(ROOT, "data", "candidates", "tuned", pid + ".cu")
+if os.path.exists(tr_src):
+    prog = [L("bn"), L("relu"), L("conv", 64, 1, 1, 0, 0), L("avgpool", 0, 2, 2, 0)]
+    for xs, scale in (([2, 32, 8, 8], 1.0), ([3, 32, 6, 10], -3.0), ([2, 32, 4, 4], 0.01)):
+        text, parts, total, out_shape = describe(xs, prog)
+        assert total == REG[pid]["inputs"][1]["shape"][0]
+        x = U(*xs) * np.float32(scale)
+        P = np.concatenate([U(32, lo=0.5, hi=1.5), U(32, lo=-0.5, hi=0.5), U(64 * 32, lo=-0.18, hi=0.18)])
+        ref = reference(x, prog, parts, P)
+        outs, log = run(tr_src, [x, P], [tuple(out_shape)], [32.0, 64.0, 1e-5])
+        if outs is None:
+            print("ERR  tuned  %-40s %s" % (pid, log.strip().splitlines()[-1] if log.strip() else "?"))
+            results.append(("tuned", pid, "error"))
+            continue
+        bad, mx = compare(outs[0], ref)
+        print("%s tuned  %-40s %s x%g mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", pid, xs, scale,
+                                                                     bad, mx))
+        results.append(("tuned", pid, "ok" if bad == 0 else "fail"))
+
 sys.exit(summary())
