@@ -10,14 +10,16 @@
 #   scripts/check-l3.sh OUT_DIR [PROBLEM_GLOB...]
 #
 # Run after `make all tests` (DEPS_ROOT set on a GPU host).  Each glob is
-# one collect run.  The default globs, 'L3_00[13489]_*' and 'L3_011_*', take
-# problems that cover every layer kind, both candidate sets and ResNet-18's
-# residual stages in about 60 s of GPU time: L3_005_alexnet (2.3 TFLOP a
-# call, about a second a call with the naive direct convolution),
-# L3_002_shallowwidemlp (8.6 GB of parameters drawn every trial),
-# L3_010_resnet101 (about 25 distinct convolutions for the baseline to time
-# first) and L3_012_vgg19 (VGG-16 with three more layers) run when named,
-# e.g. 'L3_*'.
+# one collect run.  The default globs, 'L3_00[13489]_*' and 'L3_01[13]_*', take
+# problems (MLPs, LeNet-5, the basic block, ResNet-18, VGG-16, the DenseNet
+# transition) that cover linear layers, dense convolutions, batch norm,
+# every pooling, residual blocks and all five tuned level-3 candidates in
+# about 60 s of GPU time.  'L3_0[12][1-39]_*' adds the grouped convolutions
+# and ReLU6 (MobileNetV1, MBConv, EfficientNet-B0/B1, RegNet).  Heavier:
+# L3_005_alexnet (2.3 TFLOP a call, about a second a call with the naive
+# direct convolution), L3_002_shallowwidemlp (8.6 GB of parameters drawn
+# every trial), L3_010_resnet101 (about 25 distinct convolutions for the
+# baseline to time first), L3_012_vgg19; 'L3_*' runs everything.
 # KBV_L3_PARITY=1 also runs the parity check on the same problems (PyTorch
 # with CUDA needed; 10 samples a side; about a minute more).
 # Writes OUT_DIR/run.tar.gz (the runs), OUT_DIR/classes.txt (one line per
@@ -28,7 +30,7 @@
 set -uo pipefail
 out=${1:?usage: scripts/check-l3.sh OUT_DIR [PROBLEM_GLOB...]}
 shift
-[ $# -gt 0 ] || set -- 'L3_00[13489]_*' 'L3_011_*'
+[ $# -gt 0 ] || set -- 'L3_00[13489]_*' 'L3_01[13]_*'
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
