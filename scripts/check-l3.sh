@@ -14,7 +14,7 @@
 # problems (MLPs, LeNet-5, the basic block, ResNet-18, VGG-16, the DenseNet
 # transition) that cover linear layers, dense convolutions, batch norm,
 # every pooling, residual blocks and all five tuned level-3 candidates in
-# about 60 s of GPU time.  'L3_0[12][1-39]_*' adds the grouped convolutions
+# about 60 s of GPU time.  'L3_0[12][1-379]_*' adds the grouped convolutions
 # and ReLU6 (MobileNetV1, MBConv, EfficientNet-B0/B1, RegNet).  Heavier:
 # L3_005_alexnet (2.3 TFLOP a call, about a second a call with the naive
 # direct convolution), L3_002_shallowwidemlp (8.6 GB of parameters drawn
