@@ -441,6 +441,24 @@ def efficientnet_b0(classes):
                                torch.nn.Flatten(), torch.nn.Linear(1280, classes))
 
 
+def mobilenet_v2(classes):
+    """KernelBench's MobileNetV2: inverted residual blocks whose residual
+    flag is built but never used, so no block adds its input."""
+    C, B, R = torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.ReLU6
+    layers, cin = [C(3, 32, 3, 2, 1, bias=False), B(32), R()], 32
+    for t, c, n, s in ((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
+                       (6, 320, 1, 1)):
+        for i in range(n):
+            h = cin * t
+            if t != 1:
+                layers += [C(cin, h, 1, bias=False), B(h), R()]
+            layers += [C(h, h, 3, s if i == 0 else 1, 1, groups=h, bias=False), B(h), R(),
+                       C(h, c, 1, bias=False), B(c)]
+            cin = c
+    return torch.nn.Sequential(*layers, C(320, 1280, 1, bias=False), B(1280), R(), torch.nn.AdaptiveAvgPool2d(1),
+                               torch.nn.Flatten(), torch.nn.Dropout(0.0), torch.nn.Linear(1280, classes))
+
+
 def efficientnet_b1(classes):
     def block(cin, cout, stride, ratio):
         h = cin * ratio
@@ -479,6 +497,7 @@ L3_BUILD = {
     12: lambda: vgg(((64, 2), (128, 2), (256, 4), (512, 4), (512, 4)), 1000),
     13: transition,
     19: lambda: mobilenet_v1(1000),
+    20: lambda: mobilenet_v2(1000),
     21: mbconv,
     22: lambda: efficientnet_b0(1000),
     23: lambda: efficientnet_b1(1000),

@@ -113,13 +113,29 @@ static void test_every_network_walks_to_its_output(void **state)
                 assert_true(kind == NET_LINEAR || kind == NET_CONV2D);
                 /* U(-k, k), k = 1/sqrt(fan_in): fan_in is the weight's
                  * size over its output channels (Cin / groups k^2) */
-                int64_t fan = 1;
+                int64_t fan = 1, fan_out = 1;
                 const net_param *w = pp->is_bias ? pp - 1 : pp;
                 for (int a = 1; a < w->shape.ndim; a++) fan *= w->shape.d[a];
-                assert_int_equal(pp->gen.kind, SUITE_GEN_UNIFORM);
-                assert_true(pp->gen.a == -pp->gen.b);
-                double k2 = pp->gen.b * pp->gen.b * (double)fan;
-                assert_true(k2 > 0.999999 && k2 < 1.000001);
+                fan_out = w->shape.d[0] * (w->shape.ndim == 4 ? w->shape.d[2] * w->shape.d[3] : 1);
+                int init = sp->layers[pp->layer].init;
+                if (init != NET_INIT_DEFAULT && pp->is_bias) {
+                    /* a model's own zero bias */
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
+                    assert_true(pp->gen.a == 0.0);
+                } else if (init == NET_INIT_KAIMING_OUT) {
+                    /* kaiming_normal_, mode fan_out: N(0, 2 / fan_out) */
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_NORMAL);
+                    double v = pp->gen.b * pp->gen.b * (double)fan_out;
+                    assert_true(pp->gen.a == 0.0 && v > 1.999999 && v < 2.000001);
+                } else if (init == NET_INIT_NORMAL_001) {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_NORMAL);
+                    assert_true(pp->gen.a == 0.0 && pp->gen.b == 0.01);
+                } else {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_UNIFORM);
+                    assert_true(pp->gen.a == -pp->gen.b);
+                    double k2 = pp->gen.b * pp->gen.b * (double)fan;
+                    assert_true(k2 > 0.999999 && k2 < 1.000001);
+                }
             }
             at += pp->count;
         }
@@ -135,7 +151,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 16);
+    assert_true(nets >= 17);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -176,6 +192,8 @@ static void test_known_parameter_counts(void **state)
         { "L3_013_densenet121transitionlayer", 2 * 32 + conv_params(32, 64, 1, 0) },
         /* the commonly published count of MobileNetV1 (alpha 1, 1000 classes) */
         { "L3_019_mobilenetv1", 4231976 },
+        /* torchvision's mobilenet_v2 count: KernelBench's drops only the residual sums */
+        { "L3_020_mobilenetv2", 3504872 },
         /* expand 1x1, depthwise 5x5, project 1x1, each with a batch norm */
         { "L3_021_efficientnetmbconv", conv_params(112, 672, 1, 0) + 2 * 672 + 672 * 25 + 2 * 672 +
                                        conv_params(672, 192, 1, 0) + 2 * 192 },
@@ -258,30 +276,30 @@ static void test_malformed_programs_are_refused(void **state)
     (void)state;
     char why[200];
     int64_t img[4] = { 2, 3, 8, 8 }, vec[2] = { 2, 16 };
-    const net_layer add_first[] = { { NET_ADD, 0, 0, 0, 0, 0, 0 } };
+    const net_layer add_first[] = { { NET_ADD, 0, 0, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(add_first, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "nothing saved"));
-    const net_layer linear_on_map[] = { { NET_LINEAR, 4, 0, 0, 0, 1, 0 } };
+    const net_layer linear_on_map[] = { { NET_LINEAR, 4, 0, 0, 0, 1, 0, 0 } };
     assert_int_equal(walks(linear_on_map, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "layer 1 (linear)"));
-    const net_layer conv_on_vec[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0 } };
+    const net_layer conv_on_vec[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0 } };
     assert_int_equal(walks(conv_on_vec, 1, vec, 2, why, sizeof why), -1);
     /* a residual sum of different shapes */
-    const net_layer mismatch[] = { { NET_SAVE, 0, 0, 0, 0, 0, 0 }, { NET_CONV2D, 4, 3, 1, 1, 0, 0 },
-                                   { NET_ADD, 0, 0, 0, 0, 0, 0 } };
+    const net_layer mismatch[] = { { NET_SAVE, 0, 0, 0, 0, 0, 0, 0 }, { NET_CONV2D, 4, 3, 1, 1, 0, 0, 0 },
+                                   { NET_ADD, 0, 0, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(mismatch, 3, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "layer 3 (add)"));
     /* groups that do not divide the channels */
-    const net_layer bad_groups[] = { { NET_CONV2D, 4, 3, 1, 1, 0, 2 } };
+    const net_layer bad_groups[] = { { NET_CONV2D, 4, 3, 1, 1, 0, 2, 0 } };
     assert_int_equal(walks(bad_groups, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "groups"));
     /* a window larger than the map */
-    const net_layer big[] = { { NET_MAXPOOL2D, 0, 9, 1, 0, 0, 0 } };
+    const net_layer big[] = { { NET_MAXPOOL2D, 0, 9, 1, 0, 0, 0, 0 } };
     assert_int_equal(walks(big, 1, img, 4, why, sizeof why), -1);
     /* and a good one, with flatten and a linear layer after it */
-    const net_layer good[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0 }, { NET_BN2D, 0, 0, 0, 0, 0, 0 },
-                               { NET_MAXPOOL2D, 0, 2, 2, 0, 0, 0 }, { NET_FLATTEN, 0, 0, 0, 0, 0, 0 },
-                               { NET_LINEAR, 5, 0, 0, 0, 0, 0 } };
+    const net_layer good[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0 }, { NET_BN2D, 0, 0, 0, 0, 0, 0, 0 },
+                               { NET_MAXPOOL2D, 0, 2, 2, 0, 0, 0, 0 }, { NET_FLATTEN, 0, 0, 0, 0, 0, 0, 0 },
+                               { NET_LINEAR, 5, 0, 0, 0, 0, 0, 0 } };
     net_spec sp = { OP_NET_FIRST, 5, good, 1e-5 };
     net_plan *pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&sp, img, 4, pl, why, sizeof why), 0);
@@ -296,7 +314,7 @@ static void test_malformed_programs_are_refused(void **state)
     free(pl);
     /* a depthwise convolution (weight [C, 1, k, k]) and an average pool */
     int64_t img6[4] = { 2, 6, 8, 8 };
-    const net_layer dw[] = { { NET_CONV2D, 6, 3, 1, 1, 0, 6 }, { NET_AVGPOOL2D, 0, 2, 2, 0, 0, 0 } };
+    const net_layer dw[] = { { NET_CONV2D, 6, 3, 1, 1, 0, 6, 0 }, { NET_AVGPOOL2D, 0, 2, 2, 0, 0, 0, 0 } };
     net_spec sd = { OP_NET_FIRST, 2, dw, 1e-5 };
     pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&sd, img6, 4, pl, why, sizeof why), 0);

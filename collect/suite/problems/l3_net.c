@@ -2,7 +2,8 @@
  * (problems/net.h): the MLPs (1-3), LeNet-5 (4), AlexNet (5), the ResNet
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
  * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
- * MBConv block (21), EfficientNet-B0 and B1 (22, 23) and RegNet (27).
+ * MBConv block (21), EfficientNet-B0 and B1 (22, 23), MobileNetV2 (20) and
+ * RegNet (27).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
@@ -99,6 +100,12 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(10LL, 1000LL)),
       ATTRS({ "num_classes", 1000.0 }, { "input_channels", 3.0 }, { "alpha", 1.0 }, { "eps", 1e-05 }),
       .flops = 11778744080.0, .min_bytes = 4.0 * 5747256, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 8 },
+    { .id = "L3_020_mobilenetv2", .level = 3, .number = 20, .name = "20_MobileNetV2",
+      .expr = "MobileNetV2 as KernelBench writes it (its blocks drop the residual): conv3x3/2 + bn + relu6, seventeen inverted residual blocks (expand 1x1 + bn + relu6 unless t is 1, depthwise 3x3 + bn + relu6, project 1x1 + bn), conv1x1 to 1280 + bn + relu6, adaptive avg pool, Dropout(0.0), fc; its own initialisation (kaiming_normal_ fan_out convolutions, N(0, 0.01) fc, zero biases); batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(3504872LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 6605719120.0, .min_bytes = 4.0 * 5020152, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 13 },
     { .id = "L3_021_efficientnetmbconv", .level = 3, .number = 21, .name = "21_EfficientNetMBConv",
       .expr = "MBConv (expand 6, kernel 5, stride 2, no residual): conv1x1 112->672 + bn + relu6, depthwise conv5x5/2 + bn + relu6, conv1x1 672->192 + bn; batch norms in training mode",
       INPUTS(IN("x", G_RAND, 10LL, 112LL, 224LL, 224LL), PACKED(224160LL)),
@@ -129,21 +136,25 @@ SUITE_COUNT(suite_l3_net);
 
 /* --- the programs ----------------------------------------------------------- */
 
-#define LIN(o)            { NET_LINEAR, (o), 0, 0, 0, 1, 0 }
-#define CONVG(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g) }   /* grouped, bias=False */
-#define AVGP(k, s, p)     { NET_AVGPOOL2D, 0, (k), (s), (p), 0, 0 }
-#define RELU6             { NET_RELU6, 0, 0, 0, 0, 0, 0 }
-#define CONV(o, k, s, p)  { NET_CONV2D, (o), (k), (s), (p), 1, 0 }
-#define CONVN(o, k, s, p) { NET_CONV2D, (o), (k), (s), (p), 0, 0 }   /* bias=False */
-#define BN                { NET_BN2D, 0, 0, 0, 0, 0, 0 }
-#define RELU              { NET_RELU, 0, 0, 0, 0, 0, 0 }
-#define MAXP(k, s, p)     { NET_MAXPOOL2D, 0, (k), (s), (p), 0, 0 }
-#define GAP               { NET_GAP, 0, 0, 0, 0, 0, 0 }
-#define FLAT              { NET_FLATTEN, 0, 0, 0, 0, 0, 0 }
-#define DROP              { NET_DROPOUT, 0, 0, 0, 0, 0, 0 }
-#define SAVE              { NET_SAVE, 0, 0, 0, 0, 0, 0 }
-#define SWAP              { NET_SWAP, 0, 0, 0, 0, 0, 0 }
-#define ADD               { NET_ADD, 0, 0, 0, 0, 0, 0 }
+#define LIN(o)            { NET_LINEAR, (o), 0, 0, 0, 1, 0, 0 }
+#define CONVG(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), 0 }   /* grouped, bias=False */
+#define AVGP(k, s, p)     { NET_AVGPOOL2D, 0, (k), (s), (p), 0, 0, 0 }
+#define RELU6             { NET_RELU6, 0, 0, 0, 0, 0, 0, 0 }
+/* MobileNetV2's own initialisation: kaiming_normal_ (fan_out) convolutions
+ * without a bias, an N(0, 0.01) linear layer with a zero bias */
+#define CONVK(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), NET_INIT_KAIMING_OUT }
+#define LIN_N(o)          { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_NORMAL_001 }
+#define CONV(o, k, s, p)  { NET_CONV2D, (o), (k), (s), (p), 1, 0, 0 }
+#define CONVN(o, k, s, p) { NET_CONV2D, (o), (k), (s), (p), 0, 0, 0 }   /* bias=False */
+#define BN                { NET_BN2D, 0, 0, 0, 0, 0, 0, 0 }
+#define RELU              { NET_RELU, 0, 0, 0, 0, 0, 0, 0 }
+#define MAXP(k, s, p)     { NET_MAXPOOL2D, 0, (k), (s), (p), 0, 0, 0 }
+#define GAP               { NET_GAP, 0, 0, 0, 0, 0, 0, 0 }
+#define FLAT              { NET_FLATTEN, 0, 0, 0, 0, 0, 0, 0 }
+#define DROP              { NET_DROPOUT, 0, 0, 0, 0, 0, 0, 0 }
+#define SAVE              { NET_SAVE, 0, 0, 0, 0, 0, 0, 0 }
+#define SWAP              { NET_SWAP, 0, 0, 0, 0, 0, 0, 0 }
+#define ADD               { NET_ADD, 0, 0, 0, 0, 0, 0, 0 }
 /* A 3x3 convolution with padding 1 and its ReLU (VGG). */
 #define C3R(o)            CONV(o, 3, 1, 1), RELU
 /* torchvision's BasicBlock: conv1, bn1, conv2, bn2 and, when the shape
@@ -235,6 +246,22 @@ static const net_layer effnet_b1[] = {
     B1_BLOCK(80, 112, 1, 6), B1_BLOCK(112, 192, 2, 6), B1_BLOCK(192, 320, 1, 6),
     CONVN(1280, 1, 1, 0), BN, RELU, GAP, FLAT, LIN(1000),
 };
+/* MobileNetV2's inverted residual blocks (t = 6, and t = 1 without the
+ * expansion), without the residual, as KernelBench's model builds them */
+#define V2_DW(h, s)       CONVK(h, 3, s, 1, h), BN, RELU6
+#define V2_1(i, o, s)     V2_DW(i, s), CONVK(o, 1, 1, 0, 1), BN
+#define V2(i, o, s)       CONVK(6 * (i), 1, 1, 0, 1), BN, RELU6, V2_DW(6 * (i), s), CONVK(o, 1, 1, 0, 1), BN
+static const net_layer mobilenet2[] = {
+    CONVK(32, 3, 2, 1, 1), BN, RELU6,
+    V2_1(32, 16, 1),
+    V2(16, 24, 2), V2(24, 24, 1),
+    V2(24, 32, 2), V2(32, 32, 1), V2(32, 32, 1),
+    V2(32, 64, 2), V2(64, 64, 1), V2(64, 64, 1), V2(64, 64, 1),
+    V2(64, 96, 1), V2(96, 96, 1), V2(96, 96, 1),
+    V2(96, 160, 2), V2(160, 160, 1), V2(160, 160, 1),
+    V2(160, 320, 1),
+    CONVK(1280, 1, 1, 0, 1), BN, RELU6, GAP, FLAT, DROP, LIN_N(1000),
+};
 /* RegNet's stages: two conv3x3 (with bias) + bn + relu, then a 2x2 max pool */
 #define REG_STAGE(c)      CONV(c, 3, 1, 1), BN, RELU, CONV(c, 3, 1, 1), BN, RELU, MAXP(2, 2, 0)
 static const net_layer regnet[] = { REG_STAGE(64), REG_STAGE(128), REG_STAGE(256), GAP, FLAT, LIN(10) };
@@ -276,6 +303,7 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 10, mbconv),
     PROGRAM(OP_CONV_NET_FIRST + 11, effnet_b0),
     PROGRAM(OP_CONV_NET_FIRST + 12, effnet_b1),
+    PROGRAM(OP_CONV_NET_FIRST + 13, mobilenet2),
 };
 
 const net_spec *suite_net(int op)

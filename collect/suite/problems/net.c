@@ -59,6 +59,23 @@ static suite_gen kaiming(int64_t fan_in)
     return g;
 }
 
+/* A layer's weight and bias initialisation (net_init). */
+static void layer_init(const net_layer *L, int64_t fan_in, int64_t fan_out, suite_gen *w, suite_gen *b)
+{
+    suite_gen zero = { SUITE_GEN_CONST, 0.0, 0.0 };
+    if (L->init == NET_INIT_KAIMING_OUT) {
+        suite_gen g = { SUITE_GEN_NORMAL, 0.0, sqrt(2.0 / (double)fan_out) };
+        *w = g;
+        *b = zero;
+    } else if (L->init == NET_INIT_NORMAL_001) {
+        suite_gen g = { SUITE_GEN_NORMAL, 0.0, 0.01 };
+        *w = g;
+        *b = zero;
+    } else {
+        *w = *b = kaiming(fan_in);
+    }
+}
+
 /* One layer: the shape after it from cur, its parameters and FLOPs. */
 static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip, int *have_skip,
                       net_plan *pl, char *why, size_t len)
@@ -71,8 +88,10 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
         if (cur->ndim != 2) return fail(why, len, i, nm, "input is not [N, features]");
         if (L->out < 1) return fail(why, len, i, nm, "no output features");
         int64_t w[2] = { L->out, cur->d[1] };
-        add_param(pl, i, 0, 2, w, kaiming(cur->d[1]));
-        if (L->bias) add_param(pl, i, 1, 1, w, kaiming(cur->d[1]));
+        suite_gen gw, gb;
+        layer_init(L, cur->d[1], L->out, &gw, &gb);
+        add_param(pl, i, 0, 2, w, gw);
+        if (L->bias) add_param(pl, i, 1, 1, w, gb);
         o.d[1] = L->out;
         pl->flops += 2.0 * (double)cur->d[0] * (double)cur->d[1] * L->out +
                      (L->bias ? (double)cur->d[0] * L->out : 0.0);
@@ -85,8 +104,10 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
         int64_t g = L->groups > 1 ? L->groups : 1, cin = cur->d[1];
         if (cin % g || L->out % g) return fail(why, len, i, nm, "channels not divisible by the groups");
         int64_t w[4] = { L->out, cin / g, L->k, L->k };
-        add_param(pl, i, 0, 4, w, kaiming(cin / g * L->k * L->k));
-        if (L->bias) add_param(pl, i, 1, 1, w, kaiming(cin / g * L->k * L->k));
+        suite_gen gw, gb;
+        layer_init(L, cin / g * L->k * L->k, (int64_t)L->out * L->k * L->k, &gw, &gb);
+        add_param(pl, i, 0, 4, w, gw);
+        if (L->bias) add_param(pl, i, 1, 1, w, gb);
         o.d[1] = L->out;
         for (int a = 2; a < 4; a++) o.d[a] = (cur->d[a] + 2 * L->p - L->k) / L->s + 1;
         if (o.d[2] < 1 || o.d[3] < 1) return fail(why, len, i, nm, "the window is larger than the input");

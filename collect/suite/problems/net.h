@@ -57,7 +57,17 @@ typedef struct {
     int bias;       /* linear and conv: 1 when the layer has a bias */
     int groups;     /* conv: 0 or 1 for a dense convolution, else the groups
                        (the input channels for a depthwise one) */
+    int init;       /* linear and conv: how the model initialises them (net_init) */
 } net_layer;
+
+/* The initialisation of a linear or conv layer: PyTorch's default, or what
+ * a model sets itself (MobileNetV2: kaiming_normal_ with mode fan_out for
+ * convolutions, N(0, 0.01) for linear weights, zero biases). */
+enum net_init {
+    NET_INIT_DEFAULT = 0,   /* weight and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)) */
+    NET_INIT_KAIMING_OUT,   /* weight N(0, 2 / fan_out), fan_out = out k^2; bias 0 */
+    NET_INIT_NORMAL_001     /* weight N(0, 0.01^2); bias 0 */
+};
 
 #define NET_MAX_LAYERS 512
 
