@@ -81,7 +81,7 @@ def describe(x_shape, prog):
     lines, parts, at = [], [], 0
     cur, skip = list(x_shape), None
     names = {"linear": "linear", "conv": "conv2d", "bn": "batchnorm2d", "relu": "relu", "maxpool": "maxpool2d",
-             "avgpool": "avgpool2d", "relu6": "relu6",
+             "avgpool": "avgpool2d", "relu6": "relu6", "sigmoid": "sigmoid",
              "gap": "adaptive_avgpool2d(1)", "flatten": "flatten", "dropout": "dropout(p=0)", "save": "save",
              "swap": "swap", "add": "add"}
     for i, (kind, out, k, s, p, bias, g) in enumerate(prog):
@@ -185,6 +185,8 @@ def reference(x, prog, parts, P):
             cur = np.maximum(cur, 0)
         elif kind == "relu6":
             cur = np.clip(cur, 0, 6)
+        elif kind == "sigmoid":
+            cur = 1 / (1 + np.exp(-cur))
         elif kind == "maxpool":
             cur = maxpool_np(cur, k, s, p)
         elif kind == "avgpool":
@@ -223,6 +225,12 @@ NETS = {
     # an inverted residual with ReLU6 (inputs scaled so that 6 is reached)
     "mbconv": ([2, 4, 9, 9], [L("conv", 12, 1, 1, 0, 1), L("relu6"), L("conv", 12, 5, 2, 2, 0, 12), L("bn"),
                               L("relu6"), L("conv", 6, 1, 1, 0, 0), L("bn")]),
+    # EfficientNet-B2's block as KernelBench writes it: the pool then 1x1
+    # convolutions on a 1x1 map, a sigmoid, batch norm over two values
+    "b2block": ([2, 4, 8, 8], [L("conv", 12, 1, 1, 0, 0), L("bn"), L("relu"), L("conv", 12, 3, 2, 1, 0, 12), L("bn"),
+                               L("relu"), L("gap"), L("conv", 3, 1, 1, 0, 0), L("relu"), L("conv", 12, 1, 1, 0, 0),
+                               L("sigmoid"), L("conv", 6, 1, 1, 0, 0), L("bn"), L("conv", 18, 1, 1, 0, 0), L("bn"),
+                               L("relu")]),
     "transition": ([3, 4, 8, 8], [L("bn"), L("relu"), L("conv", 6, 1, 1, 0, 0), L("avgpool", 0, 2, 2, 0)]),
     # a block whose output is the residual sum itself (the last writer is add + relu)
     "block": ([2, 3, 6, 6], [L("save"), L("conv", 5, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 5, 3, 1, 1, 0),

@@ -474,6 +474,18 @@ def efficientnet_b1(classes):
                                torch.nn.Linear(1280, classes))
 
 
+def efficientnet_b2(classes):
+    C, B, R = torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.ReLU
+    layers = [C(3, 32, 3, 2, 1, bias=False), B(32), R()]
+    for cin, cout, s, t in ((32, 96, 1, 3), (96, 144, 2, 6), (144, 192, 2, 6), (192, 288, 2, 6), (288, 384, 1, 6)):
+        h = cin * t
+        layers += [C(cin, h, 1, bias=False), B(h), R(), C(h, h, 3, s, 1, groups=h, bias=False), B(h), R(),
+                   torch.nn.AdaptiveAvgPool2d(1), C(h, h // 4, 1, bias=False), R(), C(h // 4, h, 1, bias=False),
+                   torch.nn.Sigmoid(), C(h, cout, 1, bias=False), B(cout)]
+    return torch.nn.Sequential(*layers, C(384, 1408, 1, bias=False), B(1408), R(), torch.nn.AdaptiveAvgPool2d(1),
+                               torch.nn.Flatten(), torch.nn.Linear(1408, classes))
+
+
 def regnet():
     layers, cin = [], 3
     for w in (64, 128, 256):
@@ -501,6 +513,7 @@ L3_BUILD = {
     21: mbconv,
     22: lambda: efficientnet_b0(1000),
     23: lambda: efficientnet_b1(1000),
+    24: lambda: efficientnet_b2(1000),
     27: regnet,
 }
 _nets = {}

@@ -7,7 +7,7 @@
  *
  * What follows a producer is fused into one elementwise pass where the
  * data flow allows, as the level-2 interpreter does: a layer's bias and the
- * ReLU (or ReLU6) after it; a batch norm's normalisation, affine, the
+ * activation (ReLU, ReLU6, sigmoid) after it; a batch norm's normalisation, affine, the
  * residual sum after it and the ReLU after that.  PyTorch runs one kernel per module
  * (and cuBLASLt fuses only the bias), so the baseline reads and writes each
  * activation at most as often as PyTorch eager does.
@@ -43,7 +43,7 @@ struct ew_args {
     const float2 *stat;         /* per channel, or NULL */
     const float *gamma, *beta;  /* with stat */
     const float *skip;          /* same shape, or NULL */
-    int relu;                   /* 0 none, 1 ReLU, 2 ReLU6 */
+    int relu;                   /* 0 none, 1 ReLU, 2 ReLU6, 3 sigmoid */
     long long C, S, n;
 };
 
@@ -55,6 +55,7 @@ __device__ __forceinline__ float ew_one(const ew_args &A, float v, long long c, 
         v = (v - st.x) * st.y * A.gamma[c] + A.beta[c];
     }
     if (A.skip) v += sk;
+    if (A.relu == 3) return 1.0f / (1.0f + expf(-v));
     if (A.relu) v = v > 0.0f ? v : 0.0f;
     if (A.relu == 2) v = v < 6.0f ? v : 6.0f;
     return v;
@@ -162,7 +163,7 @@ int writes(int kind)
 {
     return kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_BN2D || kind == NET_RELU ||
            kind == NET_MAXPOOL2D || kind == NET_AVGPOOL2D || kind == NET_GAP || kind == NET_ADD ||
-           kind == NET_RELU6;
+           kind == NET_RELU6 || kind == NET_SIGMOID;
 }
 
 /* The parameter part of layer l (weight or bias), or NULL. */
@@ -311,9 +312,10 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
             last = j++;
         }
         while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
-        if (j < sp->n_layers && (sp->layers[j].kind == NET_RELU || sp->layers[j].kind == NET_RELU6)) {
-            A.relu = sp->layers[j].kind == NET_RELU6 ? 2 : 1;
-            last = j;
+        if (j < sp->n_layers) {
+            int k2 = sp->layers[j].kind;
+            A.relu = k2 == NET_RELU ? 1 : k2 == NET_RELU6 ? 2 : k2 == NET_SIGMOID ? 3 : 0;
+            if (A.relu) last = j;
         }
     }
     *last_out = last;
@@ -355,8 +357,8 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         launch_ew(b, k.cur, dst, A, s);
         break;
     }
-    case NET_RELU: case NET_RELU6: case NET_ADD:
-        A.relu = L->kind == NET_RELU ? 1 : L->kind == NET_RELU6 ? 2 : 0;
+    case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_ADD:
+        A.relu = L->kind == NET_RELU ? 1 : L->kind == NET_RELU6 ? 2 : L->kind == NET_SIGMOID ? 3 : 0;
         A.skip = L->kind == NET_ADD ? k.skip : NULL;
         if (!to_out && in_place_ok) dst = (float *)k.cur;
         launch_ew(b, k.cur, dst, A, s);

@@ -2,7 +2,7 @@
  * (problems/net.h): the MLPs (1-3), LeNet-5 (4), AlexNet (5), the ResNet
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
  * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
- * MBConv block (21), EfficientNet-B0 and B1 (22, 23), MobileNetV2 (20) and
+ * MBConv block (21), EfficientNet-B0, B1 and B2 (22-24), MobileNetV2 (20) and
  * RegNet (27).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
@@ -12,7 +12,7 @@
  * FLOPs: per linear layer 2 N in out plus N out for its bias; per
  * convolution 2 N Cout Hout Wout (Cin / groups) k^2 plus one per output for
  * a bias; per element 7 for a batch norm (statistics and apply), 1 for ReLU
- * and the residual add, 2 for ReLU6; k^2 comparisons per max-pool output, k^2 additions
+ * and the residual add, 2 for ReLU6, 3 for sigmoid; k^2 comparisons per max-pool output, k^2 additions
  * and a division per average-pool output; one addition per input and one
  * division per output for the global average pool.
  * min_bytes: x, params and the output, each once.  The numbers are the
@@ -124,6 +124,12 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(10LL, 1000LL)),
       ATTRS({ "num_classes", 1000.0 }, { "eps", 1e-05 }),
       .flops = 4798789040.0, .min_bytes = 4.0 * 4399928, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 12 },
+    { .id = "L3_024_efficientnetb2", .level = 3, .number = 24, .name = "24_EfficientNetB2",
+      .expr = "EfficientNet-B2 as KernelBench writes it: relu(bn1(conv3x3/2)), five blocks (expand 1x1 + bn + relu, depthwise 3x3 + bn + relu, adaptive avg pool to 1x1, conv1x1 to a quarter + relu, conv1x1 back + sigmoid, project 1x1 + bn, all in sequence: no product with the block's input), relu(bn(conv1x1 to 1408)), adaptive avg pool, fc; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 2LL, 3LL, 224LL, 224LL), PACKED(6868328LL)),
+      OUTPUTS(OUT(2LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 315800080.0, .min_bytes = 4.0 * 7171384, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 14 },
     { .id = "L3_027_regnet", .level = 3, .number = 27, .name = "27_RegNet",
       .expr = "three stages (64, 128, 256 channels) of conv3x3 + bn + relu, conv3x3 + bn + relu, max_pool2d(2, 2); torch.mean over H and W; fc to 10 classes; batch norms in training mode",
       INPUTS(IN("x", G_RAND, 8LL, 3LL, 224LL, 224LL), PACKED(1149770LL)),
@@ -140,6 +146,7 @@ SUITE_COUNT(suite_l3_net);
 #define CONVG(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), 0 }   /* grouped, bias=False */
 #define AVGP(k, s, p)     { NET_AVGPOOL2D, 0, (k), (s), (p), 0, 0, 0 }
 #define RELU6             { NET_RELU6, 0, 0, 0, 0, 0, 0, 0 }
+#define SIGM              { NET_SIGMOID, 0, 0, 0, 0, 0, 0, 0 }
 /* MobileNetV2's own initialisation: kaiming_normal_ (fan_out) convolutions
  * without a bias, an N(0, 0.01) linear layer with a zero bias */
 #define CONVK(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), NET_INIT_KAIMING_OUT }
@@ -262,6 +269,17 @@ static const net_layer mobilenet2[] = {
     V2(160, 320, 1),
     CONVK(1280, 1, 1, 0, 1), BN, RELU6, GAP, FLAT, DROP, LIN_N(1000),
 };
+/* EfficientNet-B2's blocks (KernelBench's): expansion, depthwise, then the
+ * squeeze-and-excitation layers in sequence on the pooled map, projection */
+#define B2_BLOCK(i, o, s, e) CONVN((i) * (e), 1, 1, 0), BN, RELU, CONVG((i) * (e), 3, s, 1, (i) * (e)), BN, RELU, \
+                          GAP, CONVN((i) * (e) / 4, 1, 1, 0), RELU, CONVN((i) * (e), 1, 1, 0), SIGM, \
+                          CONVN(o, 1, 1, 0), BN
+static const net_layer effnet_b2[] = {
+    CONVN(32, 3, 2, 1), BN, RELU,
+    B2_BLOCK(32, 96, 1, 3), B2_BLOCK(96, 144, 2, 6), B2_BLOCK(144, 192, 2, 6), B2_BLOCK(192, 288, 2, 6),
+    B2_BLOCK(288, 384, 1, 6),
+    CONVN(1408, 1, 1, 0), BN, RELU, GAP, FLAT, LIN(1000),
+};
 /* RegNet's stages: two conv3x3 (with bias) + bn + relu, then a 2x2 max pool */
 #define REG_STAGE(c)      CONV(c, 3, 1, 1), BN, RELU, CONV(c, 3, 1, 1), BN, RELU, MAXP(2, 2, 0)
 static const net_layer regnet[] = { REG_STAGE(64), REG_STAGE(128), REG_STAGE(256), GAP, FLAT, LIN(10) };
@@ -304,6 +322,7 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 11, effnet_b0),
     PROGRAM(OP_CONV_NET_FIRST + 12, effnet_b1),
     PROGRAM(OP_CONV_NET_FIRST + 13, mobilenet2),
+    PROGRAM(OP_CONV_NET_FIRST + 14, effnet_b2),
 };
 
 const net_spec *suite_net(int op)

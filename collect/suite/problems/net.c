@@ -9,7 +9,7 @@
 
 static const char *const kind_names[NET_KIND_COUNT] = {
     "end", "linear", "conv2d", "batchnorm2d", "relu", "maxpool2d", "adaptive_avgpool2d(1)",
-    "flatten", "dropout(p=0)", "save", "swap", "add", "avgpool2d", "relu6",
+    "flatten", "dropout(p=0)", "save", "swap", "add", "avgpool2d", "relu6", "sigmoid",
 };
 
 const char *net_kind_name(int kind)
@@ -129,6 +129,9 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
         break;
     case NET_RELU6:
         pl->flops += 2.0 * (double)n;   /* a clamp, as level 2 counts it */
+        break;
+    case NET_SIGMOID:
+        pl->flops += 3.0 * (double)n;   /* as level 2 counts it */
         break;
     case NET_MAXPOOL2D: case NET_AVGPOOL2D:
         if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");

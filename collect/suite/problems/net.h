@@ -47,6 +47,7 @@ enum net_kind {
     NET_ADD,        /* current = current + skip (shapes must agree) */
     NET_AVGPOOL2D,  /* window k, stride s, padding p (counted in the divisor), floor mode */
     NET_RELU6,      /* min(max(x, 0), 6) */
+    NET_SIGMOID,    /* 1 / (1 + exp(-x)) */
     NET_KIND_COUNT
 };
 

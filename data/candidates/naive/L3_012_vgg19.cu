@@ -13,7 +13,7 @@
 #define TILE 16
 
 enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
-       K_AVGPOOL, K_RELU6 };
+       K_AVGPOOL, K_RELU6, K_SIGMOID };
 
 /* kind, rank, shape before and after, window, stride, padding, groups, and
  * the offsets of the weight and the bias in params (-1: none) */
@@ -173,13 +173,18 @@ __global__ void bn_apply(const float *__restrict__ x, float *__restrict__ y, con
     }
 }
 
-/* the residual sum (skip given), else relu, or relu6 when six */
+/* the residual sum (skip given), else by mode: 0 relu, 1 relu6, 2 sigmoid */
 __global__ void ew_kernel(const float *__restrict__ x, const float *__restrict__ skip,
-                          float *__restrict__ y, long long total, int six)
+                          float *__restrict__ y, long long total, int mode)
 {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
-         i += (long long)gridDim.x * blockDim.x)
-        y[i] = skip ? x[i] + skip[i] : six ? fminf(fmaxf(x[i], 0.0f), 6.0f) : fmaxf(x[i], 0.0f);
+         i += (long long)gridDim.x * blockDim.x) {
+        float v = x[i];
+        if (skip) v += skip[i];
+        else if (mode == 2) v = 1.0f / (1.0f + expf(-v));
+        else v = mode == 1 ? fminf(fmaxf(v, 0.0f), 6.0f) : fmaxf(v, 0.0f);
+        y[i] = v;
+    }
 }
 
 __global__ void maxpool_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, int H,
@@ -298,6 +303,7 @@ extern "C" int kbv_forward(const kbv_call *call)
             break;
         case K_RELU: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 0); break;
         case K_RELU6: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 1); break;
+        case K_SIGMOID: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 2); break;
         case K_ADD: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, skip, dst, n, 0); skip = NULL; break;
         case K_MAXPOOL:
             maxpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
