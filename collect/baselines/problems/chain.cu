@@ -643,8 +643,8 @@ int available(const suite_problem *p, const char **why)
 } /* namespace */
 
 const base_family base_fam_chain = {
-    "chain", OP_CHAIN_FIRST, OP_CHAIN_LAST, create, run, destroy, NULL,
+    "chain", OP_CHAIN_FIRST, OP_CHAIN_LAST, create, run, destroy, NULL, NULL,
 };
 const base_family base_fam_conv_chain = {
-    "conv-chain", OP_CONV_CHAIN_FIRST, OP_CONV_CHAIN_LAST, create, run, destroy, available,
+    "conv-chain", OP_CONV_CHAIN_FIRST, OP_CONV_CHAIN_LAST, create, run, destroy, available, NULL,
 };

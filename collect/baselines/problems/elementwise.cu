@@ -129,5 +129,5 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 } /* namespace */
 
 const base_family base_fam_elementwise = {
-    "elementwise", OP_RELU, OP_ELEMENTWISE_LAST, create, run, NULL, NULL,
+    "elementwise", OP_RELU, OP_ELEMENTWISE_LAST, create, run, NULL, NULL, NULL,
 };

@@ -663,5 +663,5 @@ extern "C" int base_pin(base_ctx *b, const char *pins, kbv_err *e)
 }
 
 const base_family base_fam_matmul = {
-    "matmul", OP_MM, OP_MATMUL_LAST, create, run, NULL, NULL,
+    "matmul", OP_MM, OP_MATMUL_LAST, create, run, NULL, NULL, NULL,
 };

@@ -344,5 +344,5 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 } /* namespace */
 
 const base_family base_fam_norm = {
-    "norm", OP_BATCHNORM, OP_NORM_LAST, create, run, NULL, NULL,
+    "norm", OP_BATCHNORM, OP_NORM_LAST, create, run, NULL, NULL, NULL,
 };

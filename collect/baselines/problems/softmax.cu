@@ -165,5 +165,5 @@ void base_softmax_rows(const float *x, float *y, long long rows, long long d, in
 }
 
 const base_family base_fam_softmax = {
-    "softmax", OP_SOFTMAX, OP_SOFTMAX_LAST, create, run, NULL, NULL,
+    "softmax", OP_SOFTMAX, OP_SOFTMAX_LAST, create, run, NULL, NULL, NULL,
 };
