@@ -194,6 +194,19 @@ int conv_graph_exec(conv_graph *cg, int i, const void *x, const void *w, void *y
 /* Destroys every descriptor; before the library is closed. */
 void conv_graph_destroy(conv_graph *cg);
 
+/* --- the bf16 baseline's float paths (baseline.cu) ----------------------
+ * A call on bfloat16 tensors as a float call: inputs from index `first` on
+ * widened (exactly) into buffers the context keeps, every bfloat16 output
+ * redirected to a float buffer of its own; in and out (BASE_MAX_TENSORS
+ * each) hold the float descriptors that *wide points at. */
+int base_bf16_widen(base_ctx *b, const kbv_call *call, int first, kbv_tensor *in, kbv_tensor *out,
+                    kbv_call *wide, kbv_err *e);
+/* Rounds the float outputs of wide into call's bfloat16 outputs. */
+int base_bf16_narrow(const kbv_call *call, const kbv_call *wide, kbv_err *e);
+/* The fallback: widen everything, the family's tf32 (or fp32) run, narrow;
+ * its choice says "fallback, parity not claimed". */
+int base_bf16_fallback(base_ctx *b, const kbv_call *call, kbv_err *e);
+
 /* Shared helpers (baseline.cu). */
 int base_need_blas(base_ctx *b, kbv_err *e);
 int base_need_ws(base_ctx *b, size_t bytes, kbv_err *e);
