@@ -2,7 +2,7 @@
 """gen-naive-candidates.py - writes data/candidates/naive/<id>.cu for every
 problem of the suite that has a plain kernel family here.
 
-    scripts/gen-naive-candidates.py [--force] [BUILD_DIR]
+    scripts/gen-naive-candidates.py [--force] [--bf16] [BUILD_DIR]
 
 Reads the registry from BUILD_DIR/kbv-list --json and BUILD_DIR/kbv-prompt
 (default build/).  Each
@@ -14,7 +14,17 @@ padding, dilation of a convolution or a pooling, named by the registry) are
 written into the file.  Existing files are kept; --force rewrites the ones
 this script wrote (they carry its mark), never hand-written ones.  Prints what it wrote
 and which problems have no family yet.
+
+--bf16 writes data/candidates/naive-bf16/ instead: the same kernels for
+the BF16 setting (kbv collect --precision bf16), where every float tensor
+is bfloat16.  Each pointer to float becomes a pointer to bf16_t, a
+bfloat16 in memory that reads as a float and rounds a float to nearest
+even when written, so loads and stores are bfloat16 and the arithmetic
+stays float; block-local shared memory (and the pointers to it), the
+per-row statistics of the normalisations and the partial sums of the
+reductions stay float, as PyTorch keeps its accumulators.
 """
+import re
 import json
 import os
 import subprocess
@@ -1643,9 +1653,43 @@ def family(p):
     if 94 <= n <= 100: return gen_loss
     return None
 
+# --- the BF16 setting ----------------------------------------------------------
+
+BF16_TYPE = '''#include <cuda_bf16.h>
+// bf16_t: a bfloat16 in memory, a float in arithmetic (reads widen exactly,
+// writes round to nearest even), so that the kernels below load and store
+// bfloat16 and compute in float.
+struct bf16_t {
+    __nv_bfloat16 v;
+    __device__ __forceinline__ operator float() const { return __bfloat162float(v); }
+    __device__ __forceinline__ bf16_t &operator=(float f) { v = __float2bfloat16_rn(f); return *this; }
+    __device__ __forceinline__ bf16_t &operator+=(float f) { return *this = (float)*this + f; }
+    __device__ __forceinline__ bf16_t &operator-=(float f) { return *this = (float)*this - f; }
+    __device__ __forceinline__ bf16_t &operator*=(float f) { return *this = (float)*this * f; }
+    __device__ __forceinline__ bf16_t &operator/=(float f) { return *this = (float)*this / f; }
+};
+'''
+
+# Pointers that stay float in the BF16 setting: shared memory, statistics
+# and partial sums (accumulators, not tensors).
+BF16_KEEP_FLOAT = ("sh", "part", "mean", "rstd", "stats", "norm", "loss", "scratch")
+
+def to_bf16(text):
+    """The FP32 candidate's text with bfloat16 tensors (see the docstring)."""
+    text = text.replace("// naive: ", "// naive-bf16: ", 1)
+    text = text.replace('#include "kbv.h"\n', '#include "kbv.h"\n' + BF16_TYPE, 1)
+    text = re.sub(r"\bfloat\s*\*", "bf16_t *", text)
+    keep = "|".join(BF16_KEEP_FLOAT)
+    text = re.sub(r"bf16_t \*(\s*(?:const\s+)?(?:__restrict__\s+)?)(%s)\b" % keep, r"float *\1\2", text)
+    # A level-2 chain's intermediate tensor lives in the float scratch (whose
+    # tail holds the statistics): bfloat16 there too, as PyTorch stores it.
+    text = text.replace("    y = scratch;", "    y = (bf16_t *)scratch;")
+    return text
+
 def main():
-    args = [a for a in sys.argv[1:] if a != "--force"]
+    args = [a for a in sys.argv[1:] if a not in ("--force", "--bf16")]
     force = "--force" in sys.argv[1:]
+    bf16 = "--bf16" in sys.argv[1:]
     build = args[0] if args else "build"
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     listing = subprocess.run([os.path.join(build, "kbv-list"), "--json"], check=True, capture_output=True, text=True)
@@ -1661,11 +1705,14 @@ def main():
         p["number"] = int(out[0])
         p["expr"] = out[1].strip()
     os.unlink(tmpl)
-    outdir = os.path.join(root, "data", "candidates", "naive")
+    outdir = os.path.join(root, "data", "candidates", "naive-bf16" if bf16 else "naive")
+    os.makedirs(outdir, exist_ok=True)
     wrote, kept, missing = [], [], []
     for p in problems:
         fam = family(p)
         text = fam(p) if fam else None
+        if text and bf16:
+            text = to_bf16(text)
         if not text:
             missing.append(p["id"])
             continue

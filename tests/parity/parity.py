@@ -31,6 +31,17 @@ Every ratio should be at most 1.05; a problem that is not carries an
 exception with its reason (known reasons below; anything else is marked
 "unexplained" so that the report shows it).  Results merge into an existing
 file by id, so the suite can be run in parts (--problems GLOB).
+
+With --precision bf16 (the BF16 setting of kbv collect) the inputs, drawn
+as above, are rounded to bfloat16 (to nearest even, as kbv rounds them);
+PyTorch runs the problem on them (parameters included, so the whole model
+is bfloat16) and kbv runs its bf16 baseline.  kbv's output must match
+PyTorch's to bfloat16 precision (max |d| <= 2e-2 max |ref|), and
+bf16_ratio = kbv median / PyTorch median, timed as above.  A bf16 baseline
+that is the fallback (its choice starts with "fallback") has its ratio
+measured but its parity not claimed: the exception says so.  The file
+(default data/parity/<gpu>-bf16.json) says "precision": "bf16"; its
+fp32_ratio and tf32_ratio are null.
 """
 import argparse
 import contextlib
@@ -64,6 +75,8 @@ def parse_args():
     ap.add_argument("--from-run", default=None, metavar="RUN_DIR",
                     help="kbv's times from this collect run's journal (in-run medians) instead of timing here")
     ap.add_argument("--warm-s", type=float, default=0.5, help="seconds of PyTorch calls before its samples")
+    ap.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+                    help="fp32: the fp32 and tf32 baselines; bf16: the bf16 baseline on bfloat16 inputs")
     return ap.parse_args()
 
 
@@ -83,7 +96,7 @@ def run_medians(run_dir):
                 r = json.loads(line)
             except ValueError:
                 continue
-            if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32") and r.get("gpu_ms") is not None:
+            if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32", "bf16") and r.get("gpu_ms") is not None:
                 times.setdefault(r["problem"], {}).setdefault(r["variant"], []).append(r["gpu_ms"])
     out = {}
     for pid, v in times.items():
@@ -467,8 +480,104 @@ def run_problem(lib, p, timer, seed, inrun=None, warm_s=0.0):
     return res
 
 
+def check_bf16(out, ref):
+    """(ok, max_abs_err, detail): two bfloat16 computations of the same
+    problem agree to bfloat16's precision (a few units in the last place of
+    8 mantissa bits, and the intermediate roundings of PyTorch's eager
+    steps): max |d| <= 2e-2 max |ref|."""
+    if out.dtype == torch.int64 or ref.dtype == torch.int64:
+        return check(out, ref, tf32=False)
+    mx, scale = 0.0, 0.0
+    o_all, r_all = out.reshape(-1), ref.reshape(-1)
+    for i in range(0, o_all.numel(), CHUNK):
+        o, r = o_all[i:i + CHUNK].double(), r_all[i:i + CHUNK].double()
+        finite = torch.isfinite(r)
+        if not bool(torch.isfinite(o[finite]).all()):
+            return False, float("inf"), "non-finite output where the reference is finite"
+        d = (o[finite] - r[finite]).abs()
+        if d.numel():
+            mx = max(mx, float(d.max().item()))
+            scale = max(scale, float(r[finite].abs().max().item()))
+        del o, r, finite, d
+    return mx <= 2e-2 * max(scale, 1e-30), mx, f"max |d| {mx:.3g} vs 2e-2 * max |ref| {scale:.3g}"
+
+
+def run_problem_bf16(lib, p, timer, seed, inrun=None, warm_s=0.0):
+    """The BF16 setting's ratio of one problem (see the module's text)."""
+    pid = p["id"]
+    res = {"id": pid, "fp32_ratio": None, "tf32_ratio": None, "bf16_ratio": None, "exception": None}
+    why = ctypes.create_string_buffer(512)
+    if not lib.kbvb_available(pid.encode(), why, 512):
+        res["exception"] = "kbv baseline unavailable here: " + why.value.decode()
+        return res
+    ref_fn = reference(p)
+    if ref_fn is None:
+        res["exception"] = "no PyTorch reference in parity.py"
+        return res
+    try:
+        ins, outs, in_ptrs, out_ptrs, handle, sp, err = setup(lib, p, seed)
+    except RuntimeError as ex:
+        res["exception"] = str(ex)
+        return res
+    failures = []
+    try:
+        bins = [t.to(torch.bfloat16) if t.dtype == torch.float32 else t for t in ins]
+        bouts = [torch.empty_like(t, dtype=torch.bfloat16) if t.dtype == torch.float32 else torch.empty_like(t)
+                 for t in outs]
+        del ins, outs
+        torch.cuda.empty_cache()
+        bin_ptrs = (ctypes.c_void_p * len(bins))(*[t.data_ptr() for t in bins])
+        bout_ptrs = (ctypes.c_void_p * len(bouts))(*[t.data_ptr() for t in bouts])
+        set_tf32(False)
+        with torch.no_grad():
+            ref = ref_fn(p, bins)
+            if lib.kbvb_run(handle, 2, bin_ptrs, bout_ptrs, sp, err, 2048):
+                failures.append("bf16 run: " + err.value.decode())
+            else:
+                torch.cuda.synchronize()
+                ok, mx, detail = check_bf16(bouts[0], ref.reshape(bouts[0].shape))
+                res["bf16_max_abs_err"] = mx
+                res["bf16_match"] = ok
+                res["bf16_torch_dtype"] = str(ref.dtype).replace("torch.", "")
+                if not ok:
+                    failures.append("bf16 output: " + detail)
+                del ref
+                torch.cuda.empty_cache()
+                if inrun is not None:
+                    if "bf16" not in inrun:
+                        failures.append("bf16: no in-run samples")
+                        t_torch = t_kbv = None
+                    else:
+                        timer.warm(lambda: ref_fn(p, bins), warm_s)
+                        t_torch = timer.medians_ms([lambda: ref_fn(p, bins)])[0]
+                        t_kbv = inrun["bf16"]
+                        res["bf16_kbv_samples"] = inrun.get("n_bf16")
+                else:
+                    t_torch, t_kbv = timer.medians_ms(
+                        [lambda: ref_fn(p, bins),
+                         lambda: lib.kbvb_run(handle, 2, bin_ptrs, bout_ptrs, sp, err, 2048)])
+                choice = (lib.kbvb_choice(handle, 2) or b"").decode(errors="replace")
+                res["bf16_choice"] = choice
+                if t_torch is not None:
+                    res["bf16_torch_ms"] = t_torch
+                    res["bf16_kbv_ms"] = t_kbv
+                    res["bf16_ratio"] = t_kbv / t_torch if t_torch > 0 else None
+                if choice.startswith("fallback"):
+                    failures.append("fallback baseline (fp32 computation on widened inputs): parity not claimed")
+    finally:
+        lib.kbvb_destroy(handle)
+        set_tf32(False)
+    r = res["bf16_ratio"]
+    if r is not None and r > RATIO_LIMIT:
+        failures.append(f"slower than PyTorch: bf16 ratio {r:.3f}")
+    if failures:
+        res["exception"] = exception_text(pid, "; ".join(failures))
+    return res
+
+
 def main():
     args = parse_args()
+    bf16 = args.precision == "bf16"
     lib = ctypes.CDLL(os.path.join(args.build, "libkbv_baseline.so"))
     lib.kbvb_workspace_bytes.restype = ctypes.c_ulonglong
     lib.kbvb_choice.restype = ctypes.c_char_p
@@ -477,7 +586,8 @@ def main():
              if any(fnmatch.fnmatch(p["id"], g) for g in args.problems.split(","))]
     gpu = torch.cuda.get_device_name(0)
     out = args.out or os.path.join("data", "parity",
-                                   "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") + ".json")
+                                   "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") +
+                                   ("-bf16" if bf16 else "") + ".json")
     inrun = run_medians(args.from_run) if args.from_run else None
     if inrun is not None:
         probs = [p for p in probs if p["id"] in inrun]
@@ -487,10 +597,12 @@ def main():
         method = {"kbv": "timed here, interleaved with PyTorch", "torch": "interleaved with kbv, cold L2, CUDA events"}
     doc = {"schema": "kbv-parity/1", "gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
            "samples": args.samples, "method": method, "problems": []}
+    if bf16:
+        doc["precision"] = "bf16"
     if os.path.exists(out):
         with open(out) as f:
             old = json.load(f)
-        if old.get("gpu") == gpu and old.get("method") == method:
+        if old.get("gpu") == gpu and old.get("method") == method and old.get("precision") == doc.get("precision"):
             doc["problems"] = old.get("problems", [])
     byid = {r["id"]: r for r in doc["problems"]}
     timer = Timer(args.samples)
@@ -511,8 +623,8 @@ def main():
     for i, p in enumerate(probs):
         print(f"[{i + 1}/{len(probs)}] {p['id']}", file=sys.stderr, flush=True)
         try:
-            r = run_problem(lib, p, timer, args.seed, inrun.get(p["id"]) if inrun is not None else None,
-                            args.warm_s)
+            r = (run_problem_bf16 if bf16 else run_problem)(
+                lib, p, timer, args.seed, inrun.get(p["id"]) if inrun is not None else None, args.warm_s)
         except Exception as ex:   # a failure of one problem is a result, not the end
             r = {"id": p["id"], "fp32_ratio": None, "tf32_ratio": None, "exception": f"unexplained: {type(ex).__name__}: {ex}"}
         byid[p["id"]] = r

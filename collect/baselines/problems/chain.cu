@@ -504,25 +504,14 @@ void launch_ew(const base_ctx *b, const float *x, float *y, ew_args A, cudaStrea
     ew_kernel<<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
 }
 
-int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
+/* Steps 2 to 4 of the chain on the producer's output pre (float), into
+ * out; c's parameters are float. */
+int run_rest(base_ctx *b, const kbv_call *c, float *pre, float *out, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
     cudaStream_t s = c->stream;
-    const float *x = (const float *)c->inputs[0].data;
-    const float *w = (const float *)c->inputs[1].data;
-    float *out = (float *)c->outputs[0].data;
-    float *pre = cs->pre ? cs->pre : out;
     long long N = cs->N, C = cs->C, S = cs->S;
-    int rc;
-    /* 1. producer */
-    if (sp->producer == CHAIN_LINEAR) {
-        long long in = c->inputs[0].shape[1];
-        rc = base_gemm(b, v, 0, 1, N, C, in, 1.0f, x, in, 0, w, in, 0, 0.0f, pre, C, 0, 1, s, e);
-    } else {
-        rc = conv_runner_run(b, cs->conv, v, x, w, NULL, pre, s, e);
-    }
-    if (rc) return rc;
     /* 2. bias and the first steps, in place */
     ew_args A;
     memset(&A, 0, sizeof A);
@@ -623,6 +612,59 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     return 0;
 }
 
+int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    const chain_spec *sp = cs->spec;
+    cudaStream_t s = c->stream;
+    const float *x = (const float *)c->inputs[0].data;
+    const float *w = (const float *)c->inputs[1].data;
+    float *out = (float *)c->outputs[0].data;
+    float *pre = cs->pre ? cs->pre : out;
+    long long N = cs->N, C = cs->C;
+    int rc;
+    /* 1. producer */
+    if (sp->producer == CHAIN_LINEAR) {
+        long long in = c->inputs[0].shape[1];
+        rc = base_gemm(b, v, 0, 1, N, C, in, 1.0f, x, in, 0, w, in, 0, 0.0f, pre, C, 0, 1, s, e);
+    } else {
+        rc = conv_runner_run(b, cs->conv, v, x, w, NULL, pre, s, e);
+    }
+    if (rc) return rc;
+    return run_rest(b, c, pre, out, e);
+}
+
+/* bf16: a linear layer's product runs on the bfloat16 operands (cuBLAS,
+ * CUBLAS_COMPUTE_32F, the library's kernel) into the float intermediate,
+ * whose steps then run as in fp32 on the widened parameters, and the
+ * output is rounded to bfloat16 once.  A convolution's chain takes the
+ * fallback (baseline.cu). */
+int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    if (cs->spec->producer != CHAIN_LINEAR) return base_bf16_fallback(b, call, e);
+    kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
+    kbv_call wide;
+    int rc = base_bf16_widen(b, call, 2, in, out, &wide, e);
+    if (rc) return rc;
+    float *o = (float *)wide.outputs[0].data;
+    float *pre = cs->pre ? cs->pre : o;
+    long long N = cs->N, C = cs->C, K = call->inputs[0].shape[1];
+    float one = 1.0f, zero = 0.0f;
+    cublasStatus_t bs = cublasGemmEx_64(b->blas, CUBLAS_OP_T, CUBLAS_OP_N, C, N, K, &one, call->inputs[1].data,
+                                        CUDA_R_16BF, K, call->inputs[0].data, CUDA_R_16BF, K, &zero, pre,
+                                        CUDA_R_32F, C, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: bf16 GEMM: %s", b->p->id, cublasGetStatusString(bs));
+    rc = run_rest(b, &wide, pre, o, e);
+    if (!rc) rc = base_bf16_narrow(call, &wide, e);
+    if (!rc && !b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16 GEMM: cublasGemmEx bf16 operands, fp32 output, "
+                                       "CUBLAS_COMPUTE_32F, default algorithm; then the chain's fp32 steps, "
+                                       "output rounded to bf16");
+    return rc;
+}
+
 void destroy(base_ctx *b)
 {
     chain_state *cs = (chain_state *)b->state;
@@ -643,8 +685,8 @@ int available(const suite_problem *p, const char **why)
 } /* namespace */
 
 const base_family base_fam_chain = {
-    "chain", OP_CHAIN_FIRST, OP_CHAIN_LAST, create, run, destroy, NULL,
+    "chain", OP_CHAIN_FIRST, OP_CHAIN_LAST, create, run, destroy, NULL, run_bf16,
 };
 const base_family base_fam_conv_chain = {
-    "conv-chain", OP_CONV_CHAIN_FIRST, OP_CONV_CHAIN_LAST, create, run, destroy, available,
+    "conv-chain", OP_CONV_CHAIN_FIRST, OP_CONV_CHAIN_LAST, create, run, destroy, available, NULL,
 };

@@ -230,5 +230,5 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 } /* namespace */
 
 const base_family base_fam_pool = {
-    "pool", OP_MAXPOOL, OP_POOL_LAST, create, run, NULL, NULL,
+    "pool", OP_MAXPOOL, OP_POOL_LAST, create, run, NULL, NULL, NULL,
 };
