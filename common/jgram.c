@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { V_CAND = 0, V_FP32 = 1, V_TF32 = 2, N_VARIANTS = 3 };
-static const char *const variant_names[N_VARIANTS] = {KBV_VAR_CANDIDATE, KBV_VAR_FP32, KBV_VAR_TF32};
+enum { V_CAND = 0, V_FP32 = 1, V_TF32 = 2, V_BF16 = 3, N_VARIANTS = 4 };
+static const char *const variant_names[N_VARIANTS] = {KBV_VAR_CANDIDATE, KBV_VAR_FP32, KBV_VAR_TF32,
+                                                      KBV_VAR_BF16};
 
 /* The keys of each record type as collect writes them (collect/supervise/rec.c,
  * collect/worker/wk_core.c, collect/supervise/collect_main.c) and analyze reads them
@@ -191,6 +192,13 @@ static int judge_order(gpair *p, const char *t, const char *variant, size_t vari
     }
     if (!have_round || !(round >= 0) || round != floor(round) || round > 9e15) {
         say(why, why_len, "a time record of %s without a round number", variant_names[v]);
+        return violate(p, why);
+    }
+    /* A pair is timed in one setting: {candidate, fp32, tf32} or
+     * {candidate, bf16}. */
+    if ((v == V_BF16 && (p->next_round[V_FP32] || p->next_round[V_TF32])) ||
+        ((v == V_FP32 || v == V_TF32) && p->next_round[V_BF16])) {
+        say(why, why_len, "a time record of %s in a pair timed in the other precision", variant_names[v]);
         return violate(p, why);
     }
     long long r = (long long)round;

@@ -46,5 +46,6 @@
 #define KBV_VAR_CANDIDATE "candidate"
 #define KBV_VAR_FP32      "fp32"
 #define KBV_VAR_TF32      "tf32"
+#define KBV_VAR_BF16      "bf16"
 
 #endif

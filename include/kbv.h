@@ -24,10 +24,10 @@
 typedef struct CUstream_st *cudaStream_t;
 #endif
 
-#define KBV_ABI_VERSION 1
+#define KBV_ABI_VERSION 2
 #define KBV_MAX_DIMS 8
 
-typedef enum { KBV_F32 = 0, KBV_I64 = 1 } kbv_dtype;
+typedef enum { KBV_F32 = 0, KBV_I64 = 1, KBV_BF16 = 2 } kbv_dtype;
 
 typedef struct {
     void     *data;               /* device pointer, contiguous, row-major */
