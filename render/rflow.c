@@ -355,6 +355,7 @@ static double section_keep(flow *f, const tsection *s, const tbl *tabs, int n_fi
         break;
     case SEC_FAILURES: keep = rfig_any_failures(m) ? chart_failures_height(&r->cx) + 30 : 30; break;
     case SEC_TOLERANCE: keep = rfig_any_sweep(m) ? chart_tolerance_height(&r->cx) + 30 : 30; break;
+    case SEC_BF16: keep = caption_height(f, s->caption, NULL) + 2 * tbl_first_row_height(&tabs[9], f->c, &r->st, f->w, 0); break;
     default: break;
     }
     if (s->intro) {
@@ -442,6 +443,41 @@ static int sec_forest(flow *f, const tsection *s, int mark, kbv_err *e)
     return 0;
 }
 
+/* The BF16 setting: the BF16 sets against their bf16 baseline beside the
+ * FP32 sets they mirror, their fast_p, and one comparison per BF16 set
+ * (tabs[9]: headline_bf16). */
+static int sec_bf16(flow *f, const tsection *s, const tbl *tabs, kbv_err *e)
+{
+    rctx *r = f->r;
+    const rmodel *m = r->m;
+    int rc;
+    if ((rc = flow_table(f, &tabs[9], s->caption, NULL, e)) ||
+        (rc = flow_figure(f, FIG_BF16_FAST_P, 0, s->figure_caption, NULL, e)))
+        return rc;
+    for (int j = 0; j < m->n_bsets; j++) {
+        const rm_set *b = &m->bsets[j];
+        if (b->cmp >= 0) {
+            tvars v = r->gv;
+            rbf16_vars(r, j, &v);
+            if ((rc = flow_figure(f, FIG_BF16_COMPARE, j, s->compare_caption, &v, e)))
+                return rc;
+            continue;
+        }
+        /* Said, not drawn: a run of the BF16 sets alone has no FP32 numbers
+         * to set beside them. */
+        char line[400];
+        if (b->compare_with)
+            snprintf(line, sizeof line, "%s mirrors the FP32 set %s, which this run did not time: no comparison.",
+                     b->name, b->compare_with);
+        else
+            snprintf(line, sizeof line, "%s names no FP32 set that it mirrors (set.json compare_with): no comparison.",
+                     b->name);
+        if ((rc = flow_text(f, line, r->st.fs_normal, 0, r->st.muted, 6, e)))
+            return rc;
+    }
+    return 0;
+}
+
 /* The methods section: each term with its text. */
 static int sec_methods(flow *f, const tsection *s, kbv_err *e)
 {
@@ -472,6 +508,10 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     const rmodel *m = r->m;
     int rc, mark;
     char *title = NULL;
+    /* The BF16 section belongs to runs with BF16 sets: a run without any
+     * renders as it did before the setting existed. */
+    if (s->id == SEC_BF16 && m->n_bsets == 0)
+        return 0;
     if ((rc = rep_expand(r, "title", s->title, NULL, &title, e)))
         return rc;
     double keep = section_keep(f, s, tabs, n_findings);
@@ -568,6 +608,8 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         return flow_table(f, &tabs[8], s->caption, &v, e);
     case SEC_METHODS:
         return sec_methods(f, s, e);
+    case SEC_BF16:
+        return sec_bf16(f, s, tabs, e);
     case SEC_N:
         break;
     }
