@@ -107,7 +107,7 @@ static void global_vars(rctx *r)
         tvars_set(v, "seed", "%ld", m->seed);
     else
         tvars_set(v, "seed", "unknown");
-    tvars_set(v, "n_sets", "%d", m->n_sets);
+    tvars_set(v, "n_sets", "%d", m->n_sets + m->n_bsets);
     tvars_set(v, "n_problems", "%ld", m->n_problems);
     tvars_set(v, "ci_pct", "%g", m->ci_level * 100);
     tvars_set(v, "resamples", "%ld", m->resamples);

@@ -253,7 +253,7 @@ static int sec_summary(flow *f, kbv_err *e)
     const char *keys[] = {"Run", "Collected", "Device", "Software", "Clocks", "Calibration", "Harness", "Settings",
                           "Statistics"};
     char run[256];
-    snprintf(run, sizeof run, "%s (%d sets, %ld problems)", m->run_id, m->n_sets, m->n_problems);
+    snprintf(run, sizeof run, "%s (%d sets, %ld problems)", m->run_id, m->n_sets + m->n_bsets, m->n_problems);
     const char *vals[] = {run, f->r->date_str, dev, drv, clk, cal, harn, cfg, stat};
     double kw = 0;
     for (int i = 0; i < 9; i++) {
@@ -451,6 +451,33 @@ static int sec_bf16(flow *f, const tsection *s, const tbl *tabs, kbv_err *e)
     rctx *r = f->r;
     const rmodel *m = r->m;
     int rc;
+    /* The answer first, one sentence a BF16 set, in the verdict's words. */
+    for (int j = 0; j < m->n_bsets; j++) {
+        const rm_set *b = &m->bsets[j];
+        const rm_est *g = &b->b[RM_BF16].gm_correct;
+        char line[800], a[64], c[96], fpart[300] = "";
+        if (b->cmp >= 0) {
+            const rm_est *fg = &m->sets[b->cmp].b[RM_FP32].gm_correct;
+            if (fg->ok)
+                snprintf(fpart, sizeof fpart, "; %s against strict fp32: %s, CI %s", m->sets[b->cmp].name,
+                         fmt_ratio(a, sizeof a, fg), fmt_ci(c, sizeof c, fg));
+            else
+                snprintf(fpart, sizeof fpart, "; %s has no correct problem against strict fp32",
+                         m->sets[b->cmp].name);
+        }
+        if (!g->ok)
+            snprintf(line, sizeof line, "\xe2\x80\xa2 %s has no correct problem among its %ld in the BF16 setting%s.",
+                     b->name, b->n_problems, fpart);
+        else
+            snprintf(line, sizeof line, "\xe2\x80\xa2 %s %s bf16 (%s, %g%% CI %s) over its %ld of %ld problems that are "
+                     "correct%s.", b->name,
+                     g->lo > 1 ? r->t.verdict_above : g->hi < 1 ? r->t.verdict_below : r->t.verdict_overlap,
+                     fmt_ratio(a, sizeof a, g), m->ci_level * 100, fmt_ci(c, sizeof c, g),
+                     b->group_counts[RM_G_CORRECT], b->n_problems, fpart);
+        if ((rc = flow_text(f, line, r->st.fs_normal, 0, r->st.text, 3, e)))
+            return rc;
+    }
+    f->y += 4;
     if ((rc = flow_table(f, &tabs[9], s->caption, NULL, e)) ||
         (rc = flow_figure(f, FIG_BF16_FAST_P, 0, s->figure_caption, NULL, e)))
         return rc;
