@@ -7,7 +7,8 @@
 # numbers, the figures fast_p_bf16 and bf16_vs_fp32_set0-bf16 (SVG and
 # PNG) and the section in the PDF; the FP32 sets' tables are byte for byte
 # those of the same run without the BF16 set; a BF16 set whose FP32 set
-# the run lacks gets a sentence instead of a comparison.
+# the run lacks gets a sentence instead of a comparison; an analysis with
+# another precision and a misplaced compare_caption are refused.
 # usage: tests/cli/render_bf16.sh BUILD_DIR
 set -u
 unset SOURCE_DATE_EPOCH
@@ -97,6 +98,28 @@ fi
 for t in headline fast_p inflation levels hacks tolerance failures; do
     cmp -s "$tmp/run0/report/tables/$t.csv" "$r/report/tables/$t.csv" || fail "tables/$t.csv changed by the BF16 set"
 done
+
+# An analysis whose set names another precision is refused, naming it;
+# so is a template that gives 'compare_caption' to a section but bf16.
+cp -r "$r" "$tmp/bad"
+python3 - "$tmp/bad/analysis.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["sets"][-1]["precision"] = "fp16"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$build/kbv-render" "$tmp/bad" 2>"$tmp/log"; rc=$?
+[ $rc -eq 2 ] || fail "precision fp16 in analysis.json: exit $rc, want 2"
+grep -q "set 'set0-bf16': precision must be" "$tmp/log" || fail "precision fp16 message: $(cat "$tmp/log")"
+python3 - templates/report.json "$tmp/tmpl.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+[s for s in d["sections"] if s["id"] == "headline"][0]["compare_caption"] = "{{set}}"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$build/kbv-render" "$r" --template "$tmp/tmpl.json" 2>"$tmp/log"; rc=$?
+[ $rc -eq 2 ] || fail "compare_caption in the headline: exit $rc, want 2"
+grep -q "'compare_caption' is a field of the bf16 section only" "$tmp/log" || fail "compare_caption message: $(cat "$tmp/log")"
 
 # A BF16 set whose FP32 set this run did not time: a sentence, no figure.
 python3 - "$r/manifest.json" "$r/analysis.json" <<'PY'

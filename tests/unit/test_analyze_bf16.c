@@ -22,7 +22,7 @@
 /* A manifest with the FP32 set "naive" and the BF16 set "naive-bf16"
  * (compare_with naive), problems L1_1 and L1_2; precision is the BF16 set's
  * "precision" value (NULL: none, i.e. fp32). */
-static run_data *bf16_run(const char *precision, kbv_err *e, int *rc)
+static run_data *bf16_run_n(const char *precision, int two, kbv_err *e, int *rc)
 {
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "schema", "kbv-run/1");
@@ -47,9 +47,20 @@ static run_data *bf16_run(const char *precision, kbv_err *e, int *rc)
     if (precision) cJSON_AddStringToObject(s, "precision", precision);
     cJSON_AddStringToObject(s, "compare_with", "naive");
     cJSON_AddItemToArray(ss, s);
+    if (two) {
+        s = cJSON_CreateObject();
+        cJSON_AddStringToObject(s, "name", "other-bf16");
+        cJSON_AddStringToObject(s, "precision", "bf16");
+        cJSON_AddItemToArray(ss, s);
+    }
     run_data *r = NULL;
     *rc = run_from_manifest(m, &r, e);
     return r;
+}
+
+static run_data *bf16_run(const char *precision, kbv_err *e, int *rc)
+{
+    return bf16_run_n(precision, 0, e, rc);
 }
 
 static const cJSON *path(const cJSON *o, const char *p)
@@ -277,6 +288,37 @@ static void test_mixed_pair(void **state)
     run_free(r);
 }
 
+/* The bf16 baseline timed in two BF16 sets drifts like any baseline: 21
+ * samples of 1.0 ms in one set and of 1.3 ms in the other give one entry
+ * for baseline bf16 with both sets. */
+static void test_drift(void **state)
+{
+    (void)state;
+    kbv_err e;
+    int rc;
+    run_data *r = bf16_run_n("bf16", 1, &e, &rc);
+    assert_int_equal(rc, 0);
+    double a[21], b[21], c[21];
+    for (int i = 0; i < 21; i++) {
+        a[i] = 1.0 + 0.001 * i;
+        b[i] = 1.3 + 0.001 * i;
+        c[i] = 0.5;
+    }
+    tu_times(r, "naive-bf16", "L1_1", "candidate", c, 21);
+    tu_times(r, "naive-bf16", "L1_1", "bf16", a, 21);
+    tu_times(r, "other-bf16", "L1_1", "candidate", c, 21);
+    tu_times(r, "other-bf16", "L1_1", "bf16", b, 21);
+    cJSON *a_json = build(r);
+    const cJSON *d = path(a_json, "baseline_drift");
+    assert_int_equal(cJSON_GetArraySize(d), 1);
+    assert_string_equal(str(d, "0.baseline"), "bf16");
+    assert_string_equal(str(d, "0.problem"), "L1_1");
+    assert_int_equal(cJSON_GetArraySize(path(d, "0.sets")), 2);
+    NEAR(num(d, "0.drift"), 1.31 / 1.01);
+    cJSON_Delete(a_json);
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_known_answers),
         cmocka_unit_test(test_tolerance),
         cmocka_unit_test(test_mixed_pair),
+        cmocka_unit_test(test_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
