@@ -1634,7 +1634,9 @@ extern "C" int kbv_forward(const kbv_call *call)
 # positions, ("all", op) over everything but dim 0, ("rows", op) over the
 # last axis (softmax center, or ln with gamma and beta), ("axis", op, dim),
 # ("flat",) [N, C, S] as [N, 1, C S], ("outer", k) [N] + P<k> -> [C', N],
-# ("addx0",) [N] + x -> [N, F].
+# ("addx0",) [N] + x -> [N, F], ("linear", w, b) a second linear layer with
+# weight P<w> and bias P<b>; ("inpool", k) first of all average-pools the
+# input x (window and stride k) before the convolution.
 
 L2S = {
     3: ("convT", [("ew", "v + P3[0]"), ("rows", "ln", 4, 5), ("pool", "avg", 2, 2, 0), ("ew", "gelu(v)")]),
@@ -1704,6 +1706,8 @@ L2S = {
     97: ("linear", [("norm", "batch", None, (3, 4)), ("ew", "v = (v + P5[0]) / 1.0f; v = v * (1.0f / (1.0f + expf(-v)))")]),
     98: ("linear", [("flat",), ("pool", "avg", 16, 16, 0), ("ew", "gelu(v) * 2.0f"), ("all", "max")]),
     100: ("convT", [("ew", "fmaxf(v, -1.0f) / 2.0f")]),
+    38: ("convT", [("inpool", 2), ("ew", "fminf(fmaxf(v, 0.0f), 1.0f)"), ("rows", "softmax"), ("ew", "v * P3[c]")]),
+    45: ("linear", [("ew", "1.0f / (1.0f + expf(-v))"), ("linear", 3, 4), ("redc", "lse")]),
 }
 
 L2S_KERNELS = r"""
@@ -1877,6 +1881,25 @@ def gen_level2_steps(p):
     def buf(elems):
         bufs.append(elems)
         return "B%d" % (len(bufs) - 1)
+    xsrc = "(const float *)x->data"
+    if steps and steps[0][0] == "inpool":
+        k = steps[0][1]
+        steps = steps[1:]
+        nd = len(x) - 2
+        px = x[:2] + [L // k for L in x[2:]]
+        xb = buf(prodl(px))
+        i3, o3 = [1] * (3 - nd) + x[2:], [1] * (3 - nd) + px[2:]
+        geo3 = i3 + o3 + [1] * (3 - nd) + [k] * nd + [1] * (3 - nd) + [k] * nd + [0, 0, 0]
+        body.append("    k_pool<<<(unsigned)((%dLL + THREADS - 1) / THREADS), THREADS, 0, st>>>(%s, %s, %dLL, %s, 0);" %
+                    (prodl(px), xsrc, xb, x[0] * x[1], ", ".join(str(v) for v in geo3)))
+        body.append("    kbv_tensor xp = *x;")
+        for i, v in enumerate(px):
+            body.append("    xp.shape[%d] = %d;" % (i, v))
+        body.append("    x = &xp;")
+        xsrc = xb
+        x = px
+        sp = [(L - 1) * st[3 - nd + i] - 2 * pd[3 - nd + i] + (w[2 + i] - 1) + op + 1 for i, L in enumerate(x[2:])]
+        shape = [x[0], w[1]] + sp
     cur = buf(prodl(shape))
     if conv:
         body.append("    kbv_tensor yt = call->inputs[0];")
@@ -1885,8 +1908,8 @@ def gen_level2_steps(p):
             body.append("    yt.shape[%d] = %d;" % (i, v))
         body.append("    geom g;")
         body.append("    if (geom_of(x, &call->inputs[%d], &yt, %d, %d, &g)) return 1;" % (wi, len(shape) - 2, int(main == "convT")))
-        body.append("    launch(&g, %d, (const float *)x->data, P%d, %s, %s, S_, P_, D_, st);" %
-                    (int(main == "convT"), wi, "P%d" % (wi + 1) if has_bias else "NULL", cur))
+        body.append("    launch(&g, %d, %s, P%d, %s, %s, S_, P_, D_, st);" %
+                    (int(main == "convT"), xsrc, wi, "P%d" % (wi + 1) if has_bias else "NULL", cur))
     else:
         body.append("    dim3 block(TILE, TILE), grid(%d, %d);" % ((shape[0] + 15) // 16, (shape[1] + 15) // 16))
         body.append("    linear<<<grid, block, 0, st>>>((const float *)x->data, P%d, %s, %s, %d, %d, %d);" %
@@ -1966,6 +1989,14 @@ def gen_level2_steps(p):
             nxt = buf(prodl(new))
             body.append("    k_outer<<<%s, THREADS, 0, st>>>(%s, P%d, %s, %dLL, %dLL, 0);" % (nb(prodl(new)), cur, s[1], nxt, N, cp))
             shape, cur = new, nxt
+        elif kind == "linear":
+            _, wk, bk = s
+            O = ins[wk]["shape"][0]
+            new = [N, O]
+            nxt = buf(N * O)
+            body.append("    linear<<<dim3(%d, %d), dim3(TILE, TILE), 0, st>>>(%s, P%d, P%d, %s, %d, %d, %d);" %
+                        ((N + 15) // 16, (O + 15) // 16, cur, wk, bk, nxt, N, O, C))
+            shape, cur = new, nxt
         elif kind == "addx0":
             F = x[1]
             new = [N, F]
@@ -1997,6 +2028,7 @@ extern "C" int kbv_forward(const kbv_call *call)
     f.append("    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const float *)call->inputs[i].data;")
     f.append("    const kbv_tensor *x = &call->inputs[0], *o = &call->outputs[0];")
     f.append("    (void)x;")
+    f.append("    (void)o;")
     f.append("    cudaStream_t st = call->stream;")
     off = 0
     offs = []

@@ -324,6 +324,9 @@ def l2_more():
         97: lambda p, t: swish((bn_train(lin(t), t[3], t[4]) + t[5]) / 1.0),
         98: lambda p, t: torch.max(F.gelu(F.avg_pool1d(lin(t).unsqueeze(1), 16).squeeze(1)) * 2.0, dim=1).values,
         100: lambda p, t: torch.clamp(convx(p, t, T), min=-1.0) / 2.0,
+        38: lambda p, t: (lambda y: torch.softmax(y.view(y.shape[0], y.shape[1], -1), dim=2).view(y.shape) * t[3])(
+            torch.clamp(F.conv_transpose3d(F.avg_pool3d(t[0], 2), t[1], t[2], stride=2, padding=1, output_padding=1), 0.0, 1.0)),
+        45: lambda p, t: torch.logsumexp(F.linear(torch.sigmoid(lin(t)), t[3], t[4]), dim=1),
     }
 
 

@@ -260,35 +260,11 @@ struct chain_state {
     float *mid;                 /* the middle stage's result when post stages follow */
     chain_dims after_mid;       /* its shape */
     chain_post *post;           /* the post stages, or NULL */
+    float *hid;                 /* the first of two linear layers (w2) */
+    float *xin;                 /* the average-pooled input (in_pool) */
     double2 *part;              /* plane sums */
     float2 *stat;               /* per statistic group */
 };
-
-int pre_shape(const base_ctx *b, const kbv_call *c, const chain_spec *sp, long long *N, long long *C,
-              long long *S, kbv_err *e)
-{
-    const kbv_tensor *x = &c->inputs[0], *w = &c->inputs[sp->w_in > 0 ? sp->w_in : 1];
-    if (sp->producer == CHAIN_LINEAR) {
-        *N = x->shape[0];
-        *C = w->shape[0];
-        *S = 1;
-        return 0;
-    }
-    int nd = x->ndim - 2;
-    if (nd < 1 || nd > 3) return err_set(e, KBV_EINPUT, "baseline %s: conv rank", b->p->id);
-    int s = (int)base_attr(b->p, "stride", 1), pd = (int)base_attr(b->p, "padding", 0);
-    int op = (int)base_attr(b->p, "output_padding", 0), d = (int)base_attr(b->p, "dilation", 1);
-    *N = x->shape[0];
-    *C = sp->producer == CHAIN_CONV_T ? w->shape[1] : w->shape[0];
-    *S = 1;
-    for (int i = 0; i < nd; i++) {
-        long long L = x->shape[2 + i], k = w->shape[2 + i];
-        long long o = sp->producer == CHAIN_CONV_T ? (L - 1) * s - 2 * pd + d * (k - 1) + op + 1
-                                                   : (L + 2 * pd - d * (k - 1) - 1) / s + 1;
-        *S *= o;
-    }
-    return 0;
-}
 
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
 {
@@ -298,29 +274,6 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     if (!cs) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
     b->state = cs;
     cs->spec = sp;
-    int rc = pre_shape(b, ex, sp, &cs->N, &cs->C, &cs->S, e);
-    if (rc) return rc;
-    long long n = cs->N * cs->C * cs->S;
-    if (sp->producer == CHAIN_LINEAR) {
-        rc = base_need_blas(b, e);
-    } else {
-        /* the conv geometry from x, the weight and the producer's output */
-        kbv_tensor y = ex->inputs[0];
-        const kbv_tensor *x = &ex->inputs[0], *w = &ex->inputs[sp->w_in > 0 ? sp->w_in : 1];
-        y.shape[1] = cs->C;
-        int nd = x->ndim - 2;
-        int s = (int)base_attr(b->p, "stride", 1), pd = (int)base_attr(b->p, "padding", 0);
-        int op = (int)base_attr(b->p, "output_padding", 0), d = (int)base_attr(b->p, "dilation", 1);
-        for (int i = 0; i < nd; i++) {
-            long long L = x->shape[2 + i], k = w->shape[2 + i];
-            y.shape[2 + i] = sp->producer == CHAIN_CONV_T ? (L - 1) * s - 2 * pd + d * (k - 1) + op + 1
-                                                          : (L + 2 * pd - d * (k - 1) - 1) / s + 1;
-        }
-        conv_geom g;
-        rc = conv_geom_from(b->p, x, w, &y, sp->producer == CHAIN_CONV_T, &g, e);
-        if (!rc) rc = conv_runner_create(b, &g, &cs->conv, e);
-    }
-    if (rc) return rc;
     chain_dims prod, fin;
     long long post_max;
     if (chain_shapes(b->p, sp, &prod, &cs->after_mid, &fin, &post_max))
@@ -328,6 +281,44 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     if (chain_numel(&fin) != kbv_numel(&ex->outputs[0]))
         return err_set(e, KBV_EINPUT, "baseline %s: the chain ends in %lld values, the output holds %lld",
                        b->p->id, chain_numel(&fin), (long long)kbv_numel(&ex->outputs[0]));
+    cs->N = prod.N;
+    cs->C = prod.C;
+    cs->S = chain_spatial(&prod);
+    long long n = chain_numel(&prod);
+    int rc;
+    if (sp->producer == CHAIN_LINEAR) {
+        rc = base_need_blas(b, e);
+        if (!rc && sp->w2 > 0) {
+            /* the first layer's output, before the second layer */
+            long long hid = ex->inputs[sp->w_in > 0 ? sp->w_in : 1].shape[0];
+            cudaError_t ce = cudaMalloc(&cs->hid, (size_t)(cs->N * hid) * sizeof(float));
+            if (ce != cudaSuccess) {
+                cs->hid = NULL;
+                return base_cuda_err(e, b, "hidden layer buffer", ce);
+            }
+        }
+    } else {
+        /* the conv geometry from x (average-pooled first with in_pool), the
+         * weight and the producer's output */
+        kbv_tensor xin = ex->inputs[0], y = ex->inputs[0];
+        const kbv_tensor *w = &ex->inputs[sp->w_in > 0 ? sp->w_in : 1];
+        y.shape[1] = prod.C;
+        for (int i = 0; i < prod.nd; i++) {
+            y.shape[2 + i] = prod.d[i];
+            if (sp->in_pool > 0) xin.shape[2 + i] /= sp->in_pool;
+        }
+        if (sp->in_pool > 0) {
+            cudaError_t ce = cudaMalloc(&cs->xin, (size_t)kbv_numel(&xin) * sizeof(float));
+            if (ce != cudaSuccess) {
+                cs->xin = NULL;
+                return base_cuda_err(e, b, "pooled input buffer", ce);
+            }
+        }
+        conv_geom g;
+        rc = conv_geom_from(b->p, &xin, w, &y, sp->producer == CHAIN_CONV_T, &g, e);
+        if (!rc) rc = conv_runner_create(b, &g, &cs->conv, e);
+    }
+    if (rc) return rc;
     rc = chain_post_create(b, sp, &cs->post, e);
     if (rc) return rc;
     if (cs->post) {
@@ -386,10 +377,28 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     long long N = cs->N, C = cs->C, S = cs->S;
     int rc;
     /* 1. producer */
-    if (sp->producer == CHAIN_LINEAR) {
+    if (sp->producer == CHAIN_LINEAR && sp->w2 > 0) {
+        /* two layers: the first with its bias and the first steps, then
+         * the second, whose bias the next pass adds */
+        long long in = c->inputs[0].shape[1], H = c->inputs[wi].shape[0];
+        rc = base_gemm(b, v, 0, 1, N, H, in, 1.0f, x, in, 0, w, in, 0, 0.0f, cs->hid, H, 0, 1, s, e);
+        if (rc) return rc;
+        ew_args L1;
+        memset(&L1, 0, sizeof L1);
+        L1.C = H; L1.S = 1; L1.rows = N; L1.L = H;
+        L1.bias = sp->has_bias ? (const float *)c->inputs[wi + 1].data : NULL;
+        chain_fill_ops(&L1, sp->ew1, c);
+        launch_ew(b, cs->hid, cs->hid, L1, s);
+        const float *w2 = (const float *)c->inputs[sp->w2].data;
+        rc = base_gemm(b, v, 0, 1, N, C, H, 1.0f, cs->hid, H, 0, w2, H, 0, 0.0f, pre, C, 0, 1, s, e);
+    } else if (sp->producer == CHAIN_LINEAR) {
         long long in = c->inputs[0].shape[1];
         rc = base_gemm(b, v, 0, 1, N, C, in, 1.0f, x, in, 0, w, in, 0, 0.0f, pre, C, 0, 1, s, e);
     } else {
+        if (cs->xin) {
+            chain_input_pool(b, x, cs->xin, c->inputs[0], sp->in_pool, s);
+            x = cs->xin;
+        }
         rc = conv_runner_run(b, cs->conv, v, x, w, NULL, pre, s, e);
     }
     if (rc) return rc;
@@ -399,8 +408,13 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     A.C = C; A.S = S;
     A.rows = S > 1 ? N * C : N;
     A.L = S > 1 ? S : C;
-    A.bias = sp->has_bias ? (const float *)c->inputs[wi + 1].data : NULL;
-    chain_fill_ops(&A, sp->ew1, c);
+    if (sp->w2 > 0) {
+        /* the first steps went with the first layer */
+        A.bias = (const float *)c->inputs[sp->w2 + 1].data;
+    } else {
+        A.bias = sp->has_bias ? (const float *)c->inputs[wi + 1].data : NULL;
+        chain_fill_ops(&A, sp->ew1, c);
+    }
     /* A per-channel bias straight before a batch or instance norm shifts
      * every value of its statistic group equally, so the norm removes it
      * exactly: skip the pass that would add it. */
@@ -503,6 +517,8 @@ void destroy(base_ctx *b)
     if (!cs) return;
     conv_runner_destroy(cs->conv);
     chain_post_destroy(cs->post);
+    if (cs->hid) cudaFree(cs->hid);
+    if (cs->xin) cudaFree(cs->xin);
     if (cs->mid) cudaFree(cs->mid);
     if (cs->pre) cudaFree(cs->pre);
     if (cs->part) cudaFree(cs->part);

@@ -187,4 +187,8 @@ int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, 
 
 void chain_post_destroy(chain_post *cp);
 
+/* y = x average-pooled with window and stride k on every spatial axis of
+ * xt's shape (floor mode), enqueued on s (chain.h's in_pool). */
+void chain_input_pool(const base_ctx *b, const float *x, float *y, const kbv_tensor &xt, int k, cudaStream_t s);
+
 #endif

@@ -414,6 +414,26 @@ int run_stage(base_ctx *b, chain_post *cp, const chain_stage *st, const float *x
 
 } /* namespace */
 
+void chain_input_pool(const base_ctx *b, const float *x, float *y, const kbv_tensor &xt, int k, cudaStream_t s)
+{
+    chain_dims d, o;
+    memset(&d, 0, sizeof d);
+    d.N = xt.shape[0];
+    d.C = xt.shape[1];
+    d.nd = xt.ndim - 2;
+    for (int i = 0; i < d.nd; i++) d.d[i] = xt.shape[2 + i];
+    o = d;
+    chain_stage st;
+    memset(&st, 0, sizeof st);
+    st.kind = ST_AVGPOOL;
+    st.k = k;
+    st.s = k;
+    for (int i = 0; i < o.nd; i++) o.d[i] = d.d[i] / k;
+    ew_args A;
+    memset(&A, 0, sizeof A);
+    launch_pool(b, &st, x, y, d, o, A, s);
+}
+
 int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_err *e)
 {
     *out = NULL;

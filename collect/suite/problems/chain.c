@@ -100,6 +100,11 @@ int chain_shapes(const suite_problem *p, const chain_spec *sp, chain_dims *after
     if (sp->producer == CHAIN_LINEAR) {
         if (x->ndim != 2 || w->ndim != 2 || w->shape[1] != x->shape[1]) return -1;
         d.C = w->shape[0];
+        if (sp->w2 > 0) {
+            const suite_tensor *w2 = sp->w2 < p->n_inputs ? &p->inputs[sp->w2] : NULL;
+            if (!w2 || w2->ndim != 2 || w2->shape[1] != w->shape[0]) return -1;
+            d.C = w2->shape[0];
+        }
     } else {
         int nd = x->ndim - 2, t = sp->producer == CHAIN_CONV_T;
         if (nd < 1 || nd > 3 || w->ndim != x->ndim) return -1;
@@ -109,6 +114,7 @@ int chain_shapes(const suite_problem *p, const chain_spec *sp, chain_dims *after
         d.nd = nd;
         for (int i = 0; i < nd; i++) {
             long long L = x->shape[2 + i], k = w->shape[2 + i];
+            if (sp->in_pool > 0) L /= sp->in_pool;
             d.d[i] = t ? (L - 1) * s - 2 * pd + dl * (k - 1) + op + 1 : (L + 2 * pd - dl * (k - 1) - 1) / s + 1;
             if (d.d[i] < 1) return -1;
         }

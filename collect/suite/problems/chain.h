@@ -103,6 +103,9 @@ typedef struct {
     int gamma, beta;             /* input indices of the norm's affine parameters, or -1 */
     chain_ew ew2[CHAIN_MAX_EW];
     int w_in;                    /* input index of the producer's weight; 0 means 1 (bias after it) */
+    int w2;                      /* linear: input index of a second layer's weight (its bias after it),
+                                    applied after ew1; 0: none */
+    int in_pool;                 /* conv: average-pool x with this window and stride first; 0: none */
     chain_stage post[CHAIN_MAX_STAGES];   /* ST_END-terminated */
 } chain_spec;
 

@@ -271,6 +271,7 @@ extern "C" int kbv_forward(const kbv_call *call)
     for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const float *)call->inputs[i].data;
     const kbv_tensor *x = &call->inputs[0], *o = &call->outputs[0];
     (void)x;
+    (void)o;
     cudaStream_t st = call->stream;
     if (need((size_t)67117056LL * sizeof(float))) return 1;
     float *B0 = scratch + 0LL;
