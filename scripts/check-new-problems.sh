@@ -20,8 +20,13 @@ out=${1:?usage: scripts/check-new-problems.sh OUT_DIR [GLOB...]}
 shift
 cd "$(dirname "$0")/.." || exit 2
 if [ $# -eq 0 ]; then
-    set -- 'L2_003_*' 'L2_006_*' 'L2_011_*' 'L2_013_*' 'L2_015_*' 'L2_026_*' 'L2_028_*' \
-           'L2_036_*' 'L2_051_*' 'L2_055_*' 'L2_075_*' 'L2_092_*'
+    # softmax over channels and two 3D maxpools, the centring after a batch
+    # norm, a min over an axis, a min over channels then a sum over an axis,
+    # two linear layers, a broadcast of the input, a 1D pooling of features,
+    # a log-sum-exp with saved values, the outer broadcast, pool-softmax-max,
+    # a group norm with the pre-norm residual, an average pool of features
+    set -- 'L2_006_*' 'L2_015_*' 'L2_024_*' 'L2_036_*' 'L2_045_*' 'L2_051_*' 'L2_055_*' \
+           'L2_058_*' 'L2_075_*' 'L2_089_*' 'L2_092_*' 'L2_098_*'
 fi
 mkdir -p "$out" || exit 2
 tmp=$(mktemp -d) || exit 2

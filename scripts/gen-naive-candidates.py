@@ -1967,7 +1967,7 @@ def gen_level2_steps(p):
             shape, cur = new, nxt
         elif kind == "rows":
             L = shape[-1] if s[1] == "ln" else S
-            op = 5 if s[1] == "ln" else 4
+            op = {"softmax": 3, "center": 4, "ln": 5}[s[1]]
             g = ("P%d, P%d" % (s[2], s[3])) if s[1] == "ln" else "NULL, NULL"
             nxt = buf(tot)
             body.append("    k_rows<<<%d, THREADS, 0, st>>>(%s, %s, %dLL, %d, %s, 1e-5f);" % (tot // L, cur, nxt, L, op, g))

@@ -278,9 +278,12 @@ unsigned blocks_for(const base_ctx *b, long long n)
     return (unsigned)(g < 1 ? 1 : g);
 }
 
+/* Threads per row: a long row needs many loads in flight from its one
+ * block; a short one (3 and 34 normalise millions of rows of 64) would
+ * leave most of a wide block idle, so it gets one or two warps. */
 int row_threads(long long L)
 {
-    return L >= 8192 ? 1024 : 256;
+    return L >= 8192 ? 1024 : L >= 1024 ? 256 : L > 64 ? 64 : 32;
 }
 
 template <int K>

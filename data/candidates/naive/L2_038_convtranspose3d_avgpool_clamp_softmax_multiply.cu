@@ -417,7 +417,7 @@ extern "C" int kbv_forward(const kbv_call *call)
     if (geom_of(x, &call->inputs[1], &yt, 3, 1, &g)) return 1;
     launch(&g, 1, B0, P1, P2, B1, S_, P_, D_, st);
     step_0<<<(unsigned)((268435456LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B1, 268435456LL, 64LL, 131072LL, P, NULL);
-    k_rows<<<2048, THREADS, 0, st>>>(B1, B2, 131072LL, 4, NULL, NULL, 1e-5f);
+    k_rows<<<2048, THREADS, 0, st>>>(B1, B2, 131072LL, 3, NULL, NULL, 1e-5f);
     step_2<<<(unsigned)((268435456LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B2, 268435456LL, 64LL, 131072LL, P, NULL);
     k_copy<<<(unsigned)((268435456LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B2, (float *)o->data, 268435456LL);
     CHECK_LAUNCH();
