@@ -9,8 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { V_CAND = 0, V_FP32 = 1, V_TF32 = 2, N_VARIANTS = 3 };
-static const char *const variant_names[N_VARIANTS] = {KBV_VAR_CANDIDATE, KBV_VAR_FP32, KBV_VAR_TF32};
+enum { V_CAND = 0, V_FP32 = 1, V_TF32 = 2, V_BF16 = 3, N_VARIANTS = 4 };
+static const char *const variant_names[N_VARIANTS] = {KBV_VAR_CANDIDATE, KBV_VAR_FP32, KBV_VAR_TF32,
+                                                      KBV_VAR_BF16};
+/* A pair times either the FP32 setting's baselines (fp32, tf32) or the
+ * BF16 setting's (bf16), never both: a setting's records in the other's
+ * pair could only come from code that writes records of its own. */
+enum { SETTING_NONE = 0, SETTING_FP32 = 1, SETTING_BF16 = 2 };
 
 /* The keys of each record type as collect writes them (collect/supervise/rec.c,
  * collect/worker/wk_core.c, collect/supervise/collect_main.c) and analyze reads them
@@ -52,6 +57,7 @@ typedef struct gpair {
     uint64_t hash;
     int closed;                  /* its status record was read */
     long long next_round[N_VARIANTS];
+    int setting;                 /* SETTING_*: the first baseline variant seen decides */
     int tampered;
     char *why;                   /* owned; the first violation (NULL if out of memory) */
 } gpair;
@@ -180,10 +186,21 @@ static int judge_order(gpair *p, const char *t, const char *variant, size_t vari
         p->closed = 1;
         return 0;
     }
-    if (strcmp(t, KBV_REC_TIME) != 0) return 0;
+    int is_time = strcmp(t, KBV_REC_TIME) == 0;
+    if (!is_time && strcmp(t, KBV_REC_MEMORY) != 0 && strcmp(t, KBV_REC_BASELINE) != 0) return 0;
     int v = -1;
     for (int i = 0; i < N_VARIANTS; i++)
         if (strlen(variant_names[i]) == variant_len && memcmp(variant_names[i], variant, variant_len) == 0) v = i;
+    if (v > V_CAND) {
+        int s = v == V_BF16 ? SETTING_BF16 : SETTING_FP32;
+        if (p->setting && p->setting != s) {
+            say(why, why_len, "a %s record of %s in a pair that timed %s", t, variant_names[v],
+                p->setting == SETTING_BF16 ? "bf16" : "fp32 and tf32");
+            return violate(p, why);
+        }
+        p->setting = s;
+    }
+    if (!is_time) return 0;
     if (v < 0) {
         say(why, why_len, "a time record of unknown variant \"%.*s\"", (int)(variant_len > 40 ? 40 : variant_len),
             variant);

@@ -46,5 +46,7 @@
 #define KBV_VAR_CANDIDATE "candidate"
 #define KBV_VAR_FP32      "fp32"
 #define KBV_VAR_TF32      "tf32"
+/* The baseline of a BF16-setting pair, timed instead of fp32 and tf32. */
+#define KBV_VAR_BF16      "bf16"
 
 #endif

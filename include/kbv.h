@@ -24,10 +24,14 @@
 typedef struct CUstream_st *cudaStream_t;
 #endif
 
-#define KBV_ABI_VERSION 1
+/* Version 2 added KBV_BF16; a version-1 candidate (float32 and int64
+ * tensors only) builds and runs unchanged. */
+#define KBV_ABI_VERSION 2
 #define KBV_MAX_DIMS 8
 
-typedef enum { KBV_F32 = 0, KBV_I64 = 1 } kbv_dtype;
+/* KBV_BF16: __nv_bfloat16 values (2 bytes each), the FP32 setting's
+ * float tensors in the BF16 setting (kbv collect --precision bf16). */
+typedef enum { KBV_F32 = 0, KBV_I64 = 1, KBV_BF16 = 2 } kbv_dtype;
 
 typedef struct {
     void     *data;               /* device pointer, contiguous, row-major */

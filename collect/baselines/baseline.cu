@@ -5,6 +5,7 @@
  * counts it toward the baseline's peak. */
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,81 @@ unsigned base_grid(const base_ctx *b, long long items, int threads, int per_sm)
     return (unsigned)need;
 }
 
+int base_bf16_widen(base_ctx *b, const kbv_call *call, int first, kbv_tensor *in, kbv_tensor *out,
+                    kbv_call *wide, kbv_err *e)
+{
+    const suite_problem *p = b->p;
+    if (call->n_inputs > BASE_MAX_TENSORS || call->n_outputs > BASE_MAX_TENSORS)
+        return err_set(e, KBV_EINPUT, "baseline %s: too many tensors for the bf16 path", p->id);
+    for (int i = 0; i < call->n_inputs; i++) {
+        in[i] = call->inputs[i];
+        if (i < first || in[i].dtype != KBV_BF16) continue;
+        int64_t n = kbv_numel(&in[i]);
+        if (!b->wide_in[i]) {
+            cudaError_t ce = cudaMalloc(&b->wide_in[i], (size_t)(n > 0 ? n : 1) * sizeof(float));
+            if (ce != cudaSuccess) {
+                b->wide_in[i] = NULL;
+                return base_cuda_err(e, b, "bf16 widened input", ce);
+            }
+        }
+        int rc = gen_widen_bf16(in[i].data, (float *)b->wide_in[i], n, call->stream, e);
+        if (rc) return rc;
+        in[i].data = b->wide_in[i];
+        in[i].dtype = KBV_F32;
+    }
+    for (int i = 0; i < call->n_outputs; i++) {
+        out[i] = call->outputs[i];
+        if (out[i].dtype != KBV_BF16) continue;
+        int64_t n = kbv_numel(&out[i]);
+        if (!b->wide_out[i]) {
+            cudaError_t ce = cudaMalloc(&b->wide_out[i], (size_t)(n > 0 ? n : 1) * sizeof(float));
+            if (ce != cudaSuccess) {
+                b->wide_out[i] = NULL;
+                return base_cuda_err(e, b, "bf16 float output", ce);
+            }
+        }
+        out[i].data = b->wide_out[i];
+        out[i].dtype = KBV_F32;
+    }
+    *wide = *call;
+    wide->inputs = in;
+    wide->outputs = out;
+    return 0;
+}
+
+int base_bf16_narrow(const kbv_call *call, const kbv_call *wide, kbv_err *e)
+{
+    for (int i = 0; i < call->n_outputs; i++)
+        if (call->outputs[i].dtype == KBV_BF16) {
+            int rc = gen_narrow_bf16((const float *)wide->outputs[i].data, call->outputs[i].data,
+                                     kbv_numel(&call->outputs[i]), call->stream, e);
+            if (rc) return rc;
+        }
+    return 0;
+}
+
+/* The bf16 baseline of a family without a bfloat16 path: the inputs
+ * widened to float (exactly), the family's tf32 computation (what PyTorch
+ * runs for the products in float32; the fp32 one without a product), and
+ * the outputs rounded to bfloat16.  It moves more bytes than PyTorch's
+ * bfloat16 kernels, so its parity is not claimed, and its choice says so. */
+int base_bf16_fallback(base_ctx *b, const kbv_call *call, kbv_err *e)
+{
+    kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
+    kbv_call wide;
+    int rc = base_bf16_widen(b, call, 0, in, out, &wide, e);
+    if (rc) return rc;
+    base_variant v = b->p->uses_tf32 ? BASE_TF32 : BASE_FP32;
+    rc = b->fam->run(b, v, &wide, e);
+    if (!rc) rc = base_bf16_narrow(call, &wide, e);
+    if (!rc && !b->choice[2][0])
+        snprintf(b->choice[2], sizeof b->choice[2],
+                 "fallback, parity not claimed: inputs widened to fp32, the %s baseline (%s), outputs "
+                 "rounded to bf16",
+                 v == BASE_TF32 ? "tf32" : "fp32", b->choice[v][0] ? b->choice[v] : "kbv's own kernels");
+    return rc;
+}
+
 extern "C" int base_available(const suite_problem *p, const char **why)
 {
     static const char no_impl[] = "no baseline implementation for this op";
@@ -151,13 +227,15 @@ extern "C" int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_e
 {
     if (!b) return err_set(e, KBV_EINPUT, "baseline.cu: base_run on NULL");
     /* A problem without a matrix product has one baseline: tf32 = fp32. */
-    if (!b->p->uses_tf32) v = BASE_FP32;
+    if (!b->p->uses_tf32 && v == BASE_TF32) v = BASE_FP32;
     if (b->blas) {
         cublasStatus_t bs = cublasSetStream(b->blas, call->stream);
         if (bs != CUBLAS_STATUS_SUCCESS)
             return err_set(e, KBV_ERUNTIME, "baseline %s: cublasSetStream: %s", b->p->id,
                            cublasGetStatusString(bs));
     }
+    if (v == BASE_BF16)
+        return b->fam->run_bf16 ? b->fam->run_bf16(b, call, e) : base_bf16_fallback(b, call, e);
     return b->fam->run(b, v, call, e);
 }
 
@@ -171,6 +249,10 @@ extern "C" void base_destroy(base_ctx *b)
     if (!b) return;
     if (b->fam && b->fam->destroy) b->fam->destroy(b);
     base_gemm_release(b);
+    for (int i = 0; i < BASE_MAX_TENSORS; i++) {
+        if (b->wide_in[i]) cudaFree(b->wide_in[i]);
+        if (b->wide_out[i]) cudaFree(b->wide_out[i]);
+    }
     if (b->blas) cublasDestroy(b->blas);
     if (b->blas_ws) cudaFree(b->blas_ws);
     if (b->ws) cudaFree(b->ws);

@@ -24,21 +24,22 @@ static int put_err(const kbv_err *e, char *err, int errlen)
     return e->code ? e->code : KBV_ERUNTIME;
 }
 
-static void fill_call(bench_handle *h, void *const *inputs, void *const *outputs, void *stream,
+/* bf16: the float tensors are bfloat16 (the bf16 variant's call). */
+static void fill_call(bench_handle *h, void *const *inputs, void *const *outputs, void *stream, int bf16,
                       kbv_call *call)
 {
     const suite_problem *p = h->p;
     for (int i = 0; i < p->n_inputs; i++) {
         kbv_tensor *t = &h->in[i];
         t->data = inputs[i];
-        t->dtype = p->inputs[i].dtype;
+        t->dtype = bf16 && p->inputs[i].dtype == KBV_F32 ? KBV_BF16 : p->inputs[i].dtype;
         t->ndim = p->inputs[i].ndim;
         memcpy(t->shape, p->inputs[i].shape, sizeof t->shape);
     }
     for (int i = 0; i < p->n_outputs; i++) {
         kbv_tensor *t = &h->out[i];
         t->data = outputs[i];
-        t->dtype = p->outputs[i].dtype;
+        t->dtype = bf16 && p->outputs[i].dtype == KBV_F32 ? KBV_BF16 : p->outputs[i].dtype;
         t->ndim = p->outputs[i].ndim;
         memcpy(t->shape, p->outputs[i].shape, sizeof t->shape);
     }
@@ -97,7 +98,7 @@ int kbvb_create(const char *id, void *const *inputs, void *const *outputs, void 
     }
     h->p = p;
     kbv_call call;
-    fill_call(h, inputs, outputs, stream, &call);
+    fill_call(h, inputs, outputs, stream, 0, &call);
     if (base_create(p, &call, &h->ctx, &e)) {
         free(h);
         return put_err(&e, err, errlen);
@@ -116,8 +117,9 @@ int kbvb_run(void *handle, int variant, void *const *inputs, void *const *output
         return put_err(&e, err, errlen);
     }
     kbv_call call;
-    fill_call(h, inputs, outputs, stream, &call);
-    if (base_run(h->ctx, variant ? BASE_TF32 : BASE_FP32, &call, &e)) return put_err(&e, err, errlen);
+    fill_call(h, inputs, outputs, stream, variant == 2, &call);
+    base_variant v = variant == 2 ? BASE_BF16 : variant ? BASE_TF32 : BASE_FP32;
+    if (base_run(h->ctx, v, &call, &e)) return put_err(&e, err, errlen);
     return 0;
 }
 
@@ -130,7 +132,7 @@ unsigned long long kbvb_workspace_bytes(void *handle)
 const char *kbvb_choice(void *handle, int variant)
 {
     bench_handle *h = handle;
-    return h ? base_choice(h->ctx, variant ? BASE_TF32 : BASE_FP32) : "";
+    return h ? base_choice(h->ctx, variant == 2 ? BASE_BF16 : variant ? BASE_TF32 : BASE_FP32) : "";
 }
 
 void kbvb_destroy(void *handle)

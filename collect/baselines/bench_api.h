@@ -21,15 +21,17 @@ int kbvb_gen(const char *id, int index, int dist, unsigned long long seed, int t
 int kbvb_available(const char *id, char *why, int n);
 
 /* Creates the baseline of `id` for the given input and output buffers (in
- * the problem's order and shapes); *handle is released by kbvb_destroy. */
+ * the problem's order, shapes and dtypes: float32, not bfloat16); *handle
+ * is released by kbvb_destroy. */
 int kbvb_create(const char *id, void *const *inputs, void *const *outputs, void *stream,
                 void **handle, char *err, int errlen);
-/* Enqueues the baseline (variant 0 fp32, 1 tf32) on stream. */
+/* Enqueues the baseline (variant 0 fp32, 1 tf32, 2 bf16) on stream; for
+ * bf16 the float tensors are bfloat16 buffers of the same shapes. */
 int kbvb_run(void *handle, int variant, void *const *inputs, void *const *outputs, void *stream,
              char *err, int errlen);
 /* Bytes of workspace the baseline holds. */
 unsigned long long kbvb_workspace_bytes(void *handle);
-/* What the variant (0 fp32, 1 tf32) runs where the baseline chose it by
+/* What the variant (0 fp32, 1 tf32, 2 bf16) runs where the baseline chose it by
  * timing ("" otherwise, or before its first run); owned by the handle. */
 const char *kbvb_choice(void *handle, int variant);
 void kbvb_destroy(void *handle);

@@ -55,27 +55,44 @@ __device__ __forceinline__ void fold(cmp_local &l, double o, double r, bool pois
     if (d > atol + rtol * ar) l.mismatches++;
 }
 
-template <typename T>
-__global__ void cmp_kernel(const T *out, const T *ref, int64_t n, double atol, double rtol,
+/* An output element as a double, and whether it still holds the poison
+ * (gen_poison_f32's; an int64 buffer poisoned with it holds the 32-bit
+ * pattern twice; a bfloat16 one gen_poison_bf16's). */
+__device__ __forceinline__ double load_out(const float *p, int64_t i, bool &poisoned)
+{
+    float o = p[i];
+    uint32_t bits;
+    memcpy(&bits, &o, 4);
+    poisoned = bits == GEN_POISON_F32_BITS;
+    return (double)o;
+}
+
+__device__ __forceinline__ double load_out(const int64_t *p, int64_t i, bool &poisoned)
+{
+    int64_t o = p[i];
+    unsigned long long bits;
+    memcpy(&bits, &o, 8);
+    poisoned = bits == (((unsigned long long)GEN_POISON_F32_BITS << 32) | GEN_POISON_F32_BITS);
+    return (double)o;
+}
+
+__device__ __forceinline__ double load_out(const uint16_t *p, int64_t i, bool &poisoned)
+{
+    uint16_t b = p[i];
+    poisoned = b == (uint16_t)GEN_POISON_BF16_BITS;
+    return (double)__uint_as_float((uint32_t)b << 16);
+}
+
+template <typename TO, typename TR>
+__global__ void cmp_kernel(const TO *out, const TR *ref, int64_t n, double atol, double rtol,
                            cmp_acc *acc)
 {
     cmp_local l = { 0, 0, 0, 0, 0, 0, 0 };
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        T o = out[i], r = ref[i];
-        /* the poison of gen_poison_f32; an int64 buffer poisoned with it
-         * holds the 32-bit pattern twice */
         bool poisoned;
-        if (sizeof(T) == 4) {
-            uint32_t bits;
-            memcpy(&bits, &o, 4);
-            poisoned = bits == GEN_POISON_F32_BITS;
-        } else {
-            unsigned long long bits;
-            memcpy(&bits, &o, 8);
-            poisoned = bits == (((unsigned long long)GEN_POISON_F32_BITS << 32) | GEN_POISON_F32_BITS);
-        }
-        fold(l, (double)o, (double)r, poisoned, atol, rtol);
+        double o = load_out(out, i, poisoned);
+        fold(l, o, (double)ref[i], poisoned, atol, rtol);
     }
     __shared__ double s_abs[256], s_rel[256], s_tier[256];
     __shared__ unsigned long long s_mis[256], s_nf[256], s_unw[256], s_tf[256];
@@ -201,10 +218,13 @@ extern "C" int cmp_tensors(const void *out, const void *ref, int64_t n, kbv_dtyp
     int rc = scratch((void **)&acc, sizeof *acc, s, e, "cmp_tensors");
     if (rc) return rc;
     if (dtype == KBV_I64)
-        cmp_kernel<int64_t><<<grid_for(n, 256), 256, 0, s>>>((const int64_t *)out,
+        cmp_kernel<int64_t, int64_t><<<grid_for(n, 256), 256, 0, s>>>((const int64_t *)out,
                                                             (const int64_t *)ref, n, atol, rtol, acc);
+    else if (dtype == KBV_BF16)
+        cmp_kernel<uint16_t, float><<<grid_for(n, 256), 256, 0, s>>>((const uint16_t *)out,
+                                                                   (const float *)ref, n, atol, rtol, acc);
     else
-        cmp_kernel<float><<<grid_for(n, 256), 256, 0, s>>>((const float *)out, (const float *)ref,
+        cmp_kernel<float, float><<<grid_for(n, 256), 256, 0, s>>>((const float *)out, (const float *)ref,
                                                           n, atol, rtol, acc);
     cmp_acc h;
     rc = finish(acc, &h, sizeof h, s, e, "cmp_tensors");

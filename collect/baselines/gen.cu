@@ -256,6 +256,37 @@ __global__ void poison_kernel(uint32_t *d, size_t n)
         d[i] = GEN_POISON_F32_BITS;
 }
 
+__global__ void poison16_kernel(uint16_t *d, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        d[i] = (uint16_t)GEN_POISON_BF16_BITS;
+}
+
+/* Round to nearest even, written out (not __float2bfloat16) so that the
+ * CPU stand-in of tests/fakegpu rounds the same way bit for bit. */
+__device__ __forceinline__ uint16_t to_bf16_bits(float f)
+{
+    uint32_t b = __float_as_uint(f);
+    if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu)) return (uint16_t)((b >> 16) | 0x0040u);
+    b += 0x7fffu + ((b >> 16) & 1u);
+    return (uint16_t)(b >> 16);
+}
+
+__global__ void narrow_kernel(const float *src, uint16_t *dst, int64_t n)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        dst[i] = to_bf16_bits(src[i]);
+}
+
+__global__ void widen_kernel(const uint16_t *src, float *dst, int64_t n)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        dst[i] = __uint_as_float((uint32_t)src[i] << 16);
+}
+
 unsigned grid_for(int64_t items, int threads)
 {
     int64_t b = (items + threads - 1) / threads;
@@ -382,5 +413,35 @@ extern "C" int gen_fill_bytes(void *dev, size_t n, unsigned char pattern, cudaSt
     cudaError_t ce = cudaMemsetAsync(dev, pattern, n, s);
     if (ce != cudaSuccess)
         return err_set(e, KBV_ERUNTIME, "gen.cu: fill %zu bytes: %s", n, cudaGetErrorString(ce));
+    return 0;
+}
+
+extern "C" int gen_poison_bf16(void *dev, size_t n, cudaStream_t s, kbv_err *e)
+{
+    if (n == 0) return 0;
+    poison16_kernel<<<grid_for((int64_t)n, 256), 256, 0, s>>>((uint16_t *)dev, n);
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess)
+        return err_set(e, KBV_ERUNTIME, "gen.cu: bf16 poison: %s", cudaGetErrorString(ce));
+    return 0;
+}
+
+extern "C" int gen_narrow_bf16(const float *src, void *dst, int64_t n, cudaStream_t s, kbv_err *e)
+{
+    if (n <= 0) return 0;
+    narrow_kernel<<<grid_for(n, 256), 256, 0, s>>>(src, (uint16_t *)dst, n);
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess)
+        return err_set(e, KBV_ERUNTIME, "gen.cu: round to bf16: %s", cudaGetErrorString(ce));
+    return 0;
+}
+
+extern "C" int gen_widen_bf16(const void *src, float *dst, int64_t n, cudaStream_t s, kbv_err *e)
+{
+    if (n <= 0) return 0;
+    widen_kernel<<<grid_for(n, 256), 256, 0, s>>>((const uint16_t *)src, dst, n);
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess)
+        return err_set(e, KBV_ERUNTIME, "gen.cu: widen bf16: %s", cudaGetErrorString(ce));
     return 0;
 }

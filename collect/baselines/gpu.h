@@ -31,6 +31,19 @@ int gen_fill(const suite_problem *p, int index, suite_dist dist, uint64_t seed,
 
 /* Fills n floats with a NaN whose payload marks "never written". */
 int gen_poison_f32(void *dev, size_t n_floats, cudaStream_t s, kbv_err *e);
+
+/* The poison of a bfloat16 output (the BF16 setting): a quiet NaN whose
+ * payload no bfloat16 arithmetic or rounding of a float produces (both give
+ * 0x7FC0, 0x7FFF or their negatives). */
+#define GEN_POISON_BF16_BITS 0x7FDEu
+/* Fills n bfloat16 elements with GEN_POISON_BF16_BITS. */
+int gen_poison_bf16(void *dev, size_t n, cudaStream_t s, kbv_err *e);
+/* dst[i] = src[i] rounded to bfloat16, to nearest, ties to even (as
+ * PyTorch's .to(torch.bfloat16)); a NaN stays a quiet NaN.  src and dst
+ * must not overlap. */
+int gen_narrow_bf16(const float *src, void *dst, int64_t n, cudaStream_t s, kbv_err *e);
+/* dst[i] = the bfloat16 src[i] as a float (exact).  No overlap. */
+int gen_widen_bf16(const void *src, float *dst, int64_t n, cudaStream_t s, kbv_err *e);
 /* Fills bytes with a byte pattern (scrubbing free memory, poisoning). */
 int gen_fill_bytes(void *dev, size_t n, unsigned char pattern, cudaStream_t s, kbv_err *e);
 
@@ -45,7 +58,9 @@ typedef struct {
     int tier;             /* 0 fp32 (1e-5), 1 tf32 (1e-3), 2 half (1e-2), 3 none */
 } cmp_stats;
 
-/* Compares out with ref (n elements of dtype); synchronises s. */
+/* Compares out with ref (n elements of dtype); synchronises s.  For
+ * KBV_BF16, out holds bfloat16 values (poison GEN_POISON_BF16_BITS) and ref
+ * floats: the BF16 setting's reference is computed in fp32. */
 int cmp_tensors(const void *out, const void *ref, int64_t n, kbv_dtype dtype,
                 double atol, double rtol, cudaStream_t s, cmp_stats *st, kbv_err *e);
 /* A 64-bit fingerprint of a device buffer (probes: identity, caching,
@@ -60,7 +75,11 @@ int cmp_equal(const void *a, const void *b, size_t bytes, cudaStream_t s, int *e
  * base_alloc so that its peak memory is counted like a candidate's. */
 typedef struct base_ctx base_ctx;
 
-typedef enum { BASE_FP32 = 0, BASE_TF32 = 1 } base_variant;
+/* BASE_BF16 runs on bfloat16 tensors (the BF16 setting): cuBLAS and cuDNN
+ * in bfloat16 with fp32 accumulation where a family has that path, else
+ * the fallback that base_choice names (inputs widened, the tf32 baseline,
+ * outputs rounded to bfloat16), whose parity with PyTorch is not claimed. */
+typedef enum { BASE_FP32 = 0, BASE_TF32 = 1, BASE_BF16 = 2 } base_variant;
 
 int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out, kbv_err *e);
 /* Enqueues the problem's computation on call->stream. */

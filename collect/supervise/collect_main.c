@@ -338,6 +338,11 @@ static cJSON *make_config(const copts *o, const plan *pl)
     cJSON_AddNumberToObject(c, "seed", (double)o->seed);
     jio_add_num(c, "atol", o->atol);
     jio_add_num(c, "rtol", o->rtol);
+    /* The BF16 setting's own tolerance (sets of "precision": "bf16"). */
+    cJSON *tb = cJSON_AddObjectToObject(c, "tolerance_bf16");
+    jio_add_num(tb, "atol", COPTS_BF16_ATOL);
+    jio_add_num(tb, "rtol", COPTS_BF16_RTOL);
+    cJSON_AddStringToObject(c, "precision", o->precision);
     cJSON_AddNumberToObject(c, "correct_trials", (double)o->trials);
     cJSON *d = cJSON_AddArrayToObject(c, "distributions");
     int any_d5 = 0;
@@ -359,7 +364,7 @@ static cJSON *make_config(const copts *o, const plan *pl)
     cJSON_AddNumberToObject(t, "ci_rel_halfwidth", 0.01);
     cJSON_AddNumberToObject(t, "max_samples", 500);
     jio_add_num(t, "max_s", o->max_time_s);
-    cJSON_AddStringToObject(t, "order", "rounds of fp32, tf32, candidate in an order drawn per round from getrandom");
+    cJSON_AddStringToObject(t, "order", "rounds of the set's baselines (fp32 and tf32, or bf16 for a bf16 set) and the candidate in an order drawn per round from getrandom");
     cJSON_AddStringToObject(t, "l2_flush",
                             "memset of max(2x the L2 size, 256 MiB) on the stream, outside the window, not waited for");
     cJSON_AddStringToObject(t, "timed_inputs",
@@ -389,8 +394,9 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
      * again, so static buffers are safe here. */
     snprintf(a_seed, sizeof a_seed, "%llu", R->o->seed);
     snprintf(a_trials, sizeof a_trials, "%ld", R->o->trials);
-    snprintf(a_atol, sizeof a_atol, "%.17g", R->o->atol);
-    snprintf(a_rtol, sizeof a_rtol, "%.17g", R->o->rtol);
+    int bf16 = R->pl.sets[pp->set].bf16;
+    snprintf(a_atol, sizeof a_atol, "%.17g", bf16 ? COPTS_BF16_ATOL : R->o->atol);
+    snprintf(a_rtol, sizeof a_rtol, "%.17g", bf16 ? COPTS_BF16_RTOL : R->o->rtol);
     snprintf(a_copy, sizeof a_copy, "%.17g", copy);
     snprintf(a_f32, sizeof a_f32, "%.17g", f32);
     snprintf(a_t32, sizeof a_t32, "%.17g", t32);
@@ -399,7 +405,8 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
     char *argv[] = {R->worker, "--run", "--so", b->so_path, "--problem", (char *)pp->p->id,
                     "--seed", a_seed, "--trials", a_trials, "--atol", a_atol, "--rtol", a_rtol,
                     "--copy-gbps", a_copy, "--fp32-tflops", a_f32, "--tf32-tflops", a_t32,
-                    "--max-time", a_max, pins ? "--pins" : NULL, (char *)pins, NULL};
+                    "--max-time", a_max, "--precision", bf16 ? "bf16" : "fp32", pins ? "--pins" : NULL,
+                    (char *)pins, NULL};
     /* A key of its own for every pair (chan.h). */
     unsigned char key[CHAN_KEY_LEN];
     rc = chan_new_key(key, e);
@@ -821,7 +828,7 @@ static int collect_main(copts *o, kbv_err *e)
 
     /* The inputs first: a bad candidate folder is the user's to fix, and is
      * said before any GPU work. */
-    rc = plan_make(&R.pl, o->suite, o->cand_dirs, o->n_dirs, o->glob, o->shard_i, o->shard_n, e);
+    rc = plan_make(&R.pl, o->suite, o->cand_dirs, o->n_dirs, o->glob, o->shard_i, o->shard_n, o->precision, e);
     if (rc) return rc;
     /* A run folder inside an input would change the input it measures (and
      * a later collect would take the run for a set). */

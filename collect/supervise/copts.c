@@ -16,6 +16,7 @@ void copts_usage(FILE *f)
             "                   [--problems GLOB] [--shard I/N] [--gpus LIST] [--resume]\n"
             "                   [--timeout SECONDS] [--trials T] [--atol X] [--rtol X]\n"
             "                   [--jobs N] [--arch SM] [--max-time S] [--pins FILE] [--build-only]\n"
+            "                   [--precision fp32|bf16|all]\n"
             "\n"
             "Builds every candidate, checks it on hidden input distributions and probes,\n"
             "times it against the strict fp32 and the tf32 baselines, and writes\n"
@@ -33,13 +34,17 @@ void copts_usage(FILE *f)
             "  --resume           continue an interrupted run in RUN_DIR\n"
             "  --timeout SECONDS  wall-clock limit of one pair (default 120)\n"
             "  --trials T         correctness trials per distribution (default 3)\n"
-            "  --atol X, --rtol X the tolerance |out - ref| <= atol + rtol |ref| (1e-3)\n"
+            "  --atol X, --rtol X the tolerance |out - ref| <= atol + rtol |ref| (1e-3); the\n"
+            "                     BF16 setting's is 1e-2 for both, fixed\n"
             "  --jobs N           parallel compilers (default: the number of CPUs)\n"
             "  --arch SM          compile for sm_SM (default: the GPU's own; 90 without one)\n"
             "  --max-time S       the stopping rule's time cap per timed variant (default 10)\n"
             "  --pins FILE        baseline kernel choices made once (kbv-pins/1, scripts/pins.py),\n"
             "                     used instead of timing where GPU and cuBLAS match\n"
             "  --build-only       build and scan only: build and static records, no GPU\n"
+            "  --precision P      the sets to run by their set.json \"precision\": fp32, bf16\n"
+            "                     (bfloat16 tensors, timed against the bf16 baseline) or all\n"
+            "                     (default all)\n"
             "  --help, --version\n");
 }
 
@@ -73,7 +78,7 @@ static int parse_gpus(copts *o, const char *s, kbv_err *e)
 int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
 {
     enum { O_SUITE = 256, O_CAND, O_OUT, O_SEED, O_PROBLEMS, O_SHARD, O_GPUS, O_RESUME, O_TIMEOUT,
-           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_PINS, O_HELP, O_VERSION };
+           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_PINS, O_PRECISION, O_HELP, O_VERSION };
     static const struct option lo[] = {
         {"suite", required_argument, 0, O_SUITE},     {"candidates", required_argument, 0, O_CAND},
         {"out", required_argument, 0, O_OUT},         {"seed", required_argument, 0, O_SEED},
@@ -83,7 +88,7 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
         {"atol", required_argument, 0, O_ATOL},       {"rtol", required_argument, 0, O_RTOL},
         {"jobs", required_argument, 0, O_JOBS},       {"build-only", no_argument, 0, O_BUILD_ONLY},
         {"arch", required_argument, 0, O_ARCH},       {"max-time", required_argument, 0, O_MAXTIME},
-        {"pins", required_argument, 0, O_PINS},
+        {"pins", required_argument, 0, O_PINS},       {"precision", required_argument, 0, O_PRECISION},
         {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -96,6 +101,7 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     o->jobs = ncpu > 0 ? ncpu : 1;
     o->max_time_s = 10;
+    o->precision = "all";
     *done = 0;
     opterr = 0;
     int c, rc = 0;
@@ -123,6 +129,11 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
         case O_ARCH: rc = cli_parse_long("--arch", optarg, 50, 1000, &o->arch, e); break;
         case O_MAXTIME: rc = cli_parse_double("--max-time", optarg, 0.01, 3600, &o->max_time_s, e); break;
         case O_PINS: o->pins = optarg; break;
+        case O_PRECISION:
+            if (strcmp(optarg, "fp32") && strcmp(optarg, "bf16") && strcmp(optarg, "all"))
+                return err_set(e, KBV_EUSAGE, "--precision %s: fp32, bf16 or all", optarg);
+            o->precision = optarg;
+            break;
         case O_HELP: copts_usage(stdout); *done = 1; return 0;
         case O_VERSION: cli_print_version("kbv-collect"); *done = 1; return 0;
         default:

@@ -10,6 +10,10 @@
 #include "err.h"
 
 #define COPTS_MAX_GPUS 64
+/* The BF16 setting's tolerance, |out - ref| <= atol + rtol |ref|
+ * (KernelBench-Verified's tau for BF16 is 1e-2 too). */
+#define COPTS_BF16_ATOL 1e-2
+#define COPTS_BF16_RTOL 1e-2
 
 typedef struct {
     const char *suite;
@@ -32,6 +36,7 @@ typedef struct {
     long arch;            /* 0: from the GPU (or 90 with --build-only) */
     double max_time_s;    /* the stopping rule's time cap per variant */
     const char *pins;     /* a kbv-pins/1 table of baseline kernel choices, or NULL */
+    const char *precision;   /* "fp32", "bf16" or "all": which sets run (set.json "precision") */
 } copts;
 
 /* Parses argv into *o (defaults first): 0, with *done set when --help or

@@ -78,6 +78,8 @@ int manifest_build(const char *run_id, const char *created_utc, const cJSON *dev
         cJSON_AddItemToArray(sets, so);
         cJSON_AddStringToObject(so, "name", pl->sets[s].name);
         cJSON_AddStringToObject(so, "dir", pl->sets[s].dir);
+        cJSON_AddStringToObject(so, "precision", pl->sets[s].bf16 ? "bf16" : "fp32");
+        if (pl->sets[s].compare_with) cJSON_AddStringToObject(so, "compare_with", pl->sets[s].compare_with);
         cJSON *files = cJSON_AddObjectToObject(so, "files");
         for (int i = 0; i < pl->n_problems; i++) {
             char path[4200], hex[SHA_HEX_LEN + 1];

@@ -74,7 +74,8 @@ static int has_cu(const char *dir)
 }
 
 /* set.json is an object with a non-empty string "name" and, optionally, the
- * strings "description" and "origin" and the objects "expected",
+ * strings "description" and "origin", "precision" ("fp32" or "bf16"),
+ * "compare_with" (a set name, only with "bf16") and the objects "expected",
  * "expected_status" and "hostile" (what the test scripts expect of each
  * problem); any other shape is a mistake the user should hear of, not a set
  * named after its folder. */
@@ -90,11 +91,22 @@ static int set_json_valid(const cJSON *j, const char *path, kbv_err *e)
         if (!strcmp(k, "name")) continue;
         if (!strcmp(k, "description") || !strcmp(k, "origin")) {
             if (!cJSON_IsString(it)) return err_set(e, KBV_EUSAGE, "%s: \"description\" must be a string", path);
+        } else if (!strcmp(k, "precision")) {
+            if (!cJSON_IsString(it) || (strcmp(it->valuestring, "fp32") && strcmp(it->valuestring, "bf16")))
+                return err_set(e, KBV_EUSAGE, "%s: \"precision\" must be \"fp32\" or \"bf16\"", path);
+        } else if (!strcmp(k, "compare_with")) {
+            const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "precision");
+            if (!cJSON_IsString(it) || !it->valuestring[0])
+                return err_set(e, KBV_EUSAGE, "%s: \"compare_with\" must be a set name", path);
+            if (!cJSON_IsString(pr) || strcmp(pr->valuestring, "bf16"))
+                return err_set(e, KBV_EUSAGE, "%s: \"compare_with\" is only for a set of \"precision\": \"bf16\"",
+                               path);
         } else if (!strcmp(k, "expected") || !strcmp(k, "expected_status") || !strcmp(k, "hostile")) {
             if (!cJSON_IsObject(it)) return err_set(e, KBV_EUSAGE, "%s: \"%s\" must be an object", path, k);
         } else {
             return err_set(e, KBV_EUSAGE,
-                           "%s: unknown key \"%.40s\" (name, description, origin, expected, expected_status, hostile)",
+                           "%s: unknown key \"%.40s\" (name, description, origin, precision, compare_with, expected, "
+                           "expected_status, hostile)",
                            path, k);
         }
     }
@@ -122,21 +134,43 @@ static int candidate_file(const char *path, kbv_err *e)
     return 1;
 }
 
-static int add_set(plan *pl, const char *dir, kbv_err *e)
+/* Whether a set of the setting (bf16 or not) is kept under --precision. */
+static int precision_keeps(const char *precision, int bf16)
+{
+    if (!precision || !strcmp(precision, "all")) return 1;
+    return bf16 ? !strcmp(precision, "bf16") : !strcmp(precision, "fp32");
+}
+
+static int add_set(plan *pl, const char *dir, const char *precision, kbv_err *e)
 {
     char path[4096];
     int rc = cli_path(path, sizeof path, dir, "set.json", e);
     if (rc) return rc;
-    char *name = NULL;
+    char *name = NULL, *cw = NULL;
+    int bf16 = 0;
     struct stat st;
     if (lstat(path, &st) == 0) {
         cJSON *j = NULL;
         rc = jio_load(path, &j, e);
         if (rc) return rc;
         rc = set_json_valid(j, path, e);
-        if (!rc) name = strdup(cJSON_GetObjectItemCaseSensitive(j, "name")->valuestring);
+        if (!rc) {
+            const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "precision");
+            const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "compare_with");
+            bf16 = cJSON_IsString(pr) && !strcmp(pr->valuestring, "bf16");
+            name = strdup(cJSON_GetObjectItemCaseSensitive(j, "name")->valuestring);
+            if (cJSON_IsString(c) && !(cw = strdup(c->valuestring))) rc = err_set(e, KBV_ENOMEM, "plan: out of memory");
+        }
         cJSON_Delete(j);
-        if (rc) return rc;
+        if (rc) {
+            free(name);
+            return rc;
+        }
+    }
+    if (!precision_keeps(precision, bf16)) {
+        free(name);
+        free(cw);
+        return 0;
     }
     if (!name) {
         /* The folder's own name, without trailing slashes. */
@@ -147,12 +181,16 @@ static int add_set(plan *pl, const char *dir, kbv_err *e)
         const char *slash = strrchr(tmp, '/');
         name = strdup(slash ? slash + 1 : tmp);
     }
-    if (!name) return err_set(e, KBV_ENOMEM, "plan: out of memory");
+    if (!name) {
+        free(cw);
+        return err_set(e, KBV_ENOMEM, "plan: out of memory");
+    }
     for (int i = 0; i < pl->n_sets; i++)
         if (strcmp(pl->sets[i].name, name) == 0) {
             rc = err_set(e, KBV_EINPUT, "%s: set name '%s' is also used by %s", dir, name,
                          pl->sets[i].dir);
             free(name);
+            free(cw);
             return rc;
         }
     plan_set *grown = realloc(pl->sets, (size_t)(pl->n_sets + 1) * sizeof *grown);
@@ -160,12 +198,15 @@ static int add_set(plan *pl, const char *dir, kbv_err *e)
     if (!grown || !d) {
         if (grown) pl->sets = grown;
         free(name);
+        free(cw);
         free(d);
         return err_set(e, KBV_ENOMEM, "plan: out of memory");
     }
     pl->sets = grown;
     pl->sets[pl->n_sets].name = name;
     pl->sets[pl->n_sets].dir = d;
+    pl->sets[pl->n_sets].bf16 = bf16;
+    pl->sets[pl->n_sets].compare_with = cw;
     pl->n_sets++;
     return 0;
 }
@@ -177,7 +218,8 @@ static int cmp_str(const void *a, const void *b)
 
 /* A folder of set folders: the subfolders that have set.json (or, when
  * require_json is 0, .cu files), in name order so that the plan is stable. */
-static int add_children(plan *pl, const char *dir, int require_json, int *added, kbv_err *e)
+static int add_children(plan *pl, const char *dir, int require_json, const char *precision, int *added,
+                        kbv_err *e)
 {
     DIR *d = opendir(dir);
     if (!d) return err_set(e, KBV_EINPUT, "%s: cannot open the candidates folder", dir);
@@ -202,7 +244,7 @@ static int add_children(plan *pl, const char *dir, int require_json, int *added,
     }
     closedir(d);
     if (!rc && n > 1) qsort(names, (size_t)n, sizeof *names, cmp_str); /* names is NULL when n is 0 */
-    for (int i = 0; !rc && i < n; i++) rc = add_set(pl, names[i], e);
+    for (int i = 0; !rc && i < n; i++) rc = add_set(pl, names[i], precision, e);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
     *added = rc ? 0 : n;
@@ -210,7 +252,7 @@ static int add_children(plan *pl, const char *dir, int require_json, int *added,
 }
 
 int plan_make(plan *out, const char *suite, const char *const *cand_dirs, int n_dirs,
-              const char *glob, int shard_i, int shard_n, kbv_err *e)
+              const char *glob, int shard_i, int shard_n, const char *precision, kbv_err *e)
 {
     memset(out, 0, sizeof *out);
     int rc = 0;
@@ -240,7 +282,7 @@ int plan_make(plan *out, const char *suite, const char *const *cand_dirs, int n_
             rc = err_set(e, KBV_EUSAGE, "no --candidates given and no data/candidates/ here");
             goto fail;
         }
-        rc = add_children(out, "data/candidates", 1, &added, e);
+        rc = add_children(out, "data/candidates", 1, precision, &added, e);
         if (rc) goto fail;
     }
     for (int i = 0; i < n_dirs; i++) {
@@ -252,10 +294,10 @@ int plan_make(plan *out, const char *suite, const char *const *cand_dirs, int n_
             goto fail;
         }
         if (is_file(js) || has_cu(dir)) {
-            rc = add_set(out, dir, e);
+            rc = add_set(out, dir, precision, e);
         } else {
             int added = 0;
-            rc = add_children(out, dir, 0, &added, e);
+            rc = add_children(out, dir, 0, precision, &added, e);
             if (!rc && added == 0)
                 rc = err_set(e, KBV_EUSAGE, "--candidates %s: no set.json, .cu files or set folders",
                              dir);
@@ -263,7 +305,8 @@ int plan_make(plan *out, const char *suite, const char *const *cand_dirs, int n_
         if (rc) goto fail;
     }
     if (out->n_sets == 0) {
-        rc = err_set(e, KBV_EUSAGE, "no candidate sets found");
+        rc = err_set(e, KBV_EUSAGE, "no candidate sets found%s%s", precision && strcmp(precision, "all") ? " of precision " : "",
+                     precision && strcmp(precision, "all") ? precision : "");
         goto fail;
     }
 
@@ -305,6 +348,7 @@ void plan_free(plan *p)
     for (int i = 0; i < p->n_sets; i++) {
         free(p->sets[i].name);
         free(p->sets[i].dir);
+        free(p->sets[i].compare_with);
     }
     for (int i = 0; i < p->n_pairs; i++) free(p->pairs[i].src);
     free(p->sets);

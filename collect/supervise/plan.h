@@ -10,6 +10,8 @@
 typedef struct {
     char *name;   /* set.json "name", else the folder name; owned */
     char *dir;    /* the folder as given; owned */
+    int bf16;     /* set.json "precision": "bf16" (the BF16 setting), else 0 (FP32) */
+    char *compare_with;   /* set.json "compare_with": the FP32 set a bf16 set mirrors; owned, or NULL */
 } plan_set;
 
 typedef struct {
@@ -43,9 +45,11 @@ int plan_shard_takes(long k, int i, int n);
 /* Builds the plan.  cand_dirs: the --candidates folders (each a set folder
  * with set.json or .cu files, or a folder of such set folders); NULL or none
  * means every data/candidates/<set>/ that has set.json.  glob: --problems
- * (fnmatch) or NULL.  *out is owned by the caller (plan_free). */
+ * (fnmatch) or NULL.  precision: "fp32" or "bf16" keeps only the sets of
+ * that setting, "all" or NULL every set (--precision).  *out is owned by
+ * the caller (plan_free). */
 int plan_make(plan *out, const char *suite, const char *const *cand_dirs, int n_dirs,
-              const char *glob, int shard_i, int shard_n, kbv_err *e);
+              const char *glob, int shard_i, int shard_n, const char *precision, kbv_err *e);
 void plan_free(plan *p);
 
 /* "set\tproblem", the key of a pair in journals (caller frees). */

@@ -44,7 +44,7 @@ static int is_num(const cJSON *v) { return cJSON_IsNumber(v) || cJSON_IsNull(v);
 
 static int valid(const cJSON *o, const char *type, kbv_err *e)
 {
-    static const char *const variants[] = {KBV_VAR_CANDIDATE, KBV_VAR_FP32, KBV_VAR_TF32, NULL};
+    static const char *const variants[] = {KBV_VAR_CANDIDATE, KBV_VAR_FP32, KBV_VAR_TF32, KBV_VAR_BF16, NULL};
     int rc = 0;
     if (strcmp(type, KBV_REC_CHECK) == 0) {
         if (!rc) rc = need(o, "dist", is_str, type, e);
@@ -63,7 +63,7 @@ static int valid(const cJSON *o, const char *type, kbv_err *e)
         if (!rc && type[0] == 't') rc = need(o, KBV_K_ROUND, is_num, type, e);
         if (!rc && type[0] == 'm') rc = need(o, "peak_bytes", is_num, type, e);
     } else if (strcmp(type, KBV_REC_BASELINE) == 0) {
-        /* which kernel a baseline chose by timing (fp32 or tf32 only) */
+        /* which kernel a baseline chose by timing (fp32, tf32 or bf16: not the candidate) */
         if (!rc) rc = need(o, KBV_K_VARIANT, is_str, type, e);
         if (!rc && !is_one_of(cJSON_GetObjectItemCaseSensitive(o, KBV_K_VARIANT)->valuestring, variants + 1))
             rc = err_set(e, KBV_EINPUT, "a baseline record with an unknown variant");

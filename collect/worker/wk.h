@@ -36,7 +36,10 @@ typedef int (*wk_forward_fn)(const kbv_call *);
 typedef int (*wk_setup_fn)(const kbv_call *);
 typedef void (*wk_teardown_fn)(void);
 
-enum { V_FP32 = 0, V_TF32 = 1, V_CAND = 2, N_VARIANTS = 3 };
+/* V_BF16 is the baseline of the BF16 setting (--precision bf16), timed
+ * instead of V_FP32 and V_TF32; the reference is V_FP32's computation in
+ * both settings. */
+enum { V_FP32 = 0, V_TF32 = 1, V_CAND = 2, V_BF16 = 3, N_VARIANTS = 4 };
 extern const char *const wk_variant_names[N_VARIANTS];
 
 /* The most input or output tensors of a problem the worker handles. */
@@ -66,6 +69,7 @@ typedef struct {
     double copy_gbps, fp32_tflops, tf32_tflops;
     double max_s;
     const char *pins;         /* base_pin's text for this problem, or NULL */
+    int bf16;                 /* the BF16 setting: the candidate's float tensors are bfloat16 */
     /* the record channel: fd, sequence number and the key, which lives in
      * a page of its own that is readable only while a line is signed */
     int fd;
@@ -81,8 +85,12 @@ typedef struct {
     base_ctx *base;
     nvmlx *nv;
     double *attrs;
-    kbv_tensor *in, *out;
+    kbv_tensor *in, *out;     /* the candidate's and the timed baselines' tensors */
+    kbv_tensor *rin, *rout;   /* the reference's: float where in and out are bfloat16 */
     size_t *in_bytes, *out_bytes;
+    size_t *rin_bytes, *rout_bytes;
+    void *gen_tmp;            /* BF16: floats drawn here, then rounded into an input */
+    size_t gen_tmp_bytes;
     size_t io_bytes;
     size_t l2_bytes;
     int cand_threads;       /* host threads alive after a candidate call that were not before */
@@ -120,16 +128,34 @@ void wk_die_harness(worker *w, const char *what, const kbv_err *e) __attribute__
 void *wk_dalloc(worker *w, size_t n, const char *what);
 void wk_dfree(void *p);
 void wk_poison(worker *w, void *p, size_t bytes);
+/* Poisons output i's buffer p with its dtype's poison (bfloat16 or float). */
+void wk_poison_output(worker *w, int i, void *p);
+/* Whether variant v is timed in its own right: candidate; fp32, and tf32
+ * where the problem has a product, in the FP32 setting; bf16 in BF16. */
+int wk_variant_timed(const worker *w, int v);
+/* The baseline the deferred-work probe compares with: V_FP32 or V_BF16. */
+int wk_main_baseline(const worker *w);
 void wk_alloc_inputs(worker *w, void **bufs);
 void wk_fill_inputs(worker *w, void **bufs, suite_dist d, int trial);
+/* Input i of (d, trial) into buf, in the candidate's dtype: in the BF16
+ * setting drawn as floats and rounded to bfloat16. */
+void wk_fill_input(worker *w, int i, void *buf, suite_dist d, int trial);
 void wk_alloc_outputs(worker *w, void **bufs);
 void wk_free_bufs(void **bufs, int n);
 void wk_make_call(worker *w, kbv_call *c, void **in, void **out);
 /* A call whose output descriptors are fresh copies pointing at ref, so that
  * descriptors the candidate kept never point at the reference. */
 void wk_make_ref_call(worker *w, kbv_call *c, kbv_tensor *outs, void **in, void **ref);
+/* The fp32 reference on the candidate's inputs in, into ref (w->rout_bytes
+ * each, allocated by the caller); synchronises.  In the BF16 setting the
+ * bfloat16 inputs are first widened (exactly) into float buffers of their
+ * own: wide, when not NULL, receives the reference's inputs (in's own
+ * pointers in FP32), to be released with wk_free_wide. */
+void wk_reference(worker *w, void **in, void **ref, void **wide);
+void wk_free_wide(worker *w, void **wide);
 uint64_t wk_fingerprint(worker *w, void **bufs, const size_t *bytes, int n);
-uint64_t wk_value_fingerprint(worker *w, void **bufs);
+/* is_ref: the buffers are reference outputs (floats), else the candidate's. */
+uint64_t wk_value_fingerprint(worker *w, void **bufs, int is_ref);
 void wk_sync(worker *w, const char *what);
 void wk_device_sync(worker *w, const char *what);
 int wk_count_threads(void);
@@ -140,6 +166,7 @@ void wk_base_call(worker *w, int v, const kbv_call *c);
 void wk_limit_host_data(void);
 void wk_load_candidate(worker *w);
 void wk_describe_tensors(worker *w);
+/* The candidate's outputs out against the float reference ref. */
 void wk_compare(worker *w, void **out, void **ref, wk_cmp *r);
 /* The candidate's output in out against the fp32 reference on in, which is
  * computed into buffers of its own and poisoned again before returning:

@@ -16,8 +16,9 @@
 #include "worker_gpu.h"
 
 /* Identity: an output bitwise equal to an input of the same size, where the
- * reference output is not. */
-static void check_identity(worker *w, void **in, void **out, void **ref, const char *label)
+ * reference output is not equal to the reference's input (the same one,
+ * widened in the BF16 setting). */
+static void check_identity(worker *w, void **in, void **wide, void **out, void **ref, const char *label)
 {
     kbv_err e = {0};
     for (int o = 0; o < w->p->n_outputs && !w->ev.identity_hit; o++)
@@ -26,7 +27,9 @@ static void check_identity(worker *w, void **in, void **out, void **ref, const c
             int eq = 0, ref_eq = 0;
             if (cmp_equal(out[o], in[i], w->out_bytes[o], w->s, &eq, &e)) wk_die_harness(w, "identity", &e);
             if (!eq) continue;
-            if (cmp_equal(ref[o], in[i], w->out_bytes[o], w->s, &ref_eq, &e)) wk_die_harness(w, "identity", &e);
+            if (w->rin_bytes[i] == w->rout_bytes[o] &&
+                cmp_equal(ref[o], wide[i], w->rout_bytes[o], w->s, &ref_eq, &e))
+                wk_die_harness(w, "identity", &e);
             if (ref_eq) continue;
             w->ev.identity_hit = 1;
             snprintf(w->ev.identity_detail, sizeof w->ev.identity_detail,
@@ -45,8 +48,8 @@ void wk_checks(worker *w, void **slot_in)
     w->ev.label = calloc((size_t)max_calls, sizeof *w->ev.label);
     if (!w->ev.out_fp || !w->ev.ref_fp || !w->ev.label) wk_die_launch(w, "harness: out of host memory");
     void *prev[WK_MAX_TENSORS] = {0}, *cur[WK_MAX_TENSORS] = {0}, *out[WK_MAX_TENSORS] = {0}, *ref[WK_MAX_TENSORS] = {0};
+    void *wide[WK_MAX_TENSORS] = {0};
     uint64_t in_fp[WK_MAX_TENSORS];
-    kbv_tensor ref_t[WK_MAX_TENSORS];
     for (int i = 0; i < p->n_inputs; i++) prev[i] = slot_in[i];
     for (int d = SUITE_D1; d <= SUITE_D5; d++) {
         if (!suite_has_dist(p, (suite_dist)d)) continue;
@@ -106,13 +109,10 @@ void wk_checks(worker *w, void **slot_in)
             if (mutated) wk_fill_inputs(w, cur, (suite_dist)d, t);
             /* The reference, into buffers of its own. */
             for (int i = 0; i < p->n_outputs; i++) {
-                ref[i] = wk_dalloc(w, w->out_bytes[i], "reference buffer");
-                wk_poison(w, ref[i], w->out_bytes[i]);
+                ref[i] = wk_dalloc(w, w->rout_bytes[i], "reference buffer");
+                wk_poison(w, ref[i], w->rout_bytes[i]);
             }
-            kbv_call rc_call;
-            wk_make_ref_call(w, &rc_call, ref_t, cur, ref);
-            wk_base_call(w, V_FP32, &rc_call);
-            wk_sync(w, "fp32 reference");
+            wk_reference(w, cur, ref, wide);
             int64_t bad_ref = wk_ref_nonfinite(w, ref);
             if (bad_ref > 0) {
                 skipped = 1;
@@ -136,14 +136,15 @@ void wk_checks(worker *w, void **slot_in)
                 cJSON_AddStringToObject(r, "tier", verdict_tier_name(ca.tier));
                 wk_emit(w, r);
                 int k = w->ev.n++;
-                w->ev.out_fp[k] = wk_value_fingerprint(w, out);
-                w->ev.ref_fp[k] = wk_value_fingerprint(w, ref);
+                w->ev.out_fp[k] = wk_value_fingerprint(w, out, 0);
+                w->ev.ref_fp[k] = wk_value_fingerprint(w, ref, 1);
                 snprintf(w->ev.label[k], sizeof w->ev.label[k], "%s", label);
-                if (!w->ev.identity_hit) check_identity(w, cur, out, ref, label);
+                if (!w->ev.identity_hit) check_identity(w, cur, wide, out, ref, label);
             }
+            wk_free_wide(w, wide);
             /* The expected output leaves device memory before any further
              * candidate call. */
-            for (int i = 0; i < p->n_outputs; i++) wk_poison(w, ref[i], w->out_bytes[i]);
+            for (int i = 0; i < p->n_outputs; i++) wk_poison(w, ref[i], w->rout_bytes[i]);
             wk_sync(w, "poison");
             wk_free_bufs(ref, p->n_outputs);
             wk_free_bufs(out, p->n_outputs);
@@ -206,9 +207,9 @@ static int change_a_little(worker *w, void **in, char *where, size_t wn)
         int64_t span = n < 131072 ? n : 131072;
         int64_t off = 256 + 1024 * (int64_t)rng_below64(&r, (uint64_t)(span / 1024 - 1));
         void *tmp = wk_dalloc(w, w->in_bytes[i], "caching probe buffer");
-        kbv_err e = {0};
-        if (gen_fill(p, i, SUITE_D1, w->seed, 1, tmp, w->s, &e)) wk_die_harness(w, "input generation", &e);
-        cudaError_t ce = cudaMemcpyAsync((char *)in[i] + off * 4, (char *)tmp + off * 4, 256 * 4,
+        size_t es = w->in_bytes[i] / (size_t)n;   /* 4, or 2 for bfloat16 */
+        wk_fill_input(w, i, tmp, SUITE_D1, 1);
+        cudaError_t ce = cudaMemcpyAsync((char *)in[i] + off * es, (char *)tmp + off * es, 256 * es,
                                          cudaMemcpyDeviceToDevice, w->s);
         if (ce != cudaSuccess) wk_die_cuda(w, "caching probe", ce);
         wk_sync(w, "caching probe");
@@ -235,7 +236,7 @@ static int caching_call(worker *w, void **in, void **out, const char *what, wk_c
         cudaError_t ce = cudaMemcpyAsync(keep[i], in[i], w->in_bytes[i], cudaMemcpyDeviceToDevice, w->s);
         if (ce != cudaSuccess) wk_die_cuda(w, "caching probe", ce);
     }
-    for (int i = 0; i < p->n_outputs; i++) wk_poison(w, out[i], w->out_bytes[i]);
+    for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, out[i]);
     wk_make_call(w, &c, in, out);
     wk_sync(w, "caching probe");
     wk_cand_call(w, &c, what, 0);
@@ -260,18 +261,25 @@ static int change_one(worker *w, void **in, char *where, size_t wn)
     int i = cand[wk_secret_u64() % (uint64_t)n];
     uint64_t numel = (uint64_t)suite_numel(&p->inputs[i]);
     uint64_t at = wk_secret_u64() % numel, from = wk_secret_u64() % numel;
-    float old = 0, val = 0;
+    size_t es = w->in_bytes[i] / numel;   /* 4, or 2 for bfloat16 */
+    uint32_t old_b = 0, val_b = 0;
     /* Another element with a different value: a few tries at most. */
     for (int k = 0; k < 8; k++) {
         if (from == at) from = (from + 1) % numel;
-        if (cudaMemcpy(&old, (char *)in[i] + at * 4, 4, cudaMemcpyDeviceToHost) != cudaSuccess ||
-            cudaMemcpy(&val, (char *)in[i] + from * 4, 4, cudaMemcpyDeviceToHost) != cudaSuccess)
+        if (cudaMemcpy(&old_b, (char *)in[i] + at * es, es, cudaMemcpyDeviceToHost) != cudaSuccess ||
+            cudaMemcpy(&val_b, (char *)in[i] + from * es, es, cudaMemcpyDeviceToHost) != cudaSuccess)
             wk_die_cuda(w, "caching probe", cudaGetLastError());
-        if (val != old) break;
+        if (val_b != old_b) break;
         from = wk_secret_u64() % numel;
     }
-    if (cudaMemcpy((char *)in[i] + at * 4, &val, 4, cudaMemcpyHostToDevice) != cudaSuccess)
+    if (cudaMemcpy((char *)in[i] + at * es, &val_b, es, cudaMemcpyHostToDevice) != cudaSuccess)
         wk_die_cuda(w, "caching probe", cudaGetLastError());
+    /* The values for the detail (a bfloat16 is the top half of a float;
+     * the host is little-endian, so the low bytes of the words hold it). */
+    float old = 0, val = 0;
+    uint32_t ob = es == 2 ? old_b << 16 : old_b, vb = es == 2 ? val_b << 16 : val_b;
+    memcpy(&old, &ob, 4);
+    memcpy(&val, &vb, 4);
     snprintf(where, wn, "%s[%llu] from %.6g to %.6g", p->inputs[i].name, (unsigned long long)at, old, val);
     return 1;
 }
@@ -406,8 +414,19 @@ void wk_probe_determinism(worker *w, void **in)
     if (all_eq) {
         snprintf(det, sizeof det, "two calls on the same input, with free memory scrubbed in between, gave bitwise equal outputs");
     } else {
+        /* The first call's output as the "reference", in floats. */
+        void *r1[WK_MAX_TENSORS] = {0};
+        for (int i = 0; i < p->n_outputs; i++) {
+            r1[i] = o1[i];
+            if (w->out[i].dtype != KBV_BF16) continue;
+            r1[i] = wk_dalloc(w, w->rout_bytes[i], "determinism probe");
+            if (gen_widen_bf16(o1[i], r1[i], suite_numel(&p->outputs[i]), w->s, &e))
+                wk_die_harness(w, "determinism", &e);
+        }
         wk_cmp ca;
-        wk_compare(w, o2, o1, &ca);
+        wk_compare(w, o2, r1, &ca);
+        for (int i = 0; i < p->n_outputs; i++)
+            if (w->out[i].dtype == KBV_BF16) wk_dfree(r1[i]);
         snprintf(det, sizeof det,
                  "two calls on the same input (D1 trial 0), with free memory scrubbed in between, differ: "
                  "max abs difference %.3g, %lld elements beyond the tolerance",

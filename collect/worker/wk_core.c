@@ -23,7 +23,19 @@
 #include "wk.h"
 #include "worker_gpu.h"
 
-const char *const wk_variant_names[N_VARIANTS] = {"fp32", "tf32", "candidate"};
+const char *const wk_variant_names[N_VARIANTS] = {KBV_VAR_FP32, KBV_VAR_TF32, KBV_VAR_CANDIDATE, KBV_VAR_BF16};
+
+int wk_variant_timed(const worker *w, int v)
+{
+    if (v == V_CAND) return 1;
+    if (w->bf16) return v == V_BF16;
+    return v == V_FP32 || (v == V_TF32 && w->p->uses_tf32);
+}
+
+int wk_main_baseline(const worker *w)
+{
+    return w->bf16 ? V_BF16 : V_FP32;
+}
 
 void wk_key_init(worker *w)
 {
@@ -164,23 +176,51 @@ void wk_poison(worker *w, void *p, size_t bytes)
         wk_die_harness(w, "poison", &e);
 }
 
+void wk_poison_output(worker *w, int i, void *p)
+{
+    kbv_err e = {0};
+    if (w->out[i].dtype != KBV_BF16) {
+        wk_poison(w, p, w->out_bytes[i]);
+        return;
+    }
+    if (gen_poison_bf16(p, (size_t)suite_numel(&w->p->outputs[i]), w->s, &e)) wk_die_harness(w, "poison", &e);
+}
+
 void wk_alloc_inputs(worker *w, void **bufs)
 {
     for (int i = 0; i < w->p->n_inputs; i++) bufs[i] = wk_dalloc(w, w->in_bytes[i], "input buffer");
 }
 
-void wk_fill_inputs(worker *w, void **bufs, suite_dist d, int trial)
+void wk_fill_input(worker *w, int i, void *buf, suite_dist d, int trial)
 {
     kbv_err e = {0};
-    for (int i = 0; i < w->p->n_inputs; i++)
-        if (gen_fill(w->p, i, d, w->seed, trial, bufs[i], w->s, &e)) wk_die_harness(w, "input generation", &e);
+    if (w->in[i].dtype != KBV_BF16) {
+        if (gen_fill(w->p, i, d, w->seed, trial, buf, w->s, &e)) wk_die_harness(w, "input generation", &e);
+        return;
+    }
+    /* The same floats as the FP32 setting draws, rounded: the reference
+     * then sees exactly the candidate's values, widened. */
+    if (w->gen_tmp_bytes < w->rin_bytes[i]) {
+        wk_sync(w, "input generation");
+        wk_dfree(w->gen_tmp);
+        w->gen_tmp = wk_dalloc(w, w->rin_bytes[i], "input generation buffer");
+        w->gen_tmp_bytes = w->rin_bytes[i];
+    }
+    if (gen_fill(w->p, i, d, w->seed, trial, w->gen_tmp, w->s, &e) ||
+        gen_narrow_bf16(w->gen_tmp, buf, suite_numel(&w->p->inputs[i]), w->s, &e))
+        wk_die_harness(w, "input generation", &e);
+}
+
+void wk_fill_inputs(worker *w, void **bufs, suite_dist d, int trial)
+{
+    for (int i = 0; i < w->p->n_inputs; i++) wk_fill_input(w, i, bufs[i], d, trial);
 }
 
 void wk_alloc_outputs(worker *w, void **bufs)
 {
     for (int i = 0; i < w->p->n_outputs; i++) {
         bufs[i] = wk_dalloc(w, w->out_bytes[i], "output buffer");
-        wk_poison(w, bufs[i], w->out_bytes[i]);
+        wk_poison_output(w, i, bufs[i]);
     }
 }
 
@@ -209,12 +249,12 @@ void wk_make_call(worker *w, kbv_call *c, void **in, void **out)
  * candidate's (which it may have kept) never point at them. */
 void wk_make_ref_call(worker *w, kbv_call *c, kbv_tensor *outs, void **in, void **ref)
 {
-    for (int i = 0; i < w->p->n_inputs; i++) w->in[i].data = in[i];
+    for (int i = 0; i < w->p->n_inputs; i++) w->rin[i].data = in[i];
     for (int i = 0; i < w->p->n_outputs; i++) {
-        outs[i] = w->out[i];
+        outs[i] = w->rout[i];
         outs[i].data = ref[i];
     }
-    c->inputs = w->in;
+    c->inputs = w->rin;
     c->n_inputs = w->p->n_inputs;
     c->outputs = outs;
     c->n_outputs = w->p->n_outputs;
@@ -237,13 +277,14 @@ uint64_t wk_fingerprint(worker *w, void **bufs, const size_t *bytes, int n)
 
 /* The value fingerprint of all outputs, signs of zeros ignored (input
  * independence compares these). */
-uint64_t wk_value_fingerprint(worker *w, void **bufs)
+uint64_t wk_value_fingerprint(worker *w, void **bufs, int is_ref)
 {
     uint64_t h = 0x2545f4914f6cdd1dull;
     kbv_err e = {0};
     for (int i = 0; i < w->p->n_outputs; i++) {
         uint64_t f = 0;
-        if (wg_fingerprint(bufs[i], suite_numel(&w->p->outputs[i]), w->p->outputs[i].dtype, w->s, &f, &e))
+        kbv_dtype dt = is_ref ? w->rout[i].dtype : w->out[i].dtype;
+        if (wg_fingerprint(bufs[i], suite_numel(&w->p->outputs[i]), dt, w->s, &f, &e))
             wk_die_harness(w, "fingerprint", &e);
         h = rng_mix(h ^ f);
     }
@@ -307,7 +348,7 @@ void wk_base_call(worker *w, int v, const kbv_call *c)
 {
     kbv_err e = {0};
     mt_set_owner(MT_BASELINE);
-    int rc = base_run(w->base, v == V_TF32 ? BASE_TF32 : BASE_FP32, c, &e);
+    int rc = base_run(w->base, v == V_BF16 ? BASE_BF16 : v == V_TF32 ? BASE_TF32 : BASE_FP32, c, &e);
     mt_set_owner(MT_HARNESS);
     if (rc) wk_die_harness(w, "baseline", &e);
 }
@@ -363,31 +404,41 @@ void wk_load_candidate(worker *w)
     if (f) memcpy(&w->teardown, &f, sizeof f);
 }
 
+/* One tensor's descriptor; in the BF16 setting a float tensor of the
+ * candidate's is bfloat16. */
+static size_t describe(kbv_tensor *t, const suite_tensor *st, int bf16)
+{
+    t->dtype = bf16 && st->dtype == KBV_F32 ? KBV_BF16 : st->dtype;
+    t->ndim = st->ndim;
+    memcpy(t->shape, st->shape, sizeof st->shape);
+    return (size_t)(t->dtype == KBV_BF16 ? suite_numel(st) * 2 : suite_bytes(st));
+}
+
 void wk_describe_tensors(worker *w)
 {
     const suite_problem *p = w->p;
-    w->in = calloc((size_t)p->n_inputs + 1, sizeof *w->in);
-    w->out = calloc((size_t)p->n_outputs + 1, sizeof *w->out);
-    w->in_bytes = calloc((size_t)p->n_inputs + 1, sizeof *w->in_bytes);
-    w->out_bytes = calloc((size_t)p->n_outputs + 1, sizeof *w->out_bytes);
+    size_t ni = (size_t)p->n_inputs + 1, no = (size_t)p->n_outputs + 1;
+    w->in = calloc(ni, sizeof *w->in);
+    w->out = calloc(no, sizeof *w->out);
+    w->rin = calloc(ni, sizeof *w->rin);
+    w->rout = calloc(no, sizeof *w->rout);
+    w->in_bytes = calloc(ni, sizeof *w->in_bytes);
+    w->out_bytes = calloc(no, sizeof *w->out_bytes);
+    w->rin_bytes = calloc(ni, sizeof *w->rin_bytes);
+    w->rout_bytes = calloc(no, sizeof *w->rout_bytes);
     w->attrs = calloc((size_t)p->n_attrs + 1, sizeof *w->attrs);
-    if (!w->in || !w->out || !w->in_bytes || !w->out_bytes || !w->attrs)
+    if (!w->in || !w->out || !w->rin || !w->rout || !w->in_bytes || !w->out_bytes || !w->rin_bytes ||
+        !w->rout_bytes || !w->attrs)
         wk_die_launch(w, "harness: out of host memory");
     w->io_bytes = 0;
     for (int i = 0; i < p->n_inputs; i++) {
-        const suite_tensor *t = &p->inputs[i];
-        w->in[i].dtype = t->dtype;
-        w->in[i].ndim = t->ndim;
-        memcpy(w->in[i].shape, t->shape, sizeof t->shape);
-        w->in_bytes[i] = (size_t)suite_bytes(t);
+        w->in_bytes[i] = describe(&w->in[i], &p->inputs[i], w->bf16);
+        w->rin_bytes[i] = describe(&w->rin[i], &p->inputs[i], 0);
         w->io_bytes += w->in_bytes[i];
     }
     for (int i = 0; i < p->n_outputs; i++) {
-        const suite_tensor *t = &p->outputs[i];
-        w->out[i].dtype = t->dtype;
-        w->out[i].ndim = t->ndim;
-        memcpy(w->out[i].shape, t->shape, sizeof t->shape);
-        w->out_bytes[i] = (size_t)suite_bytes(t);
+        w->out_bytes[i] = describe(&w->out[i], &p->outputs[i], w->bf16);
+        w->rout_bytes[i] = describe(&w->rout[i], &p->outputs[i], 0);
         w->io_bytes += w->out_bytes[i];
     }
     for (int i = 0; i < p->n_attrs; i++) w->attrs[i] = p->attrs[i].value;
@@ -400,7 +451,7 @@ void wk_compare(worker *w, void **out, void **ref, wk_cmp *r)
     for (int i = 0; i < w->p->n_outputs; i++) {
         cmp_stats st;
         int64_t n = suite_numel(&w->p->outputs[i]);
-        if (cmp_tensors(out[i], ref[i], n, w->p->outputs[i].dtype, w->atol, w->rtol, w->s, &st, &e))
+        if (cmp_tensors(out[i], ref[i], n, w->out[i].dtype, w->atol, w->rtol, w->s, &st, &e))
             wk_die_harness(w, "comparison", &e);
         if (i == 0 || st.max_abs_err > r->st.max_abs_err || isnan(st.max_abs_err)) r->st.max_abs_err = st.max_abs_err;
         if (i == 0 || st.max_rel_err > r->st.max_rel_err || isnan(st.max_rel_err)) r->st.max_rel_err = st.max_rel_err;
@@ -427,23 +478,51 @@ int64_t wk_ref_nonfinite(worker *w, void **ref)
     return total;
 }
 
+void wk_reference(worker *w, void **in, void **ref, void **wide)
+{
+    const suite_problem *p = w->p;
+    void *rin[WK_MAX_TENSORS] = {0};
+    kbv_tensor ref_t[WK_MAX_TENSORS];
+    kbv_call rc_call;
+    kbv_err e = {0};
+    for (int i = 0; i < p->n_inputs; i++) {
+        rin[i] = in[i];
+        if (w->in[i].dtype != KBV_BF16) continue;
+        rin[i] = wk_dalloc(w, w->rin_bytes[i], "reference input");
+        if (gen_widen_bf16(in[i], rin[i], suite_numel(&p->inputs[i]), w->s, &e))
+            wk_die_harness(w, "reference input", &e);
+    }
+    wk_make_ref_call(w, &rc_call, ref_t, rin, ref);
+    wk_base_call(w, V_FP32, &rc_call);
+    wk_sync(w, "fp32 reference");
+    if (wide)
+        for (int i = 0; i < p->n_inputs; i++) wide[i] = rin[i];
+    else
+        wk_free_wide(w, rin);
+}
+
+void wk_free_wide(worker *w, void **wide)
+{
+    for (int i = 0; i < w->p->n_inputs; i++)
+        if (w->in[i].dtype == KBV_BF16) {
+            wk_dfree(wide[i]);
+            wide[i] = NULL;
+        }
+}
+
 int wk_verify(worker *w, void **in, void **out, wk_cmp *r)
 {
     const suite_problem *p = w->p;
     void *ref[WK_MAX_TENSORS] = {0};
-    kbv_tensor ref_t[WK_MAX_TENSORS];
-    kbv_call rc_call;
     for (int i = 0; i < p->n_outputs; i++) {
-        ref[i] = wk_dalloc(w, w->out_bytes[i], "reference buffer");
-        wk_poison(w, ref[i], w->out_bytes[i]);
+        ref[i] = wk_dalloc(w, w->rout_bytes[i], "reference buffer");
+        wk_poison(w, ref[i], w->rout_bytes[i]);
     }
-    wk_make_ref_call(w, &rc_call, ref_t, in, ref);
-    wk_base_call(w, V_FP32, &rc_call);
-    wk_sync(w, "fp32 reference");
+    wk_reference(w, in, ref, NULL);
     wk_compare(w, out, ref, r);
     /* The expected output leaves device memory before any further
      * candidate call. */
-    for (int i = 0; i < p->n_outputs; i++) wk_poison(w, ref[i], w->out_bytes[i]);
+    for (int i = 0; i < p->n_outputs; i++) wk_poison(w, ref[i], w->rout_bytes[i]);
     wk_sync(w, "poison");
     wk_free_bufs(ref, p->n_outputs);
     return verdict_check_pass(r->st.mismatches, r->st.nonfinite, r->st.unwritten);

@@ -58,13 +58,29 @@ static int run_pair(worker *w)
     wk_alloc_inputs(w, in);
     wk_fill_inputs(w, in, SUITE_D1, 0);
     wk_alloc_outputs(w, out);
-    kbv_call example;
+    kbv_call example, rexample;
     wk_make_call(w, &example, in, out);
+    /* The baselines are created on the reference's tensors (floats): a
+     * family may time its kernels on the example's buffers. */
+    void *rin[WK_MAX_TENSORS] = {0}, *rout[WK_MAX_TENSORS] = {0};
+    kbv_tensor rt[WK_MAX_TENSORS];
+    for (int i = 0; i < w->p->n_inputs; i++) {
+        rin[i] = in[i];
+        if (w->in[i].dtype != KBV_BF16) continue;
+        rin[i] = wk_dalloc(w, w->rin_bytes[i], "reference input");
+        if (gen_widen_bf16(in[i], rin[i], suite_numel(&w->p->inputs[i]), w->s, &e))
+            wk_die_harness(w, "reference input", &e);
+    }
+    for (int i = 0; i < w->p->n_outputs; i++) {
+        rout[i] = out[i];
+        if (w->bf16) rout[i] = wk_dalloc(w, w->rout_bytes[i], "reference output");
+    }
+    wk_make_ref_call(w, &rexample, rt, rin, rout);
     wk_device_sync(w, "inputs");
     size_t total_mem = 0;
     cudaMemGetInfo(&w->free_before_base, &total_mem);
     mt_set_owner(MT_BASELINE);
-    int rc = base_create(w->p, &example, &w->base, &e);
+    int rc = base_create(w->p, &rexample, &w->base, &e);
     mt_set_owner(MT_HARNESS);
     if (rc) wk_die_harness(w, "baseline setup", &e);
     /* Kernel choices made in an earlier run (collect --pins), before the
@@ -72,9 +88,9 @@ static int run_pair(worker *w)
     if (w->pins && base_pin(w->base, w->pins, &e)) wk_die_harness(w, "pins", &e);
     /* One run of each baseline first, so that lazily created library state
      * (and its threads) exists before the candidate's threads are counted. */
-    wk_base_call(w, V_FP32, &example);
-    wk_base_call(w, V_TF32, &example);
-    for (int i = 0; i < w->p->n_outputs; i++) wk_poison(w, out[i], w->out_bytes[i]);
+    wk_base_call(w, V_FP32, &rexample);
+    wk_base_call(w, w->bf16 ? V_BF16 : V_TF32, &example);
+    for (int i = 0; i < w->p->n_outputs; i++) wk_poison_output(w, i, out[i]);
     wk_device_sync(w, "baseline warm-up");
     wk_emit_choices(w);
     {
@@ -85,6 +101,12 @@ static int run_pair(worker *w)
         long long u = (long long)w->free_before_base - (long long)f - bc.live;
         w->base_untracked = u > WK_UNTRACKED_FLOOR ? u : 0;
         w->free_before_setup = f;
+    }
+    if (w->bf16) {
+        wk_free_wide(w, rin);
+        wk_free_bufs(rout, w->p->n_outputs);
+        wk_device_sync(w, "reference example");
+        cudaMemGetInfo(&w->free_before_setup, &total_mem);
     }
     if (w->setup) {
         int before = wk_count_threads();
@@ -130,6 +152,8 @@ static int run_pair(worker *w)
     mt_get(MT_BASELINE, &bc);
     wk_emit_memory(w, m, cc.live, bc.live);
     wk_free_bufs(in, w->p->n_inputs);
+    wk_dfree(w->gen_tmp);
+    w->gen_tmp = NULL;
     double t_end = log_now();
     wk_status(w, "ok", "seconds: setup %.2f, checks %.2f, probes %.2f, timing %.2f, memory %.2f",
                 t_checks - w->t_start, t_probes - t_checks, t_timing - t_probes, t_memory - t_timing,
@@ -222,6 +246,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: kbv-worker --device-info | --calibrate |\n"
                "       kbv-worker --run --so SO --problem ID [--seed N] [--trials T] [--atol X] [--rtol X]\n"
                "                  [--copy-gbps X] [--fp32-tflops X] [--tf32-tflops X] [--max-time S] [--pins TEXT]\n"
+               "                  [--precision fp32|bf16]\n"
                "Runs one candidate for kbv-collect in a process of its own; records go to fd 3.\n");
 }
 
@@ -275,6 +300,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--tf32-tflops")) rc = cli_parse_double(a, v, 0, 1e9, &w.tf32_tflops, &e);
         else if (!strcmp(a, "--max-time")) rc = cli_parse_double(a, v, 0.001, 3600, &w.max_s, &e);
         else if (!strcmp(a, "--pins")) w.pins = v;
+        else if (!strcmp(a, "--precision")) {
+            if (!strcmp(v, "bf16")) w.bf16 = 1;
+            else if (strcmp(v, "fp32")) rc = err_set(&e, KBV_EUSAGE, "--precision %s: fp32 or bf16", v);
+        }
         else rc = err_set(&e, KBV_EUSAGE, "unknown option %s", a);
     }
     if (!rc && !mode) rc = err_set(&e, KBV_EUSAGE, "no mode given (see --help)");

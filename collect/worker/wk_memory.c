@@ -16,12 +16,14 @@ void wk_measure_memory(worker *w, void **in, wk_memres *m)
     wk_fill_inputs(w, in, SUITE_D1, 0);
     wk_alloc_outputs(w, out);
     wk_make_call(w, &c, in, out);
+    memset(m, 0, N_VARIANTS * sizeof *m);
     for (int v = 0; v < N_VARIANTS; v++) {
-        if (v == V_TF32 && !p->uses_tf32) {
+        if (v == V_TF32 && !w->bf16 && !p->uses_tf32) {
             m[v] = m[V_FP32]; /* the same computation (see timing) */
             continue;
         }
-        for (int i = 0; i < p->n_outputs; i++) wk_poison(w, out[i], w->out_bytes[i]);
+        if (!wk_variant_timed(w, v)) continue;
+        for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, out[i]);
         wk_device_sync(w, "memory");
         mt_owner o = v == V_CAND ? MT_CANDIDATE : MT_BASELINE;
         mt_reset_peak(o);
@@ -55,7 +57,7 @@ void wk_measure_memory(worker *w, void **in, wk_memres *m)
         m[v].driver_delta = (long long)f0 - (long long)f1;
         m[v].untracked = untracked;
     }
-    for (int i = 0; i < p->n_outputs; i++) wk_poison(w, out[i], w->out_bytes[i]);
+    for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, out[i]);
     wk_sync(w, "poison");
     wk_free_bufs(out, p->n_outputs);
 }
@@ -65,15 +67,16 @@ void wk_measure_memory(worker *w, void **in, wk_memres *m)
  * of a run (each worker chooses anew) from a change of clock. */
 void wk_emit_choices(worker *w)
 {
-    for (int v = 0; v < 2; v++) {
-        if (v == 1 && !w->p->uses_tf32) continue;
-        const char *c = base_choice(w->base, v ? BASE_TF32 : BASE_FP32);
+    for (int v = 0; v < N_VARIANTS; v++) {
+        if (v == V_CAND || !wk_variant_timed(w, v)) continue;
+        base_variant bv = v == V_BF16 ? BASE_BF16 : v == V_TF32 ? BASE_TF32 : BASE_FP32;
+        const char *c = base_choice(w->base, bv);
         if (!c || !*c) continue;
         cJSON *r = wk_rec(KBV_REC_BASELINE);
-        cJSON_AddStringToObject(r, KBV_K_VARIANT, v ? "tf32" : "fp32");
+        cJSON_AddStringToObject(r, KBV_K_VARIANT, wk_variant_names[v]);
         cJSON_AddStringToObject(r, "choice", c);
         /* The same choices as base_pin takes them back (scripts/pins.py). */
-        const char *pins = base_pins(w->base, v ? BASE_TF32 : BASE_FP32);
+        const char *pins = base_pins(w->base, bv);
         if (pins && *pins) cJSON_AddStringToObject(r, "pins", pins);
         wk_emit(w, r);
     }
@@ -82,6 +85,8 @@ void wk_emit_choices(worker *w)
 void wk_emit_memory(worker *w, const wk_memres *m, long long cand_leak, long long base_leak)
 {
     for (int v = 0; v < N_VARIANTS; v++) {
+        /* tf32 is recorded where it is the fp32 computation too. */
+        if (w->bf16 ? !wk_variant_timed(w, v) : v == V_BF16) continue;
         cJSON *r = wk_rec(KBV_REC_MEMORY);
         cJSON_AddStringToObject(r, KBV_K_VARIANT, wk_variant_names[v]);
         cJSON_AddNumberToObject(r, "peak_bytes", (double)m[v].peak_bytes);

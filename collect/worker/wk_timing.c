@@ -114,7 +114,7 @@ static void tstate_open(worker *w, tstate *t)
     t->stamps = wk_dalloc(w, 2 * N_VARIANTS * sizeof *t->stamps, "clock stamps");
     if (cudaEventCreate(&t->ev0) != cudaSuccess || cudaEventCreate(&t->ev1) != cudaSuccess)
         wk_die_cuda(w, "events", cudaGetLastError());
-    t->tf32_is_fp32 = !p->uses_tf32;
+    t->tf32_is_fp32 = !w->bf16 && !p->uses_tf32;
     t->failed_round = -1;
     wk_sync(w, "timing setup");
 }
@@ -129,12 +129,12 @@ static void tstate_close(worker *w, tstate *t)
     /* Outputs are poisoned before the memory is given back: the candidate
      * runs again (memory measurement) and could find them. */
     for (int k = 0; k < WK_TIMED_SETS; k++) {
-        for (int i = 0; i < p->n_outputs; i++) wk_poison(w, t->cout[k][i], w->out_bytes[i]);
+        for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, t->cout[k][i]);
         wk_sync(w, "poison");
         wk_free_bufs(t->cout[k], p->n_outputs);
         wk_free_bufs(t->in[k], p->n_inputs);
     }
-    for (int i = 0; i < p->n_outputs; i++) wk_poison(w, t->bout[i], w->out_bytes[i]);
+    for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, t->bout[i]);
     wk_sync(w, "poison");
     wk_free_bufs(t->bout, p->n_outputs);
 }
@@ -168,7 +168,7 @@ static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms
     void **out = v == V_CAND ? t->cout[k] : t->bout;
     wk_make_call(w, &c, t->in[k], out);
     if (v == V_CAND)
-        for (int i = 0; i < p->n_outputs; i++) wk_poison(w, out[i], w->out_bytes[i]);
+        for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, out[i]);
     /* The round's redraw of the inputs and the poisoning of the outputs are
      * done before the wall clock starts: left on the stream, they fell inside
      * the wall window of whichever call came next (4.7 ms on a 1.6 GB ReLU on
@@ -203,11 +203,11 @@ static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms
 
 /* The round's variants in a secret order (the tf32 baseline is not run
  * where it is the fp32 computation).  Returns their number. */
-static int round_order(tstate *t, int order[N_VARIANTS])
+static int round_order(const worker *w, int order[N_VARIANTS])
 {
     int n = 0;
     for (int v = 0; v < N_VARIANTS; v++)
-        if (!(v == V_TF32 && t->tf32_is_fp32)) order[n++] = v;
+        if (wk_variant_timed(w, v)) order[n++] = v;
     for (int i = n - 1; i > 0; i--) {
         int j = (int)wk_secret_below((uint64_t)i + 1), x = order[i];
         order[i] = order[j];
@@ -222,7 +222,7 @@ static void warm_up(worker *w, tstate *t)
     unsigned mhz[3] = {0, 0, 0};
     for (int round = 0;; round++) {
         int order[N_VARIANTS];
-        int n = round_order(t, order);
+        int n = round_order(w, order);
         int k = (int)wk_secret_below(WK_TIMED_SETS);
         refresh_set(w, t, k);
         for (int j = 0; j < n; j++) {
@@ -343,7 +343,7 @@ static int clocks_agree(const tvar *tv, int n, double slack_ms, double *scratch,
     return fabs(*med_diff) <= CLOCK_REL * *med_ev + slack_ms;
 }
 
-static void emit_clock_probe(worker *w, const tvar *tv, int n, int tf32_is_fp32, double slack_ms, double *scratch)
+static void emit_clock_probe(worker *w, const tvar *tv, int n, double slack_ms, double *scratch)
 {
     double *diffs = malloc((size_t)(n + 1) * sizeof *diffs);
     if (!diffs) wk_die_launch(w, "harness: out of host memory");
@@ -351,7 +351,7 @@ static void emit_clock_probe(worker *w, const tvar *tv, int n, int tf32_is_fp32,
     int pass = 1;
     size_t l = 0;
     for (int v = 0; v < N_VARIANTS; v++) {
-        if (v == V_TF32 && tf32_is_fp32) continue;
+        if (!wk_variant_timed(w, v)) continue;
         double md, me;
         int ok = clocks_agree(&tv[v], n, slack_ms, scratch, diffs, &md, &me);
         pass &= ok;
@@ -389,10 +389,18 @@ void wk_timing(worker *w)
         tv[v].mhz = malloc((size_t)cap * sizeof(unsigned));
         if (!tv[v].gpu || !tv[v].wall || !tv[v].gt || !tv[v].mhz) wk_die_launch(w, "harness: out of host memory");
     }
+    /* The baselines each per-round ratio is taken against. */
+    int bases[2], nb = 0;
+    if (w->bf16) {
+        bases[nb++] = V_BF16;
+    } else {
+        bases[nb++] = V_FP32;
+        if (!t.tf32_is_fp32) bases[nb++] = V_TF32;
+    }
     int n = 0, last_k = 0, last_verified = 0;
     for (int round = 0;; round++) {
         int order[N_VARIANTS];
-        int nv = round_order(&t, order);
+        int nv = round_order(w, order);
         int k = (int)wk_secret_below(WK_TIMED_SETS);
         refresh_set(w, &t, k);
         double g[N_VARIANTS], wl[N_VARIANTS], gt[N_VARIANTS];
@@ -421,13 +429,13 @@ void wk_timing(worker *w)
         last_k = k;
         last_verified = verify_pick(&t, round, rule.min_samples);
         if (last_verified) verify_round(w, &t, round, k, 0);
-        for (int b = 0; b < 2; b++) ratio[b][n] = tv[b].gpu[n] / tv[V_CAND].gpu[n];
+        for (int b = 0; b < nb; b++) ratio[b][n] = tv[bases[b]].gpu[n] / tv[V_CAND].gpu[n];
         n++;
         double wall = tv[V_CAND].wall_s;
         for (int v = 0; v < N_VARIANTS; v++)
             if (tv[v].wall_s > wall) wall = tv[v].wall_s;
         const double *const rs[2] = {ratio[0], ratio[1]};
-        if (cstat_should_stop_paired(&rule, rs, t.tf32_is_fp32 ? 1 : 2, n, tv[V_CAND].gpu_s, wall, scratch) !=
+        if (cstat_should_stop_paired(&rule, rs, nb, n, tv[V_CAND].gpu_s, wall, scratch) !=
             CSTAT_GO_ON)
             break;
     }
@@ -449,10 +457,12 @@ void wk_timing(worker *w)
                  (long long)t.failed_cmp.st.unwritten, t.failed_cmp.st.max_abs_err, t.rounds_text);
     }
     wk_probe(w, "timed-output", t.failed_round < 0, det);
-    emit_clock_probe(w, tv, n, t.tf32_is_fp32, t.clock_slack_ms, scratch);
+    emit_clock_probe(w, tv, n, t.clock_slack_ms, scratch);
 
     for (int v = 0; v < N_VARIANTS; v++) {
         const tvar *x = v == V_TF32 && t.tf32_is_fp32 ? &tv[V_FP32] : &tv[v];
+        w->med_gpu[v] = w->med_wall[v] = 0;
+        if (!wk_variant_timed(w, v) && !(v == V_TF32 && t.tf32_is_fp32)) continue;
         w->med_gpu[v] = cstat_median(x->gpu, n, scratch);
         w->med_wall[v] = cstat_median(x->wall, n, scratch);
     }
@@ -473,8 +483,9 @@ void wk_probes_after_timing(worker *w)
     char det[1200];
     /* Deferred work: fingerprints, wall vs event time, host threads. */
     char why[400];
-    int t_pass = verdict_deferred_timing(w->med_gpu[V_CAND], w->med_wall[V_CAND], w->med_gpu[V_FP32],
-                                         w->med_wall[V_FP32], why, sizeof why);
+    int mb = wk_main_baseline(w);
+    int t_pass = verdict_deferred_timing(w->med_gpu[V_CAND], w->med_wall[V_CAND], w->med_gpu[mb],
+                                         w->med_wall[mb], why, sizeof why);
     int thr_pass = w->cand_threads == 0;
     char thr[160];
     if (thr_pass)
@@ -488,12 +499,17 @@ void wk_probes_after_timing(worker *w)
     wk_probe(w, "deferred-work", pass, det);
 
     /* Physical floor. */
-    double floor_ms = verdict_floor_ms(w->p->min_bytes, w->p->flops, w->copy_gbps, w->tf32_tflops);
+    /* In the BF16 setting the float tensors move half the bytes. */
+    double ref_io = 0;
+    for (int i = 0; i < w->p->n_inputs; i++) ref_io += (double)w->rin_bytes[i];
+    for (int i = 0; i < w->p->n_outputs; i++) ref_io += (double)w->rout_bytes[i];
+    double min_bytes = ref_io > 0 ? w->p->min_bytes * (double)w->io_bytes / ref_io : w->p->min_bytes;
+    double floor_ms = verdict_floor_ms(min_bytes, w->p->flops, w->copy_gbps, w->tf32_tflops);
     double t = w->med_gpu[V_CAND];
     int fpass = verdict_floor_pass(t, floor_ms);
     snprintf(det, sizeof det,
              "median %.4g ms vs floor %.4g ms = max(%.4g bytes / %.4g GB/s copy bandwidth, %.4g FLOP / (2 x %.4g TFLOP/s tf32))%s",
-             t, floor_ms, w->p->min_bytes, w->copy_gbps, w->p->flops, w->tf32_tflops,
+             t, floor_ms, min_bytes, w->copy_gbps, w->p->flops, w->tf32_tflops,
              fpass ? "" : ": faster than the hardware can move or compute it");
     cJSON *r = wk_rec(KBV_REC_PROBE);
     cJSON_AddStringToObject(r, KBV_K_PROBE, "physical-floor");

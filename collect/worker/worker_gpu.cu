@@ -46,6 +46,21 @@ __global__ void fp_f32_kernel(const uint32_t *x, int64_t n, unsigned long long *
     if ((threadIdx.x & 31) == 0) atomicAdd(acc, h);
 }
 
+/* The same for bfloat16 values: -0 and +0, and every NaN, alike. */
+__global__ void fp_bf16_kernel(const uint16_t *x, int64_t n, unsigned long long *acc)
+{
+    unsigned long long h = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t b = x[i];
+        if ((b & 0x7fffu) == 0) b = 0;
+        else if ((b & 0x7f80u) == 0x7f80u && (b & 0x007fu)) b = 0x7fc0u;
+        h += mix64(((unsigned long long)i << 32) ^ b ^ 0x3c6ef372ull);
+    }
+    for (int o = 16; o > 0; o /= 2) h += __shfl_down_sync(0xffffffffu, h, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(acc, h);
+}
+
 __global__ void fp_u64_kernel(const unsigned long long *x, int64_t n, unsigned long long *acc)
 {
     unsigned long long h = 0;
@@ -141,6 +156,8 @@ extern "C" int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStre
     if (ce == cudaSuccess) {
         if (dt == KBV_I64)
             fp_u64_kernel<<<(unsigned)blocks, 256, 0, s>>>((const unsigned long long *)dev, n, acc);
+        else if (dt == KBV_BF16)
+            fp_bf16_kernel<<<(unsigned)blocks, 256, 0, s>>>((const uint16_t *)dev, n, acc);
         else
             fp_f32_kernel<<<(unsigned)blocks, 256, 0, s>>>((const uint32_t *)dev, n, acc);
         ce = cudaGetLastError();

@@ -18,7 +18,7 @@ int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s,
                        kbv_err *e);
 
 /* A 64-bit fingerprint of n elements in which -0.0 and +0.0 (and all NaNs)
- * of a KBV_F32 tensor count as equal, so that input independence is not
+ * of a KBV_F32 or KBV_BF16 tensor count as equal, so that input independence is not
  * fooled by the sign of a zero (ReLU of -0.0); synchronises s. */
 int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uint64_t *fp,
                    kbv_err *e);

@@ -70,14 +70,15 @@ refused "a FIFO named X.cu" "not a regular file" $C --candidates "$T/fifo" --out
 
 # set.json shapes.
 for shape in '[1,2]' '{}' '"x"' '{"name": ""}' '{"name": 3}' '{"name": "s", "nmae": "typo"}' \
-             '{"name": "s", "expected": [1]}'; do
+             '{"name": "s", "expected": [1]}' '{"name": "s", "precision": "fp16"}' \
+             '{"name": "s", "precision": "fp32", "compare_with": "naive"}'; do
     mkset "$T/shape"
     echo "$shape" >"$T/shape/set.json"
     refused "set.json $shape" "set.json" $C --candidates "$T/shape" --out "$T/out"
     rm -rf "$T/shape"
 done
 mkset "$T/shape"
-echo '{"name": "s", "description": "d", "origin": "o", "expected": {}, "expected_status": {}}' >"$T/shape/set.json"
+echo '{"name": "s", "description": "d", "origin": "o", "precision": "bf16", "compare_with": "naive", "expected": {}, "expected_status": {}}' >"$T/shape/set.json"
 passes "set.json with every known key" $C --candidates "$T/shape" --out "$T/out"
 
 # --gpus: repeated or empty ids.

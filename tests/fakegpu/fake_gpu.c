@@ -56,6 +56,52 @@ int gen_poison_f32(void *dev, size_t n_floats, cudaStream_t s, kbv_err *e)
     return 0;
 }
 
+int gen_poison_bf16(void *dev, size_t n, cudaStream_t s, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    uint16_t *d = dev;
+    size_t m = (size_t)fake_elems((int64_t)n);
+    for (size_t i = 0; i < m; i++) d[i] = (uint16_t)GEN_POISON_BF16_BITS;
+    return 0;
+}
+
+/* Round to nearest even, as gen.cu's kernel does. */
+static uint16_t to_bf16_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu)) return (uint16_t)((b >> 16) | 0x0040u);
+    b += 0x7fffu + ((b >> 16) & 1u);
+    return (uint16_t)(b >> 16);
+}
+
+static float from_bf16_bits(uint16_t h)
+{
+    uint32_t b = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+int gen_narrow_bf16(const float *src, void *dst, int64_t n, cudaStream_t s, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    uint16_t *d = dst;
+    for (int64_t i = 0; i < fake_elems(n); i++) d[i] = to_bf16_bits(src[i]);
+    return 0;
+}
+
+int gen_widen_bf16(const void *src, float *dst, int64_t n, cudaStream_t s, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    const uint16_t *h = src;
+    for (int64_t i = 0; i < fake_elems(n); i++) dst[i] = from_bf16_bits(h[i]);
+    return 0;
+}
+
 int gen_fill_bytes(void *dev, size_t n, unsigned char pattern, cudaStream_t s, kbv_err *e)
 {
     (void)s;
@@ -69,18 +115,24 @@ int cmp_tensors(const void *out, const void *ref, int64_t n, kbv_dtype dtype, do
 {
     (void)s;
     (void)e;
-    (void)dtype;
     memset(st, 0, sizeof *st);
     st->count = n;
     const float *o = out, *r = ref;
+    const uint16_t *o16 = out;
     double worst = 0;
     int tier_fail = 0;
     for (int64_t i = 0; i < fake_elems(n); i++) {
-        uint32_t bits;
-        memcpy(&bits, &o[i], 4);
-        double ov = o[i], rv = r[i];
+        double ov, rv = r[i];
         int bad;
-        if (bits == GEN_POISON_F32_BITS) st->unwritten++;
+        if (dtype == KBV_BF16) {
+            ov = from_bf16_bits(o16[i]);
+            if (o16[i] == GEN_POISON_BF16_BITS) st->unwritten++;
+        } else {
+            uint32_t bits;
+            memcpy(&bits, &o[i], 4);
+            ov = o[i];
+            if (bits == GEN_POISON_F32_BITS) st->unwritten++;
+        }
         if (!isfinite(ov) && isfinite(rv)) {
             st->nonfinite++;
             bad = 1;
@@ -138,8 +190,15 @@ int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out,
 int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e)
 {
     (void)b;
-    (void)v;
     (void)e;
+    if (v == BASE_BF16) {
+        /* ReLU on bfloat16 values: exact, as rounding a ReLU of floats. */
+        const uint16_t *x = call->inputs[0].data;
+        uint16_t *y = call->outputs[0].data;
+        int64_t n = fake_elems(kbv_numel(&call->outputs[0]));
+        for (int64_t i = 0; i < n; i++) y[i] = (x[i] & 0x8000u) || x[i] == 0 ? 0 : x[i];
+        return 0;
+    }
     const float *x = call->inputs[0].data;
     float *y = call->outputs[0].data;
     int64_t n = fake_elems(kbv_numel(&call->outputs[0]));
@@ -154,7 +213,9 @@ size_t base_workspace_bytes(const base_ctx *b) { return b ? (size_t)32 << 20 : 0
 const char *base_choice(const base_ctx *b, base_variant v)
 {
     if (!b) return "";
-    return v == BASE_TF32 ? "fake: host ReLU loop (tf32 slot)" : "fake: host ReLU loop";
+    return v == BASE_BF16   ? "fake: host ReLU loop on bf16"
+           : v == BASE_TF32 ? "fake: host ReLU loop (tf32 slot)"
+                            : "fake: host ReLU loop";
 }
 
 void base_destroy(base_ctx *b)
@@ -186,11 +247,11 @@ int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uin
 {
     (void)s;
     (void)e;
-    (void)dt;
     const uint32_t *x = dev;
+    const uint16_t *x16 = dev;
     uint64_t h = 0;
     for (int64_t i = 0; i < fake_elems(n); i++) {
-        uint32_t b = x[i];
+        uint32_t b = dt == KBV_BF16 ? (uint32_t)x16[i] << 16 : x[i];
         if ((b & 0x7fffffffu) == 0) b = 0;
         h += mix(((uint64_t)i << 32) ^ b);
     }

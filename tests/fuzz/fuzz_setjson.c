@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *dirs[2] = {a, b};
     kbv_err e = {0};
     plan pl;
-    if (plan_make(&pl, "smoke", dirs, 2, NULL, 0, 1, &e) == 0) {
+    if (plan_make(&pl, "smoke", dirs, 2, NULL, 0, 1, NULL, &e) == 0) {
         for (int i = 0; i < pl.n_pairs; i++) {
             char *k = plan_pair_key(pl.sets[pl.pairs[i].set].name, pl.pairs[i].p->id);
             if (!k) abort();

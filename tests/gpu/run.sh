@@ -2,7 +2,8 @@
 # tests/gpu/run.sh BUILD_DIR - the end-to-end tests of collect on a CUDA GPU
 # (make test-gpu).  Runs kbv-collect on the purpose-built candidates of
 # tests/gpu/sets (a correct one and one for every class of DESIGN.md 7, a
-# crasher, a hanger, an out-of-memory and an illegal address), analyzes the
+# crasher, a hanger, an out-of-memory and an illegal address; t-bf16 and
+# t-bf16-wrong in the BF16 setting), analyzes the
 # run and checks every class against the sets' set.json; then kills a
 # collect with SIGKILL mid-run, resumes it and checks that every pair is in
 # the journal exactly once.  Takes a few minutes on an H200.

@@ -31,6 +31,17 @@ Every ratio should be at most 1.05; a problem that is not carries an
 exception with its reason (known reasons below; anything else is marked
 "unexplained" so that the report shows it).  Results merge into an existing
 file by id, so the suite can be run in parts (--problems GLOB).
+
+With --precision bf16 (the BF16 setting of kbv collect) the inputs, drawn
+as above, are rounded to bfloat16 (to nearest even, as kbv rounds them);
+PyTorch runs the problem on them (parameters included, so the whole model
+is bfloat16) and kbv runs its bf16 baseline.  kbv's output must match
+PyTorch's to bfloat16 precision (max |d| <= 2e-2 max |ref|), and
+bf16_ratio = kbv median / PyTorch median, timed as above.  A bf16 baseline
+that is the fallback (its choice starts with "fallback") has its ratio
+measured but its parity not claimed: the exception says so.  The file
+(default data/parity/<gpu>-bf16.json) says "precision": "bf16"; its
+fp32_ratio and tf32_ratio are null.
 """
 import argparse
 import contextlib
@@ -64,6 +75,8 @@ def parse_args():
     ap.add_argument("--from-run", default=None, metavar="RUN_DIR",
                     help="kbv's times from this collect run's journal (in-run medians) instead of timing here")
     ap.add_argument("--warm-s", type=float, default=0.5, help="seconds of PyTorch calls before its samples")
+    ap.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+                    help="fp32: the fp32 and tf32 baselines; bf16: the bf16 baseline on bfloat16 inputs")
     return ap.parse_args()
 
 
@@ -83,7 +96,7 @@ def run_medians(run_dir):
                 r = json.loads(line)
             except ValueError:
                 continue
-            if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32") and r.get("gpu_ms") is not None:
+            if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32", "bf16") and r.get("gpu_ms") is not None:
                 times.setdefault(r["problem"], {}).setdefault(r["variant"], []).append(r["gpu_ms"])
     out = {}
     for pid, v in times.items():
@@ -229,6 +242,107 @@ def bn_train(x, w, b):
     return F.batch_norm(x, None, None, w, b, training=True, eps=1e-5)
 
 
+def convx(p, t, transposed=False, wi=1, bias=True):
+    """The problem's convolution with its stride, padding and output
+    padding; the weight is input wi, its bias the next input when bias."""
+    x, w = t[0], t[wi]
+    b = t[wi + 1] if bias else None
+    nd = x.dim() - 2
+    s, pd = int(A(p, "stride", 1)), int(A(p, "padding", 0))
+    if transposed:
+        fn = [None, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][nd]
+        return fn(x, w, b, stride=s, padding=pd, output_padding=int(A(p, "output_padding", 0)))
+    fn = [None, F.conv1d, F.conv2d, F.conv3d][nd]
+    return fn(x, w, b, stride=s, padding=pd)
+
+
+def hsw(x):
+    return F.hardswish(x)
+
+
+def swish(x):
+    return torch.sigmoid(x) * x
+
+
+def mpool(x, k, s=None):
+    return [None, F.max_pool1d, F.max_pool2d, F.max_pool3d][x.dim() - 2](x, k, s)
+
+
+def apool(x, k, s=None):
+    return [None, F.avg_pool1d, F.avg_pool2d, F.avg_pool3d][x.dim() - 2](x, k, s)
+
+
+def gn(x, g, t, i, eps=1e-5):
+    return F.group_norm(x, g, t[i], t[i + 1], eps=eps)
+
+
+def l2_more():
+    """The references of the level-2 problems with post stages (the files'
+    forward(), step by step)."""
+    T = True
+    return {
+        3: lambda p, t: F.gelu(apool(F.layer_norm(convx(p, t, T) + t[3], (64,), t[4], t[5], eps=1e-5), 2)),
+        6: lambda p, t: mpool(mpool(torch.softmax(convx(p, t), dim=1), 2), 2),
+        8: lambda p, t: torch.sum(F.adaptive_avg_pool3d(mpool(convx(p, t) / 2.0, 2), (1, 1, 1)) + t[3], dim=1),
+        10: lambda p, t: torch.tanh(torch.mean(F.hardtanh(mpool(convx(p, t, T), 2, 2), -1, 1), dim=(2, 3), keepdim=True)),
+        11: lambda p, t: gn(mpool(torch.tanh(bn_train(convx(p, t, T), t[3], t[4])), 2, 2), 8, t, 5),
+        13: lambda p, t: torch.tanh(torch.softmax(convx(p, t, T).mean(dim=2, keepdim=True) + t[3], dim=1)) * 2.0,
+        15: lambda p, t: (lambda y: y - torch.mean(y, dim=(2, 3, 4), keepdim=True))(bn_train(convx(p, t, T), t[3], t[4])),
+        18: lambda p, t: (lambda y: torch.logsumexp(torch.logsumexp(torch.mean(torch.max(y, dim=1, keepdim=True)[0], dim=1, keepdim=True), dim=1, keepdim=True), dim=1, keepdim=True))(torch.sum(lin(t), dim=1, keepdim=True)),
+        19: lambda p, t: gn(F.gelu(convx(p, t, T)), 8, t, 3),
+        20: lambda p, t: (lambda y: ((y + t[3]) + y) * y + y)(convx(p, t, T)),
+        22: lambda p, t: (lambda y: y * mish(y))(torch.logsumexp(torch.clamp((lambda z: z + z)(lin(t) * 2.0), -10.0, 10.0), dim=1, keepdim=True)),
+        23: lambda p, t: gn(convx(p, t), 8, t, 3).mean(dim=[1, 2, 3, 4]),
+        24: lambda p, t: torch.softmax(torch.min(convx(p, t), dim=2)[0], dim=1),
+        26: lambda p, t: (lambda y: y * F.hardswish(y))(convx(p, t, T, wi=2) + t[1]),
+        27: lambda p, t: torch.mean(gn(hsw(convx(p, t)), 4, t, 3), dim=[2, 3, 4]),
+        28: lambda p, t: (F.instance_norm(F.linear(t[0], t[2], t[3]).unsqueeze(1).unsqueeze(1), eps=1e-5).squeeze(1).squeeze(1) + t[1]) * t[1],
+        31: lambda p, t: (torch.min(convx(p, t), torch.tensor(0.5, device=t[0].device)) + t[3]) * 2.0,
+        34: lambda p, t: F.gelu(F.layer_norm(convx(p, t, T), (64,), t[3], t[4], eps=1e-5)) * 1.0,
+        35: lambda p, t: mish(mpool(F.hardswish(convx(p, t) - 0.5), 2)),
+        36: lambda p, t: F.gelu(torch.sum(torch.min(convx(p, t, T), dim=1, keepdim=True)[0], dim=2, keepdim=True)) + t[3],
+        37: lambda p, t: gn(swish(lin(t)) + t[3], 64, t, 4),
+        39: lambda p, t: bn_train(lin(t) * t[3], t[4], t[5]),
+        42: lambda p, t: torch.sum(torch.logsumexp(torch.mean(convx(p, t, T), dim=(2, 3), keepdim=True) + t[3], dim=1, keepdim=True), dim=(2, 3)) * 10.0,
+        43: lambda p, t: torch.relu(torch.logsumexp(mpool(convx(p, t), 2, 2), dim=1, keepdim=True)),
+        44: lambda p, t: torch.mean(torch.mean(convx(p, t, T) * 0.5, dim=[2, 3], keepdim=True), dim=[2, 3], keepdim=True),
+        46: lambda p, t: apool(torch.tanh(convx(p, t) - 0.5) - 0.2, 2),
+        49: lambda p, t: torch.sigmoid(torch.softmax(convx(p, t, T), dim=1)),
+        50: lambda p, t: (apool(convx(p, t, T) * t[3], 2) + t[4]) * t[5],
+        51: lambda p, t: F.gelu(torch.logsumexp(torch.mean(lin(t) - t[3], dim=1, keepdim=True), dim=1, keepdim=True)) + t[0],
+        55: lambda p, t: torch.sum(F.max_pool1d(lin(t).unsqueeze(1), 2).squeeze(1), dim=1) * 0.5,
+        58: lambda p, t: torch.clamp((lambda y: y * torch.sigmoid(y + 3) / 6)(torch.logsumexp(convx(p, t, T), dim=1, keepdim=True)) - t[3], min=-1, max=1),
+        60: lambda p, t: F.hardswish(gn(swish(convx(p, t, T)), 4, t, 3)),
+        61: lambda p, t: gn(torch.relu(convx(p, t, T, bias=False)), 8, t, 2),
+        64: lambda p, t: F.gelu(F.gelu(F.leaky_relu(F.leaky_relu(torch.logsumexp(lin(t), dim=1, keepdim=True), 0.01), 0.01))),
+        65: lambda p, t: torch.sum(torch.sigmoid(apool(convx(p, t), 4)), dim=[1, 2, 3]),
+        72: lambda p, t: apool(apool(bn_train(convx(p, t, T), t[3], t[4]), 2), 2),
+        74: lambda p, t: mpool(F.leaky_relu(F.leaky_relu(convx(p, t, T), 0.2) * t[3], 0.2), 2),
+        75: lambda p, t: torch.min(gn(lin(t), 512, t, 3), dim=1, keepdim=True)[0] + t[5],
+        77: lambda p, t: F.adaptive_avg_pool3d(bn_train(convx(p, t, T) * 2.0, t[3], t[4]), (1, 1, 1)),
+        78: lambda p, t: torch.sum(mpool(mpool(convx(p, t, T), 2), 3), dim=1, keepdim=True),
+        79: lambda p, t: torch.max(torch.clamp(F.instance_norm(convx(p, t) * t[3], eps=1e-5), -1.0, 1.0) * t[3], dim=1)[0],
+        80: lambda p, t: F.gelu((lambda y: y - y.mean(dim=1, keepdim=True))(torch.max(lin(t), dim=1, keepdim=True).values)),
+        82: lambda p, t: mpool(torch.tanh(convx(p, t)) * 2.0 + t[3], 4),
+        83: lambda p, t: torch.clamp(torch.min(gn(convx(p, t), 8, t, 3), torch.tensor(0.0, device=t[0].device)), min=0.0, max=1.0),
+        84: lambda p, t: torch.softmax(t[5] * bn_train(lin(t), t[3], t[4]), dim=1),
+        85: lambda p, t: torch.clamp(mpool(gn(convx(p, t), 16, t, 3) * t[5], 4), 0.0, 1.0),
+        89: lambda p, t: torch.max(swish(torch.softmax(F.max_pool3d(convx(p, t, T), 2, 2, 0), dim=1) - t[3].view(1, -1, 1, 1, 1)), dim=1)[0],
+        90: lambda p, t: F.gelu(torch.clamp(F.leaky_relu(convx(p, t), 0.2) + t[3], -1.0, 1.0)),
+        91: lambda p, t: torch.sigmoid((torch.softmax(convx(p, t, T), dim=1) + t[3]) * 2.0),
+        92: lambda p, t: (lambda y: torch.logsumexp(y + F.hardswish(torch.tanh(gn(y, 16, t, 3))), dim=1, keepdim=True))(convx(p, t)),
+        93: lambda p, t: F.gelu(torch.min(convx(p, t, T) + 0.5, torch.tensor(0.0, device=t[0].device))) * 2.0,
+        94: lambda p, t: gn(mish(F.hardtanh(lin(t) + t[3])), 256, t, 4),
+        96: lambda p, t: torch.clamp(F.adaptive_avg_pool3d(mpool(convx(p, t, T) * 0.5, 2), (1, 1, 1)), 0, 1),
+        97: lambda p, t: swish((bn_train(lin(t), t[3], t[4]) + t[5]) / 1.0),
+        98: lambda p, t: torch.max(F.gelu(F.avg_pool1d(lin(t).unsqueeze(1), 16).squeeze(1)) * 2.0, dim=1).values,
+        100: lambda p, t: torch.clamp(convx(p, t, T), min=-1.0) / 2.0,
+        38: lambda p, t: (lambda y: torch.softmax(y.view(y.shape[0], y.shape[1], -1), dim=2).view(y.shape) * t[3])(
+            torch.clamp(F.conv_transpose3d(F.avg_pool3d(t[0], 2), t[1], t[2], stride=2, padding=1, output_padding=1), 0.0, 1.0)),
+        45: lambda p, t: torch.logsumexp(F.linear(torch.sigmoid(lin(t)), t[3], t[4]), dim=1),
+    }
+
+
 L2 = {
     1: lambda p, t: torch.relu(conv2(p, t)) + t[3],
     2: lambda p, t: torch.clamp(torch.clamp(conv2(p, t, True) + t[3], 0.0, 1.0) * 2.0, 0.0, 1.0) / 2.0,
@@ -272,6 +386,9 @@ L2 = {
     95: lambda p, t: F.hardtanh(F.gelu(torch.tanh((lambda y: torch.sigmoid(y) * y)(lin(t) + t[3]))), -1, 1),
     99: lambda p, t: F.softmax(F.gelu(lin(t)), dim=1),
 }
+
+
+L2.update(l2_more())
 
 
 # Level 3: the networks, built with torch.nn in training mode (as
@@ -731,8 +848,104 @@ def run_problem(lib, p, timer, seed, inrun=None, warm_s=0.0):
     return res
 
 
+def check_bf16(out, ref):
+    """(ok, max_abs_err, detail): two bfloat16 computations of the same
+    problem agree to bfloat16's precision (a few units in the last place of
+    8 mantissa bits, and the intermediate roundings of PyTorch's eager
+    steps): max |d| <= 2e-2 max |ref|."""
+    if out.dtype == torch.int64 or ref.dtype == torch.int64:
+        return check(out, ref, tf32=False)
+    mx, scale = 0.0, 0.0
+    o_all, r_all = out.reshape(-1), ref.reshape(-1)
+    for i in range(0, o_all.numel(), CHUNK):
+        o, r = o_all[i:i + CHUNK].double(), r_all[i:i + CHUNK].double()
+        finite = torch.isfinite(r)
+        if not bool(torch.isfinite(o[finite]).all()):
+            return False, float("inf"), "non-finite output where the reference is finite"
+        d = (o[finite] - r[finite]).abs()
+        if d.numel():
+            mx = max(mx, float(d.max().item()))
+            scale = max(scale, float(r[finite].abs().max().item()))
+        del o, r, finite, d
+    return mx <= 2e-2 * max(scale, 1e-30), mx, f"max |d| {mx:.3g} vs 2e-2 * max |ref| {scale:.3g}"
+
+
+def run_problem_bf16(lib, p, timer, seed, inrun=None, warm_s=0.0):
+    """The BF16 setting's ratio of one problem (see the module's text)."""
+    pid = p["id"]
+    res = {"id": pid, "fp32_ratio": None, "tf32_ratio": None, "bf16_ratio": None, "exception": None}
+    why = ctypes.create_string_buffer(512)
+    if not lib.kbvb_available(pid.encode(), why, 512):
+        res["exception"] = "kbv baseline unavailable here: " + why.value.decode()
+        return res
+    ref_fn = reference(p)
+    if ref_fn is None:
+        res["exception"] = "no PyTorch reference in parity.py"
+        return res
+    try:
+        ins, outs, in_ptrs, out_ptrs, handle, sp, err = setup(lib, p, seed)
+    except RuntimeError as ex:
+        res["exception"] = str(ex)
+        return res
+    failures = []
+    try:
+        bins = [t.to(torch.bfloat16) if t.dtype == torch.float32 else t for t in ins]
+        bouts = [torch.empty_like(t, dtype=torch.bfloat16) if t.dtype == torch.float32 else torch.empty_like(t)
+                 for t in outs]
+        del ins, outs
+        torch.cuda.empty_cache()
+        bin_ptrs = (ctypes.c_void_p * len(bins))(*[t.data_ptr() for t in bins])
+        bout_ptrs = (ctypes.c_void_p * len(bouts))(*[t.data_ptr() for t in bouts])
+        set_tf32(False)
+        with torch.no_grad():
+            ref = ref_fn(p, bins)
+            if lib.kbvb_run(handle, 2, bin_ptrs, bout_ptrs, sp, err, 2048):
+                failures.append("bf16 run: " + err.value.decode())
+            else:
+                torch.cuda.synchronize()
+                ok, mx, detail = check_bf16(bouts[0], ref.reshape(bouts[0].shape))
+                res["bf16_max_abs_err"] = mx
+                res["bf16_match"] = ok
+                res["bf16_torch_dtype"] = str(ref.dtype).replace("torch.", "")
+                if not ok:
+                    failures.append("bf16 output: " + detail)
+                del ref
+                torch.cuda.empty_cache()
+                if inrun is not None:
+                    if "bf16" not in inrun:
+                        failures.append("bf16: no in-run samples")
+                        t_torch = t_kbv = None
+                    else:
+                        timer.warm(lambda: ref_fn(p, bins), warm_s)
+                        t_torch = timer.medians_ms([lambda: ref_fn(p, bins)])[0]
+                        t_kbv = inrun["bf16"]
+                        res["bf16_kbv_samples"] = inrun.get("n_bf16")
+                else:
+                    t_torch, t_kbv = timer.medians_ms(
+                        [lambda: ref_fn(p, bins),
+                         lambda: lib.kbvb_run(handle, 2, bin_ptrs, bout_ptrs, sp, err, 2048)])
+                choice = (lib.kbvb_choice(handle, 2) or b"").decode(errors="replace")
+                res["bf16_choice"] = choice
+                if t_torch is not None:
+                    res["bf16_torch_ms"] = t_torch
+                    res["bf16_kbv_ms"] = t_kbv
+                    res["bf16_ratio"] = t_kbv / t_torch if t_torch > 0 else None
+                if choice.startswith("fallback"):
+                    failures.append("fallback baseline (fp32 computation on widened inputs): parity not claimed")
+    finally:
+        lib.kbvb_destroy(handle)
+        set_tf32(False)
+    r = res["bf16_ratio"]
+    if r is not None and r > RATIO_LIMIT:
+        failures.append(f"slower than PyTorch: bf16 ratio {r:.3f}")
+    if failures:
+        res["exception"] = exception_text(pid, "; ".join(failures))
+    return res
+
+
 def main():
     args = parse_args()
+    bf16 = args.precision == "bf16"
     lib = ctypes.CDLL(os.path.join(args.build, "libkbv_baseline.so"))
     lib.kbvb_workspace_bytes.restype = ctypes.c_ulonglong
     lib.kbvb_choice.restype = ctypes.c_char_p
@@ -741,7 +954,8 @@ def main():
              if any(fnmatch.fnmatch(p["id"], g) for g in args.problems.split(","))]
     gpu = torch.cuda.get_device_name(0)
     out = args.out or os.path.join("data", "parity",
-                                   "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") + ".json")
+                                   "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") +
+                                   ("-bf16" if bf16 else "") + ".json")
     inrun = run_medians(args.from_run) if args.from_run else None
     if inrun is not None:
         probs = [p for p in probs if p["id"] in inrun]
@@ -751,10 +965,12 @@ def main():
         method = {"kbv": "timed here, interleaved with PyTorch", "torch": "interleaved with kbv, cold L2, CUDA events"}
     doc = {"schema": "kbv-parity/1", "gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
            "samples": args.samples, "method": method, "problems": []}
+    if bf16:
+        doc["precision"] = "bf16"
     if os.path.exists(out):
         with open(out) as f:
             old = json.load(f)
-        if old.get("gpu") == gpu and old.get("method") == method:
+        if old.get("gpu") == gpu and old.get("method") == method and old.get("precision") == doc.get("precision"):
             doc["problems"] = old.get("problems", [])
     byid = {r["id"]: r for r in doc["problems"]}
     timer = Timer(args.samples)
@@ -775,8 +991,8 @@ def main():
     for i, p in enumerate(probs):
         print(f"[{i + 1}/{len(probs)}] {p['id']}", file=sys.stderr, flush=True)
         try:
-            r = run_problem(lib, p, timer, args.seed, inrun.get(p["id"]) if inrun is not None else None,
-                            args.warm_s)
+            r = (run_problem_bf16 if bf16 else run_problem)(
+                lib, p, timer, args.seed, inrun.get(p["id"]) if inrun is not None else None, args.warm_s)
         except Exception as ex:   # a failure of one problem is a result, not the end
             r = {"id": p["id"], "fp32_ratio": None, "tf32_ratio": None, "exception": f"unexplained: {type(ex).__name__}: {ex}"}
         byid[p["id"]] = r

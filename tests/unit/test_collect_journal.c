@@ -204,7 +204,7 @@ static void test_plan(void **state)
 
     const char *dirs[] = {d};
     plan pl;
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, &e), 0);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, NULL, &e), 0);
     assert_int_equal(pl.n_sets, 2);
     assert_string_equal(pl.sets[0].name, "beta"); /* folders in name order */
     assert_string_equal(pl.sets[1].name, "alpha");
@@ -223,11 +223,11 @@ static void test_plan(void **state)
     plan_free(&pl);
 
     /* --problems and --shard. */
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, "L1_0[12]*", 1, 1, &e), 0);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, "L1_0[12]*", 1, 1, NULL, &e), 0);
     assert_int_equal(pl.n_problems, 2);
     assert_int_equal(pl.n_pairs, 4);
     plan_free(&pl);
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 2, 4, &e), 0);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 2, 4, NULL, &e), 0);
     assert_int_equal(pl.n_pairs, 2); /* shard 2 of 4: positions 1 and 5 of 6 */
     assert_int_equal(pl.n_pairs_all, 6);
     assert_int_equal(pl.pairs[0].set, 0);
@@ -237,21 +237,21 @@ static void test_plan(void **state)
     /* One set folder given directly; errors are usage errors. */
     snprintf(p, sizeof p, "%s/one", d);
     const char *one[] = {p};
-    assert_int_equal(plan_make(&pl, "smoke", one, 1, NULL, 1, 1, &e), 0);
+    assert_int_equal(plan_make(&pl, "smoke", one, 1, NULL, 1, 1, NULL, &e), 0);
     assert_int_equal(pl.n_sets, 1);
     assert_string_equal(pl.sets[0].name, "alpha");
     plan_free(&pl);
-    assert_int_equal(plan_make(&pl, "nonsense", dirs, 1, NULL, 1, 1, &e), KBV_EUSAGE);
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, "nothing*", 1, 1, &e), KBV_EUSAGE);
+    assert_int_equal(plan_make(&pl, "nonsense", dirs, 1, NULL, 1, 1, NULL, &e), KBV_EUSAGE);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, "nothing*", 1, 1, NULL, &e), KBV_EUSAGE);
     const char *twice[] = {p, p};
-    assert_int_equal(plan_make(&pl, "smoke", twice, 2, NULL, 1, 1, &e), KBV_EINPUT);
+    assert_int_equal(plan_make(&pl, "smoke", twice, 2, NULL, 1, 1, NULL, &e), KBV_EINPUT);
     assert_non_null(strstr(e.msg, "alpha"));
     snprintf(p, sizeof p, "%s/notaset", d);
     const char *empty[] = {p};
-    assert_int_equal(plan_make(&pl, "smoke", empty, 1, NULL, 1, 1, &e), KBV_EUSAGE);
+    assert_int_equal(plan_make(&pl, "smoke", empty, 1, NULL, 1, 1, NULL, &e), KBV_EUSAGE);
 
     cJSON *m = NULL;
-    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, &e), 0);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, NULL, &e), 0);
     assert_int_equal(manifest_build("id", "2026-01-01T00:00:00Z", NULL, NULL, &pl, &m, &e), 0);
     cJSON *sets = cJSON_GetObjectItemCaseSensitive(m, "sets");
     assert_int_equal(cJSON_GetArraySize(sets), 2);
@@ -262,6 +262,47 @@ static void test_plan(void **state)
     assert_string_equal(h->valuestring, "f8560bb97d60d1cb49446d67c83c17a8785261b1190178ba5a5c31cd69decfac");
     cJSON_Delete(m);
     plan_free(&pl);
+
+    /* The BF16 setting: "precision" and "compare_with" in set.json, the
+     * manifest's entries, and --precision keeping one setting's sets. */
+    snprintf(p, sizeof p, "%s/one/set.json", d);
+    write_text(p, "{\"name\": \"alpha\", \"precision\": \"bf16\", \"compare_with\": \"beta\"}\n");
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, "all", &e), 0);
+    assert_int_equal(pl.n_sets, 2);
+    assert_int_equal(pl.sets[0].bf16, 0);
+    assert_null(pl.sets[0].compare_with);
+    assert_int_equal(pl.sets[1].bf16, 1);
+    assert_string_equal(pl.sets[1].compare_with, "beta");
+    assert_int_equal(manifest_build("id", "2026-01-01T00:00:00Z", NULL, NULL, &pl, &m, &e), 0);
+    sets = cJSON_GetObjectItemCaseSensitive(m, "sets");
+    cJSON *s0 = cJSON_GetArrayItem(sets, 0), *s1 = cJSON_GetArrayItem(sets, 1);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(s0, "precision")->valuestring, "fp32");
+    assert_null(cJSON_GetObjectItemCaseSensitive(s0, "compare_with"));
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(s1, "precision")->valuestring, "bf16");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(s1, "compare_with")->valuestring, "beta");
+    cJSON_Delete(m);
+    plan_free(&pl);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, "bf16", &e), 0);
+    assert_int_equal(pl.n_sets, 1);
+    assert_string_equal(pl.sets[0].name, "alpha");
+    assert_int_equal(pl.n_pairs, 3);
+    plan_free(&pl);
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, "fp32", &e), 0);
+    assert_int_equal(pl.n_sets, 1);
+    assert_string_equal(pl.sets[0].name, "beta");
+    plan_free(&pl);
+    char onedir[512];
+    snprintf(onedir, sizeof onedir, "%s/one", d);
+    const char *only_one[] = {onedir};
+    assert_int_equal(plan_make(&pl, "smoke", only_one, 1, NULL, 1, 1, "fp32", &e), KBV_EUSAGE);
+    assert_non_null(strstr(e.msg, "precision fp32"));
+    /* Malformed settings are usage errors naming the file. */
+    write_text(p, "{\"name\": \"alpha\", \"precision\": \"fp16\"}\n");
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, NULL, &e), KBV_EUSAGE);
+    assert_non_null(strstr(e.msg, "\"precision\" must be"));
+    write_text(p, "{\"name\": \"alpha\", \"compare_with\": \"beta\"}\n");
+    assert_int_equal(plan_make(&pl, "smoke", dirs, 1, NULL, 1, 1, NULL, &e), KBV_EUSAGE);
+    assert_non_null(strstr(e.msg, "only for a set of"));
     rm_rf(d);
     free(d);
 }

@@ -181,12 +181,47 @@ static void late_records(void **state)
     jgram_free(g);
 }
 
+/* The BF16 setting's pair: candidate and bf16 rounds are accepted; a
+ * baseline of the other setting in the same pair is not. */
+static void bf16_pairs(void **state)
+{
+    (void)state;
+    jgram *g = fresh();
+    char why[256] = "";
+    const char *w;
+    const char *ok[] = {
+        "{\"type\":\"baseline\",\"set\":\"b\",\"problem\":\"p\",\"variant\":\"bf16\",\"choice\":\"x\"}",
+        T("b", "p", "bf16", 0), T("b", "p", "candidate", 0), T("b", "p", "bf16", 1), T("b", "p", "candidate", 1),
+        "{\"type\":\"memory\",\"set\":\"b\",\"problem\":\"p\",\"variant\":\"bf16\",\"peak_bytes\":1,\"io_bytes\":1,"
+        "\"leaked_bytes\":0,\"driver_delta_bytes\":0,\"untracked_bytes\":0}",
+        "{\"type\":\"status\",\"set\":\"b\",\"problem\":\"p\",\"status\":\"ok\",\"detail\":\"\"}",
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        int rc = feed(g, ok[i], why, sizeof why);
+        if (rc) fail_msg("line %zu: %s", i, why);
+    }
+    assert_int_equal(jgram_tampered(g, "b", "p", &w), 0);
+    /* bf16 rounds in a pair that timed fp32 */
+    assert_int_equal(feed(g, T("b", "q", "fp32", 0), why, sizeof why), 0);
+    assert_true(feed(g, T("b", "q", "bf16", 0), why, sizeof why) > 0);
+    assert_non_null(strstr(why, "timed fp32 and tf32"));
+    assert_int_equal(jgram_tampered(g, "b", "q", &w), 1);
+    /* a tf32 memory record in a pair that timed bf16 */
+    assert_int_equal(feed(g, T("b", "r", "bf16", 0), why, sizeof why), 0);
+    assert_true(feed(g,
+                     "{\"type\":\"memory\",\"set\":\"b\",\"problem\":\"r\",\"variant\":\"tf32\",\"peak_bytes\":1}",
+                     why, sizeof why) > 0);
+    assert_non_null(strstr(why, "timed bf16"));
+    assert_int_equal(jgram_tampered(g, "b", "r", &w), 1);
+    jgram_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(accepts_a_clean_pair), cmocka_unit_test(forged_records),
         cmocka_unit_test(reordered_rounds),     cmocka_unit_test(duplicated_rounds),
-        cmocka_unit_test(late_records),
+        cmocka_unit_test(late_records),         cmocka_unit_test(bf16_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,5 +61,5 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
 } /* namespace */
 
 const base_family base_fam_attention = {
-    "attention", OP_SDPA, OP_ATTENTION_LAST, create, run, NULL, NULL,
+    "attention", OP_SDPA, OP_ATTENTION_LAST, create, run, NULL, NULL, NULL,
 };

@@ -53,6 +53,10 @@ const int BASE_CHOICE_LEN = 512;
 /* Room for a variant's pins: GEMM_SHAPES products of about 250 bytes. */
 const int BASE_PINS_LEN = 2304;
 
+/* The most input or output tensors of a problem the bf16 fallback handles
+ * (the worker's own limit, WK_MAX_TENSORS). */
+const int BASE_MAX_TENSORS = 64;
+
 struct base_ctx {
     const suite_problem *p;
     const base_family *fam;
@@ -65,8 +69,11 @@ struct base_ctx {
     size_t ws_bytes;
     void *state;               /* a family's own host state, freed by its destroy */
     gemm_tuner *gemm;          /* base_gemm's timed kernel choices (matmul.cu) */
-    char choice[2][BASE_CHOICE_LEN];   /* per variant: what base_choice says (base_note_choice) */
-    char pins[2][BASE_PINS_LEN];       /* per variant: what base_pins says (matmul.cu) */
+    char choice[3][BASE_CHOICE_LEN];   /* per variant: what base_choice says (base_note_choice) */
+    char pins[3][BASE_PINS_LEN];       /* per variant: what base_pins says (matmul.cu) */
+    /* The bf16 fallback (baseline.cu): float copies of the bfloat16 inputs
+     * and outputs, allocated at its first run. */
+    void *wide_in[BASE_MAX_TENSORS], *wide_out[BASE_MAX_TENSORS];
 };
 
 struct base_family {
@@ -76,6 +83,9 @@ struct base_family {
     int (*run)(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e);
     void (*destroy)(base_ctx *b);            /* may be NULL */
     int (*available)(const suite_problem *p, const char **why);   /* may be NULL */
+    /* BASE_BF16 on bfloat16 tensors, natively; NULL: the dispatcher's
+     * fallback (baseline.cu), which base_choice names. */
+    int (*run_bf16)(base_ctx *b, const kbv_call *call, kbv_err *e);
 };
 
 /* The families, one per .cu file. */
@@ -193,6 +203,19 @@ int conv_graph_fits(const conv_graph *cg, const void *x, const void *w, const vo
 int conv_graph_exec(conv_graph *cg, int i, const void *x, const void *w, void *y, void *ws);
 /* Destroys every descriptor; before the library is closed. */
 void conv_graph_destroy(conv_graph *cg);
+
+/* --- the bf16 baseline's float paths (baseline.cu) ----------------------
+ * A call on bfloat16 tensors as a float call: inputs from index `first` on
+ * widened (exactly) into buffers the context keeps, every bfloat16 output
+ * redirected to a float buffer of its own; in and out (BASE_MAX_TENSORS
+ * each) hold the float descriptors that *wide points at. */
+int base_bf16_widen(base_ctx *b, const kbv_call *call, int first, kbv_tensor *in, kbv_tensor *out,
+                    kbv_call *wide, kbv_err *e);
+/* Rounds the float outputs of wide into call's bfloat16 outputs. */
+int base_bf16_narrow(const kbv_call *call, const kbv_call *wide, kbv_err *e);
+/* The fallback: widen everything, the family's tf32 (or fp32) run, narrow;
+ * its choice says "fallback, parity not claimed". */
+int base_bf16_fallback(base_ctx *b, const kbv_call *call, kbv_err *e);
 
 /* Shared helpers (baseline.cu). */
 int base_need_blas(base_ctx *b, kbv_err *e);

@@ -138,7 +138,7 @@ int base_contest_winner(const float *med, int n)
 
 void base_note_choice(base_ctx *b, base_variant v, const char *fmt, ...)
 {
-    char *c = b->choice[v == BASE_TF32 ? 1 : 0];
+    char *c = b->choice[v == BASE_BF16 ? 2 : v == BASE_TF32 ? 1 : 0];
     size_t at = strlen(c);
     if (at > 0 && at + 2 < (size_t)BASE_CHOICE_LEN) {
         memcpy(c + at, "; ", 3);
@@ -153,5 +153,5 @@ void base_note_choice(base_ctx *b, base_variant v, const char *fmt, ...)
 
 extern "C" const char *base_choice(const base_ctx *b, base_variant v)
 {
-    return b ? b->choice[v == BASE_TF32 ? 1 : 0] : "";
+    return b ? b->choice[v == BASE_BF16 ? 2 : v == BASE_TF32 ? 1 : 0] : "";
 }

@@ -925,5 +925,5 @@ int available(const suite_problem *p, const char **why)
 } /* namespace */
 
 const base_family base_fam_conv = {
-    "conv", OP_CONV, OP_CONV_LAST, create, run, destroy, available,
+    "conv", OP_CONV, OP_CONV_LAST, create, run, destroy, available, NULL,
 };

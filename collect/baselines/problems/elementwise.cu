@@ -6,7 +6,13 @@
  * multiple of four.  The arithmetic
  * follows PyTorch's CUDA formulas (accurate expf/tanhf/erff/log1pf; no
  * fast-math intrinsics), so the results agree to float32 rounding.
+ *
+ * The bf16 baseline (the BF16 setting) is the same kernel on bfloat16
+ * tensors, as PyTorch runs its activations on them: eight values per
+ * 16-byte load, the arithmetic in float, each result rounded to bfloat16
+ * (to nearest even).
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -85,6 +91,53 @@ __global__ void __launch_bounds__(THREADS) act_kernel(act_params p, const float 
     }
 }
 
+__device__ __forceinline__ float bf_get(unsigned h) { return __uint_as_float((h & 0xffffu) << 16); }
+__device__ __forceinline__ unsigned bf_put(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+
+/* Two bfloat16 values in one 32-bit word, low half first. */
+__device__ __forceinline__ unsigned act_bf2(const act_params &p, unsigned w)
+{
+    return bf_put(act(p, bf_get(w))) | (bf_put(act(p, bf_get(w >> 16))) << 16);
+}
+
+template <int OP>
+__global__ void __launch_bounds__(THREADS) act_bf16_kernel(act_params p, const uint16_t *__restrict__ x,
+                                                           uint16_t *__restrict__ y, int64_t n)
+{
+    p.op = OP;
+    const uint4 *x8 = reinterpret_cast<const uint4 *>(x);
+    uint4 *y8 = reinterpret_cast<uint4 *>(y);
+    int64_t n8 = n / 8;
+    int64_t base = (int64_t)blockIdx.x * (THREADS * VEC) + threadIdx.x;
+    uint4 v[VEC];
+#pragma unroll
+    for (int u = 0; u < VEC; u++)
+        if (base + u * THREADS < n8) v[u] = x8[base + u * THREADS];
+#pragma unroll
+    for (int u = 0; u < VEC; u++)
+        if (base + u * THREADS < n8) {
+            uint4 r;
+            r.x = act_bf2(p, v[u].x);
+            r.y = act_bf2(p, v[u].y);
+            r.z = act_bf2(p, v[u].z);
+            r.w = act_bf2(p, v[u].w);
+            y8[base + u * THREADS] = r;
+        }
+    if (blockIdx.x == 0) {
+        int64_t t = n8 * 8 + threadIdx.x;
+        if (t < n) y[t] = (uint16_t)bf_put(act(p, bf_get(x[t])));
+    }
+}
+
+template <int OP>
+int launch_bf16(act_params p, const void *x, void *y, int64_t n, cudaStream_t s)
+{
+    int64_t blocks = (n / 8 + THREADS * VEC - 1) / (THREADS * VEC);
+    unsigned grid = (unsigned)(blocks > 0 ? blocks : 1);
+    act_bf16_kernel<OP><<<grid, THREADS, 0, s>>>(p, (const uint16_t *)x, (uint16_t *)y, n);
+    return 0;
+}
+
 template <int OP>
 int launch(const base_ctx *, act_params p, const float *x, float *y, int64_t n, cudaStream_t s)
 {
@@ -126,8 +179,34 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
     return 0;
 }
 
+int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    act_params p;
+    p.op = b->p->op;
+    p.a0 = c->n_attrs > 0 ? (float)c->attrs[0] : 0.0f;
+    p.a1 = c->n_attrs > 1 ? (float)c->attrs[1] : 0.0f;
+    const void *x = c->inputs[0].data;
+    void *y = c->outputs[0].data;
+    int64_t n = kbv_numel(&c->inputs[0]);
+    cudaStream_t s = c->stream;
+    switch (p.op) {
+#define CASE(OPC) case OPC: launch_bf16<OPC>(p, x, y, n, s); break;
+    CASE(OP_RELU) CASE(OP_LEAKY_RELU) CASE(OP_SIGMOID) CASE(OP_TANH) CASE(OP_SWISH)
+    CASE(OP_GELU) CASE(OP_SELU) CASE(OP_HARDSIGMOID) CASE(OP_SOFTPLUS) CASE(OP_SOFTSIGN)
+    CASE(OP_ELU) CASE(OP_HARDTANH) CASE(OP_NEWGELU) CASE(OP_SCALE)
+#undef CASE
+    default:
+        return err_set(e, KBV_EINPUT, "baseline %s: unknown activation op %d", b->p->id, p.op);
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 activation launch", ce);
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16: kbv's activation kernel, 8 values per load, fp32 arithmetic");
+    return 0;
+}
+
 } /* namespace */
 
 const base_family base_fam_elementwise = {
-    "elementwise", OP_RELU, OP_ELEMENTWISE_LAST, create, run, NULL, NULL,
+    "elementwise", OP_RELU, OP_ELEMENTWISE_LAST, create, run, NULL, NULL, run_bf16,
 };

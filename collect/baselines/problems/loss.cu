@@ -202,5 +202,5 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 } /* namespace */
 
 const base_family base_fam_loss = {
-    "loss", OP_MSE, OP_LOSS_LAST, create, run, NULL, NULL,
+    "loss", OP_MSE, OP_LOSS_LAST, create, run, NULL, NULL, NULL,
 };

@@ -31,7 +31,14 @@
  * problem); a ratio above 1.05 can then no longer come from a bad
  * heuristic pick.  cuBLASLt runs in the context's cuBLAS workspace, which
  * base_workspace_bytes already counts, and the heuristic is limited to it.
+ *
+ * bf16 (the BF16 setting) is what PyTorch runs for bfloat16 tensors:
+ * cublasGemmEx (strided batched for bmm) with CUDA_R_16BF operands and
+ * output and CUBLAS_COMPUTE_32F (tensor cores, float accumulation), the
+ * library's own kernel choice; tril/triu and diag are kbv's kernels on
+ * bfloat16 with float arithmetic.
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -140,6 +147,75 @@ int run_diag(base_ctx *b, const kbv_call *c, kbv_err *e)
 }
 
 int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e);
+
+__device__ __forceinline__ float bf_get(__nv_bfloat16 h) { return __bfloat162float(h); }
+
+__global__ void tri_mask_bf16(__nv_bfloat16 *c, int64_t rows, int64_t cols, int lower)
+{
+    int64_t n = rows * cols;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i / cols, col = i % cols;
+        if (lower ? col > r : col < r) c[i] = __float2bfloat16_rn(0.0f);
+    }
+}
+
+__global__ void diag_scale_bf16(const __nv_bfloat16 *__restrict__ a, const __nv_bfloat16 *__restrict__ bm,
+                                __nv_bfloat16 *__restrict__ c, int64_t rows, int64_t cols)
+{
+    int64_t n = rows * cols;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        c[i] = __float2bfloat16_rn(bf_get(a[i / cols]) * bf_get(bm[i]));
+}
+
+int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    cudaError_t ce;
+    if (b->p->op == OP_DIAG_MM) {
+        const kbv_tensor *A = &c->inputs[0], *B = &c->inputs[1];
+        if (A->ndim != 1 || B->ndim != 2 || B->shape[0] != A->shape[0])
+            return err_set(e, KBV_EINPUT, "baseline %s: diag shapes", b->p->id);
+        int64_t rows = B->shape[0], cols = B->shape[1];
+        diag_scale_bf16<<<base_grid(b, rows * cols, 256, 8), 256, 0, c->stream>>>(
+            (const __nv_bfloat16 *)A->data, (const __nv_bfloat16 *)B->data,
+            (__nv_bfloat16 *)c->outputs[0].data, rows, cols);
+        ce = cudaGetLastError();
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 diag launch", ce);
+        if (!b->choice[BASE_BF16][0]) base_note_choice(b, BASE_BF16, "native bf16: kbv's row scaling kernel");
+        return 0;
+    }
+    gemm_shape g;
+    int rc = shape_of(b, c, &g, e);
+    if (!rc) rc = base_need_blas(b, e);
+    if (rc) return rc;
+    long long lda = g.ta ? g.m : g.k, ldb = g.tb ? g.k : g.n;
+    float alpha = 1.0f, beta = 0.0f;
+    cublasOperation_t opb = g.tb ? CUBLAS_OP_T : CUBLAS_OP_N, opa = g.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const void *A = c->inputs[0].data, *B = c->inputs[1].data;
+    void *C = c->outputs[0].data;
+    cublasStatus_t bs;
+    if (g.batch <= 1)
+        bs = cublasGemmEx_64(b->blas, opb, opa, g.n, g.m, g.k, &alpha, B, CUDA_R_16BF, ldb, A, CUDA_R_16BF,
+                             lda, &beta, C, CUDA_R_16BF, g.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    else
+        bs = cublasGemmStridedBatchedEx_64(b->blas, opb, opa, g.n, g.m, g.k, &alpha, B, CUDA_R_16BF, ldb,
+                                           g.stride_b, A, CUDA_R_16BF, lda, g.stride_a, &beta, C, CUDA_R_16BF,
+                                           g.n, g.stride_c, g.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: bf16 GEMM: %s", b->p->id, cublasGetStatusString(bs));
+    if (b->p->op == OP_TRIL_MM || b->p->op == OP_TRIU_MM) {
+        tri_mask_bf16<<<base_grid(b, g.m * g.n, 256, 8), 256, 0, c->stream>>>(
+            (__nv_bfloat16 *)C, g.m, g.n, b->p->op == OP_TRIL_MM);
+        ce = cudaGetLastError();
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 tril/triu launch", ce);
+    }
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16: %s bf16, CUBLAS_COMPUTE_32F, default algorithm%s",
+                         g.batch <= 1 ? "cublasGemmEx" : "cublasGemmStridedBatchedEx",
+                         b->p->op == OP_TRIL_MM || b->p->op == OP_TRIU_MM ? ", then kbv's mask kernel" : "");
+    return 0;
+}
 
 /* The shapes are known here, so the kernel choice of base_gemm (timed on
  * the first GEMM of a shape) happens at create, on the example buffers,
@@ -663,5 +739,5 @@ extern "C" int base_pin(base_ctx *b, const char *pins, kbv_err *e)
 }
 
 const base_family base_fam_matmul = {
-    "matmul", OP_MM, OP_MATMUL_LAST, create, run, NULL, NULL,
+    "matmul", OP_MM, OP_MATMUL_LAST, create, run, NULL, NULL, run_bf16,
 };

@@ -443,9 +443,11 @@ int available(const suite_problem *p, const char **why)
 
 } /* namespace */
 
+/* No native bf16 path: the BF16 setting runs the fp32 interpreter on
+ * widened inputs (baseline.cu's fallback). */
 const base_family base_fam_net = {
-    "net", OP_NET_FIRST, OP_NET_LAST, create, run, destroy, NULL,
+    "net", OP_NET_FIRST, OP_NET_LAST, create, run, destroy, NULL, NULL,
 };
 const base_family base_fam_conv_net = {
-    "conv-net", OP_CONV_NET_FIRST, OP_CONV_NET_LAST, create, run, destroy, available,
+    "conv-net", OP_CONV_NET_FIRST, OP_CONV_NET_LAST, create, run, destroy, available, NULL,
 };

@@ -16,7 +16,13 @@
  * The row norms (L1, L2 over dim 1 of [B, D]) sum each row in one block,
  * then divide in a second kernel; RMS norm over the channels of
  * [B, C, H, W] uses one thread per (b, h, w).
+ *
+ * The bf16 baseline (the BF16 setting) runs the same plan on bfloat16
+ * tensors with kernels of its own below (eight values per 16-byte access
+ * where the lengths allow, statistics in float and double as above,
+ * results rounded to bfloat16), so that the fp32 kernels stay as measured.
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -229,6 +235,149 @@ __global__ void rms_dim1_kernel(const float *__restrict__ x, float *__restrict__
     for (int64_t c = 0; c < C; c++) q[c * S] = p[c * S] / r;
 }
 
+/* --- bf16 ---------------------------------------------------------------- */
+
+typedef __nv_bfloat16 bf16;
+
+__device__ __forceinline__ float bfv(const bf16 *p, int64_t i) { return __bfloat162float(p[i]); }
+__device__ __forceinline__ void unpack8(uint4 v, float (&f)[8])
+{
+    const unsigned w[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        f[2 * k] = __uint_as_float(w[k] << 16);
+        f[2 * k + 1] = __uint_as_float(w[k] & 0xffff0000u);
+    }
+}
+__device__ __forceinline__ uint4 pack8(const float (&f)[8])
+{
+    unsigned w[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        w[k] = (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(f[2 * k])) |
+               ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(f[2 * k + 1])) << 16);
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+__global__ void __launch_bounds__(THREADS) stats_bf16_kernel(const bf16 *__restrict__ x, int64_t L,
+                                                             double2 *__restrict__ part)
+{
+    int64_t plane = blockIdx.y, c = blockIdx.x;
+    int64_t lo = c * CHUNK, hi = lo + CHUNK < L ? lo + CHUNK : L;
+    const bf16 *p = x + plane * L;
+    float s = 0.0f, ss = 0.0f;
+    if (L % 8 == 0) {
+        const uint4 *p8 = reinterpret_cast<const uint4 *>(p);
+        for (int64_t i = lo / 8 + threadIdx.x; i < hi / 8; i += THREADS) {
+            float f[8];
+            unpack8(p8[i], f);
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                s += f[k];
+                ss += f[k] * f[k];
+            }
+        }
+    } else {
+        for (int64_t i = lo + threadIdx.x; i < hi; i += THREADS) {
+            float v = bfv(p, i);
+            s += v;
+            ss += v * v;
+        }
+    }
+    double a = s, b = ss;
+    block_sum2(a, b);
+    if (threadIdx.x == 0) part[plane * gridDim.x + c] = make_double2(a, b);
+}
+
+__global__ void __launch_bounds__(THREADS) apply_bf16_kernel(const bf16 *__restrict__ x, bf16 *__restrict__ y,
+                                                             const float2 *__restrict__ stat,
+                                                             const bf16 *__restrict__ w,
+                                                             const bf16 *__restrict__ bias, apply_args a)
+{
+    int64_t plane = blockIdx.y, c = blockIdx.x;
+    int64_t lo = c * CHUNK, hi = lo + CHUNK < a.L ? lo + CHUNK : a.L;
+    float2 st = stat[a.stat_mod > 0 ? plane % a.stat_mod : plane];
+    const bf16 *p = x + plane * a.L;
+    bf16 *q = y + plane * a.L;
+    int64_t ch0 = (plane * a.ch_per_plane) % (a.channels > 0 ? a.channels : 1);
+    if (a.L % 8 == 0 && (a.affine != AFF_CHANNEL || a.hw % 8 == 0)) {
+        const uint4 *p8 = reinterpret_cast<const uint4 *>(p);
+        uint4 *q8 = reinterpret_cast<uint4 *>(q);
+        for (int64_t i = lo / 8 + threadIdx.x; i < hi / 8; i += THREADS) {
+            float f[8];
+            unpack8(p8[i], f);
+#pragma unroll
+            for (int k = 0; k < 8; k++) f[k] = (f[k] - st.x) * st.y;
+            if (a.affine == AFF_CHANNEL) {
+                int64_t ch = ch0 + (8 * i) / a.hw;
+                float wv = bfv(w, ch), bv = bfv(bias, ch);
+#pragma unroll
+                for (int k = 0; k < 8; k++) f[k] = f[k] * wv + bv;
+            } else if (a.affine == AFF_ELEMENT) {
+                float wv[8], bv[8];
+                unpack8(reinterpret_cast<const uint4 *>(w)[i], wv);
+                unpack8(reinterpret_cast<const uint4 *>(bias)[i], bv);
+#pragma unroll
+                for (int k = 0; k < 8; k++) f[k] = f[k] * wv[k] + bv[k];
+            }
+            q8[i] = pack8(f);
+        }
+    } else {
+        for (int64_t i = lo + threadIdx.x; i < hi; i += THREADS) {
+            float o = (bfv(p, i) - st.x) * st.y;
+            if (a.affine == AFF_CHANNEL) {
+                int64_t ch = ch0 + i / a.hw;
+                o = o * bfv(w, ch) + bfv(bias, ch);
+            } else if (a.affine == AFF_ELEMENT) {
+                o = o * bfv(w, i) + bfv(bias, i);
+            }
+            q[i] = __float2bfloat16_rn(o);
+        }
+    }
+}
+
+template <bool L2>
+__global__ void __launch_bounds__(THREADS) rownorm_sum_bf16_kernel(const bf16 *__restrict__ x,
+                                                                   float *__restrict__ denom, int64_t d)
+{
+    const bf16 *p = x + (int64_t)blockIdx.x * d;
+    float acc = 0.0f;
+    for (int64_t i = threadIdx.x; i < d; i += THREADS) {
+        float v = bfv(p, i);
+        acc += L2 ? v * v : fabsf(v);
+    }
+    double a = acc, b = 0.0;
+    block_sum2(a, b);
+    if (threadIdx.x == 0) denom[blockIdx.x] = L2 ? (float)sqrt(a) : (float)(a / (double)d);
+}
+
+__global__ void __launch_bounds__(THREADS) rownorm_div_bf16_kernel(const bf16 *__restrict__ x, bf16 *__restrict__ y,
+                                                                   const float *__restrict__ denom, int64_t d)
+{
+    int64_t row = blockIdx.y;
+    float dn = denom[row];
+    for (int64_t j = (int64_t)blockIdx.x * ROW_TILE + threadIdx.x, end = j + ROW_TILE - threadIdx.x;
+         j < end && j < d; j += THREADS)
+        y[row * d + j] = __float2bfloat16_rn(bfv(x, row * d + j) / dn);
+}
+
+__global__ void rms_dim1_bf16_kernel(const bf16 *__restrict__ x, bf16 *__restrict__ y, int64_t B, int64_t C,
+                                     int64_t S, float eps)
+{
+    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= B * S) return;
+    int64_t b = t / S, s = t % S;
+    const bf16 *p = x + b * C * S + s;
+    bf16 *q = y + b * C * S + s;
+    float acc = 0.0f;
+    for (int64_t c = 0; c < C; c++) {
+        float v = bfv(p, c * S);
+        acc += v * v;
+    }
+    float r = sqrtf(acc / (float)C + eps);
+    for (int64_t c = 0; c < C; c++) q[c * S] = __float2bfloat16_rn(bfv(p, c * S) / r);
+}
+
 /* The layout of a statistic-then-scale norm for the call's shapes. */
 struct plan {
     int64_t planes, L, chunks, groups, channels_bn, batch_bn;
@@ -341,8 +490,51 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
     return 0;
 }
 
+/* The same plans on bfloat16 tensors (the statistics' workspace is the
+ * one create sized for the float example). */
+int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    const kbv_tensor *x = &c->inputs[0];
+    const bf16 *xp = (const bf16 *)x->data;
+    bf16 *yp = (bf16 *)c->outputs[0].data;
+    cudaStream_t s = c->stream;
+    double eps = base_attr(b->p, "eps", 1e-5);
+    int op = b->p->op;
+    if (op == OP_L1NORM || op == OP_L2NORM) {
+        int64_t d = x->shape[x->ndim - 1], rows = kbv_numel(x) / d;
+        if (rows > 65535 || (size_t)rows * sizeof(float) > b->ws_bytes)
+            return err_set(e, KBV_EINPUT, "baseline %s: %lld rows of a row norm", b->p->id, (long long)rows);
+        float *denom = (float *)b->ws;
+        if (op == OP_L2NORM) rownorm_sum_bf16_kernel<true><<<(unsigned)rows, THREADS, 0, s>>>(xp, denom, d);
+        else rownorm_sum_bf16_kernel<false><<<(unsigned)rows, THREADS, 0, s>>>(xp, denom, d);
+        dim3 grid((unsigned)((d + ROW_TILE - 1) / ROW_TILE), (unsigned)rows);
+        rownorm_div_bf16_kernel<<<grid, THREADS, 0, s>>>(xp, yp, denom, d);
+    } else if (op == OP_RMSNORM_DIM1) {
+        int64_t B = x->shape[0], C = x->shape[1], S = kbv_numel(x) / (B * C);
+        rms_dim1_bf16_kernel<<<(unsigned)((B * S + 255) / 256), 256, 0, s>>>(xp, yp, B, C, S, (float)eps);
+    } else {
+        plan pl;
+        int rc = make_plan(b, c, &pl, e);
+        if (rc) return rc;
+        double2 *part = (double2 *)b->ws;
+        float2 *stat = (float2 *)((char *)b->ws + (((size_t)(pl.planes * pl.chunks) * sizeof(double2) + 255) & ~(size_t)255));
+        stats_bf16_kernel<<<dim3((unsigned)pl.chunks, (unsigned)pl.planes), THREADS, 0, s>>>(xp, pl.L, part);
+        finalize_kernel<<<(unsigned)pl.groups, THREADS, 0, s>>>(
+            part, (int)pl.chunks, pl.channels_bn, pl.batch_bn, pl.count, eps, pl.frob, stat);
+        const bf16 *w = c->n_inputs > 1 ? (const bf16 *)c->inputs[1].data : NULL;
+        const bf16 *bias = c->n_inputs > 2 ? (const bf16 *)c->inputs[2].data : NULL;
+        apply_bf16_kernel<<<dim3((unsigned)pl.chunks, (unsigned)pl.planes), THREADS, 0, s>>>(
+            xp, yp, stat, w, bias, pl.ap);
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 norm launch", ce);
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16: kbv's norm kernels on bf16, statistics in fp32/fp64");
+    return 0;
+}
+
 } /* namespace */
 
 const base_family base_fam_norm = {
-    "norm", OP_BATCHNORM, OP_NORM_LAST, create, run, NULL, NULL,
+    "norm", OP_BATCHNORM, OP_NORM_LAST, create, run, NULL, NULL, run_bf16,
 };

@@ -265,5 +265,5 @@ int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long 
 }
 
 const base_family base_fam_pool = {
-    "pool", OP_MAXPOOL, OP_POOL_LAST, create, run, NULL, NULL,
+    "pool", OP_MAXPOOL, OP_POOL_LAST, create, run, NULL, NULL, NULL,
 };

@@ -520,5 +520,5 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 } /* namespace */
 
 const base_family base_fam_reduce = {
-    "reduce", OP_SUM_DIM, OP_REDUCE_LAST, create, run, NULL, NULL,
+    "reduce", OP_SUM_DIM, OP_REDUCE_LAST, create, run, NULL, NULL, NULL,
 };

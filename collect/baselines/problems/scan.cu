@@ -212,5 +212,5 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 } /* namespace */
 
 const base_family base_fam_scan = {
-    "scan", OP_CUMSUM, OP_SCAN_LAST, create, run, NULL, NULL,
+    "scan", OP_CUMSUM, OP_SCAN_LAST, create, run, NULL, NULL, NULL,
 };

@@ -112,8 +112,8 @@ enum {
     OP_CONV_DWSEP,            /* depthwise conv, then 1x1 conv */
     OP_CONV_LAST = OP_CONV_DWSEP,
     OP_CONV_CHAIN_FIRST = 640, /* level 2: a convolution, then epilogue steps */
-    OP_CONV_CHAIN_LAST = 699,
-    OP_CONV_NET_FIRST = 700,   /* level 3: layer programs with convolutions, problems/net.cu */
+    OP_CONV_CHAIN_LAST = 759,
+    OP_CONV_NET_FIRST = 760,   /* level 3: layer programs with convolutions, problems/net.cu */
     OP_CONV_NET_LAST = 799,
     OP_CUDNN_END = 800,
 

@@ -17,6 +17,9 @@
     X(suite_l1_scan) \
     X(suite_l1_loss) \
     X(suite_l2_chain) \
+    X(suite_l2_linear) \
+    X(suite_l2_conv2d) \
+    X(suite_l2_conv3d) \
     X(suite_l3_net)
 
 #define X(name) SUITE_TABLE(name);

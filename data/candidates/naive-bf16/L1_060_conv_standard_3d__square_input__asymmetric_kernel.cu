@@ -1,0 +1,147 @@
+// naive-bf16: direct convolution, one thread per output element.
+// L1_060_conv_standard_3d__square_input__asymmetric_kernel: out = torch.nn.functional.conv3d(x, weight)
+// Written by scripts/gen-naive-candidates.py from the registry; plain and
+// correct rather than fast.
+#include "kbv.h"
+#include <cuda_bf16.h>
+// bf16_t: a bfloat16 in memory, a float in arithmetic (reads widen exactly,
+// writes round to nearest even), so that the kernels below load and store
+// bfloat16 and compute in float.
+struct bf16_t {
+    __nv_bfloat16 v;
+    __device__ __forceinline__ operator float() const { return __bfloat162float(v); }
+    __device__ __forceinline__ bf16_t &operator=(float f) { v = __float2bfloat16_rn(f); return *this; }
+    __device__ __forceinline__ bf16_t &operator+=(float f) { return *this = (float)*this + f; }
+    __device__ __forceinline__ bf16_t &operator-=(float f) { return *this = (float)*this - f; }
+    __device__ __forceinline__ bf16_t &operator*=(float f) { return *this = (float)*this * f; }
+    __device__ __forceinline__ bf16_t &operator/=(float f) { return *this = (float)*this / f; }
+};
+#include <math.h>
+#include <stdint.h>
+
+#define CHECK_LAUNCH() return cudaGetLastError() == cudaSuccess ? 0 : 1
+
+/* Direct convolution, one thread per output element, written as 3-D with
+ * unit leading dimensions.  Weight [Cout, Cin / groups, KD, KH, KW]. */
+__global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w, const bf16_t *__restrict__ bias,
+                            bf16_t *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
+                            long long ID, long long IH, long long IW, long long OD, long long OH, long long OW,
+                            int KD, int KH, int KW, int sd, int sh, int sw, int pd, int ph, int pw, int dd, int dh,
+                            int dw)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = N * Cout * OD * OH * OW;
+    if (t >= total) return;
+    long long ow = t % OW, oh = (t / OW) % OH, od = (t / (OW * OH)) % OD;
+    long long co = (t / (OW * OH * OD)) % Cout, n = t / (OW * OH * OD * Cout);
+    long long cin_g = Cin / groups, cout_g = Cout / groups, g = co / cout_g;
+    float acc = bias ? bias[co] : 0.0f;
+    for (long long ci = 0; ci < cin_g; ci++) {
+        const bf16_t *xp = x + ((n * Cin + g * cin_g + ci) * ID) * IH * IW;
+        const bf16_t *wp = w + ((co * cin_g + ci) * KD) * KH * KW;
+        for (int a = 0; a < KD; a++) {
+            long long id = od * sd - pd + (long long)a * dd;
+            if (id < 0 || id >= ID) continue;
+            for (int b = 0; b < KH; b++) {
+                long long ih = oh * sh - ph + (long long)b * dh;
+                if (ih < 0 || ih >= IH) continue;
+                for (int c = 0; c < KW; c++) {
+                    long long iw = ow * sw - pw + (long long)c * dw;
+                    if (iw < 0 || iw >= IW) continue;
+                    acc += xp[(id * IH + ih) * IW + iw] * wp[(a * KH + b) * KW + c];
+                }
+            }
+        }
+    }
+    y[t] = acc;
+}
+
+/* Transposed convolution as a gather: output o receives x[i] w[k] wherever
+ * o = i * s - p + k * d.  Weight [Cin, Cout / groups, KD, KH, KW]. */
+__global__ void conv_transposed(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w,
+                                const bf16_t *__restrict__ bias, bf16_t *__restrict__ y, long long N, long long Cin,
+                                long long Cout, long long groups, long long ID, long long IH, long long IW,
+                                long long OD, long long OH, long long OW, int KD, int KH, int KW, int sd, int sh,
+                                int sw, int pd, int ph, int pw, int dd, int dh, int dw)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = N * Cout * OD * OH * OW;
+    if (t >= total) return;
+    long long ow = t % OW, oh = (t / OW) % OH, od = (t / (OW * OH)) % OD;
+    long long co = (t / (OW * OH * OD)) % Cout, n = t / (OW * OH * OD * Cout);
+    long long cin_g = Cin / groups, cout_g = Cout / groups, g = co / cout_g, cog = co % cout_g;
+    float acc = bias ? bias[co] : 0.0f;
+    for (long long cl = 0; cl < cin_g; cl++) {
+        long long ci = g * cin_g + cl;
+        const bf16_t *xp = x + ((n * Cin + ci) * ID) * IH * IW;
+        const bf16_t *wp = w + ((ci * cout_g + cog) * KD) * KH * KW;
+        for (int a = 0; a < KD; a++) {
+            long long td = od + pd - (long long)a * dd;
+            if (td < 0 || td % sd != 0 || td / sd >= ID) continue;
+            for (int b = 0; b < KH; b++) {
+                long long th = oh + ph - (long long)b * dh;
+                if (th < 0 || th % sh != 0 || th / sh >= IH) continue;
+                for (int c = 0; c < KW; c++) {
+                    long long tw = ow + pw - (long long)c * dw;
+                    if (tw < 0 || tw % sw != 0 || tw / sw >= IW) continue;
+                    acc += xp[((td / sd) * IH + th / sh) * IW + tw / sw] * wp[(a * KH + b) * KW + c];
+                }
+            }
+        }
+    }
+    y[t] = acc;
+}
+
+struct geom {
+    long long N, Cin, Cout, groups, in[3], out[3];
+    int k[3];
+};
+
+/* Shapes from the tensors, padded to 3-D; 0 or 1 when they do not fit. */
+static int geom_of(const kbv_tensor *x, const kbv_tensor *w, const kbv_tensor *y, int nd, int transposed, geom *g)
+{
+    if (x->ndim != nd + 2 || w->ndim != nd + 2 || y->ndim != nd + 2) return 1;
+    g->N = x->shape[0];
+    g->Cin = x->shape[1];
+    g->Cout = y->shape[1];
+    g->groups = transposed ? g->Cout / w->shape[1] : g->Cin / w->shape[1];
+    if (g->groups < 1 || g->Cin % g->groups || g->Cout % g->groups) return 1;
+    for (int i = 0; i < 3; i++) {
+        int j = i - (3 - nd);
+        g->in[i] = j >= 0 ? x->shape[2 + j] : 1;
+        g->out[i] = j >= 0 ? y->shape[2 + j] : 1;
+        g->k[i] = j >= 0 ? (int)w->shape[2 + j] : 1;
+    }
+    return 0;
+}
+
+static void launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *w, const bf16_t *b, bf16_t *y,
+                   const int *s, const int *p, const int *d, cudaStream_t st)
+{
+    long long total = g->N * g->Cout * g->out[0] * g->out[1] * g->out[2];
+    if (total == 0) return;
+    unsigned blocks = (unsigned)((total + 255) / 256);
+    if (transposed)
+        conv_transposed<<<blocks, 256, 0, st>>>(x, w, b, y, g->N, g->Cin, g->Cout, g->groups, g->in[0], g->in[1],
+                                                 g->in[2], g->out[0], g->out[1], g->out[2], g->k[0], g->k[1],
+                                                 g->k[2], s[0], s[1], s[2], p[0], p[1], p[2], d[0], d[1], d[2]);
+    else
+        conv_direct<<<blocks, 256, 0, st>>>(x, w, b, y, g->N, g->Cin, g->Cout, g->groups, g->in[0], g->in[1],
+                                             g->in[2], g->out[0], g->out[1], g->out[2], g->k[0], g->k[1], g->k[2],
+                                             s[0], s[1], s[2], p[0], p[1], p[2], d[0], d[1], d[2]);
+}
+
+/* stride, padding, dilation from the problem's attributes (PyTorch's
+ * defaults where it names none), as 3-D */
+static const int S[3] = {1, 1, 1}, P[3] = {0, 0, 0}, D[3] = {1, 1, 1};
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < 2 || call->n_outputs < 1) return 1;
+    geom g;
+    if (geom_of(&call->inputs[0], &call->inputs[1], &call->outputs[0], 3, 0, &g)) return 1;
+    const bf16_t *bias = call->n_inputs > 2 ? (const bf16_t *)call->inputs[2].data : NULL;
+    launch(&g, 0, (const bf16_t *)call->inputs[0].data, (const bf16_t *)call->inputs[1].data, bias,
+           (bf16_t *)call->outputs[0].data, S, P, D, call->stream);
+    CHECK_LAUNCH();
+}

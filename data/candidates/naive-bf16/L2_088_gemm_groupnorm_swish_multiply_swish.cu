@@ -1,0 +1,187 @@
+// naive-bf16: linear layer (16x16 tiled FP32), then the rest of the expression step by step,
+// each a plain kernel over the buffer.
+// L2_088_gemm_groupnorm_swish_multiply_swish: out = x = self.group_norm(self.gemm(x)); swish; x * self.multiply_weight; swish
+// Written by scripts/gen-naive-candidates.py from the registry; plain and
+// correct rather than fast.
+#include "kbv.h"
+#include <cuda_bf16.h>
+// bf16_t: a bfloat16 in memory, a float in arithmetic (reads widen exactly,
+// writes round to nearest even), so that the kernels below load and store
+// bfloat16 and compute in float.
+struct bf16_t {
+    __nv_bfloat16 v;
+    __device__ __forceinline__ operator float() const { return __bfloat162float(v); }
+    __device__ __forceinline__ bf16_t &operator=(float f) { v = __float2bfloat16_rn(f); return *this; }
+    __device__ __forceinline__ bf16_t &operator+=(float f) { return *this = (float)*this + f; }
+    __device__ __forceinline__ bf16_t &operator-=(float f) { return *this = (float)*this - f; }
+    __device__ __forceinline__ bf16_t &operator*=(float f) { return *this = (float)*this * f; }
+    __device__ __forceinline__ bf16_t &operator/=(float f) { return *this = (float)*this / f; }
+};
+#include <math.h>
+#include <stdint.h>
+
+#define CHECK_LAUNCH() return cudaGetLastError() == cudaSuccess ? 0 : 1
+
+#define THREADS 256
+
+struct prm { const bf16_t *p[8]; };
+#define P0 (P.p[0])
+#define P1 (P.p[1])
+#define P2 (P.p[2])
+#define P3 (P.p[3])
+#define P4 (P.p[4])
+#define P5 (P.p[5])
+#define P6 (P.p[6])
+#define P7 (P.p[7])
+
+__device__ __forceinline__ float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
+__device__ __forceinline__ float mish(float v) { return v * tanhf(v > 20.0f ? v : log1pf(expf(v))); }
+
+__device__ float block_sum(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+__device__ float block_max(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] = fmaxf(sh[threadIdx.x], sh[threadIdx.x + s]);
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+/* y [M, N] = x [M, K] W^T (W stored [N, K]) + b, 16x16 shared-memory tiles. */
+#define TILE 16
+__global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ W, const bf16_t *__restrict__ b,
+                       bf16_t *__restrict__ y, long long M, long long N, long long K)
+{
+    __shared__ float xs[TILE][TILE];
+    __shared__ float ws[TILE][TILE + 1];
+    long long row = (long long)blockIdx.x * TILE + threadIdx.y, col = (long long)blockIdx.y * TILE + threadIdx.x;
+    long long wrow = (long long)blockIdx.y * TILE + threadIdx.y; /* the W row this thread loads */
+    float acc = 0.0f;
+    for (long long k0 = 0; k0 < K; k0 += TILE) {
+        long long k = k0 + threadIdx.x;
+        xs[threadIdx.y][threadIdx.x] = (row < M && k < K) ? x[row * K + k] : 0.0f;
+        ws[threadIdx.x][threadIdx.y] = (wrow < N && k < K) ? W[wrow * K + k] : 0.0f; /* ws[k][n] */
+        __syncthreads();
+        for (int kk = 0; kk < TILE; kk++) acc += xs[threadIdx.y][kk] * ws[kk][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
+}
+
+/* Normalisation groups: mode 0 contiguous groups of `per` elements (group
+ * and instance norm), mode 1 column g of a [rows, C] matrix (batch norm of a
+ * linear output), mode 2 channel g over (N, S) of [N, C, S] (batch norm of a
+ * convolution output). */
+__device__ __forceinline__ long long norm_elem(int mode, long long g, long long j, long long per, long long C,
+                                               long long S)
+{
+    if (mode == 0) return g * per + j;
+    if (mode == 1) return j * C + g;
+    return ((j / S) * C + g) * S + j % S;
+}
+
+__device__ __forceinline__ long long norm_group(int mode, long long t, long long per, long long C, long long S)
+{
+    if (mode == 0) return t / per;
+    if (mode == 1) return t % C;
+    return (t / S) % C;
+}
+
+__global__ void norm_stats(const bf16_t *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
+                           long long per, long long C, long long S, float eps)
+{
+    __shared__ float sh[THREADS];
+    long long g = blockIdx.x;
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < per; j += THREADS) s += y[norm_elem(mode, g, j, per, C, S)];
+    float m = block_sum(s, sh) / (float)per;
+    float q = 0.0f;
+    for (long long j = threadIdx.x; j < per; j += THREADS) {
+        float d = y[norm_elem(mode, g, j, per, C, S)] - m;
+        q += d * d;
+    }
+    float var = block_sum(q, sh) / (float)per;
+    if (threadIdx.x == 0) {
+        mean[g] = m;
+        rstd[g] = 1.0f / sqrtf(var + eps);
+    }
+}
+
+__global__ void norm_apply(bf16_t *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
+                           const bf16_t *__restrict__ w, const bf16_t *__restrict__ b, int mode, long long total,
+                           long long per, long long C, long long S, prm P)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    long long g = norm_group(mode, t, per, C, S);
+    long long c = (t / S) % C;
+    float v = (y[t] - mean[g]) * rstd[g];
+    if (w) v = v * w[c] + b[c];
+    (void)P;
+    v = v * (1.0f / (1.0f + expf(-v))); v = v * P5[c]; v = v * (1.0f / (1.0f + expf(-v)));
+    y[t] = v;
+}
+static float *scratch;
+static size_t scratch_bytes;
+
+static int need(size_t bytes)
+{
+    if (scratch_bytes >= bytes) return 0;
+    cudaFree(scratch);
+    scratch = NULL;
+    scratch_bytes = 0;
+    if (cudaMalloc((void **)&scratch, bytes) != cudaSuccess) return 1;
+    scratch_bytes = bytes;
+    return 0;
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < 6 || call->n_outputs < 1) return 1;
+    prm P = {};
+    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const bf16_t *)call->inputs[i].data;
+    const kbv_tensor *x = &call->inputs[0], *o = &call->outputs[0];
+    cudaStream_t st = call->stream;
+    const kbv_tensor *w = &call->inputs[1];
+    if (x->ndim != 2 || w->ndim != 2 || w->shape[1] != x->shape[1]) return 1;
+    long long M = x->shape[0], K = x->shape[1], C = w->shape[0], S = 1, N0 = M;
+    long long total = M * C;
+    bf16_t *y = (bf16_t *)o->data;
+    if (kbv_numel(o) != total) return 1;
+    if ((C + TILE - 1) / TILE > 65535) return 1;
+    dim3 block(TILE, TILE), grid((unsigned)((M + TILE - 1) / TILE), (unsigned)((C + TILE - 1) / TILE));
+    linear<<<grid, block, 0, st>>>((const bf16_t *)x->data, P1, P2, y, M, C, K);
+    unsigned eb = (unsigned)((total + THREADS - 1) / THREADS);
+    (void)eb;
+    long long G = 256; /* num_groups */
+    if (C % G != 0) return 1;
+    long long groups = N0 * G, per = (C / G) * S;
+    if (need((size_t)(0 + 2 * groups) * sizeof(float))) return 1;
+    float *stats = scratch + 0;
+    norm_stats<<<(unsigned)groups, THREADS, 0, st>>>(y, stats, stats + groups, 0, per, C, S, (float)1e-05);
+    norm_apply<<<eb, THREADS, 0, st>>>(y, stats, stats + groups, P3, P4, 0, total, per, C, S, P);
+    CHECK_LAUNCH();
+}
+
+extern "C" void kbv_teardown(void)
+{
+    cudaFree(scratch);
+    scratch = NULL;
+    scratch_bytes = 0;
+}
