@@ -52,7 +52,7 @@ const char PROMPT_BF16_NOTE[] =
 static void put_layers(sbuf *b, const suite_problem *p)
 {
     sb_puts(b, "  The network, layer by layer (each applied to the result of the one before; "
-              "params packs every weight and bias at the offsets shown, in floats, contiguous and "
+              "params packs every weight and bias at the offsets shown, in elements, contiguous and "
               "row-major in PyTorch's shape; `save`, `swap` and `add` manage one skip tensor "
               "for residual connections):\n");
     if (net_describe(b, p)) sb_puts(b, "    (the layer program does not walk: a registry error)\n");
