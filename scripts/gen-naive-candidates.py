@@ -22,7 +22,9 @@ bfloat16 in memory that reads as a float and rounds a float to nearest
 even when written, so loads and stores are bfloat16 and the arithmetic
 stays float; block-local shared memory (and the pointers to it), the
 per-row statistics of the normalisations and the partial sums of the
-reductions stay float, as PyTorch keeps its accumulators.
+reductions stay float, as PyTorch keeps its accumulators.  A level-2
+chain keeps its intermediate tensor in float and rounds it into the
+output once.
 """
 import re
 import json
@@ -1674,16 +1676,52 @@ struct bf16_t {
 # and partial sums (accumulators, not tensors).
 BF16_KEEP_FLOAT = ("sh", "part", "mean", "rstd", "stats", "norm", "loss", "scratch")
 
+# A level-2 chain keeps its intermediate tensor y in float, in a buffer of
+# its own unless it already lives in the scratch (a chain that ends in a
+# reduction), and rounds it into the output once at the end.
+L2_Y_BUF = '''static float *ybuf;
+static size_t ybuf_bytes;
+
+static int ybuf_need(size_t bytes)
+{
+    if (ybuf_bytes >= bytes) return 0;
+    cudaFree(ybuf);
+    ybuf = NULL;
+    ybuf_bytes = 0;
+    if (cudaMalloc((void **)&ybuf, bytes) != cudaSuccess) return 1;
+    ybuf_bytes = bytes;
+    return 0;
+}
+
+__global__ void narrow_out(const float *__restrict__ y, bf16_t *__restrict__ out, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) out[t] = y[t];
+}
+
+extern "C" int kbv_forward('''
+
 def to_bf16(text):
     """The FP32 candidate's text with bfloat16 tensors (see the docstring)."""
     text = text.replace("// naive: ", "// naive-bf16: ", 1)
     text = text.replace('#include "kbv.h"\n', '#include "kbv.h"\n' + BF16_TYPE, 1)
+    keep = BF16_KEEP_FLOAT
+    chain = "static int need(size_t bytes)" in text and "    float *y = (float *)o->data;\n" in text
+    if chain:
+        keep = keep + ("y", "r", "ybuf")
+        if "    y = scratch;\n" in text:
+            text = text.replace("    float *y = (float *)o->data;\n", "    float *y = NULL;\n", 1)
+        else:
+            text = text.replace("    float *y = (float *)o->data;\n",
+                                "    if (ybuf_need((size_t)total * sizeof(float))) return 1;\n"
+                                "    float *y = ybuf; /* the chain in float, rounded into the output at the end */\n", 1)
+            text = text.replace('extern "C" int kbv_forward(', L2_Y_BUF, 1)
+            text = text.replace("    CHECK_LAUNCH();\n}\n\nextern \"C\" void kbv_teardown(void)\n{\n",
+                                "    narrow_out<<<eb, THREADS, 0, st>>>(y, (bf16_t *)o->data, total);\n"
+                                "    CHECK_LAUNCH();\n}\n\nextern \"C\" void kbv_teardown(void)\n{\n"
+                                "    cudaFree(ybuf);\n    ybuf = NULL;\n    ybuf_bytes = 0;\n", 1)
     text = re.sub(r"\bfloat\s*\*", "bf16_t *", text)
-    keep = "|".join(BF16_KEEP_FLOAT)
-    text = re.sub(r"bf16_t \*(\s*(?:const\s+)?(?:__restrict__\s+)?)(%s)\b" % keep, r"float *\1\2", text)
-    # A level-2 chain's intermediate tensor lives in the float scratch (whose
-    # tail holds the statistics): bfloat16 there too, as PyTorch stores it.
-    text = text.replace("    y = scratch;", "    y = (bf16_t *)scratch;")
+    text = re.sub(r"bf16_t \*(\s*(?:const\s+)?(?:__restrict__\s+)?)(%s)\b" % "|".join(keep), r"float *\1\2", text)
     return text
 
 def main():
