@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aroot.h"
 #include "classify.h"
-#include "drift.h"
 #include "jio.h"
 #include "log.h"
 #include "medboot.h"
 #include "paired.h"
+#include "prec.h"
 #include "rng.h"
 #include "stats.h"
 
@@ -31,7 +32,10 @@ void analysis_default_opts(const run_data *r, analysis_opts *o)
     o->threads = 1;
 }
 
-enum { BL_FP32 = 0, BL_TF32 = 1, N_BL = 2 };
+/* A set's baselines fill the slots in the order prec_baselines gives them:
+ * fp32 and tf32 for an FP32 set, bf16 alone (slot 0) for a BF16 set, whose
+ * slot 1 then holds nothing.  Slot 0 is the headline's baseline. */
+enum { BL_FP32 = 0, BL_TF32 = 1, N_BL = RUN_MAX_BL };
 
 /* A sorted sample with its logarithms, for exact draws of its median. */
 typedef struct vdata {
@@ -642,7 +646,7 @@ static cJSON *fastp_json(const pctx *pc, size_t np, int bl, int t, const fastp_b
 
 /* --- one set -------------------------------------------------------------- */
 
-static cJSON *problem_json(const run_data *r, size_t set, size_t i, const pctx *p)
+static cJSON *problem_json(const run_data *r, size_t set, size_t i, const pctx *p, const int *bv, int nbl)
 {
     const run_pair *pr = run_pair_at(r, set, i);
     cJSON *o = cJSON_CreateObject(), *flags, *ev, *it, *sub;
@@ -667,8 +671,8 @@ static cJSON *problem_json(const run_data *r, size_t set, size_t i, const pctx *
         cJSON_AddItemToArray(ev, it);
     }
     sub = cJSON_AddObjectToObject(o, "speedup");
-    for (int bl = 0; bl < N_BL; bl++) {
-        const char *key = run_variant_names[1 + bl];
+    for (int bl = 0; bl < nbl; bl++) {
+        const char *key = run_variant_names[bv[bl]];
         if (p->has_s[bl]) {
             /* n: the rounds the speedup pairs (paired.h). */
             est x = {p->s[bl], p->s_lo[bl], p->s_hi[bl], (long)p->q[bl].n};
@@ -677,13 +681,17 @@ static cJSON *problem_json(const run_data *r, size_t set, size_t i, const pctx *
             cJSON_AddNullToObject(sub, key);
         }
     }
+    /* The candidate and the set's baselines. */
+    int vs[1 + RUN_MAX_BL] = {RUN_V_CAND, bv[0], bv[1]}, nv = 1 + nbl;
     sub = cJSON_AddObjectToObject(o, "time_ms");
-    for (int v = 0; v < RUN_NV; v++)
-        add_num_or_null(sub, run_variant_names[v], pr->times[v].n > 0, p->median[v]);
+    for (int k = 0; k < nv; k++)
+        add_num_or_null(sub, run_variant_names[vs[k]], pr->times[vs[k]].n > 0, p->median[vs[k]]);
     sub = cJSON_AddObjectToObject(o, "n_samples");
-    for (int v = 0; v < RUN_NV; v++) cJSON_AddNumberToObject(sub, run_variant_names[v], (double)pr->times[v].n);
+    for (int k = 0; k < nv; k++)
+        cJSON_AddNumberToObject(sub, run_variant_names[vs[k]], (double)pr->times[vs[k]].n);
     sub = cJSON_AddObjectToObject(o, "peak_bytes");
-    for (int v = 0; v < RUN_NV; v++) add_num_or_null(sub, run_variant_names[v], pr->have_mem[v], pr->peak_bytes[v]);
+    for (int k = 0; k < nv; k++)
+        add_num_or_null(sub, run_variant_names[vs[k]], pr->have_mem[vs[k]], pr->peak_bytes[vs[k]]);
     add_num_or_null(o, "max_rel_err", !isnan(p->cr.max_rel_err), p->cr.max_rel_err);
     if (p->cr.tier >= 0) cJSON_AddStringToObject(o, "tier", run_tier_names[p->cr.tier]);
     else cJSON_AddNullToObject(o, "tier");
@@ -722,8 +730,9 @@ static int resample_set(const shared *sh, size_t set, size_t np, const geo_store
 }
 
 /* The inflation decomposition of a set: the geometric mean against fp32 on
- * D1 only, with the hidden distributions, with the probes, and against tf32. */
-static void add_inflation(cJSON *o, const est *g_orig, const est *g_hidden, const est *g_correct)
+ * D1 only, with the hidden distributions, with the probes, and against tf32.
+ * A BF16 set has one baseline: its steps are the first three, against bf16. */
+static void add_inflation(cJSON *o, const est *g_orig, const est *g_hidden, const est *g_correct, int bf16)
 {
     cJSON *inf = cJSON_AddArrayToObject(o, "inflation");
     static const char *const steps[4][2] = {{"original", "fp32 baseline, D1 only"},
@@ -731,10 +740,10 @@ static void add_inflation(cJSON *o, const est *g_orig, const est *g_hidden, cons
                                             {"probes", "+ hack probes"},
                                             {"tf32", "+ tf32 baseline"}};
     const est *vals[4] = {&g_orig[BL_FP32], &g_hidden[BL_FP32], &g_correct[BL_FP32], &g_correct[BL_TF32]};
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < (bf16 ? 3 : 4); k++) {
         cJSON *step = cJSON_CreateObject();
         cJSON_AddStringToObject(step, "step", steps[k][0]);
-        cJSON_AddStringToObject(step, "label", steps[k][1]);
+        cJSON_AddStringToObject(step, "label", bf16 && k == 0 ? "bf16 baseline, D1 only" : steps[k][1]);
         add_est(step, "geomean", vals[k]);
         cJSON_AddItemToArray(inf, step);
     }
@@ -745,7 +754,8 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     const run_data *r = sh->r;
     size_t np = r->n_problems, B = sh->o->resamples, maxn = 1;
     double level = sh->o->level;
-    int rc = 0;
+    int rc = 0, bv[RUN_MAX_BL], nbl = prec_baselines(r, set, bv), bf16 = prec_is_bf16(r, set);
+    unsigned all_bl = (1u << nbl) - 1;
     for (size_t i = 0; i < np; i++)
         for (int v = 0; v < RUN_NV; v++)
             if (run_pair_at(r, set, i)->times[v].n > maxn) maxn = run_pair_at(r, set, i)->times[v].n;
@@ -787,6 +797,8 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     }
 
     cJSON_AddStringToObject(o, "name", r->set_names[set]);
+    cJSON_AddStringToObject(o, "precision", run_precision_names[bf16]);
+    if (r->set_compare_with[set]) cJSON_AddStringToObject(o, "compare_with", r->set_compare_with[set]);
     cJSON_AddNumberToObject(o, "n_problems", (double)np);
     cJSON *cj = cJSON_AddObjectToObject(o, "counts");
     for (int c = 0; c < CL_N; c++) cJSON_AddNumberToObject(cj, classify_class_names[c], (double)counts[c]);
@@ -797,24 +809,25 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     est g_correct[N_BL], g_all[N_BL], g_orig[N_BL], g_hidden[N_BL], m_eff[N_BL];
     for (size_t i = 0; i < np; i++)
         ok[i] = pc[i].cr.cls == CL_CORRECT ? (unsigned char)(pc[i].has_s[0] | pc[i].has_s[1] << 1) : 0;
-    if ((rc = agg_select(&as, B, pc, np, ok, 3, mem, g_correct, e))) goto done;
+    if ((rc = agg_select(&as, B, pc, np, ok, all_bl, mem, g_correct, e))) goto done;
     /* geomean_all: every problem, correct ones as max(1, s). */
     memset(mem, 1, np);
-    if ((rc = agg_add(&as, B, pc, np, mem, ok, NULL, 1, 3, g_all, e))) goto done;
+    if ((rc = agg_add(&as, B, pc, np, mem, ok, NULL, 1, all_bl, g_all, e))) goto done;
     for (size_t i = 0; i < np; i++) sel[i] = pc[i].cr.passes_d1 && pc[i].has_s[BL_FP32] ? 1 : 0;
     if ((rc = agg_select(&as, B, pc, np, sel, 1, mem, g_orig, e))) goto done;
     for (size_t i = 0; i < np; i++)
         if (pc[i].cr.cls == CL_HIDDEN_FAIL) sel[i] = 0;
     if ((rc = agg_select(&as, B, pc, np, sel, 1, mem, g_hidden, e))) goto done;
-    /* Memory against the tf32 baseline, over correct problems with both
-     * peaks recorded. */
+    /* Memory against the tf32 baseline (bf16 in a BF16 set: the last of
+     * the set's baselines), over correct problems with both peaks recorded. */
     long less = 0;
+    int mbv = bv[nbl - 1];
     for (size_t i = 0; i < np; i++) {
         const run_pair *pr = run_pair_at(r, set, i);
         mem[i] = 0;
         memv[i] = 0;
-        if (pc[i].cr.cls != CL_CORRECT || !pr->have_mem[RUN_V_CAND] || !pr->have_mem[RUN_V_TF32]) continue;
-        double c = pr->peak_bytes[RUN_V_CAND], b = pr->peak_bytes[RUN_V_TF32];
+        if (pc[i].cr.cls != CL_CORRECT || !pr->have_mem[RUN_V_CAND] || !pr->have_mem[mbv]) continue;
+        double c = pr->peak_bytes[RUN_V_CAND], b = pr->peak_bytes[mbv];
         if (!(c > 0 && b > 0)) continue;
         mem[i] = 1;
         memv[i] = log(b / c);
@@ -827,8 +840,8 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     aggs_finish(&as, sh, jack);
 
     cJSON *bj = cJSON_AddObjectToObject(o, "baselines");
-    for (int bl = 0; bl < N_BL; bl++) {
-        cJSON *b = cJSON_AddObjectToObject(bj, run_variant_names[1 + bl]);
+    for (int bl = 0; bl < nbl; bl++) {
+        cJSON *b = cJSON_AddObjectToObject(bj, run_variant_names[bv[bl]]);
         add_est(b, "geomean_speedup_correct", &g_correct[bl]);
         g_all[bl].n = (long)np;
         add_est(b, "geomean_speedup_all", &g_all[bl]);
@@ -844,11 +857,12 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     cJSON *mj = cJSON_AddObjectToObject(o, "memory");
     add_est(mj, "efficiency_geomean", &m_eff[0]);
     add_est(mj, "efficient_share", &m_share);
+    if (bf16) cJSON_AddStringToObject(mj, "baseline", run_variant_names[mbv]);
 
-    add_inflation(o, g_orig, g_hidden, g_correct);
+    add_inflation(o, g_orig, g_hidden, g_correct, bf16);
 
     cJSON *pj = cJSON_AddArrayToObject(o, "problems");
-    for (size_t i = 0; i < np; i++) cJSON_AddItemToArray(pj, problem_json(r, set, i, &pc[i]));
+    for (size_t i = 0; i < np; i++) cJSON_AddItemToArray(pj, problem_json(r, set, i, &pc[i], bv, nbl));
 
 done:
     for (size_t i = 0; pc && i < np; i++)
@@ -917,14 +931,16 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
      * for their counts: the tables depend on the count only, and building
      * them all first lets the threads share them read-only. */
     if ((rc = medboot_new(&mb, e))) goto done;
-    for (size_t i = 0; i < npairs; i++)
-        for (int bl = 0; bl < N_BL; bl++) {
+    for (size_t i = 0; i < npairs; i++) {
+        int bv[RUN_MAX_BL], nbl = prec_baselines(r, i / r->n_problems, bv);
+        for (int bl = 0; bl < nbl; bl++) {
             size_t k = i * N_BL + (size_t)bl;
             const run_pair *pr = &r->pairs[i];
-            if ((rc = paired_ratios(&pr->times[RUN_V_CAND], &pr->times[1 + bl], &ratios[k], &n_ratios[k], e)) ||
+            if ((rc = paired_ratios(&pr->times[RUN_V_CAND], &pr->times[bv[bl]], &ratios[k], &n_ratios[k], e)) ||
                 (rc = medboot_prepare(mb, n_ratios[k], e)))
                 goto done;
         }
+    }
 
     shared sh = {r, o, mb, ratios, n_ratios};
     size_t nt = o->threads < 1 ? 1 : (size_t)o->threads;
@@ -952,36 +968,7 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
             goto done;
         }
 
-    root = cJSON_CreateObject();
-    if (!root) {
-        rc = err_set(e, KBV_ENOMEM, "out of memory");
-        goto done;
-    }
-    cJSON_AddStringToObject(root, KBV_K_SCHEMA, KBV_SCHEMA_ANALYSIS);
-    cJSON_AddStringToObject(root, "run_id", r->run_id);
-    cJSON_AddStringToObject(root, "created_utc", r->created_utc);
-    static const char *const copied[] = {"harness", "device"};
-    for (int k = 0; k < 2; k++) {
-        const cJSON *src = cJSON_GetObjectItemCaseSensitive(r->manifest, copied[k]);
-        cJSON_AddItemToObject(root, copied[k], src ? cJSON_Duplicate(src, 1) : cJSON_CreateNull());
-    }
-    cJSON *cfg = cJSON_AddObjectToObject(root, "config");
-    cJSON_AddNumberToObject(cfg, "bootstrap_resamples", (double)o->resamples);
-    cJSON_AddNumberToObject(cfg, "bootstrap_seed", (double)o->seed);
-    cJSON_AddNumberToObject(cfg, "ci_level", o->level);
-    cJSON_AddItemToObject(cfg, "fast_p_points", cJSON_CreateDoubleArray(analysis_fastp_points, ANALYSIS_N_FASTP));
-    cJSON_AddStringToObject(cfg, "memory_baseline", "tf32");
-    cJSON *cl = cJSON_AddArrayToObject(root, "classes");
-    for (int c = 0; c < CL_N; c++) cJSON_AddItemToArray(cl, cJSON_CreateString(classify_class_names[c]));
-    cJSON *sj = cJSON_AddArrayToObject(root, "sets");
-    for (size_t s = 0; s < r->n_sets; s++) {
-        cJSON_AddItemToArray(sj, sets[s]);
-        sets[s] = NULL;
-    }
-    /* Baselines whose median moved between the sets of the run (drift.h). */
-    cJSON *drift = NULL;
-    if ((rc = drift_build(r, o->level, &drift, e))) goto done;
-    cJSON_AddItemToObject(root, "baseline_drift", drift);
+    if ((rc = analysis_root(r, o, sets, &root, e))) goto done;
     *out = root;
     root = NULL;
 done:

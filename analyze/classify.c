@@ -1,5 +1,6 @@
 /* classify.c - see classify.h. */
 #include "classify.h"
+#include "prec.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -54,16 +55,27 @@ static void fmt_err(char *buf, size_t n, double v)
     else snprintf(buf, n, "%.3g", v);
 }
 
+/* The set whose pair p is (p lies in r->pairs; a pair from elsewhere is
+ * taken as one of an FP32 set). */
+static size_t pair_set(const run_data *r, const run_pair *p)
+{
+    size_t np = r->n_sets * r->n_problems;
+    if (!r->pairs || !r->n_problems || p < r->pairs || p >= r->pairs + np) return SIZE_MAX;
+    return (size_t)(p - r->pairs) / r->n_problems;
+}
+
 /* "D1 trial 1: 1234 of 4096 elements outside 0.001 + 0.001|ref|, max abs err 0.5" */
-static void describe_check(const run_data *r, const run_check *c, char *buf, size_t n)
+static void describe_check(const run_data *r, const run_pair *p, const run_check *c, char *buf, size_t n)
 {
     char of[64] = "", err[32], nf[64] = "";
+    double atol, rtol;
+    prec_tolerance(r, pair_set(r, p), &atol, &rtol);
     fmt_err(err, sizeof err, c->max_abs_err);
     if (c->elements >= 0) snprintf(of, sizeof of, " of %lld", c->elements);
     if (c->nonfinite > 0) snprintf(nf, sizeof nf, ", %lld non-finite", c->nonfinite);
     if (c->mismatches > 0)
         snprintf(buf, n, "%s trial %lld: %lld%s elements outside %g + %g|ref|%s, max abs err %s", c->dist,
-                 c->trial, c->mismatches, of, r->atol, r->rtol, nf, err);
+                 c->trial, c->mismatches, of, atol, rtol, nf, err);
     else
         snprintf(buf, n, "%s trial %lld: check failed%s, max abs err %s", c->dist, c->trial, nf, err);
 }
@@ -232,7 +244,7 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
             probe_text(stale, txt, tn);
         } else {
             out->cls = CL_INCORRECT;
-            describe_check(r, first_fail, txt, tn);
+            describe_check(r, p, first_fail, txt, tn);
         }
         return;
     }
@@ -256,7 +268,7 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         const run_check *c = &p->checks[i];
         if (is_d1(c) || c->skipped || c->pass) continue;
         out->cls = CL_HIDDEN_FAIL;
-        describe_check(r, c, txt, tn);
+        describe_check(r, p, c, txt, tn);
         return;
     }
 
@@ -275,7 +287,7 @@ static void set_flag(classify_result *out, int f, const char *fmt, ...)
     out->flags |= 1u << f;
 }
 
-static void classify_flags(const run_pair *p, double cand_median_ms, classify_result *out)
+static void classify_flags(const run_data *r, const run_pair *p, double cand_median_ms, classify_result *out)
 {
     /* library-call: the static scan's "library:..." flags and the imports. */
     char libs[200] = "", imps[240] = "";
@@ -302,9 +314,11 @@ static void classify_flags(const run_pair *p, double cand_median_ms, classify_re
     /* precision: the worst tier among the passing checks of every
      * distribution (DESIGN.md 5a step 5): a candidate exact on D1 and only
      * tf32-close on x3 inputs is a tf32 candidate. */
-    int worst = RUN_TIER_UNKNOWN;
+    int worst = RUN_TIER_UNKNOWN, bf16 = prec_is_bf16(r, pair_set(r, p));
     double rel = NAN;
-    for (size_t i = 0; i < p->n_checks; i++) {
+    /* A BF16 pair is judged at 1e-2 by design: a lower precision than fp32
+     * is its setting, not a finding. */
+    for (size_t i = 0; i < p->n_checks && !bf16; i++) {
         const run_check *c = &p->checks[i];
         if (c->skipped || !c->pass) continue;
         if (c->tier > worst) worst = c->tier;
@@ -319,17 +333,17 @@ static void classify_flags(const run_pair *p, double cand_median_ms, classify_re
         set_flag(out, FL_PRECISION_HALF, "passing error beyond 1e-3 (1 + |ref|): %s tier, max rel err %s",
                  run_tier_names[worst], relbuf);
 
-    /* more-memory: against the tf32 baseline, the memory baseline. */
-    if (p->have_mem[RUN_V_CAND] && p->have_mem[RUN_V_TF32] &&
-        p->peak_bytes[RUN_V_CAND] > p->peak_bytes[RUN_V_TF32]) {
+    /* more-memory: against the memory baseline, tf32 (bf16 in a BF16 set). */
+    int mb = bf16 ? RUN_V_BF16 : RUN_V_TF32;
+    if (p->have_mem[RUN_V_CAND] && p->have_mem[mb] && p->peak_bytes[RUN_V_CAND] > p->peak_bytes[mb]) {
         char a[32], b[32];
         classify_fmt_bytes(a, sizeof a, p->peak_bytes[RUN_V_CAND]);
-        classify_fmt_bytes(b, sizeof b, p->peak_bytes[RUN_V_TF32]);
-        if (p->peak_bytes[RUN_V_TF32] > 0)
-            set_flag(out, FL_MORE_MEMORY, "peak %s against %s for the tf32 baseline (%.2fx)", a, b,
-                     p->peak_bytes[RUN_V_CAND] / p->peak_bytes[RUN_V_TF32]);
+        classify_fmt_bytes(b, sizeof b, p->peak_bytes[mb]);
+        if (p->peak_bytes[mb] > 0)
+            set_flag(out, FL_MORE_MEMORY, "peak %s against %s for the %s baseline (%.2fx)", a, b,
+                     run_variant_names[mb], p->peak_bytes[RUN_V_CAND] / p->peak_bytes[mb]);
         else
-            set_flag(out, FL_MORE_MEMORY, "peak %s against %s for the tf32 baseline", a, b);
+            set_flag(out, FL_MORE_MEMORY, "peak %s against %s for the %s baseline", a, b, run_variant_names[mb]);
     }
 
     if (p->have_mem[RUN_V_CAND] && p->leaked_bytes[RUN_V_CAND] > 0) {
@@ -376,5 +390,5 @@ void classify_pair(const run_data *r, const run_pair *p, double cand_median_ms, 
     classify_class(r, p, out);
     out->passes_d1 = out->cls != CL_ERROR && out->cls != CL_MISSING && out->cls != CL_TAMPERING && n_d1 > 0 &&
                      n_fail == 0;
-    classify_flags(p, cand_median_ms, out);
+    classify_flags(r, p, cand_median_ms, out);
 }

@@ -135,21 +135,21 @@ int drift_build(const run_data *r, double level, cJSON **out, kbv_err *e)
     int rc = 0;
     size_t maxn = 1, maxs = 1, nf = 0, nd = 0;
     for (size_t i = 0; i < r->n_sets * r->n_problems; i++)
-        for (int v = RUN_V_FP32; v <= RUN_V_TF32; v++) {
+        for (int v = RUN_V_FP32; v < RUN_NV; v++) {
             if (r->pairs[i].times[v].n > maxn) maxn = r->pairs[i].times[v].n;
             if (r->pairs[i].mhz[v].n > maxs) maxs = r->pairs[i].mhz[v].n;
         }
     double *buf = malloc(maxn * sizeof *buf);
     run_mhz_span *sbuf = malloc(maxs * sizeof *sbuf);
     dset *ds = calloc(r->n_sets + 1, sizeof *ds);
-    dflag *fl = calloc(2 * r->n_problems + 1, sizeof *fl);
+    dflag *fl = calloc((RUN_NV - 1) * r->n_problems + 1, sizeof *fl);
     cJSON *arr = cJSON_CreateArray();
     if (!buf || !sbuf || !ds || !fl || !arr) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
     for (size_t p = 0; p < r->n_problems; p++) {
-        for (int v = RUN_V_FP32; v <= RUN_V_TF32; v++) {
+        for (int v = RUN_V_FP32; v < RUN_NV; v++) {
             size_t slow = 0, fast = 0;
             for (size_t k = 0; k < nd; k++) {
                 free(ds[k].choice);

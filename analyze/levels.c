@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jio.h"
+#include "prec.h"
 #include "rng.h"
 #include "stats.h"
 
@@ -22,8 +23,8 @@ const double levels_tolerances[LEVELS_N_TOL] = {1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e
 #define LEVELS_MAX 16
 #define NAME_MAX_LEN 16
 
-enum { BL_FP32 = 0, BL_TF32 = 1, N_BL = 2 };
-static const char *const bl_names[N_BL] = {"fp32", "tf32"};
+/* The set's baselines, in prec_baselines' order: fp32 and tf32, or bf16. */
+enum { N_BL = RUN_MAX_BL };
 
 /* What levels.c needs of one problem of a set. */
 typedef struct lprob {
@@ -180,7 +181,7 @@ static int add_levels(const run_data *r, const analysis_opts *o, size_t set, con
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
-    (void)r;
+    int bv[RUN_MAX_BL], nbl = prec_baselines(r, set, bv);
     for (int L = 0; L < n_levels; L++) {
         cJSON *lo = cJSON_CreateObject();
         if (!lo) {
@@ -204,8 +205,8 @@ static int add_levels(const run_data *r, const analysis_opts *o, size_t set, con
             cJSON_AddNumberToObject(cj, c->valuestring, (double)k);
         }
         cJSON *bj = cJSON_AddObjectToObject(lo, "baselines");
-        for (int bl = 0; bl < N_BL; bl++) {
-            cJSON *b = cJSON_AddObjectToObject(bj, bl_names[bl]);
+        for (int bl = 0; bl < nbl; bl++) {
+            cJSON *b = cJSON_AddObjectToObject(bj, run_variant_names[bv[bl]]);
             rng rg;
             size_t m = 0;
             for (size_t i = 0; i < np; i++)
@@ -372,7 +373,9 @@ static int add_sweep(const run_data *r, size_t set, const lprob *lp, size_t np, 
     cJSON_AddNumberToObject(so, "n_problems", (double)np);
     for (int k = 0; k < LEVELS_N_TOL; k++) {
         double t = levels_tolerances[k];
-        int own = r->atol == r->rtol && same_tol(t, r->atol), exact = 1;
+        double atol, rtol;
+        prec_tolerance(r, set, &atol, &rtol);
+        int own = atol == rtol && same_tol(t, atol), exact = 1;
         long n = 0;
         for (size_t i = 0; i < np; i++) {
             const char *c = lp[i].cls;
@@ -448,7 +451,7 @@ static int set_add(const run_data *r, const analysis_opts *o, size_t set, const 
         return err_set(e, KBV_ERUNTIME, "internal: set %s has no problem list of %zu", r->set_names[set], np);
     lprob *lp = calloc(np + 1, sizeof *lp);
     char names[LEVELS_MAX][NAME_MAX_LEN];
-    int n_levels = 0, rc = 0;
+    int n_levels = 0, rc = 0, bv[RUN_MAX_BL], nbl = prec_baselines(r, set, bv);
     if (!lp)
         return err_set(e, KBV_ENOMEM, "out of memory");
     size_t i = 0;
@@ -458,8 +461,8 @@ static int set_add(const run_data *r, const analysis_opts *o, size_t set, const 
         lp[i].correct = strcmp(lp[i].cls, "correct") == 0;
         lp[i].missing = pair_missing(run_pair_at(r, set, i), lp[i].cls, it);
         const cJSON *sp = cJSON_GetObjectItemCaseSensitive(it, "speedup");
-        for (int bl = 0; bl < N_BL; bl++)
-            lp[i].s[bl] = est_of(sp, bl_names[bl], &lp[i].has_s[bl]);
+        for (int bl = 0; bl < nbl; bl++)
+            lp[i].s[bl] = est_of(sp, run_variant_names[bv[bl]], &lp[i].has_s[bl]);
         /* The level: the id up to its first '_' ("L1"); ids without one
          * share the level "other". */
         const char *id = r->problem_ids[i], *us = strchr(id, '_');

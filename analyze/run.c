@@ -1,5 +1,6 @@
 /* run.c - reading a run directory (see run.h). */
 #include "run.h"
+#include "prec.h"
 #include "schema.h"
 
 #include <errno.h>
@@ -19,7 +20,8 @@
 #include "log.h"
 #include "scan.h"
 
-const char *const run_variant_names[RUN_NV] = {"candidate", "fp32", "tf32"};
+const char *const run_variant_names[RUN_NV] = {"candidate", "fp32", "tf32", "bf16"};
+const char *const run_precision_names[2] = {"fp32", "bf16"};
 const char *const run_tier_names[4] = {"fp32", "tf32", "half", "none"};
 
 /* --- name tables ---------------------------------------------------------- */
@@ -235,7 +237,7 @@ static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen,
 {
     int v = variant_index(variant, vlen);
     if (v < 0)
-        return err_set(e, KBV_EINPUT, "%s: unknown variant \"%.*s\" (candidate, fp32 or tf32)", what,
+        return err_set(e, KBV_EINPUT, "%s: unknown variant \"%.*s\" (candidate, fp32, tf32 or bf16)", what,
                        (int)vlen, variant);
     if (gpu_kind != SCAN_NUMBER || !(gpu > 0) || !isfinite(gpu))
         return err_set(e, KBV_EINPUT, "%s: \"gpu_ms\" must be a positive finite number", what);
@@ -394,8 +396,8 @@ static int replace_str(char **dst, const char *s, kbv_err *e)
     return 0;
 }
 
-/* A baseline record: the kernel or algorithm a worker chose for the fp32
- * or tf32 baseline of its pair.  Each worker start writes one, so a resumed
+/* A baseline record: the kernel or algorithm a worker chose for the fp32,
+ * tf32 or bf16 baseline of its pair.  Each worker start writes one, so a resumed
  * run repeats it; a text already kept is not kept twice.  An empty text
  * names nothing and is not kept. */
 static int add_choice(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
@@ -404,8 +406,8 @@ static int add_choice(run_pair *pr, const cJSON *o, const char *what, kbv_err *e
     int rc;
     if ((rc = jio_get_str(o, KBV_K_VARIANT, what, &variant, e))) return rc;
     int v = variant_index(variant, strlen(variant));
-    if (v != RUN_V_FP32 && v != RUN_V_TF32)
-        return err_set(e, KBV_EINPUT, "%s: unknown baseline variant \"%s\" (fp32 or tf32)", what, variant);
+    if (v != RUN_V_FP32 && v != RUN_V_TF32 && v != RUN_V_BF16)
+        return err_set(e, KBV_EINPUT, "%s: unknown baseline variant \"%s\" (fp32, tf32 or bf16)", what, variant);
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "choice");
     if (!cJSON_IsString(c)) return err_set(e, KBV_EINPUT, "%s: \"choice\" must be a string", what);
     if (!*c->valuestring) return 0;
@@ -685,7 +687,8 @@ int run_from_manifest(cJSON *manifest, run_data **out, kbv_err *e)
         }
         r->set_names[i++] = name;
     }
-    if ((rc = map_build(r->problem_ids, r->n_problems, KBV_K_PROBLEM, &r->prob_map, &r->prob_mask, e)) ||
+    if ((rc = prec_read(r, config, sets, e)) ||
+        (rc = map_build(r->problem_ids, r->n_problems, KBV_K_PROBLEM, &r->prob_map, &r->prob_mask, e)) ||
         (rc = map_build(r->set_names, r->n_sets, KBV_K_SET, &r->set_map, &r->set_mask, e)))
         goto fail;
     *out = r;
@@ -983,6 +986,8 @@ void run_free(run_data *r)
     }
     free(r->pairs);
     free(r->set_names);
+    free(r->set_precision);
+    free(r->set_compare_with);
     free(r->problem_ids);
     free(r->set_map);
     free(r->prob_map);

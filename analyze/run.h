@@ -9,9 +9,10 @@
  * an earlier one byte for byte, on a second status or build record for a
  * pair, on a status not named in DESIGN.md 6, on a record for a set or
  * problem the manifest does not name, on a time that is not a positive
- * finite number, on a baseline record whose variant is not fp32 or tf32 or
- * whose choice is not a string, and on a manifest of another schema or
- * whose config.seed is not a non-negative integer.
+ * finite number, on a baseline record whose variant is not fp32, tf32 or
+ * bf16 or whose choice is not a string, and on a manifest of another schema,
+ * whose config.seed is not a non-negative integer, or whose set names a
+ * precision other than "fp32" and "bf16".
  *
  * Every record is judged by the journal grammar (common/jgram.h): a record
  * that breaks it is not used as data, and its pair keeps the first reason
@@ -29,8 +30,15 @@
 #include "err.h"
 #include "jgram.h"
 
-enum { RUN_V_CAND = 0, RUN_V_FP32 = 1, RUN_V_TF32 = 2, RUN_NV = 3 };
-extern const char *const run_variant_names[RUN_NV];  /* "candidate", "fp32", "tf32" */
+enum { RUN_V_CAND = 0, RUN_V_FP32 = 1, RUN_V_TF32 = 2, RUN_V_BF16 = 3, RUN_NV = 4 };
+extern const char *const run_variant_names[RUN_NV];  /* "candidate", "fp32", "tf32", "bf16" */
+
+/* The setting a candidate set is timed in (its set.json "precision", which
+ * the manifest's set entry repeats): FP32 pairs are timed against the fp32
+ * and tf32 baselines, BF16 pairs against the bf16 one. */
+enum { RUN_PREC_FP32 = 0, RUN_PREC_BF16 = 1 };
+extern const char *const run_precision_names[2];  /* "fp32", "bf16" */
+#define RUN_MAX_BL 2   /* baselines of one set, at most (prec.h) */
 
 /* Precision tiers of DESIGN.md 5a, in order of growing error. */
 enum { RUN_TIER_UNKNOWN = -1, RUN_TIER_FP32 = 0, RUN_TIER_TF32 = 1, RUN_TIER_HALF = 2, RUN_TIER_NONE = 3 };
@@ -113,8 +121,12 @@ typedef struct run_data {
     const char *run_id, *created_utc; /* borrowed from manifest */
     uint64_t seed;                    /* manifest config.seed */
     double atol, rtol;                /* manifest config, default 1e-3 */
+    double atol_bf16, rtol_bf16;      /* manifest config.tolerance_bf16, default 1e-2 */
     size_t n_sets, n_problems;
     const char **set_names;           /* owned array; strings borrowed from manifest */
+    int *set_precision;               /* owned, per set: RUN_PREC_*; FP32 where the manifest says none */
+    const char **set_compare_with;    /* owned array, per set: the FP32 set a BF16 set mirrors (borrowed
+                                         from manifest), NULL when it names none */
     const char **problem_ids;         /* likewise */
     run_pair *pairs;                  /* owned, [set * n_problems + problem] */
     long n_lines, n_time;

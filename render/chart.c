@@ -201,7 +201,8 @@ void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w)
     int ntx = chax_ticks_ratio(&ax, tx, 32), nty = chax_ticks_linear(&ay, 0.25, 2, ty, 8);
     /* The y label names the baseline, so that the figure stands alone. */
     char ylab[160];
-    snprintf(ylab, sizeof ylab, "%s vs %s", x->labels[LBL_FAST_P_Y], b == RM_FP32 ? "strict fp32" : "tf32");
+    snprintf(ylab, sizeof ylab, "%s vs %s", x->labels[LBL_FAST_P_Y],
+             b == RM_FP32 ? "strict fp32" : b == RM_TF32 ? "tf32" : "bf16");
     chax_y_axis(c, x, &ay, ty, nty, L, w - R, 6, ylab);
     chax_x_axis(c, x, &ax, tx, ntx, h - B, h, x->labels[LBL_FAST_P_X]);
     chax_ref_line(c, x, chax_amap(&ax, 1), T, chax_amap(&ax, 1), h - B);

@@ -31,6 +31,21 @@ void chart_ctx_init(chart_ctx *x, const rmodel *m, const rstyle *st, const char 
 double chart_fast_p_height(const chart_ctx *x);
 void chart_fast_p(canvas *c, const chart_ctx *x, int b, double w);
 
+/* The BF16 setting (chbf16.c).  fast_p of BF16 sets is chart_fast_p with
+ * b = RM_BF16 on a context whose model lists the BF16 sets as its sets
+ * (chart_bf16_view).  chart_bf16_compare draws BF16 set j of x's model
+ * against the FP32 set it mirrors in full (the whole model): one point
+ * per problem with both speedups, the FP32 speedup (vs the fp32 baseline)
+ * across, the BF16 speedup (vs bf16) up, each with its interval, filled
+ * where the problem is correct in both sets, on equal log axes with the
+ * diagonal; set j keeps its colour and marker of the fast_p figure. */
+void chart_bf16_view(rmodel *view, const rmodel *full);
+double chart_bf16_height(const chart_ctx *x);
+void chart_bf16_compare(canvas *c, const chart_ctx *x, const rmodel *full, int j, double w);
+/* Problems of BF16 set j with both speedups, and of those the ones correct
+ * in both sets. */
+int chart_bf16_points(const rmodel *full, int j, int *both_correct);
+
 /* Per-problem speedups of set s, rows [r0, r1) of its problems with a
  * candidate (rm_set.shown), both baselines.  The axis range depends on the
  * whole set, so that the parts of one set line up. */

@@ -11,7 +11,7 @@
 #include "log.h"
 #include "nmap.h"
 
-static const char *const base_names[RM_NB] = {"fp32", "tf32"};
+static const char *const base_names[RM_NBX] = {"fp32", "tf32", "bf16"};
 static const char *const group_names[RM_NG] = {"correct", "hidden-fail", "hack", "incorrect", "error", "missing"};
 
 const char *rmodel_baseline_name(int b) { return base_names[b]; }
@@ -43,6 +43,19 @@ static int opt_num(const cJSON *o, const char *key, double *out)
     if (!cJSON_IsNumber(v))
         return -1;
     *out = v->valuedouble;
+    return 0;
+}
+
+/* A text member that may be absent or null (*out NULL); -1 for another type. */
+static int opt_text(const cJSON *o, const char *key, const char **out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = NULL;
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsString(v))
+        return -1;
+    *out = v->valuestring;
     return 0;
 }
 
@@ -150,7 +163,7 @@ static int class_index(const rmodel *m, const char *cls)
     return -1;
 }
 
-static int read_problem(const rmodel *m, const cJSON *p, const char *what, rm_problem *out, kbv_err *e)
+static int read_problem(const rmodel *m, const cJSON *p, const char *what, int bf16, rm_problem *out, kbv_err *e)
 {
     char w[512];
     int rc;
@@ -192,17 +205,25 @@ static int read_problem(const rmodel *m, const cJSON *p, const char *what, rm_pr
         }
     }
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(p, "speedup");
-    for (int b = 0; b < RM_NB; b++) {
+    /* The set's own baselines; the others stay empty. */
+    for (int b = 0; b < RM_NBX; b++) {
+        read_est(NULL, what, &out->sp[b], e);
+        if ((b == RM_BF16) != bf16)
+            continue;
         snprintf(w, sizeof w, "%s.speedup.%s", what, base_names[b]);
         if ((rc = read_ratio(sp ? cJSON_GetObjectItemCaseSensitive(sp, base_names[b]) : NULL, w, &out->sp[b], e)))
             return rc;
     }
-    static const char *const vn[RM_NV] = {"candidate", "fp32", "tf32"};
+    static const char *const vn[RM_NVX] = {"candidate", "fp32", "tf32", "bf16"};
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time_ms");
     const cJSON *ns = cJSON_GetObjectItemCaseSensitive(p, "n_samples");
     const cJSON *pk = cJSON_GetObjectItemCaseSensitive(p, "peak_bytes");
-    for (int v = 0; v < RM_NV; v++) {
+    for (int v = 0; v < RM_NVX; v++) {
         double x;
+        out->t_ms[v] = out->peak[v] = NAN;
+        out->n_samples[v] = -1;
+        if (v != RM_CAND && (v == RM_VBF16) != bf16)
+            continue;
         if (opt_num(t, vn[v], &out->t_ms[v]) || opt_num(pk, vn[v], &out->peak[v]) || opt_num(ns, vn[v], &x))
             return err_set(e, KBV_EINPUT, "%s: time_ms, peak_bytes and n_samples of %s must be numbers or null",
                            what, vn[v]);
@@ -383,6 +404,15 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
     if ((rc = jio_get_str(s, "name", what, &out->name, e)))
         return rc;
     snprintf(what, sizeof what, "analysis.json: set '%s'", out->name);
+    /* The setting: "precision" is absent in an analysis from before the
+     * BF16 setting, whose sets are all FP32. */
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(s, "precision");
+    if (pr && !(cJSON_IsString(pr) && (strcmp(pr->valuestring, "fp32") == 0 || strcmp(pr->valuestring, "bf16") == 0)))
+        return err_set(e, KBV_EINPUT, "%s: precision must be \"fp32\" or \"bf16\"", what);
+    out->bf16 = pr && strcmp(pr->valuestring, "bf16") == 0;
+    out->cmp = -1;
+    if (opt_text(s, "compare_with", &out->compare_with))
+        return err_set(e, KBV_EINPUT, "%s: compare_with must be a set name", what);
     long long np = 0;
     if ((rc = jio_get_int(s, "n_problems", what, &np, e)))
         return rc;
@@ -404,8 +434,10 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
     const cJSON *bl;
     if ((rc = jio_get_obj(s, "baselines", what, &bl, e)))
         return rc;
-    for (int b = 0; b < RM_NB; b++) {
+    for (int b = 0; b < RM_NBX; b++) {
         const cJSON *bo;
+        if ((b == RM_BF16) != out->bf16)
+            continue;
         snprintf(w, sizeof w, "%s: baselines", what);
         if ((rc = jio_get_obj(bl, base_names[b], w, &bo, e)))
             return rc;
@@ -457,7 +489,7 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
     const cJSON *it;
     cJSON_ArrayForEach(it, probs) {
         snprintf(w, sizeof w, "%s: problems[%d]", what, out->n_probs);
-        rc = read_problem(m, it, w, &out->probs[out->n_probs], e);
+        rc = read_problem(m, it, w, out->bf16, &out->probs[out->n_probs], e);
         out->n_probs++;   /* counted even on failure, so that its lists are freed */
         if (rc)
             return rc;
@@ -552,19 +584,6 @@ static int read_parity(rmodel *m, kbv_err *e)
 
 /* --- baseline_drift --------------------------------------------------------- */
 
-/* A text member that may be absent or null (*out NULL); -1 for another type. */
-static int opt_text(const cJSON *o, const char *key, const char **out)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    *out = NULL;
-    if (!v || cJSON_IsNull(v))
-        return 0;
-    if (!cJSON_IsString(v))
-        return -1;
-    *out = v->valuestring;
-    return 0;
-}
-
 /* A number member that may be absent or null (*out NaN), else finite and
  * > 0; -1 for anything else. */
 static int opt_pos(const cJSON *o, const char *key, double *out)
@@ -601,9 +620,12 @@ static int read_drift(rmodel *m, kbv_err *e)
             return err_set(e, KBV_EINPUT, "%s: expected an object", w);
         if ((rc = jio_get_str(it, "problem", w, &x->problem, e)) || (rc = jio_get_str(it, "baseline", w, &bl, e)))
             return rc;
-        x->baseline = strcmp(bl, "fp32") == 0 ? RM_FP32 : strcmp(bl, "tf32") == 0 ? RM_TF32 : -1;
+        x->baseline = strcmp(bl, "fp32") == 0   ? RM_FP32
+                      : strcmp(bl, "tf32") == 0 ? RM_TF32
+                      : strcmp(bl, "bf16") == 0 ? RM_BF16
+                                                : -1;
         if (x->baseline < 0)
-            return err_set(e, KBV_EINPUT, "%s: baseline '%s' is neither fp32 nor tf32", w, bl);
+            return err_set(e, KBV_EINPUT, "%s: baseline '%s' is not fp32, tf32 or bf16", w, bl);
         if (opt_num(it, "drift", &x->drift) || !(x->drift > 0))
             return err_set(e, KBV_EINPUT, "%s: \"drift\" must be a number > 0", w);
         if (opt_pos(it, "clock_ratio", &x->clock_ratio))
@@ -659,6 +681,55 @@ static int read_drift(rmodel *m, kbv_err *e)
     return 0;
 }
 
+/* Moves the BF16 sets out of m->sets into m->bsets (both in analysis
+ * order), so that every FP32 section draws the FP32 sets alone, and finds
+ * the FP32 set each BF16 set compares with. */
+static int split_sets(rmodel *m, kbv_err *e)
+{
+    int nb = 0;
+    for (int i = 0; i < m->n_sets; i++)
+        nb += m->sets[i].bf16;
+    if (nb == 0)
+        return 0;
+    m->bsets = calloc((size_t)nb, sizeof *m->bsets);
+    if (!m->bsets)
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    int k = 0;
+    for (int i = 0; i < m->n_sets; i++) {
+        if (m->sets[i].bf16)
+            m->bsets[m->n_bsets++] = m->sets[i];
+        else
+            m->sets[k++] = m->sets[i];
+    }
+    m->n_sets = k;
+    for (int j = 0; j < m->n_bsets; j++) {
+        rm_set *b = &m->bsets[j];
+        for (int i = 0; b->compare_with && i < m->n_sets && b->cmp < 0; i++)
+            if (strcmp(m->sets[i].name, b->compare_with) == 0)
+                b->cmp = i;
+        if (b->compare_with && b->cmp < 0)
+            log_warn("render", "BF16 set %s compares with %s, which is not an FP32 set of this analysis", b->name,
+                     b->compare_with);
+    }
+    return 0;
+}
+
+const rm_est *rmodel_fp32_of(const rmodel *m, const rm_set *bs, int p, const rm_problem **fq)
+{
+    *fq = NULL;
+    if (bs->cmp < 0 || p < 0 || p >= bs->n_probs)
+        return NULL;
+    const rm_set *f = &m->sets[bs->cmp];
+    const char *id = bs->probs[p].id;
+    /* Both sets list the run's problems in run order: the same index first. */
+    if (p < f->n_probs && strcmp(f->probs[p].id, id) == 0)
+        *fq = &f->probs[p];
+    for (int i = 0; !*fq && i < f->n_probs; i++)
+        if (strcmp(f->probs[i].id, id) == 0)
+            *fq = &f->probs[i];
+    return *fq ? &(*fq)->sp[RM_FP32] : NULL;
+}
+
 /* analysis.json must describe the run beside it: the same run_id, and only
  * sets the manifest names (a file copied in from another run would put
  * another run's numbers under this run's summary). */
@@ -671,17 +742,18 @@ static int agrees_with_manifest(const rmodel *m, kbv_err *e)
         return err_set(e, KBV_EINPUT, "analysis.json: run_id '%s' is not the manifest's ('%s'): it belongs to another run",
                        m->run_id, cJSON_IsString(rid) ? rid->valuestring : "none");
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(m->manifest, "sets");
-    for (int i = 0; i < m->n_sets; i++) {
+    for (int j = 0; j < m->n_sets + m->n_bsets; j++) {
+        const rm_set *st = j < m->n_sets ? &m->sets[j] : &m->bsets[j - m->n_sets];
         int found = 0;
         const cJSON *it;
         if (cJSON_IsArray(ms))
             cJSON_ArrayForEach(it, ms) {
                 const cJSON *n = cJSON_IsString(it) ? it : cJSON_GetObjectItemCaseSensitive(it, "name");
-                if (cJSON_IsString(n) && strcmp(n->valuestring, m->sets[i].name) == 0)
+                if (cJSON_IsString(n) && strcmp(n->valuestring, st->name) == 0)
                     found = 1;
             }
         if (!found)
-            return err_set(e, KBV_EINPUT, "analysis.json: set '%s' is not in manifest.json", m->sets[i].name);
+            return err_set(e, KBV_EINPUT, "analysis.json: set '%s' is not in manifest.json", st->name);
     }
     return 0;
 }
@@ -787,7 +859,8 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
             m->n_problems = m->sets[m->n_sets].n_problems;
         m->n_sets++;
     }
-    if ((rc = agrees_with_manifest(m, e)) || (rc = read_drift(m, e)) || (rc = read_parity(m, e)))
+    if ((rc = split_sets(m, e)) || (rc = agrees_with_manifest(m, e)) || (rc = read_drift(m, e)) ||
+        (rc = read_parity(m, e)))
         goto fail;
     *out = m;
     return 0;
@@ -839,9 +912,9 @@ void rmodel_free(rmodel *m)
     if (!m)
         return;
     cJSON_Delete(m->d5_doc);
-    for (int i = 0; i < m->n_sets; i++) {
-        rm_set *s = &m->sets[i];
-        for (int b = 0; b < RM_NB; b++) {
+    for (int i = 0; i < m->n_sets + m->n_bsets; i++) {
+        rm_set *s = i < m->n_sets ? &m->sets[i] : &m->bsets[i - m->n_sets];
+        for (int b = 0; b < RM_NBX; b++) {
             free(s->b[b].fast_p);
             free(s->b[b].curve);
         }
@@ -863,6 +936,7 @@ void rmodel_free(rmodel *m)
         free(s->share_hi);
     }
     free(m->sets);
+    free(m->bsets);
     free(m->parity);
     for (int i = 0; i < m->n_drift; i++)
         free(m->drift[i].sets);

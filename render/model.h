@@ -13,8 +13,13 @@
 #include <cjson/cJSON.h>
 #include "err.h"
 
-enum { RM_FP32 = 0, RM_TF32 = 1, RM_NB = 2 };             /* baselines */
-enum { RM_CAND = 0, RM_VFP32 = 1, RM_VTF32 = 2, RM_NV = 3 }; /* variants */
+enum { RM_FP32 = 0, RM_TF32 = 1, RM_NB = 2 };             /* baselines of an FP32 set */
+enum { RM_CAND = 0, RM_VFP32 = 1, RM_VTF32 = 2, RM_NV = 3 }; /* variants of an FP32 pair */
+/* The BF16 setting (analysis.json sets with "precision": "bf16"): its one
+ * baseline and variant take the slots after the FP32 ones, so that the
+ * loops over RM_NB and RM_NV, which draw the FP32 report, never meet them. */
+enum { RM_BF16 = 2, RM_NBX = 3 };
+enum { RM_VBF16 = 3, RM_NVX = 4 };
 
 /* Class groups, in the order the report lists them.  RM_G_MISSING (no
  * candidate file) comes last: it is reported apart, in one line per set,
@@ -53,10 +58,10 @@ typedef struct rm_problem {
     int n_flags;
     rm_evidence *ev;
     int n_ev;
-    rm_est sp[RM_NB];
-    double t_ms[RM_NV];       /* NaN where null */
-    long n_samples[RM_NV];    /* -1 where absent */
-    double peak[RM_NV];       /* bytes; NaN where null */
+    rm_est sp[RM_NBX];        /* sp[RM_BF16] in a BF16 set only, the others in an FP32 set only */
+    double t_ms[RM_NVX];      /* NaN where null */
+    long n_samples[RM_NVX];   /* -1 where absent */
+    double peak[RM_NVX];      /* bytes; NaN where null */
     double max_rel_err;
     const char *tier;         /* NULL where null */
     const struct rm_parity *parity;   /* its baseline's parity verdict when not within the limit; else NULL */
@@ -83,7 +88,7 @@ typedef struct rm_drift_set {
 
 typedef struct rm_drift {
     const char *problem;
-    int baseline;             /* RM_FP32 or RM_TF32 */
+    int baseline;             /* RM_FP32, RM_TF32 or RM_BF16 */
     double drift;
     double clock_ratio;       /* fastest / slowest set's clock; NaN where absent or null */
     const char *cause;        /* NULL where absent (unknown) */
@@ -134,10 +139,13 @@ typedef struct rm_tol {
 
 typedef struct rm_set {
     const char *name;
+    int bf16;                 /* a BF16 set: its numbers are against b[RM_BF16] */
+    const char *compare_with; /* a BF16 set: the FP32 set it mirrors, NULL when it names none */
+    int cmp;                  /* a BF16 set: the index in rmodel.sets of compare_with, -1 when not there */
     long n_problems;
     long counts[RM_MAX_CLASSES];   /* by index into rmodel.classes */
     long group_counts[RM_NG];
-    rm_base b[RM_NB];
+    rm_base b[RM_NBX];        /* [RM_FP32], [RM_TF32] in an FP32 set, [RM_BF16] in a BF16 set */
     rm_est mem_eff, mem_share;
     rm_infl *infl;
     int n_infl;
@@ -165,8 +173,10 @@ typedef struct rmodel {
     long seed;                     /* the run's seed; -1 unknown */
     const char *mem_baseline;      /* "tf32" or "fp32" */
     const cJSON *device, *harness, *run_config;   /* borrowed; may be NULL */
-    rm_set *sets;
+    rm_set *sets;                  /* the FP32 sets, which every section but the BF16 one shows */
     int n_sets;
+    rm_set *bsets;                 /* the BF16 sets, in analysis order: the BF16 section's */
+    int n_bsets;
     long n_problems;               /* problems in the suite (largest set) */
     /* analysis.json's parity verdicts, when the run had a parity.json
      * (has_parity); the limit is analyze's. */
@@ -207,6 +217,11 @@ const char *rmodel_d5_label(const rmodel *m, const char *id);
 
 rm_group rmodel_group(const char *cls);
 const char *rmodel_group_name(rm_group g);
-const char *rmodel_baseline_name(int b);
+const char *rmodel_baseline_name(int b);   /* RM_FP32, RM_TF32 or RM_BF16 */
+
+/* The FP32 speedup of BF16 set bs's problem p: its compared set's problem
+ * of the same id against the fp32 baseline, with that problem; NULL when
+ * the set compares with none or the problem is not there. */
+const rm_est *rmodel_fp32_of(const rmodel *m, const rm_set *bs, int p, const rm_problem **fq);
 
 #endif

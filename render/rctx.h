@@ -35,12 +35,15 @@ typedef struct rctx {
     char date_str[32];
     char *dir;                /* the temporary report folder */
     char **fig_names;         /* file stem per set for its forest plot */
+    rmodel bview;             /* the BF16 sets as a model's sets (chart_bf16_view): borrows from m */
+    chart_ctx cxb;            /* the charts of the BF16 sets */
+    char **bf_names;          /* file stem per BF16 set for its comparison figure */
     int *forest_rows;         /* rows per forest part, per set (forest_plan) */
     report_stats stats;
 } rctx;
 
 typedef enum { FIG_INFLATION, FIG_FAST_P, FIG_FOREST, FIG_SCATTER, FIG_CLASSES, FIG_LEVELS, FIG_FAILURES,
-               FIG_TOLERANCE } fig_kind;
+               FIG_TOLERANCE, FIG_BF16_FAST_P, FIG_BF16_COMPARE } fig_kind;
 
 
 /* A forest figure's argument: its set and its part (0-based). */
@@ -107,6 +110,13 @@ int rtab_emit(rctx *r, const char *name, const tbl *disp, const tbl *data, const
 
 int rtab_headline(rctx *r, tbl *disp, tbl *data, kbv_err *e);
 
+/* A table cell of an estimate: "1.83x\n[1.61, 2.04]\nn = 8" (ratio) or
+ * "0.42\n[0.31, 0.55]"; its three CSV cells; baseline b's fast_p at p (an
+ * empty estimate when b has none there). */
+void rtab_est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n);
+void rtab_csv_est(char (*cells)[48], int *k, const rm_est *x);
+const rm_est *rtab_fast_at(const rm_base *b, double p);
+
 int rtab_inflation(rctx *r, tbl *disp, tbl *data, kbv_err *e);
 
 int rtab_fast_p(rctx *r, tbl *disp, tbl *data, kbv_err *e);
@@ -143,6 +153,20 @@ int rtab_tolerance(rctx *r, tbl *disp, tbl *data, kbv_err *e);
 int rtab_problems(rctx *r, int si, tbl *disp, kbv_err *e);
 
 int rtab_problems_data(rctx *r, tbl *data, kbv_err *e);
+
+/* --- rbf16.c: the BF16 setting's tables --- */
+
+/* Per BF16 set: counts, geometric means and fast_1 against bf16, beside
+ * the geometric mean and fast_1 of the FP32 set it mirrors against fp32
+ * (headline_bf16). */
+int rtab_bf16(rctx *r, tbl *disp, tbl *data, kbv_err *e);
+
+/* fast_p of the BF16 sets against bf16 at the reported thresholds
+ * (fast_p_bf16; CSV and LaTeX only). */
+int rtab_bf16_fast_p(rctx *r, tbl *disp, tbl *data, kbv_err *e);
+
+/* The comparison figure's placeholders for BF16 set j. */
+void rbf16_vars(const rctx *r, int j, tvars *v);
 
 /* --- rflow.c: the PDF --- */
 

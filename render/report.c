@@ -107,13 +107,19 @@ static void global_vars(rctx *r)
         tvars_set(v, "seed", "%ld", m->seed);
     else
         tvars_set(v, "seed", "unknown");
-    tvars_set(v, "n_sets", "%d", m->n_sets);
+    tvars_set(v, "n_sets", "%d", m->n_sets + m->n_bsets);
     tvars_set(v, "n_problems", "%ld", m->n_problems);
     tvars_set(v, "ci_pct", "%g", m->ci_level * 100);
     tvars_set(v, "resamples", "%ld", m->resamples);
     tvars_set(v, "mem_baseline", "%s", m->mem_baseline);
     tvars_set(v, "atol", "%s", rep_jtext(m->run_config, "atol", b, sizeof b, "unknown"));
     tvars_set(v, "rtol", "%s", rep_jtext(m->run_config, "rtol", b, sizeof b, "unknown"));
+    /* The BF16 setting's tolerance; collect's 1e-2 where the manifest
+     * predates recording it. */
+    const cJSON *tb = m->run_config ? cJSON_GetObjectItemCaseSensitive(m->run_config, "tolerance_bf16") : NULL;
+    tvars_set(v, "n_bf16_sets", "%d", m->n_bsets);
+    tvars_set(v, "atol_bf16", "%s", rep_jtext(tb, "atol", b, sizeof b, "0.01"));
+    tvars_set(v, "rtol_bf16", "%s", rep_jtext(tb, "rtol", b, sizeof b, "0.01"));
     /* Where the per-problem tables' D5 texts come from. */
     tvars_set(v, "d5_source", "%s",
               !m->d5 ? "not known for this run"
@@ -246,7 +252,7 @@ static int build_all(rctx *r, kbv_err *e)
 
 static int build_text_and_pdf(rctx *r, kbv_err *e)
 {
-    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_DRIFT, T_LEVELS, T_FAIL, T_TOL, T_N };
+    enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_DRIFT, T_LEVELS, T_FAIL, T_TOL, T_BF16, T_BF16FP, T_N };
     tbl disp[T_N], data[T_N], pall = {0}, pdata = {0};
     memset(disp, 0, sizeof disp);
     memset(data, 0, sizeof data);
@@ -260,12 +266,15 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
         (rc = rtab_levels(r, &disp[T_LEVELS], &data[T_LEVELS], e)) ||
         (rc = rtab_failures(r, &disp[T_FAIL], &data[T_FAIL], e)) ||
         (rc = rtab_tolerance(r, &disp[T_TOL], &data[T_TOL], e)) ||
+        (rc = rtab_bf16(r, &disp[T_BF16], &data[T_BF16], e)) ||
+        (rc = rtab_bf16_fast_p(r, &disp[T_BF16FP], &data[T_BF16FP], e)) ||
         (rc = rtab_problems(r, -1, &pall, e)) || (rc = rtab_problems_data(r, &pdata, e)))
         goto done;
     const char *const names[T_N] = {"headline", "inflation", "fast_p", "hacks", "baseline_parity",
-                                    "baseline_drift", "levels", "failures", "tolerance"};
+                                    "baseline_drift", "levels", "failures", "tolerance", "headline_bf16",
+                                    "fast_p_bf16"};
     const sec_id secs[T_N] = {SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_HACKS, SEC_PARITY, SEC_DRIFT,
-                              SEC_LEVELS, SEC_FAILURES, SEC_TOLERANCE};
+                              SEC_LEVELS, SEC_FAILURES, SEC_TOLERANCE, SEC_BF16, SEC_N};
     for (int i = 0; i < T_N; i++) {
         /* Without parity.json there is no parity table (the PDF says so). */
         if (i == T_PARITY && !r->m->has_parity)
@@ -276,6 +285,9 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
         /* Nor the breakdowns an older analysis lacks. */
         if ((i == T_LEVELS && !rfig_any_levels(r->m)) || (i == T_FAIL && !rfig_any_failures(r->m)) ||
             (i == T_TOL && !rfig_any_sweep(r->m)))
+            continue;
+        /* The BF16 tables exist for a run with BF16 sets only. */
+        if ((i == T_BF16 || i == T_BF16FP) && r->m->n_bsets == 0)
             continue;
         /* The LaTeX file carries the table's caption as a comment. */
         char *cap = NULL;
@@ -396,6 +408,8 @@ int report_render(const report_opts *o, report_stats *stats, kbv_err *e)
             goto done;
     }
     chart_ctx_init(&r.cx, r.m, &r.st, (const char *const *)r.labels, r.fm);
+    chart_bf16_view(&r.bview, r.m);
+    chart_ctx_init(&r.cxb, &r.bview, &r.st, (const char *const *)r.labels, r.fm);
     if ((rc = rfig_forest_plan(&r, e)))
         goto done;
     size_t dl = strlen(o->run_dir) + 64;
@@ -425,6 +439,10 @@ done:
         for (int i = 0; r.m && i < r.m->n_sets; i++)
             free(r.fig_names[i]);
     free(r.fig_names);
+    if (r.bf_names)
+        for (int i = 0; r.m && i < r.m->n_bsets; i++)
+            free(r.bf_names[i]);
+    free(r.bf_names);
     free(r.forest_rows);
     for (int i = 0; i < LBL_N; i++)
         free(r.labels[i]);

@@ -115,6 +115,8 @@ double rfig_height(const rctx *r, fig_kind k, int arg)
     case FIG_LEVELS: return chart_levels_height(&r->cx);
     case FIG_FAILURES: return chart_failures_height(&r->cx);
     case FIG_TOLERANCE: return chart_tolerance_height(&r->cx);
+    case FIG_BF16_FAST_P: return chart_fast_p_height(&r->cxb);
+    case FIG_BF16_COMPARE: return chart_bf16_height(&r->cxb);
     }
     return 0;
 }
@@ -135,6 +137,8 @@ void rfig_draw(const rctx *r, canvas *c, fig_kind k, int arg, double w)
     case FIG_LEVELS: chart_levels_fast_p(c, &r->cx, arg, w); break;
     case FIG_FAILURES: chart_failures(c, &r->cx, w); break;
     case FIG_TOLERANCE: chart_tolerance(c, &r->cx, run_tolerance(r), w); break;
+    case FIG_BF16_FAST_P: chart_fast_p(c, &r->cxb, RM_BF16, w); break;
+    case FIG_BF16_COMPARE: chart_bf16_compare(c, &r->cxb, r->m, arg, w); break;
     }
 }
 
@@ -170,20 +174,19 @@ static int figure_files(rctx *r, const char *name, fig_kind k, int arg, kbv_err 
 
 /* File stems for per-set figures: the set's name with characters outside
  * [A-Za-z0-9._-] replaced, made unique by a suffix. */
-int rfig_names(rctx *r, kbv_err *e)
+static int stems(const rm_set *sets, int n_sets, const char *prefix, char ***out, kbv_err *e)
 {
-    r->fig_names = calloc((size_t)(r->m->n_sets ? r->m->n_sets : 1), sizeof *r->fig_names);
-    if (!r->fig_names)
+    char **names = calloc((size_t)(n_sets ? n_sets : 1), sizeof *names);
+    *out = names;
+    if (!names)
         return err_set(e, KBV_ENOMEM, "out of memory");
-    for (int i = 0; i < r->m->n_sets; i++) {
-        const char *n = r->m->sets[i].name;
-        size_t len = strlen(n);
-        char *s = malloc(len + 32);
+    for (int i = 0; i < n_sets; i++) {
+        const char *n = sets[i].name;
+        size_t len = strlen(n), k = strlen(prefix);
+        char *s = malloc(len + k + 32);
         if (!s)
             return err_set(e, KBV_ENOMEM, "out of memory");
-        size_t k = 0;
-        memcpy(s, "forest_", 7);
-        k = 7;
+        memcpy(s, prefix, k);
         for (size_t j = 0; j < len && j < 80; j++) {
             char ch = n[j];
             int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
@@ -192,13 +195,19 @@ int rfig_names(rctx *r, kbv_err *e)
         }
         s[k] = 0;
         for (int j = 0; j < i; j++)
-            if (strcmp(r->fig_names[j], s) == 0) {
+            if (strcmp(names[j], s) == 0) {
                 snprintf(s + k, 32, "_%d", i + 1);
                 break;
             }
-        r->fig_names[i] = s;
+        names[i] = s;
     }
     return 0;
+}
+
+int rfig_names(rctx *r, kbv_err *e)
+{
+    int rc = stems(r->m->sets, r->m->n_sets, "forest_", &r->fig_names, e);
+    return rc ? rc : stems(r->m->bsets, r->m->n_bsets, "bf16_vs_fp32_", &r->bf_names, e);
 }
 
 int rfig_all(rctx *r, kbv_err *e)
@@ -217,6 +226,13 @@ int rfig_all(rctx *r, kbv_err *e)
         return rc;
     if (rfig_any_sweep(r->m) && (rc = figure_files(r, "tolerance", FIG_TOLERANCE, 0, e)))
         return rc;
+    /* The BF16 setting, when the run has BF16 sets: their fast_p, and each
+     * one's comparison with the FP32 set it mirrors. */
+    if (r->m->n_bsets > 0 && (rc = figure_files(r, "fast_p_bf16", FIG_BF16_FAST_P, 0, e)))
+        return rc;
+    for (int j = 0; j < r->m->n_bsets; j++)
+        if (r->m->bsets[j].cmp >= 0 && (rc = figure_files(r, r->bf_names[j], FIG_BF16_COMPARE, j, e)))
+            return rc;
     for (int i = 0; i < r->m->n_sets; i++) {
         int parts = rfig_forest_parts(r, i);
         for (int k = 0; k < parts; k++) {

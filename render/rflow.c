@@ -253,7 +253,7 @@ static int sec_summary(flow *f, kbv_err *e)
     const char *keys[] = {"Run", "Collected", "Device", "Software", "Clocks", "Calibration", "Harness", "Settings",
                           "Statistics"};
     char run[256];
-    snprintf(run, sizeof run, "%s (%d sets, %ld problems)", m->run_id, m->n_sets, m->n_problems);
+    snprintf(run, sizeof run, "%s (%d sets, %ld problems)", m->run_id, m->n_sets + m->n_bsets, m->n_problems);
     const char *vals[] = {run, f->r->date_str, dev, drv, clk, cal, harn, cfg, stat};
     double kw = 0;
     for (int i = 0; i < 9; i++) {
@@ -355,6 +355,7 @@ static double section_keep(flow *f, const tsection *s, const tbl *tabs, int n_fi
         break;
     case SEC_FAILURES: keep = rfig_any_failures(m) ? chart_failures_height(&r->cx) + 30 : 30; break;
     case SEC_TOLERANCE: keep = rfig_any_sweep(m) ? chart_tolerance_height(&r->cx) + 30 : 30; break;
+    case SEC_BF16: keep = caption_height(f, s->caption, NULL) + 2 * tbl_first_row_height(&tabs[9], f->c, &r->st, f->w, 0); break;
     default: break;
     }
     if (s->intro) {
@@ -442,6 +443,68 @@ static int sec_forest(flow *f, const tsection *s, int mark, kbv_err *e)
     return 0;
 }
 
+/* The BF16 setting: the BF16 sets against their bf16 baseline beside the
+ * FP32 sets they mirror, their fast_p, and one comparison per BF16 set
+ * (tabs[9]: headline_bf16). */
+static int sec_bf16(flow *f, const tsection *s, const tbl *tabs, kbv_err *e)
+{
+    rctx *r = f->r;
+    const rmodel *m = r->m;
+    int rc;
+    /* The answer first, one sentence a BF16 set, in the verdict's words. */
+    for (int j = 0; j < m->n_bsets; j++) {
+        const rm_set *b = &m->bsets[j];
+        const rm_est *g = &b->b[RM_BF16].gm_correct;
+        char line[800], a[64], c[96], fpart[300] = "";
+        if (b->cmp >= 0) {
+            const rm_est *fg = &m->sets[b->cmp].b[RM_FP32].gm_correct;
+            if (fg->ok)
+                snprintf(fpart, sizeof fpart, "; %s against strict fp32: %s, CI %s", m->sets[b->cmp].name,
+                         fmt_ratio(a, sizeof a, fg), fmt_ci(c, sizeof c, fg));
+            else
+                snprintf(fpart, sizeof fpart, "; %s has no correct problem against strict fp32",
+                         m->sets[b->cmp].name);
+        }
+        if (!g->ok)
+            snprintf(line, sizeof line, "\xe2\x80\xa2 %s has no correct problem among its %ld in the BF16 setting%s.",
+                     b->name, b->n_problems, fpart);
+        else
+            snprintf(line, sizeof line, "\xe2\x80\xa2 %s %s bf16 (%s, %g%% CI %s) over its %ld of %ld problems that are "
+                     "correct%s.", b->name,
+                     g->lo > 1 ? r->t.verdict_above : g->hi < 1 ? r->t.verdict_below : r->t.verdict_overlap,
+                     fmt_ratio(a, sizeof a, g), m->ci_level * 100, fmt_ci(c, sizeof c, g),
+                     b->group_counts[RM_G_CORRECT], b->n_problems, fpart);
+        if ((rc = flow_text(f, line, r->st.fs_normal, 0, r->st.text, 3, e)))
+            return rc;
+    }
+    f->y += 4;
+    if ((rc = flow_table(f, &tabs[9], s->caption, NULL, e)) ||
+        (rc = flow_figure(f, FIG_BF16_FAST_P, 0, s->figure_caption, NULL, e)))
+        return rc;
+    for (int j = 0; j < m->n_bsets; j++) {
+        const rm_set *b = &m->bsets[j];
+        if (b->cmp >= 0) {
+            tvars v = r->gv;
+            rbf16_vars(r, j, &v);
+            if ((rc = flow_figure(f, FIG_BF16_COMPARE, j, s->compare_caption, &v, e)))
+                return rc;
+            continue;
+        }
+        /* Said, not drawn: a run of the BF16 sets alone has no FP32 numbers
+         * to set beside them. */
+        char line[400];
+        if (b->compare_with)
+            snprintf(line, sizeof line, "%s mirrors the FP32 set %s, which this run did not time: no comparison.",
+                     b->name, b->compare_with);
+        else
+            snprintf(line, sizeof line, "%s names no FP32 set that it mirrors (set.json compare_with): no comparison.",
+                     b->name);
+        if ((rc = flow_text(f, line, r->st.fs_normal, 0, r->st.muted, 6, e)))
+            return rc;
+    }
+    return 0;
+}
+
 /* The methods section: each term with its text. */
 static int sec_methods(flow *f, const tsection *s, kbv_err *e)
 {
@@ -472,6 +535,10 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
     const rmodel *m = r->m;
     int rc, mark;
     char *title = NULL;
+    /* The BF16 section belongs to runs with BF16 sets: a run without any
+     * renders as it did before the setting existed. */
+    if (s->id == SEC_BF16 && m->n_bsets == 0)
+        return 0;
     if ((rc = rep_expand(r, "title", s->title, NULL, &title, e)))
         return rc;
     double keep = section_keep(f, s, tabs, n_findings);
@@ -568,6 +635,8 @@ static int section(flow *f, const tsection *s, const tbl *tabs, int n_findings, 
         return flow_table(f, &tabs[8], s->caption, &v, e);
     case SEC_METHODS:
         return sec_methods(f, s, e);
+    case SEC_BF16:
+        return sec_bf16(f, s, tabs, e);
     case SEC_N:
         break;
     }

@@ -70,6 +70,22 @@ static void csv_est(char (*cells)[48], int *k, const rm_est *x)
     fmt_g(cells[(*k)++], 48, x->hi);
 }
 
+void rtab_est_cell(char *buf, size_t n, const rm_est *x, int ratio, int with_n)
+{
+    est_cell(buf, n, x, ratio, with_n);
+}
+
+void rtab_csv_est(char (*cells)[48], int *k, const rm_est *x)
+{
+    csv_est(cells, k, x);
+}
+
+const rm_est *rtab_fast_at(const rm_base *b, double p)
+{
+    const rm_est *f = fast_at(b, p);
+    return f ? f : &NULL_EST;
+}
+
 /* Every CSV starts with its header row (no comment line before it), so
  * that CSV readers take the column names from the first line. */
 int rtab_emit(rctx *r, const char *name, const tbl *disp, const tbl *data, const char *caption,

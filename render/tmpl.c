@@ -11,7 +11,8 @@
 const char *const tmpl_global_names[] = {
     "run_id", "date", "device", "driver", "cuda", "harness_commit", "harness_version", "seed",
     "n_sets", "n_problems", "ci_pct", "resamples", "mem_baseline", "atol", "rtol", "trials", "warmup_calls",
-    "warmup_ms", "min_rounds", "max_rounds", "min_gpu_s", "max_s", "ci_halfwidth_pct", "d5_source", NULL};
+    "warmup_ms", "min_rounds", "max_rounds", "min_gpu_s", "max_s", "ci_halfwidth_pct", "d5_source",
+    "n_bf16_sets", "atol_bf16", "rtol_bf16", NULL};
 const char *const tmpl_set_names[] = {
     "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", "set_missing",
     "set_found", NULL};
@@ -21,6 +22,7 @@ const char *const tmpl_verdict_names[] = {
 const char *const tmpl_parity_names[] = {
     "parity_gpu", "parity_torch", "parity_cuda", "parity_samples", "parity_limit", "n_parity", NULL};
 const char *const tmpl_drift_names[] = {"n_drift", "drift_limit", "clock_limit", NULL};
+const char *const tmpl_bf16_names[] = {"compare_with", "n_points", "n_both", NULL};
 static const char *const baseline_names[] = {"baseline", "baseline_desc", NULL};
 static const char *const scatter_names[] = {"n_points", NULL};
 static const char *const hack_names[] = {"n_findings", NULL};
@@ -28,7 +30,7 @@ static const char *const page_names[] = {"page", "pages", NULL};
 
 static const char *const sec_keys[SEC_N] = {"summary", "headline", "inflation", "fast_p", "forest",
                                             "scatter", "classes", "hacks", "problems", "parity", "drift",
-                                            "methods", "levels", "failures", "tolerance"};
+                                            "methods", "levels", "failures", "tolerance", "bf16"};
 static const char *const lbl_keys[LBL_N] = {"speedup_axis", "fast_p_x", "fast_p_y", "memory_axis",
                                             "scatter_x", "count_axis", "inflation_axis", "open_marker",
                                             "filled_marker", "page", "continued"};
@@ -187,7 +189,7 @@ static int load_items(tmpl *t, const cJSON *sec, tsection *s, const char *where,
 static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
 {
     static const char *const keys[] = {"id", "title", "intro", "caption", "figure_caption", "empty", "missing",
-                                       "items", NULL};
+                                       "items", "compare_caption", NULL};
     if (!cJSON_IsArray(arr))
         return err_set(e, KBV_EINPUT, "%s: 'sections' must be an array", t->path);
     const cJSON *it;
@@ -218,8 +220,12 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             (rc = get_text(t, it, "caption", where, 0, &s->caption, e)) ||
             (rc = get_text(t, it, "figure_caption", where, 0, &s->figure_caption, e)) ||
             (rc = get_text(t, it, "empty", where, 0, &s->empty, e)) ||
-            (rc = get_text(t, it, "missing", where, 0, &s->missing, e)))
+            (rc = get_text(t, it, "missing", where, 0, &s->missing, e)) ||
+            (rc = get_text(t, it, "compare_caption", where, 0, &s->compare_caption, e)))
             return rc;
+        if (s->compare_caption && k != SEC_BF16)
+            return err_set(e, KBV_EINPUT, "%s: %s: 'compare_caption' is a field of the bf16 section only", t->path,
+                           where);
         if ((rc = load_items(t, it, s, where, e)))
             return rc;
         if (s->missing && k != SEC_PARITY && k != SEC_DRIFT && k != SEC_LEVELS && k != SEC_FAILURES &&
@@ -262,6 +268,10 @@ static int load_sections(tmpl *t, const cJSON *arr, kbv_err *e)
             if ((rc = check(t, w2, fields[f], scope, cap2, NULL, e)))
                 return rc;
         }
+        /* Each BF16 set's comparison knows its set and what it compares. */
+        snprintf(w2, sizeof w2, "%s.compare_caption", where);
+        if (s->compare_caption && (rc = check(t, w2, s->compare_caption, tmpl_set_names, tmpl_bf16_names, NULL, e)))
+            return rc;
         t->n_sections++;
     }
     return 0;

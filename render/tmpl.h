@@ -17,7 +17,7 @@
 typedef enum {
     SEC_SUMMARY, SEC_HEADLINE, SEC_INFLATION, SEC_FAST_P, SEC_FOREST, SEC_SCATTER, SEC_CLASSES,
     SEC_HACKS, SEC_PROBLEMS, SEC_PARITY, SEC_DRIFT, SEC_METHODS, SEC_LEVELS, SEC_FAILURES, SEC_TOLERANCE,
-    SEC_N
+    SEC_BF16, SEC_N
 } sec_id;
 
 /* A term and its definition (the methods section's "items"). */
@@ -31,6 +31,7 @@ typedef struct tsection {
     const char *title, *intro, *caption, *figure_caption, *empty;   /* NULL when absent */
     const char *missing;          /* parity: the run directory has no parity.json; drift, levels, failures,
                                      tolerance: the analysis lacks what they show; NULL when absent */
+    const char *compare_caption;  /* bf16: the caption of each BF16 set's comparison with its FP32 set */
     titem items[TMPL_MAX_ITEMS];  /* methods: its definitions, in order */
     int n_items;
 } tsection;
@@ -74,5 +75,6 @@ extern const char *const tmpl_set_names[];
 extern const char *const tmpl_verdict_names[];
 extern const char *const tmpl_parity_names[];
 extern const char *const tmpl_drift_names[];
+extern const char *const tmpl_bf16_names[];   /* the comparison figure's, beside the set's */
 
 #endif

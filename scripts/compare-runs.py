@@ -71,7 +71,7 @@ def main():
     if not rows:
         print("compare-runs: the runs share no timed (set, problem, variant)", file=sys.stderr)
         return 1
-    for variant in ("candidate", "fp32", "tf32"):
+    for variant in ("candidate", "fp32", "tf32", "bf16"):
         vr = sorted((r for r in rows if r["variant"] == variant), key=lambda r: -r["deviation"])
         if not vr:
             continue

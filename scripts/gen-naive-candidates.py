@@ -1635,12 +1635,438 @@ extern "C" int kbv_forward(const kbv_call *call)
     parts.append("\n".join(f))
     return "".join(parts)
 
+# --- level 2 with more stages: the main operation, then a list of steps ---------------
+#
+# Each step is one plain kernel (or two for a norm) with the shapes written in
+# as constants, worked out here from the registry's input shapes: ("ew", stmt)
+# in place (v the value, c its channel, t its flat index, P<k> the inputs, SV
+# the saved copy), ("save",) a copy to SV, ("norm", kind, groups, (gamma,
+# beta) or None, eps), ("pool", "max"|"avg", k, stride, pad), ("redc", op)
+# over dim 1 (sum mean max min lse softmax), ("gap",) the mean over the
+# positions, ("all", op) over everything but dim 0, ("rows", op) over the
+# last axis (softmax center, or ln with gamma and beta), ("axis", op, dim),
+# ("flat",) [N, C, S] as [N, 1, C S], ("outer", k) [N] + P<k> -> [C', N],
+# ("addx0",) [N] + x -> [N, F], ("linear", w, b) a second linear layer with
+# weight P<w> and bias P<b>; ("inpool", k) first of all average-pools the
+# input x (window and stride k) before the convolution.
+
+L2S = {
+    3: ("convT", [("ew", "v + P3[0]"), ("rows", "ln", 4, 5), ("pool", "avg", 2, 2, 0), ("ew", "gelu(v)")]),
+    6: ("conv", [("redc", "softmax"), ("pool", "max", 2, 2, 0), ("pool", "max", 2, 2, 0)]),
+    8: ("conv", [("ew", "v / 2.0f"), ("pool", "max", 2, 2, 0), ("gap",), ("ew", "v + P3[c]"), ("redc", "sum")]),
+    10: ("convT", [("pool", "max", 2, 2, 0), ("ew", "fminf(fmaxf(v, -1.0f), 1.0f)"), ("gap",), ("ew", "tanhf(v)")]),
+    11: ("convT", [("norm", "batch", None, (3, 4)), ("ew", "tanhf(v)"), ("pool", "max", 2, 2, 0),
+                   ("norm", "group", 8, (5, 6))]),
+    13: ("convT", [("axis", "mean", 2), ("ew", "v + P3[c]"), ("redc", "softmax"), ("ew", "tanhf(v) * 2.0f")]),
+    15: ("convT", [("norm", "batch", None, (3, 4)), ("rows", "center")]),
+    18: ("linear", [("redc", "sum")]),
+    19: ("convT", [("ew", "gelu(v)"), ("norm", "group", 8, (3, 4))]),
+    20: ("convT", [("ew", "float o = v; v = v + P3[c]; v = v + o; v = v * o; v = v + o")]),
+    22: ("linear", [("ew", "v = v * 2.0f; v = v + v; v = fminf(fmaxf(v, -10.0f), 10.0f)"), ("redc", "lse"),
+                    ("ew", "v * mish(v)")]),
+    23: ("conv", [("norm", "group", 8, (3, 4)), ("all", "mean")]),
+    24: ("conv", [("axis", "min", 2), ("redc", "softmax")]),
+    26: ("convT", [("ew", "v = v + P1[t]; v = v * (v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f)")]),
+    27: ("conv", [("ew", "v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f"), ("norm", "group", 4, (3, 4)), ("gap",)]),
+    28: ("linear", [("norm", "group", 1, None), ("ew", "v = v + P1[t]; v = v * P1[t]")]),
+    31: ("conv", [("ew", "v = fminf(v, 0.5f); v = v + P3[c]; v = v * 2.0f")]),
+    34: ("convT", [("rows", "ln", 3, 4), ("ew", "gelu(v) * 1.0f")]),
+    35: ("conv", [("ew", "v = v - 0.5f; v = v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f"), ("pool", "max", 2, 2, 0),
+                  ("ew", "mish(v)")]),
+    36: ("convT", [("redc", "min"), ("axis", "sum", 2), ("ew", "gelu(v) + P3[0]")]),
+    37: ("linear", [("ew", "v = v * (1.0f / (1.0f + expf(-v))); v = v + P3[c]"), ("norm", "group", 64, (4, 5))]),
+    39: ("linear", [("ew", "v * P3[c]"), ("norm", "batch", None, (4, 5))]),
+    42: ("convT", [("gap",), ("ew", "v + P3[c]"), ("redc", "lse"), ("ew", "v * 10.0f")]),
+    43: ("conv", [("pool", "max", 2, 2, 0), ("redc", "lse"), ("ew", "fmaxf(v, 0.0f)")]),
+    44: ("convT", [("ew", "v * 0.5f"), ("gap",)]),
+    46: ("conv", [("ew", "tanhf(v - 0.5f) - 0.2f"), ("pool", "avg", 2, 2, 0)]),
+    49: ("convT", [("redc", "softmax"), ("ew", "1.0f / (1.0f + expf(-v))")]),
+    50: ("convT", [("ew", "v * P3[0]"), ("pool", "avg", 2, 2, 0), ("ew", "(v + P4[c]) * P5[0]")]),
+    51: ("linear", [("ew", "v - P3[c]"), ("redc", "mean"), ("ew", "gelu(v)"), ("addx0",)]),
+    55: ("linear", [("flat",), ("pool", "max", 2, 2, 0), ("all", "sum"), ("ew", "v * 0.5f")]),
+    58: ("convT", [("redc", "lse"), ("ew", "v = v * (1.0f / (1.0f + expf(-(v + 3.0f)))) / 6.0f; v = v - P3[0]; "
+                                         "v = fminf(fmaxf(v, -1.0f), 1.0f)")]),
+    60: ("convT", [("ew", "v * (1.0f / (1.0f + expf(-v)))"), ("norm", "group", 4, (3, 4)),
+                   ("ew", "v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f")]),
+    61: ("convT", [("ew", "fmaxf(v, 0.0f)"), ("norm", "group", 8, (2, 3))]),
+    64: ("linear", [("redc", "lse"), ("ew", "v = v > 0.0f ? v : 0.01f * v; v = v > 0.0f ? v : 0.01f * v; "
+                                           "v = gelu(gelu(v))")]),
+    65: ("conv", [("pool", "avg", 4, 4, 0), ("ew", "1.0f / (1.0f + expf(-v))"), ("all", "sum")]),
+    72: ("convT", [("norm", "batch", None, (3, 4)), ("pool", "avg", 2, 2, 0), ("pool", "avg", 2, 2, 0)]),
+    74: ("convT", [("ew", "v = v > 0.0f ? v : 0.2f * v; v = v * P3[c]; v = v > 0.0f ? v : 0.2f * v"),
+                   ("pool", "max", 2, 2, 0)]),
+    75: ("linear", [("norm", "group", 512, (3, 4)), ("redc", "min"), ("outer", 5)]),
+    77: ("convT", [("ew", "v * 2.0f"), ("norm", "batch", None, (3, 4)), ("gap",)]),
+    78: ("convT", [("pool", "max", 2, 2, 0), ("pool", "max", 3, 3, 0), ("redc", "sum")]),
+    79: ("conv", [("ew", "v * P3[c]"), ("norm", "instance", None, None), ("ew", "fminf(fmaxf(v, -1.0f), 1.0f) * P3[c]"),
+                  ("redc", "max")]),
+    80: ("linear", [("redc", "max"), ("ew", "gelu(v - v)")]),
+    82: ("conv", [("ew", "tanhf(v) * 2.0f + P3[c]"), ("pool", "max", 4, 4, 0)]),
+    83: ("conv", [("norm", "group", 8, (3, 4)), ("ew", "fminf(fmaxf(fminf(v, 0.0f), 0.0f), 1.0f)")]),
+    84: ("linear", [("norm", "batch", None, (3, 4)), ("ew", "P5[0] * v"), ("redc", "softmax")]),
+    85: ("conv", [("norm", "group", 16, (3, 4)), ("ew", "v * P5[c]"), ("pool", "max", 4, 4, 0),
+                  ("ew", "fminf(fmaxf(v, 0.0f), 1.0f)")]),
+    89: ("convT", [("pool", "max", 2, 2, 0), ("redc", "softmax"), ("ew", "v = v - P3[c]; v = v * (1.0f / (1.0f + expf(-v)))"),
+                   ("redc", "max")]),
+    90: ("conv", [("ew", "v = v > 0.0f ? v : 0.2f * v; v = v + P3[c]; v = fminf(fmaxf(v, -1.0f), 1.0f); v = gelu(v)")]),
+    91: ("convT", [("redc", "softmax"), ("ew", "1.0f / (1.0f + expf(-((v + P3[c]) * 2.0f)))")]),
+    92: ("conv", [("save",), ("norm", "group", 16, (3, 4)),
+                  ("ew", "v = tanhf(v); v = v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f; v = SV[t] + v"), ("redc", "lse")]),
+    93: ("convT", [("ew", "v = v + 0.5f; v = fminf(v, 0.0f); v = gelu(v) * 2.0f")]),
+    94: ("linear", [("ew", "v = v + P3[c]; v = fminf(fmaxf(v, -1.0f), 1.0f); v = mish(v)"), ("norm", "group", 256, (4, 5))]),
+    96: ("convT", [("ew", "v * 0.5f"), ("pool", "max", 2, 2, 0), ("gap",), ("ew", "fminf(fmaxf(v, 0.0f), 1.0f)")]),
+    97: ("linear", [("norm", "batch", None, (3, 4)), ("ew", "v = (v + P5[0]) / 1.0f; v = v * (1.0f / (1.0f + expf(-v)))")]),
+    98: ("linear", [("flat",), ("pool", "avg", 16, 16, 0), ("ew", "gelu(v) * 2.0f"), ("all", "max")]),
+    100: ("convT", [("ew", "fmaxf(v, -1.0f) / 2.0f")]),
+    38: ("convT", [("inpool", 2), ("ew", "fminf(fmaxf(v, 0.0f), 1.0f)"), ("rows", "softmax"), ("ew", "v * P3[c]")]),
+    45: ("linear", [("ew", "1.0f / (1.0f + expf(-v))"), ("linear", 3, 4), ("redc", "lse")]),
+}
+
+L2S_KERNELS = r"""
+/* [planes, i0, i1, i2] -> [planes, o0, o1, o2]: max or average (padding
+ * counted) over a k^3 window, one thread per output. */
+__global__ void k_pool(const float *__restrict__ x, float *__restrict__ y, long long planes, int i0, int i1, int i2,
+                       int o0, int o1, int o2, int k0, int k1, int k2, int s0, int s1, int s2, int p0, int p1, int p2,
+                       int is_max)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= planes * o0 * o1 * o2) return;
+    long long c = t % o2, b = (t / o2) % o1, a = (t / ((long long)o2 * o1)) % o0, pl = t / ((long long)o2 * o1 * o0);
+    float acc = is_max ? -INFINITY : 0.0f;
+    for (int u = 0; u < k0; u++)
+        for (int v = 0; v < k1; v++)
+            for (int w = 0; w < k2; w++) {
+                long long d = a * s0 - p0 + u, h = b * s1 - p1 + v, q = c * s2 - p2 + w;
+                if (d < 0 || d >= i0 || h < 0 || h >= i1 || q < 0 || q >= i2) continue;
+                float e = x[((pl * i0 + d) * i1 + h) * i2 + q];
+                acc = is_max ? fmaxf(acc, e) : acc + e;
+            }
+    y[t] = is_max ? acc : acc / (float)(k0 * k1 * k2);
+}
+
+/* over dim 1 of [N, C, S], one thread per (n, s): 0 sum, 1 mean, 2 max,
+ * 3 min, 4 log-sum-exp into [N, 1, S]; 5 softmax into [N, C, S] */
+__global__ void k_redc(const float *__restrict__ x, float *__restrict__ y, long long N, long long C, long long S, int op)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= N * S) return;
+    long long n = t / S, s = t % S;
+    const float *p = x + n * C * S + s;
+    float acc = op == 3 ? INFINITY : (op >= 2 ? -INFINITY : 0.0f);
+    for (long long c = 0; c < C; c++) {
+        float v = p[c * S];
+        acc = op == 2 || op >= 4 ? fmaxf(acc, v) : op == 3 ? fminf(acc, v) : acc + v;
+    }
+    if (op == 4 || op == 5) {
+        float e = 0.0f;
+        for (long long c = 0; c < C; c++) e += expf(p[c * S] - acc);
+        if (op == 5) {
+            for (long long c = 0; c < C; c++) y[(n * C + c) * S + s] = expf(p[c * S] - acc) / e;
+            return;
+        }
+        acc = acc + logf(e);
+    }
+    if (op == 1) acc /= (float)C;
+    y[t] = acc;
+}
+
+/* one block per row of L values: 0 sum, 1 mean, 2 max into one value; 3
+ * softmax, 4 minus the mean, 5 layer norm (gamma, beta by position) in place
+ * of the row */
+__global__ void k_rows(const float *__restrict__ x, float *__restrict__ y, long long L, int op,
+                       const float *__restrict__ g, const float *__restrict__ b, float eps)
+{
+    __shared__ float sh[THREADS];
+    const float *r = x + (long long)blockIdx.x * L;
+    if (op == 2 || op == 3) {
+        float m = -INFINITY;
+        for (long long j = threadIdx.x; j < L; j += THREADS) m = fmaxf(m, r[j]);
+        m = block_max(m, sh);
+        if (op == 2) {
+            if (threadIdx.x == 0) y[blockIdx.x] = m;
+            return;
+        }
+        float s = 0.0f;
+        for (long long j = threadIdx.x; j < L; j += THREADS) s += expf(r[j] - m);
+        s = block_sum(s, sh);
+        for (long long j = threadIdx.x; j < L; j += THREADS) y[(long long)blockIdx.x * L + j] = expf(r[j] - m) / s;
+        return;
+    }
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < L; j += THREADS) s += r[j];
+    s = block_sum(s, sh);
+    if (op <= 1) {
+        if (threadIdx.x == 0) y[blockIdx.x] = op == 1 ? s / (float)L : s;
+        return;
+    }
+    float m = s / (float)L, q = 0.0f;
+    for (long long j = threadIdx.x; j < L; j += THREADS) q += (r[j] - m) * (r[j] - m);
+    float rstd = 1.0f / sqrtf(block_sum(q, sh) / (float)L + eps);
+    for (long long j = threadIdx.x; j < L; j += THREADS)
+        y[(long long)blockIdx.x * L + j] = op == 4 ? r[j] - m : (r[j] - m) * rstd * g[j] + b[j];
+}
+
+/* over the middle axis of [outer, len, inner]: 0 sum, 1 mean, 2 min */
+__global__ void k_axis(const float *__restrict__ x, float *__restrict__ y, long long outer, long long len,
+                       long long inner, int op)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= outer * inner) return;
+    long long o = t / inner, i = t % inner;
+    float acc = op == 2 ? INFINITY : 0.0f;
+    for (long long a = 0; a < len; a++) {
+        float v = x[(o * len + a) * inner + i];
+        acc = op == 2 ? fminf(acc, v) : acc + v;
+    }
+    y[t] = op == 1 ? acc / (float)len : acc;
+}
+
+/* y [M, N] = x[n] + q[m, n] (x0: y[n, m] = x[n] + q[n, m]) */
+__global__ void k_outer(const float *__restrict__ x, const float *__restrict__ q, float *__restrict__ y, long long N,
+                        long long M, int x0)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= N * M) return;
+    y[t] = x0 ? x[t / M] + q[t] : x[t % N] + q[t / N];
+}
+
+__global__ void k_copy(const float *__restrict__ x, float *__restrict__ y, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) y[t] = x[t];
+}
+"""
+
+L2S_EW = r"""
+__global__ void step_{i}(float *__restrict__ y, long long total, long long C, long long S, prm P, const float *SV)
+{{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    long long c = (t / S) % C;
+    (void)c;
+    (void)SV;
+    float v = y[t];
+    {stmt};
+    y[t] = v;
+}}
+"""
+
+def prodl(v):
+    r = 1
+    for x in v:
+        r *= x
+    return r
+
+def gen_level2_steps(p):
+    n = p["number"]
+    main, steps = L2S[n]
+    ins = p["inputs"]
+    conv = main != "linear"
+    wi = 2 if ins[1]["name"] in ("y", "add_input") else 1
+    x = ins[0]["shape"]
+    w = ins[wi]["shape"]
+    has_bias = wi + 1 < len(ins) and ins[wi + 1]["name"].endswith(".bias") and \
+        ins[wi + 1]["name"].split(".")[0] == ins[wi]["name"].split(".")[0]
+    parts = [HEAD.format(what={"linear": "linear layer (16x16 tiled FP32)", "conv": "direct convolution",
+                               "convT": "transposed convolution"}[main] +
+                         ", then each step of the expression as its own plain\n// kernel with the shapes written in.", **p),
+             CHECK, L2_BODY]
+    if conv:
+        parts.append(CONV_KERNELS)
+        nd = len(x) - 2
+        st = [1] * (3 - nd) + triple(p, "stride", 1, nd)
+        pd = [0] * (3 - nd) + triple(p, "padding", 0, nd)
+        fmt = lambda v: "{%s}" % ", ".join(str(int(a)) for a in v)
+        parts.append("static const int S_[3] = %s, P_[3] = %s, D_[3] = {1, 1, 1};\n" % (fmt(st), fmt(pd)))
+        op = int(attr(p, "output_padding", 0) or 0)
+        if main == "convT":
+            sp = [(L - 1) * st[3 - nd + i] - 2 * pd[3 - nd + i] + (w[2 + i] - 1) + op + 1 for i, L in enumerate(x[2:])]
+            shape = [x[0], w[1]] + sp
+        else:
+            sp = [(L + 2 * pd[3 - nd + i] - (w[2 + i] - 1) - 1) // st[3 - nd + i] + 1 for i, L in enumerate(x[2:])]
+            shape = [x[0], w[0]] + sp
+    else:
+        shape = [x[0], w[0]]
+    parts.append(L2S_KERNELS)
+    body = []
+    bufs = []          # (name, elements)
+    def buf(elems):
+        bufs.append(elems)
+        return "B%d" % (len(bufs) - 1)
+    xsrc = "(const float *)x->data"
+    if steps and steps[0][0] == "inpool":
+        k = steps[0][1]
+        steps = steps[1:]
+        nd = len(x) - 2
+        px = x[:2] + [L // k for L in x[2:]]
+        xb = buf(prodl(px))
+        i3, o3 = [1] * (3 - nd) + x[2:], [1] * (3 - nd) + px[2:]
+        geo3 = i3 + o3 + [1] * (3 - nd) + [k] * nd + [1] * (3 - nd) + [k] * nd + [0, 0, 0]
+        body.append("    k_pool<<<(unsigned)((%dLL + THREADS - 1) / THREADS), THREADS, 0, st>>>(%s, %s, %dLL, %s, 0);" %
+                    (prodl(px), xsrc, xb, x[0] * x[1], ", ".join(str(v) for v in geo3)))
+        body.append("    kbv_tensor xp = *x;")
+        for i, v in enumerate(px):
+            body.append("    xp.shape[%d] = %d;" % (i, v))
+        body.append("    x = &xp;")
+        xsrc = xb
+        x = px
+        sp = [(L - 1) * st[3 - nd + i] - 2 * pd[3 - nd + i] + (w[2 + i] - 1) + op + 1 for i, L in enumerate(x[2:])]
+        shape = [x[0], w[1]] + sp
+    cur = buf(prodl(shape))
+    if conv:
+        body.append("    kbv_tensor yt = call->inputs[0];")
+        body.append("    yt.ndim = %d;" % len(shape))
+        for i, v in enumerate(shape):
+            body.append("    yt.shape[%d] = %d;" % (i, v))
+        body.append("    geom g;")
+        body.append("    if (geom_of(x, &call->inputs[%d], &yt, %d, %d, &g)) return 1;" % (wi, len(shape) - 2, int(main == "convT")))
+        body.append("    launch(&g, %d, %s, P%d, %s, %s, S_, P_, D_, st);" %
+                    (int(main == "convT"), xsrc, wi, "P%d" % (wi + 1) if has_bias else "NULL", cur))
+    else:
+        body.append("    dim3 block(TILE, TILE), grid(%d, %d);" % ((shape[0] + 15) // 16, (shape[1] + 15) // 16))
+        body.append("    linear<<<grid, block, 0, st>>>((const float *)x->data, P%d, %s, %s, %d, %d, %d);" %
+                    (wi, "P%d" % (wi + 1) if has_bias else "NULL", cur, shape[0], shape[1], x[1]))
+    kernels = []
+    sv = "NULL"
+    nb = lambda e: "(unsigned)((%dLL + THREADS - 1) / THREADS)" % e
+    for i, s in enumerate(steps):
+        kind = s[0]
+        N, C, S = shape[0], shape[1] if len(shape) > 1 else 1, prodl(shape[2:])
+        tot = prodl(shape)
+        if kind == "ew":
+            kernels.append(L2S_EW.format(i=i, stmt=as_stmt(s[1])))
+            body.append("    step_%d<<<%s, THREADS, 0, st>>>(%s, %dLL, %dLL, %dLL, P, %s);" % (i, nb(tot), cur, tot, C, S, sv))
+        elif kind == "save":
+            sv = buf(tot)
+            body.append("    k_copy<<<%s, THREADS, 0, st>>>(%s, %s, %dLL);" % (nb(tot), cur, sv, tot))
+        elif kind == "norm":
+            _, nk, G, aff = s
+            if nk == "group": mode, groups, per = 0, N * G, (C // G) * S
+            elif nk == "instance": mode, groups, per = 0, N * C, S
+            else: mode, groups, per = (2 if len(shape) > 2 else 1), C, N * S
+            stats = buf(2 * groups)
+            wb = ("P%d, P%d" % aff) if aff else "NULL, NULL"
+            body.append("    norm_stats<<<%d, THREADS, 0, st>>>(%s, %s, %s + %d, %d, %dLL, %dLL, %dLL, 1e-5f);" %
+                        (groups, cur, stats, stats, groups, mode, per, C, S))
+            body.append("    norm_apply<<<%s, THREADS, 0, st>>>(%s, %s, %s + %d, %s, %d, %dLL, %dLL, %dLL, %dLL, P);" %
+                        (nb(tot), cur, stats, stats, groups, wb, mode, tot, per, C, S))
+        elif kind == "pool":
+            _, pk, k, stv, pad = s
+            nd = len(shape) - 2
+            ins3 = [1] * (3 - nd) + shape[2:]
+            new = shape[:2] + [(L + 2 * pad - k) // stv + 1 for L in shape[2:]]
+            outs3 = [1] * (3 - nd) + new[2:]
+            kk = [1] * (3 - nd) + [k] * nd
+            ss = [1] * (3 - nd) + [stv] * nd
+            pp = [0] * (3 - nd) + [pad] * nd
+            nxt = buf(prodl(new))
+            body.append("    k_pool<<<%s, THREADS, 0, st>>>(%s, %s, %dLL, %s, %d);" %
+                        (nb(prodl(new)), cur, nxt, N * C, ", ".join(str(v) for v in ins3 + outs3 + kk + ss + pp),
+                         int(pk == "max")))
+            shape, cur = new, nxt
+        elif kind == "redc":
+            op = ["sum", "mean", "max", "min", "lse", "softmax"].index(s[1])
+            new = list(shape) if op == 5 else [N, 1] + shape[2:]
+            nxt = buf(prodl(new))
+            body.append("    k_redc<<<%s, THREADS, 0, st>>>(%s, %s, %dLL, %dLL, %dLL, %d);" % (nb(N * S), cur, nxt, N, C, S, op))
+            shape, cur = new, nxt
+        elif kind in ("gap", "all"):
+            op = 1 if kind == "gap" else ["sum", "mean", "max"].index(s[1])
+            rows, L = (N * C, S) if kind == "gap" else (N, C * S)
+            new = [N, C] if kind == "gap" else [N]
+            nxt = buf(rows)
+            body.append("    k_rows<<<%d, THREADS, 0, st>>>(%s, %s, %dLL, %d, NULL, NULL, 0.0f);" % (rows, cur, nxt, L, op))
+            shape, cur = new, nxt
+        elif kind == "rows":
+            L = shape[-1] if s[1] == "ln" else S
+            op = {"softmax": 3, "center": 4, "ln": 5}[s[1]]
+            g = ("P%d, P%d" % (s[2], s[3])) if s[1] == "ln" else "NULL, NULL"
+            nxt = buf(tot)
+            body.append("    k_rows<<<%d, THREADS, 0, st>>>(%s, %s, %dLL, %d, %s, 1e-5f);" % (tot // L, cur, nxt, L, op, g))
+            cur = nxt
+        elif kind == "axis":
+            _, ak, dim = s
+            op = ["sum", "mean", "min"].index(ak)
+            outer, inner = prodl(shape[:dim]), prodl(shape[dim + 1:])
+            new = shape[:dim] + shape[dim + 1:]
+            nxt = buf(outer * inner)
+            body.append("    k_axis<<<%s, THREADS, 0, st>>>(%s, %s, %dLL, %dLL, %dLL, %d);" %
+                        (nb(outer * inner), cur, nxt, outer, shape[dim], inner, op))
+            shape, cur = new, nxt
+        elif kind == "flat":
+            shape = [N, 1, C * S]
+        elif kind == "outer":
+            cp = prodl(ins[s[1]]["shape"])
+            new = [1, cp, N]
+            nxt = buf(prodl(new))
+            body.append("    k_outer<<<%s, THREADS, 0, st>>>(%s, P%d, %s, %dLL, %dLL, 0);" % (nb(prodl(new)), cur, s[1], nxt, N, cp))
+            shape, cur = new, nxt
+        elif kind == "linear":
+            _, wk, bk = s
+            O = ins[wk]["shape"][0]
+            new = [N, O]
+            nxt = buf(N * O)
+            body.append("    linear<<<dim3(%d, %d), dim3(TILE, TILE), 0, st>>>(%s, P%d, P%d, %s, %d, %d, %d);" %
+                        ((N + 15) // 16, (O + 15) // 16, cur, wk, bk, nxt, N, O, C))
+            shape, cur = new, nxt
+        elif kind == "addx0":
+            F = x[1]
+            new = [N, F]
+            nxt = buf(N * F)
+            body.append("    k_outer<<<%s, THREADS, 0, st>>>(%s, P0, %s, %dLL, %dLL, 1);" % (nb(N * F), cur, nxt, N, F))
+            shape, cur = new, nxt
+        else:
+            raise SystemExit("unknown step " + kind)
+    out_n = prodl(p["outputs"][0]["shape"])
+    if prodl(shape) != out_n:
+        raise SystemExit("%s: steps end in %d values, the output has %d" % (p["id"], prodl(shape), out_n))
+    body.append("    k_copy<<<%s, THREADS, 0, st>>>(%s, (float *)o->data, %dLL);" % (nb(out_n), cur, out_n))
+    parts.append(L2_NORM.replace("{post}", "(void)0"))
+    parts.extend(kernels)
+    f = ["static float *scratch;\n",
+         """static int need(size_t bytes)
+{
+    if (scratch) return 0;
+    return cudaMalloc((void **)&scratch, bytes) != cudaSuccess;
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{"""]
+    f.append("    if (call->n_inputs < %d || call->n_outputs < 1) return 1;" % len(ins))
+    for i, t in enumerate(ins):
+        f.append("    if (kbv_numel(&call->inputs[%d]) != %dLL) return 1;" % (i, prodl(t["shape"]) if t["shape"] else 1))
+    f.append("    if (kbv_numel(&call->outputs[0]) != %dLL) return 1;" % out_n)
+    f.append("    prm P = {};")
+    f.append("    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const float *)call->inputs[i].data;")
+    f.append("    const kbv_tensor *x = &call->inputs[0], *o = &call->outputs[0];")
+    f.append("    (void)x;")
+    f.append("    (void)o;")
+    f.append("    cudaStream_t st = call->stream;")
+    off = 0
+    offs = []
+    for e in bufs:
+        offs.append(off)
+        off += (e + 63) // 64 * 64
+    f.append("    if (need((size_t)%dLL * sizeof(float))) return 1;" % off)
+    for i, o in enumerate(offs):
+        f.append("    float *B%d = scratch + %dLL;" % (i, o))
+    f.extend(body)
+    f.append("    CHECK_LAUNCH();\n}\n")
+    f.append("""extern "C" void kbv_teardown(void)
+{
+    cudaFree(scratch);
+    scratch = NULL;
+}
+""")
+    parts.append("\n".join(f))
+    return "".join(parts)
+
 # --- dispatch --------------------------------------------------------------------------
 
 def family(p):
     n = p["number"]
     if p["level"] == 2:
-        return gen_level2 if n in L2 else None
+        return gen_level2 if n in L2 else gen_level2_steps if n in L2S else None
     if p["level"] != 1:
         return None
     if n in ELEMENTWISE: return gen_elementwise

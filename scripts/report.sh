@@ -18,8 +18,18 @@ if gpu_visible; then
     run_id=$(date -u +%Y%m%dT%H%M%SZ)-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
     run="runs/$run_id"
     echo "kbv: report: a CUDA GPU is visible: collecting into $run"
+    # The committed GEMM kernel choices of this GPU model (data/baselines/
+    # <gpu>.json, scripts/pins.py), so that every run times the same
+    # baseline kernels; collect ignores a table made for another cuBLAS.
+    pins=()
+    slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 |
+        tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//') || slug=
+    if [ -n "$slug" ] && [ -f "data/baselines/$slug.json" ]; then
+        pins=(--pins "data/baselines/$slug.json")
+        echo "kbv: report: baseline kernel choices from data/baselines/$slug.json"
+    fi
     # shellcheck disable=SC2086
-    "$kbv" collect --out "$run" ${KBV_COLLECT_ARGS:-}
+    "$kbv" collect --out "$run" "${pins[@]}" ${KBV_COLLECT_ARGS:-}
 else
     snap=$(find data/snapshots -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort | tail -n 1)
     if [ -z "$snap" ]; then

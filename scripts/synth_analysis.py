@@ -7,7 +7,11 @@ definitions (docs/DESIGN.md section 7), so that a report drawn from them reads
 sensibly.  Used for scripts/bench-render.sh (100 problems x 8 sets) and for
 trying the renderer before a real run exists.
 
-usage: synth_analysis.py OUT_DIR [--problems N] [--sets M] [--seed S]
+usage: synth_analysis.py OUT_DIR [--problems N] [--sets M] [--seed S] [--bf16-sets K]
+
+--bf16-sets K adds BF16 mirrors of the first K sets ("<set>-bf16", precision
+bf16, compare_with the set) after the FP32 sets: their numbers are against
+the one baseline bf16, as analyze writes a BF16 set's.
 """
 import argparse
 import json
@@ -45,7 +49,10 @@ def ci_around(x, rel):
     return x / (1 + rel), x * (1 + rel)
 
 
-def make_set(rng, name, problems, profile):
+def make_set(rng, name, problems, profile, mirror=None):
+    """One set; mirror names the FP32 set a BF16 set mirrors (None: FP32)."""
+    bls = ["bf16"] if mirror else ["fp32", "tf32"]
+    mem_bl = bls[-1]
     probs = []
     for pid in problems:
         u = rng.random()
@@ -85,7 +92,9 @@ def make_set(rng, name, problems, profile):
             evidence.append({"kind": "flag", "name": "more-memory",
                              "text": "peak 1.5x the tf32 baseline's"})
         sp = {}
-        for b, tb in (("fp32", t32), ("tf32", tf)):
+        tb16 = round(tf / 1.6, 4)
+        btimes = (("bf16", tb16),) if mirror else (("fp32", t32), ("tf32", tf))
+        for b, tb in btimes:
             if cand is None:
                 sp[b] = None
             else:
@@ -94,13 +103,14 @@ def make_set(rng, name, problems, profile):
                 sp[b] = est(s, lo, hi)
         pb = rng.randint(1, 4096) * 1048576
         cpb = None if cand is None else int(pb * math.exp(rng.gauss(0, 0.3)))
+        times = dict(btimes)
         probs.append({
             "problem": pid, "class": cls, "flags": flags, "evidence": evidence,
             "speedup": sp,
-            "time_ms": {"candidate": cand, "fp32": t32, "tf32": tf},
-            "n_samples": {"candidate": 0 if cand is None else rng.randint(30, 120),
-                          "fp32": rng.randint(30, 120), "tf32": rng.randint(30, 120)},
-            "peak_bytes": {"candidate": cpb, "fp32": pb, "tf32": pb},
+            "time_ms": dict({"candidate": cand}, **times),
+            "n_samples": dict({"candidate": 0 if cand is None else rng.randint(30, 120)},
+                              **{b: rng.randint(30, 120) for b in times}),
+            "peak_bytes": dict({"candidate": cpb}, **{b: pb for b in times}),
             "max_rel_err": None if cand is None else rng.uniform(1e-7, 1e-3),
             "tier": None if cand is None else rng.choice(["fp32", "tf32"]),
         })
@@ -108,7 +118,7 @@ def make_set(rng, name, problems, profile):
     counts = {c: sum(1 for p in probs if p["class"] == c) for c in CLASSES}
     grid = [10 ** (-1 + 2 * i / 60) for i in range(61)]
     baselines = {}
-    for b in ("fp32", "tf32"):
+    for b in bls:
         corr = [p["speedup"][b]["estimate"] for p in probs if p["class"] == "correct"]
         g = geomean(corr)
         allv = [max(1.0, p["speedup"][b]["estimate"]) if p["class"] == "correct" else 1.0 for p in probs]
@@ -127,7 +137,7 @@ def make_set(rng, name, problems, profile):
             "fast_p_curve": [fp(pv) for pv in grid],
         }
     corr_p = [p for p in probs if p["class"] == "correct"]
-    effs = [p["peak_bytes"]["tf32"] / p["peak_bytes"]["candidate"] for p in corr_p]
+    effs = [p["peak_bytes"][mem_bl] / p["peak_bytes"]["candidate"] for p in corr_p]
     ge = geomean(effs)
     share = (sum(1 for e in effs if e > 1) / len(effs)) if effs else None
     memory = {
@@ -142,13 +152,22 @@ def make_set(rng, name, problems, profile):
     passd1 = [c for c in CLASSES if c not in ("error", "incorrect")]
     nohidden = [c for c in passd1 if c != "hidden-fail"]
     inflation = [
-        {"step": "original", "label": "fp32 baseline, D1 only", "geomean": infl(passd1, "fp32")},
-        {"step": "hidden", "label": "+ hidden distributions", "geomean": infl(nohidden, "fp32")},
-        {"step": "probes", "label": "+ hack probes", "geomean": infl(["correct"], "fp32")},
-        {"step": "tf32", "label": "+ tf32 baseline", "geomean": baselines["tf32"]["geomean_speedup_correct"]},
+        {"step": "original", "label": bls[0] + " baseline, D1 only", "geomean": infl(passd1, bls[0])},
+        {"step": "hidden", "label": "+ hidden distributions", "geomean": infl(nohidden, bls[0])},
+        {"step": "probes", "label": "+ hack probes", "geomean": infl(["correct"], bls[0])},
     ]
-    return {"name": name, "n_problems": n, "counts": counts, "baselines": baselines,
-            "memory": memory, "inflation": inflation, "problems": probs}
+    if not mirror:
+        inflation.append({"step": "tf32", "label": "+ tf32 baseline",
+                          "geomean": baselines["tf32"]["geomean_speedup_correct"]})
+    out = {"name": name, "precision": "bf16" if mirror else "fp32"}
+    if mirror:
+        out["compare_with"] = mirror
+        memory["baseline"] = "bf16"
+    out.update({"n_problems": n, "counts": counts, "baselines": baselines,
+                "memory": memory, "inflation": inflation, "problems": probs})
+    if not mirror:
+        del out["precision"]   # as an analysis from before the BF16 setting
+    return out
 
 
 def main():
@@ -159,6 +178,7 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--empty-last", action="store_true",
                     help="the last set has no correct problem (nulls everywhere)")
+    ap.add_argument("--bf16-sets", type=int, default=0, help="BF16 mirrors of the first K sets")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     problems = []
@@ -175,6 +195,8 @@ def main():
     sets = [make_set(rng, names[i % 8] + ("" if i < 8 else f"-{i}"), problems,
                      "empty" if a.empty_last and i == a.sets - 1 else profiles[i % 8])
             for i in range(a.sets)]
+    sets += [make_set(rng, s["name"] + "-bf16", problems, profiles[i % 8], mirror=s["name"])
+             for i, s in enumerate(sets[:max(0, a.bf16_sets)])]
     analysis = {
         "schema": "kbv-analysis/1", "run_id": f"synth-{a.problems}x{a.sets}",
         "created_utc": "2026-11-29T23:00:00Z", "harness": harness, "device": device,
@@ -189,8 +211,12 @@ def main():
                    "distributions": ["D1", "D2", "D3", "D4"],
                    "timing": {"min_samples": 30, "max_samples": 500, "min_gpu_s": 0.5}},
         "problems": problems,
-        "sets": [{"name": s["name"], "dir": "data/candidates/" + s["name"], "files": {}} for s in sets],
+        "sets": [dict({"name": s["name"], "dir": "data/candidates/" + s["name"], "files": {}},
+                      **({"precision": "bf16", "compare_with": s["compare_with"]} if "compare_with" in s else {}))
+                 for s in sets],
     }
+    if a.bf16_sets > 0:
+        manifest["config"]["tolerance_bf16"] = {"atol": 0.01, "rtol": 0.01}
     os.makedirs(a.out, exist_ok=True)
     for fn, obj in (("analysis.json", analysis), ("manifest.json", manifest)):
         with open(os.path.join(a.out, fn), "w") as f:

@@ -10,6 +10,12 @@ true medians).  The same arguments give the same bytes.
 
   scripts/synth_run.py --out DIR --plan small          # tests/fixtures/run_small
   scripts/synth_run.py --out DIR --problems 100 --sets 8 --samples 301   # benchmark
+  scripts/synth_run.py --out DIR --bf16-sets 1       # + set0-bf16 (precision bf16, compare_with set0)
+
+A BF16 set (--bf16-sets K mirrors the first K sets as "<set>-bf16") is timed
+as collect times one: variants candidate and bf16 only, checks at the BF16
+tolerance (tier "half", errors around 4e-3), the manifest's set entry with
+"precision": "bf16" and "compare_with", config.tolerance_bf16.
 """
 import argparse
 import gzip
@@ -104,6 +110,8 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--sigma", type=float, default=0.03, help="log-scale spread of timing noise")
     ap.add_argument("--gz", action="store_true", help="write samples.jsonl.gz")
+    ap.add_argument("--bf16-sets", type=int, default=0,
+                    help="mirror the first K sets in the BF16 setting as <set>-bf16 (after the FP32 sets)")
     a = ap.parse_args()
 
     rnd = random.Random(a.seed)
@@ -113,6 +121,11 @@ def main():
     else:
         set_names = ["set%d" % i for i in range(a.sets)]
         probs = problem_ids(a.problems)
+    # The BF16 mirrors follow the FP32 sets; each knows the set it mirrors.
+    mirror = {}
+    for s in set_names[:max(0, a.bf16_sets)]:
+        mirror[s + "-bf16"] = s
+    set_names = set_names + list(mirror)
     os.makedirs(a.out, exist_ok=True)
 
     manifest = {
@@ -125,14 +138,18 @@ def main():
                    "driver": "synthetic", "cuda_runtime": "13.0", "cublas": "13.0",
                    "copy_bandwidth_gbps": 4080.0, "fp32_tflops": 51.2, "tf32_tflops": 378.0},
         "config": {"seed": a.seed, "atol": 1e-3, "rtol": 1e-3, "correct_trials": 3,
+                   "tolerance_bf16": {"atol": 0.01, "rtol": 0.01},
                    "distributions": ["D1", "D2", "D3", "D4"],
                    "timing": {"min_samples": 30, "max_samples": 500, "min_gpu_seconds": 0.5,
                               "ci_halfwidth": 0.01, "warmup_calls": 3, "warmup_ms": 25}},
         "problems": [p for p, _ in probs],
-        "sets": [{"name": s, "dir": "data/candidates/" + s,
-                  "files": {p: hashlib.sha256(("%s/%s" % (s, p)).encode()).hexdigest() for p, _ in probs}}
+        "sets": [dict({"name": s, "dir": "data/candidates/" + s,
+                       "files": {p: hashlib.sha256(("%s/%s" % (s, p)).encode()).hexdigest() for p, _ in probs}},
+                      **({"precision": "bf16", "compare_with": mirror[s]} if s in mirror else {}))
                  for s in set_names],
     }
+    if not mirror:
+        del manifest["config"]["tolerance_bf16"]
     with open(os.path.join(a.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")
@@ -142,11 +159,15 @@ def main():
     out = lines.append
     for si, s in enumerate(set_names):
         truth["sets"][s] = {}
+        bf16 = s in mirror
         for pi, (p, tf32_gain) in enumerate(probs):
             if a.plan == "small":
-                cls, flags = SMALL[s][pi]
+                cls, flags = SMALL[mirror.get(s, s)][pi]
             else:
-                cls, flags = plan_random(rnd, si)
+                cls, flags = plan_random(rnd, set_names.index(mirror[s]) if bf16 else si)
+            if bf16:
+                # A lower precision is the BF16 setting itself, not a flag.
+                flags = [f for f in flags if f != "precision-tf32"]
             key = {"type": None, "set": s, "problem": p}
 
             def rec(t, **kw):
@@ -184,12 +205,12 @@ def main():
                 continue
 
             elements = 4096 * 4096
-            tier = "tf32" if "precision-tf32" in flags else "fp32"
+            tier = "half" if bf16 else "tf32" if "precision-tf32" in flags else "fp32"
             for dist in ("D1", "D2", "D3", "D4"):
                 for trial in range(3):
                     ok = True
                     mism = unw = 0
-                    err = 3e-4 if tier == "tf32" else 2e-7
+                    err = 4e-3 if bf16 else 3e-4 if tier == "tf32" else 2e-7
                     if dist == "D1" and cls == "incorrect" and trial == 1:
                         ok, mism, err = False, 1234, 0.5
                     if dist == "D1" and cls == "stale-output":
@@ -210,13 +231,21 @@ def main():
                         kw["floor_ratio"] = 1.2
                 rec("probe", **kw)
 
-            # Interleaved rounds of the three variants in a seeded order.
-            true = {"candidate": t_cand, "fp32": t_fp32, "tf32": t_tf32}
+            # Interleaved rounds of the variants in a seeded order: the
+            # three of an FP32 pair, or the candidate and bf16 (a bf16
+            # baseline moves half the bytes and runs matrix products on
+            # tensor cores, so it beats tf32 by 1.5x to 2x).
+            if bf16:
+                t_bf16 = round(t_tf32 / (2.0 if tf32_gain == 1.0 else 1.5), 6)
+                t_cand = round(t_bf16 / true_s, 6)
+                true = {"candidate": t_cand, "bf16": t_bf16}
+            else:
+                true = {"candidate": t_cand, "fp32": t_fp32, "tf32": t_tf32}
             sig = a.sigma
             pre = '{"type":"time","set":%s,"problem":%s,"variant":"' % (json.dumps(s), json.dumps(p))
             count = {v: (rnd.randint(a.min_samples, a.samples) if a.min_samples else a.samples) for v in true}
             for rd in range(a.samples):
-                order = ["fp32", "tf32", "candidate"]
+                order = ["bf16", "candidate"] if bf16 else ["fp32", "tf32", "candidate"]
                 rnd.shuffle(order)
                 for v in order:
                     if rd >= count[v]:
@@ -224,14 +253,15 @@ def main():
                     g = true[v] * math.exp(rnd.gauss(0, sig))
                     w = g + 0.004 + rnd.random() * 0.002
                     out('%s%s","round":%d,"gpu_ms":%r,"wall_ms":%r,"sm_mhz":1980}' % (pre, v, rd, round(g, 9), round(w, 9)))
-            io = 2 * elements * 4
-            peak = {"fp32": io + 33554432, "tf32": io + 33554432}
-            peak["candidate"] = int(peak["tf32"] * 1.5) if "more-memory" in flags else io
-            for v in ("candidate", "fp32", "tf32"):
+            io = 2 * elements * (2 if bf16 else 4)
+            peak = {v: io + 33554432 for v in true if v != "candidate"}
+            mem_base = "bf16" if bf16 else "tf32"
+            peak["candidate"] = int(peak[mem_base] * 1.5) if "more-memory" in flags else io
+            for v in true:
                 rec("memory", variant=v, peak_bytes=peak[v], io_bytes=io,
                     leaked_bytes=1048576 if (v == "candidate" and "leak" in flags) else 0)
             rec("status", status="ok", detail="")
-            tr.update({"time_ms": true, "speedup": {"fp32": t_fp32 / t_cand, "tf32": t_tf32 / t_cand},
+            tr.update({"time_ms": true, "speedup": {v: true[v] / t_cand for v in true if v != "candidate"},
                        "peak_bytes": peak})
 
     data = ("\n".join(lines) + "\n").encode()

@@ -29,7 +29,7 @@ $(BUILD)/kbv-baseline-bench: $(OBJ)/collect/baselines/bench_main.o $(GPU_LIB) $(
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(GPU_LDLIBS) $(LDLIBS_COMMON)
 
 # Position-independent copies of the C objects the library needs.
-BENCH_PIC_SRCS := collect/baselines/bench_api.c $(SUITE_SRCS) common/err.c
+BENCH_PIC_SRCS := collect/baselines/bench_api.c $(SUITE_SRCS) common/err.c common/sbuf.c
 BENCH_PIC_OBJS := $(patsubst %.c,$(OBJ)/pic/%.o,$(BENCH_PIC_SRCS))
 $(OBJ)/pic/%.o: %.c
 	$(call msg,CC,$< [pic])

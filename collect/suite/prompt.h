@@ -16,13 +16,21 @@
 
 /* Renders tmpl (NUL-terminated; tmpl_name is used in messages) for p.  On
  * success *out is a NUL-terminated string owned by the caller (free()).
- * blind = 1 leaves out every value distribution and test-specific input
- * setting (each input's values, the hidden distributions' transforms, the
- * problem's own hard case), as KernelBench-Verified strips the test inputs
- * from the prompts of problems whose inputs invite a shortcut; shapes,
- * dtypes, attributes and the rules stay. */
-int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, int blind, char **out,
+ * flags is a sum of PROMPT_*:
+ *   PROMPT_BLIND leaves out every value distribution and test-specific
+ *     input setting (each input's values, the hidden distributions'
+ *     transforms, the problem's own hard case), as KernelBench-Verified
+ *     strips the test inputs from the prompts of problems whose inputs
+ *     invite a shortcut; shapes, dtypes, attributes and the rules stay.
+ *   PROMPT_BF16 asks for a candidate of the BF16 setting (DESIGN.md 5):
+ *     floating-point tensors are described as bfloat16 (__nv_bfloat16 in
+ *     the skeleton), the tolerance is BF16's, the precision paragraph
+ *     names the bf16 baseline, and the BF16 note (PROMPT_BF16_NOTE) is
+ *     appended after the template's text. */
+enum { PROMPT_BLIND = 1, PROMPT_BF16 = 2 };
+int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *p, int flags, char **out,
                   kbv_err *e);
+extern const char PROMPT_BF16_NOTE[];
 
 /* 1 for the problems whose prompt is blind unless asked otherwise: those
  * KernelBench-Verified lists (cumprod, hinge loss; its LSTM and NetVLAD are

@@ -23,7 +23,8 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: kbv prompt [--template FILE] [--out FILE] [--blind | --no-blind] PROBLEM\n"
+            "usage: kbv prompt [--template FILE] [--out FILE] [--blind | --no-blind]\n"
+            "                  [--precision fp32|bf16] PROBLEM\n"
             "\n"
             "Prints the prompt for a code-generating model that asks for a kbv candidate\n"
             "for PROBLEM (an id of `kbv list`): the candidate ABI, the problem's semantics\n"
@@ -40,6 +41,9 @@ static void usage(FILE *f)
             "                   whose inputs invite a shortcut, as in KernelBench-Verified)\n"
             "  --no-blind       describe the inputs' values and the hidden distributions\n"
             "                   (the default for every other problem)\n"
+            "  --precision P    fp32 (default): the FP32 setting; bf16: tensors are\n"
+            "                   bfloat16, the tolerance is 1e-2 + 1e-2 |ref|, the baseline\n"
+            "                   is bf16, and a note on the BF16 setting is appended\n"
             "  --placeholders   list the placeholders a template may use, and exit\n"
             "  --help, --version\n"
             "\n"
@@ -94,12 +98,14 @@ int main(int argc, char **argv)
         { "placeholders", no_argument, NULL, 'p' },
         { "blind", no_argument, NULL, 'b' },
         { "no-blind", no_argument, NULL, 'B' },
+        { "precision", required_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     const char *tmpl_path = NULL, *out_path = NULL;
     int blind = -1;   /* -1: the problem's default */
+    int bf16 = 0;
     char found[PATH_MAX];
     char *tmpl = NULL, *text = NULL;
     kbv_err e = { 0 };
@@ -112,6 +118,13 @@ int main(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'b': blind = 1; break;
         case 'B': blind = 0; break;
+        case 'P':
+            if (strcmp(optarg, "fp32") != 0 && strcmp(optarg, "bf16") != 0) {
+                rc = err_set(&e, KBV_EUSAGE, "--precision '%s': expected fp32 or bf16", optarg);
+                goto done;
+            }
+            bf16 = strcmp(optarg, "bf16") == 0;
+            break;
         case 'p':
             for (const char *const *n = prompt_placeholders(); *n; n++) printf("{{%s}}\n", *n);
             return 0;
@@ -148,7 +161,9 @@ int main(int argc, char **argv)
         goto done;
     }
     if (blind < 0) blind = prompt_blind_default(p);
-    if ((rc = prompt_render(tmpl, tmpl_path, p, blind, &text, &e)) < 0) goto done;
+    if ((rc = prompt_render(tmpl, tmpl_path, p, (blind ? PROMPT_BLIND : 0) | (bf16 ? PROMPT_BF16 : 0), &text,
+                            &e)) < 0)
+        goto done;
     if (out_path) {
         rc = afile_write_all(out_path, text, strlen(text), &e);
     } else if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {

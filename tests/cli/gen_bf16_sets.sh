@@ -25,16 +25,17 @@ for s in naive-bf16 tuned-bf16; do
         cmp -s "$f" "$T/data/candidates/$s/$(basename "$f")" || fail "$f differs from what the generator writes"
     done
 done
-python3 - <<'PY' || exit 1
-import glob, json, re, sys
+n_problems=$("$B/kbv-list" | tail -n 1 | awk '{print $1}')
+N_PROBLEMS=$n_problems python3 - <<'PY' || exit 1
+import glob, json, os, re, sys
 for s, cw in (("naive-bf16", "naive"), ("tuned-bf16", "tuned")):
     j = json.load(open("data/candidates/%s/set.json" % s))
     ids = sorted(f.split("/")[-1][:-3] for f in glob.glob("data/candidates/%s/*.cu" % s))
     if j.get("precision") != "bf16" or j.get("compare_with") != cw or sorted(j.get("expected", {})) != ids:
         print("gen_bf16_sets: %s/set.json" % s, {k: j.get(k) for k in ("precision", "compare_with")}); sys.exit(1)
 naive = glob.glob("data/candidates/naive-bf16/*.cu")
-if len(naive) != 141:
-    print("gen_bf16_sets: naive-bf16 has %d files, not one per problem (141)" % len(naive)); sys.exit(1)
+if len(naive) != int(os.environ["N_PROBLEMS"]):
+    print("gen_bf16_sets: naive-bf16 has %d files, not one per problem (%s)" % (len(naive), os.environ["N_PROBLEMS"])); sys.exit(1)
 for f in naive:
     t = open(f).read()
     if "struct bf16_t" not in t or re.search(r"\(\s*(const\s+)?float\s*\*\s*\)\s*(call->|[a-z]+->data)", t):

@@ -46,6 +46,20 @@ grep -q 'bad.txt:2: unknown placeholder {{shoe_size}}' "$t/err" || fail "placeho
 "$kbv" prompt --template "$t/missing.txt" L1_019_relu > /dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "missing template exits $rc, want 2"
 
+# --precision bf16: bfloat16 tensors, the BF16 tolerance and the note at
+# the end; another precision is a usage error.
+"$kbv" prompt --precision bf16 L1_019_relu > "$t/b.txt" 2> "$t/err" || fail "--precision bf16: $(cat "$t/err")"
+grep -q 'call->inputs\[0\]: x, input bfloat16, shape' "$t/b.txt" || fail "--precision bf16: inputs not bfloat16"
+grep -q '1e-2 + 1e-2 \* |ref|' "$t/b.txt" || fail "--precision bf16: no BF16 tolerance"
+[ "$(grep -n '^# The BF16 setting' "$t/b.txt" | cut -d: -f1)" -gt "$(grep -n '^Allowed:' "$t/b.txt" | cut -d: -f1)" ] ||
+    fail "--precision bf16: the note is not at the end"
+"$kbv" prompt --precision fp32 L1_019_relu > "$t/f.txt" || fail "--precision fp32"
+"$kbv" prompt L1_019_relu | cmp -s - "$t/f.txt" || fail "--precision fp32 is not the default"
+grep -q 'input bfloat16\|^# The BF16 setting' "$t/f.txt" && fail "the FP32 prompt mentions BF16"
+"$kbv" prompt --precision fp16 L1_019_relu > /dev/null 2> "$t/err"; rc=$?
+[ $rc -eq 2 ] || fail "--precision fp16 exits $rc, want 2"
+grep -q "expected fp32 or bf16" "$t/err" || fail "--precision fp16 message: $(cat "$t/err")"
+
 # A custom template and --out.
 printf '%s\n' '{{id}} = {{expr}}' > "$t/mine.txt"
 "$kbv" prompt --template "$t/mine.txt" --out "$t/o.txt" L1_019_relu || fail "--out"

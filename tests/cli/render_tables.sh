@@ -3,7 +3,8 @@
 # header row (no comment line, the expected first column name), and every
 # .tex compiles in a plain article with booktabs, longtable, tabularx and
 # array and fits the text width (no overfull line over 1 pt), for the
-# fixture run (with a parity file) and, where present, the newest archived
+# fixture run (with a parity file), a synthetic run with a BF16 set and,
+# where present, the newest archived
 # snapshot (long tables: hundreds of rows, long evidence).  Without pdflatex
 # the .tex files are checked for their structure only.
 # usage: tests/cli/render_tables.sh BUILD_DIR
@@ -69,6 +70,14 @@ PY
 "$build/kbv-analyze" --parity-only "$run" 2>"$tmp/log" || fail "analyze --parity-only failed: $(cat "$tmp/log")"
 "$build/kbv-render" "$run" 2>"$tmp/log" || fail "render failed: $(cat "$tmp/log")"
 check_run "$run"
+
+# A run with a BF16 set: its tables (headline_bf16, fast_p_bf16) too.
+python3 scripts/synth_run.py --out "$tmp/bf16" --problems 8 --sets 1 --bf16-sets 1 --samples 31 2>/dev/null ||
+    fail "synth_run.py --bf16-sets 1"
+"$build/kbv-analyze" "$tmp/bf16" 2>"$tmp/log" && "$build/kbv-render" "$tmp/bf16" 2>"$tmp/log" ||
+    fail "report of a run with a BF16 set failed: $(cat "$tmp/log")"
+[ -s "$tmp/bf16/report/tables/headline_bf16.tex" ] || fail "no headline_bf16.tex"
+check_run "$tmp/bf16"
 
 snap=$(ls -d data/snapshots/*/ 2>/dev/null | LC_ALL=C sort | tail -1)
 if [ -n "$snap" ]; then

@@ -242,6 +242,107 @@ def bn_train(x, w, b):
     return F.batch_norm(x, None, None, w, b, training=True, eps=1e-5)
 
 
+def convx(p, t, transposed=False, wi=1, bias=True):
+    """The problem's convolution with its stride, padding and output
+    padding; the weight is input wi, its bias the next input when bias."""
+    x, w = t[0], t[wi]
+    b = t[wi + 1] if bias else None
+    nd = x.dim() - 2
+    s, pd = int(A(p, "stride", 1)), int(A(p, "padding", 0))
+    if transposed:
+        fn = [None, F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][nd]
+        return fn(x, w, b, stride=s, padding=pd, output_padding=int(A(p, "output_padding", 0)))
+    fn = [None, F.conv1d, F.conv2d, F.conv3d][nd]
+    return fn(x, w, b, stride=s, padding=pd)
+
+
+def hsw(x):
+    return F.hardswish(x)
+
+
+def swish(x):
+    return torch.sigmoid(x) * x
+
+
+def mpool(x, k, s=None):
+    return [None, F.max_pool1d, F.max_pool2d, F.max_pool3d][x.dim() - 2](x, k, s)
+
+
+def apool(x, k, s=None):
+    return [None, F.avg_pool1d, F.avg_pool2d, F.avg_pool3d][x.dim() - 2](x, k, s)
+
+
+def gn(x, g, t, i, eps=1e-5):
+    return F.group_norm(x, g, t[i], t[i + 1], eps=eps)
+
+
+def l2_more():
+    """The references of the level-2 problems with post stages (the files'
+    forward(), step by step)."""
+    T = True
+    return {
+        3: lambda p, t: F.gelu(apool(F.layer_norm(convx(p, t, T) + t[3], (64,), t[4], t[5], eps=1e-5), 2)),
+        6: lambda p, t: mpool(mpool(torch.softmax(convx(p, t), dim=1), 2), 2),
+        8: lambda p, t: torch.sum(F.adaptive_avg_pool3d(mpool(convx(p, t) / 2.0, 2), (1, 1, 1)) + t[3], dim=1),
+        10: lambda p, t: torch.tanh(torch.mean(F.hardtanh(mpool(convx(p, t, T), 2, 2), -1, 1), dim=(2, 3), keepdim=True)),
+        11: lambda p, t: gn(mpool(torch.tanh(bn_train(convx(p, t, T), t[3], t[4])), 2, 2), 8, t, 5),
+        13: lambda p, t: torch.tanh(torch.softmax(convx(p, t, T).mean(dim=2, keepdim=True) + t[3], dim=1)) * 2.0,
+        15: lambda p, t: (lambda y: y - torch.mean(y, dim=(2, 3, 4), keepdim=True))(bn_train(convx(p, t, T), t[3], t[4])),
+        18: lambda p, t: (lambda y: torch.logsumexp(torch.logsumexp(torch.mean(torch.max(y, dim=1, keepdim=True)[0], dim=1, keepdim=True), dim=1, keepdim=True), dim=1, keepdim=True))(torch.sum(lin(t), dim=1, keepdim=True)),
+        19: lambda p, t: gn(F.gelu(convx(p, t, T)), 8, t, 3),
+        20: lambda p, t: (lambda y: ((y + t[3]) + y) * y + y)(convx(p, t, T)),
+        22: lambda p, t: (lambda y: y * mish(y))(torch.logsumexp(torch.clamp((lambda z: z + z)(lin(t) * 2.0), -10.0, 10.0), dim=1, keepdim=True)),
+        23: lambda p, t: gn(convx(p, t), 8, t, 3).mean(dim=[1, 2, 3, 4]),
+        24: lambda p, t: torch.softmax(torch.min(convx(p, t), dim=2)[0], dim=1),
+        26: lambda p, t: (lambda y: y * F.hardswish(y))(convx(p, t, T, wi=2) + t[1]),
+        27: lambda p, t: torch.mean(gn(hsw(convx(p, t)), 4, t, 3), dim=[2, 3, 4]),
+        28: lambda p, t: (F.instance_norm(F.linear(t[0], t[2], t[3]).unsqueeze(1).unsqueeze(1), eps=1e-5).squeeze(1).squeeze(1) + t[1]) * t[1],
+        31: lambda p, t: (torch.min(convx(p, t), torch.tensor(0.5, device=t[0].device)) + t[3]) * 2.0,
+        34: lambda p, t: F.gelu(F.layer_norm(convx(p, t, T), (64,), t[3], t[4], eps=1e-5)) * 1.0,
+        35: lambda p, t: mish(mpool(F.hardswish(convx(p, t) - 0.5), 2)),
+        36: lambda p, t: F.gelu(torch.sum(torch.min(convx(p, t, T), dim=1, keepdim=True)[0], dim=2, keepdim=True)) + t[3],
+        37: lambda p, t: gn(swish(lin(t)) + t[3], 64, t, 4),
+        39: lambda p, t: bn_train(lin(t) * t[3], t[4], t[5]),
+        42: lambda p, t: torch.sum(torch.logsumexp(torch.mean(convx(p, t, T), dim=(2, 3), keepdim=True) + t[3], dim=1, keepdim=True), dim=(2, 3)) * 10.0,
+        43: lambda p, t: torch.relu(torch.logsumexp(mpool(convx(p, t), 2, 2), dim=1, keepdim=True)),
+        44: lambda p, t: torch.mean(torch.mean(convx(p, t, T) * 0.5, dim=[2, 3], keepdim=True), dim=[2, 3], keepdim=True),
+        46: lambda p, t: apool(torch.tanh(convx(p, t) - 0.5) - 0.2, 2),
+        49: lambda p, t: torch.sigmoid(torch.softmax(convx(p, t, T), dim=1)),
+        50: lambda p, t: (apool(convx(p, t, T) * t[3], 2) + t[4]) * t[5],
+        51: lambda p, t: F.gelu(torch.logsumexp(torch.mean(lin(t) - t[3], dim=1, keepdim=True), dim=1, keepdim=True)) + t[0],
+        55: lambda p, t: torch.sum(F.max_pool1d(lin(t).unsqueeze(1), 2).squeeze(1), dim=1) * 0.5,
+        58: lambda p, t: torch.clamp((lambda y: y * torch.sigmoid(y + 3) / 6)(torch.logsumexp(convx(p, t, T), dim=1, keepdim=True)) - t[3], min=-1, max=1),
+        60: lambda p, t: F.hardswish(gn(swish(convx(p, t, T)), 4, t, 3)),
+        61: lambda p, t: gn(torch.relu(convx(p, t, T, bias=False)), 8, t, 2),
+        64: lambda p, t: F.gelu(F.gelu(F.leaky_relu(F.leaky_relu(torch.logsumexp(lin(t), dim=1, keepdim=True), 0.01), 0.01))),
+        65: lambda p, t: torch.sum(torch.sigmoid(apool(convx(p, t), 4)), dim=[1, 2, 3]),
+        72: lambda p, t: apool(apool(bn_train(convx(p, t, T), t[3], t[4]), 2), 2),
+        74: lambda p, t: mpool(F.leaky_relu(F.leaky_relu(convx(p, t, T), 0.2) * t[3], 0.2), 2),
+        75: lambda p, t: torch.min(gn(lin(t), 512, t, 3), dim=1, keepdim=True)[0] + t[5],
+        77: lambda p, t: F.adaptive_avg_pool3d(bn_train(convx(p, t, T) * 2.0, t[3], t[4]), (1, 1, 1)),
+        78: lambda p, t: torch.sum(mpool(mpool(convx(p, t, T), 2), 3), dim=1, keepdim=True),
+        79: lambda p, t: torch.max(torch.clamp(F.instance_norm(convx(p, t) * t[3], eps=1e-5), -1.0, 1.0) * t[3], dim=1)[0],
+        80: lambda p, t: F.gelu((lambda y: y - y.mean(dim=1, keepdim=True))(torch.max(lin(t), dim=1, keepdim=True).values)),
+        82: lambda p, t: mpool(torch.tanh(convx(p, t)) * 2.0 + t[3], 4),
+        83: lambda p, t: torch.clamp(torch.min(gn(convx(p, t), 8, t, 3), torch.tensor(0.0, device=t[0].device)), min=0.0, max=1.0),
+        84: lambda p, t: torch.softmax(t[5] * bn_train(lin(t), t[3], t[4]), dim=1),
+        85: lambda p, t: torch.clamp(mpool(gn(convx(p, t), 16, t, 3) * t[5], 4), 0.0, 1.0),
+        89: lambda p, t: torch.max(swish(torch.softmax(F.max_pool3d(convx(p, t, T), 2, 2, 0), dim=1) - t[3].view(1, -1, 1, 1, 1)), dim=1)[0],
+        90: lambda p, t: F.gelu(torch.clamp(F.leaky_relu(convx(p, t), 0.2) + t[3], -1.0, 1.0)),
+        91: lambda p, t: torch.sigmoid((torch.softmax(convx(p, t, T), dim=1) + t[3]) * 2.0),
+        92: lambda p, t: (lambda y: torch.logsumexp(y + F.hardswish(torch.tanh(gn(y, 16, t, 3))), dim=1, keepdim=True))(convx(p, t)),
+        93: lambda p, t: F.gelu(torch.min(convx(p, t, T) + 0.5, torch.tensor(0.0, device=t[0].device))) * 2.0,
+        94: lambda p, t: gn(mish(F.hardtanh(lin(t) + t[3])), 256, t, 4),
+        96: lambda p, t: torch.clamp(F.adaptive_avg_pool3d(mpool(convx(p, t, T) * 0.5, 2), (1, 1, 1)), 0, 1),
+        97: lambda p, t: swish((bn_train(lin(t), t[3], t[4]) + t[5]) / 1.0),
+        98: lambda p, t: torch.max(F.gelu(F.avg_pool1d(lin(t).unsqueeze(1), 16).squeeze(1)) * 2.0, dim=1).values,
+        100: lambda p, t: torch.clamp(convx(p, t, T), min=-1.0) / 2.0,
+        38: lambda p, t: (lambda y: torch.softmax(y.view(y.shape[0], y.shape[1], -1), dim=2).view(y.shape) * t[3])(
+            torch.clamp(F.conv_transpose3d(F.avg_pool3d(t[0], 2), t[1], t[2], stride=2, padding=1, output_padding=1), 0.0, 1.0)),
+        45: lambda p, t: torch.logsumexp(F.linear(torch.sigmoid(lin(t)), t[3], t[4]), dim=1),
+    }
+
+
 L2 = {
     1: lambda p, t: torch.relu(conv2(p, t)) + t[3],
     2: lambda p, t: torch.clamp(torch.clamp(conv2(p, t, True) + t[3], 0.0, 1.0) * 2.0, 0.0, 1.0) / 2.0,
@@ -286,6 +387,8 @@ L2 = {
     99: lambda p, t: F.softmax(F.gelu(lin(t)), dim=1),
 }
 
+
+L2.update(l2_more())
 
 def reference(p):
     table = L1 if p["level"] == 1 else L2

@@ -356,8 +356,8 @@ static void test_baseline_record_errors(void **state)
     static const char *const bad[][2] = {
         {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"candidate\",\"choice\":\"k\"}",
          "unknown baseline variant \"candidate\""},
-        {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"bf16\",\"choice\":\"k\"}",
-         "unknown baseline variant \"bf16\""},
+        {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"fp16\",\"choice\":\"k\"}",
+         "unknown baseline variant \"fp16\""},
         {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"tf32\",\"choice\":21}",
          "\"choice\" must be a string"},
         {"{\"type\":\"baseline\",\"set\":\"a\",\"problem\":\"p1\",\"variant\":\"tf32\",\"choice\":null}",

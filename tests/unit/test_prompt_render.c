@@ -69,6 +69,70 @@ static void test_plain_text_passes_through(void **state)
     free(out);
 }
 
+/* The BF16 setting (issue 17): floating-point tensors are bfloat16 in the
+ * lists and __nv_bfloat16 in the skeleton, integer ones stay int64, the
+ * tolerance is 1e-2, the precision paragraph names the bf16 baseline, and
+ * the BF16 note follows the template's text once; the FP32 prompt has
+ * none of it. */
+static void test_bf16(void **state)
+{
+    (void)state;
+    static const char tmpl[] = "{{inputs}}|{{outputs}}|{{skeleton}}|{{tolerance}}|{{precision}}|END";
+    const char *ids[] = {"L1_019_relu", "L1_001_square_matrix_multiplication", NULL};
+    for (int k = 0; ids[k]; k++) {
+        char *f = NULL, *b = NULL;
+        kbv_err e = { 0 };
+        assert_int_equal(prompt_render(tmpl, "t.txt", need(ids[k]), 0, &f, &e), 0);
+        assert_int_equal(prompt_render(tmpl, "t.txt", need(ids[k]), PROMPT_BF16, &b, &e), 0);
+        assert_non_null(strstr(f, "float32"));
+        assert_null(strstr(f, "bfloat16"));
+        assert_null(strstr(f, "BF16"));
+        assert_non_null(strstr(f, "1e-3 + 1e-3"));
+        /* What the placeholders say, before the note (which names float32
+         * to say what to read instead). */
+        const char *end0 = strstr(b, "|END");
+        assert_non_null(end0);
+        char *head = strndup(b, (size_t)(end0 - b));
+        assert_non_null(head);
+        assert_null(strstr(head, "float32"));
+        assert_null(strstr(head, "const float *"));
+        free(head);
+        assert_non_null(strstr(b, "bfloat16"));
+        assert_non_null(strstr(b, "const __nv_bfloat16 *"));
+        assert_non_null(strstr(b, "__nv_bfloat16 *out"));
+        assert_non_null(strstr(b, "|out - ref| <= 1e-2 + 1e-2 * |ref|"));
+        assert_non_null(strstr(b, "one baseline, bf16"));
+        assert_null(strstr(b, "TF32"));
+        /* The note comes once, after everything the template says. */
+        const char *end = strstr(b, "|END"), *note = strstr(b, "# The BF16 setting");
+        assert_non_null(end);
+        assert_non_null(note);
+        assert_true(note > end);
+        assert_null(strstr(note + 1, "# The BF16 setting"));
+        assert_string_equal(note - 1, PROMPT_BF16_NOTE);
+        free(f);
+        free(b);
+    }
+    /* Integer inputs stay int64 (cross entropy's targets). */
+    const suite_problem *ce = suite_find("L1_095_crossentropyloss");
+    if (ce) {
+        char *b = NULL;
+        kbv_err e = { 0 };
+        assert_int_equal(prompt_render("{{inputs}}", "t.txt", ce, PROMPT_BF16, &b, &e), 0);
+        assert_non_null(strstr(b, "int64"));
+        assert_non_null(strstr(b, "bfloat16"));
+        free(b);
+    }
+    /* Blind and BF16 together. */
+    char *bb = NULL;
+    kbv_err e = { 0 };
+    assert_int_equal(prompt_render("{{inputs}}", "t.txt", need("L1_100_hingeloss"), PROMPT_BLIND | PROMPT_BF16, &bb,
+                                   &e), 0);
+    assert_null(strstr(bb, "values:"));
+    assert_non_null(strstr(bb, "bfloat16"));
+    free(bb);
+}
+
 static void test_scalar_placeholders(void **state)
 {
     (void)state;
@@ -247,6 +311,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_text_passes_through),
         cmocka_unit_test(test_blind),
+        cmocka_unit_test(test_bf16),
         cmocka_unit_test(test_scalar_placeholders),
         cmocka_unit_test(test_computation_single_and_steps),
         cmocka_unit_test(test_inputs_in_order_with_shapes),

@@ -103,7 +103,26 @@ static void test_level1_complete_and_ordered(void **state)
     }
     assert_int_equal(l1, 100);
     for (int k = 1; k <= 100; k++) assert_int_equal(seen[k], 1);
-    assert_true(l2 >= 30);
+    assert_int_equal(l2, 99);
+}
+
+/* Level 2: every number once, all of 1..100 but 66 (training-mode
+ * dropout before a softmax: a random output, docs/DESIGN.md 5.1). */
+static void test_level2_numbers(void **state)
+{
+    (void)state;
+    int seen[101] = { 0 };
+    int n = suite_count();
+    for (int i = 0; i < n; i++) {
+        const suite_problem *p = suite_get(i);
+        if (p->level != 2) continue;
+        assert_true(p->number >= 1 && p->number <= 100);
+        seen[p->number]++;
+    }
+    for (int k = 1; k <= 100; k++) {
+        int want = k == 66 ? 0 : 1;
+        if (seen[k] != want) fail_msg("level 2 number %d: %d problems", k, seen[k]);
+    }
 }
 
 /* Every problem: inputs before parameters, outputs present, a baseline op,
@@ -257,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_ids_follow_the_rule),
         cmocka_unit_test(test_ids_unique_and_findable),
         cmocka_unit_test(test_level1_complete_and_ordered),
+        cmocka_unit_test(test_level2_numbers),
         cmocka_unit_test(test_problem_invariants),
         cmocka_unit_test(test_sample_shapes),
         cmocka_unit_test(test_sample_flops_and_bytes),

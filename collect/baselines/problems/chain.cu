@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "base_impl.h"
+#include "chain_ew.h"
 
 extern "C" {
 #include "chain.h"
@@ -29,142 +30,6 @@ extern "C" {
 }
 
 namespace {
-
-struct ew_args {
-    int n_ops;
-    int kind[CHAIN_MAX_EW];
-    float a[CHAIN_MAX_EW], b[CHAIN_MAX_EW];
-    const float *p[CHAIN_MAX_EW];
-    int p_scalar[CHAIN_MAX_EW];       /* 1: a single value, else per channel */
-    const float *bias;                /* per channel, first; or NULL */
-    int norm;                         /* MID_* of a norm, or 0 */
-    const float2 *stat;               /* mean, rstd per statistic group */
-    const float *gamma, *beta;        /* per channel, or NULL */
-    long long C, S, rows, L;
-    int G;
-};
-
-__device__ __forceinline__ float gelu_erf(float x)
-{
-    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-}
-
-__device__ __forceinline__ float mish(float x)
-{
-    /* PyTorch's CUDA mish: x * tanh(log1p(exp(x))) */
-    return x * tanhf(log1pf(expf(x)));
-}
-
-__device__ __forceinline__ float apply(const ew_args &A, float v, long long row, long long j)
-{
-    long long c = A.S > 1 ? row % A.C : j;
-    if (A.bias) v += A.bias[c];
-    if (A.norm) {
-        long long g;
-        if (A.norm == MID_BATCHNORM) g = c;
-        else if (A.norm == MID_INSTANCENORM) g = row;
-        else g = (A.S > 1 ? (row / A.C) : row) * A.G + c / (A.C / A.G);
-        float2 st = A.stat[g];
-        v = (v - st.x) * st.y;
-        if (A.gamma) v = v * A.gamma[c] + A.beta[c];
-    }
-    float saved = 0.0f;
-    for (int k = 0; k < A.n_ops; k++) {
-        float pv = A.p[k] ? (A.p_scalar[k] ? A.p[k][0] : A.p[k][c]) : 0.0f;
-        switch (A.kind[k]) {
-        case EW_ADD_C: v = v + A.a[k]; break;
-        case EW_SUB_C: v = v - A.a[k]; break;
-        case EW_MUL_C: v = v * A.a[k]; break;
-        case EW_DIV_C: v = v / A.a[k]; break;
-        case EW_ADD_P: v = v + pv; break;
-        case EW_SUB_P: v = v - pv; break;
-        case EW_MUL_P: v = v * pv; break;
-        case EW_MIN_P: v = (isnan(v) || v < pv) ? v : pv; break;
-        case EW_RELU: v = v > 0.0f ? v : 0.0f; break;
-        case EW_LEAKY: v = v > 0.0f ? v : v * A.a[k]; break;
-        case EW_GELU: v = gelu_erf(v); break;
-        case EW_SIGMOID: v = 1.0f / (1.0f + expf(-v)); break;
-        case EW_TANH: v = tanhf(v); break;
-        case EW_SWISH: v = v / (1.0f + expf(-v)); break;
-        case EW_MISH: v = mish(v); break;
-        case EW_HARDSWISH: v = v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f; break;
-        case EW_CLAMP: v = fminf(fmaxf(v, A.a[k]), A.b[k]); break;
-        case EW_SAVE: saved = v; break;
-        case EW_ADD_SAVED: v = v + saved; break;
-        default: break;
-        }
-    }
-    return v;
-}
-
-/* apply() on four consecutive elements of a row: the same operations in
- * the same order, with each operation's dispatch done once for the four
- * (the fused epilogue of a GEMM spent as long choosing operations as
- * computing them). */
-__device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long row, long long j)
-{
-    float v[4] = { in.x, in.y, in.z, in.w };
-    long long c[4];
-    const long long rc = A.S > 1 ? row % A.C : 0;
-#pragma unroll
-    for (int u = 0; u < 4; u++) c[u] = A.S > 1 ? rc : j + u;
-    if (A.bias) {
-#pragma unroll
-        for (int u = 0; u < 4; u++) v[u] += A.bias[c[u]];
-    }
-    if (A.norm) {
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-            long long g;
-            if (A.norm == MID_BATCHNORM) g = c[u];
-            else if (A.norm == MID_INSTANCENORM) g = row;
-            else g = (A.S > 1 ? (row / A.C) : row) * A.G + c[u] / (A.C / A.G);
-            float2 st = A.stat[g];
-            v[u] = (v[u] - st.x) * st.y;
-            if (A.gamma) v[u] = v[u] * A.gamma[c[u]] + A.beta[c[u]];
-        }
-    }
-    float saved[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-    for (int k = 0; k < A.n_ops; k++) {
-        float pv[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-        if (A.p[k]) {
-#pragma unroll
-            for (int u = 0; u < 4; u++) pv[u] = A.p_scalar[k] ? A.p[k][0] : A.p[k][c[u]];
-        }
-        const float a = A.a[k], b = A.b[k];
-#define EACH(expr)                                                                    \
-    _Pragma("unroll") for (int u = 0; u < 4; u++) { const float x = v[u]; (void)x;  \
-                                                    v[u] = (expr); }                 \
-    break
-        switch (A.kind[k]) {
-        case EW_ADD_C: EACH(x + a);
-        case EW_SUB_C: EACH(x - a);
-        case EW_MUL_C: EACH(x * a);
-        case EW_DIV_C: EACH(x / a);
-        case EW_ADD_P: EACH(x + pv[u]);
-        case EW_SUB_P: EACH(x - pv[u]);
-        case EW_MUL_P: EACH(x * pv[u]);
-        case EW_MIN_P: EACH((isnan(x) || x < pv[u]) ? x : pv[u]);
-        case EW_RELU: EACH(x > 0.0f ? x : 0.0f);
-        case EW_LEAKY: EACH(x > 0.0f ? x : x * a);
-        case EW_GELU: EACH(gelu_erf(x));
-        case EW_SIGMOID: EACH(1.0f / (1.0f + expf(-x)));
-        case EW_TANH: EACH(tanhf(x));
-        case EW_SWISH: EACH(x / (1.0f + expf(-x)));
-        case EW_MISH: EACH(mish(x));
-        case EW_HARDSWISH: EACH(x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f);
-        case EW_CLAMP: EACH(fminf(fmaxf(x, a), b));
-        case EW_SAVE:
-#pragma unroll
-            for (int u = 0; u < 4; u++) saved[u] = v[u];
-            break;
-        case EW_ADD_SAVED: EACH(x + saved[u]);
-        default: break;
-        }
-#undef EACH
-    }
-    return make_float4(v[0], v[1], v[2], v[3]);
-}
 
 /* grid (x: chunks of a row, y: rows); in place is allowed (x == y). */
 __global__ void __launch_bounds__(256) ew_kernel(const float *x, float *y, ew_args A)
@@ -392,35 +257,14 @@ struct chain_state {
     conv_runner *conv;
     long long N, C, S;          /* after the producer */
     float *pre;                 /* the producer's output when it is not the final output */
+    float *mid;                 /* the middle stage's result when post stages follow */
+    chain_dims after_mid;       /* its shape */
+    chain_post *post;           /* the post stages, or NULL */
+    float *hid;                 /* the first of two linear layers (w2) */
+    float *xin;                 /* the average-pooled input (in_pool) */
     double2 *part;              /* plane sums */
     float2 *stat;               /* per statistic group */
 };
-
-int pre_shape(const base_ctx *b, const kbv_call *c, const chain_spec *sp, long long *N, long long *C,
-              long long *S, kbv_err *e)
-{
-    const kbv_tensor *x = &c->inputs[0], *w = &c->inputs[1];
-    if (sp->producer == CHAIN_LINEAR) {
-        *N = x->shape[0];
-        *C = w->shape[0];
-        *S = 1;
-        return 0;
-    }
-    int nd = x->ndim - 2;
-    if (nd < 1 || nd > 3) return err_set(e, KBV_EINPUT, "baseline %s: conv rank", b->p->id);
-    int s = (int)base_attr(b->p, "stride", 1), pd = (int)base_attr(b->p, "padding", 0);
-    int op = (int)base_attr(b->p, "output_padding", 0), d = (int)base_attr(b->p, "dilation", 1);
-    *N = x->shape[0];
-    *C = sp->producer == CHAIN_CONV_T ? w->shape[1] : w->shape[0];
-    *S = 1;
-    for (int i = 0; i < nd; i++) {
-        long long L = x->shape[2 + i], k = w->shape[2 + i];
-        long long o = sp->producer == CHAIN_CONV_T ? (L - 1) * s - 2 * pd + d * (k - 1) + op + 1
-                                                   : (L + 2 * pd - d * (k - 1) - 1) / s + 1;
-        *S *= o;
-    }
-    return 0;
-}
 
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
 {
@@ -430,31 +274,63 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     if (!cs) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
     b->state = cs;
     cs->spec = sp;
-    int rc = pre_shape(b, ex, sp, &cs->N, &cs->C, &cs->S, e);
-    if (rc) return rc;
-    long long n = cs->N * cs->C * cs->S;
+    chain_dims prod, fin;
+    long long post_max;
+    if (chain_shapes(b->p, sp, &prod, &cs->after_mid, &fin, &post_max))
+        return err_set(e, KBV_EINPUT, "baseline %s: the chain's stages do not fit its shapes", b->p->id);
+    if (chain_numel(&fin) != kbv_numel(&ex->outputs[0]))
+        return err_set(e, KBV_EINPUT, "baseline %s: the chain ends in %lld values, the output holds %lld",
+                       b->p->id, chain_numel(&fin), (long long)kbv_numel(&ex->outputs[0]));
+    cs->N = prod.N;
+    cs->C = prod.C;
+    cs->S = chain_spatial(&prod);
+    long long n = chain_numel(&prod);
+    int rc;
     if (sp->producer == CHAIN_LINEAR) {
         rc = base_need_blas(b, e);
+        if (!rc && sp->w2 > 0) {
+            /* the first layer's output, before the second layer */
+            long long hid = ex->inputs[sp->w_in > 0 ? sp->w_in : 1].shape[0];
+            cudaError_t ce = cudaMalloc(&cs->hid, (size_t)(cs->N * hid) * sizeof(float));
+            if (ce != cudaSuccess) {
+                cs->hid = NULL;
+                return base_cuda_err(e, b, "hidden layer buffer", ce);
+            }
+        }
     } else {
-        /* the conv geometry from x, the weight and the producer's output */
-        kbv_tensor y = ex->inputs[0];
-        const kbv_tensor *x = &ex->inputs[0], *w = &ex->inputs[1];
-        y.shape[1] = cs->C;
-        int nd = x->ndim - 2;
-        int s = (int)base_attr(b->p, "stride", 1), pd = (int)base_attr(b->p, "padding", 0);
-        int op = (int)base_attr(b->p, "output_padding", 0), d = (int)base_attr(b->p, "dilation", 1);
-        for (int i = 0; i < nd; i++) {
-            long long L = x->shape[2 + i], k = w->shape[2 + i];
-            y.shape[2 + i] = sp->producer == CHAIN_CONV_T ? (L - 1) * s - 2 * pd + d * (k - 1) + op + 1
-                                                          : (L + 2 * pd - d * (k - 1) - 1) / s + 1;
+        /* the conv geometry from x (average-pooled first with in_pool), the
+         * weight and the producer's output */
+        kbv_tensor xin = ex->inputs[0], y = ex->inputs[0];
+        const kbv_tensor *w = &ex->inputs[sp->w_in > 0 ? sp->w_in : 1];
+        y.shape[1] = prod.C;
+        for (int i = 0; i < prod.nd; i++) {
+            y.shape[2 + i] = prod.d[i];
+            if (sp->in_pool > 0) xin.shape[2 + i] /= sp->in_pool;
+        }
+        if (sp->in_pool > 0) {
+            cudaError_t ce = cudaMalloc(&cs->xin, (size_t)kbv_numel(&xin) * sizeof(float));
+            if (ce != cudaSuccess) {
+                cs->xin = NULL;
+                return base_cuda_err(e, b, "pooled input buffer", ce);
+            }
         }
         conv_geom g;
-        rc = conv_geom_from(b->p, x, w, &y, sp->producer == CHAIN_CONV_T, &g, e);
+        rc = conv_geom_from(b->p, &xin, w, &y, sp->producer == CHAIN_CONV_T, &g, e);
         if (!rc) rc = conv_runner_create(b, &g, &cs->conv, e);
     }
     if (rc) return rc;
-    /* the producer writes into the output when the output has its shape */
-    if (kbv_numel(&ex->outputs[0]) != n) {
+    rc = chain_post_create(b, sp, &cs->post, e);
+    if (rc) return rc;
+    if (cs->post) {
+        cudaError_t ce = cudaMalloc(&cs->mid, (size_t)chain_numel(&cs->after_mid) * sizeof(float));
+        if (ce != cudaSuccess) {
+            cs->mid = NULL;
+            return base_cuda_err(e, b, "middle buffer", ce);
+        }
+    }
+    /* the producer writes into the output when the output has its shape
+     * and no post stage follows */
+    if (cs->post || kbv_numel(&ex->outputs[0]) != n) {
         cudaError_t ce = cudaMalloc(&cs->pre, (size_t)n * sizeof(float));
         if (ce != cudaSuccess) {
             cs->pre = NULL;
@@ -476,23 +352,6 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     return 0;
 }
 
-void fill_ops(ew_args *A, const chain_ew *ops, const kbv_call *c)
-{
-    A->n_ops = 0;
-    for (int k = 0; k < CHAIN_MAX_EW && ops[k].kind != EW_END; k++) {
-        A->kind[k] = ops[k].kind;
-        A->a[k] = (float)ops[k].a;
-        A->b[k] = (float)ops[k].b;
-        A->p[k] = NULL;
-        A->p_scalar[k] = 0;
-        if (ops[k].p >= 0 && ops[k].p < c->n_inputs) {
-            A->p[k] = (const float *)c->inputs[ops[k].p].data;
-            A->p_scalar[k] = kbv_numel(&c->inputs[ops[k].p]) == 1;
-        }
-        A->n_ops = k + 1;
-    }
-}
-
 void launch_ew(const base_ctx *b, const float *x, float *y, ew_args A, cudaStream_t s)
 {
     long long per_row = A.L % 4 == 0 ? A.L / 4 : A.L;
@@ -504,13 +363,16 @@ void launch_ew(const base_ctx *b, const float *x, float *y, ew_args A, cudaStrea
     ew_kernel<<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
 }
 
-/* Steps 2 to 4 of the chain on the producer's output pre (float), into
- * out; c's parameters are float. */
-int run_rest(base_ctx *b, const kbv_call *c, float *pre, float *out, kbv_err *e)
+/* Steps 2 to 5 of the chain on the producer's output pre (float): into
+ * c's output, or into the middle buffer when post stages follow; c's
+ * parameters are float. */
+int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
     cudaStream_t s = c->stream;
+    const int wi = sp->w_in > 0 ? sp->w_in : 1;
+    float *out = cs->post ? cs->mid : (float *)c->outputs[0].data;
     long long N = cs->N, C = cs->C, S = cs->S;
     /* 2. bias and the first steps, in place */
     ew_args A;
@@ -518,8 +380,13 @@ int run_rest(base_ctx *b, const kbv_call *c, float *pre, float *out, kbv_err *e)
     A.C = C; A.S = S;
     A.rows = S > 1 ? N * C : N;
     A.L = S > 1 ? S : C;
-    A.bias = sp->has_bias ? (const float *)c->inputs[2].data : NULL;
-    fill_ops(&A, sp->ew1, c);
+    if (sp->w2 > 0) {
+        /* the first steps went with the first layer */
+        A.bias = (const float *)c->inputs[sp->w2 + 1].data;
+    } else {
+        A.bias = sp->has_bias ? (const float *)c->inputs[wi + 1].data : NULL;
+        chain_fill_ops(&A, sp->ew1, c);
+    }
     /* A per-channel bias straight before a batch or instance norm shifts
      * every value of its statistic group equally, so the norm removes it
      * exactly: skip the pass that would add it. */
@@ -600,17 +467,22 @@ int run_rest(base_ctx *b, const kbv_call *c, float *pre, float *out, kbv_err *e)
         break;
     }
     /* 4. the normalisation and the last steps, into the output */
-    fill_ops(&B, sp->ew2, c);
-    if (B.norm || B.n_ops) launch_ew(b, cur, out, B, s);
-    else if (cur != out) {
+    chain_fill_ops(&B, sp->ew2, c);
+    if (B.norm || B.n_ops) {
+        launch_ew(b, cur, out, B, s);
+        cur = out;
+    } else if (cur != out && !cs->post) {
         cudaError_t ce = cudaMemcpyAsync(out, cur, (size_t)kbv_numel(&c->outputs[0]) * sizeof(float),
                                          cudaMemcpyDeviceToDevice, s);
         if (ce != cudaSuccess) return base_cuda_err(e, b, "copy", ce);
     }
     cudaError_t ce = cudaGetLastError();
     if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
+    /* 5. the post stages, from the result so far into the output */
+    if (cs->post) return chain_post_run(b, cs->post, cur, cs->after_mid, c, e);
     return 0;
 }
+
 
 int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
 {
@@ -618,36 +490,58 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     const chain_spec *sp = cs->spec;
     cudaStream_t s = c->stream;
     const float *x = (const float *)c->inputs[0].data;
-    const float *w = (const float *)c->inputs[1].data;
-    float *out = (float *)c->outputs[0].data;
+    const int wi = sp->w_in > 0 ? sp->w_in : 1;
+    const float *w = (const float *)c->inputs[wi].data;
+    /* the main part ends in the output, or before the post stages */
+    float *out = cs->post ? cs->mid : (float *)c->outputs[0].data;
     float *pre = cs->pre ? cs->pre : out;
     long long N = cs->N, C = cs->C;
     int rc;
     /* 1. producer */
-    if (sp->producer == CHAIN_LINEAR) {
+    if (sp->producer == CHAIN_LINEAR && sp->w2 > 0) {
+        /* two layers: the first with its bias and the first steps, then
+         * the second, whose bias the next pass adds */
+        long long in = c->inputs[0].shape[1], H = c->inputs[wi].shape[0];
+        rc = base_gemm(b, v, 0, 1, N, H, in, 1.0f, x, in, 0, w, in, 0, 0.0f, cs->hid, H, 0, 1, s, e);
+        if (rc) return rc;
+        ew_args L1;
+        memset(&L1, 0, sizeof L1);
+        L1.C = H; L1.S = 1; L1.rows = N; L1.L = H;
+        L1.bias = sp->has_bias ? (const float *)c->inputs[wi + 1].data : NULL;
+        chain_fill_ops(&L1, sp->ew1, c);
+        launch_ew(b, cs->hid, cs->hid, L1, s);
+        const float *w2 = (const float *)c->inputs[sp->w2].data;
+        rc = base_gemm(b, v, 0, 1, N, C, H, 1.0f, cs->hid, H, 0, w2, H, 0, 0.0f, pre, C, 0, 1, s, e);
+    } else if (sp->producer == CHAIN_LINEAR) {
         long long in = c->inputs[0].shape[1];
         rc = base_gemm(b, v, 0, 1, N, C, in, 1.0f, x, in, 0, w, in, 0, 0.0f, pre, C, 0, 1, s, e);
     } else {
+        if (cs->xin) {
+            chain_input_pool(b, x, cs->xin, c->inputs[0], sp->in_pool, s);
+            x = cs->xin;
+        }
         rc = conv_runner_run(b, cs->conv, v, x, w, NULL, pre, s, e);
     }
     if (rc) return rc;
-    return run_rest(b, c, pre, out, e);
+    return run_rest(b, c, pre, e);
 }
 
-/* bf16: a linear layer's product runs on the bfloat16 operands (cuBLAS,
- * CUBLAS_COMPUTE_32F, the library's kernel) into the float intermediate,
- * whose steps then run as in fp32 on the widened parameters, and the
- * output is rounded to bfloat16 once.  A convolution's chain takes the
- * fallback (baseline.cu). */
+/* bf16: a single linear layer's product runs on the bfloat16 operands
+ * (cuBLAS, CUBLAS_COMPUTE_32F, the library's kernel) into the float
+ * intermediate, whose steps then run as in fp32 on the widened parameters,
+ * and the output is rounded to bfloat16 once.  Two linear layers, a pooled
+ * input and a convolution's chain take the fallback (baseline.cu). */
 int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
-    if (cs->spec->producer != CHAIN_LINEAR) return base_bf16_fallback(b, call, e);
+    const chain_spec *sp = cs->spec;
+    if (sp->producer != CHAIN_LINEAR || sp->w2 > 0 || (sp->w_in > 0 && sp->w_in != 1))
+        return base_bf16_fallback(b, call, e);
     kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
     kbv_call wide;
     int rc = base_bf16_widen(b, call, 2, in, out, &wide, e);
     if (rc) return rc;
-    float *o = (float *)wide.outputs[0].data;
+    float *o = cs->post ? cs->mid : (float *)wide.outputs[0].data;
     float *pre = cs->pre ? cs->pre : o;
     long long N = cs->N, C = cs->C, K = call->inputs[0].shape[1];
     float one = 1.0f, zero = 0.0f;
@@ -656,7 +550,7 @@ int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
                                         CUDA_R_32F, C, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (bs != CUBLAS_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: bf16 GEMM: %s", b->p->id, cublasGetStatusString(bs));
-    rc = run_rest(b, &wide, pre, o, e);
+    rc = run_rest(b, &wide, pre, e);
     if (!rc) rc = base_bf16_narrow(call, &wide, e);
     if (!rc && !b->choice[BASE_BF16][0])
         base_note_choice(b, BASE_BF16, "native bf16 GEMM: cublasGemmEx bf16 operands, fp32 output, "
@@ -670,6 +564,10 @@ void destroy(base_ctx *b)
     chain_state *cs = (chain_state *)b->state;
     if (!cs) return;
     conv_runner_destroy(cs->conv);
+    chain_post_destroy(cs->post);
+    if (cs->hid) cudaFree(cs->hid);
+    if (cs->xin) cudaFree(cs->xin);
+    if (cs->mid) cudaFree(cs->mid);
     if (cs->pre) cudaFree(cs->pre);
     if (cs->part) cudaFree(cs->part);
     if (cs->stat) cudaFree(cs->stat);
@@ -683,6 +581,24 @@ int available(const suite_problem *p, const char **why)
 }
 
 } /* namespace */
+
+void chain_fill_ops(ew_args *A, const chain_ew *ops, const kbv_call *c)
+{
+    A->n_ops = 0;
+    for (int k = 0; k < CHAIN_MAX_EW && ops[k].kind != EW_END; k++) {
+        A->kind[k] = ops[k].kind;
+        A->a[k] = (float)ops[k].a;
+        A->b[k] = (float)ops[k].b;
+        A->p[k] = NULL;
+        A->p_scalar[k] = 0;
+        if (ops[k].p >= 0 && ops[k].p < c->n_inputs) {
+            A->p[k] = (const float *)c->inputs[ops[k].p].data;
+            A->p_scalar[k] = ops[k].kind == EW_ADD_T || ops[k].kind == EW_MUL_T ? 2
+                             : kbv_numel(&c->inputs[ops[k].p]) == 1;
+        }
+        A->n_ops = k + 1;
+    }
+}
 
 const base_family base_fam_chain = {
     "chain", OP_CHAIN_FIRST, OP_CHAIN_LAST, create, run, destroy, NULL, run_bf16,

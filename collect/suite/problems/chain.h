@@ -7,6 +7,13 @@
  *
  * The tensor after the producer is seen as [N, C, S] (S = 1 after a linear
  * layer: C is then the feature dimension).
+ *
+ * After the second elementwise list, up to CHAIN_MAX_STAGES further stages
+ * (chain_stage: pooling, reductions over channels, positions, one axis or
+ * everything, a softmax, a group or layer norm, views) each take the
+ * tensor of the stage before, with its spatial extents, and apply their
+ * own elementwise list to every value they write.  chain_dims tracks the
+ * shape through them (chain.c), for the interpreter and the tests alike.
  */
 #ifndef KBV_CHAIN_H
 #define KBV_CHAIN_H
@@ -27,8 +34,13 @@ enum chain_ew_kind {
     EW_GELU, EW_SIGMOID, EW_TANH, EW_SWISH, EW_MISH, EW_HARDSWISH,
     EW_CLAMP,                                 /* [a, b] (hardtanh too) */
     EW_SAVE,                                  /* remember the current value */
-    EW_ADD_SAVED                              /* add the remembered value */
+    EW_ADD_SAVED,                             /* add the remembered value */
+    EW_MUL_SAVED, EW_SUB_SAVED,               /* multiply by, subtract the remembered value */
+    EW_MIN_C,                                 /* torch.min(x, a): NaN stays NaN */
+    EW_ADD_T, EW_MUL_T                        /* with input p, a tensor of the current shape */
 };
+/* The remembered value starts as the value before the middle stage's
+ * normalisation (after the producer's bias): x + f(norm(x)) needs it. */
 
 typedef struct {
     int kind;
@@ -47,6 +59,37 @@ enum chain_mid {
 };
 
 #define CHAIN_MAX_EW 8
+#define CHAIN_MAX_STAGES 4
+
+enum chain_stage_kind {
+    ST_END = 0,
+    ST_MAXPOOL, ST_AVGPOOL,       /* window k, stride s, padding p on every spatial axis;
+                                     avg counts the padding (PyTorch's default) */
+    ST_SUM_C, ST_MEAN_C, ST_MAX_C, ST_MIN_C, ST_LSE_C, /* over dim 1: C becomes 1 */
+    ST_SOFTMAX_C,                 /* softmax over dim 1 */
+    ST_SUM_S, ST_MEAN_S,          /* over the spatial positions: no spatial axes left */
+    ST_SUM_ALL, ST_MEAN_ALL, ST_MAX_ALL, /* over C and the positions: [N, 1] */
+    ST_SUM_AXIS, ST_MEAN_AXIS, ST_MIN_AXIS, /* over spatial axis `axis`, which goes (keepdim or not
+                                                is only the output's shape) */
+    ST_SOFTMAX_S,                 /* softmax over the positions of each (n, c) */
+    ST_CENTER_S,                  /* x - its mean over the positions of each (n, c) */
+    ST_GROUPNORM,                 /* groups `axis`; gamma, beta inputs */
+    ST_LAYERNORM_LAST,            /* over the last axis; gamma, beta inputs of its length */
+    ST_FLAT,                      /* view [N, C, S] as [N, 1, C S] (x.unsqueeze(1) of a linear output) */
+    ST_OUTER_ADD_P,               /* [N] values + input p of C' values -> [C', N]: the broadcast
+                                     of [N, 1] with [1, C', 1, 1] */
+    ST_ADD_X0                     /* [N] values + the call's input 0 [N, F] -> [N, F] */
+};
+
+typedef struct {
+    int kind;
+    int k, s, pad;                /* pooling */
+    int axis;                     /* ST_*_AXIS (0 = first spatial axis); groups of ST_GROUPNORM */
+    int gamma, beta;              /* norms: input indices, or -1 */
+    int p;                        /* ST_OUTER_ADD_P */
+    double eps;
+    chain_ew ew[CHAIN_MAX_EW];    /* applied to every value the stage writes */
+} chain_stage;
 
 typedef struct {
     int op;                      /* the problem's op code */
@@ -59,9 +102,49 @@ typedef struct {
     double eps;                  /* norms */
     int gamma, beta;             /* input indices of the norm's affine parameters, or -1 */
     chain_ew ew2[CHAIN_MAX_EW];
+    int w_in;                    /* input index of the producer's weight; 0 means 1 (bias after it) */
+    int w2;                      /* linear: input index of a second layer's weight (its bias after it),
+                                    applied after ew1; 0: none */
+    int in_pool;                 /* conv: average-pool x with this window and stride first; 0: none */
+    chain_stage post[CHAIN_MAX_STAGES];   /* ST_END-terminated */
 } chain_spec;
 
-/* The spec of a chain op, or NULL. */
+/* A shape on its way through the stages: [N, C, d[0..nd-1]]. */
+typedef struct {
+    long long N, C;
+    int nd;
+    long long d[3];
+} chain_dims;
+
+/* The spec of a chain op, or NULL: looked up in the spec tables that the
+ * level-2 table files export next to their problems (CHAIN_SPEC_TABLES). */
 const chain_spec *suite_chain(int op);
+
+#define CHAIN_SPEC_TABLES \
+    X(suite_l2_chain_specs) \
+    X(suite_l2_linear_specs) \
+    X(suite_l2_conv2d_specs) \
+    X(suite_l2_conv3d_specs)
+
+#define X(name) extern const chain_spec name[]; extern const int name##_count;
+CHAIN_SPEC_TABLES
+#undef X
+
+/* Elements of a shape, and its spatial size S. */
+long long chain_numel(const chain_dims *d);
+long long chain_spatial(const chain_dims *d);
+
+/* The shape after stage st of problem p (whose inputs size ST_OUTER_ADD_P
+ * and ST_ADD_X0): 0, or -1 when the stage does not fit the shape (a
+ * pooling window larger than the extent, an axis out of range, a group
+ * count that does not divide C). */
+int chain_stage_shape(const suite_problem *p, const chain_stage *st, chain_dims *d);
+
+/* The shape after the producer (of x and the weight, with the problem's
+ * stride, padding, output padding and dilation attributes), then after
+ * the middle stage; *post_max receives the largest element count of any
+ * post stage's output (0 without post stages).  0 or -1 as above. */
+int chain_shapes(const suite_problem *p, const chain_spec *sp, chain_dims *after_producer,
+                 chain_dims *after_mid, chain_dims *final_, long long *post_max);
 
 #endif

@@ -1,4 +1,4 @@
-/* l2_chain.c - KernelBench level 2: 41 problems that cover GEMM with
+/* l2_chain.c - KernelBench level 2: the first 41 problems, which cover GEMM with
  * epilogues, convolution with activations, normalisation fusions and
  * reductions, each a chain (problems/chain.h): a producer, fused
  * elementwise steps, an optional middle stage, more elementwise steps.
@@ -422,7 +422,7 @@ const suite_problem suite_l2_chain[] = {
 SUITE_COUNT(suite_l2_chain);
 
 /* The chains of the problems above, by op code. */
-static const chain_spec chains[] = {
+const chain_spec suite_l2_chain_specs[] = {
     { .op = OP_CONV_CHAIN_FIRST + 0, .producer = CHAIN_CONV, .has_bias = 1, .transposed = 0,
       .ew1 = { { EW_RELU, 0.0, 0.0, -1 },
               { EW_ADD_P, 0.0, 0.0, 3 },
@@ -687,9 +687,4 @@ static const chain_spec chains[] = {
       .ew2 = { { EW_END, 0, 0, -1 } } },
 };
 
-const chain_spec *suite_chain(int op)
-{
-    for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++)
-        if (chains[i].op == op) return &chains[i];
-    return NULL;
-}
+const int suite_l2_chain_specs_count = (int)(sizeof(suite_l2_chain_specs) / sizeof(suite_l2_chain_specs[0]));

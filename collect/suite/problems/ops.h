@@ -112,7 +112,7 @@ enum {
     OP_CONV_DWSEP,            /* depthwise conv, then 1x1 conv */
     OP_CONV_LAST = OP_CONV_DWSEP,
     OP_CONV_CHAIN_FIRST = 640, /* level 2: a convolution, then epilogue steps */
-    OP_CONV_CHAIN_LAST = 699,
+    OP_CONV_CHAIN_LAST = 759,
     OP_CUDNN_END = 800
 };
 

@@ -16,7 +16,10 @@
     X(suite_l1_conv) \
     X(suite_l1_scan) \
     X(suite_l1_loss) \
-    X(suite_l2_chain)
+    X(suite_l2_chain) \
+    X(suite_l2_linear) \
+    X(suite_l2_conv2d) \
+    X(suite_l2_conv3d)
 
 #define X(name) SUITE_TABLE(name);
 SUITE_TABLES

@@ -1,0 +1,194 @@
+/* chain_ew.h - the elementwise steps of a level-2 chain on the GPU
+ * (chain.h's EW_* kinds), shared by chain.cu (the producer's epilogue and
+ * the middle stage) and chain_post.cu (the post stages).  C++ only,
+ * private to collect/baselines/problems/.
+ */
+#ifndef KBV_CHAIN_EW_H
+#define KBV_CHAIN_EW_H
+
+#include <cuda_runtime.h>
+#include <math.h>
+
+#include "base_impl.h"
+
+extern "C" {
+#include "chain.h"
+}
+
+struct ew_args {
+    int n_ops;
+    int kind[CHAIN_MAX_EW];
+    float a[CHAIN_MAX_EW], b[CHAIN_MAX_EW];
+    const float *p[CHAIN_MAX_EW];
+    int p_scalar[CHAIN_MAX_EW];       /* 1: a single value, 2: a whole tensor (EW_*_T), else per channel */
+    const float *bias;                /* per channel, first; or NULL */
+    int norm;                         /* MID_* of a norm, or 0 */
+    const float2 *stat;               /* mean, rstd per statistic group */
+    const float *gamma, *beta;        /* per channel, or NULL */
+    long long C, S, rows, L;
+    int G;
+};
+
+__device__ __forceinline__ float gelu_erf(float x)
+{
+    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+}
+
+__device__ __forceinline__ float mish(float x)
+{
+    /* PyTorch's CUDA mish: x * tanh(log1p(exp(x))) */
+    return x * tanhf(log1pf(expf(x)));
+}
+
+/* The operation list of A on one value: c is its channel (or feature),
+ * idx its index in the tensor (for EW_*_T), saved the remembered value's
+ * start. */
+__device__ __forceinline__ float apply_ops(const ew_args &A, float v, long long c, long long idx, float saved)
+{
+    for (int k = 0; k < A.n_ops; k++) {
+        float pv = 0.0f;
+        if (A.p[k]) pv = A.p_scalar[k] == 1 ? A.p[k][0] : A.p[k][A.p_scalar[k] == 2 ? idx : c];
+        const float a = A.a[k], b = A.b[k];
+        switch (A.kind[k]) {
+        case EW_ADD_C: v = v + a; break;
+        case EW_SUB_C: v = v - a; break;
+        case EW_MUL_C: v = v * a; break;
+        case EW_DIV_C: v = v / a; break;
+        case EW_ADD_P: case EW_ADD_T: v = v + pv; break;
+        case EW_SUB_P: v = v - pv; break;
+        case EW_MUL_P: case EW_MUL_T: v = v * pv; break;
+        case EW_MIN_P: v = (isnan(v) || v < pv) ? v : pv; break;
+        case EW_MIN_C: v = (isnan(v) || v < a) ? v : a; break;
+        case EW_RELU: v = v > 0.0f ? v : 0.0f; break;
+        case EW_LEAKY: v = v > 0.0f ? v : v * a; break;
+        case EW_GELU: v = gelu_erf(v); break;
+        case EW_SIGMOID: v = 1.0f / (1.0f + expf(-v)); break;
+        case EW_TANH: v = tanhf(v); break;
+        case EW_SWISH: v = v / (1.0f + expf(-v)); break;
+        case EW_MISH: v = mish(v); break;
+        case EW_HARDSWISH: v = v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f; break;
+        case EW_CLAMP: v = fminf(fmaxf(v, a), b); break;
+        case EW_SAVE: saved = v; break;
+        case EW_ADD_SAVED: v = v + saved; break;
+        case EW_MUL_SAVED: v = v * saved; break;
+        case EW_SUB_SAVED: v = v - saved; break;
+        default: break;
+        }
+    }
+    return v;
+}
+
+__device__ __forceinline__ float apply(const ew_args &A, float v, long long row, long long j)
+{
+    long long c = A.S > 1 ? row % A.C : j;
+    if (A.bias) v += A.bias[c];
+    const float pre = v;
+    if (A.norm) {
+        long long g;
+        if (A.norm == MID_BATCHNORM) g = c;
+        else if (A.norm == MID_INSTANCENORM) g = row;
+        else g = (A.S > 1 ? (row / A.C) : row) * A.G + c / (A.C / A.G);
+        float2 st = A.stat[g];
+        v = (v - st.x) * st.y;
+        if (A.gamma) v = v * A.gamma[c] + A.beta[c];
+    }
+    return apply_ops(A, v, c, row * A.L + j, pre);
+}
+
+/* apply() on four consecutive elements of a row: the same operations in
+ * the same order, with each operation's dispatch done once for the four
+ * (the fused epilogue of a GEMM spent as long choosing operations as
+ * computing them). */
+__device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long row, long long j)
+{
+    float v[4] = { in.x, in.y, in.z, in.w };
+    long long c[4];
+    const long long rc = A.S > 1 ? row % A.C : 0;
+#pragma unroll
+    for (int u = 0; u < 4; u++) c[u] = A.S > 1 ? rc : j + u;
+    if (A.bias) {
+#pragma unroll
+        for (int u = 0; u < 4; u++) v[u] += A.bias[c[u]];
+    }
+    float saved[4] = { v[0], v[1], v[2], v[3] };
+    if (A.norm) {
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            long long g;
+            if (A.norm == MID_BATCHNORM) g = c[u];
+            else if (A.norm == MID_INSTANCENORM) g = row;
+            else g = (A.S > 1 ? (row / A.C) : row) * A.G + c[u] / (A.C / A.G);
+            float2 st = A.stat[g];
+            v[u] = (v[u] - st.x) * st.y;
+            if (A.gamma) v[u] = v[u] * A.gamma[c[u]] + A.beta[c[u]];
+        }
+    }
+    for (int k = 0; k < A.n_ops; k++) {
+        float pv[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+        if (A.p[k]) {
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                pv[u] = A.p_scalar[k] == 1 ? A.p[k][0]
+                                           : A.p[k][A.p_scalar[k] == 2 ? row * A.L + j + u : c[u]];
+        }
+        const float a = A.a[k], b = A.b[k];
+#define EACH(expr)                                                                    \
+    _Pragma("unroll") for (int u = 0; u < 4; u++) { const float x = v[u]; (void)x;  \
+                                                    v[u] = (expr); }                 \
+    break
+        switch (A.kind[k]) {
+        case EW_ADD_C: EACH(x + a);
+        case EW_SUB_C: EACH(x - a);
+        case EW_MUL_C: EACH(x * a);
+        case EW_DIV_C: EACH(x / a);
+        case EW_ADD_P: case EW_ADD_T: EACH(x + pv[u]);
+        case EW_SUB_P: EACH(x - pv[u]);
+        case EW_MUL_P: case EW_MUL_T: EACH(x * pv[u]);
+        case EW_MIN_P: EACH((isnan(x) || x < pv[u]) ? x : pv[u]);
+        case EW_MIN_C: EACH((isnan(x) || x < a) ? x : a);
+        case EW_RELU: EACH(x > 0.0f ? x : 0.0f);
+        case EW_LEAKY: EACH(x > 0.0f ? x : x * a);
+        case EW_GELU: EACH(gelu_erf(x));
+        case EW_SIGMOID: EACH(1.0f / (1.0f + expf(-x)));
+        case EW_TANH: EACH(tanhf(x));
+        case EW_SWISH: EACH(x / (1.0f + expf(-x)));
+        case EW_MISH: EACH(mish(x));
+        case EW_HARDSWISH: EACH(x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f);
+        case EW_CLAMP: EACH(fminf(fmaxf(x, a), b));
+        case EW_SAVE:
+#pragma unroll
+            for (int u = 0; u < 4; u++) saved[u] = v[u];
+            break;
+        case EW_ADD_SAVED: EACH(x + saved[u]);
+        case EW_MUL_SAVED: EACH(x * saved[u]);
+        case EW_SUB_SAVED: EACH(x - saved[u]);
+        default: break;
+        }
+#undef EACH
+    }
+    return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+/* Fills A's operation list from ops, with the parameter pointers of call
+ * c (chain.cu). */
+void chain_fill_ops(ew_args *A, const chain_ew *ops, const kbv_call *c);
+
+/* The post stages of sp on the GPU (chain_post.cu). */
+struct chain_post;
+
+/* Buffers for the post stages of problem p (the stages' largest output,
+ * statistics); NULL without post stages.  0 or a negative error. */
+int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_err *e);
+
+/* Runs the post stages from src (the tensor after the middle stage and the
+ * second list, shape d) into the call's output; src is not changed. */
+int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c,
+                   kbv_err *e);
+
+void chain_post_destroy(chain_post *cp);
+
+/* y = x average-pooled with window and stride k on every spatial axis of
+ * xt's shape (floor mode), enqueued on s (chain.h's in_pool). */
+void chain_input_pool(const base_ctx *b, const float *x, float *y, const kbv_tensor &xt, int k, cudaStream_t s);
+
+#endif

@@ -1,0 +1,500 @@
+/* chain_post.cu - the post stages of a level-2 chain (chain.h's ST_*
+ * kinds): poolings, reductions over channels, positions, one axis or
+ * everything, softmaxes, a group or layer norm, and two broadcasts.  Each
+ * stage is one pass (a group norm two) from the tensor before it into the
+ * next buffer, the last into the call's output, and applies its own
+ * elementwise list to each value it writes, so a stage costs what
+ * PyTorch's kernel for the same operation costs, without PyTorch's extra
+ * elementwise passes.
+ *
+ * Every kernel indexes its output flat (idx); the channel of a value is
+ * (idx / S) % C of the output shape, which holds for every layout here.
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base_impl.h"
+#include "chain_ew.h"
+
+struct chain_post {
+    const chain_spec *sp;
+    float *buf[2];              /* ping-pong between stages, each the largest stage output */
+    float2 *stat;               /* group norm statistics */
+};
+
+namespace {
+
+const int THREADS = 256;
+
+__device__ __forceinline__ float out_val(const ew_args &A, float v, long long idx, long long S, long long C)
+{
+    return A.n_ops ? apply_ops(A, v, (idx / S) % C, idx, v) : v;
+}
+
+/* max and min that keep a NaN, as PyTorch's reductions do */
+__device__ __forceinline__ float nan_max(float acc, float v)
+{
+    return (v > acc || isnan(v)) ? v : acc;
+}
+
+__device__ __forceinline__ float nan_min(float acc, float v)
+{
+    return (v < acc || isnan(v)) ? v : acc;
+}
+
+struct pool_geo {
+    long long planes;
+    int in[3], out[3], k[3], s[3], p[3];
+};
+
+template <int MAX>
+__global__ void pool_kernel(const float *__restrict__ x, float *__restrict__ y, pool_geo g, ew_args A,
+                            long long So, long long Co)
+{
+    long long total = g.planes * g.out[0] * g.out[1] * g.out[2];
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        long long r = t;
+        int o2 = (int)(r % g.out[2]);
+        r /= g.out[2];
+        int o1 = (int)(r % g.out[1]);
+        r /= g.out[1];
+        int o0 = (int)(r % g.out[0]);
+        long long pl = r / g.out[0];
+        const float *xp = x + pl * g.in[0] * g.in[1] * g.in[2];
+        float acc = MAX ? -INFINITY : 0.0f;
+        for (int a = 0; a < g.k[0]; a++) {
+            int i0 = o0 * g.s[0] - g.p[0] + a;
+            if (i0 < 0 || i0 >= g.in[0]) continue;
+            for (int b = 0; b < g.k[1]; b++) {
+                int i1 = o1 * g.s[1] - g.p[1] + b;
+                if (i1 < 0 || i1 >= g.in[1]) continue;
+                for (int c = 0; c < g.k[2]; c++) {
+                    int i2 = o2 * g.s[2] - g.p[2] + c;
+                    if (i2 < 0 || i2 >= g.in[2]) continue;
+                    float v = xp[((long long)i0 * g.in[1] + i1) * g.in[2] + i2];
+                    acc = MAX ? nan_max(acc, v) : acc + v;
+                }
+            }
+        }
+        if (!MAX) acc /= (float)(g.k[0] * g.k[1] * g.k[2]);
+        y[t] = out_val(A, acc, t, So, Co);
+    }
+}
+
+/* over dim 1 of [N, C, S], S > 1: one thread per (n, s), coalesced over s */
+template <int K>
+__global__ void chan_kernel(const float *__restrict__ x, float *__restrict__ y, long long N, long long C,
+                            long long S, ew_args A, long long So, long long Co)
+{
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < N * S;
+         t += (long long)gridDim.x * blockDim.x) {
+        long long n = t / S, s = t % S;
+        const float *p = x + n * C * S + s;
+        float acc = K == ST_MIN_C ? INFINITY : (K == ST_SUM_C || K == ST_MEAN_C) ? 0.0f : -INFINITY;
+        for (long long c = 0; c < C; c++) {
+            float v = p[c * S];
+            if (K == ST_MIN_C) acc = nan_min(acc, v);
+            else if (K == ST_SUM_C || K == ST_MEAN_C) acc += v;
+            else acc = nan_max(acc, v);
+        }
+        if (K == ST_LSE_C || K == ST_SOFTMAX_C) {
+            float m = isinf(acc) ? 0.0f : acc, sum = 0.0f;
+            for (long long c = 0; c < C; c++) sum += expf(p[c * S] - m);
+            if (K == ST_SOFTMAX_C) {
+                for (long long c = 0; c < C; c++) {
+                    long long idx = (n * C + c) * S + s;
+                    y[idx] = out_val(A, expf(p[c * S] - m) / sum, idx, So, Co);
+                }
+                continue;
+            }
+            acc = m + logf(sum);
+        }
+        if (K == ST_MEAN_C) acc /= (float)C;
+        y[t] = out_val(A, acc, t, So, Co);
+    }
+}
+
+/* the block's sum of a double, its max (NaN kept) or min of a float, in
+ * every thread */
+__device__ double row_sum(double v, double *sh)
+{
+    double z = 0.0;
+    block_sum2(v, z);
+    if (threadIdx.x == 0) sh[0] = v;
+    __syncthreads();
+    double r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+template <int MIN>
+__device__ float row_ext(float v, float *sh)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        float w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = MIN ? nan_min(v, w) : nan_max(v, w);
+    }
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float r = sh[0];
+        for (int w = 1; w < (int)(blockDim.x >> 5); w++) r = MIN ? nan_min(r, sh[w]) : nan_max(r, sh[w]);
+        sh[32] = r;
+    }
+    __syncthreads();
+    float r = sh[32];
+    __syncthreads();
+    return r;
+}
+
+/* one block per contiguous row of L values: reductions to one value,
+ * or softmax, centering and layer norm of the row (gamma, beta indexed by
+ * the position in the row) */
+enum { ROW_SUM, ROW_MEAN, ROW_MAX, ROW_MIN, ROW_LSE, ROW_SOFTMAX, ROW_CENTER, ROW_LN };
+
+template <int K>
+__global__ void __launch_bounds__(1024) row_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                                   long long L, ew_args A, long long So, long long Co,
+                                                   const float *gamma, const float *beta, float eps)
+{
+    __shared__ double shd[2];
+    __shared__ float shf[33];
+    const long long row = blockIdx.x;
+    const float *p = x + row * L;
+    float m = 0.0f;
+    double s = 0.0, ss = 0.0;
+    if (K == ROW_MAX || K == ROW_MIN || K == ROW_LSE || K == ROW_SOFTMAX) {
+        float acc = K == ROW_MIN ? INFINITY : -INFINITY;
+        for (long long j = threadIdx.x; j < L; j += blockDim.x)
+            acc = K == ROW_MIN ? nan_min(acc, p[j]) : nan_max(acc, p[j]);
+        m = K == ROW_MIN ? row_ext<1>(acc, shf) : row_ext<0>(acc, shf);
+        if (K == ROW_LSE || K == ROW_SOFTMAX) {
+            float mm = isinf(m) ? 0.0f : m, e = 0.0f;
+            for (long long j = threadIdx.x; j < L; j += blockDim.x) e += expf(p[j] - mm);
+            s = row_sum(e, shd);
+            m = mm;
+        }
+    } else {
+        float a = 0.0f, q = 0.0f;
+        for (long long j = threadIdx.x; j < L; j += blockDim.x) {
+            float v = p[j];
+            a += v;
+            q += v * v;
+        }
+        s = row_sum(a, shd);
+        if (K == ROW_LN) ss = row_sum(q, shd);
+    }
+    if (K <= ROW_LSE) {
+        if (threadIdx.x != 0) return;
+        float r = K == ROW_SUM ? (float)s : K == ROW_MEAN ? (float)(s / (double)L)
+                : K == ROW_LSE ? m + (float)log(s) : m;
+        y[row] = out_val(A, r, row, So, Co);
+        return;
+    }
+    float mean = (float)(s / (double)L), rstd = 1.0f;
+    if (K == ROW_LN) {
+        double mu = s / (double)L, var = ss / (double)L - mu * mu;
+        rstd = (float)(1.0 / sqrt((var < 0 ? 0 : var) + (double)eps));
+        mean = (float)mu;
+    }
+    for (long long j = threadIdx.x; j < L; j += blockDim.x) {
+        float v = p[j];
+        if (K == ROW_SOFTMAX) v = expf(v - m) / (float)s;
+        else if (K == ROW_CENTER) v = v - mean;
+        else v = (v - mean) * rstd * (gamma ? gamma[j] : 1.0f) + (beta ? beta[j] : 0.0f);
+        y[row * L + j] = out_val(A, v, row * L + j, So, Co);
+    }
+}
+
+/* over one axis: [outer, len, inner] -> [outer, inner] */
+template <int K>
+__global__ void axis_kernel(const float *__restrict__ x, float *__restrict__ y, long long outer, long long len,
+                            long long inner, ew_args A, long long So, long long Co)
+{
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < outer * inner;
+         t += (long long)gridDim.x * blockDim.x) {
+        long long o = t / inner, i = t % inner;
+        const float *p = x + o * len * inner + i;
+        float acc = K == ST_MIN_AXIS ? INFINITY : 0.0f;
+        for (long long a = 0; a < len; a++) acc = K == ST_MIN_AXIS ? nan_min(acc, p[a * inner]) : acc + p[a * inner];
+        if (K == ST_MEAN_AXIS) acc /= (float)len;
+        y[t] = out_val(A, acc, t, So, Co);
+    }
+}
+
+/* group norm: statistics per (n, group) of len contiguous values, then the
+ * normalisation with gamma and beta per channel */
+__global__ void __launch_bounds__(256) group_stats(const float *__restrict__ x, long long len, float eps,
+                                                   float2 *__restrict__ stat)
+{
+    __shared__ double shd[2];
+    const float *p = x + (long long)blockIdx.x * len;
+    float a = 0.0f, q = 0.0f;
+    for (long long j = threadIdx.x; j < len; j += blockDim.x) {
+        float v = p[j];
+        a += v;
+        q += v * v;
+    }
+    double s = row_sum(a, shd), ss = row_sum(q, shd);
+    if (threadIdx.x == 0) {
+        double mu = s / (double)len, var = ss / (double)len - mu * mu;
+        stat[blockIdx.x] = make_float2((float)mu, (float)(1.0 / sqrt((var < 0 ? 0 : var) + (double)eps)));
+    }
+}
+
+__global__ void group_apply(const float *__restrict__ x, float *__restrict__ y, long long total, long long C,
+                            long long S, long long G, const float2 *__restrict__ stat, const float *gamma,
+                            const float *beta, ew_args A)
+{
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        long long c = (t / S) % C, n = t / (C * S);
+        float2 st = stat[n * G + c / (C / G)];
+        float v = (x[t] - st.x) * st.y;
+        if (gamma) v = v * gamma[c] + beta[c];
+        y[t] = out_val(A, v, t, S, C);
+    }
+}
+
+/* [N] + p[Cp] -> [Cp, N], and [N] + x0[N, F] -> [N, F] */
+__global__ void outer_kernel(const float *__restrict__ x, float *__restrict__ y, long long N, long long M,
+                             const float *__restrict__ q, int x0, ew_args A, long long So, long long Co)
+{
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < N * M;
+         t += (long long)gridDim.x * blockDim.x) {
+        float v = x0 ? x[t / M] + q[t] : x[t % N] + q[t / N];
+        y[t] = out_val(A, v, t, So, Co);
+    }
+}
+
+unsigned blocks_for(const base_ctx *b, long long n)
+{
+    long long g = (n + THREADS - 1) / THREADS, cap = (long long)b->sm_count * 32;
+    if (g > cap) g = cap;
+    return (unsigned)(g < 1 ? 1 : g);
+}
+
+/* Threads per row: a long row needs many loads in flight from its one
+ * block; a short one (3 and 34 normalise millions of rows of 64) would
+ * leave most of a wide block idle, so it gets one or two warps. */
+int row_threads(long long L)
+{
+    return L >= 8192 ? 1024 : L >= 1024 ? 256 : L > 64 ? 64 : 32;
+}
+
+template <int K>
+void launch_row(const float *x, float *y, long long rows, long long L, const ew_args &A, long long So,
+                long long Co, const float *g, const float *bt, float eps, cudaStream_t s)
+{
+    row_kernel<K><<<(unsigned)rows, row_threads(L), 0, s>>>(x, y, L, A, So, Co, g, bt, eps);
+}
+
+void launch_pool(const base_ctx *b, const chain_stage *st, const float *x, float *y, const chain_dims &d,
+                 const chain_dims &o, const ew_args &A, cudaStream_t s)
+{
+    pool_geo g;
+    g.planes = d.N * d.C;
+    int off = 3 - d.nd;
+    for (int i = 0; i < 3; i++) {
+        int ax = i - off;
+        g.in[i] = ax >= 0 ? (int)d.d[ax] : 1;
+        g.out[i] = ax >= 0 ? (int)o.d[ax] : 1;
+        g.k[i] = ax >= 0 ? st->k : 1;
+        g.s[i] = ax >= 0 ? (st->s > 0 ? st->s : st->k) : 1;
+        g.p[i] = ax >= 0 ? st->pad : 0;
+    }
+    unsigned nb = blocks_for(b, chain_numel(&o));
+    if (st->kind == ST_MAXPOOL)
+        pool_kernel<1><<<nb, THREADS, 0, s>>>(x, y, g, A, chain_spatial(&o), o.C);
+    else
+        pool_kernel<0><<<nb, THREADS, 0, s>>>(x, y, g, A, chain_spatial(&o), o.C);
+}
+
+/* a reduction or softmax over dim 1 */
+void launch_chan(const base_ctx *b, int kind, const float *x, float *y, const chain_dims &d,
+                 const chain_dims &o, const ew_args &A, cudaStream_t s)
+{
+    long long S = chain_spatial(&d), So = chain_spatial(&o);
+    if (S == 1) {
+        /* contiguous rows of C values */
+        int k = kind == ST_SUM_C ? ROW_SUM : kind == ST_MEAN_C ? ROW_MEAN : kind == ST_MAX_C ? ROW_MAX
+              : kind == ST_MIN_C ? ROW_MIN : kind == ST_LSE_C ? ROW_LSE : ROW_SOFTMAX;
+        switch (k) {
+        case ROW_SUM: launch_row<ROW_SUM>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        case ROW_MEAN: launch_row<ROW_MEAN>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        case ROW_MAX: launch_row<ROW_MAX>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        case ROW_MIN: launch_row<ROW_MIN>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        case ROW_LSE: launch_row<ROW_LSE>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        default: launch_row<ROW_SOFTMAX>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        }
+        return;
+    }
+    unsigned nb = blocks_for(b, d.N * S);
+    switch (kind) {
+    case ST_SUM_C: chan_kernel<ST_SUM_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    case ST_MEAN_C: chan_kernel<ST_MEAN_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    case ST_MAX_C: chan_kernel<ST_MAX_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    case ST_MIN_C: chan_kernel<ST_MIN_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    case ST_LSE_C: chan_kernel<ST_LSE_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    default: chan_kernel<ST_SOFTMAX_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    }
+}
+
+/* one stage from x (shape d) into y (shape o) */
+int run_stage(base_ctx *b, chain_post *cp, const chain_stage *st, const float *x, float *y,
+              const chain_dims &d, const chain_dims &o, const kbv_call *c, kbv_err *e)
+{
+    cudaStream_t s = c->stream;
+    ew_args A;
+    memset(&A, 0, sizeof A);
+    chain_fill_ops(&A, st->ew, c);
+    long long S = chain_spatial(&d), So = chain_spatial(&o), n = chain_numel(&d);
+    const float *g = st->gamma >= 0 && st->gamma < c->n_inputs ? (const float *)c->inputs[st->gamma].data : NULL;
+    const float *bt = st->beta >= 0 && st->beta < c->n_inputs ? (const float *)c->inputs[st->beta].data : NULL;
+    switch (st->kind) {
+    case ST_MAXPOOL: case ST_AVGPOOL:
+        launch_pool(b, st, x, y, d, o, A, s);
+        break;
+    case ST_SUM_C: case ST_MEAN_C: case ST_MAX_C: case ST_MIN_C: case ST_LSE_C: case ST_SOFTMAX_C:
+        launch_chan(b, st->kind, x, y, d, o, A, s);
+        break;
+    case ST_SUM_S: launch_row<ROW_SUM>(x, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_MEAN_S: launch_row<ROW_MEAN>(x, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_SUM_ALL: launch_row<ROW_SUM>(x, y, d.N, d.C * S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_MEAN_ALL: launch_row<ROW_MEAN>(x, y, d.N, d.C * S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_MAX_ALL: launch_row<ROW_MAX>(x, y, d.N, d.C * S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_SOFTMAX_S: launch_row<ROW_SOFTMAX>(x, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_CENTER_S: launch_row<ROW_CENTER>(x, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_LAYERNORM_LAST: {
+        long long L = d.d[d.nd - 1];
+        launch_row<ROW_LN>(x, y, n / L, L, A, So, o.C, g, bt, (float)st->eps, s);
+        break;
+    }
+    case ST_SUM_AXIS: case ST_MEAN_AXIS: case ST_MIN_AXIS: {
+        long long outer = d.N * d.C, inner = 1;
+        for (int i = 0; i < st->axis; i++) outer *= d.d[i];
+        for (int i = st->axis + 1; i < d.nd; i++) inner *= d.d[i];
+        long long len = d.d[st->axis];
+        unsigned nb = blocks_for(b, outer * inner);
+        if (st->kind == ST_SUM_AXIS)
+            axis_kernel<ST_SUM_AXIS><<<nb, THREADS, 0, s>>>(x, y, outer, len, inner, A, So, o.C);
+        else if (st->kind == ST_MEAN_AXIS)
+            axis_kernel<ST_MEAN_AXIS><<<nb, THREADS, 0, s>>>(x, y, outer, len, inner, A, So, o.C);
+        else
+            axis_kernel<ST_MIN_AXIS><<<nb, THREADS, 0, s>>>(x, y, outer, len, inner, A, So, o.C);
+        break;
+    }
+    case ST_GROUPNORM: {
+        long long G = st->axis;
+        group_stats<<<(unsigned)(d.N * G), 256, 0, s>>>(x, d.C / G * S, (float)st->eps, cp->stat);
+        group_apply<<<blocks_for(b, n), THREADS, 0, s>>>(x, y, n, d.C, S, G, cp->stat, g, bt, A);
+        break;
+    }
+    case ST_OUTER_ADD_P:
+        outer_kernel<<<blocks_for(b, chain_numel(&o)), THREADS, 0, s>>>(
+            x, y, d.N, o.C, (const float *)c->inputs[st->p].data, 0, A, So, o.C);
+        break;
+    case ST_ADD_X0:
+        outer_kernel<<<blocks_for(b, chain_numel(&o)), THREADS, 0, s>>>(
+            x, y, d.N, o.C, (const float *)c->inputs[0].data, 1, A, So, o.C);
+        break;
+    case ST_FLAT: {
+        cudaError_t ce = cudaMemcpyAsync(y, x, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, s);
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "copy", ce);
+        break;
+    }
+    default:
+        return err_set(e, KBV_EINPUT, "baseline %s: unknown post stage %d", b->p->id, st->kind);
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "post stage launch", ce);
+    return 0;
+}
+
+} /* namespace */
+
+void chain_input_pool(const base_ctx *b, const float *x, float *y, const kbv_tensor &xt, int k, cudaStream_t s)
+{
+    chain_dims d, o;
+    memset(&d, 0, sizeof d);
+    d.N = xt.shape[0];
+    d.C = xt.shape[1];
+    d.nd = xt.ndim - 2;
+    for (int i = 0; i < d.nd; i++) d.d[i] = xt.shape[2 + i];
+    o = d;
+    chain_stage st;
+    memset(&st, 0, sizeof st);
+    st.kind = ST_AVGPOOL;
+    st.k = k;
+    st.s = k;
+    for (int i = 0; i < o.nd; i++) o.d[i] = d.d[i] / k;
+    ew_args A;
+    memset(&A, 0, sizeof A);
+    launch_pool(b, &st, x, y, d, o, A, s);
+}
+
+int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_err *e)
+{
+    *out = NULL;
+    if (sp->post[0].kind == ST_END) return 0;
+    chain_dims prod, d, fin;
+    long long mx;
+    if (chain_shapes(b->p, sp, &prod, &d, &fin, &mx))
+        return err_set(e, KBV_EINPUT, "baseline %s: post stages do not fit the shapes", b->p->id);
+    long long stat = 1;
+    for (int i = 0; i < CHAIN_MAX_STAGES && sp->post[i].kind != ST_END; i++) {
+        if (sp->post[i].kind == ST_GROUPNORM && d.N * sp->post[i].axis > stat) stat = d.N * sp->post[i].axis;
+        chain_stage_shape(b->p, &sp->post[i], &d);
+    }
+    chain_post *cp = (chain_post *)calloc(1, sizeof *cp);
+    if (!cp) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    cp->sp = sp;
+    cudaError_t ce = cudaMalloc(&cp->buf[0], (size_t)mx * sizeof(float));
+    if (ce == cudaSuccess) ce = cudaMalloc(&cp->buf[1], (size_t)mx * sizeof(float));
+    if (ce == cudaSuccess) ce = cudaMalloc(&cp->stat, (size_t)stat * sizeof(float2));
+    if (ce != cudaSuccess) {
+        chain_post_destroy(cp);
+        return base_cuda_err(e, b, "post stage buffers", ce);
+    }
+    *out = cp;
+    return 0;
+}
+
+int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c, kbv_err *e)
+{
+    const chain_spec *sp = cp->sp;
+    int n = 0;
+    while (n < CHAIN_MAX_STAGES && sp->post[n].kind != ST_END) n++;
+    const float *cur = src;
+    int which = 0;
+    for (int i = 0; i < n; i++) {
+        const chain_stage *st = &sp->post[i];
+        chain_dims o = d;
+        if (chain_stage_shape(b->p, st, &o))
+            return err_set(e, KBV_EINPUT, "baseline %s: post stage %d does not fit its shape", b->p->id, i);
+        if (st->kind == ST_FLAT && i + 1 < n) {
+            d = o; /* a view: the next stage reads the same values */
+            continue;
+        }
+        float *dst = i + 1 == n ? (float *)c->outputs[0].data : cp->buf[which];
+        which ^= 1;
+        int rc = run_stage(b, cp, st, cur, dst, d, o, c, e);
+        if (rc) return rc;
+        cur = dst;
+        d = o;
+    }
+    return 0;
+}
+
+void chain_post_destroy(chain_post *cp)
+{
+    if (!cp) return;
+    if (cp->buf[0]) cudaFree(cp->buf[0]);
+    if (cp->buf[1]) cudaFree(cp->buf[1]);
+    if (cp->stat) cudaFree(cp->stat);
+    free(cp);
+}

@@ -1,0 +1,412 @@
+// naive: transposed convolution, then each step of the expression as its own plain
+// kernel with the shapes written in.
+// L2_077_convtranspose3d_scale_batchnorm_globalavgpool: out = x = self.batch_norm(self.conv_transpose(x) * 2.0) (training); adaptive_avg_pool(1)
+// Written by scripts/gen-naive-candidates.py from the registry; plain and
+// correct rather than fast.
+#include "kbv.h"
+#include <math.h>
+#include <stdint.h>
+
+#define CHECK_LAUNCH() return cudaGetLastError() == cudaSuccess ? 0 : 1
+
+#define THREADS 256
+
+struct prm { const float *p[8]; };
+#define P0 (P.p[0])
+#define P1 (P.p[1])
+#define P2 (P.p[2])
+#define P3 (P.p[3])
+#define P4 (P.p[4])
+#define P5 (P.p[5])
+#define P6 (P.p[6])
+#define P7 (P.p[7])
+
+__device__ __forceinline__ float gelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
+__device__ __forceinline__ float mish(float v) { return v * tanhf(v > 20.0f ? v : log1pf(expf(v))); }
+
+__device__ float block_sum(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+__device__ float block_max(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) sh[threadIdx.x] = fmaxf(sh[threadIdx.x], sh[threadIdx.x + s]);
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+/* y [M, N] = x [M, K] W^T (W stored [N, K]) + b, 16x16 shared-memory tiles. */
+#define TILE 16
+__global__ void linear(const float *__restrict__ x, const float *__restrict__ W, const float *__restrict__ b,
+                       float *__restrict__ y, long long M, long long N, long long K)
+{
+    __shared__ float xs[TILE][TILE];
+    __shared__ float ws[TILE][TILE + 1];
+    long long row = (long long)blockIdx.x * TILE + threadIdx.y, col = (long long)blockIdx.y * TILE + threadIdx.x;
+    long long wrow = (long long)blockIdx.y * TILE + threadIdx.y; /* the W row this thread loads */
+    float acc = 0.0f;
+    for (long long k0 = 0; k0 < K; k0 += TILE) {
+        long long k = k0 + threadIdx.x;
+        xs[threadIdx.y][threadIdx.x] = (row < M && k < K) ? x[row * K + k] : 0.0f;
+        ws[threadIdx.x][threadIdx.y] = (wrow < N && k < K) ? W[wrow * K + k] : 0.0f; /* ws[k][n] */
+        __syncthreads();
+        for (int kk = 0; kk < TILE; kk++) acc += xs[threadIdx.y][kk] * ws[kk][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
+}
+
+/* Direct convolution, one thread per output element, written as 3-D with
+ * unit leading dimensions.  Weight [Cout, Cin / groups, KD, KH, KW]. */
+__global__ void conv_direct(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ bias,
+                            float *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
+                            long long ID, long long IH, long long IW, long long OD, long long OH, long long OW,
+                            int KD, int KH, int KW, int sd, int sh, int sw, int pd, int ph, int pw, int dd, int dh,
+                            int dw)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = N * Cout * OD * OH * OW;
+    if (t >= total) return;
+    long long ow = t % OW, oh = (t / OW) % OH, od = (t / (OW * OH)) % OD;
+    long long co = (t / (OW * OH * OD)) % Cout, n = t / (OW * OH * OD * Cout);
+    long long cin_g = Cin / groups, cout_g = Cout / groups, g = co / cout_g;
+    float acc = bias ? bias[co] : 0.0f;
+    for (long long ci = 0; ci < cin_g; ci++) {
+        const float *xp = x + ((n * Cin + g * cin_g + ci) * ID) * IH * IW;
+        const float *wp = w + ((co * cin_g + ci) * KD) * KH * KW;
+        for (int a = 0; a < KD; a++) {
+            long long id = od * sd - pd + (long long)a * dd;
+            if (id < 0 || id >= ID) continue;
+            for (int b = 0; b < KH; b++) {
+                long long ih = oh * sh - ph + (long long)b * dh;
+                if (ih < 0 || ih >= IH) continue;
+                for (int c = 0; c < KW; c++) {
+                    long long iw = ow * sw - pw + (long long)c * dw;
+                    if (iw < 0 || iw >= IW) continue;
+                    acc += xp[(id * IH + ih) * IW + iw] * wp[(a * KH + b) * KW + c];
+                }
+            }
+        }
+    }
+    y[t] = acc;
+}
+
+/* Transposed convolution as a gather: output o receives x[i] w[k] wherever
+ * o = i * s - p + k * d.  Weight [Cin, Cout / groups, KD, KH, KW]. */
+__global__ void conv_transposed(const float *__restrict__ x, const float *__restrict__ w,
+                                const float *__restrict__ bias, float *__restrict__ y, long long N, long long Cin,
+                                long long Cout, long long groups, long long ID, long long IH, long long IW,
+                                long long OD, long long OH, long long OW, int KD, int KH, int KW, int sd, int sh,
+                                int sw, int pd, int ph, int pw, int dd, int dh, int dw)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = N * Cout * OD * OH * OW;
+    if (t >= total) return;
+    long long ow = t % OW, oh = (t / OW) % OH, od = (t / (OW * OH)) % OD;
+    long long co = (t / (OW * OH * OD)) % Cout, n = t / (OW * OH * OD * Cout);
+    long long cin_g = Cin / groups, cout_g = Cout / groups, g = co / cout_g, cog = co % cout_g;
+    float acc = bias ? bias[co] : 0.0f;
+    for (long long cl = 0; cl < cin_g; cl++) {
+        long long ci = g * cin_g + cl;
+        const float *xp = x + ((n * Cin + ci) * ID) * IH * IW;
+        const float *wp = w + ((ci * cout_g + cog) * KD) * KH * KW;
+        for (int a = 0; a < KD; a++) {
+            long long td = od + pd - (long long)a * dd;
+            if (td < 0 || td % sd != 0 || td / sd >= ID) continue;
+            for (int b = 0; b < KH; b++) {
+                long long th = oh + ph - (long long)b * dh;
+                if (th < 0 || th % sh != 0 || th / sh >= IH) continue;
+                for (int c = 0; c < KW; c++) {
+                    long long tw = ow + pw - (long long)c * dw;
+                    if (tw < 0 || tw % sw != 0 || tw / sw >= IW) continue;
+                    acc += xp[((td / sd) * IH + th / sh) * IW + tw / sw] * wp[(a * KH + b) * KW + c];
+                }
+            }
+        }
+    }
+    y[t] = acc;
+}
+
+struct geom {
+    long long N, Cin, Cout, groups, in[3], out[3];
+    int k[3];
+};
+
+/* Shapes from the tensors, padded to 3-D; 0 or 1 when they do not fit. */
+static int geom_of(const kbv_tensor *x, const kbv_tensor *w, const kbv_tensor *y, int nd, int transposed, geom *g)
+{
+    if (x->ndim != nd + 2 || w->ndim != nd + 2 || y->ndim != nd + 2) return 1;
+    g->N = x->shape[0];
+    g->Cin = x->shape[1];
+    g->Cout = y->shape[1];
+    g->groups = transposed ? g->Cout / w->shape[1] : g->Cin / w->shape[1];
+    if (g->groups < 1 || g->Cin % g->groups || g->Cout % g->groups) return 1;
+    for (int i = 0; i < 3; i++) {
+        int j = i - (3 - nd);
+        g->in[i] = j >= 0 ? x->shape[2 + j] : 1;
+        g->out[i] = j >= 0 ? y->shape[2 + j] : 1;
+        g->k[i] = j >= 0 ? (int)w->shape[2 + j] : 1;
+    }
+    return 0;
+}
+
+static void launch(const geom *g, int transposed, const float *x, const float *w, const float *b, float *y,
+                   const int *s, const int *p, const int *d, cudaStream_t st)
+{
+    long long total = g->N * g->Cout * g->out[0] * g->out[1] * g->out[2];
+    if (total == 0) return;
+    unsigned blocks = (unsigned)((total + 255) / 256);
+    if (transposed)
+        conv_transposed<<<blocks, 256, 0, st>>>(x, w, b, y, g->N, g->Cin, g->Cout, g->groups, g->in[0], g->in[1],
+                                                 g->in[2], g->out[0], g->out[1], g->out[2], g->k[0], g->k[1],
+                                                 g->k[2], s[0], s[1], s[2], p[0], p[1], p[2], d[0], d[1], d[2]);
+    else
+        conv_direct<<<blocks, 256, 0, st>>>(x, w, b, y, g->N, g->Cin, g->Cout, g->groups, g->in[0], g->in[1],
+                                             g->in[2], g->out[0], g->out[1], g->out[2], g->k[0], g->k[1], g->k[2],
+                                             s[0], s[1], s[2], p[0], p[1], p[2], d[0], d[1], d[2]);
+}
+static const int S_[3] = {1, 1, 1}, P_[3] = {0, 0, 0}, D_[3] = {1, 1, 1};
+
+/* [planes, i0, i1, i2] -> [planes, o0, o1, o2]: max or average (padding
+ * counted) over a k^3 window, one thread per output. */
+__global__ void k_pool(const float *__restrict__ x, float *__restrict__ y, long long planes, int i0, int i1, int i2,
+                       int o0, int o1, int o2, int k0, int k1, int k2, int s0, int s1, int s2, int p0, int p1, int p2,
+                       int is_max)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= planes * o0 * o1 * o2) return;
+    long long c = t % o2, b = (t / o2) % o1, a = (t / ((long long)o2 * o1)) % o0, pl = t / ((long long)o2 * o1 * o0);
+    float acc = is_max ? -INFINITY : 0.0f;
+    for (int u = 0; u < k0; u++)
+        for (int v = 0; v < k1; v++)
+            for (int w = 0; w < k2; w++) {
+                long long d = a * s0 - p0 + u, h = b * s1 - p1 + v, q = c * s2 - p2 + w;
+                if (d < 0 || d >= i0 || h < 0 || h >= i1 || q < 0 || q >= i2) continue;
+                float e = x[((pl * i0 + d) * i1 + h) * i2 + q];
+                acc = is_max ? fmaxf(acc, e) : acc + e;
+            }
+    y[t] = is_max ? acc : acc / (float)(k0 * k1 * k2);
+}
+
+/* over dim 1 of [N, C, S], one thread per (n, s): 0 sum, 1 mean, 2 max,
+ * 3 min, 4 log-sum-exp into [N, 1, S]; 5 softmax into [N, C, S] */
+__global__ void k_redc(const float *__restrict__ x, float *__restrict__ y, long long N, long long C, long long S, int op)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= N * S) return;
+    long long n = t / S, s = t % S;
+    const float *p = x + n * C * S + s;
+    float acc = op == 3 ? INFINITY : (op >= 2 ? -INFINITY : 0.0f);
+    for (long long c = 0; c < C; c++) {
+        float v = p[c * S];
+        acc = op == 2 || op >= 4 ? fmaxf(acc, v) : op == 3 ? fminf(acc, v) : acc + v;
+    }
+    if (op == 4 || op == 5) {
+        float e = 0.0f;
+        for (long long c = 0; c < C; c++) e += expf(p[c * S] - acc);
+        if (op == 5) {
+            for (long long c = 0; c < C; c++) y[(n * C + c) * S + s] = expf(p[c * S] - acc) / e;
+            return;
+        }
+        acc = acc + logf(e);
+    }
+    if (op == 1) acc /= (float)C;
+    y[t] = acc;
+}
+
+/* one block per row of L values: 0 sum, 1 mean, 2 max into one value; 3
+ * softmax, 4 minus the mean, 5 layer norm (gamma, beta by position) in place
+ * of the row */
+__global__ void k_rows(const float *__restrict__ x, float *__restrict__ y, long long L, int op,
+                       const float *__restrict__ g, const float *__restrict__ b, float eps)
+{
+    __shared__ float sh[THREADS];
+    const float *r = x + (long long)blockIdx.x * L;
+    if (op == 2 || op == 3) {
+        float m = -INFINITY;
+        for (long long j = threadIdx.x; j < L; j += THREADS) m = fmaxf(m, r[j]);
+        m = block_max(m, sh);
+        if (op == 2) {
+            if (threadIdx.x == 0) y[blockIdx.x] = m;
+            return;
+        }
+        float s = 0.0f;
+        for (long long j = threadIdx.x; j < L; j += THREADS) s += expf(r[j] - m);
+        s = block_sum(s, sh);
+        for (long long j = threadIdx.x; j < L; j += THREADS) y[(long long)blockIdx.x * L + j] = expf(r[j] - m) / s;
+        return;
+    }
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < L; j += THREADS) s += r[j];
+    s = block_sum(s, sh);
+    if (op <= 1) {
+        if (threadIdx.x == 0) y[blockIdx.x] = op == 1 ? s / (float)L : s;
+        return;
+    }
+    float m = s / (float)L, q = 0.0f;
+    for (long long j = threadIdx.x; j < L; j += THREADS) q += (r[j] - m) * (r[j] - m);
+    float rstd = 1.0f / sqrtf(block_sum(q, sh) / (float)L + eps);
+    for (long long j = threadIdx.x; j < L; j += THREADS)
+        y[(long long)blockIdx.x * L + j] = op == 4 ? r[j] - m : (r[j] - m) * rstd * g[j] + b[j];
+}
+
+/* over the middle axis of [outer, len, inner]: 0 sum, 1 mean, 2 min */
+__global__ void k_axis(const float *__restrict__ x, float *__restrict__ y, long long outer, long long len,
+                       long long inner, int op)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= outer * inner) return;
+    long long o = t / inner, i = t % inner;
+    float acc = op == 2 ? INFINITY : 0.0f;
+    for (long long a = 0; a < len; a++) {
+        float v = x[(o * len + a) * inner + i];
+        acc = op == 2 ? fminf(acc, v) : acc + v;
+    }
+    y[t] = op == 1 ? acc / (float)len : acc;
+}
+
+/* y [M, N] = x[n] + q[m, n] (x0: y[n, m] = x[n] + q[n, m]) */
+__global__ void k_outer(const float *__restrict__ x, const float *__restrict__ q, float *__restrict__ y, long long N,
+                        long long M, int x0)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= N * M) return;
+    y[t] = x0 ? x[t / M] + q[t] : x[t % N] + q[t / N];
+}
+
+__global__ void k_copy(const float *__restrict__ x, float *__restrict__ y, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) y[t] = x[t];
+}
+
+/* Normalisation groups: mode 0 contiguous groups of `per` elements (group
+ * and instance norm), mode 1 column g of a [rows, C] matrix (batch norm of a
+ * linear output), mode 2 channel g over (N, S) of [N, C, S] (batch norm of a
+ * convolution output). */
+__device__ __forceinline__ long long norm_elem(int mode, long long g, long long j, long long per, long long C,
+                                               long long S)
+{
+    if (mode == 0) return g * per + j;
+    if (mode == 1) return j * C + g;
+    return ((j / S) * C + g) * S + j % S;
+}
+
+__device__ __forceinline__ long long norm_group(int mode, long long t, long long per, long long C, long long S)
+{
+    if (mode == 0) return t / per;
+    if (mode == 1) return t % C;
+    return (t / S) % C;
+}
+
+__global__ void norm_stats(const float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
+                           long long per, long long C, long long S, float eps)
+{
+    __shared__ float sh[THREADS];
+    long long g = blockIdx.x;
+    float s = 0.0f;
+    for (long long j = threadIdx.x; j < per; j += THREADS) s += y[norm_elem(mode, g, j, per, C, S)];
+    float m = block_sum(s, sh) / (float)per;
+    float q = 0.0f;
+    for (long long j = threadIdx.x; j < per; j += THREADS) {
+        float d = y[norm_elem(mode, g, j, per, C, S)] - m;
+        q += d * d;
+    }
+    float var = block_sum(q, sh) / (float)per;
+    if (threadIdx.x == 0) {
+        mean[g] = m;
+        rstd[g] = 1.0f / sqrtf(var + eps);
+    }
+}
+
+__global__ void norm_apply(float *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
+                           const float *__restrict__ w, const float *__restrict__ b, int mode, long long total,
+                           long long per, long long C, long long S, prm P)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    long long g = norm_group(mode, t, per, C, S);
+    long long c = (t / S) % C;
+    float v = (y[t] - mean[g]) * rstd[g];
+    if (w) v = v * w[c] + b[c];
+    (void)P;
+    (void)0;
+    y[t] = v;
+}
+
+__global__ void step_0(float *__restrict__ y, long long total, long long C, long long S, prm P, const float *SV)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= total) return;
+    long long c = (t / S) % C;
+    (void)c;
+    (void)SV;
+    float v = y[t];
+    v = v * 2.0f;
+    y[t] = v;
+}
+static float *scratch;
+
+static int need(size_t bytes)
+{
+    if (scratch) return 0;
+    return cudaMalloc((void **)&scratch, bytes) != cudaSuccess;
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs < 5 || call->n_outputs < 1) return 1;
+    if (kbv_numel(&call->inputs[0]) != 16777216LL) return 1;
+    if (kbv_numel(&call->inputs[1]) != 1024000LL) return 1;
+    if (kbv_numel(&call->inputs[2]) != 128LL) return 1;
+    if (kbv_numel(&call->inputs[3]) != 128LL) return 1;
+    if (kbv_numel(&call->inputs[4]) != 128LL) return 1;
+    if (kbv_numel(&call->outputs[0]) != 2048LL) return 1;
+    prm P = {};
+    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const float *)call->inputs[i].data;
+    const kbv_tensor *x = &call->inputs[0], *o = &call->outputs[0];
+    (void)x;
+    (void)o;
+    cudaStream_t st = call->stream;
+    if (need((size_t)53086464LL * sizeof(float))) return 1;
+    float *B0 = scratch + 0LL;
+    float *B1 = scratch + 53084160LL;
+    float *B2 = scratch + 53084416LL;
+    kbv_tensor yt = call->inputs[0];
+    yt.ndim = 5;
+    yt.shape[0] = 16;
+    yt.shape[1] = 128;
+    yt.shape[2] = 20;
+    yt.shape[3] = 36;
+    yt.shape[4] = 36;
+    geom g;
+    if (geom_of(x, &call->inputs[1], &yt, 3, 1, &g)) return 1;
+    launch(&g, 1, (const float *)x->data, P1, P2, B0, S_, P_, D_, st);
+    step_0<<<(unsigned)((53084160LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B0, 53084160LL, 128LL, 25920LL, P, NULL);
+    norm_stats<<<128, THREADS, 0, st>>>(B0, B1, B1 + 128, 2, 414720LL, 128LL, 25920LL, 1e-5f);
+    norm_apply<<<(unsigned)((53084160LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B0, B1, B1 + 128, P3, P4, 2, 53084160LL, 414720LL, 128LL, 25920LL, P);
+    k_rows<<<2048, THREADS, 0, st>>>(B0, B2, 25920LL, 1, NULL, NULL, 0.0f);
+    k_copy<<<(unsigned)((2048LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B2, (float *)o->data, 2048LL);
+    CHECK_LAUNCH();
+}
+
+extern "C" void kbv_teardown(void)
+{
+    cudaFree(scratch);
+    scratch = NULL;
+}
