@@ -24,7 +24,9 @@ stays float; block-local shared memory (and the pointers to it), the
 per-row statistics of the normalisations and the partial sums of the
 reductions stay float, as PyTorch keeps its accumulators.  A level-2
 chain keeps its intermediate tensor in float and rounds it into the
-output once.
+output once; a chain of steps of the later level-2 problems
+(gen_level2_steps) runs its float kernels whole on float copies of the
+call's tensors and rounds its output once.
 """
 import re
 import json
@@ -2127,10 +2129,83 @@ __global__ void narrow_out(const float *__restrict__ y, bf16_t *__restrict__ out
 
 extern "C" int kbv_forward('''
 
+# A level-2 chain of steps (gen_level2_steps) passes its float intermediates
+# and the call's tensors through the same kernel parameters, so it keeps
+# its float kernels whole: the bfloat16 tensors are widened into float
+# copies, the float chain runs on them, and the outputs are rounded once.
+L2_WRAP = '''
+/* The BF16 setting: float copies of the call's bfloat16 tensors (inputs,
+ * then outputs, each 256-byte aligned) in one buffer. */
+static float *wide_buf;
+static size_t wide_bytes;
+
+__global__ void widen(const bf16_t *__restrict__ a, float *__restrict__ b, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) b[t] = a[t];
+}
+
+__global__ void narrow(const float *__restrict__ a, bf16_t *__restrict__ b, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) b[t] = a[t];
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    kbv_tensor in[32], out[8];
+    if (call->n_inputs > 32 || call->n_outputs > 8) return 1;
+    size_t bytes = 0;
+    for (int i = 0; i < call->n_inputs + call->n_outputs; i++) {
+        const kbv_tensor *t = i < call->n_inputs ? &call->inputs[i] : &call->outputs[i - call->n_inputs];
+        if (t->dtype == KBV_BF16) bytes += ((size_t)kbv_numel(t) * sizeof(float) + 255) & ~(size_t)255;
+    }
+    if (bytes > wide_bytes) {
+        cudaFree(wide_buf);
+        wide_buf = NULL;
+        wide_bytes = 0;
+        if (cudaMalloc((void **)&wide_buf, bytes) != cudaSuccess) return 1;
+        wide_bytes = bytes;
+    }
+    char *at = (char *)wide_buf;
+    for (int i = 0; i < call->n_inputs + call->n_outputs; i++) {
+        int is_in = i < call->n_inputs;
+        const kbv_tensor *t = is_in ? &call->inputs[i] : &call->outputs[i - call->n_inputs];
+        kbv_tensor *w = is_in ? &in[i] : &out[i - call->n_inputs];
+        *w = *t;
+        if (t->dtype != KBV_BF16) continue;
+        long long n = kbv_numel(t);
+        w->data = at;
+        w->dtype = KBV_F32;
+        at += ((size_t)n * sizeof(float) + 255) & ~(size_t)255;
+        if (is_in && n > 0)
+            widen<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>((const bf16_t *)t->data, (float *)w->data, n);
+    }
+    kbv_call c = *call;
+    c.inputs = in;
+    c.outputs = out;
+    int rc = forward_f32(&c);
+    if (rc) return rc;
+    for (int i = 0; i < call->n_outputs; i++) {
+        long long n = kbv_numel(&call->outputs[i]);
+        if (call->outputs[i].dtype == KBV_BF16 && n > 0)
+            narrow<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>((const float *)out[i].data,
+                                                                       (bf16_t *)call->outputs[i].data, n);
+    }
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+'''
+
 def to_bf16(text):
     """The FP32 candidate's text with bfloat16 tensors (see the docstring)."""
     text = text.replace("// naive: ", "// naive-bf16: ", 1)
     text = text.replace('#include "kbv.h"\n', '#include "kbv.h"\n' + BF16_TYPE, 1)
+    if "    float *B0 = scratch + " in text:
+        text = text.replace('extern "C" int kbv_forward(const kbv_call *call)', "static int forward_f32(const kbv_call *call)", 1)
+        text = text.replace('extern "C" void kbv_teardown(void)\n{\n',
+                            L2_WRAP + '\nextern "C" void kbv_teardown(void)\n{\n    cudaFree(wide_buf);\n'
+                            '    wide_buf = NULL;\n    wide_bytes = 0;\n', 1)
+        return text
     keep = BF16_KEEP_FLOAT
     chain = "static int need(size_t bytes)" in text and "    float *y = (float *)o->data;\n" in text
     if chain:
