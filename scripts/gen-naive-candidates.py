@@ -22,7 +22,11 @@ bfloat16 in memory that reads as a float and rounds a float to nearest
 even when written, so loads and stores are bfloat16 and the arithmetic
 stays float; block-local shared memory (and the pointers to it), the
 per-row statistics of the normalisations and the partial sums of the
-reductions stay float, as PyTorch keeps its accumulators.
+reductions stay float, as PyTorch keeps its accumulators.  A level-2
+chain keeps its intermediate tensor in float and rounds it into the
+output once; a chain of steps of the later level-2 problems
+(gen_level2_steps) runs its float kernels whole on float copies of the
+call's tensors and rounds its output once.
 """
 import re
 import json
@@ -2107,16 +2111,125 @@ struct bf16_t {
 # and partial sums (accumulators, not tensors).
 BF16_KEEP_FLOAT = ("sh", "part", "mean", "rstd", "stats", "norm", "loss", "scratch")
 
+# A level-2 chain keeps its intermediate tensor y in float, in a buffer of
+# its own unless it already lives in the scratch (a chain that ends in a
+# reduction), and rounds it into the output once at the end.
+L2_Y_BUF = '''static float *ybuf;
+static size_t ybuf_bytes;
+
+static int ybuf_need(size_t bytes)
+{
+    if (ybuf_bytes >= bytes) return 0;
+    cudaFree(ybuf);
+    ybuf = NULL;
+    ybuf_bytes = 0;
+    if (cudaMalloc((void **)&ybuf, bytes) != cudaSuccess) return 1;
+    ybuf_bytes = bytes;
+    return 0;
+}
+
+__global__ void narrow_out(const float *__restrict__ y, bf16_t *__restrict__ out, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) out[t] = y[t];
+}
+
+extern "C" int kbv_forward('''
+
+# A level-2 chain of steps (gen_level2_steps) passes its float intermediates
+# and the call's tensors through the same kernel parameters, so it keeps
+# its float kernels whole: the bfloat16 tensors are widened into float
+# copies, the float chain runs on them, and the outputs are rounded once.
+L2_WRAP = '''
+/* The BF16 setting: float copies of the call's bfloat16 tensors (inputs,
+ * then outputs, each 256-byte aligned) in one buffer. */
+static float *wide_buf;
+static size_t wide_bytes;
+
+__global__ void widen(const bf16_t *__restrict__ a, float *__restrict__ b, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) b[t] = a[t];
+}
+
+__global__ void narrow(const float *__restrict__ a, bf16_t *__restrict__ b, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) b[t] = a[t];
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    kbv_tensor in[32], out[8];
+    if (call->n_inputs > 32 || call->n_outputs > 8) return 1;
+    size_t bytes = 0;
+    for (int i = 0; i < call->n_inputs + call->n_outputs; i++) {
+        const kbv_tensor *t = i < call->n_inputs ? &call->inputs[i] : &call->outputs[i - call->n_inputs];
+        if (t->dtype == KBV_BF16) bytes += ((size_t)kbv_numel(t) * sizeof(float) + 255) & ~(size_t)255;
+    }
+    if (bytes > wide_bytes) {
+        cudaFree(wide_buf);
+        wide_buf = NULL;
+        wide_bytes = 0;
+        if (cudaMalloc((void **)&wide_buf, bytes) != cudaSuccess) return 1;
+        wide_bytes = bytes;
+    }
+    char *at = (char *)wide_buf;
+    for (int i = 0; i < call->n_inputs + call->n_outputs; i++) {
+        int is_in = i < call->n_inputs;
+        const kbv_tensor *t = is_in ? &call->inputs[i] : &call->outputs[i - call->n_inputs];
+        kbv_tensor *w = is_in ? &in[i] : &out[i - call->n_inputs];
+        *w = *t;
+        if (t->dtype != KBV_BF16) continue;
+        long long n = kbv_numel(t);
+        w->data = at;
+        w->dtype = KBV_F32;
+        at += ((size_t)n * sizeof(float) + 255) & ~(size_t)255;
+        if (is_in && n > 0)
+            widen<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>((const bf16_t *)t->data, (float *)w->data, n);
+    }
+    kbv_call c = *call;
+    c.inputs = in;
+    c.outputs = out;
+    int rc = forward_f32(&c);
+    if (rc) return rc;
+    for (int i = 0; i < call->n_outputs; i++) {
+        long long n = kbv_numel(&call->outputs[i]);
+        if (call->outputs[i].dtype == KBV_BF16 && n > 0)
+            narrow<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>((const float *)out[i].data,
+                                                                       (bf16_t *)call->outputs[i].data, n);
+    }
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+'''
+
 def to_bf16(text):
     """The FP32 candidate's text with bfloat16 tensors (see the docstring)."""
     text = text.replace("// naive: ", "// naive-bf16: ", 1)
     text = text.replace('#include "kbv.h"\n', '#include "kbv.h"\n' + BF16_TYPE, 1)
+    if "    float *B0 = scratch + " in text:
+        text = text.replace('extern "C" int kbv_forward(const kbv_call *call)', "static int forward_f32(const kbv_call *call)", 1)
+        text = text.replace('extern "C" void kbv_teardown(void)\n{\n',
+                            L2_WRAP + '\nextern "C" void kbv_teardown(void)\n{\n    cudaFree(wide_buf);\n'
+                            '    wide_buf = NULL;\n    wide_bytes = 0;\n', 1)
+        return text
+    keep = BF16_KEEP_FLOAT
+    chain = "static int need(size_t bytes)" in text and "    float *y = (float *)o->data;\n" in text
+    if chain:
+        keep = keep + ("y", "r", "ybuf")
+        if "    y = scratch;\n" in text:
+            text = text.replace("    float *y = (float *)o->data;\n", "    float *y = NULL;\n", 1)
+        else:
+            text = text.replace("    float *y = (float *)o->data;\n",
+                                "    if (ybuf_need((size_t)total * sizeof(float))) return 1;\n"
+                                "    float *y = ybuf; /* the chain in float, rounded into the output at the end */\n", 1)
+            text = text.replace('extern "C" int kbv_forward(', L2_Y_BUF, 1)
+            text = text.replace("    CHECK_LAUNCH();\n}\n\nextern \"C\" void kbv_teardown(void)\n{\n",
+                                "    narrow_out<<<eb, THREADS, 0, st>>>(y, (bf16_t *)o->data, total);\n"
+                                "    CHECK_LAUNCH();\n}\n\nextern \"C\" void kbv_teardown(void)\n{\n"
+                                "    cudaFree(ybuf);\n    ybuf = NULL;\n    ybuf_bytes = 0;\n", 1)
     text = re.sub(r"\bfloat\s*\*", "bf16_t *", text)
-    keep = "|".join(BF16_KEEP_FLOAT)
-    text = re.sub(r"bf16_t \*(\s*(?:const\s+)?(?:__restrict__\s+)?)(%s)\b" % keep, r"float *\1\2", text)
-    # A level-2 chain's intermediate tensor lives in the float scratch (whose
-    # tail holds the statistics): bfloat16 there too, as PyTorch stores it.
-    text = text.replace("    y = scratch;", "    y = (bf16_t *)scratch;")
+    text = re.sub(r"bf16_t \*(\s*(?:const\s+)?(?:__restrict__\s+)?)(%s)\b" % "|".join(keep), r"float *\1\2", text)
     return text
 
 def main():

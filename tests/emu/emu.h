@@ -123,6 +123,20 @@ static inline long long max(long long a, long long b) { return a > b ? a : b; }
 static inline int min(int a, int b) { return a < b ? a : b; }
 static inline int max(int a, int b) { return a > b ? a : b; }
 
+// --- bfloat16 (the BF16 setting's candidates; cuda_bf16.h is left out) ---------
+struct __nv_bfloat16 { unsigned short x; };
+struct uint4 { unsigned x, y, z, w; };
+static inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return uint4{a, b, c, d}; }
+static inline float __bfloat162float(__nv_bfloat16 h) { return __uint_as_float((unsigned)h.x << 16); }
+static inline __nv_bfloat16 __float2bfloat16_rn(float f)
+{
+    unsigned b = __float_as_uint(f);
+    if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu)) return __nv_bfloat16{(unsigned short)((b >> 16) | 0x40u)};
+    b += 0x7fffu + ((b >> 16) & 1u);
+    return __nv_bfloat16{(unsigned short)(b >> 16)};
+}
+static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.x; }
+
 // --- WMMA, each thread holding the whole tile ----------------------------------
 namespace nvcuda { namespace wmma {
 struct row_major {}; struct col_major {}; struct matrix_a {}; struct matrix_b {}; struct accumulator {};
@@ -139,6 +153,11 @@ template <int M, int N, int K, class T, class L> void load_matrix_sync(fragment<
 { for (int r = 0; r < M; r++) for (int c = 0; c < K; c++) f.x[r * K + c] = std::is_same<L, row_major>::value ? p[r * ldm + c] : p[c * ldm + r]; }
 template <int M, int N, int K, class T, class L> void load_matrix_sync(fragment<matrix_b, M, N, K, T, L> &f, const float *p, unsigned ldm)
 { for (int r = 0; r < K; r++) for (int c = 0; c < N; c++) f.x[r * N + c] = std::is_same<L, row_major>::value ? p[r * ldm + c] : p[c * ldm + r]; }
+/* bfloat16 operands, held widened (exact); their products are exact in float */
+template <int M, int N, int K, class T, class L> void load_matrix_sync(fragment<matrix_a, M, N, K, T, L> &f, const __nv_bfloat16 *p, unsigned ldm)
+{ for (int r = 0; r < M; r++) for (int c = 0; c < K; c++) f.x[r * K + c] = __bfloat162float(std::is_same<L, row_major>::value ? p[r * ldm + c] : p[c * ldm + r]); }
+template <int M, int N, int K, class T, class L> void load_matrix_sync(fragment<matrix_b, M, N, K, T, L> &f, const __nv_bfloat16 *p, unsigned ldm)
+{ for (int r = 0; r < K; r++) for (int c = 0; c < N; c++) f.x[r * N + c] = __bfloat162float(std::is_same<L, row_major>::value ? p[r * ldm + c] : p[c * ldm + r]); }
 template <int M, int N, int K, class TA, class LA, class TB, class LB>
 void mma_sync(fragment<accumulator, M, N, K, float, void> &d, const fragment<matrix_a, M, N, K, TA, LA> &a,
               const fragment<matrix_b, M, N, K, TB, LB> &b, const fragment<accumulator, M, N, K, float, void> &c)

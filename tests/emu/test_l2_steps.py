@@ -6,6 +6,9 @@ so this regenerates each one from the same generator with a small batch
 and small extents (channels, groups and the steps unchanged), then runs it.
 
     python3 tests/emu/test_l2_steps.py [NUMBER...]
+
+With EMU_BF16=1 (check.py) the same generated files go through the
+generator's --bf16 transformation first: the naive-bf16 candidates.
 """
 import copy, importlib.util, os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -176,7 +179,8 @@ for num in want:
     ref = REF[num](pid, [a.astype(np.float64) for a in ins])
     q["outputs"][0]["shape"] = list(ref.shape)
     src = os.path.join(W, "%s.cu" % pid)
-    open(src, "w").write(gen.gen_level2_steps(q))
+    text = gen.gen_level2_steps(q)
+    open(src, "w").write(gen.to_bf16(text) if BF16 else text)   # EMU_BF16=1: the naive-bf16 file
     outs, log = run(src, ins, [ref.shape], [a["value"] for a in q["attrs"]])
     if outs is None:
         print("ERR  naive  %-60s %s" % (pid, log.strip().splitlines()[-1] if log.strip() else "?"))

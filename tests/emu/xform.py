@@ -3,6 +3,7 @@ src = open(sys.argv[1]).read()
 src = src.replace('#include <cooperative_groups.h>', '')
 src = src.replace('#include <mma.h>', '')
 src = src.replace('#include <cuda_runtime.h>', '')
+src = src.replace('#include <cuda_bf16.h>', '')  # emu.h has the bfloat16 subset
 src = src.replace('#include "kbv.h"', '#include "kbv.h"\n#include "emu.h"', 1)
 import os
 CL = os.environ.get('EMU_CLUSTER', '1') != '1'

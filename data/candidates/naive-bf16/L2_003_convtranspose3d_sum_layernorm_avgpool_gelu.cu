@@ -24,7 +24,7 @@ struct bf16_t {
 
 #define THREADS 256
 
-struct prm { const bf16_t *p[8]; };
+struct prm { const float *p[8]; };
 #define P0 (P.p[0])
 #define P1 (P.p[1])
 #define P2 (P.p[2])
@@ -65,8 +65,8 @@ __device__ float block_max(float v, float *sh)
 
 /* y [M, N] = x [M, K] W^T (W stored [N, K]) + b, 16x16 shared-memory tiles. */
 #define TILE 16
-__global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ W, const bf16_t *__restrict__ b,
-                       bf16_t *__restrict__ y, long long M, long long N, long long K)
+__global__ void linear(const float *__restrict__ x, const float *__restrict__ W, const float *__restrict__ b,
+                       float *__restrict__ y, long long M, long long N, long long K)
 {
     __shared__ float xs[TILE][TILE];
     __shared__ float ws[TILE][TILE + 1];
@@ -86,8 +86,8 @@ __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ 
 
 /* Direct convolution, one thread per output element, written as 3-D with
  * unit leading dimensions.  Weight [Cout, Cin / groups, KD, KH, KW]. */
-__global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w, const bf16_t *__restrict__ bias,
-                            bf16_t *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
+__global__ void conv_direct(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ bias,
+                            float *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
                             long long ID, long long IH, long long IW, long long OD, long long OH, long long OW,
                             int KD, int KH, int KW, int sd, int sh, int sw, int pd, int ph, int pw, int dd, int dh,
                             int dw)
@@ -100,8 +100,8 @@ __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restri
     long long cin_g = Cin / groups, cout_g = Cout / groups, g = co / cout_g;
     float acc = bias ? bias[co] : 0.0f;
     for (long long ci = 0; ci < cin_g; ci++) {
-        const bf16_t *xp = x + ((n * Cin + g * cin_g + ci) * ID) * IH * IW;
-        const bf16_t *wp = w + ((co * cin_g + ci) * KD) * KH * KW;
+        const float *xp = x + ((n * Cin + g * cin_g + ci) * ID) * IH * IW;
+        const float *wp = w + ((co * cin_g + ci) * KD) * KH * KW;
         for (int a = 0; a < KD; a++) {
             long long id = od * sd - pd + (long long)a * dd;
             if (id < 0 || id >= ID) continue;
@@ -121,8 +121,8 @@ __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restri
 
 /* Transposed convolution as a gather: output o receives x[i] w[k] wherever
  * o = i * s - p + k * d.  Weight [Cin, Cout / groups, KD, KH, KW]. */
-__global__ void conv_transposed(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w,
-                                const bf16_t *__restrict__ bias, bf16_t *__restrict__ y, long long N, long long Cin,
+__global__ void conv_transposed(const float *__restrict__ x, const float *__restrict__ w,
+                                const float *__restrict__ bias, float *__restrict__ y, long long N, long long Cin,
                                 long long Cout, long long groups, long long ID, long long IH, long long IW,
                                 long long OD, long long OH, long long OW, int KD, int KH, int KW, int sd, int sh,
                                 int sw, int pd, int ph, int pw, int dd, int dh, int dw)
@@ -136,8 +136,8 @@ __global__ void conv_transposed(const bf16_t *__restrict__ x, const bf16_t *__re
     float acc = bias ? bias[co] : 0.0f;
     for (long long cl = 0; cl < cin_g; cl++) {
         long long ci = g * cin_g + cl;
-        const bf16_t *xp = x + ((n * Cin + ci) * ID) * IH * IW;
-        const bf16_t *wp = w + ((ci * cout_g + cog) * KD) * KH * KW;
+        const float *xp = x + ((n * Cin + ci) * ID) * IH * IW;
+        const float *wp = w + ((ci * cout_g + cog) * KD) * KH * KW;
         for (int a = 0; a < KD; a++) {
             long long td = od + pd - (long long)a * dd;
             if (td < 0 || td % sd != 0 || td / sd >= ID) continue;
@@ -178,7 +178,7 @@ static int geom_of(const kbv_tensor *x, const kbv_tensor *w, const kbv_tensor *y
     return 0;
 }
 
-static void launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *w, const bf16_t *b, bf16_t *y,
+static void launch(const geom *g, int transposed, const float *x, const float *w, const float *b, float *y,
                    const int *s, const int *p, const int *d, cudaStream_t st)
 {
     long long total = g->N * g->Cout * g->out[0] * g->out[1] * g->out[2];
@@ -197,7 +197,7 @@ static const int S_[3] = {2, 2, 2}, P_[3] = {1, 1, 1}, D_[3] = {1, 1, 1};
 
 /* [planes, i0, i1, i2] -> [planes, o0, o1, o2]: max or average (padding
  * counted) over a k^3 window, one thread per output. */
-__global__ void k_pool(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long planes, int i0, int i1, int i2,
+__global__ void k_pool(const float *__restrict__ x, float *__restrict__ y, long long planes, int i0, int i1, int i2,
                        int o0, int o1, int o2, int k0, int k1, int k2, int s0, int s1, int s2, int p0, int p1, int p2,
                        int is_max)
 {
@@ -218,12 +218,12 @@ __global__ void k_pool(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, lon
 
 /* over dim 1 of [N, C, S], one thread per (n, s): 0 sum, 1 mean, 2 max,
  * 3 min, 4 log-sum-exp into [N, 1, S]; 5 softmax into [N, C, S] */
-__global__ void k_redc(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long N, long long C, long long S, int op)
+__global__ void k_redc(const float *__restrict__ x, float *__restrict__ y, long long N, long long C, long long S, int op)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= N * S) return;
     long long n = t / S, s = t % S;
-    const bf16_t *p = x + n * C * S + s;
+    const float *p = x + n * C * S + s;
     float acc = op == 3 ? INFINITY : (op >= 2 ? -INFINITY : 0.0f);
     for (long long c = 0; c < C; c++) {
         float v = p[c * S];
@@ -245,11 +245,11 @@ __global__ void k_redc(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, lon
 /* one block per row of L values: 0 sum, 1 mean, 2 max into one value; 3
  * softmax, 4 minus the mean, 5 layer norm (gamma, beta by position) in place
  * of the row */
-__global__ void k_rows(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long L, int op,
-                       const bf16_t *__restrict__ g, const bf16_t *__restrict__ b, float eps)
+__global__ void k_rows(const float *__restrict__ x, float *__restrict__ y, long long L, int op,
+                       const float *__restrict__ g, const float *__restrict__ b, float eps)
 {
     __shared__ float sh[THREADS];
-    const bf16_t *r = x + (long long)blockIdx.x * L;
+    const float *r = x + (long long)blockIdx.x * L;
     if (op == 2 || op == 3) {
         float m = -INFINITY;
         for (long long j = threadIdx.x; j < L; j += THREADS) m = fmaxf(m, r[j]);
@@ -279,7 +279,7 @@ __global__ void k_rows(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, lon
 }
 
 /* over the middle axis of [outer, len, inner]: 0 sum, 1 mean, 2 min */
-__global__ void k_axis(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long outer, long long len,
+__global__ void k_axis(const float *__restrict__ x, float *__restrict__ y, long long outer, long long len,
                        long long inner, int op)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -294,7 +294,7 @@ __global__ void k_axis(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, lon
 }
 
 /* y [M, N] = x[n] + q[m, n] (x0: y[n, m] = x[n] + q[n, m]) */
-__global__ void k_outer(const bf16_t *__restrict__ x, const bf16_t *__restrict__ q, bf16_t *__restrict__ y, long long N,
+__global__ void k_outer(const float *__restrict__ x, const float *__restrict__ q, float *__restrict__ y, long long N,
                         long long M, int x0)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -302,7 +302,7 @@ __global__ void k_outer(const bf16_t *__restrict__ x, const bf16_t *__restrict__
     y[t] = x0 ? x[t / M] + q[t] : x[t % N] + q[t / N];
 }
 
-__global__ void k_copy(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long n)
+__global__ void k_copy(const float *__restrict__ x, float *__restrict__ y, long long n)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t < n) y[t] = x[t];
@@ -327,7 +327,7 @@ __device__ __forceinline__ long long norm_group(int mode, long long t, long long
     return (t / S) % C;
 }
 
-__global__ void norm_stats(const bf16_t *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
+__global__ void norm_stats(const float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
                            long long per, long long C, long long S, float eps)
 {
     __shared__ float sh[THREADS];
@@ -347,8 +347,8 @@ __global__ void norm_stats(const bf16_t *__restrict__ y, float *__restrict__ mea
     }
 }
 
-__global__ void norm_apply(bf16_t *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
-                           const bf16_t *__restrict__ w, const bf16_t *__restrict__ b, int mode, long long total,
+__global__ void norm_apply(float *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
+                           const float *__restrict__ w, const float *__restrict__ b, int mode, long long total,
                            long long per, long long C, long long S, prm P)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -362,7 +362,7 @@ __global__ void norm_apply(bf16_t *__restrict__ y, const float *__restrict__ mea
     y[t] = v;
 }
 
-__global__ void step_0(bf16_t *__restrict__ y, long long total, long long C, long long S, prm P, const bf16_t *SV)
+__global__ void step_0(float *__restrict__ y, long long total, long long C, long long S, prm P, const float *SV)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= total) return;
@@ -374,7 +374,7 @@ __global__ void step_0(bf16_t *__restrict__ y, long long total, long long C, lon
     y[t] = v;
 }
 
-__global__ void step_3(bf16_t *__restrict__ y, long long total, long long C, long long S, prm P, const bf16_t *SV)
+__global__ void step_3(float *__restrict__ y, long long total, long long C, long long S, prm P, const float *SV)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= total) return;
@@ -393,7 +393,7 @@ static int need(size_t bytes)
     return cudaMalloc((void **)&scratch, bytes) != cudaSuccess;
 }
 
-extern "C" int kbv_forward(const kbv_call *call)
+static int forward_f32(const kbv_call *call)
 {
     if (call->n_inputs < 6 || call->n_outputs < 1) return 1;
     if (kbv_numel(&call->inputs[0]) != 16777216LL) return 1;
@@ -404,15 +404,15 @@ extern "C" int kbv_forward(const kbv_call *call)
     if (kbv_numel(&call->inputs[5]) != 64LL) return 1;
     if (kbv_numel(&call->outputs[0]) != 33554432LL) return 1;
     prm P = {};
-    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const bf16_t *)call->inputs[i].data;
+    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const float *)call->inputs[i].data;
     const kbv_tensor *x = &call->inputs[0], *o = &call->outputs[0];
     (void)x;
     (void)o;
     cudaStream_t st = call->stream;
     if (need((size_t)570425344LL * sizeof(float))) return 1;
-    bf16_t *B0 = scratch + 0LL;
-    bf16_t *B1 = scratch + 268435456LL;
-    bf16_t *B2 = scratch + 536870912LL;
+    float *B0 = scratch + 0LL;
+    float *B1 = scratch + 268435456LL;
+    float *B2 = scratch + 536870912LL;
     kbv_tensor yt = call->inputs[0];
     yt.ndim = 5;
     yt.shape[0] = 32;
@@ -422,17 +422,82 @@ extern "C" int kbv_forward(const kbv_call *call)
     yt.shape[4] = 64;
     geom g;
     if (geom_of(x, &call->inputs[1], &yt, 3, 1, &g)) return 1;
-    launch(&g, 1, (const bf16_t *)x->data, P1, P2, B0, S_, P_, D_, st);
+    launch(&g, 1, (const float *)x->data, P1, P2, B0, S_, P_, D_, st);
     step_0<<<(unsigned)((268435456LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B0, 268435456LL, 64LL, 131072LL, P, NULL);
     k_rows<<<4194304, THREADS, 0, st>>>(B0, B1, 64LL, 5, P4, P5, 1e-5f);
     k_pool<<<(unsigned)((33554432LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B1, B2, 2048LL, 32, 64, 64, 16, 32, 32, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0);
     step_3<<<(unsigned)((33554432LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B2, 33554432LL, 64LL, 16384LL, P, NULL);
-    k_copy<<<(unsigned)((33554432LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B2, (bf16_t *)o->data, 33554432LL);
+    k_copy<<<(unsigned)((33554432LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B2, (float *)o->data, 33554432LL);
     CHECK_LAUNCH();
+}
+
+
+/* The BF16 setting: float copies of the call's bfloat16 tensors (inputs,
+ * then outputs, each 256-byte aligned) in one buffer. */
+static float *wide_buf;
+static size_t wide_bytes;
+
+__global__ void widen(const bf16_t *__restrict__ a, float *__restrict__ b, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) b[t] = a[t];
+}
+
+__global__ void narrow(const float *__restrict__ a, bf16_t *__restrict__ b, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) b[t] = a[t];
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    kbv_tensor in[32], out[8];
+    if (call->n_inputs > 32 || call->n_outputs > 8) return 1;
+    size_t bytes = 0;
+    for (int i = 0; i < call->n_inputs + call->n_outputs; i++) {
+        const kbv_tensor *t = i < call->n_inputs ? &call->inputs[i] : &call->outputs[i - call->n_inputs];
+        if (t->dtype == KBV_BF16) bytes += ((size_t)kbv_numel(t) * sizeof(float) + 255) & ~(size_t)255;
+    }
+    if (bytes > wide_bytes) {
+        cudaFree(wide_buf);
+        wide_buf = NULL;
+        wide_bytes = 0;
+        if (cudaMalloc((void **)&wide_buf, bytes) != cudaSuccess) return 1;
+        wide_bytes = bytes;
+    }
+    char *at = (char *)wide_buf;
+    for (int i = 0; i < call->n_inputs + call->n_outputs; i++) {
+        int is_in = i < call->n_inputs;
+        const kbv_tensor *t = is_in ? &call->inputs[i] : &call->outputs[i - call->n_inputs];
+        kbv_tensor *w = is_in ? &in[i] : &out[i - call->n_inputs];
+        *w = *t;
+        if (t->dtype != KBV_BF16) continue;
+        long long n = kbv_numel(t);
+        w->data = at;
+        w->dtype = KBV_F32;
+        at += ((size_t)n * sizeof(float) + 255) & ~(size_t)255;
+        if (is_in && n > 0)
+            widen<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>((const bf16_t *)t->data, (float *)w->data, n);
+    }
+    kbv_call c = *call;
+    c.inputs = in;
+    c.outputs = out;
+    int rc = forward_f32(&c);
+    if (rc) return rc;
+    for (int i = 0; i < call->n_outputs; i++) {
+        long long n = kbv_numel(&call->outputs[i]);
+        if (call->outputs[i].dtype == KBV_BF16 && n > 0)
+            narrow<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>((const float *)out[i].data,
+                                                                       (bf16_t *)call->outputs[i].data, n);
+    }
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 
 extern "C" void kbv_teardown(void)
 {
+    cudaFree(wide_buf);
+    wide_buf = NULL;
+    wide_bytes = 0;
     cudaFree(scratch);
     scratch = NULL;
 }

@@ -66,7 +66,7 @@ __device__ float block_max(float v, float *sh)
 /* y [M, N] = x [M, K] W^T (W stored [N, K]) + b, 16x16 shared-memory tiles. */
 #define TILE 16
 __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ W, const bf16_t *__restrict__ b,
-                       bf16_t *__restrict__ y, long long M, long long N, long long K)
+                       float *__restrict__ y, long long M, long long N, long long K)
 {
     __shared__ float xs[TILE][TILE];
     __shared__ float ws[TILE][TILE + 1];
@@ -87,7 +87,7 @@ __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ 
 /* Direct convolution, one thread per output element, written as 3-D with
  * unit leading dimensions.  Weight [Cout, Cin / groups, KD, KH, KW]. */
 __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w, const bf16_t *__restrict__ bias,
-                            bf16_t *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
+                            float *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
                             long long ID, long long IH, long long IW, long long OD, long long OH, long long OW,
                             int KD, int KH, int KW, int sd, int sh, int sw, int pd, int ph, int pw, int dd, int dh,
                             int dw)
@@ -122,7 +122,7 @@ __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restri
 /* Transposed convolution as a gather: output o receives x[i] w[k] wherever
  * o = i * s - p + k * d.  Weight [Cin, Cout / groups, KD, KH, KW]. */
 __global__ void conv_transposed(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w,
-                                const bf16_t *__restrict__ bias, bf16_t *__restrict__ y, long long N, long long Cin,
+                                const bf16_t *__restrict__ bias, float *__restrict__ y, long long N, long long Cin,
                                 long long Cout, long long groups, long long ID, long long IH, long long IW,
                                 long long OD, long long OH, long long OW, int KD, int KH, int KW, int sd, int sh,
                                 int sw, int pd, int ph, int pw, int dd, int dh, int dw)
@@ -178,7 +178,7 @@ static int geom_of(const kbv_tensor *x, const kbv_tensor *w, const kbv_tensor *y
     return 0;
 }
 
-static void launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *w, const bf16_t *b, bf16_t *y,
+static void launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *w, const bf16_t *b, float *y,
                    const int *s, const int *p, const int *d, cudaStream_t st)
 {
     long long total = g->N * g->Cout * g->out[0] * g->out[1] * g->out[2];
@@ -197,7 +197,7 @@ static const int S_[3] = {1, 1, 1}, P_[3] = {0, 0, 0}, D_[3] = {1, 1, 1};
 
 /* In place: v -> the step's expression; c is the feature (column) of a linear
  * output or the channel of a convolution output. */
-__global__ void step_pre(bf16_t *__restrict__ y, long long total, long long C, long long S, prm P)
+__global__ void step_pre(float *__restrict__ y, long long total, long long C, long long S, prm P)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= total) return;
@@ -221,6 +221,26 @@ static int need(size_t bytes)
     return 0;
 }
 
+static float *ybuf;
+static size_t ybuf_bytes;
+
+static int ybuf_need(size_t bytes)
+{
+    if (ybuf_bytes >= bytes) return 0;
+    cudaFree(ybuf);
+    ybuf = NULL;
+    ybuf_bytes = 0;
+    if (cudaMalloc((void **)&ybuf, bytes) != cudaSuccess) return 1;
+    ybuf_bytes = bytes;
+    return 0;
+}
+
+__global__ void narrow_out(const float *__restrict__ y, bf16_t *__restrict__ out, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) out[t] = y[t];
+}
+
 extern "C" int kbv_forward(const kbv_call *call)
 {
     if (call->n_inputs < 3 || call->n_outputs < 1) return 1;
@@ -232,7 +252,8 @@ extern "C" int kbv_forward(const kbv_call *call)
     kbv_tensor yt = *o;
     long long C = yt.shape[1], N0 = yt.shape[0], S = kbv_numel(&yt) / (N0 * C);
     long long total = kbv_numel(&yt);
-    bf16_t *y = (bf16_t *)o->data;
+    if (ybuf_need((size_t)total * sizeof(float))) return 1;
+    float *y = ybuf; /* the chain in float, rounded into the output at the end */
     yt.data = y;
     geom g;
     if (geom_of(x, &call->inputs[1], &yt, x->ndim - 2, 0, &g)) return 1;
@@ -240,11 +261,15 @@ extern "C" int kbv_forward(const kbv_call *call)
     unsigned eb = (unsigned)((total + THREADS - 1) / THREADS);
     (void)eb;
     step_pre<<<eb, THREADS, 0, st>>>(y, total, C, S, P);
+    narrow_out<<<eb, THREADS, 0, st>>>(y, (bf16_t *)o->data, total);
     CHECK_LAUNCH();
 }
 
 extern "C" void kbv_teardown(void)
 {
+    cudaFree(ybuf);
+    ybuf = NULL;
+    ybuf_bytes = 0;
     cudaFree(scratch);
     scratch = NULL;
     scratch_bytes = 0;

@@ -66,7 +66,7 @@ __device__ float block_max(float v, float *sh)
 /* y [M, N] = x [M, K] W^T (W stored [N, K]) + b, 16x16 shared-memory tiles. */
 #define TILE 16
 __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ W, const bf16_t *__restrict__ b,
-                       bf16_t *__restrict__ y, long long M, long long N, long long K)
+                       float *__restrict__ y, long long M, long long N, long long K)
 {
     __shared__ float xs[TILE][TILE];
     __shared__ float ws[TILE][TILE + 1];
@@ -86,7 +86,7 @@ __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ 
 
 /* In place: v -> the step's expression; c is the feature (column) of a linear
  * output or the channel of a convolution output. */
-__global__ void step_pre(bf16_t *__restrict__ y, long long total, long long C, long long S, prm P)
+__global__ void step_pre(float *__restrict__ y, long long total, long long C, long long S, prm P)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= total) return;
@@ -98,13 +98,13 @@ __global__ void step_pre(bf16_t *__restrict__ y, long long total, long long C, l
 }
 
 /* out [M, 1] = the sum of each row of y [M, N], then fin. */
-__global__ void reduce_out(const bf16_t *__restrict__ y, bf16_t *__restrict__ out, long long M, long long N, long long S,
+__global__ void reduce_out(const float *__restrict__ y, bf16_t *__restrict__ out, long long M, long long N, long long S,
                            prm P)
 {
     __shared__ float sh[THREADS];
     (void)S;
     (void)P;
-    const bf16_t *r = y + (long long)blockIdx.x * N;
+    const float *r = y + (long long)blockIdx.x * N;
     float s = 0.0f;
     for (long long j = threadIdx.x; j < N; j += THREADS) s += r[j];
     float v = block_sum(s, sh);
@@ -138,9 +138,9 @@ extern "C" int kbv_forward(const kbv_call *call)
     if (x->ndim != 2 || w->ndim != 2 || w->shape[1] != x->shape[1]) return 1;
     long long M = x->shape[0], K = x->shape[1], C = w->shape[0], S = 1, N0 = M;
     long long total = M * C;
-    bf16_t *y = (bf16_t *)o->data;
+    float *y = NULL;
     if (need((size_t)total * sizeof(float))) return 1;
-    y = (bf16_t *)scratch;
+    y = scratch;
     if ((C + TILE - 1) / TILE > 65535) return 1;
     dim3 block(TILE, TILE), grid((unsigned)((M + TILE - 1) / TILE), (unsigned)((C + TILE - 1) / TILE));
     linear<<<grid, block, 0, st>>>((const bf16_t *)x->data, P1, NULL, y, M, C, K);

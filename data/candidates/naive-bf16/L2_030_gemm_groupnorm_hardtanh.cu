@@ -66,7 +66,7 @@ __device__ float block_max(float v, float *sh)
 /* y [M, N] = x [M, K] W^T (W stored [N, K]) + b, 16x16 shared-memory tiles. */
 #define TILE 16
 __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ W, const bf16_t *__restrict__ b,
-                       bf16_t *__restrict__ y, long long M, long long N, long long K)
+                       float *__restrict__ y, long long M, long long N, long long K)
 {
     __shared__ float xs[TILE][TILE];
     __shared__ float ws[TILE][TILE + 1];
@@ -103,7 +103,7 @@ __device__ __forceinline__ long long norm_group(int mode, long long t, long long
     return (t / S) % C;
 }
 
-__global__ void norm_stats(const bf16_t *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
+__global__ void norm_stats(const float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
                            long long per, long long C, long long S, float eps)
 {
     __shared__ float sh[THREADS];
@@ -123,7 +123,7 @@ __global__ void norm_stats(const bf16_t *__restrict__ y, float *__restrict__ mea
     }
 }
 
-__global__ void norm_apply(bf16_t *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
+__global__ void norm_apply(float *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
                            const bf16_t *__restrict__ w, const bf16_t *__restrict__ b, int mode, long long total,
                            long long per, long long C, long long S, prm P)
 {
@@ -151,6 +151,26 @@ static int need(size_t bytes)
     return 0;
 }
 
+static float *ybuf;
+static size_t ybuf_bytes;
+
+static int ybuf_need(size_t bytes)
+{
+    if (ybuf_bytes >= bytes) return 0;
+    cudaFree(ybuf);
+    ybuf = NULL;
+    ybuf_bytes = 0;
+    if (cudaMalloc((void **)&ybuf, bytes) != cudaSuccess) return 1;
+    ybuf_bytes = bytes;
+    return 0;
+}
+
+__global__ void narrow_out(const float *__restrict__ y, bf16_t *__restrict__ out, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) out[t] = y[t];
+}
+
 extern "C" int kbv_forward(const kbv_call *call)
 {
     if (call->n_inputs < 5 || call->n_outputs < 1) return 1;
@@ -162,7 +182,8 @@ extern "C" int kbv_forward(const kbv_call *call)
     if (x->ndim != 2 || w->ndim != 2 || w->shape[1] != x->shape[1]) return 1;
     long long M = x->shape[0], K = x->shape[1], C = w->shape[0], S = 1, N0 = M;
     long long total = M * C;
-    bf16_t *y = (bf16_t *)o->data;
+    if (ybuf_need((size_t)total * sizeof(float))) return 1;
+    float *y = ybuf; /* the chain in float, rounded into the output at the end */
     if (kbv_numel(o) != total) return 1;
     if ((C + TILE - 1) / TILE > 65535) return 1;
     dim3 block(TILE, TILE), grid((unsigned)((M + TILE - 1) / TILE), (unsigned)((C + TILE - 1) / TILE));
@@ -176,11 +197,15 @@ extern "C" int kbv_forward(const kbv_call *call)
     float *stats = scratch + 0;
     norm_stats<<<(unsigned)groups, THREADS, 0, st>>>(y, stats, stats + groups, 0, per, C, S, (float)1e-05);
     norm_apply<<<eb, THREADS, 0, st>>>(y, stats, stats + groups, P3, P4, 0, total, per, C, S, P);
+    narrow_out<<<eb, THREADS, 0, st>>>(y, (bf16_t *)o->data, total);
     CHECK_LAUNCH();
 }
 
 extern "C" void kbv_teardown(void)
 {
+    cudaFree(ybuf);
+    ybuf = NULL;
+    ybuf_bytes = 0;
     cudaFree(scratch);
     scratch = NULL;
     scratch_bytes = 0;

@@ -24,7 +24,7 @@ struct bf16_t {
 
 #define THREADS 256
 
-struct prm { const bf16_t *p[8]; };
+struct prm { const float *p[8]; };
 #define P0 (P.p[0])
 #define P1 (P.p[1])
 #define P2 (P.p[2])
@@ -65,8 +65,8 @@ __device__ float block_max(float v, float *sh)
 
 /* y [M, N] = x [M, K] W^T (W stored [N, K]) + b, 16x16 shared-memory tiles. */
 #define TILE 16
-__global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ W, const bf16_t *__restrict__ b,
-                       bf16_t *__restrict__ y, long long M, long long N, long long K)
+__global__ void linear(const float *__restrict__ x, const float *__restrict__ W, const float *__restrict__ b,
+                       float *__restrict__ y, long long M, long long N, long long K)
 {
     __shared__ float xs[TILE][TILE];
     __shared__ float ws[TILE][TILE + 1];
@@ -86,7 +86,7 @@ __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ 
 
 /* [planes, i0, i1, i2] -> [planes, o0, o1, o2]: max or average (padding
  * counted) over a k^3 window, one thread per output. */
-__global__ void k_pool(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long planes, int i0, int i1, int i2,
+__global__ void k_pool(const float *__restrict__ x, float *__restrict__ y, long long planes, int i0, int i1, int i2,
                        int o0, int o1, int o2, int k0, int k1, int k2, int s0, int s1, int s2, int p0, int p1, int p2,
                        int is_max)
 {
@@ -107,12 +107,12 @@ __global__ void k_pool(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, lon
 
 /* over dim 1 of [N, C, S], one thread per (n, s): 0 sum, 1 mean, 2 max,
  * 3 min, 4 log-sum-exp into [N, 1, S]; 5 softmax into [N, C, S] */
-__global__ void k_redc(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long N, long long C, long long S, int op)
+__global__ void k_redc(const float *__restrict__ x, float *__restrict__ y, long long N, long long C, long long S, int op)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= N * S) return;
     long long n = t / S, s = t % S;
-    const bf16_t *p = x + n * C * S + s;
+    const float *p = x + n * C * S + s;
     float acc = op == 3 ? INFINITY : (op >= 2 ? -INFINITY : 0.0f);
     for (long long c = 0; c < C; c++) {
         float v = p[c * S];
@@ -134,11 +134,11 @@ __global__ void k_redc(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, lon
 /* one block per row of L values: 0 sum, 1 mean, 2 max into one value; 3
  * softmax, 4 minus the mean, 5 layer norm (gamma, beta by position) in place
  * of the row */
-__global__ void k_rows(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long L, int op,
-                       const bf16_t *__restrict__ g, const bf16_t *__restrict__ b, float eps)
+__global__ void k_rows(const float *__restrict__ x, float *__restrict__ y, long long L, int op,
+                       const float *__restrict__ g, const float *__restrict__ b, float eps)
 {
     __shared__ float sh[THREADS];
-    const bf16_t *r = x + (long long)blockIdx.x * L;
+    const float *r = x + (long long)blockIdx.x * L;
     if (op == 2 || op == 3) {
         float m = -INFINITY;
         for (long long j = threadIdx.x; j < L; j += THREADS) m = fmaxf(m, r[j]);
@@ -168,7 +168,7 @@ __global__ void k_rows(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, lon
 }
 
 /* over the middle axis of [outer, len, inner]: 0 sum, 1 mean, 2 min */
-__global__ void k_axis(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long outer, long long len,
+__global__ void k_axis(const float *__restrict__ x, float *__restrict__ y, long long outer, long long len,
                        long long inner, int op)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -183,7 +183,7 @@ __global__ void k_axis(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, lon
 }
 
 /* y [M, N] = x[n] + q[m, n] (x0: y[n, m] = x[n] + q[n, m]) */
-__global__ void k_outer(const bf16_t *__restrict__ x, const bf16_t *__restrict__ q, bf16_t *__restrict__ y, long long N,
+__global__ void k_outer(const float *__restrict__ x, const float *__restrict__ q, float *__restrict__ y, long long N,
                         long long M, int x0)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -191,7 +191,7 @@ __global__ void k_outer(const bf16_t *__restrict__ x, const bf16_t *__restrict__
     y[t] = x0 ? x[t / M] + q[t] : x[t % N] + q[t / N];
 }
 
-__global__ void k_copy(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long n)
+__global__ void k_copy(const float *__restrict__ x, float *__restrict__ y, long long n)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t < n) y[t] = x[t];
@@ -216,7 +216,7 @@ __device__ __forceinline__ long long norm_group(int mode, long long t, long long
     return (t / S) % C;
 }
 
-__global__ void norm_stats(const bf16_t *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
+__global__ void norm_stats(const float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
                            long long per, long long C, long long S, float eps)
 {
     __shared__ float sh[THREADS];
@@ -236,8 +236,8 @@ __global__ void norm_stats(const bf16_t *__restrict__ y, float *__restrict__ mea
     }
 }
 
-__global__ void norm_apply(bf16_t *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
-                           const bf16_t *__restrict__ w, const bf16_t *__restrict__ b, int mode, long long total,
+__global__ void norm_apply(float *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
+                           const float *__restrict__ w, const float *__restrict__ b, int mode, long long total,
                            long long per, long long C, long long S, prm P)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -251,7 +251,7 @@ __global__ void norm_apply(bf16_t *__restrict__ y, const float *__restrict__ mea
     y[t] = v;
 }
 
-__global__ void step_3(bf16_t *__restrict__ y, long long total, long long C, long long S, prm P, const bf16_t *SV)
+__global__ void step_3(float *__restrict__ y, long long total, long long C, long long S, prm P, const float *SV)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= total) return;
@@ -270,7 +270,7 @@ static int need(size_t bytes)
     return cudaMalloc((void **)&scratch, bytes) != cudaSuccess;
 }
 
-extern "C" int kbv_forward(const kbv_call *call)
+static int forward_f32(const kbv_call *call)
 {
     if (call->n_inputs < 3 || call->n_outputs < 1) return 1;
     if (kbv_numel(&call->inputs[0]) != 4194304LL) return 1;
@@ -278,26 +278,91 @@ extern "C" int kbv_forward(const kbv_call *call)
     if (kbv_numel(&call->inputs[2]) != 32768LL) return 1;
     if (kbv_numel(&call->outputs[0]) != 128LL) return 1;
     prm P = {};
-    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const bf16_t *)call->inputs[i].data;
+    for (int i = 0; i < call->n_inputs && i < 8; i++) P.p[i] = (const float *)call->inputs[i].data;
     const kbv_tensor *x = &call->inputs[0], *o = &call->outputs[0];
     (void)x;
     (void)o;
     cudaStream_t st = call->stream;
     if (need((size_t)6291584LL * sizeof(float))) return 1;
-    bf16_t *B0 = scratch + 0LL;
-    bf16_t *B1 = scratch + 4194304LL;
-    bf16_t *B2 = scratch + 6291456LL;
+    float *B0 = scratch + 0LL;
+    float *B1 = scratch + 4194304LL;
+    float *B2 = scratch + 6291456LL;
     dim3 block(TILE, TILE), grid(8, 2048);
-    linear<<<grid, block, 0, st>>>((const bf16_t *)x->data, P1, P2, B0, 128, 32768, 32768);
+    linear<<<grid, block, 0, st>>>((const float *)x->data, P1, P2, B0, 128, 32768, 32768);
     k_pool<<<(unsigned)((2097152LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B0, B1, 128LL, 1, 1, 32768, 1, 1, 16384, 1, 1, 2, 1, 1, 2, 0, 0, 0, 1);
     k_rows<<<128, THREADS, 0, st>>>(B1, B2, 16384LL, 0, NULL, NULL, 0.0f);
     step_3<<<(unsigned)((128LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B2, 128LL, 1LL, 1LL, P, NULL);
-    k_copy<<<(unsigned)((128LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B2, (bf16_t *)o->data, 128LL);
+    k_copy<<<(unsigned)((128LL + THREADS - 1) / THREADS), THREADS, 0, st>>>(B2, (float *)o->data, 128LL);
     CHECK_LAUNCH();
+}
+
+
+/* The BF16 setting: float copies of the call's bfloat16 tensors (inputs,
+ * then outputs, each 256-byte aligned) in one buffer. */
+static float *wide_buf;
+static size_t wide_bytes;
+
+__global__ void widen(const bf16_t *__restrict__ a, float *__restrict__ b, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) b[t] = a[t];
+}
+
+__global__ void narrow(const float *__restrict__ a, bf16_t *__restrict__ b, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) b[t] = a[t];
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    kbv_tensor in[32], out[8];
+    if (call->n_inputs > 32 || call->n_outputs > 8) return 1;
+    size_t bytes = 0;
+    for (int i = 0; i < call->n_inputs + call->n_outputs; i++) {
+        const kbv_tensor *t = i < call->n_inputs ? &call->inputs[i] : &call->outputs[i - call->n_inputs];
+        if (t->dtype == KBV_BF16) bytes += ((size_t)kbv_numel(t) * sizeof(float) + 255) & ~(size_t)255;
+    }
+    if (bytes > wide_bytes) {
+        cudaFree(wide_buf);
+        wide_buf = NULL;
+        wide_bytes = 0;
+        if (cudaMalloc((void **)&wide_buf, bytes) != cudaSuccess) return 1;
+        wide_bytes = bytes;
+    }
+    char *at = (char *)wide_buf;
+    for (int i = 0; i < call->n_inputs + call->n_outputs; i++) {
+        int is_in = i < call->n_inputs;
+        const kbv_tensor *t = is_in ? &call->inputs[i] : &call->outputs[i - call->n_inputs];
+        kbv_tensor *w = is_in ? &in[i] : &out[i - call->n_inputs];
+        *w = *t;
+        if (t->dtype != KBV_BF16) continue;
+        long long n = kbv_numel(t);
+        w->data = at;
+        w->dtype = KBV_F32;
+        at += ((size_t)n * sizeof(float) + 255) & ~(size_t)255;
+        if (is_in && n > 0)
+            widen<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>((const bf16_t *)t->data, (float *)w->data, n);
+    }
+    kbv_call c = *call;
+    c.inputs = in;
+    c.outputs = out;
+    int rc = forward_f32(&c);
+    if (rc) return rc;
+    for (int i = 0; i < call->n_outputs; i++) {
+        long long n = kbv_numel(&call->outputs[i]);
+        if (call->outputs[i].dtype == KBV_BF16 && n > 0)
+            narrow<<<(unsigned)((n + 255) / 256), 256, 0, call->stream>>>((const float *)out[i].data,
+                                                                       (bf16_t *)call->outputs[i].data, n);
+    }
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 
 extern "C" void kbv_teardown(void)
 {
+    cudaFree(wide_buf);
+    wide_buf = NULL;
+    wide_bytes = 0;
     cudaFree(scratch);
     scratch = NULL;
 }

@@ -66,7 +66,7 @@ __device__ float block_max(float v, float *sh)
 /* y [M, N] = x [M, K] W^T (W stored [N, K]) + b, 16x16 shared-memory tiles. */
 #define TILE 16
 __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ W, const bf16_t *__restrict__ b,
-                       bf16_t *__restrict__ y, long long M, long long N, long long K)
+                       float *__restrict__ y, long long M, long long N, long long K)
 {
     __shared__ float xs[TILE][TILE];
     __shared__ float ws[TILE][TILE + 1];
@@ -87,7 +87,7 @@ __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ 
 /* Direct convolution, one thread per output element, written as 3-D with
  * unit leading dimensions.  Weight [Cout, Cin / groups, KD, KH, KW]. */
 __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w, const bf16_t *__restrict__ bias,
-                            bf16_t *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
+                            float *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
                             long long ID, long long IH, long long IW, long long OD, long long OH, long long OW,
                             int KD, int KH, int KW, int sd, int sh, int sw, int pd, int ph, int pw, int dd, int dh,
                             int dw)
@@ -122,7 +122,7 @@ __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restri
 /* Transposed convolution as a gather: output o receives x[i] w[k] wherever
  * o = i * s - p + k * d.  Weight [Cin, Cout / groups, KD, KH, KW]. */
 __global__ void conv_transposed(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w,
-                                const bf16_t *__restrict__ bias, bf16_t *__restrict__ y, long long N, long long Cin,
+                                const bf16_t *__restrict__ bias, float *__restrict__ y, long long N, long long Cin,
                                 long long Cout, long long groups, long long ID, long long IH, long long IW,
                                 long long OD, long long OH, long long OW, int KD, int KH, int KW, int sd, int sh,
                                 int sw, int pd, int ph, int pw, int dd, int dh, int dw)
@@ -178,7 +178,7 @@ static int geom_of(const kbv_tensor *x, const kbv_tensor *w, const kbv_tensor *y
     return 0;
 }
 
-static void launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *w, const bf16_t *b, bf16_t *y,
+static void launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *w, const bf16_t *b, float *y,
                    const int *s, const int *p, const int *d, cudaStream_t st)
 {
     long long total = g->N * g->Cout * g->out[0] * g->out[1] * g->out[2];
@@ -214,7 +214,7 @@ __device__ __forceinline__ long long norm_group(int mode, long long t, long long
     return (t / S) % C;
 }
 
-__global__ void norm_stats(const bf16_t *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
+__global__ void norm_stats(const float *__restrict__ y, float *__restrict__ mean, float *__restrict__ rstd, int mode,
                            long long per, long long C, long long S, float eps)
 {
     __shared__ float sh[THREADS];
@@ -234,7 +234,7 @@ __global__ void norm_stats(const bf16_t *__restrict__ y, float *__restrict__ mea
     }
 }
 
-__global__ void norm_apply(bf16_t *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
+__global__ void norm_apply(float *__restrict__ y, const float *__restrict__ mean, const float *__restrict__ rstd,
                            const bf16_t *__restrict__ w, const bf16_t *__restrict__ b, int mode, long long total,
                            long long per, long long C, long long S, prm P)
 {
@@ -262,6 +262,26 @@ static int need(size_t bytes)
     return 0;
 }
 
+static float *ybuf;
+static size_t ybuf_bytes;
+
+static int ybuf_need(size_t bytes)
+{
+    if (ybuf_bytes >= bytes) return 0;
+    cudaFree(ybuf);
+    ybuf = NULL;
+    ybuf_bytes = 0;
+    if (cudaMalloc((void **)&ybuf, bytes) != cudaSuccess) return 1;
+    ybuf_bytes = bytes;
+    return 0;
+}
+
+__global__ void narrow_out(const float *__restrict__ y, bf16_t *__restrict__ out, long long n)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < n) out[t] = y[t];
+}
+
 extern "C" int kbv_forward(const kbv_call *call)
 {
     if (call->n_inputs < 5 || call->n_outputs < 1) return 1;
@@ -273,7 +293,8 @@ extern "C" int kbv_forward(const kbv_call *call)
     kbv_tensor yt = *o;
     long long C = yt.shape[1], N0 = yt.shape[0], S = kbv_numel(&yt) / (N0 * C);
     long long total = kbv_numel(&yt);
-    bf16_t *y = (bf16_t *)o->data;
+    if (ybuf_need((size_t)total * sizeof(float))) return 1;
+    float *y = ybuf; /* the chain in float, rounded into the output at the end */
     yt.data = y;
     geom g;
     if (geom_of(x, &call->inputs[1], &yt, x->ndim - 2, 0, &g)) return 1;
@@ -285,11 +306,15 @@ extern "C" int kbv_forward(const kbv_call *call)
     float *stats = scratch + 0;
     norm_stats<<<(unsigned)groups, THREADS, 0, st>>>(y, stats, stats + groups, 2, per, C, S, (float)1e-05);
     norm_apply<<<eb, THREADS, 0, st>>>(y, stats, stats + groups, P3, P4, 2, total, per, C, S, P);
+    narrow_out<<<eb, THREADS, 0, st>>>(y, (bf16_t *)o->data, total);
     CHECK_LAUNCH();
 }
 
 extern "C" void kbv_teardown(void)
 {
+    cudaFree(ybuf);
+    ybuf = NULL;
+    ybuf_bytes = 0;
     cudaFree(scratch);
     scratch = NULL;
     scratch_bytes = 0;
