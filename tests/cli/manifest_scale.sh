@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Issue 19, case 9: readers of a manifest scale linearly.  A manifest of
 # 100k problem ids: kbv-analyze --parity-only (a parity.json, which looks
-# every problem up), kbv-render and kbv merge of two shards each under 2 s, where a linear
-# search per id took minutes; and analyze reads such a manifest and its
-# journal in linear time too (its statistics, not timed here, cost more).
+# every problem up), kbv-render and kbv merge of two shards succeed and
+# merge keeps every record.  Their times are printed; they are a limit only
+# with KBV_SCALE_LIMIT_MS set (scripts/bench.sh sets 2000: each took well
+# under 2 s on the 2-core machine, where a linear search per id took
+# minutes), because a wall-clock limit in `make test` fails on a loaded
+# machine rather than on a slow reader.
 # KBV_SCALE_N sets another number of ids (1000000: about ten times the time
 # of 100k, as linear readers take: render 7.6 s for a 22k-page PDF, merge 2.1 s
 # and 640 MB, on the 2-core machine); KBV_KEEP_TEST=1 keeps the folder.
@@ -43,14 +46,18 @@ for k in (1, 2):
                 f.write('{"type":"status","set":"only","problem":"%s","status":"missing","detail":""}\n' % pid)
 PY
 
-# timed CMD...: runs CMD and fails when it takes 2 s or more.
+# timed CMD...: runs CMD, prints its time, and fails when it takes
+# KBV_SCALE_LIMIT_MS or more (no limit when unset).
+limit=${KBV_SCALE_LIMIT_MS:-0}
 timed() {
     local t0 t1
     t0=$(date +%s%N)
     "$@" >"$tmp/out" 2>&1 || fail "$*: exit $?: $(tail -3 "$tmp/out")"
     t1=$(date +%s%N)
     local ms=$(( (t1 - t0) / 1000000 ))
-    [ "$ms" -lt 2000 ] || fail "$(basename "$1") with $N problem ids took $ms ms (limit 2000)"
+    echo "manifest_scale: $(basename "$1") with $N problem ids: $ms ms"
+    [ "$limit" -le 0 ] || [ "$ms" -lt "$limit" ] ||
+        fail "$(basename "$1") with $N problem ids took $ms ms (limit $limit)"
 }
 timed "$build/kbv-analyze" --parity-only "$tmp/r"
 timed "$build/kbv-render" "$tmp/r"
