@@ -76,8 +76,8 @@ static int has_cu(const char *dir)
 /* set.json is an object with a non-empty string "name" and, optionally, the
  * strings "description" and "origin", "precision" ("fp32" or "bf16"),
  * "compare_with" (a set name, only with "bf16") and the objects "expected",
- * "expected_status" and "hostile" (what the test scripts expect of each
- * problem); any other shape is a mistake the user should hear of, not a set
+ * "expected_status", "known_gaps" and "hostile" (what the test scripts
+ * expect of each problem); any other shape is a mistake the user should hear of, not a set
  * named after its folder. */
 static int set_json_valid(const cJSON *j, const char *path, kbv_err *e)
 {
@@ -101,12 +101,13 @@ static int set_json_valid(const cJSON *j, const char *path, kbv_err *e)
             if (!cJSON_IsString(pr) || strcmp(pr->valuestring, "bf16"))
                 return err_set(e, KBV_EUSAGE, "%s: \"compare_with\" is only for a set of \"precision\": \"bf16\"",
                                path);
-        } else if (!strcmp(k, "expected") || !strcmp(k, "expected_status") || !strcmp(k, "hostile")) {
+        } else if (!strcmp(k, "expected") || !strcmp(k, "expected_status") || !strcmp(k, "known_gaps") ||
+                   !strcmp(k, "hostile")) {
             if (!cJSON_IsObject(it)) return err_set(e, KBV_EUSAGE, "%s: \"%s\" must be an object", path, k);
         } else {
             return err_set(e, KBV_EUSAGE,
                            "%s: unknown key \"%.40s\" (name, description, origin, precision, compare_with, expected, "
-                           "expected_status, hostile)",
+                           "expected_status, known_gaps, hostile)",
                            path, k);
         }
     }
