@@ -321,7 +321,9 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     if (rc) return rc;
     rc = chain_post_create(b, sp, &cs->post, e);
     if (rc) return rc;
-    if (cs->post) {
+    /* a buffer for the middle stage's result only where there is one (the
+     * post stages read the producer's buffer otherwise) */
+    if (cs->post && (sp->mid != MID_NONE || sp->ew2[0].kind != EW_END)) {
         cudaError_t ce = cudaMalloc(&cs->mid, (size_t)chain_numel(&cs->after_mid) * sizeof(float));
         if (ce != cudaSuccess) {
             cs->mid = NULL;
