@@ -36,5 +36,21 @@ assert mm["flops"] == 2 * 4096 ** 3 and mm["min_bytes"] == 3 * 4096 * 4096 * 4
 conv = next(p for p in ps if p["id"].startswith("L1_050_"))
 assert [t["role"] for t in conv["inputs"]] == ["input", "parameter", "parameter"]
 assert {"name": "stride", "value": 4} in conv["attrs"]
+# level 1 complete, level 2 all but 66 (docs/DESIGN.md 5.1)
+assert sum(p["level"] == 1 for p in ps) == 100
+assert sum(p["level"] == 2 for p in ps) == 99
+assert not any(p["id"].startswith("L2_066_") for p in ps)
 ' || fail "JSON content"
+# The naive set is complete: a candidate and an expected class for every
+# problem of the registry, and nothing else.
+printf '%s' "$json" | python3 -c '
+import json, os, sys
+ps = [p["id"] for p in json.load(sys.stdin)["problems"]]
+d = "data/candidates/naive"
+files = sorted(f[:-3] for f in os.listdir(d) if f.endswith(".cu"))
+exp = json.load(open(d + "/set.json"))["expected"]
+assert files == sorted(ps), sorted(set(ps) ^ set(files))
+assert sorted(exp) == sorted(ps), sorted(set(ps) ^ set(exp))
+assert all(v == "correct" for v in exp.values())
+' || fail "naive set not complete"
 exit 0

@@ -7,7 +7,11 @@
  * reduction; a second elementwise pass applies the normalisation with its
  * affine parameters and the last steps.  PyTorch runs one kernel per step
  * (and cuBLASLt/cuDNN fuse only the bias), so the baseline reads and writes
- * the tensor at most as often as PyTorch does, usually fewer times.
+ * the tensor at most as often as PyTorch does, usually fewer times.  Two
+ * linear layers (w2) run the first steps on the first layer's output, and
+ * an average pooling of the input (in_pool) runs before the convolution.
+ * The post stages, if any, follow in chain_post.cu; the elementwise steps
+ * themselves are in chain_ew.h.
  *
  * The tensor after the producer is [N, C, S]; the elementwise kernels see
  * it as `rows` rows of L contiguous elements with a 2D grid (y: row), so
@@ -321,7 +325,9 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     if (rc) return rc;
     rc = chain_post_create(b, sp, &cs->post, e);
     if (rc) return rc;
-    if (cs->post) {
+    /* a buffer for the middle stage's result only where there is one (the
+     * post stages read the producer's buffer otherwise) */
+    if (cs->post && (sp->mid != MID_NONE || sp->ew2[0].kind != EW_END)) {
         cudaError_t ce = cudaMalloc(&cs->mid, (size_t)chain_numel(&cs->after_mid) * sizeof(float));
         if (ce != cudaSuccess) {
             cs->mid = NULL;

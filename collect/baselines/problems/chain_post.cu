@@ -445,10 +445,15 @@ int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_e
     long long mx;
     if (chain_shapes(b->p, sp, &prod, &d, &fin, &mx))
         return err_set(e, KBV_EINPUT, "baseline %s: post stages do not fit the shapes", b->p->id);
+    /* the buffers hold every stage's output but the last (which is the
+     * call's output) */
     long long stat = 1;
+    mx = 1;
     for (int i = 0; i < CHAIN_MAX_STAGES && sp->post[i].kind != ST_END; i++) {
         if (sp->post[i].kind == ST_GROUPNORM && d.N * sp->post[i].axis > stat) stat = d.N * sp->post[i].axis;
         chain_stage_shape(b->p, &sp->post[i], &d);
+        int last = i + 1 == CHAIN_MAX_STAGES || sp->post[i + 1].kind == ST_END;
+        if (!last && chain_numel(&d) > mx) mx = chain_numel(&d);
     }
     chain_post *cp = (chain_post *)calloc(1, sizeof *cp);
     if (!cp) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
