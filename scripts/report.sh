@@ -9,6 +9,12 @@ build=${1:-build}
 kbv="$build/kbv"
 mkdir -p runs
 
+# A GPU's name as the file name of its data/parity/ and data/baselines/
+# tables: lower case, each run of other characters one '-'.
+gpu_slug() {
+    tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//'
+}
+
 gpu_visible() {
     [ "${KBV_NO_GPU:-0}" != 1 ] && [ -x "$build/kbv-collect" ] &&
         command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
@@ -22,8 +28,7 @@ if gpu_visible; then
     # <gpu>.json, scripts/pins.py), so that every run times the same
     # baseline kernels; collect ignores a table made for another cuBLAS.
     pins=()
-    slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 |
-        tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//') || slug=
+    slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | gpu_slug) || slug=
     if [ -n "$slug" ] && [ -f "data/baselines/$slug.json" ]; then
         pins=(--pins "data/baselines/$slug.json")
         echo "kbv: report: baseline kernel choices from data/baselines/$slug.json"
@@ -56,9 +61,8 @@ fi
 # Its line is added to SHA256SUMS here, beside the raw files' lines that
 # collect sealed (kbv report adds only its own outputs' lines).
 if [ ! -f "$run/parity.json" ] && [ -f "$run/manifest.json" ]; then
-    slug=$(python3 -c 'import json, re, sys
-name = (json.load(open(sys.argv[1])).get("device") or {}).get("name") or ""
-print(re.sub("[^a-z0-9]+", "-", name.lower()).strip("-"))' "$run/manifest.json") || slug=
+    slug=$(python3 -c 'import json, sys
+print((json.load(open(sys.argv[1])).get("device") or {}).get("name") or "")' "$run/manifest.json" | gpu_slug) || slug=
     if [ -n "$slug" ] && [ -f "data/parity/$slug.json" ]; then
         cp "data/parity/$slug.json" "$run/parity.json"
         if [ -f "$run/SHA256SUMS" ]; then
