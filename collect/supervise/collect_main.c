@@ -17,6 +17,7 @@
 
 #include "afile.h"
 #include "copts.h"
+#include "cstat.h"
 #include "schema.h"
 #include "build.h"
 #include "chan.h"
@@ -351,18 +352,20 @@ static cJSON *make_config(const copts *o, const plan *pl)
         cJSON_AddItemToArray(d, cJSON_CreateString(suite_dist_name((suite_dist)k)));
     cJSON_AddStringToObject(c, "suite", o->suite);
     cJSON_AddStringToObject(c, "problems_glob", o->glob ? o->glob : "*");
-    /* The worker's protocol as collect/worker/wk_timing.c runs it: whole
-     * warm-up rounds (at least 3 and 100 ms, until the SM clock is steady,
-     * at most 1 s), rounds in a secret order, sets redrawn each round. */
+    /* The worker's protocol as collect/worker/wk_timing.c runs it, from
+     * the one rule both read (cstat.h): whole warm-up rounds until the SM
+     * clock is steady, rounds in a secret order, sets redrawn each round. */
+    cstat_rule rule;
+    cstat_rule_default(&rule);
     cJSON *t = cJSON_AddObjectToObject(c, "timing");
-    cJSON_AddNumberToObject(t, "warmup_min_calls", 3);
-    cJSON_AddNumberToObject(t, "warmup_min_ms", 100);
-    cJSON_AddNumberToObject(t, "warmup_max_ms", 1000);
-    cJSON_AddNumberToObject(t, "min_samples", 30);
-    cJSON_AddNumberToObject(t, "min_gpu_s", 0.5);
-    cJSON_AddNumberToObject(t, "ci_level", 0.95);
-    cJSON_AddNumberToObject(t, "ci_rel_halfwidth", 0.01);
-    cJSON_AddNumberToObject(t, "max_samples", 500);
+    cJSON_AddNumberToObject(t, "warmup_min_calls", rule.warm_min_rounds);
+    cJSON_AddNumberToObject(t, "warmup_min_ms", rule.warm_min_s * 1e3);
+    cJSON_AddNumberToObject(t, "warmup_max_ms", rule.warm_max_s * 1e3);
+    cJSON_AddNumberToObject(t, "min_samples", rule.min_samples);
+    cJSON_AddNumberToObject(t, "min_gpu_s", rule.min_gpu_s);
+    cJSON_AddNumberToObject(t, "ci_level", rule.ci_level);
+    cJSON_AddNumberToObject(t, "ci_rel_halfwidth", rule.rel_halfwidth);
+    cJSON_AddNumberToObject(t, "max_samples", rule.max_samples);
     jio_add_num(t, "max_s", o->max_time_s);
     cJSON_AddStringToObject(t, "order", "rounds of the set's baselines (fp32 and tf32, or bf16 for a bf16 set) and the candidate in an order drawn per round from getrandom");
     cJSON_AddStringToObject(t, "l2_flush",

@@ -27,6 +27,13 @@ void cstat_rule_default(cstat_rule *r)
     r->rel_halfwidth = 0.01;
     r->max_samples = 500;
     r->max_s = 10.0;
+    /* 0.1 s was too short: on the H200 a memory-bound tf32 GEMM over a
+     * 4 GB weight (L2_059) ran its first ~12 timed rounds, about 0.3 s of
+     * load after a 0.1 s warm-up, 13% slower than the rest, at an SM clock
+     * that read 1980 MHz throughout, in two runs alike. */
+    r->warm_min_rounds = 3;
+    r->warm_min_s = 0.5;
+    r->warm_max_s = 1.5;
 }
 
 int cstat_should_stop_paired(const cstat_rule *r, const double *const *ratios, int n_ratios, int n,

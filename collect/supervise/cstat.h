@@ -16,6 +16,12 @@ typedef struct {
     double rel_halfwidth;   /* 0.01: half-width of the CI below 1% of the median */
     int max_samples;        /* 500 */
     double max_s;           /* 10 s of the variant's own timed wall time */
+    /* Warm-up before the first timed round: whole rounds, at least
+     * warm_min_rounds of them and warm_min_s seconds, until the SM clock is
+     * steady, at most warm_max_s. */
+    int warm_min_rounds;    /* 3 */
+    double warm_min_s;      /* 0.5 s */
+    double warm_max_s;      /* 1.5 s */
 } cstat_rule;
 
 void cstat_rule_default(cstat_rule *r);

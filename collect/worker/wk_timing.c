@@ -38,8 +38,10 @@
  *   that the call is enqueued behind it and the start event is taken when
  *   the flush ends, not when the host gets round to launching the call.
  * - Warm-up runs whole rounds until the SM clock is steady (three readings
- *   within 1%) and at least WARM_MIN_S has passed: an idle GPU runs its
- *   first tens of milliseconds of work at a lower clock.
+ *   within 1%) and at least the rule's warm_min_s has passed: an idle GPU
+ *   runs its first tens of milliseconds of work at a lower clock, and a
+ *   memory-bound kernel runs slower for a few hundred milliseconds more,
+ *   with no sign of it in the clock reading (cstat.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -60,9 +62,6 @@
 #define TIMED_TRIAL0 1000
 #define WK_VERIFY_EARLY 3
 #define VERIFY_EVERY 16
-#define WARM_MIN_S 0.1
-#define WARM_MAX_S 1.0
-#define WARM_MIN_ROUNDS 3
 #define CLOCK_REL 0.01
 #define CLOCK_ABS_MS 0.010
 /* The measured gap counts up to this much: a candidate that kept the GPU
@@ -216,7 +215,7 @@ static int round_order(const worker *w, int order[N_VARIANTS])
     return n;
 }
 
-static void warm_up(worker *w, tstate *t)
+static void warm_up(worker *w, tstate *t, const cstat_rule *rule)
 {
     double t_start = log_now();
     unsigned mhz[3] = {0, 0, 0};
@@ -242,8 +241,8 @@ static void warm_up(worker *w, tstate *t)
             }
             steady = lo > 0 && (double)(hi - lo) <= 0.01 * hi;
         }
-        if (round + 1 >= WARM_MIN_ROUNDS && el >= WARM_MIN_S && steady) break;
-        if (el >= WARM_MAX_S) break;
+        if (round + 1 >= rule->warm_min_rounds && el >= rule->warm_min_s && steady) break;
+        if (el >= rule->warm_max_s) break;
     }
 }
 
@@ -373,7 +372,7 @@ void wk_timing(worker *w)
     rule.max_s = w->max_s;
     tstate t;
     tstate_open(w, &t);
-    warm_up(w, &t);
+    warm_up(w, &t, &rule);
     t.clock_slack_ms = empty_gap(w, &t);
 
     int cap = rule.max_samples + 1;
