@@ -85,7 +85,9 @@ __global__ void linear(const bf16_t *__restrict__ x, const bf16_t *__restrict__ 
 }
 
 /* Direct convolution, one thread per output element, written as 3-D with
- * unit leading dimensions.  Weight [Cout, Cin / groups, KD, KH, KW]. */
+ * unit leading dimensions.  Weight [Cout, Cin / groups, KD, KH, KW].  The
+ * index arithmetic is 32-bit (launch() checks that every extent fits):
+ * 64-bit divisions cost several times a multiply-add on the GPU. */
 __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w, const bf16_t *__restrict__ bias,
                             float *__restrict__ y, long long N, long long Cin, long long Cout, long long groups,
                             long long ID, long long IH, long long IW, long long OD, long long OH, long long OW,
@@ -93,25 +95,33 @@ __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restri
                             int dw)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long total = N * Cout * OD * OH * OW;
-    if (t >= total) return;
-    long long ow = t % OW, oh = (t / OW) % OH, od = (t / (OW * OH)) % OD;
-    long long co = (t / (OW * OH * OD)) % Cout, n = t / (OW * OH * OD * Cout);
-    long long cin_g = Cin / groups, cout_g = Cout / groups, g = co / cout_g;
+    if (t >= N * Cout * OD * OH * OW) return;
+    int iD = (int)ID, iH = (int)IH, iW = (int)IW, oD = (int)OD, oH = (int)OH, oW = (int)OW, cout = (int)Cout;
+    int ow = (int)(t % oW);
+    long long r = t / oW;
+    int oh = (int)(r % oH);
+    r /= oH;
+    int od = (int)(r % oD);
+    r /= oD;
+    int co = (int)(r % cout);
+    long long n = r / cout;
+    int cin_g = (int)(Cin / groups), cout_g = (int)(Cout / groups), g = co / cout_g;
+    int plane = iD * iH * iW, kvol = KD * KH * KW;
+    const bf16_t *xn = x + (n * Cin + (long long)g * cin_g) * plane;
+    const bf16_t *wc = w + (long long)co * cin_g * kvol;
     float acc = bias ? bias[co] : 0.0f;
-    for (long long ci = 0; ci < cin_g; ci++) {
-        const bf16_t *xp = x + ((n * Cin + g * cin_g + ci) * ID) * IH * IW;
-        const bf16_t *wp = w + ((co * cin_g + ci) * KD) * KH * KW;
+    for (int ci = 0; ci < cin_g; ci++) {
+        const bf16_t *xp = xn + (long long)ci * plane, *wp = wc + ci * kvol;
         for (int a = 0; a < KD; a++) {
-            long long id = od * sd - pd + (long long)a * dd;
-            if (id < 0 || id >= ID) continue;
+            int id = od * sd - pd + a * dd;
+            if (id < 0 || id >= iD) continue;
             for (int b = 0; b < KH; b++) {
-                long long ih = oh * sh - ph + (long long)b * dh;
-                if (ih < 0 || ih >= IH) continue;
+                int ih = oh * sh - ph + b * dh;
+                if (ih < 0 || ih >= iH) continue;
+                const bf16_t *xr = xp + (id * iH + ih) * iW, *wr = wp + (a * KH + b) * KW;
                 for (int c = 0; c < KW; c++) {
-                    long long iw = ow * sw - pw + (long long)c * dw;
-                    if (iw < 0 || iw >= IW) continue;
-                    acc += xp[(id * IH + ih) * IW + iw] * wp[(a * KH + b) * KW + c];
+                    int iw = ow * sw - pw + c * dw;
+                    if (iw >= 0 && iw < iW) acc += xr[iw] * wr[c];
                 }
             }
         }
@@ -120,7 +130,8 @@ __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restri
 }
 
 /* Transposed convolution as a gather: output o receives x[i] w[k] wherever
- * o = i * s - p + k * d.  Weight [Cin, Cout / groups, KD, KH, KW]. */
+ * o = i * s - p + k * d.  Weight [Cin, Cout / groups, KD, KH, KW].  32-bit
+ * index arithmetic, as conv_direct. */
 __global__ void conv_transposed(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w,
                                 const bf16_t *__restrict__ bias, float *__restrict__ y, long long N, long long Cin,
                                 long long Cout, long long groups, long long ID, long long IH, long long IW,
@@ -128,26 +139,33 @@ __global__ void conv_transposed(const bf16_t *__restrict__ x, const bf16_t *__re
                                 int sw, int pd, int ph, int pw, int dd, int dh, int dw)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long total = N * Cout * OD * OH * OW;
-    if (t >= total) return;
-    long long ow = t % OW, oh = (t / OW) % OH, od = (t / (OW * OH)) % OD;
-    long long co = (t / (OW * OH * OD)) % Cout, n = t / (OW * OH * OD * Cout);
-    long long cin_g = Cin / groups, cout_g = Cout / groups, g = co / cout_g, cog = co % cout_g;
+    if (t >= N * Cout * OD * OH * OW) return;
+    int iD = (int)ID, iH = (int)IH, iW = (int)IW, oD = (int)OD, oH = (int)OH, oW = (int)OW, cout = (int)Cout;
+    int ow = (int)(t % oW);
+    long long r = t / oW;
+    int oh = (int)(r % oH);
+    r /= oH;
+    int od = (int)(r % oD);
+    r /= oD;
+    int co = (int)(r % cout);
+    long long n = r / cout;
+    int cin_g = (int)(Cin / groups), cout_g = (int)(Cout / groups), g = co / cout_g, cog = co % cout_g;
+    int plane = iD * iH * iW, kvol = KD * KH * KW;
     float acc = bias ? bias[co] : 0.0f;
-    for (long long cl = 0; cl < cin_g; cl++) {
-        long long ci = g * cin_g + cl;
-        const bf16_t *xp = x + ((n * Cin + ci) * ID) * IH * IW;
-        const bf16_t *wp = w + ((ci * cout_g + cog) * KD) * KH * KW;
+    for (int cl = 0; cl < cin_g; cl++) {
+        int ci = g * cin_g + cl;
+        const bf16_t *xp = x + (n * Cin + ci) * plane;
+        const bf16_t *wp = w + ((long long)ci * cout_g + cog) * kvol;
         for (int a = 0; a < KD; a++) {
-            long long td = od + pd - (long long)a * dd;
-            if (td < 0 || td % sd != 0 || td / sd >= ID) continue;
+            int td = od + pd - a * dd;
+            if (td < 0 || td % sd != 0 || td / sd >= iD) continue;
             for (int b = 0; b < KH; b++) {
-                long long th = oh + ph - (long long)b * dh;
-                if (th < 0 || th % sh != 0 || th / sh >= IH) continue;
+                int th = oh + ph - b * dh;
+                if (th < 0 || th % sh != 0 || th / sh >= iH) continue;
+                const bf16_t *xr = xp + ((td / sd) * iH + th / sh) * iW, *wr = wp + (a * KH + b) * KW;
                 for (int c = 0; c < KW; c++) {
-                    long long tw = ow + pw - (long long)c * dw;
-                    if (tw < 0 || tw % sw != 0 || tw / sw >= IW) continue;
-                    acc += xp[((td / sd) * IH + th / sh) * IW + tw / sw] * wp[(a * KH + b) * KW + c];
+                    int tw = ow + pw - c * dw;
+                    if (tw >= 0 && tw % sw == 0 && tw / sw < iW) acc += xr[tw / sw] * wr[c];
                 }
             }
         }
@@ -178,11 +196,18 @@ static int geom_of(const kbv_tensor *x, const kbv_tensor *w, const kbv_tensor *y
     return 0;
 }
 
-static void launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *w, const bf16_t *b, float *y,
-                   const int *s, const int *p, const int *d, cudaStream_t st)
+/* 0, or 1 when the shapes are beyond the kernels' 32-bit indexing. */
+static int launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *w, const bf16_t *b, float *y,
+                  const int *s, const int *p, const int *d, cudaStream_t st)
 {
     long long total = g->N * g->Cout * g->out[0] * g->out[1] * g->out[2];
-    if (total == 0) return;
+    if (total == 0) return 0;
+    /* The kernels' 32-bit index arithmetic: one plane of the input, the
+     * output's spatial extent and the weights of one output channel. */
+    const long long lim = 0x7fffffffLL;
+    if (g->in[0] * g->in[1] * g->in[2] > lim || g->out[0] * g->out[1] * g->out[2] > lim ||
+        g->Cin * g->Cout * (long long)g->k[0] * g->k[1] * g->k[2] > lim)
+        return 1;
     unsigned blocks = (unsigned)((total + 255) / 256);
     if (transposed)
         conv_transposed<<<blocks, 256, 0, st>>>(x, w, b, y, g->N, g->Cin, g->Cout, g->groups, g->in[0], g->in[1],
@@ -192,6 +217,7 @@ static void launch(const geom *g, int transposed, const bf16_t *x, const bf16_t 
         conv_direct<<<blocks, 256, 0, st>>>(x, w, b, y, g->N, g->Cin, g->Cout, g->groups, g->in[0], g->in[1],
                                              g->in[2], g->out[0], g->out[1], g->out[2], g->k[0], g->k[1], g->k[2],
                                              s[0], s[1], s[2], p[0], p[1], p[2], d[0], d[1], d[2]);
+    return 0;
 }
 static const int S_[3] = {1, 1, 1}, P_[3] = {0, 0, 0}, D_[3] = {1, 1, 1};
 
@@ -257,7 +283,7 @@ extern "C" int kbv_forward(const kbv_call *call)
     yt.data = y;
     geom g;
     if (geom_of(x, &call->inputs[1], &yt, x->ndim - 2, 0, &g)) return 1;
-    launch(&g, 0, (const bf16_t *)x->data, P1, P2, y, S_, P_, D_, st);
+    if (launch(&g, 0, (const bf16_t *)x->data, P1, P2, y, S_, P_, D_, st)) return 1;
     unsigned eb = (unsigned)((total + THREADS - 1) / THREADS);
     (void)eb;
     step_pre<<<eb, THREADS, 0, st>>>(y, total, C, S, P);
