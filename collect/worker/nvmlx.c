@@ -10,6 +10,8 @@ typedef void *nvml_device;
 typedef int (*init_fn)(void);
 typedef int (*by_pci_fn)(const char *, nvml_device *);
 typedef int (*clock_fn)(nvml_device, int, unsigned *);
+typedef int (*power_fn)(nvml_device, unsigned *);
+typedef int (*events_fn)(nvml_device, unsigned long long *);
 typedef int (*driver_fn)(char *, unsigned);
 typedef int (*shutdown_fn)(void);
 
@@ -18,6 +20,8 @@ struct nvmlx {
     nvml_device dev;
     clock_fn clock;
     clock_fn max_clock;
+    power_fn power;
+    events_fn events;
     driver_fn driver;
     shutdown_fn shutdown;
 };
@@ -55,6 +59,10 @@ nvmlx *nvmlx_open(const char *pci_bus_id)
     n->lib = lib;
     GETSYM(n->clock, lib, "nvmlDeviceGetClockInfo");
     GETSYM(n->max_clock, lib, "nvmlDeviceGetMaxClockInfo");
+    GETSYM(n->power, lib, "nvmlDeviceGetPowerUsage");
+    /* The 12.x name first; drivers before it have only the old one. */
+    GETSYM(n->events, lib, "nvmlDeviceGetCurrentClocksEventReasons");
+    if (!n->events) GETSYM(n->events, lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
     GETSYM(n->driver, lib, "nvmlSystemGetDriverVersion");
     GETSYM(n->shutdown, lib, "nvmlShutdown");
     if (!pci_bus_id || by_pci(pci_bus_id, &n->dev) != 0) n->dev = NULL;
@@ -71,6 +79,20 @@ int nvmlx_sm_max_mhz(nvmlx *n, unsigned *mhz)
 {
     if (!n || !n->dev || !n->max_clock) return -1;
     return n->max_clock(n->dev, 1, mhz) == 0 ? 0 : -1;
+}
+
+int nvmlx_power_mw(nvmlx *n, unsigned *mw)
+{
+    if (!n || !n->dev || !n->power) return -1;
+    return n->power(n->dev, mw) == 0 ? 0 : -1;
+}
+
+int nvmlx_clock_events(nvmlx *n, unsigned long long *mask)
+{
+    if (!n || !n->dev || !n->events) return -1;
+    if (n->events(n->dev, mask) != 0) return -1;
+    *mask &= ~1ULL;
+    return 0;
 }
 
 int nvmlx_driver(nvmlx *n, char *buf, unsigned len)

@@ -263,8 +263,24 @@ static void verify_round(worker *w, tstate *t, int round, int k, int last)
     }
 }
 
-static void emit_sample(worker *w, int v, int round, double g, double wl, double gt, int have_mhz,
-                        unsigned mhz, const char *same_as)
+/* What NVML said after a round: the SM clock, the board power and the clock
+ * event reasons (each absent when it could not be read). */
+typedef struct {
+    int have_mhz, have_power, have_events;
+    unsigned mhz, power_mw;
+    unsigned long long events;
+} round_gpu;
+
+static void read_round_gpu(worker *w, round_gpu *q)
+{
+    memset(q, 0, sizeof *q);
+    q->have_mhz = nvmlx_sm_mhz(w->nv, &q->mhz) == 0;
+    q->have_power = nvmlx_power_mw(w->nv, &q->power_mw) == 0;
+    q->have_events = nvmlx_clock_events(w->nv, &q->events) == 0;
+}
+
+static void emit_sample(worker *w, int v, int round, double g, double wl, double gt, const round_gpu *q,
+                        const char *same_as)
 {
     cJSON *r = wk_rec(KBV_REC_TIME);
     cJSON_AddStringToObject(r, KBV_K_VARIANT, wk_variant_names[v]);
@@ -272,7 +288,11 @@ static void emit_sample(worker *w, int v, int round, double g, double wl, double
     jio_add_num(r, KBV_K_GPU_MS, g);
     jio_add_num(r, KBV_K_WALL_MS, wl);
     if (gt >= 0) jio_add_num(r, "gt_ms", gt);
-    if (have_mhz) cJSON_AddNumberToObject(r, "sm_mhz", mhz);
+    if (q->have_mhz) cJSON_AddNumberToObject(r, "sm_mhz", q->mhz);
+    /* Power and the clock event reasons explain a drift that the SM clock
+     * reading does not show (a power cap acts between its samples). */
+    if (q->have_power) jio_add_num(r, "power_w", q->power_mw * 1e-3);
+    if (q->have_events && q->events) cJSON_AddNumberToObject(r, "clock_events", (double)q->events);
     if (same_as) cJSON_AddStringToObject(r, "same_as", same_as);
     wk_emit(w, r);
 }
@@ -406,24 +426,24 @@ void wk_timing(worker *w)
         for (int j = 0; j < nv; j++) sample(w, &t, order[j], k, round, &g[order[j]], &wl[order[j]]);
         unsigned long long st[2 * N_VARIANTS];
         int have_gt = cudaMemcpy(st, t.stamps, sizeof st, cudaMemcpyDeviceToHost) == cudaSuccess;
-        unsigned mhz = 0;
-        int have_mhz = nvmlx_sm_mhz(w->nv, &mhz) == 0;
+        round_gpu q;
+        read_round_gpu(w, &q);
         for (int j = 0; j < nv; j++) {
             int v = order[j];
             gt[v] = have_gt && st[2 * v + 1] >= st[2 * v] ? (double)(st[2 * v + 1] - st[2 * v]) * 1e-6 : -1;
             tv[v].gpu[n] = g[v];
             tv[v].wall[n] = wl[v];
             tv[v].gt[n] = gt[v];
-            tv[v].mhz[n] = have_mhz ? mhz : 0;
+            tv[v].mhz[n] = q.have_mhz ? q.mhz : 0;
             tv[v].gpu_s += g[v] * 1e-3;
             tv[v].wall_s += wl[v] * 1e-3;
-            emit_sample(w, v, round, g[v], wl[v], gt[v], have_mhz, mhz, NULL);
+            emit_sample(w, v, round, g[v], wl[v], gt[v], &q, NULL);
         }
         if (t.tf32_is_fp32) {
             /* Without a matrix product the tf32 baseline is the fp32 one
              * (DESIGN.md 5): timed once, recorded for both. */
             tv[V_TF32].gpu[n] = g[V_FP32];
-            emit_sample(w, V_TF32, round, g[V_FP32], wl[V_FP32], gt[V_FP32], have_mhz, mhz, "fp32");
+            emit_sample(w, V_TF32, round, g[V_FP32], wl[V_FP32], gt[V_FP32], &q, "fp32");
         }
         last_k = k;
         last_verified = verify_pick(&t, round, rule.min_samples);
