@@ -15,7 +15,10 @@
 # transition) that cover linear layers, dense convolutions, batch norm,
 # every pooling, residual blocks and all five tuned level-3 candidates in
 # about 60 s of GPU time.  'L3_0[12][1-379]_*' adds the grouped convolutions
-# and ReLU6 (MobileNetV1, MBConv, EfficientNet-B0/B1, RegNet).  Heavier:
+# and ReLU6 (MobileNetV1, MBConv, EfficientNet-B0/B1, RegNet).  The
+# networks with branches (the stack, concatenation, channel shuffle,
+# transposed convolutions, softmax, ceil-mode pooling): 'L3_00[67]_*'
+# 'L3_01[4-8]_*' 'L3_02[56]_*' 'L3_045_*'.  Heavier:
 # L3_005_alexnet (2.3 TFLOP a call, about a second a call with the naive
 # direct convolution), L3_002_shallowwidemlp (8.6 GB of parameters drawn
 # every trial), L3_010_resnet101 (about 25 distinct convolutions for the

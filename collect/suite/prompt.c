@@ -51,10 +51,18 @@ const char PROMPT_BF16_NOTE[] =
  * packed parameters (problems/net.h). */
 static void put_layers(sbuf *b, const suite_problem *p)
 {
+    const net_spec *sp = suite_net_of(p);
+    int stack = 0;
+    for (int i = 0; sp && i < sp->n_layers; i++)
+        stack = stack || sp->layers[i].kind == NET_PUSH;
     sb_puts(b, "  The network, layer by layer (each applied to the result of the one before; "
               "params packs every weight and bias at the offsets shown, in elements, contiguous and "
               "row-major in PyTorch's shape; `save`, `swap` and `add` manage one skip tensor "
-              "for residual connections):\n");
+              "for residual connections");
+    if (stack)
+        sb_puts(b, "; `push`, `exchange` and `concat` manage a stack of saved tensors for branches "
+                  "whose outputs are concatenated");
+    sb_puts(b, "):\n");
     if (net_describe(b, p)) sb_puts(b, "    (the layer program does not walk: a registry error)\n");
 }
 

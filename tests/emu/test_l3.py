@@ -6,10 +6,16 @@ the CPU.
    shapes chain and whose parameter parts lie end to end over params.
 2. Small networks of every layer kind, written in the prompt's format,
    go through the naive generator and run under the emulator against a
-   numpy reference in float64 (batch norm with batch statistics).
+   numpy reference in float64 (batch norm with batch statistics); the
+   stack's layers (push, exchange, concat: Inception branches, dense
+   layers, Fire modules, U-Net's skips), the channel shuffle, transposed
+   convolutions, softmax along the last dimension and ceil-mode max pools
+   among them.
 3. Small MLPs through the tuned generator's MLP family (3xTF32 WMMA
    products with the bias and ReLU in the epilogue): shapes that fit its
    128x128x32 tiles and shapes that take its plain fallback.
+4.-6. The hand-written tuned LeNet-5, DenseNet transition layer and
+   SqueezeNet Fire module on small shapes of the registry's layouts.
 """
 import os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -54,19 +60,25 @@ for pid, p in sorted(REG.items()):
     ok = parsed is not None
     if ok:
         layers, eps = parsed
-        at, skip = 0, None
+        parts = []   # (offset, size): they must tile params, in whatever order the model registers them
         for i, L in enumerate(layers):
             if i:
                 ok = ok and L["in"] == layers[i - 1]["out"]
             for part in ("w", "b"):
                 if L[part] >= 0:
-                    ok = ok and L[part] == at
                     if L["kind"] == "K_BN":
-                        at += L["in"][1]
+                        n = L["in"][1]
                     elif L["kind"] == "K_LINEAR":
-                        at += L["out"][1] * (L["in"][1] if part == "w" else 1)
+                        n = L["out"][1] * (L["in"][1] if part == "w" else 1)
+                    elif L["kind"] == "K_CONVT":
+                        n = L["in"][1] * (L["out"][1] // L["g"] * L["k"] * L["k"]) if part == "w" else L["out"][1]
                     else:
-                        at += L["out"][1] * (L["in"][1] // L["g"] * L["k"] * L["k"] if part == "w" else 1)
+                        n = L["out"][1] * (L["in"][1] // L["g"] * L["k"] * L["k"] if part == "w" else 1)
+                    parts.append((L[part], n))
+        at = 0
+        for off, n in sorted(parts):
+            ok = ok and off == at
+            at += n
         params = [t for t in p["inputs"] if t["name"] == "params"][0]
         ok = ok and at == params["shape"][0] and layers[-1]["out"] == p["outputs"][0]["shape"]
     print("%s layers %-40s %s" % ("ok  " if ok else "FAIL", pid, "" if ok else "(layer list does not add up)"))
@@ -83,7 +95,10 @@ def describe(x_shape, prog):
     names = {"linear": "linear", "conv": "conv2d", "bn": "batchnorm2d", "relu": "relu", "maxpool": "maxpool2d",
              "avgpool": "avgpool2d", "relu6": "relu6", "sigmoid": "sigmoid",
              "gap": "adaptive_avgpool2d(1)", "flatten": "flatten", "dropout": "dropout(p=0)", "save": "save",
-             "swap": "swap", "add": "add"}
+             "swap": "swap", "add": "add", "push": "push", "exchange": "exchange", "concat": "concat",
+             "shuffle": "channel_shuffle", "convt": "conv_transpose2d", "softmax": "softmax(dim=-1)",
+             "maxpool_ceil": "maxpool2d"}
+    stack = []
     for i, (kind, out, k, s, p, bias, g) in enumerate(prog):
         o = list(cur)
         extra = ""
@@ -101,6 +116,28 @@ def describe(x_shape, prog):
             o[2] = (cur[2] + 2 * p - k) // s + 1
             o[3] = (cur[3] + 2 * p - k) // s + 1
             extra = "; kernel %d, stride %d, padding %d" % (k, s, p)
+        elif kind == "maxpool_ceil":
+            for a in (2, 3):
+                o[a] = -(-(cur[a] + 2 * p - k) // s) + 1
+                if (o[a] - 1) * s >= cur[a] + p:
+                    o[a] -= 1
+            extra = "; kernel %d, stride %d, padding %d, ceil mode" % (k, s, p)
+        elif kind == "convt":
+            o[1] = out
+            o[2] = (cur[2] - 1) * s - 2 * p + k
+            o[3] = (cur[3] - 1) * s - 2 * p + k
+            ps = [("weight", [cur[1], out // g, k, k])] + ([("bias", [out])] if bias else [])
+            extra = "; kernel %d, stride %d, padding %d" % (k, s, p) + (", groups %d" % g if g > 1 else "")
+        elif kind == "push":
+            stack.append(list(cur))
+        elif kind == "exchange":
+            o, stack[-1] = stack[-1], list(cur)
+        elif kind == "concat":
+            o[1] = sum(t[1] for t in stack[len(stack) - k:]) + cur[1]
+            del stack[len(stack) - k:]
+            extra = "; cat of the top %d stack entries (oldest first) and this tensor along channels" % k
+        elif kind == "shuffle":
+            extra = "; groups %d: view [N, %d, C/%d, H, W], transpose(1, 2), view back" % (g, g, g)
         elif kind == "bn":
             ps = [("weight", [cur[1]]), ("bias", [cur[1]])]
             extra = "; batch statistics (training mode, biased variance), eps 1e-05"
@@ -160,8 +197,41 @@ def maxpool_np(x, k, s, p):
     return y
 
 
+def convt_np(x, w, b, s, p, g=1):
+    N, C, H, Wd = x.shape
+    _, Og, k, _ = w.shape
+    O = Og * g
+    OH, OW = (H - 1) * s - 2 * p + k, (Wd - 1) * s - 2 * p + k
+    y = np.zeros((N, O, OH + 2 * p + s, OW + 2 * p + s))   # before the padding is cut off
+    Cg = C // g
+    for gi in range(g):
+        xs = x[:, gi * Cg:(gi + 1) * Cg]
+        for kh in range(k):
+            for kw in range(k):
+                y[:, gi * Og:(gi + 1) * Og, kh:kh + s * H:s, kw:kw + s * Wd:s] += \
+                    np.einsum("nchw,co->nohw", xs, w[gi * Cg:(gi + 1) * Cg, :, kh, kw])
+    y = y[:, :, p:p + OH, p:p + OW]
+    return y + (b.reshape(1, -1, 1, 1) if b is not None else 0)
+
+
+def maxpool_ceil_np(x, k, s, p):
+    N, C, H, Wd = x.shape
+    OH, OW = -(-(H + 2 * p - k) // s) + 1, -(-(Wd + 2 * p - k) // s) + 1
+    OH -= (OH - 1) * s >= H + p
+    OW -= (OW - 1) * s >= Wd + p
+    xp = np.full((N, C, (OH - 1) * s + k, (OW - 1) * s + k), -np.inf)
+    hh, ww = min(H, xp.shape[2] - p), min(Wd, xp.shape[3] - p)
+    xp[:, :, p:p + hh, p:p + ww] = x[:, :, :hh, :ww]
+    y = np.full((N, C, OH, OW), -np.inf)
+    for kh in range(k):
+        for kw in range(k):
+            y = np.maximum(y, xp[:, :, kh:kh + s * OH:s, kw:kw + s * OW:s])
+    return y
+
+
 def reference(x, prog, parts, P):
     cur, skip, q = x.astype(np.float64), None, 0
+    stack = []
     P = P.astype(np.float64)
 
     def take():
@@ -189,6 +259,24 @@ def reference(x, prog, parts, P):
             cur = 1 / (1 + np.exp(-cur))
         elif kind == "maxpool":
             cur = maxpool_np(cur, k, s, p)
+        elif kind == "maxpool_ceil":
+            cur = maxpool_ceil_np(cur, k, s, p)
+        elif kind == "convt":
+            w = take()
+            cur = convt_np(cur, w, take() if bias else None, s, p, g)
+        elif kind == "softmax":
+            e = np.exp(cur - cur.max(-1, keepdims=True))
+            cur = e / e.sum(-1, keepdims=True)
+        elif kind == "push":
+            stack.append(cur)
+        elif kind == "exchange":
+            cur, stack[-1] = stack[-1], cur
+        elif kind == "concat":
+            cur = np.concatenate(stack[len(stack) - k:] + [cur], axis=1)
+            del stack[len(stack) - k:]
+        elif kind == "shuffle":
+            N, C, H, Wd = cur.shape
+            cur = cur.reshape(N, g, C // g, H, Wd).transpose(0, 2, 1, 3, 4).reshape(N, C, H, Wd)
         elif kind == "avgpool":
             cur = avgpool_np(cur, k, s, p)
         elif kind == "gap":
@@ -235,6 +323,30 @@ NETS = {
     # a block whose output is the residual sum itself (the last writer is add + relu)
     "block": ([2, 3, 6, 6], [L("save"), L("conv", 5, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 5, 3, 1, 1, 0),
                              L("bn"), L("swap"), L("conv", 5, 1, 1, 0, 0), L("bn"), L("add"), L("relu")]),
+    # an Inception module: four branches from x concatenated (the stack three deep)
+    "inception": ([2, 6, 7, 7], [L("push"), L("conv", 3, 1), L("exchange"),
+                                 L("push"), L("conv", 2, 1), L("conv", 4, 3, 1, 1), L("exchange"),
+                                 L("push"), L("conv", 2, 1), L("conv", 3, 5, 1, 2), L("exchange"),
+                                 L("maxpool", 0, 3, 1, 1), L("conv", 2, 1), L("concat", 0, 3)]),
+    # two dense layers, a transition, a ceil-mode pool of an odd map
+    "dense": ([2, 4, 8, 8], [L("push"), L("bn"), L("relu"), L("conv", 3, 3, 1, 1, 0), L("dropout"), L("concat", 0, 1),
+                             L("push"), L("bn"), L("relu"), L("conv", 3, 3, 1, 1, 0), L("dropout"), L("concat", 0, 1),
+                             L("bn"), L("relu"), L("conv", 5, 1, 1, 0, 0), L("maxpool_ceil", 0, 3, 2, 0),
+                             L("gap"), L("flatten"), L("linear", 3)]),
+    # a Fire module after a ceil-mode pool
+    "fire": ([2, 3, 10, 10], [L("maxpool_ceil", 0, 3, 2, 0), L("conv", 2, 1), L("relu"), L("push"), L("conv", 4, 1),
+                              L("relu"), L("exchange"), L("conv", 5, 3, 1, 1), L("relu"), L("concat", 0, 1)]),
+    # a ShuffleNet unit: grouped 1x1 convolutions, depthwise, shuffle, shortcut
+    "shuffle": ([2, 6, 5, 5], [L("save"), L("conv", 3, 1, 1, 0, 0, 3), L("bn"), L("relu"),
+                               L("conv", 3, 3, 1, 1, 0, 3), L("bn"), L("shuffle", g=3), L("conv", 12, 1, 1, 0, 0, 3),
+                               L("bn"), L("relu"), L("swap"), L("conv", 12, 1, 1, 0, 0), L("bn"), L("add")]),
+    # a small U-Net: softmax over the width, pushes, a transposed
+    # convolution (and one with overlapping taps), exchange, concat
+    "unet": ([2, 3, 4, 8], [L("conv", 4, 3, 1, 1), L("bn"), L("softmax"), L("push"), L("maxpool", 0, 2, 2),
+                            L("conv", 6, 3, 1, 1), L("bn"), L("softmax"),
+                            L("convt", 4, 2, 2, 0), L("exchange"), L("concat", 0, 1),
+                            L("conv", 4, 3, 1, 1), L("bn"), L("softmax"), L("convt", 3, 3, 1, 1, 1, 1),
+                            L("conv", 2, 1)]),
 }
 
 TUNED = {
@@ -314,6 +426,30 @@ if os.path.exists(tr_src):
         bad, mx = compare(outs[0], ref)
         print("%s tuned  %-40s %s x%g mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", pid, xs, scale,
                                                                      bad, mx))
+        results.append(("tuned", pid, "ok" if bad == 0 else "fail"))
+
+# 6. the hand-written tuned Fire module (one kernel: squeeze on a halo
+# tile in shared memory, both expansions from registers), on maps that fill
+# its 32 x 8 tiles and maps that end inside a tile, with inputs of both signs
+pid = "L3_017_squeezenetfiremodule"
+fire_src = os.path.join(ROOT, "data", "candidates", "tuned", pid + ".cu")
+if os.path.exists(fire_src):
+    prog = [L("conv", 6, 1), L("relu"), L("push"), L("conv", 64, 1), L("relu"), L("exchange"),
+            L("conv", 64, 3, 1, 1), L("relu"), L("concat", 0, 1)]
+    for xs, lo in (([1, 3, 16, 32], 0.0), ([2, 3, 10, 13], -1.0), ([1, 3, 9, 40], -1.0)):
+        text, parts, total, out_shape = describe(xs, prog)
+        assert total == REG[pid]["inputs"][1]["shape"][0]
+        x = U(*xs, lo=lo, hi=1.0)
+        P = np.concatenate([U(numel(shp), lo=-1 / math.sqrt(numel(shp[1:]) if len(shp) > 1 else 3),
+                              hi=1 / math.sqrt(numel(shp[1:]) if len(shp) > 1 else 3)) for _, shp, _, _ in parts])
+        ref = reference(x, prog, parts, P)
+        outs, log = run(fire_src, [x, P.astype(np.float32)], [tuple(out_shape)], [3.0, 6.0, 64.0, 64.0])
+        if outs is None:
+            print("ERR  tuned  %-40s %s" % (pid, log.strip().splitlines()[-1] if log.strip() else "?"))
+            results.append(("tuned", pid, "error"))
+            continue
+        bad, mx = compare(outs[0], ref)
+        print("%s tuned  %-40s %s mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", pid, xs, bad, mx))
         results.append(("tuned", pid, "ok" if bad == 0 else "fail"))
 
 sys.exit(summary())

@@ -613,25 +613,233 @@ def regnet():
     return torch.nn.Sequential(*layers, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(256, 10))
 
 
+class Inception(torch.nn.Module):
+    """GoogLeNet's Inception module as KernelBench writes it: four branches
+    (no activations) concatenated along channels."""
+    def __init__(self, cin, o1, r3, o3, r5, o5, pp):
+        super().__init__()
+        C = torch.nn.Conv2d
+        self.branch1x1 = C(cin, o1, 1)
+        self.branch3x3 = torch.nn.Sequential(C(cin, r3, 1), C(r3, o3, 3, padding=1))
+        self.branch5x5 = torch.nn.Sequential(C(cin, r5, 1), C(r5, o5, 5, padding=2))
+        self.branch_pool = torch.nn.Sequential(torch.nn.MaxPool2d(3, 1, 1), C(cin, pp, 1))
+
+    def forward(self, x):
+        return torch.cat([self.branch1x1(x), self.branch3x3(x), self.branch5x5(x), self.branch_pool(x)], 1)
+
+
+class GoogLeNet(torch.nn.Module):
+    def __init__(self, classes):
+        super().__init__()
+        C = torch.nn.Conv2d
+        self.conv1 = C(3, 64, 7, 2, 3)
+        self.conv2 = C(64, 64, 1)
+        self.conv3 = C(64, 192, 3, padding=1)
+        self.inc3 = torch.nn.Sequential(Inception(192, 64, 96, 128, 16, 32, 32),
+                                        Inception(256, 128, 128, 192, 32, 96, 64))
+        self.inc4 = torch.nn.Sequential(Inception(480, 192, 96, 208, 16, 48, 64),
+                                        Inception(512, 160, 112, 224, 24, 64, 64),
+                                        Inception(512, 128, 128, 256, 24, 64, 64),
+                                        Inception(512, 112, 144, 288, 32, 64, 64),
+                                        Inception(528, 256, 160, 320, 32, 128, 128))
+        self.inc5 = torch.nn.Sequential(Inception(832, 256, 160, 320, 32, 128, 128),
+                                        Inception(832, 384, 192, 384, 48, 128, 128))
+        self.fc = torch.nn.Linear(1024, classes)
+
+    def forward(self, x):
+        pool = lambda t: F.max_pool2d(t, 3, 2, 1)
+        x = pool(torch.relu(self.conv1(x)))
+        x = pool(torch.relu(self.conv3(torch.relu(self.conv2(x)))))
+        x = self.inc5(pool(self.inc4(pool(self.inc3(x)))))
+        return self.fc(F.dropout(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1), 0.0, self.training))
+
+
+class DenseBlock(torch.nn.Module):
+    """KernelBench's dense block: each layer (bn, relu, conv3x3 to the
+    growth rate, dropout 0) on the concatenation of everything so far."""
+    def __init__(self, n, cin, growth=32):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([
+            torch.nn.Sequential(torch.nn.BatchNorm2d(cin + i * growth), torch.nn.ReLU(inplace=True),
+                                torch.nn.Conv2d(cin + i * growth, growth, 3, padding=1, bias=False),
+                                torch.nn.Dropout(0.0))
+            for i in range(n)])
+
+    def forward(self, x):
+        features = [x]
+        for layer in self.layers:
+            features.append(layer(x))
+            x = torch.cat(features, 1)
+        return x
+
+
+class DenseNet(torch.nn.Module):
+    """KernelBench's DenseNet: the dense blocks and the transition layers in
+    two ModuleLists, so that every block registers before every transition
+    (the packed layout follows that order)."""
+    def __init__(self, blocks, classes, growth=32):
+        super().__init__()
+        self.features = torch.nn.Sequential(torch.nn.Conv2d(3, 64, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(64),
+                                            torch.nn.ReLU(inplace=True), torch.nn.MaxPool2d(3, 2, 1))
+        nf = 64
+        self.dense_blocks = torch.nn.ModuleList()
+        self.transition_layers = torch.nn.ModuleList()
+        for i, n in enumerate(blocks):
+            self.dense_blocks.append(DenseBlock(n, nf, growth))
+            nf += n * growth
+            if i != len(blocks) - 1:
+                self.transition_layers.append(torch.nn.Sequential(
+                    torch.nn.BatchNorm2d(nf), torch.nn.ReLU(inplace=True), torch.nn.Conv2d(nf, nf // 2, 1, bias=False),
+                    torch.nn.AvgPool2d(2, 2)))
+                nf //= 2
+        self.final_bn = torch.nn.BatchNorm2d(nf)
+        self.classifier = torch.nn.Linear(nf, classes)
+
+    def forward(self, x):
+        x = self.features(x)
+        for i, block in enumerate(self.dense_blocks):
+            x = block(x)
+            if i != len(self.dense_blocks) - 1:
+                x = self.transition_layers[i](x)
+        x = torch.relu(self.final_bn(x))
+        return self.classifier(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+class Fire(torch.nn.Module):
+    def __init__(self, cin, sq, e1, e3):
+        super().__init__()
+        self.squeeze = torch.nn.Conv2d(cin, sq, 1)
+        self.expand1x1 = torch.nn.Conv2d(sq, e1, 1)
+        self.expand3x3 = torch.nn.Conv2d(sq, e3, 3, padding=1)
+
+    def forward(self, x):
+        x = torch.relu(self.squeeze(x))
+        return torch.cat([torch.relu(self.expand1x1(x)), torch.relu(self.expand3x3(x))], 1)
+
+
+def squeezenet(classes):
+    M = lambda: torch.nn.MaxPool2d(3, 2, ceil_mode=True)
+    return torch.nn.Sequential(torch.nn.Conv2d(3, 96, 7, 2), torch.nn.ReLU(), M(), Fire(96, 16, 64, 64),
+                               Fire(128, 16, 64, 64), Fire(128, 32, 128, 128), M(), Fire(256, 32, 128, 128),
+                               Fire(256, 48, 192, 192), Fire(384, 48, 192, 192), Fire(384, 64, 256, 256), M(),
+                               Fire(512, 64, 256, 256), torch.nn.Dropout(0.0), torch.nn.Conv2d(512, classes, 1),
+                               torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
+
+
+class ShuffleUnit(torch.nn.Module):
+    """KernelBench's ShuffleNet unit (stride 1): the shuffle sits between
+    the depthwise convolution's batch norm and the second grouped 1x1."""
+    def __init__(self, cin, cout, groups=3):
+        super().__init__()
+        mid = cout // 4
+        C, B = torch.nn.Conv2d, torch.nn.BatchNorm2d
+        self.conv1 = C(cin, mid, 1, groups=groups, bias=False)
+        self.bn1 = B(mid)
+        self.conv2 = C(mid, mid, 3, 1, 1, groups=mid, bias=False)
+        self.bn2 = B(mid)
+        self.conv3 = C(mid, cout, 1, groups=groups, bias=False)
+        self.bn3 = B(cout)
+        self.groups = groups
+        self.shortcut = torch.nn.Sequential() if cin == cout else torch.nn.Sequential(C(cin, cout, 1, bias=False),
+                                                                                      B(cout))
+
+    def forward(self, x):
+        out = self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x)))))
+        n, c, h, w = out.shape
+        out = out.view(n, self.groups, c // self.groups, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
+        return torch.relu(self.bn3(self.conv3(out))) + self.shortcut(x)
+
+
+class ShuffleNet(torch.nn.Module):
+    def __init__(self, classes, groups=3):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 24, 3, 2, 1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(24)
+        stage = lambda cin, cout, n: torch.nn.Sequential(ShuffleUnit(cin, cout, groups),
+                                                         *[ShuffleUnit(cout, cout, groups) for _ in range(n - 1)])
+        self.stage2 = stage(24, 240, 3)
+        self.stage3 = stage(240, 480, 7)
+        self.stage4 = stage(480, 960, 3)
+        self.conv5 = torch.nn.Conv2d(960, 1024, 1, bias=False)
+        self.bn5 = torch.nn.BatchNorm2d(1024)
+        self.fc = torch.nn.Linear(1024, classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(torch.relu(self.bn1(self.conv1(x))), 3, 2, 1)
+        x = self.stage4(self.stage3(self.stage2(x)))
+        x = torch.relu(self.bn5(self.conv5(x)))
+        return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+def double_conv(cin, c):
+    return torch.nn.Sequential(torch.nn.Conv2d(cin, c, 3, padding=1), torch.nn.BatchNorm2d(c), torch.nn.Softmax(dim=-1),
+                               torch.nn.Conv2d(c, c, 3, padding=1), torch.nn.BatchNorm2d(c), torch.nn.Softmax(dim=-1))
+
+
+class UNet(torch.nn.Module):
+    """KernelBench's U-Net with softmax(dim=-1) in its double convolutions;
+    each decoder concatenates the upsampled map first."""
+    def __init__(self, cin, cout, f):
+        super().__init__()
+        T = torch.nn.ConvTranspose2d
+        self.encoder1 = double_conv(cin, f)
+        self.encoder2 = double_conv(f, 2 * f)
+        self.encoder3 = double_conv(2 * f, 4 * f)
+        self.encoder4 = double_conv(4 * f, 8 * f)
+        self.bottleneck = double_conv(8 * f, 16 * f)
+        self.upconv4 = T(16 * f, 8 * f, 2, 2)
+        self.decoder4 = double_conv(16 * f, 8 * f)
+        self.upconv3 = T(8 * f, 4 * f, 2, 2)
+        self.decoder3 = double_conv(8 * f, 4 * f)
+        self.upconv2 = T(4 * f, 2 * f, 2, 2)
+        self.decoder2 = double_conv(4 * f, 2 * f)
+        self.upconv1 = T(2 * f, f, 2, 2)
+        self.decoder1 = double_conv(2 * f, f)
+        self.final_conv = torch.nn.Conv2d(f, cout, 1)
+
+    def forward(self, x):
+        pool = lambda t: F.max_pool2d(t, 2, 2)
+        e1 = self.encoder1(x)
+        e2 = self.encoder2(pool(e1))
+        e3 = self.encoder3(pool(e2))
+        e4 = self.encoder4(pool(e3))
+        d = self.bottleneck(pool(e4))
+        d = self.decoder4(torch.cat((self.upconv4(d), e4), 1))
+        d = self.decoder3(torch.cat((self.upconv3(d), e3), 1))
+        d = self.decoder2(torch.cat((self.upconv2(d), e2), 1))
+        d = self.decoder1(torch.cat((self.upconv1(d), e1), 1))
+        return self.final_conv(d)
+
+
 L3_BUILD = {
     1: lambda: mlp([16384, 16384, 16384, 8192]),
     2: lambda: mlp([16384, 32768, 32768, 16384]),
     3: lambda: mlp([8192] + [1024] * 16 + [8192]),
     4: lambda: LeNet5(20),
     5: lambda: alexnet(1000),
+    6: lambda: Inception(480, 192, 96, 208, 16, 48, 64),
+    7: lambda: GoogLeNet(1000),
     8: lambda: Block(3, 64, 1),
     9: lambda: resnet18(1000),
     10: lambda: resnet101(1000),
     11: lambda: vgg(((64, 2), (128, 2), (256, 3), (512, 3), (512, 3)), 1000),
     12: lambda: vgg(((64, 2), (128, 2), (256, 4), (512, 4), (512, 4)), 1000),
     13: transition,
+    14: lambda: DenseBlock(6, 32),
+    15: lambda: DenseNet([6, 12, 24, 16], 10),
+    16: lambda: DenseNet([6, 12, 48, 32], 10),
+    17: lambda: Fire(3, 6, 64, 64),
+    18: lambda: squeezenet(1000),
     19: lambda: mobilenet_v1(1000),
     20: lambda: mobilenet_v2(1000),
     21: mbconv,
     22: lambda: efficientnet_b0(1000),
     23: lambda: efficientnet_b1(1000),
     24: lambda: efficientnet_b2(1000),
+    25: lambda: ShuffleUnit(240, 480, 3),
+    26: lambda: ShuffleNet(1000),
     27: regnet,
+    45: lambda: UNet(8, 4, 64),
 }
 _nets = {}
 

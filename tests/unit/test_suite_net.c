@@ -66,18 +66,42 @@ static void test_every_network_walks_to_its_output(void **state)
         for (int a = 0; a < o->ndim; a++) assert_int_equal(pl->result.d[a], o->shape[a]);
         /* the shapes chain: each layer's output from its input by the
          * layer's own formula (PyTorch's, written out here again) */
-        net_shape skip = { 0, { 0, 0, 0, 0 } };
+        net_shape skip = { 0, { 0, 0, 0, 0 } }, stack[NET_STACK_MAX];
+        int depth = 0;
         for (int l = 0; l < sp->n_layers; l++) {
             const net_layer *L = &sp->layers[l];
             net_shape in = pl->in[l], want = in;
-            if (l > 0 && sp->layers[l - 1].kind != NET_SWAP)
-                assert_memory_equal(&in, &pl->out[l - 1], sizeof in);
+            if (l > 0) assert_memory_equal(&in, &pl->out[l - 1], sizeof in);
             switch (L->kind) {
             case NET_LINEAR: want.d[1] = L->out; break;
             case NET_CONV2D: want.d[1] = L->out; /* fall through */
             case NET_MAXPOOL2D: case NET_AVGPOOL2D:
-                want.d[2] = (in.d[2] + 2 * L->p - L->k) / L->s + 1;
-                want.d[3] = (in.d[3] + 2 * L->p - L->k) / L->s + 1;
+                for (int a = 2; a < 4; a++) {
+                    int64_t span = in.d[a] + 2 * L->p - L->k;
+                    want.d[a] = span / L->s + 1;
+                    /* ceil mode: one more window where the floor leaves
+                     * input over and that window starts inside it */
+                    if (L->ceil && span % L->s && want.d[a] * L->s < in.d[a] + L->p) want.d[a]++;
+                }
+                break;
+            case NET_CONVT2D:
+                want.d[1] = L->out;
+                want.d[2] = (in.d[2] - 1) * L->s - 2 * L->p + L->k;
+                want.d[3] = (in.d[3] - 1) * L->s - 2 * L->p + L->k;
+                break;
+            case NET_PUSH:
+                assert_true(depth < NET_STACK_MAX);
+                stack[depth++] = in;
+                break;
+            case NET_EXCHANGE:
+                assert_true(depth > 0);
+                want = stack[depth - 1];
+                stack[depth - 1] = in;
+                break;
+            case NET_CONCAT:
+                assert_true(L->k >= 1 && L->k <= depth);
+                for (int e = depth - L->k; e < depth; e++) want.d[1] += stack[e].d[1];
+                depth -= L->k;
                 break;
             case NET_GAP: want.d[2] = want.d[3] = 1; break;
             case NET_FLATTEN:
@@ -93,13 +117,25 @@ static void test_every_network_walks_to_its_output(void **state)
             if (memcmp(&want, &pl->out[l], sizeof want) != 0)
                 fail_msg("%s: layer %d (%s) ends in another shape", p->id, l + 1, net_kind_name(L->kind));
         }
-        /* the layout: contiguous from 0, in layer order, each part its
-         * shape's size, the whole the params tensor */
+        /* the layout: contiguous from 0, in registration order (the
+         * layers' groups, then program order; net.h: reg), each part its
+         * shape's size, the whole the params tensor.  The parts are listed
+         * in program order. */
         int64_t at = 0;
+        int top = 0;
+        for (int l = 0; l < sp->n_layers; l++)
+            if (sp->layers[l].reg > top) top = sp->layers[l].reg;
+        for (int r = 0; r <= top; r++)
+            for (int q = 0; q < pl->n_params; q++) {
+                const net_param *pp = &pl->param[q];
+                if (sp->layers[pp->layer].reg != r) continue;
+                if (pp->offset != at) fail_msg("%s: part %d at %lld, expected %lld", p->id, q,
+                                               (long long)pp->offset, (long long)at);
+                at += pp->count;
+            }
+        assert_int_equal(at, pl->n_param_floats);
         for (int q = 0; q < pl->n_params; q++) {
             const net_param *pp = &pl->param[q];
-            if (pp->offset != at) fail_msg("%s: part %d at %lld, expected %lld", p->id, q,
-                                           (long long)pp->offset, (long long)at);
             int64_t n = 1;
             for (int a = 0; a < pp->shape.ndim; a++) n *= pp->shape.d[a];
             assert_int_equal(n, pp->count);
@@ -110,9 +146,11 @@ static void test_every_network_walks_to_its_output(void **state)
                 assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
                 assert_true(pp->gen.a == (pp->is_bias ? 0.0 : 1.0));
             } else {
-                assert_true(kind == NET_LINEAR || kind == NET_CONV2D);
+                assert_true(kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_CONVT2D);
                 /* U(-k, k), k = 1/sqrt(fan_in): fan_in is the weight's
-                 * size over its output channels (Cin / groups k^2) */
+                 * size over its dimension 0 (Cin / groups k^2; for a
+                 * transposed convolution, whose weight is [Cin, Cout /
+                 * groups, k, k], Cout / groups k^2, as PyTorch computes it) */
                 int64_t fan = 1, fan_out = 1;
                 const net_param *w = pp->is_bias ? pp - 1 : pp;
                 for (int a = 1; a < w->shape.ndim; a++) fan *= w->shape.d[a];
@@ -137,9 +175,7 @@ static void test_every_network_walks_to_its_output(void **state)
                     assert_true(k2 > 0.999999 && k2 < 1.000001);
                 }
             }
-            at += pp->count;
         }
-        assert_int_equal(at, pl->n_param_floats);
         assert_int_equal(pl->n_param_floats, p->inputs[1].shape[0]);
         /* the table's numbers are the walk's */
         if (pl->flops != p->flops) fail_msg("%s: flops %.1f, the walk %.1f", p->id, p->flops, pl->flops);
@@ -151,7 +187,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 18);
+    assert_true(nets >= 28);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -170,6 +206,57 @@ static int64_t mbconv_params(int64_t in, int64_t out, int64_t k, int64_t e)
 {
     int64_t h = in * e;
     return (e != 1 ? in * h + 2 * h : 0) + h * k * k + 2 * h + h * out + 2 * out;
+}
+
+/* GoogLeNet's Inception module: four branches, every convolution with a
+ * bias. */
+static int64_t inception_params(int64_t in, int64_t o1, int64_t r3, int64_t o3, int64_t r5, int64_t o5,
+                                 int64_t pp)
+{
+    return conv_params(in, o1, 1, 1) + conv_params(in, r3, 1, 1) + conv_params(r3, o3, 3, 1) +
+           conv_params(in, r5, 1, 1) + conv_params(r5, o5, 5, 1) + conv_params(in, pp, 1, 1);
+}
+
+/* A dense block of n layers (bn, then conv3x3 to 32 without a bias) on c0
+ * channels, and a transition layer (bn, conv1x1 without a bias). */
+static int64_t dense_params(int64_t c0, int n)
+{
+    int64_t t = 0;
+    for (int i = 0; i < n; i++) t += 2 * (c0 + 32 * i) + conv_params(c0 + 32 * i, 32, 3, 0);
+    return t;
+}
+
+static int64_t transition_params(int64_t c, int64_t o)
+{
+    return 2 * c + conv_params(c, o, 1, 0);
+}
+
+/* A Fire module: squeeze 1x1, expand 1x1 and 3x3, all with a bias. */
+static int64_t fire_params(int64_t in, int64_t sq, int64_t e1, int64_t e3)
+{
+    return conv_params(in, sq, 1, 1) + conv_params(sq, e1, 1, 1) + conv_params(sq, e3, 3, 1);
+}
+
+/* A ShuffleNet unit with 3 groups: grouped 1x1 (weight [m, in / 3]), bn,
+ * depthwise 3x3, bn, grouped 1x1 (weight [out, m / 3]), bn, and the 1x1
+ * shortcut with its bn when the width changes. */
+static int64_t shuffle_params(int64_t in, int64_t out)
+{
+    int64_t m = out / 4;
+    return m * (in / 3) + 2 * m + m * 9 + 2 * m + out * (m / 3) + 2 * out +
+           (in != out ? in * out + 2 * out : 0);
+}
+
+/* U-Net's double convolution (conv3x3 with bias and bn, twice) and its
+ * transposed convolution (weight [in, out, 2, 2] and a bias). */
+static int64_t dconv_params(int64_t in, int64_t c)
+{
+    return conv_params(in, c, 3, 1) + 2 * c + conv_params(c, c, 3, 1) + 2 * c;
+}
+
+static int64_t up_params(int64_t in, int64_t out)
+{
+    return in * out * 4 + out;
 }
 
 /* Parameter counts of the architectures, from their layer sizes. */
@@ -224,6 +311,46 @@ static void test_known_parameter_counts(void **state)
                            conv_params(64, 128, 3, 1) + conv_params(128, 128, 3, 1) + 4 * 128 +
                            conv_params(128, 256, 3, 1) + conv_params(256, 256, 3, 1) + 4 * 256 +
                            linear_params(256, 10) },
+        { "L3_006_googlenetinceptionmodule", inception_params(480, 192, 96, 208, 16, 48, 64) },
+        { "L3_007_googlenetinceptionv1", conv_params(3, 64, 7, 1) + conv_params(64, 64, 1, 1) +
+                                         conv_params(64, 192, 3, 1) +
+                                         inception_params(192, 64, 96, 128, 16, 32, 32) +
+                                         inception_params(256, 128, 128, 192, 32, 96, 64) +
+                                         inception_params(480, 192, 96, 208, 16, 48, 64) +
+                                         inception_params(512, 160, 112, 224, 24, 64, 64) +
+                                         inception_params(512, 128, 128, 256, 24, 64, 64) +
+                                         inception_params(512, 112, 144, 288, 32, 64, 64) +
+                                         inception_params(528, 256, 160, 320, 32, 128, 128) +
+                                         inception_params(832, 256, 160, 320, 32, 128, 128) +
+                                         inception_params(832, 384, 192, 384, 48, 128, 128) +
+                                         linear_params(1024, 1000) },
+        { "L3_014_densenet121denseblock", dense_params(32, 6) },
+        { "L3_015_densenet121", conv_params(3, 64, 7, 0) + 128 + dense_params(64, 6) + transition_params(256, 128) +
+                                dense_params(128, 12) + transition_params(512, 256) + dense_params(256, 24) +
+                                transition_params(1024, 512) + dense_params(512, 16) + 2 * 1024 +
+                                linear_params(1024, 10) },
+        { "L3_016_densenet201", conv_params(3, 64, 7, 0) + 128 + dense_params(64, 6) + transition_params(256, 128) +
+                                dense_params(128, 12) + transition_params(512, 256) + dense_params(256, 48) +
+                                transition_params(1792, 896) + dense_params(896, 32) + 2 * 1920 +
+                                linear_params(1920, 10) },
+        { "L3_017_squeezenetfiremodule", fire_params(3, 6, 64, 64) },
+        /* torchvision's squeezenet1_0 count */
+        { "L3_018_squeezenet", 1248424 },
+        { "L3_018_squeezenet", conv_params(3, 96, 7, 1) + fire_params(96, 16, 64, 64) + fire_params(128, 16, 64, 64) +
+                               fire_params(128, 32, 128, 128) + fire_params(256, 32, 128, 128) +
+                               fire_params(256, 48, 192, 192) + fire_params(384, 48, 192, 192) +
+                               fire_params(384, 64, 256, 256) + fire_params(512, 64, 256, 256) +
+                               conv_params(512, 1000, 1, 1) },
+        { "L3_025_shufflenetunit", shuffle_params(240, 480) },
+        { "L3_026_shufflenet", conv_params(3, 24, 3, 0) + 48 + shuffle_params(24, 240) + 2 * shuffle_params(240, 240) +
+                               shuffle_params(240, 480) + 6 * shuffle_params(480, 480) + shuffle_params(480, 960) +
+                               2 * shuffle_params(960, 960) + conv_params(960, 1024, 1, 0) + 2 * 1024 +
+                               linear_params(1024, 1000) },
+        { "L3_045_unetsoftmax", dconv_params(8, 64) + dconv_params(64, 128) + dconv_params(128, 256) +
+                                dconv_params(256, 512) + dconv_params(512, 1024) + up_params(1024, 512) +
+                                dconv_params(1024, 512) + up_params(512, 256) + dconv_params(512, 256) +
+                                up_params(256, 128) + dconv_params(256, 128) + up_params(128, 64) +
+                                dconv_params(128, 64) + conv_params(64, 4, 1, 1) },
         { "L3_011_vgg16", 138357544 },
         { "L3_012_vgg19", 143667240 },
     };
@@ -269,6 +396,79 @@ static void test_intermediate_shapes(void **state)
     free(pl);
 }
 
+/* The layers of the stack, ceil-mode pooling, the registration groups and
+ * the transposed convolution on the registry's networks. */
+static void test_branch_networks(void **state)
+{
+    (void)state;
+    /* SqueezeNet: 512 -> conv7x7/2 -> 253 -> ceil-mode pool 3/2 -> 126
+     * (floor mode would give 125), 63, 31 */
+    const suite_problem *p = suite_find("L3_018_squeezenet");
+    assert_non_null(p);
+    const net_spec *sp = suite_net_of(p);
+    net_plan *pl = walk(p);
+    int64_t want[3][2] = { { 253, 126 }, { 126, 63 }, { 63, 31 } };
+    int pools = 0;
+    for (int l = 0; l < sp->n_layers; l++)
+        if (sp->layers[l].kind == NET_MAXPOOL2D) {
+            assert_true(pools < 3);
+            assert_int_equal(sp->layers[l].ceil, 1);
+            assert_int_equal(pl->in[l].d[2], want[pools][0]);
+            assert_int_equal(pl->out[l].d[2], want[pools][1]);
+            assert_int_equal(pl->out[l].d[3], want[pools][1]);
+            pools++;
+        }
+    assert_int_equal(pools, 3);
+    free(pl);
+
+    /* the Inception module: the four branches' widths add up, the stack
+     * is three deep at the concatenation */
+    p = suite_find("L3_006_googlenetinceptionmodule");
+    pl = walk(p);
+    assert_int_equal(pl->stack_most, 3);
+    assert_int_equal(pl->result.d[1], 192 + 208 + 48 + 64);
+    free(pl);
+
+    /* DenseNet-121: the first transition's batch norm (the 4 stem layers
+     * and 36 dense layers into the program) lies after the stem and every
+     * dense block, as the model registers them */
+    p = suite_find("L3_015_densenet121");
+    sp = suite_net_of(p);
+    pl = walk(p);
+    int first_trans = -1;
+    for (int l = 4; l < sp->n_layers && first_trans < 0; l++)
+        if (sp->layers[l].reg == 2) first_trans = l;
+    assert_int_equal(first_trans, 4 + 6 * 6);
+    assert_int_equal(sp->layers[first_trans].kind, NET_BN2D);
+    assert_int_equal(pl->in[first_trans].d[1], 256);
+    int64_t stem = conv_params(3, 64, 7, 0) + 128;
+    int64_t blocks = dense_params(64, 6) + dense_params(128, 12) + dense_params(256, 24) + dense_params(512, 16);
+    for (int q = 0; q < pl->n_params; q++)
+        if (pl->param[q].layer == first_trans && !pl->param[q].is_bias)
+            assert_int_equal(pl->param[q].offset, stem + blocks);
+    free(pl);
+
+    /* U-Net: the transposed convolutions double the map, the decoder's
+     * concatenation puts the upsampled half first */
+    p = suite_find("L3_045_unetsoftmax");
+    sp = suite_net_of(p);
+    pl = walk(p);
+    int ups = 0;
+    for (int l = 0; l < sp->n_layers; l++)
+        if (sp->layers[l].kind == NET_CONVT2D) {
+            assert_int_equal(pl->out[l].d[2], 2 * pl->in[l].d[2]);
+            assert_int_equal(pl->out[l].d[3], 2 * pl->in[l].d[3]);
+            assert_int_equal(pl->out[l].d[1], pl->in[l].d[1] / 2);
+            assert_int_equal(sp->layers[l + 1].kind, NET_EXCHANGE);
+            assert_int_equal(sp->layers[l + 2].kind, NET_CONCAT);
+            assert_int_equal(pl->out[l + 2].d[1], pl->in[l].d[1]);
+            ups++;
+        }
+    assert_int_equal(ups, 4);
+    assert_int_equal(pl->stack_most, 4);
+    free(pl);
+}
+
 static int walks(const net_layer *layers, int n, const int64_t *x, int ndim, char *why, size_t len)
 {
     net_spec sp = { OP_NET_FIRST, n, layers, 1e-5 };
@@ -284,30 +484,30 @@ static void test_malformed_programs_are_refused(void **state)
     (void)state;
     char why[200];
     int64_t img[4] = { 2, 3, 8, 8 }, vec[2] = { 2, 16 };
-    const net_layer add_first[] = { { NET_ADD, 0, 0, 0, 0, 0, 0, 0 } };
+    const net_layer add_first[] = { { NET_ADD, 0, 0, 0, 0, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(add_first, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "nothing saved"));
-    const net_layer linear_on_map[] = { { NET_LINEAR, 4, 0, 0, 0, 1, 0, 0 } };
+    const net_layer linear_on_map[] = { { NET_LINEAR, 4, 0, 0, 0, 1, 0, 0, 0, 0 } };
     assert_int_equal(walks(linear_on_map, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "layer 1 (linear)"));
-    const net_layer conv_on_vec[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0 } };
+    const net_layer conv_on_vec[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0, 0, 0 } };
     assert_int_equal(walks(conv_on_vec, 1, vec, 2, why, sizeof why), -1);
     /* a residual sum of different shapes */
-    const net_layer mismatch[] = { { NET_SAVE, 0, 0, 0, 0, 0, 0, 0 }, { NET_CONV2D, 4, 3, 1, 1, 0, 0, 0 },
-                                   { NET_ADD, 0, 0, 0, 0, 0, 0, 0 } };
+    const net_layer mismatch[] = { { NET_SAVE, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, { NET_CONV2D, 4, 3, 1, 1, 0, 0, 0, 0, 0 },
+                                   { NET_ADD, 0, 0, 0, 0, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(mismatch, 3, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "layer 3 (add)"));
     /* groups that do not divide the channels */
-    const net_layer bad_groups[] = { { NET_CONV2D, 4, 3, 1, 1, 0, 2, 0 } };
+    const net_layer bad_groups[] = { { NET_CONV2D, 4, 3, 1, 1, 0, 2, 0, 0, 0 } };
     assert_int_equal(walks(bad_groups, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "groups"));
     /* a window larger than the map */
-    const net_layer big[] = { { NET_MAXPOOL2D, 0, 9, 1, 0, 0, 0, 0 } };
+    const net_layer big[] = { { NET_MAXPOOL2D, 0, 9, 1, 0, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(big, 1, img, 4, why, sizeof why), -1);
     /* and a good one, with flatten and a linear layer after it */
-    const net_layer good[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0 }, { NET_BN2D, 0, 0, 0, 0, 0, 0, 0 },
-                               { NET_MAXPOOL2D, 0, 2, 2, 0, 0, 0, 0 }, { NET_FLATTEN, 0, 0, 0, 0, 0, 0, 0 },
-                               { NET_LINEAR, 5, 0, 0, 0, 0, 0, 0 } };
+    const net_layer good[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0, 0, 0 }, { NET_BN2D, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+                               { NET_MAXPOOL2D, 0, 2, 2, 0, 0, 0, 0, 0, 0 }, { NET_FLATTEN, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+                               { NET_LINEAR, 5, 0, 0, 0, 0, 0, 0, 0, 0 } };
     net_spec sp = { OP_NET_FIRST, 5, good, 1e-5 };
     net_plan *pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&sp, img, 4, pl, why, sizeof why), 0);
@@ -320,9 +520,77 @@ static void test_malformed_programs_are_refused(void **state)
     /* FLOPs: conv 2*2*4*64*27 + 512 bias, bn 7 * 512, pool 4 * 128, linear 2*2*64*5 */
     assert_true(pl->flops == 2.0 * 2 * 4 * 64 * 27 + 512 + 7.0 * 512 + 4.0 * 128 + 2.0 * 2 * 64 * 5);
     free(pl);
+    /* the stack: an exchange or a concatenation with nothing pushed, a
+     * concatenation of maps of another size, too many pushes */
+    const net_layer xchg_empty[] = { { .kind = NET_EXCHANGE } };
+    assert_int_equal(walks(xchg_empty, 1, img, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "nothing pushed"));
+    const net_layer cat_two[] = { { .kind = NET_PUSH }, { .kind = NET_CONCAT, .k = 2 } };
+    assert_int_equal(walks(cat_two, 2, img, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "layer 2 (concat)"));
+    const net_layer cat_size[] = { { .kind = NET_PUSH }, { .kind = NET_MAXPOOL2D, .k = 2, .s = 2 },
+                                   { .kind = NET_CONCAT, .k = 1 } };
+    assert_int_equal(walks(cat_size, 3, img, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "more than their channels"));
+    net_layer pushes[NET_STACK_MAX + 1];
+    for (int i = 0; i <= NET_STACK_MAX; i++) pushes[i] = (net_layer){ .kind = NET_PUSH };
+    assert_int_equal(walks(pushes, NET_STACK_MAX, img, 4, why, sizeof why), 0);
+    assert_int_equal(walks(pushes, NET_STACK_MAX + 1, img, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "full"));
+    /* a shuffle whose groups do not divide the channels; ceil mode on an
+     * average pool */
+    const net_layer bad_shuffle[] = { { .kind = NET_SHUFFLE, .groups = 2 } };
+    assert_int_equal(walks(bad_shuffle, 1, img, 4, why, sizeof why), -1);
+    const net_layer ceil_avg[] = { { .kind = NET_AVGPOOL2D, .k = 3, .s = 2, .ceil = 1 } };
+    assert_int_equal(walks(ceil_avg, 1, img, 4, why, sizeof why), -1);
+    /* and a good branch program: push, conv 3 -> 4, exchange (x back),
+     * conv 3 -> 5, concat: 9 channels; a transposed convolution 9 -> 2
+     * (k 2, s 2) with its bias: 8 -> 16; a ceil-mode max pool 3/2: 16 -> 8
+     * (floor mode: 7; the eighth window starts at 14, inside the input);
+     * softmax; a shuffle */
+    const net_layer branch[] = { { .kind = NET_PUSH }, { .kind = NET_CONV2D, .out = 4, .k = 1, .s = 1 },
+                                 { .kind = NET_EXCHANGE }, { .kind = NET_CONV2D, .out = 5, .k = 3, .s = 1, .p = 1 },
+                                 { .kind = NET_CONCAT, .k = 1 },
+                                 { .kind = NET_CONVT2D, .out = 2, .k = 2, .s = 2, .bias = 1 },
+                                 { .kind = NET_MAXPOOL2D, .k = 3, .s = 2, .ceil = 1 },
+                                 { .kind = NET_SOFTMAX }, { .kind = NET_SHUFFLE, .groups = 2 } };
+    net_spec sb = { OP_NET_FIRST, 9, branch, 1e-5 };
+    pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&sb, img, 4, pl, why, sizeof why), 0);
+    assert_int_equal(pl->out[4].d[1], 9);
+    assert_int_equal(pl->out[5].d[2], 16);
+    assert_int_equal(pl->out[6].d[2], 8);
+    assert_int_equal(pl->result.d[1], 2);
+    assert_int_equal(pl->stack_most, 1);
+    /* the transposed weight [9, 2, 2, 2] and its bias [2], U(+-1/sqrt(2 * 4)) */
+    assert_int_equal(pl->param[2].shape.d[0], 9);
+    assert_int_equal(pl->param[2].shape.d[1], 2);
+    assert_int_equal(pl->param[3].count, 2);
+    assert_true(pl->param[2].gen.b * pl->param[2].gen.b * 8.0 > 0.999999 &&
+                pl->param[2].gen.b * pl->param[2].gen.b * 8.0 < 1.000001);
+    /* FLOPs: conv 2 * (2*4*64) * 3, conv 2 * (2*5*64) * 27, transposed
+     * 2 * (2*9*64) * 2 * 4 + its bias per output (2*2*256), the pool 9
+     * per output and softmax 5 per element of the pooled map (2*2*64) */
+    assert_true(pl->flops == 2.0 * 512 * 3 + 2.0 * 640 * 27 + 2.0 * 1152 * 8 + 1024.0 + 9.0 * 256 + 5.0 * 256);
+    free(pl);
+    /* registration groups: group 1's parts after group 0's, each in
+     * program order */
+    const net_layer grouped[] = { { .kind = NET_CONV2D, .out = 4, .k = 1, .s = 1, .reg = 1 },
+                                  { .kind = NET_BN2D },
+                                  { .kind = NET_CONV2D, .out = 2, .k = 1, .s = 1, .bias = 1, .reg = 1 } };
+    net_spec sg = { OP_NET_FIRST, 3, grouped, 1e-5 };
+    pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&sg, img, 4, pl, why, sizeof why), 0);
+    assert_int_equal(pl->param[1].offset, 0);        /* bn weight [4] */
+    assert_int_equal(pl->param[2].offset, 4);        /* bn bias */
+    assert_int_equal(pl->param[0].offset, 8);        /* conv 4 x 3 */
+    assert_int_equal(pl->param[3].offset, 20);       /* conv 2 x 4 */
+    assert_int_equal(pl->param[4].offset, 28);       /* its bias */
+    assert_int_equal(pl->n_param_floats, 30);
+    free(pl);
     /* a depthwise convolution (weight [C, 1, k, k]) and an average pool */
     int64_t img6[4] = { 2, 6, 8, 8 };
-    const net_layer dw[] = { { NET_CONV2D, 6, 3, 1, 1, 0, 6, 0 }, { NET_AVGPOOL2D, 0, 2, 2, 0, 0, 0, 0 } };
+    const net_layer dw[] = { { NET_CONV2D, 6, 3, 1, 1, 0, 6, 0, 0, 0 }, { NET_AVGPOOL2D, 0, 2, 2, 0, 0, 0, 0, 0, 0 } };
     net_spec sd = { OP_NET_FIRST, 2, dw, 1e-5 };
     pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&sd, img6, 4, pl, why, sizeof why), 0);
@@ -365,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_every_network_walks_to_its_output),
         cmocka_unit_test(test_known_parameter_counts),
         cmocka_unit_test(test_intermediate_shapes),
+        cmocka_unit_test(test_branch_networks),
         cmocka_unit_test(test_malformed_programs_are_refused),
         cmocka_unit_test(test_description_lists_the_layout),
     };

@@ -650,7 +650,17 @@ cudnnStatus_t dnn_run(base_ctx *b, conv_runner *r, int vi, const float *x, const
  * one still to be timed.  The baseline's measured peak memory is then that
  * of the algorithms it runs, not of those it tried.  Only while the
  * workspace is the size this runner left it: another user may have grown
- * it since, and then it stays. */
+ * it since, and then it stays.
+ *
+ * The shrink cannot see the runners created after this one whose needs the
+ * workspace covered without growing (a network's later convolutions, whose
+ * workspace is often smaller than its first ones'): it may leave less than
+ * they need.  So every run and every re-timing asks for its own workspace
+ * again first (base_need_ws), which regrows it where a shrink took too much;
+ * without that, cuDNN was handed a workspace shorter than the size it was
+ * told and wrote past its end (cudaErrorIllegalAddress in MobileNetV1 and
+ * V2 and EfficientNet-B2, whose depthwise runners are tuned, and so
+ * shrink, before their later convolutions ever run). */
 int fit_ws(base_ctx *b, conv_runner *r, kbv_err *e)
 {
     if (b->ws_bytes != r->ws_asked) return 0;
@@ -742,8 +752,12 @@ int retime(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w, 
         debug_line(b, r, vi, med, 0);
         return 0;
     }
+    /* every candidate's workspace, which an earlier runner's fit_ws may
+     * have taken back */
+    int rc = need_cand_ws(b, r, vi, e);
+    if (rc) return rc;
     retime_contest ctx = { b, r, vi, x, w, y };
-    int rc = base_contest(b, r->n_cand[vi], retime_contestant, &ctx, s, CONV_TUNE_BUDGET_MS, med, e);
+    rc = base_contest(b, r->n_cand[vi], retime_contestant, &ctx, s, CONV_TUNE_BUDGET_MS, med, e);
     if (rc) return rc;
     int best = base_contest_winner(med, r->n_cand[vi]);
     int chosen = best >= 0 ? best : 0;
@@ -806,6 +820,11 @@ int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x,
         int rc = retime(b, r, vi, x, w, y, s, e);
         if (rc) return rc;
     }
+    /* the variant's workspace, which another runner's fit_ws may have taken
+     * back (a no-op once every runner has run: the workspace then only
+     * grows) */
+    int wrc = base_need_ws(b, r->ws[vi], e);
+    if (wrc) return wrc;
     cudnnStatus_t st = dnn_run(b, r, vi, x, w, bias, y, s);
     if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "convolution", st, e);
     note_choice(b, r, vi, x, w, y);

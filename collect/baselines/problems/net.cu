@@ -3,20 +3,27 @@
  * through conv.cu's runners, which choose their algorithm by timing), and
  * kbv's own kernels where PyTorch runs its own too: batch norm with batch
  * statistics, max pooling (pool.cu's kernel), the global average pool,
- * ReLU and the residual sum.
+ * ReLU and the residual sum, softmax along the last dimension, the
+ * concatenation along channels and the channel shuffle.  Transposed
+ * convolutions are conv.cu's runners too (cuDNN's backward-data pass, as
+ * PyTorch runs them).
  *
  * What follows a producer is fused into one elementwise pass where the
  * data flow allows, as the level-2 interpreter does: a layer's bias and the
  * activation (ReLU, ReLU6, sigmoid) after it; a batch norm's normalisation, affine, the
- * residual sum after it and the ReLU after that.  PyTorch runs one kernel per module
- * (and cuBLASLt fuses only the bias), so the baseline reads and writes each
- * activation at most as often as PyTorch eager does.
+ * residual sum after it and the ReLU after that, or the softmax after it
+ * (which applies the normalisation as it loads its row).  PyTorch runs one
+ * kernel per module (and cuBLASLt fuses only the bias), so the baseline
+ * reads and writes each activation at most as often as PyTorch eager does.
  *
- * Activations live in three scratch buffers of the largest activation's
- * size: the current tensor, the skip tensor and one free buffer are always
- * enough, since no layer reads more than those two.  x is read-only and
- * never written; the group of layers that writes last writes straight into
- * the output.  Convolutions of the same geometry share one cuDNN runner.
+ * Activations live in scratch buffers of the largest activation's size,
+ * three plus the deepest the program's stack gets: the current tensor, the
+ * skip tensor, the stack's entries and one free buffer are always enough,
+ * since a layer writes one new tensor and reads only those.  Saving or
+ * pushing a tensor aliases it; no layer writes in place over a tensor that
+ * the skip or the stack still holds.  x is read-only and never written;
+ * the group of layers that writes last writes straight into the output.
+ * Convolutions of the same geometry share one cuDNN runner.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -138,6 +145,120 @@ __global__ void __launch_bounds__(256) gap_kernel(const float *__restrict__ x, f
     if (lane == 0) y[pl] = s / (float)S;
 }
 
+/* Softmax over rows of L elements (the last dimension), one warp per row
+ * with the row in registers (L <= 32 VPT), as PyTorch's persistent softmax
+ * for short rows.  The row is read whole before any of it is written, so
+ * it may run in place (x == y: no __restrict__).  With A.stat, the batch norm before it is applied as the
+ * row loads: the row's channel is (row / H) % C for rows of an [N, C, H, W]
+ * tensor. */
+template <int VPT>
+__global__ void __launch_bounds__(256) softmax_rows(const float *x, float *y, long long rows, int L, long long H,
+                                                    ew_args A)
+{
+    const long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (row >= rows) return;
+    const float *p = x + row * L;
+    float *q = y + row * L;
+    float sc = 1.0f, sh = 0.0f;
+    if (A.stat) {
+        long long c = (row / H) % A.C;
+        float2 st = A.stat[c];
+        sc = st.y * A.gamma[c];
+        sh = A.beta[c] - st.x * sc;
+    }
+    float v[VPT], m = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < VPT; i++) {
+        int j = lane + 32 * i;
+        v[i] = j < L ? fmaf(p[j], sc, sh) : -INFINITY;
+        m = fmaxf(m, v[i]);
+    }
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < VPT; i++) {
+        v[i] = lane + 32 * i < L ? expf(v[i] - m) : 0.0f;
+        sum += v[i];
+    }
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    const float inv = 1.0f / sum;
+#pragma unroll
+    for (int i = 0; i < VPT; i++)
+        if (lane + 32 * i < L) q[lane + 32 * i] = v[i] * inv;
+}
+
+/* The same for rows longer than 1024: three passes over the row (maximum,
+ * sum, output), one warp per row.  Each element is read before it is
+ * written, by the same thread, so it may run in place. */
+__global__ void __launch_bounds__(256) softmax_long(const float *x, float *y, long long rows, long long L,
+                                                    long long H, ew_args A)
+{
+    const long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (row >= rows) return;
+    const float *p = x + row * L;
+    float *q = y + row * L;
+    float sc = 1.0f, sh = 0.0f;
+    if (A.stat) {
+        long long c = (row / H) % A.C;
+        float2 st = A.stat[c];
+        sc = st.y * A.gamma[c];
+        sh = A.beta[c] - st.x * sc;
+    }
+    float m = -INFINITY;
+    for (long long j = lane; j < L; j += 32) m = fmaxf(m, fmaf(p[j], sc, sh));
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    float sum = 0.0f;
+    for (long long j = lane; j < L; j += 32) sum += expf(fmaf(p[j], sc, sh) - m);
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    const float inv = 1.0f / sum;
+    for (long long j = lane; j < L; j += 32) q[j] = expf(fmaf(p[j], sc, sh) - m) * inv;
+}
+
+/* One part of a concatenation along channels: rows (samples) of len
+ * elements of src into rows of stride elements of dst, from element off of
+ * each.  grid (x: chunks of a row, y: rows, strided); vec: len, stride and
+ * off multiples of 4, moved as float4. */
+__global__ void __launch_bounds__(256) copy_rows(const float *__restrict__ src, float *__restrict__ dst,
+                                                 long long rows, long long len, long long stride,
+                                                 long long off, int vec)
+{
+    const long long step = (long long)gridDim.x * blockDim.x;
+    const long long t0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+        const float *a = src + r * len;
+        float *b = dst + r * stride + off;
+        if (vec)
+            for (long long i = t0; i < len / 4; i += step)
+                reinterpret_cast<float4 *>(b)[i] = reinterpret_cast<const float4 *>(a)[i];
+        else
+            for (long long i = t0; i < len; i += step) b[i] = a[i];
+    }
+}
+
+/* The channel shuffle: output channel c' = j g + i is input channel
+ * c = i (C / g) + j.  grid (x: chunks of a plane, y: output planes n C + c',
+ * strided); vec: planes of a multiple of 4 elements. */
+__global__ void __launch_bounds__(256) shuffle_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                                      long long planes, long long C, long long g,
+                                                      long long S, int vec)
+{
+    const long long step = (long long)gridDim.x * blockDim.x;
+    const long long t0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (long long pl = blockIdx.y; pl < planes; pl += gridDim.y) {
+        long long n = pl / C, co = pl % C;
+        long long ci = (co % g) * (C / g) + co / g;
+        const float *a = x + (n * C + ci) * S;
+        float *b = y + pl * S;
+        if (vec)
+            for (long long i = t0; i < S / 4; i += step)
+                reinterpret_cast<float4 *>(b)[i] = reinterpret_cast<const float4 *>(a)[i];
+        else
+            for (long long i = t0; i < S; i += step) b[i] = a[i];
+    }
+}
+
 /* --- the interpreter -------------------------------------------------------- */
 
 struct net_state {
@@ -146,7 +267,8 @@ struct net_state {
     conv_runner *conv[NET_MAX_LAYERS];     /* per conv layer; shared by equal geometries */
     conv_geom geom[NET_MAX_LAYERS];
     int conv_owner[NET_MAX_LAYERS];        /* 1: this layer's runner is its own to free */
-    float *buf[3];
+    float *buf[3 + NET_STACK_MAX];
+    int n_buf;                             /* 3 + the deepest the stack gets */
     double2 *part;                         /* plane sums, N * C of the widest norm */
     float2 *stat;                          /* per channel */
     int last_write;                        /* the last layer that writes data */
@@ -163,7 +285,8 @@ int writes(int kind)
 {
     return kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_BN2D || kind == NET_RELU ||
            kind == NET_MAXPOOL2D || kind == NET_AVGPOOL2D || kind == NET_GAP || kind == NET_ADD ||
-           kind == NET_RELU6 || kind == NET_SIGMOID;
+           kind == NET_RELU6 || kind == NET_SIGMOID || kind == NET_CONCAT || kind == NET_SHUFFLE ||
+           kind == NET_CONVT2D || kind == NET_SOFTMAX;
 }
 
 /* The parameter part of layer l (weight or bias), or NULL. */
@@ -179,11 +302,15 @@ int create_convs(base_ctx *b, net_state *ns, kbv_err *e)
     const net_spec *sp = ns->spec;
     for (int l = 0; l < sp->n_layers; l++) {
         const net_layer *L = &sp->layers[l];
-        if (L->kind != NET_CONV2D) continue;
+        if (L->kind != NET_CONV2D && L->kind != NET_CONVT2D) continue;
         const net_shape &in = ns->plan->in[l], &out = ns->plan->out[l];
         conv_geom &g = ns->geom[l];
         memset(&g, 0, sizeof g);
         g.nd = 2;
+        /* a transposed convolution: x [N, Cin, ...] in, the weight
+         * [Cin, Cout / groups, k, k], y [N, Cout, ...] out (conv.cu runs
+         * cuDNN's backward-data pass) */
+        g.transposed = L->kind == NET_CONVT2D;
         g.n = in.d[0];
         g.cin = in.d[1];
         g.cout = out.d[1];
@@ -241,7 +368,8 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     int rc = linear ? base_need_blas(b, e) : 0;
     if (!rc) rc = create_convs(b, ns, e);
     if (rc) return rc;
-    for (int i = 0; i < 3; i++) {
+    ns->n_buf = 3 + ns->plan->stack_most;
+    for (int i = 0; i < ns->n_buf; i++) {
         cudaError_t ce = cudaMalloc(&ns->buf[i], (size_t)most * sizeof(float));
         if (ce != cudaSuccess) {
             ns->buf[i] = NULL;
@@ -261,20 +389,62 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     return rc;
 }
 
-/* Where the walk stands while running: the current tensor and the skip. */
+/* Where the walk stands while running: the current tensor, the skip and
+ * the stack (aliases of the tensors saved). */
 struct cursor {
     const float *cur;
     float *skip;
+    const float *stack[NET_STACK_MAX];
+    net_shape stack_shape[NET_STACK_MAX];
+    int depth;
     const float *x;
     float *out;
 };
 
-/* A buffer that is neither the current tensor nor the skip. */
+/* Whether t is held by the skip or the stack. */
+int held(const cursor &k, const float *t)
+{
+    if (t == k.skip) return 1;
+    for (int i = 0; i < k.depth; i++)
+        if (k.stack[i] == t) return 1;
+    return 0;
+}
+
+/* A buffer that is neither the current tensor nor held. */
 float *free_buf(const net_state *ns, const cursor &k)
 {
-    for (int i = 0; i < 3; i++)
-        if (ns->buf[i] != k.cur && ns->buf[i] != k.skip) return ns->buf[i];
+    for (int i = 0; i < ns->n_buf; i++)
+        if (ns->buf[i] != k.cur && !held(k, ns->buf[i])) return ns->buf[i];
     return NULL;
+}
+
+/* Softmax along the last dimension of the tensor of shape s, from x to y,
+ * with A's batch norm applied first when A.stat is set. */
+void launch_softmax(const float *x, float *y, const net_shape &s, const ew_args &A, cudaStream_t st)
+{
+    long long L = s.d[s.ndim - 1], rows = 1;
+    for (int a = 0; a < s.ndim - 1; a++) rows *= s.d[a];
+    long long H = s.ndim == 4 ? s.d[2] : 1;
+    unsigned blocks = (unsigned)((rows * 32 + 255) / 256);
+    if (L <= 32) softmax_rows<1><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 64) softmax_rows<2><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 128) softmax_rows<4><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 256) softmax_rows<8><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 512) softmax_rows<16><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 1024) softmax_rows<32><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else softmax_long<<<blocks, 256, 0, st>>>(x, y, rows, L, H, A);
+}
+
+/* A 2D grid for rows of per_row work items: chunks of a row across x, rows
+ * across y (strided), about 16 blocks per SM in all. */
+dim3 rows_grid(const base_ctx *b, long long rows, long long per_row)
+{
+    unsigned gy = (unsigned)(rows < 65535 ? rows : 65535);
+    long long gx = (per_row + 255) / 256, want = (long long)b->sm_count * 16 / (gy ? gy : 1);
+    if (want < 1) want = 1;
+    if (gx > want) gx = want;
+    if (gx < 1) gx = 1;
+    return dim3((unsigned)gx, gy ? gy : 1);
 }
 
 void launch_ew(const base_ctx *b, const float *x, float *y, const ew_args &A, cudaStream_t s)
@@ -304,7 +474,17 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
      * only) and the ReLU, with identity dropouts between them skipped */
     ew_args A;
     memset(&A, 0, sizeof A);
-    if (L->kind == NET_LINEAR || L->kind == NET_CONV2D || L->kind == NET_BN2D) {
+    int bn_softmax = 0;
+    if (L->kind == NET_BN2D) {
+        int j = l + 1;
+        while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
+        if (j < sp->n_layers && sp->layers[j].kind == NET_SOFTMAX) {
+            bn_softmax = 1;
+            last = j;
+        }
+    }
+    if (!bn_softmax && (L->kind == NET_LINEAR || L->kind == NET_CONV2D || L->kind == NET_CONVT2D ||
+                        L->kind == NET_BN2D)) {
         int j = l + 1;
         while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
         if (L->kind == NET_BN2D && j < sp->n_layers && sp->layers[j].kind == NET_ADD) {
@@ -322,7 +502,7 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     int to_out = ns->last_write >= l && ns->last_write <= last;
     /* in place where the current tensor is a scratch buffer the skip does
      * not share; else into a free one */
-    int in_place_ok = k.cur != k.x && k.cur != k.skip;
+    int in_place_ok = k.cur != k.x && !held(k, k.cur);
     float *dst = to_out ? k.out : free_buf(ns, k);
     A.C = out.d[1];
     A.S = out.ndim == 2 ? 1 : out.d[2] * out.d[3];
@@ -338,7 +518,7 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         if (!rc && (A.bias || A.relu)) launch_ew(b, dst, dst, A, s);
         break;
     }
-    case NET_CONV2D: {
+    case NET_CONV2D: case NET_CONVT2D: {
         const net_param *w = param_of(pl, l, 0), *bi = param_of(pl, l, 1);
         rc = conv_runner_run(b, ns->conv[l], v, k.cur, params + w->offset, NULL, dst, s, e);
         A.bias = bi ? params + bi->offset : NULL;
@@ -354,7 +534,34 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         A.gamma = params + g->offset;
         A.beta = params + be->offset;
         if (!to_out && in_place_ok) dst = (float *)k.cur;
-        launch_ew(b, k.cur, dst, A, s);
+        if (bn_softmax) launch_softmax(k.cur, dst, out, A, s);
+        else launch_ew(b, k.cur, dst, A, s);
+        break;
+    }
+    case NET_SOFTMAX:
+        if (!to_out && in_place_ok) dst = (float *)k.cur;
+        launch_softmax(k.cur, dst, out, A, s);
+        break;
+    case NET_CONCAT: {
+        /* the popped entries, oldest first, then the current tensor, each
+         * at its channel offset of every sample */
+        long long S = out.d[2] * out.d[3], stride = out.d[1] * S, off = 0;
+        for (int e = k.depth - L->k; e <= k.depth; e++) {
+            const float *src = e < k.depth ? k.stack[e] : k.cur;
+            long long len = (e < k.depth ? k.stack_shape[e].d[1] : in.d[1]) * S;
+            int vec = len % 4 == 0 && stride % 4 == 0 && off % 4 == 0;
+            copy_rows<<<rows_grid(b, out.d[0], vec ? len / 4 : len), 256, 0, s>>>(src, dst, out.d[0], len, stride,
+                                                                                   off, vec);
+            off += len;
+        }
+        k.depth -= L->k;
+        break;
+    }
+    case NET_SHUFFLE: {
+        long long S = out.d[2] * out.d[3], planes = out.d[0] * out.d[1];
+        int vec = S % 4 == 0;
+        shuffle_kernel<<<rows_grid(b, planes, vec ? S / 4 : S), 256, 0, s>>>(k.cur, dst, planes, out.d[1],
+                                                                             L->groups, S, vec);
         break;
     }
     case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_ADD:
@@ -386,6 +593,17 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         k.skip = (float *)t;
         return 0;
     }
+    case NET_PUSH:
+        k.stack_shape[k.depth] = in;
+        k.stack[k.depth++] = k.cur;
+        return 0;
+    case NET_EXCHANGE: {
+        const float *t = k.cur;
+        k.cur = k.stack[k.depth - 1];
+        k.stack[k.depth - 1] = t;
+        k.stack_shape[k.depth - 1] = in;
+        return 0;
+    }
     default:   /* flatten and dropout move nothing */
         return 0;
     }
@@ -402,6 +620,7 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     k.x = (const float *)c->inputs[0].data;
     k.cur = k.x;
     k.skip = NULL;
+    k.depth = 0;
     k.out = (float *)c->outputs[0].data;
     const float *params = (const float *)c->inputs[1].data;
     for (int l = 0; l < ns->spec->n_layers; l++) {
@@ -427,7 +646,7 @@ void destroy(base_ctx *b)
     if (!ns) return;
     for (int l = 0; l < NET_MAX_LAYERS; l++)
         if (ns->conv_owner[l]) conv_runner_destroy(ns->conv[l]);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < ns->n_buf; i++)
         if (ns->buf[i]) cudaFree(ns->buf[i]);
     if (ns->part) cudaFree(ns->part);
     if (ns->stat) cudaFree(ns->stat);

@@ -2,8 +2,11 @@
  * (problems/net.h): the MLPs (1-3), LeNet-5 (4), AlexNet (5), the ResNet
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
  * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
- * MBConv block (21), EfficientNet-B0, B1 and B2 (22-24), MobileNetV2 (20) and
- * RegNet (27).
+ * MBConv block (21), EfficientNet-B0, B1 and B2 (22-24), MobileNetV2 (20),
+ * RegNet (27), GoogLeNet's Inception module and Inception v1 (6, 7), the
+ * DenseNet-121 dense block, DenseNet-121 and 201 (14-16), SqueezeNet's Fire
+ * module and SqueezeNet (17, 18), the ShuffleNet unit and ShuffleNet (25,
+ * 26) and the U-Net with softmax (45).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
@@ -12,9 +15,12 @@
  * FLOPs: per linear layer 2 N in out plus N out for its bias; per
  * convolution 2 N Cout Hout Wout (Cin / groups) k^2 plus one per output for
  * a bias; per element 7 for a batch norm (statistics and apply), 1 for ReLU
- * and the residual add, 2 for ReLU6, 3 for sigmoid; k^2 comparisons per max-pool output, k^2 additions
+ * and the residual add, 2 for ReLU6, 3 for sigmoid, 5 for softmax (as
+ * level 1 counts it); k^2 comparisons per max-pool output, k^2 additions
  * and a division per average-pool output; one addition per input and one
- * division per output for the global average pool.
+ * division per output for the global average pool; per transposed
+ * convolution 2 N Cin Hin Win (Cout / groups) k^2 plus one per output for
+ * a bias; none for the stack's moves, concatenation and channel shuffle.
  * min_bytes: x, params and the output, each once.  The numbers are the
  * walk's (net_plan_make); tests/unit/test_suite_net.c checks that they
  * agree with it.
@@ -58,6 +64,18 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(1024LL, 1000LL)),
       ATTRS({ "num_classes", 1000.0 }),
       .flops = 2327482277888.0, .min_bytes = 4.0 * 217543016, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 1 },
+    { .id = "L3_006_googlenetinceptionmodule", .level = 3, .number = 6, .name = "6_GoogleNetInceptionModule",
+      .expr = "torch.cat([branch1x1(x), branch3x3(x), branch5x5(x), branch_pool(x)], 1): conv1x1 480->192; conv1x1 480->96, conv3x3 96->208; conv1x1 480->16, conv5x5 16->48; maxpool 3/1/1, conv1x1 480->64 (all with bias, no activations)",
+      INPUTS(IN("x", G_RAND, 10LL, 480LL, 224LL, 224LL), PACKED(376176LL)),
+      OUTPUTS(OUT(10LL, 512LL, 224LL, 224LL)),
+      ATTRS({ "in_channels", 480.0 }, { "out_1x1", 192.0 }, { "reduce_3x3", 96.0 }, { "out_3x3", 208.0 }, { "reduce_5x5", 16.0 }, { "out_5x5", 48.0 }, { "pool_proj", 64.0 }),
+      .flops = 379354644480.0, .min_bytes = 4.0 * 498122096, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 15 },
+    { .id = "L3_007_googlenetinceptionv1", .level = 3, .number = 7, .name = "7_GoogleNetInceptionV1",
+      .expr = "GoogLeNet (Inception v1) as KernelBench writes it: relu(conv7x7/2), maxpool 3/2, relu(conv1x1), relu(conv3x3), maxpool 3/2, inception 3a, 3b, maxpool, 4a-4e, maxpool, 5a, 5b (each the concatenation of four branches, no activations inside), adaptive avg pool, Dropout(0.0), fc",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(6998552LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }),
+      .flops = 31829849840.0, .min_bytes = 4.0 * 8513832, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 16 },
     { .id = "L3_008_resnetbasicblock", .level = 3, .number = 8, .name = "8_ResNetBasicBlock",
       .expr = "relu(bn2(conv2(relu(bn1(conv1(x))))) + downsample(x)), downsample = bn(conv1x1(x)), batch norms in training mode",
       INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(39168LL)),
@@ -94,6 +112,36 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(128LL, 64LL, 128LL, 128LL)),
       ATTRS({ "num_input_features", 32.0 }, { "num_output_features", 64.0 }, { "eps", 1e-05 }),
       .flops = 37178310656.0, .min_bytes = 4.0 * 402655296, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 7 },
+    { .id = "L3_014_densenet121denseblock", .level = 3, .number = 14, .name = "14_DenseNet121DenseBlock",
+      .expr = "six dense layers (bn + relu + conv3x3 to 32 channels without bias + Dropout(0.0)), each layer's input the concatenation of x and every earlier layer's output; the output is the concatenation of all seven; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 32LL, 224LL, 224LL), PACKED(194880LL)),
+      OUTPUTS(OUT(10LL, 224LL, 224LL, 224LL)),
+      ATTRS({ "num_layers", 6.0 }, { "num_input_features", 32.0 }, { "growth_rate", 32.0 }, { "eps", 1e-05 }),
+      .flops = 196914708480.0, .min_bytes = 4.0 * 128645440, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 17 },
+    { .id = "L3_015_densenet121", .level = 3, .number = 15, .name = "15_DenseNet121",
+      .expr = "DenseNet-121 as KernelBench writes it (no bottleneck layers): conv7x7/2 + bn + relu + maxpool 3/2, dense blocks of 6, 12, 24 and 16 layers (growth 32) with transition layers (bn + relu + conv1x1 halving the channels + avgpool 2) between them, bn + relu, adaptive avg pool, fc to 10 classes; parameters in registration order (features, all dense blocks, all transitions, final bn, classifier); batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(9854346LL)),
+      OUTPUTS(OUT(10LL, 10LL)),
+      ATTRS({ "growth_rate", 32.0 }, { "num_classes", 10.0 }, { "eps", 1e-05 }),
+      .flops = 61845396580.0, .min_bytes = 4.0 * 11359726, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 18 },
+    { .id = "L3_016_densenet201", .level = 3, .number = 16, .name = "16_DenseNet201",
+      .expr = "DenseNet-201 as KernelBench writes it (no bottleneck layers): conv7x7/2 + bn + relu + maxpool 3/2, dense blocks of 6, 12, 48 and 32 layers (growth 32) with transition layers (bn + relu + conv1x1 halving the channels + avgpool 2) between them, bn + relu, adaptive avg pool, fc to 10 classes; parameters in registration order (features, all dense blocks, all transitions, final bn, classifier); batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(30064778LL)),
+      OUTPUTS(OUT(10LL, 10LL)),
+      ATTRS({ "growth_rate", 32.0 }, { "num_classes", 10.0 }, { "eps", 1e-05 }),
+      .flops = 113645154660.0, .min_bytes = 4.0 * 31570158, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 19 },
+    { .id = "L3_017_squeezenetfiremodule", .level = 3, .number = 17, .name = "17_SqueezeNetFireModule",
+      .expr = "s = relu(squeeze(x)) (conv1x1 3->6); torch.cat([relu(expand1x1(s)) (conv1x1 6->64), relu(expand3x3(s)) (conv3x3 6->64, padding 1)], 1)",
+      INPUTS(IN("x", G_RAND, 128LL, 3LL, 256LL, 256LL), PACKED(3992LL)),
+      OUTPUTS(OUT(128LL, 128LL, 256LL, 256LL)),
+      ATTRS({ "in_channels", 3.0 }, { "squeeze_channels", 6.0 }, { "expand1x1_channels", 64.0 }, { "expand3x3_channels", 64.0 }),
+      .flops = 66974646272.0, .min_bytes = 4.0 * 1098911640, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 20 },
+    { .id = "L3_018_squeezenet", .level = 3, .number = 18, .name = "18_SqueezeNet",
+      .expr = "SqueezeNet 1.0: relu(conv7x7/2 3->96), maxpool 3/2 (ceil mode), Fire modules 2-4, maxpool, Fire 5-8, maxpool, Fire 9, Dropout(0.0), relu(conv1x1 512->1000), adaptive avg pool, flatten",
+      INPUTS(IN("x", G_RAND, 64LL, 3LL, 512LL, 512LL), PACKED(1248424LL)),
+      OUTPUTS(OUT(64LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }),
+      .flops = 578023147520.0, .min_bytes = 4.0 * 51644072, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 21 },
     { .id = "L3_019_mobilenetv1", .level = 3, .number = 19, .name = "19_MobileNetV1",
       .expr = "MobileNetV1 (alpha 1): conv3x3/2 + bn + relu, thirteen depthwise-separable blocks (depthwise 3x3 + bn + relu, pointwise 1x1 + bn + relu), AvgPool2d(7), fc; batch norms in training mode",
       INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(4231976LL)),
@@ -130,38 +178,70 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(2LL, 1000LL)),
       ATTRS({ "num_classes", 1000.0 }, { "eps", 1e-05 }),
       .flops = 315800080.0, .min_bytes = 4.0 * 7171384, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 14 },
+    { .id = "L3_025_shufflenetunit", .level = 3, .number = 25, .name = "25_ShuffleNetUnit",
+      .expr = "relu(bn3(conv3(shuffle(bn2(conv2(relu(bn1(conv1(x))))))))) + bn(conv1x1(x)): conv1 1x1 240->120 groups 3, conv2 depthwise 3x3, channel shuffle (3 groups), conv3 1x1 120->480 groups 3, shortcut conv1x1 240->480 + bn; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 240LL, 224LL, 224LL), PACKED(147480LL)),
+      OUTPUTS(OUT(10LL, 480LL, 224LL, 224LL)),
+      ATTRS({ "in_channels", 240.0 }, { "out_channels", 480.0 }, { "groups", 3.0 }, { "eps", 1e-05 }),
+      .flops = 150347366400.0, .min_bytes = 4.0 * 361414680, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 22 },
+    { .id = "L3_026_shufflenet", .level = 3, .number = 26, .name = "26_ShuffleNet",
+      .expr = "ShuffleNet (groups 3) as KernelBench writes it: relu(bn(conv3x3/2 3->24)), maxpool 3/2, three stages of 3, 7 and 3 stride-1 units (240, 480, 960 channels; the first unit of a stage with a conv1x1 + bn shortcut), relu(bn(conv1x1 to 1024)), adaptive avg pool, fc; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(3338524LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }, { "groups", 3.0 }, { "eps", 1e-05 }),
+      .flops = 147066411280.0, .min_bytes = 4.0 * 4853804, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 23 },
     { .id = "L3_027_regnet", .level = 3, .number = 27, .name = "27_RegNet",
       .expr = "three stages (64, 128, 256 channels) of conv3x3 + bn + relu, conv3x3 + bn + relu, max_pool2d(2, 2); torch.mean over H and W; fc to 10 classes; batch norms in training mode",
       INPUTS(IN("x", G_RAND, 8LL, 3LL, 224LL, 224LL), PACKED(1149770LL)),
       OUTPUTS(OUT(8LL, 10LL)),
       ATTRS({ "input_channels", 3.0 }, { "stages", 3.0 }, { "block_width_1", 64.0 }, { "block_width_2", 128.0 }, { "block_width_3", 256.0 }, { "output_classes", 10.0 }, { "eps", 1e-05 }),
       .flops = 120623147088.0, .min_bytes = 4.0 * 2354074, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 9 },
+    { .id = "L3_045_unetsoftmax", .level = 3, .number = 45, .name = "45_UNetSoftmax",
+      .expr = "U-Net (features 64) whose double convolutions are conv3x3 + bn + softmax(dim=-1), twice: four encoders with maxpool 2, a bottleneck, four decoders each on cat(ConvTranspose2d(k 2, s 2) of the previous, the encoder's output), conv1x1 to 4 channels; batch norms in training mode",
+      INPUTS(IN("x", G_RAND, 8LL, 8LL, 64LL, 512LL), PACKED(31046596LL)),
+      OUTPUTS(OUT(8LL, 4LL, 64LL, 512LL)),
+      ATTRS({ "in_channels", 8.0 }, { "out_channels", 4.0 }, { "features", 64.0 }, { "eps", 1e-05 }),
+      .flops = 388676714496.0, .min_bytes = 4.0 * 34192324, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 24 },
 };
 
 SUITE_COUNT(suite_l3_net);
 
 /* --- the programs ----------------------------------------------------------- */
 
-#define LIN(o)            { NET_LINEAR, (o), 0, 0, 0, 1, 0, 0 }
-#define CONVG(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), 0 }   /* grouped, bias=False */
-#define AVGP(k, s, p)     { NET_AVGPOOL2D, 0, (k), (s), (p), 0, 0, 0 }
-#define RELU6             { NET_RELU6, 0, 0, 0, 0, 0, 0, 0 }
-#define SIGM              { NET_SIGMOID, 0, 0, 0, 0, 0, 0, 0 }
+#define LIN(O_)            { .kind = NET_LINEAR, .out = (O_), .bias = 1 }
+#define CONVG(O_, K_, S_, P_, G_) { .kind = NET_CONV2D, .out = (O_), .k = (K_), .s = (S_), .p = (P_), .groups = (G_) }   /* grouped, bias=False */
+#define AVGP(K_, S_, P_)     { .kind = NET_AVGPOOL2D, .k = (K_), .s = (S_), .p = (P_) }
+#define RELU6             { .kind = NET_RELU6 }
+#define SIGM              { .kind = NET_SIGMOID }
 /* MobileNetV2's own initialisation: kaiming_normal_ (fan_out) convolutions
  * without a bias, an N(0, 0.01) linear layer with a zero bias */
-#define CONVK(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), NET_INIT_KAIMING_OUT }
-#define LIN_N(o)          { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_NORMAL_001 }
-#define CONV(o, k, s, p)  { NET_CONV2D, (o), (k), (s), (p), 1, 0, 0 }
-#define CONVN(o, k, s, p) { NET_CONV2D, (o), (k), (s), (p), 0, 0, 0 }   /* bias=False */
-#define BN                { NET_BN2D, 0, 0, 0, 0, 0, 0, 0 }
-#define RELU              { NET_RELU, 0, 0, 0, 0, 0, 0, 0 }
-#define MAXP(k, s, p)     { NET_MAXPOOL2D, 0, (k), (s), (p), 0, 0, 0 }
-#define GAP               { NET_GAP, 0, 0, 0, 0, 0, 0, 0 }
-#define FLAT              { NET_FLATTEN, 0, 0, 0, 0, 0, 0, 0 }
-#define DROP              { NET_DROPOUT, 0, 0, 0, 0, 0, 0, 0 }
-#define SAVE              { NET_SAVE, 0, 0, 0, 0, 0, 0, 0 }
-#define SWAP              { NET_SWAP, 0, 0, 0, 0, 0, 0, 0 }
-#define ADD               { NET_ADD, 0, 0, 0, 0, 0, 0, 0 }
+#define CONVK(O_, K_, S_, P_, G_) { .kind = NET_CONV2D, .out = (O_), .k = (K_), .s = (S_), .p = (P_), .groups = (G_), \
+                          .init = NET_INIT_KAIMING_OUT }
+#define LIN_N(O_)          { .kind = NET_LINEAR, .out = (O_), .bias = 1, .init = NET_INIT_NORMAL_001 }
+#define CONV(O_, K_, S_, P_)  { .kind = NET_CONV2D, .out = (O_), .k = (K_), .s = (S_), .p = (P_), .bias = 1 }
+#define CONVN(O_, K_, S_, P_) { .kind = NET_CONV2D, .out = (O_), .k = (K_), .s = (S_), .p = (P_) }   /* bias=False */
+#define BN                { .kind = NET_BN2D }
+#define RELU              { .kind = NET_RELU }
+#define MAXP(K_, S_, P_)     { .kind = NET_MAXPOOL2D, .k = (K_), .s = (S_), .p = (P_) }
+#define MAXPC(K_, S_, P_)    { .kind = NET_MAXPOOL2D, .k = (K_), .s = (S_), .p = (P_), .ceil = 1 }   /* ceil_mode */
+#define GAP               { .kind = NET_GAP }
+#define FLAT              { .kind = NET_FLATTEN }
+#define DROP              { .kind = NET_DROPOUT }
+#define SAVE              { .kind = NET_SAVE }
+#define SWAP              { .kind = NET_SWAP }
+#define ADD               { .kind = NET_ADD }
+/* the stack of saved tensors: push, exchange with the top, concatenation
+ * of the top n entries and the current tensor */
+#define PUSH              { .kind = NET_PUSH }
+#define XCHG              { .kind = NET_EXCHANGE }
+#define CAT(N_)            { .kind = NET_CONCAT, .k = (N_) }
+#define SHUF(G_)           { .kind = NET_SHUFFLE, .groups = (G_) }
+#define CONVT(O_, K_, S_, P_) { .kind = NET_CONVT2D, .out = (O_), .k = (K_), .s = (S_), .p = (P_), .bias = 1 }
+#define SOFTMAX           { .kind = NET_SOFTMAX }
+/* the same layers in registration group r (net.h: reg) */
+#define CONVN_R(O_, K_, S_, P_, R_) { .kind = NET_CONV2D, .out = (O_), .k = (K_), .s = (S_), .p = (P_), .reg = (R_) }
+#define BN_R(R_)           { .kind = NET_BN2D, .reg = (R_) }
+#define LIN_R(O_, R_)       { .kind = NET_LINEAR, .out = (O_), .bias = 1, .reg = (R_) }
 /* A 3x3 convolution with padding 1 and its ReLU (VGG). */
 #define C3R(o)            CONV(o, 3, 1, 1), RELU
 /* torchvision's BasicBlock: conv1, bn1, conv2, bn2 and, when the shape
@@ -301,6 +381,103 @@ static const net_layer vgg19[] = {
     VGG_HEAD,
 };
 
+/* GoogLeNet's Inception module as KernelBench writes it (no activations):
+ * four branches from the same input (each pushed before it runs, the input
+ * brought back by the exchange), concatenated along channels in the order
+ * 1x1, 3x3, 5x5, pool */
+#define INCEPTION(o1, r3, o3, r5, o5, pp) \
+    PUSH, CONV(o1, 1, 1, 0), XCHG, \
+    PUSH, CONV(r3, 1, 1, 0), CONV(o3, 3, 1, 1), XCHG, \
+    PUSH, CONV(r5, 1, 1, 0), CONV(o5, 5, 1, 2), XCHG, \
+    MAXP(3, 1, 1), CONV(pp, 1, 1, 0), CAT(3)
+static const net_layer inception_module[] = { INCEPTION(192, 96, 208, 16, 48, 64) };
+static const net_layer googlenet[] = {
+    CONV(64, 7, 2, 3), RELU, MAXP(3, 2, 1), CONV(64, 1, 1, 0), RELU, CONV(192, 3, 1, 1), RELU, MAXP(3, 2, 1),
+    INCEPTION(64, 96, 128, 16, 32, 32), INCEPTION(128, 128, 192, 32, 96, 64), MAXP(3, 2, 1),
+    INCEPTION(192, 96, 208, 16, 48, 64), INCEPTION(160, 112, 224, 24, 64, 64),
+    INCEPTION(128, 128, 256, 24, 64, 64), INCEPTION(112, 144, 288, 32, 64, 64),
+    INCEPTION(256, 160, 320, 32, 128, 128), MAXP(3, 2, 1),
+    INCEPTION(256, 160, 320, 32, 128, 128), INCEPTION(384, 192, 384, 48, 128, 128),
+    GAP, FLAT, DROP, LIN(1000),
+};
+/* DenseNet's dense layer: bn + relu + conv3x3 to the growth rate (32) on
+ * the concatenation so far, whose output is concatenated after it
+ * (torch.cat of all features, which is the previous concatenation and the
+ * new one); in registration group r */
+#define DL(r)             PUSH, BN_R(r), RELU, CONVN_R(32, 3, 1, 1, r), DROP, CAT(1)
+#define DL2(r)            DL(r), DL(r)
+#define DL4(r)            DL2(r), DL2(r)
+#define DL8(r)            DL4(r), DL4(r)
+#define DL16(r)           DL8(r), DL8(r)
+static const net_layer dense_block[] = { DL4(0), DL2(0) };
+/* DenseNet-121 and 201: the model registers features, then every dense
+ * block, then every transition layer, then the final batch norm and the
+ * classifier, but runs blocks and transitions interleaved: groups 0 to 3
+ * (net.h: reg) keep the layout in registration order */
+#define DN_STEM           CONVN(64, 7, 2, 3), BN, RELU, MAXP(3, 2, 1)
+#define DN_TRANS(c)       BN_R(2), RELU, CONVN_R(c, 1, 1, 0, 2), AVGP(2, 2, 0)
+#define DN_HEAD           BN_R(3), RELU, GAP, FLAT, LIN_R(10, 3)
+static const net_layer densenet121[] = {
+    DN_STEM,
+    DL4(1), DL2(1), DN_TRANS(128),
+    DL8(1), DL4(1), DN_TRANS(256),
+    DL16(1), DL8(1), DN_TRANS(512),
+    DL16(1),
+    DN_HEAD,
+};
+static const net_layer densenet201[] = {
+    DN_STEM,
+    DL4(1), DL2(1), DN_TRANS(128),
+    DL8(1), DL4(1), DN_TRANS(256),
+    DL16(1), DL16(1), DL16(1), DN_TRANS(896),
+    DL16(1), DL16(1),
+    DN_HEAD,
+};
+/* SqueezeNet's Fire module: squeeze 1x1 + relu, then expand 1x1 + relu and
+ * expand 3x3 + relu on the squeezed map, concatenated */
+#define FIRE(sq, e1, e3)  CONV(sq, 1, 1, 0), RELU, PUSH, CONV(e1, 1, 1, 0), RELU, XCHG, CONV(e3, 3, 1, 1), RELU, \
+                          CAT(1)
+static const net_layer fire_module[] = { FIRE(6, 64, 64) };
+static const net_layer squeezenet[] = {
+    CONV(96, 7, 2, 0), RELU, MAXPC(3, 2, 0),
+    FIRE(16, 64, 64), FIRE(16, 64, 64), FIRE(32, 128, 128), MAXPC(3, 2, 0),
+    FIRE(32, 128, 128), FIRE(48, 192, 192), FIRE(48, 192, 192), FIRE(64, 256, 256), MAXPC(3, 2, 0),
+    FIRE(64, 256, 256),
+    DROP, CONV(1000, 1, 1, 0), RELU, GAP, FLAT,
+};
+/* ShuffleNet's unit (stride 1, groups g, o / 4 channels inside): 1x1 group
+ * conv + bn + relu, depthwise 3x3 + bn, channel shuffle, 1x1 group conv +
+ * bn + relu, then the shortcut added: the input itself (SHUF_ID) or, when
+ * the width changes, a 1x1 conv + bn of it (SHUF_DS) */
+#define SHUF_BODY(o, g)   CONVG((o) / 4, 1, 1, 0, g), BN, RELU, CONVG((o) / 4, 3, 1, 1, (o) / 4), BN, SHUF(g), \
+                          CONVG(o, 1, 1, 0, g), BN, RELU
+#define SHUF_ID(c, g)     SAVE, SHUF_BODY(c, g), ADD
+#define SHUF_DS(o, g)     SAVE, SHUF_BODY(o, g), SWAP, CONVN(o, 1, 1, 0), BN, ADD
+static const net_layer shuffle_unit[] = { SHUF_DS(480, 3) };
+static const net_layer shufflenet[] = {
+    CONVN(24, 3, 2, 1), BN, RELU, MAXP(3, 2, 1),
+    SHUF_DS(240, 3), SHUF_ID(240, 3), SHUF_ID(240, 3),
+    SHUF_DS(480, 3), SHUF_ID(480, 3), SHUF_ID(480, 3), SHUF_ID(480, 3), SHUF_ID(480, 3), SHUF_ID(480, 3),
+    SHUF_ID(480, 3),
+    SHUF_DS(960, 3), SHUF_ID(960, 3), SHUF_ID(960, 3),
+    CONVN(1024, 1, 1, 0), BN, RELU, GAP, FLAT, LIN(1000),
+};
+/* U-Net's double convolution as KernelBench writes it: conv3x3 + bn +
+ * softmax over the width, twice; the encoders' outputs are pushed for the
+ * decoders, which concatenate the upsampled map first and the encoder's
+ * second (the exchange puts the upsampled map on the stack) */
+#define DCONV(c)          CONV(c, 3, 1, 1), BN, SOFTMAX, CONV(c, 3, 1, 1), BN, SOFTMAX
+#define UP(c)             CONVT(c, 2, 2, 0), XCHG, CAT(1), DCONV(c)
+static const net_layer unet[] = {
+    DCONV(64), PUSH, MAXP(2, 2, 0),
+    DCONV(128), PUSH, MAXP(2, 2, 0),
+    DCONV(256), PUSH, MAXP(2, 2, 0),
+    DCONV(512), PUSH, MAXP(2, 2, 0),
+    DCONV(1024),
+    UP(512), UP(256), UP(128), UP(64),
+    CONV(4, 1, 1, 0),
+};
+
 #define PROGRAM(code, layers) \
     { (code), (int)(sizeof(layers) / sizeof(layers[0])), (layers), 1e-05 }
 
@@ -323,6 +500,16 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 12, effnet_b1),
     PROGRAM(OP_CONV_NET_FIRST + 13, mobilenet2),
     PROGRAM(OP_CONV_NET_FIRST + 14, effnet_b2),
+    PROGRAM(OP_CONV_NET_FIRST + 15, inception_module),
+    PROGRAM(OP_CONV_NET_FIRST + 16, googlenet),
+    PROGRAM(OP_CONV_NET_FIRST + 17, dense_block),
+    PROGRAM(OP_CONV_NET_FIRST + 18, densenet121),
+    PROGRAM(OP_CONV_NET_FIRST + 19, densenet201),
+    PROGRAM(OP_CONV_NET_FIRST + 20, fire_module),
+    PROGRAM(OP_CONV_NET_FIRST + 21, squeezenet),
+    PROGRAM(OP_CONV_NET_FIRST + 22, shuffle_unit),
+    PROGRAM(OP_CONV_NET_FIRST + 23, shufflenet),
+    PROGRAM(OP_CONV_NET_FIRST + 24, unet),
 };
 
 const net_spec *suite_net(int op)

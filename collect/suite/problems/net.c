@@ -10,6 +10,7 @@
 static const char *const kind_names[NET_KIND_COUNT] = {
     "end", "linear", "conv2d", "batchnorm2d", "relu", "maxpool2d", "adaptive_avgpool2d(1)",
     "flatten", "dropout(p=0)", "save", "swap", "add", "avgpool2d", "relu6", "sigmoid",
+    "push", "exchange", "concat", "channel_shuffle", "conv_transpose2d", "softmax(dim=-1)",
 };
 
 const char *net_kind_name(int kind)
@@ -76,9 +77,81 @@ static void layer_init(const net_layer *L, int64_t fan_in, int64_t fan_out, suit
     }
 }
 
-/* One layer: the shape after it from cur, its parameters and FLOPs. */
-static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip, int *have_skip,
+/* The saved tensors of the walk: the skip slot and the stack. */
+typedef struct {
+    net_shape skip;
+    int have_skip;
+    net_shape stack[NET_STACK_MAX];
+    int depth;
+} walk_saved;
+
+/* A transposed convolution: its output shape into *o, its parameters
+ * and FLOPs. */
+static int walk_convt(const net_layer *L, int i, const net_shape *cur, net_shape *o, net_plan *pl, char *why,
+                      size_t len)
+{
+    const char *nm = net_kind_name(L->kind);
+    int64_t n = shape_numel(cur);
+    if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+    if (L->out < 1 || L->k < 1 || L->s < 1 || L->p < 0)
+        return fail(why, len, i, nm, "bad channels, kernel, stride or padding");
+    int64_t g = L->groups > 1 ? L->groups : 1, cin = cur->d[1];
+    if (cin % g || L->out % g) return fail(why, len, i, nm, "channels not divisible by the groups");
+    int64_t w[4] = { cin, L->out / g, L->k, L->k };
+    /* PyTorch's fan_in of a transposed convolution's weight is its
+     * dimension 1 times the window: out / groups k^2 */
+    suite_gen gw, gb;
+    layer_init(L, L->out / g * L->k * L->k, cin * L->k * L->k, &gw, &gb);
+    int64_t bshape = L->out;
+    add_param(pl, i, 0, 4, w, gw);
+    if (L->bias) add_param(pl, i, 1, 1, &bshape, gb);
+    o->d[1] = L->out;
+    for (int a = 2; a < 4; a++) o->d[a] = (cur->d[a] - 1) * L->s - 2 * L->p + L->k;
+    if (o->d[2] < 1 || o->d[3] < 1) return fail(why, len, i, nm, "the padding is larger than the output");
+    /* every input element meets every tap of its group's output channels */
+    pl->flops += 2.0 * (double)n * (double)(L->out / g) * L->k * L->k +
+                 (L->bias ? (double)shape_numel(o) : 0.0);
+    pl->has_conv = 1;
+    return 0;
+}
+
+/* The stack's layers: push, exchange and concatenation. */
+static int walk_stack(const net_layer *L, int i, const net_shape *cur, net_shape *o, walk_saved *sv,
                       net_plan *pl, char *why, size_t len)
+{
+    const char *nm = net_kind_name(L->kind);
+    switch (L->kind) {
+    case NET_PUSH:
+        if (sv->depth == NET_STACK_MAX) return fail(why, len, i, nm, "the stack is full");
+        sv->stack[sv->depth++] = *cur;
+        if (sv->depth > pl->stack_most) pl->stack_most = sv->depth;
+        break;
+    case NET_EXCHANGE:
+        if (sv->depth < 1) return fail(why, len, i, nm, "nothing pushed");
+        *o = sv->stack[sv->depth - 1];
+        sv->stack[sv->depth - 1] = *cur;
+        break;
+    case NET_CONCAT: {
+        if (L->k < 1 || L->k > sv->depth) return fail(why, len, i, nm, "fewer entries pushed than it pops");
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        for (int e = sv->depth - L->k; e < sv->depth; e++) {
+            const net_shape *t = &sv->stack[e];
+            if (t->ndim != 4 || t->d[0] != cur->d[0] || t->d[2] != cur->d[2] || t->d[3] != cur->d[3])
+                return fail(why, len, i, nm, "the tensors differ in more than their channels");
+            o->d[1] += t->d[1];
+        }
+        sv->depth -= L->k;
+        break;   /* data movement: no FLOPs */
+    }
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* One layer: the shape after it from cur, its parameters and FLOPs. */
+static int walk_layer(const net_layer *L, int i, net_shape *cur, walk_saved *sv, net_plan *pl,
+                      char *why, size_t len)
 {
     const char *nm = net_kind_name(L->kind);
     int64_t n = shape_numel(cur);
@@ -137,7 +210,18 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
         if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
         if (L->k < 1 || L->s < 1 || L->p < 0 || 2 * L->p > L->k)
             return fail(why, len, i, nm, "bad kernel, stride or padding");
-        for (int a = 2; a < 4; a++) o.d[a] = (cur->d[a] + 2 * L->p - L->k) / L->s + 1;
+        if (L->ceil && L->kind != NET_MAXPOOL2D) return fail(why, len, i, nm, "ceil mode is for max pooling only");
+        for (int a = 2; a < 4; a++) {
+            int64_t span = cur->d[a] + 2 * L->p - L->k;
+            if (span < 0) {
+                o.d[a] = 0;
+                continue;
+            }
+            /* PyTorch's rule: ceil mode rounds up, but the last window must
+             * start inside the input or its left padding */
+            o.d[a] = (L->ceil ? (span + L->s - 1) / L->s : span / L->s) + 1;
+            if (L->ceil && (o.d[a] - 1) * L->s >= cur->d[a] + L->p) o.d[a]--;
+        }
         if (o.d[2] < 1 || o.d[3] < 1) return fail(why, len, i, nm, "the window is larger than the input");
         /* a comparison or addition per window element, a division per
          * average */
@@ -156,18 +240,32 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
     case NET_DROPOUT:
         break;
     case NET_SAVE:
-        *skip = *cur;
-        *have_skip = 1;
+        sv->skip = *cur;
+        sv->have_skip = 1;
         break;
     case NET_SWAP:
-        if (!*have_skip) return fail(why, len, i, nm, "nothing saved");
-        o = *skip;
-        *skip = *cur;
+        if (!sv->have_skip) return fail(why, len, i, nm, "nothing saved");
+        o = sv->skip;
+        sv->skip = *cur;
         break;
     case NET_ADD:
-        if (!*have_skip) return fail(why, len, i, nm, "nothing saved");
-        if (memcmp(skip, cur, sizeof *cur) != 0) return fail(why, len, i, nm, "the shapes differ");
+        if (!sv->have_skip) return fail(why, len, i, nm, "nothing saved");
+        if (memcmp(&sv->skip, cur, sizeof *cur) != 0) return fail(why, len, i, nm, "the shapes differ");
         pl->flops += (double)n;
+        break;
+    case NET_PUSH: case NET_EXCHANGE: case NET_CONCAT:
+        if (walk_stack(L, i, cur, &o, sv, pl, why, len)) return -1;
+        break;
+    case NET_SHUFFLE:
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        if (L->groups < 1 || cur->d[1] % L->groups)
+            return fail(why, len, i, nm, "channels not divisible by the groups");
+        break;   /* a permutation: no FLOPs */
+    case NET_CONVT2D:
+        if (walk_convt(L, i, cur, &o, pl, why, len)) return -1;
+        break;
+    case NET_SOFTMAX:
+        pl->flops += 5.0 * (double)n;   /* as level 1 counts it */
         break;
     default:
         return fail(why, len, i, nm, "unknown layer kind");
@@ -188,16 +286,35 @@ int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *pl, 
         if (why && why_len) snprintf(why, why_len, "the input has %d dimensions, not 2 or 4", ndim);
         return -1;
     }
-    net_shape cur = { ndim, { 0, 0, 0, 0 } }, skip;
-    memset(&skip, 0, sizeof skip);
+    net_shape cur = { ndim, { 0, 0, 0, 0 } };
+    walk_saved sv;
+    memset(&sv, 0, sizeof sv);
     for (int a = 0; a < ndim; a++) cur.d[a] = x[a];
-    int have_skip = 0;
     for (int i = 0; i < sp->n_layers; i++) {
         pl->in[i] = cur;
-        if (walk_layer(&sp->layers[i], i, &cur, &skip, &have_skip, pl, why, why_len)) return -1;
+        if (walk_layer(&sp->layers[i], i, &cur, &sv, pl, why, why_len)) return -1;
         pl->out[i] = cur;
     }
     pl->result = cur;
+    /* the offsets in registration order: group by group, each group's
+     * parts in program order (the parts stay listed in program order) */
+    int most = 0;
+    for (int i = 0; i < sp->n_layers; i++) {
+        if (sp->layers[i].reg < 0) {
+            if (why && why_len) snprintf(why, why_len, "layer %d: negative registration group", i + 1);
+            return -1;
+        }
+        if (sp->layers[i].reg > most) most = sp->layers[i].reg;
+    }
+    if (most > 0) {
+        int64_t at = 0;
+        for (int r = 0; r <= most; r++)
+            for (int q = 0; q < pl->n_params; q++)
+                if (sp->layers[pl->param[q].layer].reg == r) {
+                    pl->param[q].offset = at;
+                    at += pl->param[q].count;
+                }
+    }
     return 0;
 }
 
@@ -239,9 +356,22 @@ int net_describe(sbuf *b, const suite_problem *p)
         put_shape(b, &pl->in[i]);
         sb_puts(b, " -> ");
         put_shape(b, &pl->out[i]);
-        if (L->kind == NET_CONV2D || L->kind == NET_MAXPOOL2D || L->kind == NET_AVGPOOL2D)
+        if (L->kind == NET_CONV2D || L->kind == NET_CONVT2D || L->kind == NET_MAXPOOL2D ||
+            L->kind == NET_AVGPOOL2D)
             sb_printf(b, "; kernel %d, stride %d, padding %d", L->k, L->s, L->p);
-        if (L->kind == NET_CONV2D && L->groups > 1) sb_printf(b, ", groups %d", L->groups);
+        if ((L->kind == NET_CONV2D || L->kind == NET_CONVT2D) && L->groups > 1)
+            sb_printf(b, ", groups %d", L->groups);
+        if (L->kind == NET_MAXPOOL2D && L->ceil) sb_puts(b, ", ceil mode");
+        if (L->kind == NET_CONVT2D) sb_puts(b, " (output (H - 1) stride - 2 padding + kernel)");
+        if (L->kind == NET_PUSH) sb_puts(b, "; push this tensor on the stack");
+        if (L->kind == NET_EXCHANGE) sb_puts(b, "; exchange this tensor with the top of the stack");
+        if (L->kind == NET_CONCAT)
+            sb_printf(b, "; cat of the top %d stack entries (oldest first) and this tensor along "
+                      "channels, popping them", L->k);
+        if (L->kind == NET_SHUFFLE)
+            sb_printf(b, "; groups %d: view [N, %d, C/%d, H, W], transpose(1, 2), view back", L->groups,
+                      L->groups, L->groups);
+        if (L->kind == NET_SOFTMAX) sb_puts(b, "; along the last dimension");
         if (L->kind == NET_AVGPOOL2D) sb_puts(b, " (padding counted in the divisor)");
         if (L->kind == NET_BN2D) {
             sb_puts(b, "; batch statistics (training mode, biased variance), eps ");

@@ -11,7 +11,9 @@
  * layer's weight then its bias, each tensor contiguous and row-major in
  * PyTorch's shape, with no padding between them.  The tables write the
  * layers in the order the model registers its parameters, so that the
- * layout is also PyTorch's named_parameters() order.  Each part is drawn
+ * layout is also PyTorch's named_parameters() order; where a model runs
+ * its modules in another order than it registers them, the layers' `reg`
+ * groups restore the registration order of the layout.  Each part is drawn
  * from its own default initialisation (net_plan_make lists the parts).
  *
  * Training mode, as KernelBench evaluates (it never calls eval()):
@@ -48,17 +50,37 @@ enum net_kind {
     NET_AVGPOOL2D,  /* window k, stride s, padding p (counted in the divisor), floor mode */
     NET_RELU6,      /* min(max(x, 0), 6) */
     NET_SIGMOID,    /* 1 / (1 + exp(-x)) */
+    /* The stack of saved tensors (at most NET_STACK_MAX), for branches
+     * whose outputs are concatenated (Inception, DenseNet, SqueezeNet's
+     * Fire module, U-Net's skip connections); independent of the skip. */
+    NET_PUSH,       /* push the current tensor (it stays current) */
+    NET_EXCHANGE,   /* exchange the current tensor with the top of the stack */
+    NET_CONCAT,     /* current = cat([the top k entries, oldest first, current], dim 1); pops k */
+    NET_SHUFFLE,    /* channel shuffle in `groups` groups: [N, g, C/g, H, W] -> transpose(1, 2) */
+    NET_CONVT2D,    /* ConvTranspose2d: W [Cin, out / groups, k, k] (+ b [out]); stride s,
+                       padding p, no output padding: Hout = (H - 1) s - 2 p + k */
+    NET_SOFTMAX,    /* softmax along the last dimension */
     NET_KIND_COUNT
 };
 
 typedef struct {
     int kind;
     int out;        /* output features (linear) or channels (conv) */
-    int k, s, p;    /* window, stride, padding (conv, max pool) */
+    int k, s, p;    /* window, stride, padding (conv, pools); concat: the
+                       entries it pops */
     int bias;       /* linear and conv: 1 when the layer has a bias */
     int groups;     /* conv: 0 or 1 for a dense convolution, else the groups
-                       (the input channels for a depthwise one) */
+                       (the input channels for a depthwise one); shuffle:
+                       its groups */
     int init;       /* linear and conv: how the model initialises them (net_init) */
+    int ceil;       /* max pool: 1 for ceil_mode=True (a last window may start
+                       inside the input and run past its end) */
+    int reg;        /* the registration group of its parameters: params holds
+                       the parts of group 0 first, then group 1, ..., each
+                       group in program order.  0 everywhere when the model
+                       registers its modules in the order it runs them; a
+                       DenseNet registers all dense blocks before all
+                       transition layers, though it runs them interleaved. */
 } net_layer;
 
 /* The initialisation of a linear or conv layer: PyTorch's default, or what
@@ -70,7 +92,8 @@ enum net_init {
     NET_INIT_NORMAL_001     /* weight N(0, 0.01^2); bias 0 */
 };
 
-#define NET_MAX_LAYERS 512
+#define NET_MAX_LAYERS 1024
+#define NET_STACK_MAX 8
 
 typedef struct {
     int op;                    /* the problem's op code */
@@ -104,6 +127,7 @@ typedef struct {
     net_shape result;                /* the output */
     double flops;                    /* as the header of l3_net.c defines them */
     int has_conv;                    /* needs cuDNN */
+    int stack_most;                  /* the deepest the stack gets */
 } net_plan;
 
 /* The spec of a network op, or NULL. */
@@ -114,8 +138,9 @@ const net_spec *suite_net_of(const suite_problem *p);
 /* Walks sp over an input of shape x (ndim 2 or 4): shapes, the packed
  * parameter layout and the FLOPs.  0, or -1 with the reason in why (a
  * layer that does not fit the shape before it, a skip used before it is
- * saved, a program longer than NET_MAX_LAYERS).  plan is the caller's
- * (about 120 KB: allocate it rather than put it on the stack). */
+ * saved, a stack that overflows or is popped empty, a program longer than
+ * NET_MAX_LAYERS).  plan is the caller's
+ * (about 260 KB: allocate it rather than put it on the stack). */
 int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *plan, char *why,
                   size_t why_len);
 

@@ -13,10 +13,11 @@
 #define TILE 16
 
 enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
-       K_AVGPOOL, K_RELU6, K_SIGMOID };
+       K_AVGPOOL, K_RELU6, K_SIGMOID, K_PUSH, K_XCHG, K_CAT, K_SHUFFLE, K_CONVT, K_SOFTMAX };
 
 /* kind, rank, shape before and after, window, stride, padding, groups, and
- * the offsets of the weight and the bias in params (-1: none) */
+ * the offsets of the weight and the bias in params (-1: none); a
+ * concatenation's window is the number of stack entries it pops */
 struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p, g; long long w, b; };
 
 static const layer NET[] = {
@@ -31,8 +32,10 @@ static const layer NET[] = {
 #define MOST 4194304LL
 #define WIDEST 1
 #define EPS 1e-05
+#define NBUF 3
+#define STACK 1
 
-static float *buf[3];
+static float *buf[NBUF];
 static float *stats;
 
 /* y[m, n] = sum_k x[m, k] w[n, k] + b[n] */
@@ -188,6 +191,76 @@ __global__ void avgpool_kernel(const float *__restrict__ x, float *__restrict__ 
     }
 }
 
+/* transposed convolution, weight [C, O / G, k, k]: output (n, o, oh, ow)
+ * gathers input (c, ih, iw) of o's group where oh = ih s - p + kh */
+__global__ void convt_kernel(const float *__restrict__ x, const float *__restrict__ w,
+                             const float *__restrict__ b, float *__restrict__ y, long long N, int C,
+                             int H, int W, int O, int OH, int OW, int k, int s, int p, int G)
+{
+    long long total = N * O * OH * OW;
+    int Cg = C / G, Og = O / G;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ow = (int)(i % OW), oh = (int)((i / OW) % OH), o = (int)((i / ((long long)OW * OH)) % O);
+        long long n = i / ((long long)OW * OH * O);
+        float acc = b ? b[o] : 0.0f;
+        for (int cg = 0; cg < Cg; cg++) {
+            int c = (o / Og) * Cg + cg;
+            for (int kh = 0; kh < k; kh++) {
+                int th = oh + p - kh;
+                if (th < 0 || th % s != 0 || th / s >= H) continue;
+                for (int kw = 0; kw < k; kw++) {
+                    int tw = ow + p - kw;
+                    if (tw < 0 || tw % s != 0 || tw / s >= W) continue;
+                    acc += x[((n * C + c) * H + th / s) * W + tw / s] *
+                           w[(((long long)c * Og + o % Og) * k + kh) * k + kw];
+                }
+            }
+        }
+        y[i] = acc;
+    }
+}
+
+/* softmax along rows of L elements, one thread per row */
+__global__ void softmax_kernel(const float *__restrict__ x, float *__restrict__ y, long long rows, long long L)
+{
+    for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < rows;
+         r += (long long)gridDim.x * blockDim.x) {
+        const float *xp = x + r * L;
+        float m = -INFINITY, s = 0.0f;
+        for (long long j = 0; j < L; j++) m = fmaxf(m, xp[j]);
+        for (long long j = 0; j < L; j++) s += expf(xp[j] - m);
+        for (long long j = 0; j < L; j++) y[r * L + j] = expf(xp[j] - m) / s;
+    }
+}
+
+/* one part of a concatenation: src [N, Cp, S] into channels off.. of
+ * dst [N, Ct, S] */
+__global__ void cat_kernel(const float *__restrict__ src, float *__restrict__ dst, long long N, long long Cp,
+                           long long S, long long Ct, long long off)
+{
+    long long total = N * Cp * S;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long n = i / (Cp * S), r = i % (Cp * S);
+        dst[n * Ct * S + off * S + r] = src[i];
+    }
+}
+
+/* channel shuffle in G groups: output channel j G + i is input channel
+ * i (C / G) + j */
+__global__ void shuffle_kernel(const float *__restrict__ x, float *__restrict__ y, long long N, long long C,
+                               long long S, long long G)
+{
+    long long total = N * C * S;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long n = i / (C * S), co = (i / S) % C, r = i % S;
+        long long ci = (co % G) * (C / G) + co / G;
+        y[i] = x[(n * C + ci) * S + r];
+    }
+}
+
 /* one thread per plane */
 __global__ void gap_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, long long S)
 {
@@ -212,7 +285,7 @@ static long long numel(const long long *d)
 extern "C" int kbv_setup(const kbv_call *call)
 {
     (void)call;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NBUF; i++)
         if (cudaMalloc((void **)&buf[i], (size_t)MOST * sizeof(float)) != cudaSuccess) return 1;
     if (cudaMalloc((void **)&stats, 2 * WIDEST * sizeof(float)) != cudaSuccess) return 1;
     return 0;
@@ -220,7 +293,7 @@ extern "C" int kbv_setup(const kbv_call *call)
 
 extern "C" void kbv_teardown(void)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NBUF; i++) {
         cudaFree(buf[i]);
         buf[i] = NULL;
     }
@@ -235,13 +308,20 @@ extern "C" int kbv_forward(const kbv_call *call)
     const float *P = (const float *)call->inputs[1].data;
     const float *cur = (const float *)call->inputs[0].data;
     const float *skip = NULL;
+    /* the stack: saved tensors and their channels */
+    const float *stk[STACK];
+    long long stk_c[STACK];
+    int depth = 0;
     cudaStream_t st = call->stream;
     for (int l = 0; l < N_LAYERS; l++) {
         const layer &L = NET[l];
         float *dst = (float *)call->outputs[0].data;
         if (l != LAST_WRITER)
-            for (int i = 0; i < 3; i++)
-                if (buf[i] != cur && buf[i] != skip) { dst = buf[i]; break; }
+            for (int i = 0; i < NBUF; i++) {
+                bool used = buf[i] == cur || buf[i] == skip;
+                for (int d = 0; d < depth; d++) used = used || buf[i] == stk[d];
+                if (!used) { dst = buf[i]; break; }
+            }
         const float *w = L.w >= 0 ? P + L.w : NULL, *b = L.b >= 0 ? P + L.b : NULL;
         long long n = numel(L.out);
         switch (L.kind) {
@@ -278,6 +358,32 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_GAP:
             gap_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], L.in[2] * L.in[3]);
             break;
+        case K_CONVT:
+            convt_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
+                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
+                                                        (int)L.out[3], L.k, L.s, L.p, L.g);
+            break;
+        case K_SOFTMAX: {
+            long long len = L.out[L.ndim - 1];
+            softmax_kernel<<<blocks(n / len), THREADS, 0, st>>>(cur, dst, n / len, len);
+            break;
+        }
+        case K_CAT: {
+            long long S = L.out[2] * L.out[3], off = 0;
+            for (int d = depth - L.k; d <= depth; d++) {
+                const float *src = d < depth ? stk[d] : cur;
+                long long cp = d < depth ? stk_c[d] : L.in[1];
+                cat_kernel<<<blocks(L.out[0] * cp * S), THREADS, 0, st>>>(src, dst, L.out[0], cp, S, L.out[1], off);
+                off += cp;
+            }
+            depth -= L.k;
+            break;
+        }
+        case K_SHUFFLE:
+            shuffle_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.out[0], L.out[1], L.out[2] * L.out[3], L.g);
+            break;
+        case K_PUSH: stk_c[depth] = L.in[1]; stk[depth++] = cur; continue;
+        case K_XCHG: { const float *t = cur; cur = stk[depth - 1]; stk[depth - 1] = t; stk_c[depth - 1] = L.in[1]; continue; }
         case K_SAVE: skip = cur; continue;
         case K_SWAP: { const float *t = cur; cur = skip; skip = t; continue; }
         default: continue;   /* flatten and dropout(p=0) move nothing */
