@@ -372,7 +372,7 @@ extern "C" int kbv_forward(const kbv_call *call)
 '''
 
 
-# --- models of fixed structure (collect/suite/problems/model.h) ---------------------------
+# --- models of fixed structure (collect/suite/problems/l3model.h) ---------------------------
 #
 # A recurrent network or NetVLAD: kbv prompt's {{layers}} gives one line of
 # settings ("model lstm: input 128, hidden 256, ...") and one line per part

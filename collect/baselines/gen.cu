@@ -19,7 +19,7 @@
 #include "gpu.h"
 
 extern "C" {
-#include "model.h"
+#include "l3model.h"
 #include "net.h"
 }
 
@@ -317,7 +317,7 @@ void fill_part(suite_gen gen, suite_dist dist, uint64_t key, int index, float *d
                                                               dst);
 }
 
-/* A level-3 model's packed parameters (problems/model.h), part by part as
+/* A level-3 model's packed parameters (problems/l3model.h), part by part as
  * a network's below. */
 int fill_model_packed(const suite_problem *p, const suite_tensor *t, suite_dist dist, uint64_t key, void *dev,
                       cudaStream_t s, kbv_err *e)

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "kbv.h"
-#include "model.h"
+#include "l3model.h"
 #include "net.h"
 #include "sbuf.h"
 
@@ -50,7 +50,7 @@ const char PROMPT_BF16_NOTE[] =
 
 /* A level-3 network: its layer program, which is also the layout of the
  * packed parameters (problems/net.h); or a model of fixed structure: its
- * computation and the parts of params (problems/model.h). */
+ * computation and the parts of params (problems/l3model.h). */
 static void put_layers(sbuf *b, const suite_problem *p)
 {
     if (suite_model_of(p)) {

@@ -1,10 +1,10 @@
 """test_l3_model.py - level 3's models of fixed structure (the recurrent
-networks and NetVLAD, collect/suite/problems/model.h) on the CPU.
+networks and NetVLAD, collect/suite/problems/l3model.h) on the CPU.
 
 1. The model text that kbv prompt gives for each of them ({{layers}})
    parses back (scripts/naive_l3.py) into settings that match the problem,
    with parts in PyTorch's named_parameters() order, end to end over
-   params (the order written out here again, independently of model.c).
+   params (the order written out here again, independently of l3model.c).
 2. Small models of every kind and result, written in the prompt's format,
    go through the naive generator and run under the emulator against numpy
    references in float64 that follow PyTorch's formulas (nn.LSTM gates

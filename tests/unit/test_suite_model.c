@@ -1,5 +1,5 @@
 /* test_suite_model.c - the level-3 models of fixed structure
- * (problems/model.h: the recurrent networks and NetVLAD) against their
+ * (problems/l3model.h: the recurrent networks and NetVLAD) against their
  * problems: every model op has a spec that fits its x, the state inputs
  * and the output have the shapes PyTorch gives them, the packed layout is
  * contiguous in named_parameters() order and adds up to params, the
@@ -17,7 +17,7 @@
 
 #include "suite.h"
 #include "ops.h"
-#include "model.h"
+#include "l3model.h"
 
 static int is_model(const suite_problem *p)
 {

@@ -16,10 +16,10 @@
 
 #include "suite.h"
 #include "ops.h"
-#include "model.h"
+#include "l3model.h"
 #include "net.h"
 
-/* A layer program's op; the models of fixed structure (model.h, tested in
+/* A layer program's op; the models of fixed structure (l3model.h, tested in
  * test_suite_model.c) take a range inside the net range. */
 static int is_net(const suite_problem *p)
 {

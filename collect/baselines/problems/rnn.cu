@@ -1,4 +1,4 @@
-/* rnn.cu - the level-3 models of fixed structure (problems/model.h): the
+/* rnn.cu - the level-3 models of fixed structure (problems/l3model.h): the
  * recurrent networks through cuDNN's RNN API, the single-step cell and
  * NetVLAD through cuBLAS and kbv's own kernels.
  *
@@ -54,7 +54,7 @@
 #include "base_impl.h"
 
 extern "C" {
-#include "model.h"
+#include "l3model.h"
 #include "suite_host.h"
 }
 
@@ -72,6 +72,7 @@ struct rnn_api {
     DNN_FN(cudnnSetStream)
     DNN_FN(cudnnCreateTensorDescriptor)
     DNN_FN(cudnnSetTensorNdDescriptor)
+    DNN_FN(cudnnGetTensorNdDescriptor)
     DNN_FN(cudnnDestroyTensorDescriptor)
     DNN_FN(cudnnCreateRNNDescriptor)
     DNN_FN(cudnnSetRNNDescriptor_v8)
@@ -112,6 +113,7 @@ int rnn_load(rnn_api *a, const char *id, kbv_err *e)
     DNN_SYM(cudnnSetStream);
     DNN_SYM(cudnnCreateTensorDescriptor);
     DNN_SYM(cudnnSetTensorNdDescriptor);
+    DNN_SYM(cudnnGetTensorNdDescriptor);
     DNN_SYM(cudnnDestroyTensorDescriptor);
     DNN_SYM(cudnnCreateRNNDescriptor);
     DNN_SYM(cudnnSetRNNDescriptor_v8);
@@ -345,7 +347,8 @@ const model_part *part_named(const model_plan *pl, const char *name)
 
 /* The source of gate matrix or bias `lin` (cuDNN's linLayerID) of pseudo
  * layer `pseudo` in params, as a segment to the weight-space offset dst;
- * 0, or -1 when the model has no such part. */
+ * 0; 1 when the model has none and the block stays zero (the cell's
+ * recurrent bias, should cuDNN place one); -1 when the model lacks it. */
 int source_of(const model_spec *sp, const model_plan *pl, int pseudo, int lin, int bias, long long dst, seg *out)
 {
     int64_t H = sp->hidden, G = pl->gates;
@@ -357,7 +360,7 @@ int source_of(const model_spec *sp, const model_plan *pl, int pseudo, int lin, i
         if (!w || !bi) return -1;
         int64_t I = sp->input;
         if (bias) {
-            if (rec) return -1;   /* one input bias */
+            if (rec) return 1;    /* one input bias */
             out->src = bi->offset;
             out->rows = 1;
             out->cols = H;
@@ -416,12 +419,11 @@ int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
     int32_t *lens = (int32_t *)malloc((size_t)B * sizeof(int32_t));
     if (!lens) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
     for (int i = 0; i < B; i++) lens[i] = T;
-    float pad = 0.0f;
     st = A.cudnnCreateRNNDataDescriptor(&s->xd);
     if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateRNNDataDescriptor(&s->yd);
     if (st == CUDNN_STATUS_SUCCESS)
-        st = A.cudnnSetRNNDataDescriptor(s->xd, CUDNN_DATA_FLOAT, lay, T, B, sp->input, lens, &pad);
-    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetRNNDataDescriptor(s->yd, CUDNN_DATA_FLOAT, lay, T, B, F, lens, &pad);
+        st = A.cudnnSetRNNDataDescriptor(s->xd, CUDNN_DATA_FLOAT, lay, T, B, sp->input, lens, NULL);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetRNNDataDescriptor(s->yd, CUDNN_DATA_FLOAT, lay, T, B, F, lens, NULL);
     cudaError_t ce = cudaMalloc(&s->dev_lens, (size_t)B * sizeof(int32_t));
     if (ce == cudaSuccess) ce = cudaMemcpy(s->dev_lens, lens, (size_t)B * sizeof(int32_t), cudaMemcpyHostToDevice);
     free(lens);
@@ -477,9 +479,20 @@ int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
                     break;
                 }
                 long long dst = (long long)(((char *)addr - base) / (long long)sizeof(float));
-                if (source_of(sp, pl, p, lin, isb, dst, &segs[n])) {
-                    rc = err_set(e, KBV_ERUNTIME, "baseline %s: cuDNN has a weight block (layer %d, id %d) the "
-                                 "model lacks", b->p->id, p, lin);
+                int src = source_of(sp, pl, p, lin, isb, dst, &segs[n]);
+                if (src == 1) {
+                    zero = 0;
+                    continue;
+                }
+                /* the block's size as cuDNN describes it */
+                int nd = 0, dims[8], strides[8];
+                cudnnDataType_t dt;
+                st = A.cudnnGetTensorNdDescriptor(isb ? s->bd : s->md, 8, &dt, &nd, dims, strides);
+                long long want = 1;
+                for (int a = 0; st == CUDNN_STATUS_SUCCESS && a < nd; a++) want *= dims[a];
+                if (src || st != CUDNN_STATUS_SUCCESS || want != segs[n].rows * segs[n].cols) {
+                    rc = err_set(e, KBV_ERUNTIME, "baseline %s: cuDNN's weight block (layer %d, id %d, %s) is not "
+                                 "one of the model's parts", b->p->id, p, lin, isb ? "bias" : "matrix");
                     break;
                 }
                 if (segs[n].rows != 1 || segs[n].src != dst) zero = 0;

@@ -1,9 +1,9 @@
 /* l3_rnn.c - KernelBench level 3: the recurrent networks (33-42) and
- * NetVLAD (46, 47), models of fixed structure (problems/model.h).
+ * NetVLAD (46, 47), models of fixed structure (problems/l3model.h).
  *
  * Inputs: x as get_inputs() draws it; then the state the model starts
  * from; then `params`, every parameter packed in named_parameters() order
- * (model.h), nn.LSTM and nn.GRU weights and biases U(-1/sqrt(hidden),
+ * (l3model.h), nn.LSTM and nn.GRU weights and biases U(-1/sqrt(hidden),
  * 1/sqrt(hidden)), nn.Linear U(-1/sqrt(fan_in), 1/sqrt(fan_in)),
  * NetVLAD's clusters and clusters2 1/sqrt(D) torch.randn, its
  * BatchNorm1d weight 1 and bias 0 (which D2-D4 redraw).
@@ -41,7 +41,7 @@
 #include <stddef.h>
 
 #include "spec.h"
-#include "model.h"
+#include "l3model.h"
 
 #define G_PACKED { SUITE_GEN_PACKED, 0.0, 0.0 }
 #define PACKED(n) PARAM("params", G_PACKED, (n))

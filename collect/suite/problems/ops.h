@@ -123,7 +123,7 @@ enum {
      * problems/net.cu; the program is named by the op code (net.h). */
     OP_NET_FIRST = 800,
     OP_NET_LAST = 899,
-    /* Level 3 models of fixed structure without cuDNN (problems/model.h):
+    /* Level 3 models of fixed structure without cuDNN (problems/l3model.h):
      * cuBLAS and kbv's kernels, problems/rnn.cu.  Inside the net range:
      * baseline.cu lists their family before the nets'. */
     OP_MODEL_FIRST = OP_NET_FIRST + 30,

@@ -1,7 +1,7 @@
-/* model.c - the walk of a fixed-structure level-3 model (see model.h):
+/* l3model.c - the walk of a fixed-structure level-3 model (see l3model.h):
  * shapes, the packed parameter layout, FLOPs, and the model in words for
  * the prompt. */
-#include "model.h"
+#include "l3model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* model.h - level-3 problems whose model has a fixed structure that a
+/* l3model.h - level-3 problems whose model has a fixed structure that a
  * layer program (net.h) cannot say: the recurrent networks (KernelBench
  * 33-42: a Linear-over-concatenation cell, nn.LSTM, nn.GRU, with or
  * without a linear head) and NetVLAD (46, 47).  Pure C: the spec table
@@ -21,8 +21,8 @@
  * Training mode, as KernelBench evaluates: dropout 0 is the identity;
  * NetVLAD's BatchNorm1d normalises with the batch's statistics.
  */
-#ifndef KBV_MODEL_H
-#define KBV_MODEL_H
+#ifndef KBV_L3MODEL_H
+#define KBV_L3MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
