@@ -467,8 +467,17 @@ int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
             void *maddr = NULL, *baddr = NULL;
             st = A.cudnnGetRNNWeightParams(s->h, s->rd[0], p, s->wspace_bytes, base, lin, s->md, &maddr, s->bd,
                                            &baddr);
+            /* the tf32 descriptor (another math type) must place the
+             * blocks alike: one weight space serves both variants */
+            void *m2 = NULL, *b2 = NULL;
+            if (st == CUDNN_STATUS_SUCCESS)
+                st = A.cudnnGetRNNWeightParams(s->h, s->rd[1], p, s->wspace_bytes, base, lin, s->md, &m2, s->bd, &b2);
             if (st != CUDNN_STATUS_SUCCESS) {
                 rc = dnn_err(s, b, "cudnnGetRNNWeightParams", st, e);
+                break;
+            }
+            if (m2 != maddr || b2 != baddr) {
+                rc = err_set(e, KBV_ERUNTIME, "baseline %s: the variants' weight layouts differ", b->p->id);
                 break;
             }
             for (int isb = 0; isb < 2; isb++) {
