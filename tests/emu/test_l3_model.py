@@ -12,6 +12,8 @@ networks and NetVLAD, collect/suite/problems/l3model.h) on the CPU.
    of n; the tanh cell over cat(x, h) with one bias; NetVLAD with batch
    statistics, the ghost clusters dropped after the softmax).  With
    EMU_BF16=1 the generator's BF16 form runs instead.
+3. The hand-written tuned LSTM and GRU (a wavefront over layers and steps)
+   with their sizes made small, against the same references.
 """
 import os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -227,5 +229,46 @@ for name, cfg in CASES.items():
     bad, mx = compare(outs[0], ref)
     print("%s naive  %-40s mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", pid, bad, mx))
     results.append(("naive", pid, "ok" if bad == 0 else "fail"))
+
+
+# 3. the hand-written tuned wavefront LSTM and GRU (data/candidates/tuned),
+# their sizes (#define BATCH, IN, HID, LAYERS, OUTF) made small; the steps
+# come from x's shape.  FP32 only: tuned-bf16 has no level-3 files.
+TUNED = {
+    "L3_035_lstm": ("lstm", 1, "head_last"),
+    "L3_036_lstmhn": ("lstm", 1, "h_n"),
+    "L3_037_lstmcn": ("lstm", 1, "c_n"),
+    "L3_039_gru": ("gru", 0, "seq"),
+    "L3_040_gruhidden": ("gru", 0, "h_n"),
+}
+import re
+for pid, (kind, bf, result) in TUNED.items():
+    path = os.path.join(ROOT, "data", "candidates", "tuned", pid + ".cu")
+    if BF16 or not os.path.exists(path):
+        continue
+    for B, I, H, L, T in ((3, 8, 8, 3, 5), (2, 40, 36, 2, 4)):
+        head = 3 if kind == "lstm" else 0
+        cfg = C(kind, I, H, L=L, bf=bf, head=head, T=T, B=B, result=result)
+        sizes = {"BATCH": B, "IN": I, "HID": H, "LAYERS": L, "OUTF": head}
+        src = re.sub(r"#define (BATCH|IN|HID|LAYERS|OUTF) \d+", lambda m: "#define %s %d" % (m.group(1), sizes[m.group(1)]),
+                     open(path).read())
+        small = os.path.join(W, pid + "_small.cu")
+        open(small, "w").write(src)
+        _, parts, total = describe(cfg)
+        bound = 1 / math.sqrt(H)
+        P = U(total, lo=-bound, hi=bound) * np.float32(4.0)
+        x = U(B, T, I) if bf else U(T, B, I)
+        h0 = U(L, B, H, lo=-1.0, hi=1.0)
+        c0 = U(L, B, H, lo=-1.0, hi=1.0) if kind == "lstm" else None
+        ref = ref_recurrent(cfg, x, h0, c0, P, parts)
+        outs, log = run(small, [x, h0] + ([c0] if c0 is not None else []) + [P], [tuple(ref.shape)], [])
+        if outs is None:
+            print("ERR  tuned  %-40s %s" % (pid, log.strip().splitlines()[-1] if log.strip() else "?"))
+            results.append(("tuned", pid, "error"))
+            continue
+        bad, mx = compare(outs[0], ref)
+        print("%s tuned  %-40s B %d I %d H %d L %d T %d mismatches %d max err %.3g" % (
+            "ok  " if bad == 0 else "FAIL", pid, B, I, H, L, T, bad, mx))
+        results.append(("tuned", pid, "ok" if bad == 0 else "fail"))
 
 sys.exit(summary())

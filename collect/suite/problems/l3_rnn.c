@@ -56,37 +56,39 @@
 
 const suite_problem suite_l3_rnn[] = {
     { .id = "L3_033_vanillarnn", .level = 3, .number = 33, .name = "33_VanillaRNN",
-      .expr = "one step of the cell: h = tanh(i2h(cat(x, h0), dim 1)), out = h2o(h) (the state it keeps, "
-              "self.hidden, is overwritten with the input h0 first; the new state is not returned)",
+      .expr = "h2o(tanh(i2h(torch.cat((x, h0), dim=1)))): one step of the cell from h0 (the model keeps its "
+              "state in self.hidden but overwrites it with the input initial_hidden, here h0, before the step, and "
+              "returns only the output)",
       INPUTS(IN("x", G_RAND, 256LL, 16384LL), IN("h0", G_RAND, 256LL, 16384LL), PACKED(671113216LL)),
       OUTPUTS(OUT(256LL, 8192LL)),
       ATTRS({ "input_size", 16384.0 }, { "hidden_size", 16384.0 }, { "output_size", 8192.0 }),
       .flops = 343607869440.0, .min_bytes = 4.0 * 681598976, .uses_tf32 = 1, .op = OP_MODEL_FIRST + 0 },
     { .id = "L3_034_vanillarnnhidden", .level = 3, .number = 34, .name = "34_VanillaRNNHidden",
-      .expr = "for t in 0..T-1: h = tanh(i2h(cat(x[t], h), dim 1)), out[t] = h2o(h); h starts as h0",
+      .expr = "for t in 0..T-1: h = tanh(i2h(torch.cat((x[t], h), dim=1))), out[t] = h2o(h), with h = h0 "
+              "before the first step",
       INPUTS(IN("x", G_RAND, 256LL, 8LL, 1024LL), IN("h0", G_RAND, 8LL, 256LL), PACKED(360832LL)),
       OUTPUTS(OUT(256LL, 8LL, 128LL)),
       ATTRS({ "input_size", 1024.0 }, { "hidden_size", 256.0 }, { "output_size", 128.0 }),
       .flops = 1477705728.0, .min_bytes = 4.0 * 2722176, .uses_tf32 = 1, .op = OP_RNN_FIRST + 0 },
     { .id = "L3_035_lstm", .level = 3, .number = 35, .name = "35_LSTM",
-      .expr = "out, _ = lstm(x, (h0, c0)) (6 layers, batch_first); fc(out[:, -1, :]); h0 and c0 are inputs "
-              "(the model draws its own in every call)",
+      .expr = "out, _ = lstm(x, (h0, c0)) (6 layers, batch_first, with h0 and c0 as inputs where the model draws "
+              "its own in every call); fc(out[:, -1, :])",
       INPUTS(IN("x", G_RAND, RB, RT, RI), IN("h0", G_RANDN, RL, RB, RH), IN("c0", G_RANDN, RL, RB, RH),
              PACKED(3029514LL)),
       OUTPUTS(OUT(RB, 10LL)),
       RNN_ATTRS,
       .flops = 31082465380.0, .min_bytes = 4.0 * 3715694, .uses_tf32 = 1, .op = OP_RNN_FIRST + 1 },
     { .id = "L3_036_lstmhn", .level = 3, .number = 36, .name = "36_LSTMHn",
-      .expr = "_, (h_n, c_n) = lstm(x, (h0, c0)) (6 layers, batch_first); return h_n (fc on the last step is "
-              "computed and discarded)",
+      .expr = "out, (h_n, c_n) = lstm(x, (h0, c0)) (6 layers, batch_first); h_n (the model also computes "
+              "fc(out[:, -1, :]) and discards it)",
       INPUTS(IN("x", G_RAND, RB, RT, RI), IN("h0", G_RAND, RL, RB, RH), IN("c0", G_RAND, RL, RB, RH),
              PACKED(3029514LL)),
       OUTPUTS(OUT(RL, RB, RH)),
       RNN_ATTRS,
       .flops = 31082465380.0, .min_bytes = 4.0 * 3730954, .uses_tf32 = 1, .op = OP_RNN_FIRST + 2 },
     { .id = "L3_037_lstmcn", .level = 3, .number = 37, .name = "37_LSTMCn",
-      .expr = "_, (h_n, c_n) = lstm(x, (h0, c0)) (6 layers, batch_first); return c_n (fc on the last step is "
-              "computed and discarded)",
+      .expr = "out, (h_n, c_n) = lstm(x, (h0, c0)) (6 layers, batch_first); c_n (the model also computes "
+              "fc(out[:, -1, :]) and discards it)",
       INPUTS(IN("x", G_RAND, RB, RT, RI), IN("h0", G_RAND, RL, RB, RH), IN("c0", G_RAND, RL, RB, RH),
              PACKED(3029514LL)),
       OUTPUTS(OUT(RL, RB, RH)),
@@ -100,39 +102,41 @@ const suite_problem suite_l3_rnn[] = {
       RNN_ATTRS,
       .flops = 89008476260.0, .min_bytes = 4.0 * 9397358, .uses_tf32 = 1, .op = OP_RNN_FIRST + 4 },
     { .id = "L3_039_gru", .level = 3, .number = 39, .name = "39_GRU",
-      .expr = "output, h_n = gru(x, h0) (6 layers, seq-major); return output",
+      .expr = "output, h_n = gru(x, h0) (6 layers, seq-major); output",
       INPUTS(IN("x", G_RAND, RT, RB, RI), IN("h0", G_RAND, RL, RB, RH), PACKED(2270208LL)),
       OUTPUTS(OUT(RT, RB, RH)),
       RNN_ATTRS,
       .flops = 23317708800.0, .min_bytes = 4.0 * 4251648, .uses_tf32 = 1, .op = OP_RNN_FIRST + 5 },
     { .id = "L3_040_gruhidden", .level = 3, .number = 40, .name = "40_GRUHidden",
-      .expr = "output, h_n = gru(x, h0) (6 layers, seq-major); return h_n",
+      .expr = "output, h_n = gru(x, h0) (6 layers, seq-major); h_n",
       INPUTS(IN("x", G_RAND, RT, RB, RI), IN("h0", G_RAND, RL, RB, RH), PACKED(2270208LL)),
       OUTPUTS(OUT(RL, RB, RH)),
       RNN_ATTRS,
       .flops = 23317708800.0, .min_bytes = 4.0 * 2956288, .uses_tf32 = 1, .op = OP_RNN_FIRST + 6 },
     { .id = "L3_041_grubidirectional", .level = 3, .number = 41, .name = "41_GRUBidirectional",
-      .expr = "output, h_n = gru(x, h0) (6 layers, bidirectional, seq-major); return output",
+      .expr = "output, h_n = gru(x, h0) (6 layers, bidirectional, seq-major); output",
       INPUTS(IN("x", G_RAND, RT, RB, RI), IN("h0", G_RAND, 2 * RL, RB, RH), PACKED(6506496LL)),
       OUTPUTS(OUT(RT, RB, 2 * RH)),
       RNN_ATTRS,
       .flops = 66768076800.0, .min_bytes = 4.0 * 9814016, .uses_tf32 = 1, .op = OP_RNN_FIRST + 7 },
     { .id = "L3_042_grubidirectionalhidden", .level = 3, .number = 42, .name = "42_GRUBidirectionalHidden",
-      .expr = "output, h_n = gru(x, h0) (6 layers, bidirectional, seq-major); return h_n",
+      .expr = "output, h_n = gru(x, h0) (6 layers, bidirectional, seq-major); h_n",
       INPUTS(IN("x", G_RAND, RT, RB, RI), IN("h0", G_RAND, 2 * RL, RB, RH), PACKED(6506496LL)),
       OUTPUTS(OUT(2 * RL, RB, RH)),
       RNN_ATTRS,
       .flops = 66768076800.0, .min_bytes = 4.0 * 7223296, .uses_tf32 = 1, .op = OP_RNN_FIRST + 8 },
     { .id = "L3_046_netvladwithghostclusters", .level = 3, .number = 46, .name = "46_NetVladWithGhostClusters",
-      .expr = "NetVLAD: softmax(BatchNorm1d(x @ clusters)) over 48 clusters, the 16 ghosts dropped; residuals to "
-              "the 32 centres aggregated per sample, normalised per cluster over D, flattened, normalised",
+      .expr = "NetVLAD(x): softmax(BatchNorm1d(x @ clusters)) over 48 clusters with the 16 ghosts then dropped, "
+              "residuals to the 32 centres aggregated per sample, normalised per cluster over D, flattened and "
+              "normalised (the model's steps below)",
       INPUTS(IN("x", G_RAND, 2048LL, 100LL, 512LL), PACKED(41056LL)),
       OUTPUTS(OUT(2048LL, 16384LL)),
       ATTRS({ "cluster_size", 32.0 }, { "feature_size", 512.0 }, { "ghost_clusters", 16.0 }, { "eps", 1e-05 }),
       .flops = 17170169856.0, .min_bytes = 4.0 * 138453088, .uses_tf32 = 1, .op = OP_MODEL_FIRST + 1 },
     { .id = "L3_047_netvladnoghostclusters", .level = 3, .number = 47, .name = "47_NetVladNoGhostClusters",
-      .expr = "NetVLAD: softmax(BatchNorm1d(x @ clusters)) over 32 clusters; residuals to the 32 centres "
-              "aggregated per sample, normalised per cluster over D, flattened, normalised",
+      .expr = "NetVLAD(x): softmax(BatchNorm1d(x @ clusters)) over 32 clusters, residuals to the 32 centres "
+              "aggregated per sample, normalised per cluster over D, flattened and normalised (the model's steps "
+              "below)",
       INPUTS(IN("x", G_RAND, 2048LL, 100LL, 512LL), PACKED(32832LL)),
       OUTPUTS(OUT(2048LL, 16384LL)),
       ATTRS({ "cluster_size", 32.0 }, { "feature_size", 512.0 }, { "ghost_clusters", 0.0 }, { "eps", 1e-05 }),

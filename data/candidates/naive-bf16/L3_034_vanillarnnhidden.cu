@@ -1,6 +1,6 @@
 // naive-bf16: per layer and direction, one tiled GEMM for the input projections of
 // every step, then per step a GEMM with weight_hh and one thread per hidden unit.
-// L3_034_vanillarnnhidden: out = for t in 0..T-1: h = tanh(i2h(cat(x[t], h), dim 1)), out[t] = h2o(h); h starts as h0
+// L3_034_vanillarnnhidden: out = for t in 0..T-1: h = tanh(i2h(torch.cat((x[t], h), dim=1))), out[t] = h2o(h), with h = h0 before the first step
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,6 +1,6 @@
 // naive-bf16: per layer and direction, one tiled GEMM for the input projections of
 // every step, then per step a GEMM with weight_hh and one thread per hidden unit.
-// L3_035_lstm: out = out, _ = lstm(x, (h0, c0)) (6 layers, batch_first); fc(out[:, -1, :]); h0 and c0 are inputs (the model draws its own in every call)
+// L3_035_lstm: out = out, _ = lstm(x, (h0, c0)) (6 layers, batch_first, with h0 and c0 as inputs where the model draws its own in every call); fc(out[:, -1, :])
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

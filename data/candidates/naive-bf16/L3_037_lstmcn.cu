@@ -1,6 +1,6 @@
 // naive-bf16: per layer and direction, one tiled GEMM for the input projections of
 // every step, then per step a GEMM with weight_hh and one thread per hidden unit.
-// L3_037_lstmcn: out = _, (h_n, c_n) = lstm(x, (h0, c0)) (6 layers, batch_first); return c_n (fc on the last step is computed and discarded)
+// L3_037_lstmcn: out = out, (h_n, c_n) = lstm(x, (h0, c0)) (6 layers, batch_first); c_n (the model also computes fc(out[:, -1, :]) and discards it)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

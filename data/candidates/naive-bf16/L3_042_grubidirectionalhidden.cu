@@ -1,6 +1,6 @@
 // naive-bf16: per layer and direction, one tiled GEMM for the input projections of
 // every step, then per step a GEMM with weight_hh and one thread per hidden unit.
-// L3_042_grubidirectionalhidden: out = output, h_n = gru(x, h0) (6 layers, bidirectional, seq-major); return h_n
+// L3_042_grubidirectionalhidden: out = output, h_n = gru(x, h0) (6 layers, bidirectional, seq-major); h_n
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,6 +1,6 @@
 // naive-bf16: NetVLAD one plain kernel per step: tiled GEMM for the assignment,
 // two-pass batch-norm statistics, one thread per row, per output or per cluster.
-// L3_047_netvladnoghostclusters: out = NetVLAD: softmax(BatchNorm1d(x @ clusters)) over 32 clusters; residuals to the 32 centres aggregated per sample, normalised per cluster over D, flattened, normalised
+// L3_047_netvladnoghostclusters: out = NetVLAD(x): softmax(BatchNorm1d(x @ clusters)) over 32 clusters, residuals to the 32 centres aggregated per sample, normalised per cluster over D, flattened and normalised (the model's steps below)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

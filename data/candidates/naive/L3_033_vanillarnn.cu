@@ -1,6 +1,6 @@
 // naive: per layer and direction, one tiled GEMM for the input projections of
 // every step, then per step a GEMM with weight_hh and one thread per hidden unit.
-// L3_033_vanillarnn: out = one step of the cell: h = tanh(i2h(cat(x, h0), dim 1)), out = h2o(h) (the state it keeps, self.hidden, is overwritten with the input h0 first; the new state is not returned)
+// L3_033_vanillarnn: out = h2o(tanh(i2h(torch.cat((x, h0), dim=1)))): one step of the cell from h0 (the model keeps its state in self.hidden but overwrites it with the input initial_hidden, here h0, before the step, and returns only the output)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"

@@ -1,6 +1,6 @@
 // naive: per layer and direction, one tiled GEMM for the input projections of
 // every step, then per step a GEMM with weight_hh and one thread per hidden unit.
-// L3_036_lstmhn: out = _, (h_n, c_n) = lstm(x, (h0, c0)) (6 layers, batch_first); return h_n (fc on the last step is computed and discarded)
+// L3_036_lstmhn: out = out, (h_n, c_n) = lstm(x, (h0, c0)) (6 layers, batch_first); h_n (the model also computes fc(out[:, -1, :]) and discards it)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
 #include "kbv.h"
