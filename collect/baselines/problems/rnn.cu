@@ -3,8 +3,9 @@
  * NetVLAD through cuBLAS and kbv's own kernels.
  *
  * Recurrent networks (nn.LSTM, nn.GRU, and the Linear-over-concatenation
- * cell of KernelBench 34, which is an RNN_TANH cell with one input bias):
- * one cudnnRNNForward (v8 API, CUDNN_RNN_ALGO_STANDARD, inference mode:
+ * cell of KernelBench 34, which is an RNN_TANH cell with one bias):
+ * one cudnnRNNForward (v8 API, CUDNN_RNN_ALGO_STANDARD, two biases (the
+ * cell's recurrent one zero), inference mode:
  * the same outputs as PyTorch's training-mode call without the reserve
  * space), with x in its own layout (batch-major or seq-major, unpacked, no
  * transpose), h0 and c0 as given, and y, h_n or c_n written straight into
@@ -348,7 +349,7 @@ const model_part *part_named(const model_plan *pl, const char *name)
 /* The source of gate matrix or bias `lin` (cuDNN's linLayerID) of pseudo
  * layer `pseudo` in params, as a segment to the weight-space offset dst;
  * 0; 1 when the model has none and the block stays zero (the cell's
- * recurrent bias, should cuDNN place one); -1 when the model lacks it. */
+ * recurrent bias); -1 when the model lacks it. */
 int source_of(const model_spec *sp, const model_plan *pl, int pseudo, int lin, int bias, long long dst, seg *out)
 {
     int64_t H = sp->hidden, G = pl->gates;
@@ -400,7 +401,10 @@ int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
         return dnn_err(s, b, "cudnnCreate", st, e);
     }
     cudnnRNNMode_t mode = sp->kind == MODEL_LSTM ? CUDNN_LSTM : sp->kind == MODEL_GRU ? CUDNN_GRU : CUDNN_RNN_TANH;
-    cudnnRNNBiasMode_t bm = sp->kind == MODEL_CAT_RNN ? CUDNN_RNN_SINGLE_INP_BIAS : CUDNN_RNN_DOUBLE_BIAS;
+    /* two biases for every cell: the cell of 34 has one, and its
+     * recurrent bias stays zero (the double-bias mode is the one every
+     * cuDNN algorithm supports, and PyTorch's) */
+    cudnnRNNBiasMode_t bm = CUDNN_RNN_DOUBLE_BIAS;
     int B = (int)pl->B, T = (int)pl->T, H = sp->hidden, F = H * pl->dirs;
     for (int v = 0; v < 2; v++) {
         st = A.cudnnCreateRNNDescriptor(&s->rd[v]);
