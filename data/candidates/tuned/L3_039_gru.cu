@@ -161,10 +161,25 @@ __global__ void copy_kernel(const float *__restrict__ a, float *__restrict__ b, 
         b[i] = a[i];
 }
 
+/* Room for T steps of every layer's sequence and the cell states; 0 or 1. */
+static int need(long long T)
+{
+    if (T <= seq_t) return 0;
+    cudaFree(seq);
+    cudaFree(cst);
+    seq = cst = NULL;
+    seq_t = 0;
+    if (cudaMalloc((void **)&seq, (size_t)(LAYERS * T * BATCH * HID) * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&cst, (size_t)(LAYERS * BATCH * HID) * sizeof(float)) != cudaSuccess) return 1;
+    seq_t = T;
+    return 0;
+}
+
+/* The buffers for the example's steps, outside the timed calls. */
 extern "C" int kbv_setup(const kbv_call *call)
 {
-    (void)call;
-    return 0;
+    if (call->n_inputs < 1 || call->inputs[0].ndim != 3) return 1;
+    return need(BATCH_FIRST ? call->inputs[0].shape[1] : call->inputs[0].shape[0]);
 }
 
 extern "C" int kbv_forward(const kbv_call *call)
@@ -174,15 +189,7 @@ extern "C" int kbv_forward(const kbv_call *call)
     const kbv_tensor *xt = &call->inputs[0];
     long long T = BATCH_FIRST ? xt->shape[1] : xt->shape[0];
     if ((BATCH_FIRST ? xt->shape[0] : xt->shape[1]) != BATCH || xt->shape[2] != IN || HID % UNITS) return 1;
-    if (T > seq_t) {
-        cudaFree(seq);
-        cudaFree(cst);
-        seq = cst = NULL;
-        seq_t = 0;
-        if (cudaMalloc((void **)&seq, (size_t)(LAYERS * T * BATCH * HID) * sizeof(float)) != cudaSuccess) return 1;
-        if (cudaMalloc((void **)&cst, (size_t)(LAYERS * BATCH * HID) * sizeof(float)) != cudaSuccess) return 1;
-        seq_t = T;
-    }
+    if (need(T)) return 1;
     cudaStream_t st = call->stream;
     const float *x = (const float *)xt->data, *h0 = (const float *)call->inputs[1].data;
     const float *P = (const float *)call->inputs[n_in - 1].data;
