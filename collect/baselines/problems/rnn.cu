@@ -533,6 +533,9 @@ int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
         }
     }
     if (sp->result == MODEL_RES_HEAD_LAST || sp->result == MODEL_RES_HEAD_SEQ) rc = base_need_blas(b, e);
+    for (int v = 0; v < 2; v++)
+        base_note_choice(b, (base_variant)v, "cudnnRNNForward: standard algorithm, inference mode, %s math, %s",
+                         v ? "default" : "FMA", zero ? "params as the weight space" : "weights packed per call");
     return rc;
 }
 
