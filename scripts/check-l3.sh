@@ -22,7 +22,11 @@
 # L3_005_alexnet (2.3 TFLOP a call, about a second a call with the naive
 # direct convolution), L3_002_shallowwidemlp (8.6 GB of parameters drawn
 # every trial), L3_010_resnet101 (about 25 distinct convolutions for the
-# baseline to time first), L3_012_vgg19; 'L3_*' runs everything.
+# baseline to time first), L3_012_vgg19; 'L3_*' runs everything.  The
+# recurrent networks and NetVLAD (problems/l3model.h): 'L3_03[4-9]_*'
+# 'L3_04[0-2]_*' 'L3_04[67]_*' (cuDNN's RNNs, whose naive candidates
+# launch two kernels per step and layer, and NetVLAD), and
+# L3_033_vanillarnn alone (2.7 GB of parameters drawn every trial).
 # KBV_L3_PARITY=1 also runs the parity check on the same problems (PyTorch
 # with CUDA needed; 10 samples a side; about a minute more).
 # Writes OUT_DIR/run.tar.gz (the runs), OUT_DIR/classes.txt (one line per

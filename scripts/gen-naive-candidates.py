@@ -25,8 +25,9 @@ per-row statistics of the normalisations and the partial sums of the
 reductions stay float, as PyTorch keeps its accumulators.  A level-2
 chain keeps its intermediate tensor in float and rounds it into the
 output once; a chain of steps of the later level-2 problems
-(gen_level2_steps) runs its float kernels whole on float copies of the
-call's tensors and rounds its output once.
+(gen_level2_steps) and a level-3 model of fixed structure (naive_l3.py:
+the recurrent networks, NetVLAD) run their float kernels whole on float
+copies of the call's tensors and round their output once.
 """
 import re
 import json
@@ -2235,7 +2236,7 @@ def to_bf16(text):
     """The FP32 candidate's text with bfloat16 tensors (see the docstring)."""
     text = text.replace("// naive: ", "// naive-bf16: ", 1)
     text = text.replace('#include "kbv.h"\n', '#include "kbv.h"\n' + BF16_TYPE, 1)
-    if "    float *B0 = scratch + " in text:
+    if "    float *B0 = scratch + " in text or naive_l3.WRAP_MARK in text:
         text = text.replace('extern "C" int kbv_forward(const kbv_call *call)', "static int forward_f32(const kbv_call *call)", 1)
         text = text.replace('extern "C" void kbv_teardown(void)\n{\n',
                             L2_WRAP + '\nextern "C" void kbv_teardown(void)\n{\n    cudaFree(wide_buf);\n'

@@ -74,6 +74,8 @@ def pad4(d):
 
 
 def gen_level3(p, head, check):
+    if any(MODEL.match(line) for line in p.get("layers", "").splitlines()):
+        return gen_model(p, head, check)
     parsed = parse_layers(p.get("layers", ""))
     if not parsed:
         return None
@@ -489,5 +491,471 @@ extern "C" int kbv_forward(const kbv_call *call)
         cur = dst;
     }
     CHECK_LAUNCH();
+}
+'''
+
+
+# --- models of fixed structure (collect/suite/problems/l3model.h) ---------------------------
+#
+# A recurrent network or NetVLAD: kbv prompt's {{layers}} gives one line of
+# settings ("model lstm: input 128, hidden 256, ...") and one line per part
+# of params ("part lstm.weight_ih_l0: [1024, 128] at params[0], ...").  The
+# recurrent candidate runs, per layer and direction, one GEMM for the input
+# projections of every step, then per step a GEMM of the state with
+# weight_hh and one thread per hidden unit for the gates and the state
+# update; the layer's output sequence feeds the next layer.  NetVLAD runs
+# its steps one plain kernel each.  In the BF16 setting the generator runs
+# these float kernels on widened copies (gen-naive-candidates.py).
+
+MODEL = re.compile(r"^\s*model (\w+): (.*)$")
+PART = re.compile(r"^\s*part ([\w.]+): \[([^\]]*)\] at params\[(\d+)\]")
+WRAP_MARK = "// BF16: float kernels on widened copies of the call's tensors"
+
+
+def parse_model(text):
+    """(settings dict, {part name: (offset, shape)}) of a model's text, or None."""
+    cfg, parts = None, {}
+    for line in text.splitlines():
+        m = MODEL.match(line)
+        if m:
+            cfg = {"kind": m.group(1)}
+            for kv in m.group(2).split(", "):
+                k, v = kv.rsplit(" ", 1)
+                cfg[k] = int(v) if re.match(r"^-?\d+$", v) else v
+            continue
+        m = PART.match(line)
+        if m:
+            parts[m.group(1)] = (int(m.group(3)), [int(v) for v in m.group(2).split(",")])
+    return (cfg, parts) if cfg else None
+
+
+def gen_model(p, head, check):
+    parsed = parse_model(p.get("layers", ""))
+    if not parsed:
+        return None
+    cfg, parts = parsed
+    if cfg["kind"] == "netvlad":
+        return gen_netvlad(p, head, check, cfg, parts)
+    if cfg["kind"] not in ("lstm", "gru", "cat_rnn"):
+        return None
+    return gen_recurrent(p, head, check, cfg, parts)
+
+
+def gen_recurrent(p, head, check, cfg, parts):
+    kind, H, L, dirs = cfg["kind"], cfg["hidden"], cfg["layers"], cfg["directions"]
+    I, T, B, res, O = cfg["input"], cfg["steps"], cfg["batch"], cfg["result"], cfg["head"]
+    G = {"lstm": 4, "gru": 3, "cat_rnn": 1}[kind]
+    rows = []
+    for l in range(L):
+        for d in range(dirs):
+            if kind == "cat_rnn":
+                w, bi = parts["i2h.weight"][0], parts["i2h.bias"][0]
+                # input matrix: columns 0..I-1 of i2h.weight, recurrent: the rest
+                rows.append("    { %dLL, %dLL, %dLL, -1LL, %dLL, %dLL, %dLL }," % (w, w + I, bi, I, I + H, I + H))
+                continue
+            mod, sfx = ("lstm" if kind == "lstm" else "gru"), ("_reverse" if d else "")
+            q = lambda n: parts["%s.%s_l%d%s" % (mod, n, l, sfx)][0]
+            cols = I if l == 0 else H * dirs
+            rows.append("    { %dLL, %dLL, %dLL, %dLL, %dLL, %dLL, %dLL }," % (
+                q("weight_ih"), q("weight_hh"), q("bias_ih"), q("bias_hh"), cols, cols, H))
+    fw = parts.get("h2o.weight" if kind == "cat_rnn" else "fc.weight", (-1, None))[0]
+    fb = parts.get("h2o.bias" if kind == "cat_rnn" else "fc.bias", (-1, None))[0]
+    res_code = {"head_last": 0, "head_seq": 1, "seq": 2, "h_n": 3, "c_n": 4}[res]
+    bf = cfg["batch_first"]
+    n_in = 2 + (2 if kind == "lstm" else 1)
+    text = head.format(what="per layer and direction, one tiled GEMM for the input projections of\n"
+                            "// every step, then per step a GEMM with weight_hh and one thread per hidden unit.", **p)
+    return text + check + RNN_CU % {
+        "rows": "\n".join(rows), "kind": {"lstm": 0, "gru": 1, "cat_rnn": 2}[kind], "G": G, "H": H, "L": L,
+        "dirs": dirs, "I": I, "T": T, "B": B, "bf": bf, "res": res_code, "O": O, "fw": fw, "fb": fb,
+        "n_in": n_in, "mark": WRAP_MARK,
+    }
+
+
+RNN_CU = r'''
+%(mark)s
+#define THREADS 256
+#define TILE 16
+
+#define KIND %(kind)d      /* 0 LSTM, 1 GRU, 2 the tanh cell over cat(x, h) with one bias */
+#define G %(G)d            /* gates */
+#define HID %(H)dLL
+#define LAYERS %(L)d
+#define DIRS %(dirs)d
+#define IN %(I)dLL
+#define STEPS %(T)dLL
+#define BATCH %(B)dLL
+#define BATCH_FIRST %(bf)d
+#define RESULT %(res)d     /* 0 head on the last step, 1 head on every step, 2 the sequence, 3 h_n, 4 c_n */
+#define OUTF %(O)dLL
+#define FC_W %(fw)dLL
+#define FC_B %(fb)dLL
+#define N_INPUTS %(n_in)d
+
+/* per layer and direction: weight_ih, weight_hh, bias_ih, bias_hh (-1: none)
+ * offsets in params, the input width, and the row lengths of the two
+ * weights as stored (the cell's two matrices are column blocks of i2h) */
+struct layer { long long wi, wh, bi, bh, in, ldi, ldh; };
+static const layer NET[] = {
+%(rows)s
+};
+
+static float *xs, *gx, *seq[2], *hbuf[2], *cbuf, *rec, *hn, *cn;
+
+/* y[m, n] = sum_k a[m, k] w[n, k] + b[n]: a rows lda apart, w rows ldw apart */
+__global__ void gemm_kernel(const float *__restrict__ a, long long lda, const float *__restrict__ w,
+                            long long ldw, const float *__restrict__ b, float *__restrict__ y, long long M,
+                            long long N, long long K)
+{
+    __shared__ float as[TILE][TILE];
+    __shared__ float ws[TILE][TILE + 1];
+    long long row = (long long)blockIdx.x * TILE + threadIdx.y;
+    long long col = (long long)blockIdx.y * TILE + threadIdx.x;
+    long long wrow = (long long)blockIdx.y * TILE + threadIdx.y;
+    float acc = 0.0f;
+    for (long long k0 = 0; k0 < K; k0 += TILE) {
+        long long k = k0 + threadIdx.x;
+        as[threadIdx.y][threadIdx.x] = (row < M && k < K) ? a[row * lda + k] : 0.0f;
+        ws[threadIdx.y][threadIdx.x] = (wrow < N && k < K) ? w[wrow * ldw + k] : 0.0f;
+        __syncthreads();
+        for (int j = 0; j < TILE; j++) acc += as[threadIdx.y][j] * ws[threadIdx.x][j];
+        __syncthreads();
+    }
+    if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
+}
+
+__device__ float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
+
+/* one thread per (b, j): the gates from the input projection gxt [B, G H]
+ * and the recurrent product r [B, G H] (biases included), the new state
+ * into hnew (and c in place), and the layer output at its column */
+__global__ void cell_kernel(const float *__restrict__ gxt, const float *__restrict__ r,
+                            const float *__restrict__ hold, float *__restrict__ hnew, float *__restrict__ c,
+                            float *__restrict__ y, long long yld)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= BATCH * HID) return;
+    long long b = i / HID, j = i %% HID;
+    const float *gi = gxt + b * G * HID, *gr = r + b * G * HID;
+    float h;
+    if (KIND == 0) {
+        float ig = sigm(gi[j] + gr[j]), fg = sigm(gi[HID + j] + gr[HID + j]);
+        float gg = tanhf(gi[2 * HID + j] + gr[2 * HID + j]), og = sigm(gi[3 * HID + j] + gr[3 * HID + j]);
+        float cv = fg * c[i] + ig * gg;
+        c[i] = cv;
+        h = og * tanhf(cv);
+    } else if (KIND == 1) {
+        float rg = sigm(gi[j] + gr[j]), zg = sigm(gi[HID + j] + gr[HID + j]);
+        float ng = tanhf(gi[2 * HID + j] + rg * gr[2 * HID + j]);
+        h = (1.0f - zg) * ng + zg * hold[i];
+    } else {
+        h = tanhf(gi[j] + gr[j]);
+    }
+    hnew[i] = h;
+    y[b * yld + j] = h;
+}
+
+/* x [B, T, F] -> [T, B, F] (or the reverse with back) */
+__global__ void swap01(const float *__restrict__ x, float *__restrict__ y, long long A, long long Bd, long long F)
+{
+    long long total = A * Bd * F;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long f = i %% F, r = i / F, a = r / Bd, bb = r %% Bd;
+        y[(bb * A + a) * F + f] = x[i];
+    }
+}
+
+__global__ void copy_kernel(const float *__restrict__ x, float *__restrict__ y, long long n)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        y[i] = x[i];
+}
+
+static unsigned blocks(long long n)
+{
+    long long b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b > 65535 ? 65535 : (b < 1 ? 1 : b));
+}
+
+static void gemm(const float *a, long long lda, const float *w, long long ldw, const float *b, float *y,
+                 long long M, long long N, long long K, cudaStream_t st)
+{
+    dim3 grid((unsigned)((M + TILE - 1) / TILE), (unsigned)((N + TILE - 1) / TILE));
+    gemm_kernel<<<grid, dim3(TILE, TILE), 0, st>>>(a, lda, w, ldw, b, y, M, N, K);
+}
+
+extern "C" int kbv_setup(const kbv_call *call)
+{
+    (void)call;
+    long long seqn = STEPS * BATCH * (IN > DIRS * HID ? IN : DIRS * HID);
+    if (cudaMalloc((void **)&xs, (size_t)(STEPS * BATCH * IN) * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&gx, (size_t)(STEPS * BATCH * G * HID) * sizeof(float)) != cudaSuccess) return 1;
+    for (int i = 0; i < 2; i++) {
+        if (cudaMalloc((void **)&seq[i], (size_t)seqn * sizeof(float)) != cudaSuccess) return 1;
+        if (cudaMalloc((void **)&hbuf[i], (size_t)(BATCH * HID) * sizeof(float)) != cudaSuccess) return 1;
+    }
+    if (cudaMalloc((void **)&cbuf, (size_t)(BATCH * HID) * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&rec, (size_t)(BATCH * G * HID) * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&hn, (size_t)(LAYERS * DIRS * BATCH * HID) * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&cn, (size_t)(LAYERS * DIRS * BATCH * HID) * sizeof(float)) != cudaSuccess) return 1;
+    return 0;
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs != N_INPUTS || call->n_outputs != 1 || !xs) return 1;
+    if (kbv_numel(&call->inputs[0]) != STEPS * BATCH * IN) return 1;
+    cudaStream_t st = call->stream;
+    const float *x = (const float *)call->inputs[0].data, *h0 = (const float *)call->inputs[1].data;
+    const float *c0 = KIND == 0 ? (const float *)call->inputs[2].data : NULL;
+    const float *P = (const float *)call->inputs[N_INPUTS - 1].data;
+    float *out = (float *)call->outputs[0].data;
+    /* the layers read a seq-major [T, B, features] sequence */
+    if (BATCH_FIRST) swap01<<<blocks(STEPS * BATCH * IN), THREADS, 0, st>>>(x, xs, BATCH, STEPS, IN);
+    else copy_kernel<<<blocks(STEPS * BATCH * IN), THREADS, 0, st>>>(x, xs, STEPS * BATCH * IN);
+    const float *cur = xs;
+    int which = 0;
+    for (int l = 0; l < LAYERS; l++) {
+        float *y = seq[which];
+        for (int d = 0; d < DIRS; d++) {
+            const layer &Ly = NET[l * DIRS + d];
+            long long s = (long long)l * DIRS + d;
+            gemm(cur, Ly.in, P + Ly.wi, Ly.ldi, P + Ly.bi, gx, STEPS * BATCH, G * HID, Ly.in, st);
+            copy_kernel<<<blocks(BATCH * HID), THREADS, 0, st>>>(h0 + s * BATCH * HID, hbuf[0], BATCH * HID);
+            if (KIND == 0) copy_kernel<<<blocks(BATCH * HID), THREADS, 0, st>>>(c0 + s * BATCH * HID, cbuf, BATCH * HID);
+            int hb = 0;
+            for (long long k = 0; k < STEPS; k++) {
+                long long t = d ? STEPS - 1 - k : k;
+                gemm(hbuf[hb], HID, P + Ly.wh, Ly.ldh, Ly.bh >= 0 ? P + Ly.bh : NULL, rec, BATCH, G * HID, HID, st);
+                cell_kernel<<<blocks(BATCH * HID), THREADS, 0, st>>>(gx + t * BATCH * G * HID, rec, hbuf[hb],
+                                                                     hbuf[1 - hb], cbuf,
+                                                                     y + t * BATCH * DIRS * HID + d * HID, DIRS * HID);
+                hb = 1 - hb;
+            }
+            copy_kernel<<<blocks(BATCH * HID), THREADS, 0, st>>>(hbuf[hb], hn + s * BATCH * HID, BATCH * HID);
+            if (KIND == 0) copy_kernel<<<blocks(BATCH * HID), THREADS, 0, st>>>(cbuf, cn + s * BATCH * HID, BATCH * HID);
+        }
+        cur = y;
+        which = 1 - which;
+    }
+    long long F = DIRS * HID;
+    if (RESULT == 0) gemm(cur + (STEPS - 1) * BATCH * F, F, P + FC_W, F, P + FC_B, out, BATCH, OUTF, F, st);
+    else if (RESULT == 1) gemm(cur, F, P + FC_W, F, P + FC_B, out, STEPS * BATCH, OUTF, F, st);
+    else if (RESULT == 2 && BATCH_FIRST) swap01<<<blocks(STEPS * BATCH * F), THREADS, 0, st>>>(cur, out, STEPS, BATCH, F);
+    else if (RESULT == 2) copy_kernel<<<blocks(STEPS * BATCH * F), THREADS, 0, st>>>(cur, out, STEPS * BATCH * F);
+    else copy_kernel<<<blocks(LAYERS * DIRS * BATCH * HID), THREADS, 0, st>>>(RESULT == 3 ? hn : cn, out,
+                                                                              LAYERS * DIRS * BATCH * HID);
+    CHECK_LAUNCH();
+}
+
+extern "C" void kbv_teardown(void)
+{
+    float **all[] = { &xs, &gx, &seq[0], &seq[1], &hbuf[0], &hbuf[1], &cbuf, &rec, &hn, &cn };
+    for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++) {
+        cudaFree(*all[i]);
+        *all[i] = NULL;
+    }
+}
+'''
+
+
+def gen_netvlad(p, head, check, cfg, parts):
+    K, Gh, D, N, B = cfg["clusters"], cfg["ghost"], cfg["input"], cfg["steps"], cfg["batch"]
+    text = head.format(what="NetVLAD one plain kernel per step: tiled GEMM for the assignment,\n"
+                            "// two-pass batch-norm statistics, one thread per row, per output or per cluster.", **p)
+    return text + check + VLAD_CU % {
+        "K": K, "C": K + Gh, "D": D, "N": N, "B": B, "cl": parts["clusters"][0], "c2": parts["clusters2"][0],
+        "g": parts["batch_norm.weight"][0], "b": parts["batch_norm.bias"][0], "mark": WRAP_MARK,
+    }
+
+
+VLAD_CU = r'''
+%(mark)s
+#define THREADS 256
+#define TILE 16
+#define KC %(K)dLL       /* clusters */
+#define CC %(C)dLL       /* clusters and ghost clusters */
+#define DD %(D)dLL       /* feature size */
+#define NN %(N)dLL       /* features per sample */
+#define BB %(B)dLL       /* samples */
+#define P_CL %(cl)dLL
+#define P_C2 %(c2)dLL
+#define P_G %(g)dLL
+#define P_B %(b)dLL
+
+static float *asg, *stats, *asum, *vl, *cnorm;
+
+/* y[m, n] = sum_k a[m, k] w[k, n] (w row-major [K, N]) */
+__global__ void gemm_kn(const float *__restrict__ a, const float *__restrict__ w, float *__restrict__ y,
+                        long long M, long long N, long long K)
+{
+    __shared__ float as[TILE][TILE];
+    __shared__ float ws[TILE][TILE + 1];
+    long long row = (long long)blockIdx.x * TILE + threadIdx.y;
+    long long col = (long long)blockIdx.y * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (long long k0 = 0; k0 < K; k0 += TILE) {
+        long long ka = k0 + threadIdx.x, kw = k0 + threadIdx.y;
+        as[threadIdx.y][threadIdx.x] = (row < M && ka < K) ? a[row * K + ka] : 0.0f;
+        ws[threadIdx.y][threadIdx.x] = (col < N && kw < K) ? w[kw * N + col] : 0.0f;
+        __syncthreads();
+        for (int j = 0; j < TILE; j++) acc += as[threadIdx.y][j] * ws[j][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) y[row * N + col] = acc;
+}
+
+/* Sum of v over the block, in a fixed order; every thread gets it. */
+__device__ float block_sum(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int o = THREADS / 2; o > 0; o >>= 1) {
+        if (threadIdx.x < o) sh[threadIdx.x] += sh[threadIdx.x + o];
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+/* one block per column of asg [R, C]: the mean, then the biased variance */
+__global__ void col_stats(const float *__restrict__ x, float *__restrict__ mean, float *__restrict__ rstd, long long R)
+{
+    __shared__ float sh[THREADS];
+    long long c = blockIdx.x;
+    float s = 0.0f;
+    for (long long r = threadIdx.x; r < R; r += THREADS) s += x[r * CC + c];
+    float m = block_sum(s, sh) / (float)R;
+    float q = 0.0f;
+    for (long long r = threadIdx.x; r < R; r += THREADS) {
+        float d = x[r * CC + c] - m;
+        q += d * d;
+    }
+    float var = block_sum(q, sh) / (float)R;
+    if (threadIdx.x == 0) {
+        mean[c] = m;
+        rstd[c] = 1.0f / sqrtf(var + 1e-5f);
+    }
+}
+
+/* one thread per row: batch norm, softmax over C, in place */
+__global__ void bn_softmax(float *__restrict__ x, const float *__restrict__ mean, const float *__restrict__ rstd,
+                           const float *__restrict__ g, const float *__restrict__ b, long long R)
+{
+    long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= R) return;
+    float *row = x + r * CC;
+    float m = -INFINITY;
+    for (long long c = 0; c < CC; c++) {
+        row[c] = (row[c] - mean[c]) * rstd[c] * g[c] + b[c];
+        m = fmaxf(m, row[c]);
+    }
+    float s = 0.0f;
+    for (long long c = 0; c < CC; c++) {
+        row[c] = expf(row[c] - m);
+        s += row[c];
+    }
+    for (long long c = 0; c < CC; c++) row[c] /= s;
+}
+
+/* one thread per (b, k): the sum of the assignments over N */
+__global__ void a_sum(const float *__restrict__ p, float *__restrict__ s)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= BB * KC) return;
+    long long b = i / KC, k = i %% KC;
+    float acc = 0.0f;
+    for (long long n = 0; n < NN; n++) acc += p[(b * NN + n) * CC + k];
+    s[i] = acc;
+}
+
+/* one thread per (b, d, k): sum_n p[b, n, k] x[b, n, d] - a_sum[b, k] c2[d, k] */
+__global__ void vlad_kernel(const float *__restrict__ p, const float *__restrict__ x, const float *__restrict__ s,
+                            const float *__restrict__ c2, float *__restrict__ v)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < BB * DD * KC;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long k = i %% KC, d = (i / KC) %% DD, b = i / (KC * DD);
+        float acc = 0.0f;
+        for (long long n = 0; n < NN; n++) acc += p[(b * NN + n) * CC + k] * x[(b * NN + n) * DD + d];
+        v[i] = acc - s[b * KC + k] * c2[d * KC + k];
+    }
+}
+
+/* one thread per (b, k): 1 / max(||v[b, :, k]||, 1e-12) */
+__global__ void col_norm(const float *__restrict__ v, float *__restrict__ inv)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= BB * KC) return;
+    long long b = i / KC, k = i %% KC;
+    float acc = 0.0f;
+    for (long long d = 0; d < DD; d++) {
+        float t = v[(b * DD + d) * KC + k];
+        acc += t * t;
+    }
+    inv[i] = 1.0f / fmaxf(sqrtf(acc), 1e-12f);
+}
+
+/* one block per sample: the intra-normalised row, then its own norm */
+__global__ void row_norm(const float *__restrict__ v, const float *__restrict__ inv, float *__restrict__ out)
+{
+    __shared__ float sh[THREADS];
+    long long b = blockIdx.x;
+    float acc = 0.0f;
+    for (long long i = threadIdx.x; i < DD * KC; i += THREADS) {
+        float t = v[b * DD * KC + i] * inv[b * KC + i %% KC];
+        acc += t * t;
+    }
+    float rn = 1.0f / fmaxf(sqrtf(block_sum(acc, sh)), 1e-12f);
+    for (long long i = threadIdx.x; i < DD * KC; i += THREADS)
+        out[b * DD * KC + i] = v[b * DD * KC + i] * inv[b * KC + i %% KC] * rn;
+}
+
+static unsigned blocks(long long n)
+{
+    long long b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b > 65535 ? 65535 : (b < 1 ? 1 : b));
+}
+
+extern "C" int kbv_setup(const kbv_call *call)
+{
+    (void)call;
+    if (cudaMalloc((void **)&asg, (size_t)(BB * NN * CC) * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&stats, (size_t)(2 * CC) * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&asum, (size_t)(BB * KC) * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&cnorm, (size_t)(BB * KC) * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&vl, (size_t)(BB * DD * KC) * sizeof(float)) != cudaSuccess) return 1;
+    return 0;
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs != 2 || call->n_outputs != 1 || !asg) return 1;
+    if (kbv_numel(&call->inputs[0]) != BB * NN * DD) return 1;
+    cudaStream_t st = call->stream;
+    const float *x = (const float *)call->inputs[0].data, *P = (const float *)call->inputs[1].data;
+    float *out = (float *)call->outputs[0].data;
+    long long R = BB * NN;
+    dim3 grid((unsigned)((R + TILE - 1) / TILE), (unsigned)((CC + TILE - 1) / TILE));
+    gemm_kn<<<grid, dim3(TILE, TILE), 0, st>>>(x, P + P_CL, asg, R, CC, DD);
+    col_stats<<<(unsigned)CC, THREADS, 0, st>>>(asg, stats, stats + CC, R);
+    bn_softmax<<<blocks(R), THREADS, 0, st>>>(asg, stats, stats + CC, P + P_G, P + P_B, R);
+    a_sum<<<blocks(BB * KC), THREADS, 0, st>>>(asg, asum);
+    vlad_kernel<<<blocks(BB * DD * KC), THREADS, 0, st>>>(asg, x, asum, P + P_C2, vl);
+    col_norm<<<blocks(BB * KC), THREADS, 0, st>>>(vl, cnorm);
+    row_norm<<<(unsigned)BB, THREADS, 0, st>>>(vl, cnorm, out);
+    CHECK_LAUNCH();
+}
+
+extern "C" void kbv_teardown(void)
+{
+    float **all[] = { &asg, &stats, &asum, &cnorm, &vl };
+    for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++) {
+        cudaFree(*all[i]);
+        *all[i] = NULL;
+    }
 }
 '''

@@ -17,7 +17,8 @@ const base_family *const families[] = {
     &base_fam_matmul, &base_fam_elementwise, &base_fam_softmax, &base_fam_norm,
     &base_fam_pool,   &base_fam_reduce,      &base_fam_scan,    &base_fam_loss,
     &base_fam_attention, &base_fam_conv, &base_fam_chain, &base_fam_conv_chain,
-    &base_fam_net, &base_fam_conv_net,
+    /* the models' range lies inside the nets': first match wins */
+    &base_fam_rnn, &base_fam_model, &base_fam_net, &base_fam_conv_net,
 };
 
 const base_family *family_of(int op)

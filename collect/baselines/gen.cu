@@ -19,6 +19,7 @@
 #include "gpu.h"
 
 extern "C" {
+#include "l3model.h"
 #include "net.h"
 }
 
@@ -295,6 +296,47 @@ unsigned grid_for(int64_t items, int threads)
     return (unsigned)b;
 }
 
+/* One part of packed parameters from its initialisation, keyed by the
+ * tensor's key and the part's index (a constant redrawn in D2-D4). */
+void fill_part(suite_gen gen, suite_dist dist, uint64_t key, int index, float *dst, int64_t count,
+               cudaStream_t s)
+{
+    gen_plan g;
+    g.kind = (int)gen.kind;
+    g.a = gen.a;
+    g.b = gen.b;
+    if (g.kind == SUITE_GEN_CONST && dist >= SUITE_D2 && dist <= SUITE_D4) {
+        g.kind = SUITE_GEN_UNIFORM;
+        g.a = gen.a - 0.5;
+        g.b = gen.a + 0.5;
+    }
+    g.scale = 1.0;
+    g.to_i64 = 0;
+    g.vec4 = ((uintptr_t)dst & 15) == 0;
+    gen_kernel<<<grid_for((count + 3) / 4, 256), 256, 0, s>>>(g, mix64(key ^ (uint64_t)(index + 1)), count, 1, 1,
+                                                              dst);
+}
+
+/* A level-3 model's packed parameters (problems/l3model.h), part by part as
+ * a network's below. */
+int fill_model_packed(const suite_problem *p, const suite_tensor *t, suite_dist dist, uint64_t key, void *dev,
+                      cudaStream_t s, kbv_err *e)
+{
+    model_plan *pl = (model_plan *)calloc(1, sizeof *pl);
+    if (!pl) return err_set(e, KBV_ENOMEM, "gen.cu: %s: out of memory", p->id);
+    char why[160];
+    int rc = 0;
+    if (model_plan_make(suite_model_of(p), p->inputs[0].shape, p->inputs[0].ndim, pl, why, sizeof why))
+        rc = err_set(e, KBV_EINPUT, "gen.cu: %s: model: %s", p->id, why);
+    else if (pl->n_param_floats != suite_numel(t))
+        rc = err_set(e, KBV_EINPUT, "gen.cu: %s: %s has %lld elements, the model %lld", p->id, t->name,
+                     (long long)suite_numel(t), (long long)pl->n_param_floats);
+    for (int i = 0; !rc && i < pl->n_parts; i++)
+        fill_part(pl->part[i].gen, dist, key, i, (float *)dev + pl->part[i].offset, pl->part[i].count, s);
+    free(pl);
+    return rc;
+}
+
 /* A level-3 network's packed parameters (SUITE_GEN_PACKED): each part
  * from its own initialisation, keyed by the tensor's key and the part's
  * index, so that a part's values depend on nothing but its place in the
@@ -303,6 +345,7 @@ unsigned grid_for(int64_t items, int threads)
 int fill_packed(const suite_problem *p, const suite_tensor *t, suite_dist dist, uint64_t key,
                 void *dev, cudaStream_t s, kbv_err *e)
 {
+    if (suite_model_of(p)) return fill_model_packed(p, t, dist, key, dev, s, e);
     const net_spec *sp = suite_net_of(p);
     if (!sp) return err_set(e, KBV_EINPUT, "gen.cu: %s: packed parameters without a layer program", p->id);
     net_plan *pl = (net_plan *)calloc(1, sizeof *pl);
@@ -314,24 +357,8 @@ int fill_packed(const suite_problem *p, const suite_tensor *t, suite_dist dist, 
     else if (pl->n_param_floats != suite_numel(t))
         rc = err_set(e, KBV_EINPUT, "gen.cu: %s: %s has %lld elements, the program %lld", p->id, t->name,
                      (long long)suite_numel(t), (long long)pl->n_param_floats);
-    for (int i = 0; !rc && i < pl->n_params; i++) {
-        const net_param *q = &pl->param[i];
-        gen_plan g;
-        g.kind = (int)q->gen.kind;
-        g.a = q->gen.a;
-        g.b = q->gen.b;
-        if (g.kind == SUITE_GEN_CONST && dist >= SUITE_D2 && dist <= SUITE_D4) {
-            g.kind = SUITE_GEN_UNIFORM;
-            g.a = q->gen.a - 0.5;
-            g.b = q->gen.a + 0.5;
-        }
-        g.scale = 1.0;
-        g.to_i64 = 0;
-        float *dst = (float *)dev + q->offset;
-        g.vec4 = ((uintptr_t)dst & 15) == 0;
-        gen_kernel<<<grid_for((q->count + 3) / 4, 256), 256, 0, s>>>(g, mix64(key ^ (uint64_t)(i + 1)),
-                                                                     q->count, 1, 1, dst);
-    }
+    for (int i = 0; !rc && i < pl->n_params; i++)
+        fill_part(pl->param[i].gen, dist, key, i, (float *)dev + pl->param[i].offset, pl->param[i].count, s);
     free(pl);
     return rc;
 }

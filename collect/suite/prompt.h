@@ -33,8 +33,8 @@ int prompt_render(const char *tmpl, const char *tmpl_name, const suite_problem *
 extern const char PROMPT_BF16_NOTE[];
 
 /* 1 for the problems whose prompt is blind unless asked otherwise: those
- * KernelBench-Verified lists (cumprod, hinge loss; its LSTM and NetVLAD are
- * not in this suite). */
+ * KernelBench-Verified lists (cumprod, hinge loss, the LSTM of level 3's 35
+ * and NetVLAD without ghost clusters, 47). */
 int prompt_blind_default(const suite_problem *p);
 
 /* The known placeholder names, NULL-terminated; static storage. */

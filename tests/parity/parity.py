@@ -863,6 +863,116 @@ def network(n):
 L3 = {n: network(n) for n in L3_BUILD}
 
 
+# Level 3's models of fixed structure (collect/suite/problems/l3model.h):
+# inputs x, the state (h0, c0), then params; the modules registered as
+# KernelBench's models register them, so that named_parameters() is kbv's
+# packed order.  The recurrent modules' weights are flattened into one
+# buffer after loading (as a freshly built model has them), so that
+# PyTorch's cuDNN call does not copy them on every forward.
+class VanillaRNN(torch.nn.Module):
+    """33 (x [B, input]: one step from h0) and 34 (x [T, B, input])."""
+    def __init__(self, i, h, o):
+        super().__init__()
+        self.i2h = torch.nn.Linear(i + h, h)
+        self.h2o = torch.nn.Linear(h, o)
+
+    def forward(self, x, h0):
+        if x.dim() == 2:
+            return self.h2o(torch.tanh(self.i2h(torch.cat((x, h0), dim=1))))
+        h, outs = h0, []
+        for t in range(x.size(0)):
+            h = torch.tanh(self.i2h(torch.cat((x[t], h), dim=1)))
+            outs.append(self.h2o(h))
+        return torch.stack(outs, dim=0)
+
+
+class LSTMNet(torch.nn.Module):
+    """35-38: nn.LSTM(128, 256, 6, batch_first) and fc; returns fc of the
+    last step, h_n or c_n."""
+    def __init__(self, bidir, result):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(128, 256, 6, batch_first=True, dropout=0.0, bidirectional=bidir)
+        self.fc = torch.nn.Linear(256 * (2 if bidir else 1), 10)
+        self.result = result
+
+    def forward(self, x, h0, c0):
+        out, (hn, cn) = self.lstm(x, (h0, c0))
+        head = self.fc(out[:, -1, :])
+        return {"head": head, "hn": hn, "cn": cn}[self.result]
+
+
+class GRUNet(torch.nn.Module):
+    """39-42: nn.GRU(128, 256, 6), seq-major; returns output or h_n."""
+    def __init__(self, bidir, result):
+        super().__init__()
+        self.gru = torch.nn.GRU(128, 256, 6, True, False, dropout=0, bidirectional=bidir)
+        self.result = result
+
+    def forward(self, x, h0):
+        output, h_n = self.gru(x, h0)
+        return output if self.result == "seq" else h_n
+
+
+class NetVLAD(torch.nn.Module):
+    """46, 47: the parameters registered in KernelBench's order (clusters,
+    batch_norm, clusters2: named_parameters() gives clusters, clusters2,
+    then the batch norm's)."""
+    def __init__(self, k, d, g):
+        super().__init__()
+        self.k = k
+        self.clusters = torch.nn.Parameter(torch.randn(d, k + g) / math.sqrt(d))
+        self.batch_norm = torch.nn.BatchNorm1d(k + g)
+        self.clusters2 = torch.nn.Parameter(torch.randn(1, d, k) / math.sqrt(d))
+
+    def forward(self, x):
+        b, n, d = x.shape
+        a = F.softmax(self.batch_norm(torch.matmul(x.reshape(-1, d), self.clusters)), dim=1)
+        a = a[:, :self.k].reshape(b, n, self.k)
+        centre = torch.sum(a, dim=1, keepdim=True) * self.clusters2
+        vlad = torch.matmul(a.transpose(1, 2), x).transpose(1, 2) - centre
+        vlad = F.normalize(vlad)
+        return F.normalize(vlad.reshape(b, -1))
+
+
+L3_MODEL_BUILD = {
+    33: lambda: VanillaRNN(16384, 16384, 8192),
+    34: lambda: VanillaRNN(1024, 256, 128),
+    35: lambda: LSTMNet(False, "head"),
+    36: lambda: LSTMNet(False, "hn"),
+    37: lambda: LSTMNet(False, "cn"),
+    38: lambda: LSTMNet(True, "head"),
+    39: lambda: GRUNet(False, "seq"),
+    40: lambda: GRUNet(False, "hn"),
+    41: lambda: GRUNet(True, "seq"),
+    42: lambda: GRUNet(True, "hn"),
+    46: lambda: NetVLAD(32, 512, 16),
+    47: lambda: NetVLAD(32, 512, 0),
+}
+
+
+def model(n):
+    """The reference of level-3 model problem n: built once per parameter
+    tensor, its parameters loaded from kbv's packed tensor (the last
+    input), called on the other inputs."""
+    def run(p, t):
+        key = (n, t[-1].data_ptr())
+        if key not in _nets:
+            _nets.clear()
+            m = L3_MODEL_BUILD[n]().cuda().train()
+            if sum(q.numel() for q in m.parameters()) != t[-1].numel():
+                raise RuntimeError("parity.py: the model's parameter count differs from params")
+            torch.nn.utils.vector_to_parameters(t[-1], m.parameters())
+            for mod in m.modules():
+                if isinstance(mod, torch.nn.RNNBase):
+                    mod.flatten_parameters()
+            _nets[key] = m
+        return _nets[key](*t[:-1])
+    return run
+
+
+L3.update({n: model(n) for n in L3_MODEL_BUILD})
+
+
 def reference(p):
     table = {1: L1, 2: L2, 3: L3}.get(p["level"], {})
     return table.get(int(p["id"].split("_")[1]))

@@ -34,8 +34,8 @@ static char *render_ok(const char *tmpl, const char *id)
 }
 
 /* A blind prompt (issue 17) names shapes and dtypes but no value
- * distribution, no hidden transform and no D5; cumprod and the hinge loss
- * are blind by default, the others not. */
+ * distribution, no hidden transform and no D5; cumprod, the hinge loss, the
+ * LSTM (L3_035) and NetVLAD (L3_047) are blind by default, the others not. */
 static void test_blind(void **state)
 {
     (void)state;
@@ -43,6 +43,10 @@ static void test_blind(void **state)
     assert_int_equal(prompt_blind_default(h), 1);
     assert_int_equal(prompt_blind_default(need("L1_090_cumprod")), 1);
     assert_int_equal(prompt_blind_default(need("L1_019_relu")), 0);
+    /* KernelBench-Verified's LSTM and NetVLAD without ghost clusters too */
+    assert_int_equal(prompt_blind_default(need("L3_035_lstm")), 1);
+    assert_int_equal(prompt_blind_default(need("L3_047_netvladnoghostclusters")), 1);
+    assert_int_equal(prompt_blind_default(need("L3_046_netvladwithghostclusters")), 0);
     char *seen = NULL, *blind = NULL;
     kbv_err e = { 0 };
     assert_int_equal(prompt_render("{{inputs}}{{distributions}}", "t.txt", h, 0, &seen, &e), 0);

@@ -103,6 +103,8 @@ extern const base_family base_fam_chain;
 extern const base_family base_fam_conv_chain;
 extern const base_family base_fam_net;
 extern const base_family base_fam_conv_net;
+extern const base_family base_fam_rnn;
+extern const base_family base_fam_model;
 
 /* A problem attribute by name, or def when the problem has none. */
 double base_attr(const suite_problem *p, const char *name, double def);

@@ -114,13 +114,20 @@ enum {
     OP_CONV_CHAIN_FIRST = 640, /* level 2: a convolution, then epilogue steps */
     OP_CONV_CHAIN_LAST = 759,
     OP_CONV_NET_FIRST = 760,   /* level 3: layer programs with convolutions, problems/net.cu */
-    OP_CONV_NET_LAST = 799,
+    OP_CONV_NET_LAST = 789,
+    OP_RNN_FIRST = 790,        /* level 3: recurrent models through cuDNN's RNN API, problems/rnn.cu */
+    OP_RNN_LAST = 799,
     OP_CUDNN_END = 800,
 
     /* Level 3 layer programs without convolutions (MLPs): cuBLAS only,
      * problems/net.cu; the program is named by the op code (net.h). */
     OP_NET_FIRST = 800,
-    OP_NET_LAST = 899
+    OP_NET_LAST = 899,
+    /* Level 3 models of fixed structure without cuDNN (problems/l3model.h):
+     * cuBLAS and kbv's kernels, problems/rnn.cu.  Inside the net range:
+     * baseline.cu lists their family before the nets'. */
+    OP_MODEL_FIRST = OP_NET_FIRST + 30,
+    OP_MODEL_LAST = OP_NET_FIRST + 39
 };
 
 #define OP_NEEDS_CUDNN(op) ((op) >= OP_CUDNN_FIRST && (op) < OP_CUDNN_END)

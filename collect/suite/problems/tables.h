@@ -20,7 +20,8 @@
     X(suite_l2_linear) \
     X(suite_l2_conv2d) \
     X(suite_l2_conv3d) \
-    X(suite_l3_net)
+    X(suite_l3_net) \
+    X(suite_l3_rnn)
 
 #define X(name) SUITE_TABLE(name);
 SUITE_TABLES

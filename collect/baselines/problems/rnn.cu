@@ -1,0 +1,752 @@
+/* rnn.cu - the level-3 models of fixed structure (problems/l3model.h): the
+ * recurrent networks through cuDNN's RNN API, the single-step cell and
+ * NetVLAD through cuBLAS and kbv's own kernels.
+ *
+ * Recurrent networks (nn.LSTM, nn.GRU, and the Linear-over-concatenation
+ * cell of KernelBench 34, which is an RNN_TANH cell with one bias):
+ * one cudnnRNNForward (v8 API, CUDNN_RNN_ALGO_STANDARD, two biases (the
+ * cell's recurrent one zero), inference mode:
+ * the same outputs as PyTorch's training-mode call without the reserve
+ * space), with x in its own layout (batch-major or seq-major, unpacked, no
+ * transpose), h0 and c0 as given, and y, h_n or c_n written straight into
+ * the output where that is what the model returns.  A linear head runs as
+ * one cuBLAS GEMM on the rows it needs (the last step's, or every step's
+ * for 34) and a bias pass; a head whose result the model discards (36,
+ * 37) is not run.
+ *
+ * Per variant the RNN descriptor has its own math type, as PyTorch sets it
+ * (aten/native/cudnn/RNN.cpp) and as conv.cu does: fp32 CUDNN_FMA_MATH (no
+ * tensor cores), tf32 CUDNN_DEFAULT_MATH (TF32 tensor cores allowed on
+ * Ampere and later).  CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION would let
+ * cuDNN convert float data down to half, which neither variant may.
+ *
+ * cuDNN's weight space holds each gate's matrix [hidden, in] and bias
+ * [hidden] at places cudnnGetRNNWeightParams reports.  For nn.LSTM and
+ * nn.GRU these are PyTorch's own blocks (gate order i, f, g, o and r, z, n
+ * are cuDNN's too; PyTorch's flat weights are views of the weight space),
+ * so create() checks whether the layout of params, which is PyTorch's
+ * named_parameters() order, is the weight space byte for byte; when it is,
+ * params itself is the weight space and nothing moves.  Otherwise (the
+ * cell's i2h weight splits by columns into the input and the recurrent
+ * matrix) run() first copies the parts into a weight space of its own with
+ * one kernel over a table of row blocks (a few microseconds; PyTorch's
+ * own loop does the same concatenation every step).
+ *
+ * The single step of 33 is what PyTorch runs: cat(x, h0), one GEMM with
+ * i2h, bias and tanh in one pass, the h2o GEMM and its bias.
+ *
+ * NetVLAD: the assignment GEMM [B N, D] x [D, C]; the batch statistics of
+ * its columns (two-level sums in double); one warp per row applies the
+ * batch norm and the softmax and keeps the first K columns; one strided
+ * batched GEMM per sample computes the aggregation already transposed,
+ * vlad^T[b] = x_b^T [D, N] x a_b [N, K], into the output, whose layout
+ * [b, d K + k] it is; one block per sample then subtracts a_sum * clusters2,
+ * normalises each cluster's column over D and the whole row, in place.
+ */
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base_impl.h"
+
+extern "C" {
+#include "l3model.h"
+#include "suite_host.h"
+}
+
+namespace {
+
+/* --- cuDNN's RNN functions, resolved at run time (as conv.cu does) ---------- */
+
+struct rnn_api {
+    void *lib;
+#define DNN_FN(name) decltype(&::name) name;
+    DNN_FN(cudnnGetVersion)
+    DNN_FN(cudnnGetErrorString)
+    DNN_FN(cudnnCreate)
+    DNN_FN(cudnnDestroy)
+    DNN_FN(cudnnSetStream)
+    DNN_FN(cudnnCreateTensorDescriptor)
+    DNN_FN(cudnnSetTensorNdDescriptor)
+    DNN_FN(cudnnGetTensorNdDescriptor)
+    DNN_FN(cudnnDestroyTensorDescriptor)
+    DNN_FN(cudnnCreateRNNDescriptor)
+    DNN_FN(cudnnSetRNNDescriptor_v8)
+    DNN_FN(cudnnDestroyRNNDescriptor)
+    DNN_FN(cudnnCreateRNNDataDescriptor)
+    DNN_FN(cudnnSetRNNDataDescriptor)
+    DNN_FN(cudnnDestroyRNNDataDescriptor)
+    DNN_FN(cudnnGetRNNWeightSpaceSize)
+    DNN_FN(cudnnGetRNNWeightParams)
+    DNN_FN(cudnnGetRNNTempSpaceSizes)
+    DNN_FN(cudnnRNNForward)
+#undef DNN_FN
+};
+
+int rnn_load(rnn_api *a, const char *id, kbv_err *e)
+{
+    memset(a, 0, sizeof *a);
+    char path[4096];
+    if (!suite_find_cudnn(path, sizeof path))
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuDNN 9 not found (set KBV_CUDNN_LIB to "
+                       "libcudnn.so.9)", id);
+    a->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!a->lib) return err_set(e, KBV_ERUNTIME, "baseline %s: dlopen %s: %s", id, path, dlerror());
+#define DNN_SYM(name)                                                                        \
+    do {                                                                                     \
+        void *sym = dlsym(a->lib, #name);                                                    \
+        if (!sym) {                                                                          \
+            dlclose(a->lib);                                                                 \
+            a->lib = NULL;                                                                   \
+            return err_set(e, KBV_ERUNTIME, "baseline %s: %s lacks %s", id, path, #name);    \
+        }                                                                                    \
+        memcpy(&a->name, &sym, sizeof sym);                                                  \
+    } while (0)
+    DNN_SYM(cudnnGetVersion);
+    DNN_SYM(cudnnGetErrorString);
+    DNN_SYM(cudnnCreate);
+    DNN_SYM(cudnnDestroy);
+    DNN_SYM(cudnnSetStream);
+    DNN_SYM(cudnnCreateTensorDescriptor);
+    DNN_SYM(cudnnSetTensorNdDescriptor);
+    DNN_SYM(cudnnGetTensorNdDescriptor);
+    DNN_SYM(cudnnDestroyTensorDescriptor);
+    DNN_SYM(cudnnCreateRNNDescriptor);
+    DNN_SYM(cudnnSetRNNDescriptor_v8);
+    DNN_SYM(cudnnDestroyRNNDescriptor);
+    DNN_SYM(cudnnCreateRNNDataDescriptor);
+    DNN_SYM(cudnnSetRNNDataDescriptor);
+    DNN_SYM(cudnnDestroyRNNDataDescriptor);
+    DNN_SYM(cudnnGetRNNWeightSpaceSize);
+    DNN_SYM(cudnnGetRNNWeightParams);
+    DNN_SYM(cudnnGetRNNTempSpaceSizes);
+    DNN_SYM(cudnnRNNForward);
+#undef DNN_SYM
+    if (a->cudnnGetVersion() < 90000) {
+        size_t v = a->cudnnGetVersion();
+        dlclose(a->lib);
+        a->lib = NULL;
+        return err_set(e, KBV_ERUNTIME, "baseline %s: %s is cuDNN %zu, need 9", id, path, v);
+    }
+    return 0;
+}
+
+/* --- kernels ------------------------------------------------------------------ */
+
+/* A block of rows copied from params into the weight space: rows of cols
+ * floats, src_ld apart in params, contiguous in the weight space. */
+struct seg {
+    long long src, dst;   /* float offsets */
+    long long rows, cols, src_ld;
+};
+
+/* grid.y: one segment each; grid-stride over its elements. */
+__global__ void __launch_bounds__(256) pack_kernel(const float *__restrict__ params, float *__restrict__ wspace,
+                                                   const seg *__restrict__ segs)
+{
+    const seg s = segs[blockIdx.y];
+    long long n = s.rows * s.cols;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        long long r = i / s.cols, c = i - r * s.cols;
+        wspace[s.dst + i] = params[s.src + r * s.src_ld + c];
+    }
+}
+
+/* y[r, c] = act(y[r, c] + bias[c]) for rows of n; act 1 is tanh. */
+__global__ void __launch_bounds__(256) bias_act(float *__restrict__ y, const float *__restrict__ bias, long long rows,
+                                                long long n, int act)
+{
+    long long total = rows * n;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+        float v = y[i] + bias[i % n];
+        y[i] = act ? tanhf(v) : v;
+    }
+}
+
+/* cat((x [B, I], h [B, H]), dim 1) into c [B, I + H]. */
+__global__ void __launch_bounds__(256) concat_rows(const float *__restrict__ x, const float *__restrict__ h,
+                                                   float *__restrict__ c, long long B, long long I, long long H)
+{
+    long long W = I + H, total = B * W;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+        long long r = i / W, j = i - r * W;
+        c[i] = j < I ? x[r * I + j] : h[r * H + j - I];
+    }
+}
+
+/* NetVLAD's batch statistics, pass 1: block b sums its rows of a [R, C]
+ * per column (blockDim.x = C * lanes, lanes threads per column). */
+__global__ void __launch_bounds__(256) col_sums(const float *__restrict__ a, long long R, int C, long long rows_per,
+                                                double2 *__restrict__ part)
+{
+    __shared__ double2 sh[256];
+    int lanes = blockDim.x / C, c = threadIdx.x % C, lane = threadIdx.x / C;
+    long long r0 = (long long)blockIdx.x * rows_per, r1 = r0 + rows_per < R ? r0 + rows_per : R;
+    double s = 0.0, ss = 0.0;
+    for (long long r = r0 + lane; r < r1; r += lanes) {
+        double v = a[r * C + c];
+        s += v;
+        ss += v * v;
+    }
+    sh[threadIdx.x] = make_double2(s, ss);
+    __syncthreads();
+    if (lane == 0) {
+        for (int l = 1; l < lanes; l++) {
+            s += sh[l * C + c].x;
+            ss += sh[l * C + c].y;
+        }
+        part[(long long)blockIdx.x * C + c] = make_double2(s, ss);
+    }
+}
+
+/* Pass 2: per column, mean and 1/sqrt(biased variance + eps). */
+__global__ void col_finalize(const double2 *__restrict__ part, int blocks, int C, long long R, double eps,
+                             float2 *__restrict__ stat)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    double s = 0.0, ss = 0.0;
+    for (int k = 0; k < blocks; k++) {
+        s += part[(long long)k * C + c].x;
+        ss += part[(long long)k * C + c].y;
+    }
+    double mean = s / (double)R, var = ss / (double)R - mean * mean;
+    if (var < 0.0) var = 0.0;
+    stat[c] = make_float2((float)mean, (float)(1.0 / sqrt(var + eps)));
+}
+
+/* One warp per row of a [R, C] (C <= 64): the batch norm, the softmax over
+ * C, the first K probabilities into p [R, K]. */
+__global__ void __launch_bounds__(256) bn_softmax(const float *__restrict__ a, const float2 *__restrict__ stat,
+                                                  const float *__restrict__ gamma, const float *__restrict__ beta,
+                                                  float *__restrict__ p, long long R, int C, int K)
+{
+    long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int lane = threadIdx.x & 31;
+    if (row >= R) return;
+    float v[2];
+    float m = -INFINITY;
+    for (int j = 0; j < 2; j++) {
+        int c = lane + 32 * j;
+        v[j] = -INFINITY;
+        if (c < C) {
+            float2 st = stat[c];
+            v[j] = (a[row * C + c] - st.x) * st.y * gamma[c] + beta[c];
+            m = fmaxf(m, v[j]);
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    float s = 0.0f;
+    for (int j = 0; j < 2; j++) {
+        int c = lane + 32 * j;
+        v[j] = c < C ? expf(v[j] - m) : 0.0f;
+        s += v[j];
+    }
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    for (int j = 0; j < 2; j++) {
+        int c = lane + 32 * j;
+        if (c < K) p[row * K + c] = v[j] / s;
+    }
+}
+
+/* One block per sample b: out[b] holds vlad^T [D, K]; a_sum[k] = sum over
+ * N of p[b, n, k]; v = out - a_sum[k] clusters2[d, k]; each column k
+ * divided by max(its norm over D, 1e-12), then the row by max(its norm,
+ * 1e-12).  The row's norm after the first division follows from the
+ * column norms: sum_k (n_k / max(n_k, eps))^2. */
+__global__ void __launch_bounds__(256) vlad_norm(float *__restrict__ out, const float *__restrict__ p,
+                                                 const float *__restrict__ c2, int N, int D, int K)
+{
+    extern __shared__ float sm[];                     /* a_sum[K], colsq[K], then blockDim.x partials */
+    float *a_sum = sm, *scale = sm + K, *part = sm + 2 * K;
+    float *o = out + (long long)blockIdx.x * D * K;
+    const float *pb = p + (long long)blockIdx.x * N * K;
+    for (int k = threadIdx.x; k < K; k += blockDim.x) {
+        float s = 0.0f;
+        for (int n = 0; n < N; n++) s += pb[(long long)n * K + k];
+        a_sum[k] = s;
+    }
+    __syncthreads();
+    /* per column sums of squares: thread t covers column t % K and rows
+     * d = t / K, t / K + groups, ... (blockDim.x a multiple of K) */
+    int groups = blockDim.x / K, k = threadIdx.x % K, g = threadIdx.x / K;
+    float ss = 0.0f;
+    if (g < groups)
+        for (int d = g; d < D; d += groups) {
+            float v = o[(long long)d * K + k] - a_sum[k] * c2[(long long)d * K + k];
+            ss += v * v;
+        }
+    part[threadIdx.x] = ss;
+    __syncthreads();
+    if (threadIdx.x < K) {
+        float s = 0.0f;
+        for (int j = 0; j < groups; j++) s += part[j * K + threadIdx.x];
+        scale[threadIdx.x] = s;   /* the column's squared norm, for now */
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float tot = 0.0f;
+        for (int j = 0; j < K; j++) {
+            float n = sqrtf(scale[j]), q = n / fmaxf(n, 1e-12f);
+            tot += q * q;
+        }
+        float rn = 1.0f / fmaxf(sqrtf(tot), 1e-12f);
+        for (int j = 0; j < K; j++) scale[j] = rn / fmaxf(sqrtf(scale[j]), 1e-12f);
+    }
+    __syncthreads();
+    for (long long i = threadIdx.x; i < (long long)D * K; i += blockDim.x) {
+        int kk = (int)(i % K);
+        o[i] = (o[i] - a_sum[kk] * c2[i]) * scale[kk];
+    }
+}
+
+/* --- state ---------------------------------------------------------------------- */
+
+const int MAX_SEGS = 4 * 2 * 2 * 64;   /* gates x (input, recurrent) x (matrix, bias) x pseudo-layers */
+
+struct rnn_state {
+    const model_spec *spec;
+    model_plan *plan;
+    /* recurrent networks */
+    rnn_api api;
+    cudnnHandle_t h;
+    cudnnRNNDescriptor_t rd[2];       /* per variant: fp32 (FMA math), tf32 (default math) */
+    cudnnRNNDataDescriptor_t xd, yd;
+    cudnnTensorDescriptor_t hd, md, bd;
+    int32_t *dev_lens;                /* every sequence's length, T, on the device */
+    size_t wspace_bytes, work_bytes;
+    int zero_copy;                    /* params is the weight space */
+    float *wspace;                    /* else the weight space, filled by pack_kernel */
+    seg *dev_segs;
+    int n_segs;
+    float *y;                         /* the output sequence when the result is not it */
+    /* the cell of 33 and NetVLAD */
+    float *buf0, *buf1;
+    double2 *part;
+    float2 *stat;
+    int part_blocks;
+    long long rows_per;
+};
+
+int dnn_err(const rnn_state *s, const base_ctx *b, const char *what, cudnnStatus_t st, kbv_err *e)
+{
+    return err_set(e, KBV_ERUNTIME, "baseline %s: %s: %s", b->p->id, what,
+                   s->api.cudnnGetErrorString ? s->api.cudnnGetErrorString(st) : "cuDNN error");
+}
+
+const model_part *part_named(const model_plan *pl, const char *name)
+{
+    for (int i = 0; i < pl->n_parts; i++)
+        if (strcmp(pl->part[i].name, name) == 0) return &pl->part[i];
+    return NULL;
+}
+
+/* The source of gate matrix or bias `lin` (cuDNN's linLayerID) of pseudo
+ * layer `pseudo` in params, as a segment to the weight-space offset dst;
+ * 0; 1 when the model has none and the block stays zero (the cell's
+ * recurrent bias); -1 when the model lacks it. */
+int source_of(const model_spec *sp, const model_plan *pl, int pseudo, int lin, int bias, long long dst, seg *out)
+{
+    int64_t H = sp->hidden, G = pl->gates;
+    int rec = lin >= G, gate = (int)(lin % G);
+    memset(out, 0, sizeof *out);
+    out->dst = dst;
+    if (sp->kind == MODEL_CAT_RNN) {
+        const model_part *w = part_named(pl, "i2h.weight"), *bi = part_named(pl, "i2h.bias");
+        if (!w || !bi) return -1;
+        int64_t I = sp->input;
+        if (bias) {
+            if (rec) return 1;    /* one input bias */
+            out->src = bi->offset;
+            out->rows = 1;
+            out->cols = H;
+            out->src_ld = H;
+        } else {
+            out->src = w->offset + (rec ? I : 0);
+            out->rows = H;
+            out->cols = rec ? H : I;
+            out->src_ld = I + H;
+        }
+        return 0;
+    }
+    int l = pseudo / pl->dirs, d = pseudo % pl->dirs;
+    char nm[32];
+    snprintf(nm, sizeof nm, "%s.%s_%s_l%d%s", sp->kind == MODEL_LSTM ? "lstm" : "gru", bias ? "bias" : "weight",
+             rec ? "hh" : "ih", l, d ? "_reverse" : "");
+    const model_part *q = part_named(pl, nm);
+    if (!q) return -1;
+    int64_t cols = bias ? 1 : q->d[1];
+    out->src = q->offset + gate * H * cols;
+    out->rows = 1;
+    out->cols = H * cols;
+    out->src_ld = H * cols;
+    return 0;
+}
+
+int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
+{
+    const model_spec *sp = s->spec;
+    const model_plan *pl = s->plan;
+    int rc = rnn_load(&s->api, b->p->id, e);
+    if (rc) return rc;
+    rnn_api &A = s->api;
+    cudnnStatus_t st = A.cudnnCreate(&s->h);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        s->h = NULL;
+        return dnn_err(s, b, "cudnnCreate", st, e);
+    }
+    cudnnRNNMode_t mode = sp->kind == MODEL_LSTM ? CUDNN_LSTM : sp->kind == MODEL_GRU ? CUDNN_GRU : CUDNN_RNN_TANH;
+    /* two biases for every cell: the cell of 34 has one, and its
+     * recurrent bias stays zero (the double-bias mode is the one every
+     * cuDNN algorithm supports, and PyTorch's) */
+    cudnnRNNBiasMode_t bm = CUDNN_RNN_DOUBLE_BIAS;
+    int B = (int)pl->B, T = (int)pl->T, H = sp->hidden, F = H * pl->dirs;
+    for (int v = 0; v < 2; v++) {
+        st = A.cudnnCreateRNNDescriptor(&s->rd[v]);
+        if (st != CUDNN_STATUS_SUCCESS) {
+            s->rd[v] = NULL;
+            return dnn_err(s, b, "cudnnCreateRNNDescriptor", st, e);
+        }
+        st = A.cudnnSetRNNDescriptor_v8(s->rd[v], CUDNN_RNN_ALGO_STANDARD, mode, bm,
+                                        sp->bidir ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
+                                        CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, v ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH,
+                                        sp->input, H, H, sp->layers, NULL, CUDNN_RNN_PADDED_IO_ENABLED);
+        if (st != CUDNN_STATUS_SUCCESS) return dnn_err(s, b, "cudnnSetRNNDescriptor_v8", st, e);
+    }
+    cudnnRNNDataLayout_t lay = sp->batch_first ? CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED
+                                               : CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
+    int32_t *lens = (int32_t *)malloc((size_t)B * sizeof(int32_t));
+    if (!lens) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    for (int i = 0; i < B; i++) lens[i] = T;
+    st = A.cudnnCreateRNNDataDescriptor(&s->xd);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateRNNDataDescriptor(&s->yd);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = A.cudnnSetRNNDataDescriptor(s->xd, CUDNN_DATA_FLOAT, lay, T, B, sp->input, lens, NULL);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetRNNDataDescriptor(s->yd, CUDNN_DATA_FLOAT, lay, T, B, F, lens, NULL);
+    cudaError_t ce = cudaMalloc(&s->dev_lens, (size_t)B * sizeof(int32_t));
+    if (ce == cudaSuccess) ce = cudaMemcpy(s->dev_lens, lens, (size_t)B * sizeof(int32_t), cudaMemcpyHostToDevice);
+    free(lens);
+    if (st != CUDNN_STATUS_SUCCESS) return dnn_err(s, b, "RNN data descriptors", st, e);
+    if (ce != cudaSuccess) {
+        if (s->dev_lens) cudaFree(s->dev_lens);
+        s->dev_lens = NULL;
+        return base_cuda_err(e, b, "sequence lengths", ce);
+    }
+    int hdim[3] = { sp->layers * pl->dirs, B, H }, hstr[3] = { B * H, H, 1 };
+    st = A.cudnnCreateTensorDescriptor(&s->hd);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetTensorNdDescriptor(s->hd, CUDNN_DATA_FLOAT, 3, hdim, hstr);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateTensorDescriptor(&s->md);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateTensorDescriptor(&s->bd);
+    if (st != CUDNN_STATUS_SUCCESS) return dnn_err(s, b, "state descriptors", st, e);
+    /* temporary space: the larger of the two variants' */
+    for (int v = 0; v < 2; v++) {
+        size_t work = 0, reserve = 0, wsz = 0;
+        st = A.cudnnGetRNNTempSpaceSizes(s->h, s->rd[v], CUDNN_FWD_MODE_INFERENCE, s->xd, &work, &reserve);
+        if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnGetRNNWeightSpaceSize(s->h, s->rd[v], &wsz);
+        if (st != CUDNN_STATUS_SUCCESS) return dnn_err(s, b, "RNN space sizes", st, e);
+        if (work > s->work_bytes) s->work_bytes = work;
+        if (v == 0) s->wspace_bytes = wsz;
+        else if (wsz != s->wspace_bytes)
+            return err_set(e, KBV_ERUNTIME, "baseline %s: the variants' weight spaces differ", b->p->id);
+    }
+    rc = base_need_ws(b, s->work_bytes, e);
+    if (rc) return rc;
+    /* The weight space's layout, from a NULL base: each matrix's and
+     * bias's offset, and whether params has each part at that offset. */
+    seg *segs = (seg *)calloc(MAX_SEGS, sizeof(seg));
+    if (!segs) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    int pseudo = sp->layers * pl->dirs, lins = 2 * pl->gates, n = 0;
+    int zero = 1;
+    long long rnn_floats = 0;
+    /* the example's params as the base (cuDNN only adds offsets to it) */
+    char *base = (char *)ex->inputs[ex->n_inputs - 1].data;
+    if (!base) base = (char *)(uintptr_t)256;
+    for (int p = 0; p < pseudo && !rc; p++)
+        for (int lin = 0; lin < lins && !rc; lin++) {
+            void *maddr = NULL, *baddr = NULL;
+            st = A.cudnnGetRNNWeightParams(s->h, s->rd[0], p, s->wspace_bytes, base, lin, s->md, &maddr, s->bd,
+                                           &baddr);
+            /* the tf32 descriptor (another math type) must place the
+             * blocks alike: one weight space serves both variants */
+            void *m2 = NULL, *b2 = NULL;
+            if (st == CUDNN_STATUS_SUCCESS)
+                st = A.cudnnGetRNNWeightParams(s->h, s->rd[1], p, s->wspace_bytes, base, lin, s->md, &m2, s->bd, &b2);
+            if (st != CUDNN_STATUS_SUCCESS) {
+                rc = dnn_err(s, b, "cudnnGetRNNWeightParams", st, e);
+                break;
+            }
+            if (m2 != maddr || b2 != baddr) {
+                rc = err_set(e, KBV_ERUNTIME, "baseline %s: the variants' weight layouts differ", b->p->id);
+                break;
+            }
+            for (int isb = 0; isb < 2; isb++) {
+                void *addr = isb ? baddr : maddr;
+                if (!addr) continue;
+                if (n >= MAX_SEGS) {
+                    rc = err_set(e, KBV_ERUNTIME, "baseline %s: too many weight blocks", b->p->id);
+                    break;
+                }
+                long long dst = (long long)(((char *)addr - base) / (long long)sizeof(float));
+                int src = source_of(sp, pl, p, lin, isb, dst, &segs[n]);
+                if (src == 1) {
+                    zero = 0;
+                    continue;
+                }
+                /* the block's size as cuDNN describes it */
+                int nd = 0, dims[8], strides[8];
+                cudnnDataType_t dt;
+                st = A.cudnnGetTensorNdDescriptor(isb ? s->bd : s->md, 8, &dt, &nd, dims, strides);
+                long long want = 1;
+                for (int a = 0; st == CUDNN_STATUS_SUCCESS && a < nd; a++) want *= dims[a];
+                if (src || st != CUDNN_STATUS_SUCCESS || want != segs[n].rows * segs[n].cols) {
+                    rc = err_set(e, KBV_ERUNTIME, "baseline %s: cuDNN's weight block (layer %d, id %d, %s) is not "
+                                 "one of the model's parts", b->p->id, p, lin, isb ? "bias" : "matrix");
+                    break;
+                }
+                if (segs[n].rows != 1 || segs[n].src != dst) zero = 0;
+                rnn_floats += segs[n].rows * segs[n].cols;
+                n++;
+            }
+        }
+    s->n_segs = n;
+    if (!rc && (size_t)rnn_floats * sizeof(float) != s->wspace_bytes) zero = 0;
+    s->zero_copy = zero;
+    if (!rc && !zero) {
+        ce = cudaMalloc(&s->wspace, s->wspace_bytes);
+        if (ce == cudaSuccess) ce = cudaMalloc(&s->dev_segs, (size_t)n * sizeof(seg));
+        if (ce == cudaSuccess) ce = cudaMemcpy(s->dev_segs, segs, (size_t)n * sizeof(seg), cudaMemcpyHostToDevice);
+        if (ce == cudaSuccess) ce = cudaMemset(s->wspace, 0, s->wspace_bytes);
+        if (ce != cudaSuccess) rc = base_cuda_err(e, b, "weight space", ce);
+    }
+    free(segs);
+    if (rc) return rc;
+    if (sp->result != MODEL_RES_SEQ) {
+        ce = cudaMalloc(&s->y, (size_t)B * T * F * sizeof(float));
+        if (ce != cudaSuccess) {
+            s->y = NULL;
+            return base_cuda_err(e, b, "output sequence", ce);
+        }
+    }
+    if (sp->result == MODEL_RES_HEAD_LAST || sp->result == MODEL_RES_HEAD_SEQ) rc = base_need_blas(b, e);
+    for (int v = 0; v < 2; v++)
+        base_note_choice(b, (base_variant)v, "cudnnRNNForward: standard algorithm, inference mode, %s math, %s",
+                         v ? "default" : "FMA", zero ? "params as the weight space" : "weights packed per call");
+    return rc;
+}
+
+unsigned grid_of(const base_ctx *b, long long n)
+{
+    return base_grid(b, n, 256, 8);
+}
+
+int run_rnn(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    const model_spec *sp = s->spec;
+    const model_plan *pl = s->plan;
+    cudaStream_t st = c->stream;
+    const float *x = (const float *)c->inputs[0].data, *h0 = (const float *)c->inputs[1].data;
+    const float *c0 = pl->n_state > 1 ? (const float *)c->inputs[2].data : NULL;
+    const float *params = (const float *)c->inputs[c->n_inputs - 1].data;
+    float *out = (float *)c->outputs[0].data;
+    const void *w = params;
+    if (!s->zero_copy) {
+        pack_kernel<<<dim3(64, (unsigned)s->n_segs), 256, 0, st>>>(params, s->wspace, s->dev_segs);
+        w = s->wspace;
+    }
+    float *y = sp->result == MODEL_RES_SEQ ? out : s->y;
+    float *hy = sp->result == MODEL_RES_HN ? out : NULL, *cy = sp->result == MODEL_RES_CN ? out : NULL;
+    cudnnStatus_t ds = s->api.cudnnSetStream(s->h, st);
+    if (ds == CUDNN_STATUS_SUCCESS)
+        ds = s->api.cudnnRNNForward(s->h, s->rd[v == BASE_FP32 ? 0 : 1], CUDNN_FWD_MODE_INFERENCE, s->dev_lens, s->xd,
+                                    x, s->yd, y, s->hd, h0, hy, s->hd, c0, cy, s->wspace_bytes, w, s->work_bytes,
+                                    b->ws, 0, NULL);
+    if (ds != CUDNN_STATUS_SUCCESS) return dnn_err(s, b, "cudnnRNNForward", ds, e);
+    long long B = pl->B, T = pl->T, F = (long long)sp->hidden * pl->dirs;
+    if (sp->result == MODEL_RES_HEAD_LAST || sp->result == MODEL_RES_HEAD_SEQ) {
+        const char *wn = sp->kind == MODEL_CAT_RNN ? "h2o.weight" : "fc.weight";
+        const char *bn = sp->kind == MODEL_CAT_RNN ? "h2o.bias" : "fc.bias";
+        const model_part *fw = part_named(pl, wn), *fb = part_named(pl, bn);
+        if (!fw || !fb) return err_set(e, KBV_EINPUT, "baseline %s: no head parameters", b->p->id);
+        long long O = sp->head, rows, lda;
+        const float *a;
+        if (sp->result == MODEL_RES_HEAD_SEQ) {   /* every step: [T B, F] */
+            rows = T * B;
+            a = y;
+            lda = F;
+        } else if (sp->batch_first) {             /* y[b, T-1, :], T F apart */
+            rows = B;
+            a = y + (T - 1) * F;
+            lda = T * F;
+        } else {                                  /* y[T-1, b, :] */
+            rows = B;
+            a = y + (T - 1) * B * F;
+            lda = F;
+        }
+        int rc = base_gemm(b, v, 0, 1, rows, O, F, 1.0f, a, lda, 0, params + fw->offset, F, 0, 0.0f, out, O, 0, 1, st, e);
+        if (rc) return rc;
+        bias_act<<<grid_of(b, rows * O), 256, 0, st>>>(out, params + fb->offset, rows, O, 0);
+    }
+    return 0;
+}
+
+/* --- the single-step cell (33) --------------------------------------------------- */
+
+int create_cell(base_ctx *b, rnn_state *s, kbv_err *e)
+{
+    const model_plan *pl = s->plan;
+    long long B = pl->B, I = s->spec->input, H = s->spec->hidden;
+    cudaError_t ce = cudaMalloc(&s->buf0, (size_t)(B * (I + H)) * sizeof(float));
+    if (ce == cudaSuccess) ce = cudaMalloc(&s->buf1, (size_t)(B * H) * sizeof(float));
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "cell buffers", ce);
+    return base_need_blas(b, e);
+}
+
+int run_cell(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    const model_plan *pl = s->plan;
+    long long B = pl->B, I = s->spec->input, H = s->spec->hidden, O = s->spec->head;
+    cudaStream_t st = c->stream;
+    const float *params = (const float *)c->inputs[2].data;
+    float *out = (float *)c->outputs[0].data;
+    const model_part *wi = part_named(pl, "i2h.weight"), *bi = part_named(pl, "i2h.bias");
+    const model_part *wo = part_named(pl, "h2o.weight"), *bo = part_named(pl, "h2o.bias");
+    concat_rows<<<grid_of(b, B * (I + H)), 256, 0, st>>>((const float *)c->inputs[0].data,
+                                                          (const float *)c->inputs[1].data, s->buf0, B, I, H);
+    int rc = base_gemm(b, v, 0, 1, B, H, I + H, 1.0f, s->buf0, I + H, 0, params + wi->offset, I + H, 0, 0.0f, s->buf1,
+                       H, 0, 1, st, e);
+    if (rc) return rc;
+    bias_act<<<grid_of(b, B * H), 256, 0, st>>>(s->buf1, params + bi->offset, B, H, 1);
+    rc = base_gemm(b, v, 0, 1, B, O, H, 1.0f, s->buf1, H, 0, params + wo->offset, H, 0, 0.0f, out, O, 0, 1, st, e);
+    if (rc) return rc;
+    bias_act<<<grid_of(b, B * O), 256, 0, st>>>(out, params + bo->offset, B, O, 0);
+    return 0;
+}
+
+/* --- NetVLAD ---------------------------------------------------------------------- */
+
+const int VLAD_THREADS = 256;
+
+int create_vlad(base_ctx *b, rnn_state *s, kbv_err *e)
+{
+    const model_spec *sp = s->spec;
+    const model_plan *pl = s->plan;
+    long long R = pl->B * pl->T;
+    int C = sp->clusters + sp->ghost, K = sp->clusters;
+    if (C > 64 || VLAD_THREADS % K != 0 || C > VLAD_THREADS)
+        return err_set(e, KBV_EINPUT, "baseline %s: NetVLAD's kernels need at most 64 clusters and K dividing %d",
+                       b->p->id, VLAD_THREADS);
+    s->part_blocks = b->sm_count * 4;
+    s->rows_per = (R + s->part_blocks - 1) / s->part_blocks;
+    cudaError_t ce = cudaMalloc(&s->buf0, (size_t)(R * C) * sizeof(float));
+    if (ce == cudaSuccess) ce = cudaMalloc(&s->buf1, (size_t)(R * K) * sizeof(float));
+    if (ce == cudaSuccess) ce = cudaMalloc(&s->part, (size_t)s->part_blocks * C * sizeof(double2));
+    if (ce == cudaSuccess) ce = cudaMalloc(&s->stat, (size_t)C * sizeof(float2));
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "NetVLAD buffers", ce);
+    return base_need_blas(b, e);
+}
+
+int run_vlad(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    const model_spec *sp = s->spec;
+    const model_plan *pl = s->plan;
+    long long Bn = pl->B, N = pl->T, R = Bn * N, D = sp->input;
+    int C = sp->clusters + sp->ghost, K = sp->clusters;
+    cudaStream_t st = c->stream;
+    const float *x = (const float *)c->inputs[0].data, *params = (const float *)c->inputs[1].data;
+    float *out = (float *)c->outputs[0].data;
+    const float *cl = params + pl->part[0].offset, *c2 = params + pl->part[1].offset;
+    const float *gamma = params + pl->part[2].offset, *beta = params + pl->part[3].offset;
+    int rc = base_gemm(b, v, 0, 0, R, C, D, 1.0f, x, D, 0, cl, C, 0, 0.0f, s->buf0, C, 0, 1, st, e);
+    if (rc) return rc;
+    int lanes = VLAD_THREADS / C;
+    col_sums<<<(unsigned)s->part_blocks, (unsigned)(lanes * C), 0, st>>>(s->buf0, R, C, s->rows_per, s->part);
+    col_finalize<<<1, 64, 0, st>>>(s->part, s->part_blocks, C, R, 1e-5, s->stat);
+    bn_softmax<<<(unsigned)((R * 32 + 255) / 256), 256, 0, st>>>(s->buf0, s->stat, gamma, beta, s->buf1, R, C, K);
+    /* vlad^T[b] [D, K] = x_b^T [D, N] x p_b [N, K], straight into out */
+    rc = base_gemm(b, v, 1, 0, D, K, N, 1.0f, x, D, N * D, s->buf1, K, N * K, 0.0f, out, K, D * K, Bn, st, e);
+    if (rc) return rc;
+    size_t smem = (size_t)(2 * K + VLAD_THREADS) * sizeof(float);
+    vlad_norm<<<(unsigned)Bn, VLAD_THREADS, smem, st>>>(out, s->buf1, c2, (int)N, (int)D, K);
+    return 0;
+}
+
+/* --- the family ------------------------------------------------------------------- */
+
+int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
+{
+    const model_spec *sp = suite_model_of(b->p);
+    if (!sp) return err_set(e, KBV_EINPUT, "baseline %s: no model for op %d", b->p->id, b->p->op);
+    rnn_state *s = (rnn_state *)calloc(1, sizeof *s);
+    if (!s) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    b->state = s;
+    s->spec = sp;
+    s->plan = (model_plan *)calloc(1, sizeof *s->plan);
+    if (!s->plan) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    char why[160];
+    const kbv_tensor *x = &ex->inputs[0];
+    if (model_plan_make(sp, x->shape, x->ndim, s->plan, why, sizeof why))
+        return err_set(e, KBV_EINPUT, "baseline %s: model: %s", b->p->id, why);
+    if (ex->n_inputs != 2 + s->plan->n_state || ex->n_outputs != 1 ||
+        kbv_numel(&ex->inputs[ex->n_inputs - 1]) != s->plan->n_param_floats)
+        return err_set(e, KBV_EINPUT, "baseline %s: inputs or params differ from the model", b->p->id);
+    if (sp->kind == MODEL_NETVLAD) return create_vlad(b, s, e);
+    if (sp->kind == MODEL_CAT_RNN && x->ndim == 2) return create_cell(b, s, e);
+    return create_rnn(b, s, ex, e);
+}
+
+int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
+{
+    rnn_state *s = (rnn_state *)b->state;
+    int rc;
+    if (s->spec->kind == MODEL_NETVLAD) rc = run_vlad(b, v, s, c, e);
+    else if (s->spec->kind == MODEL_CAT_RNN && s->plan->T == 1 && c->inputs[0].ndim == 2) rc = run_cell(b, v, s, c, e);
+    else rc = run_rnn(b, v, s, c, e);
+    if (rc) return rc;
+    cudaError_t ce = cudaGetLastError();
+    return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "model launch", ce);
+}
+
+void destroy(base_ctx *b)
+{
+    rnn_state *s = (rnn_state *)b->state;
+    if (!s) return;
+    rnn_api &A = s->api;
+    if (A.lib) {
+        for (int v = 0; v < 2; v++)
+            if (s->rd[v]) A.cudnnDestroyRNNDescriptor(s->rd[v]);
+        if (s->xd) A.cudnnDestroyRNNDataDescriptor(s->xd);
+        if (s->yd) A.cudnnDestroyRNNDataDescriptor(s->yd);
+        if (s->hd) A.cudnnDestroyTensorDescriptor(s->hd);
+        if (s->md) A.cudnnDestroyTensorDescriptor(s->md);
+        if (s->bd) A.cudnnDestroyTensorDescriptor(s->bd);
+        if (s->h) A.cudnnDestroy(s->h);
+        dlclose(A.lib);
+    }
+    void *bufs[] = { s->dev_lens, s->wspace, s->dev_segs, s->y, s->buf0, s->buf1, s->part, s->stat };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i]) cudaFree(bufs[i]);
+    free(s->plan);
+    free(s);
+    b->state = NULL;
+}
+
+int available(const suite_problem *p, const char **why)
+{
+    return suite_host_available(p, why);
+}
+
+} /* namespace */
+
+/* No native bf16 path: the BF16 setting runs the fp32 path on widened
+ * inputs (baseline.cu's fallback). */
+const base_family base_fam_rnn = {
+    "rnn", OP_RNN_FIRST, OP_RNN_LAST, create, run, destroy, available, NULL,
+};
+const base_family base_fam_model = {
+    "model", OP_MODEL_FIRST, OP_MODEL_LAST, create, run, destroy, NULL, NULL,
+};
