@@ -129,6 +129,17 @@ int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long lon
               float alpha, const float *A, long long lda, long long sa, const float *B,
               long long ldb, long long sb, float beta, float *C, long long ldc, long long sc,
               long long batch, cudaStream_t s, kbv_err *e);
+/* A row-major bfloat16 linear layer Y[m, n] = X[m, k] W[n, k]^T (+ bias[n])
+ * on stream s: bfloat16 operands, bias and output, float accumulation
+ * (CUBLAS_COMPUTE_32F), the bias added by cuBLASLt's epilogue
+ * (CUBLASLT_EPILOGUE_BIAS; none when bias is NULL): what PyTorch's F.linear
+ * runs on bfloat16 tensors (cuBLASLt's gemm_and_bias).  The first call of a
+ * shape builds its plan and times cuBLASLt's first few algorithms against
+ * the heuristic's first (base_contest; synchronising s and overwriting Y),
+ * names the choice in the bf16 variant's choice text and keeps it in b
+ * (base_gemm_release frees it).  The pointers belong to the caller. */
+int base_linear_bf16(base_ctx *b, long long m, long long n, long long k, const void *X, const void *W,
+                     const void *bias, void *Y, cudaStream_t s, kbv_err *e);
 /* Frees what base_gemm cached in b (called by base_destroy). */
 void base_gemm_release(base_ctx *b);
 

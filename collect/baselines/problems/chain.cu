@@ -19,6 +19,7 @@
  * is one (n, c) plane (channel = row % C), for S = 1 (a linear layer) a row
  * is one sample (channel = position in the row).
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -532,15 +533,102 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     return run_rest(b, c, pre, e);
 }
 
-/* bf16: a single linear layer's product runs on the bfloat16 operands
- * (cuBLAS, CUBLAS_COMPUTE_32F, the library's kernel) into the float
- * intermediate, whose steps then run as in fp32 on the widened parameters,
- * and the output is rounded to bfloat16 once.  Two linear layers, a pooled
- * input and a convolution's chain take the fallback (baseline.cu). */
+/* The elementwise steps A on bfloat16 rows, x to y (in place allowed):
+ * eight values (16 bytes) a load where the row length allows, float
+ * arithmetic, each result rounded to bfloat16 once. */
+__global__ void __launch_bounds__(256) ew_kernel_bf16(const __nv_bfloat16 *x, __nv_bfloat16 *y, ew_args A)
+{
+    for (long long row = blockIdx.y; row < A.rows; row += gridDim.y) {
+        const __nv_bfloat16 *xr = x + row * A.L;
+        __nv_bfloat16 *yr = y + row * A.L;
+        if (A.L % 8 == 0) {
+            long long l8 = A.L / 8;
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < l8;
+                 i += (long long)gridDim.x * blockDim.x) {
+                uint4 raw = reinterpret_cast<const uint4 *>(xr)[i];
+                __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
+                float2 f0 = __bfloat1622float2(h[0]), f1 = __bfloat1622float2(h[1]);
+                float2 f2 = __bfloat1622float2(h[2]), f3 = __bfloat1622float2(h[3]);
+                float4 lo = apply4(A, make_float4(f0.x, f0.y, f1.x, f1.y), row, 8 * i);
+                float4 hi = apply4(A, make_float4(f2.x, f2.y, f3.x, f3.y), row, 8 * i + 4);
+                h[0] = __floats2bfloat162_rn(lo.x, lo.y);
+                h[1] = __floats2bfloat162_rn(lo.z, lo.w);
+                h[2] = __floats2bfloat162_rn(hi.x, hi.y);
+                h[3] = __floats2bfloat162_rn(hi.z, hi.w);
+                reinterpret_cast<uint4 *>(yr)[i] = raw;
+            }
+        } else {
+            for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < A.L;
+                 j += (long long)gridDim.x * blockDim.x)
+                yr[j] = __float2bfloat16_rn(apply(A, __bfloat162float(xr[j]), row, j));
+        }
+    }
+}
+
+void launch_ew_bf16(const base_ctx *b, const __nv_bfloat16 *x, __nv_bfloat16 *y, ew_args A, cudaStream_t s)
+{
+    long long per_row = A.L % 8 == 0 ? A.L / 8 : A.L;
+    unsigned gx = (unsigned)((per_row + 255) / 256);
+    unsigned gy = (unsigned)(A.rows < 65535 ? A.rows : 65535);
+    long long want = (long long)b->sm_count * 64 / (gy ? gy : 1);
+    if (want < 1) want = 1;
+    if ((long long)gx > want) gx = (unsigned)want;
+    ew_kernel_bf16<<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
+}
+
+/* bf16, a single linear layer whose steps are elementwise (no middle
+ * stage, no post stage): what PyTorch runs on bfloat16 tensors, with its
+ * separate elementwise kernels fused.  The product with its bias is one
+ * cuBLASLt call (bfloat16 operands, bias and output, CUBLAS_COMPUTE_32F,
+ * the bias epilogue: base_linear_bf16) into the call's output; the steps
+ * then run in one pass over it in place (two with a second list), reading
+ * the bfloat16 parameters as they are, float arithmetic, the value
+ * rounded to bfloat16 once per pass. */
+int run_bf16_linear_ew(base_ctx *b, const kbv_call *call, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    const chain_spec *sp = cs->spec;
+    const int wi = sp->w_in > 0 ? sp->w_in : 1;
+    long long N = cs->N, C = cs->C, K = call->inputs[0].shape[1];
+    __nv_bfloat16 *y = (__nv_bfloat16 *)call->outputs[0].data;
+    /* the choice text begins with what kind of baseline this is; the
+     * product's kernel follows it (base_linear_bf16 names it) */
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16: cuBLASLt GEMM, bf16 operands, bias and output, "
+                                       "CUBLAS_COMPUTE_32F, %s; then the chain's elementwise steps in one "
+                                       "pass per list on the bf16 output (fp32 arithmetic)",
+                         sp->has_bias ? "the bias as its epilogue" : "no bias");
+    int rc = base_linear_bf16(b, N, C, K, call->inputs[0].data, call->inputs[wi].data,
+                              sp->has_bias ? call->inputs[wi + 1].data : NULL, y, call->stream, e);
+    if (rc) return rc;
+    const chain_ew *lists[2] = { sp->ew1, sp->ew2 };
+    for (int l = 0; l < 2; l++) {
+        ew_args A;
+        memset(&A, 0, sizeof A);
+        A.C = C; A.S = 1; A.rows = N; A.L = C;
+        A.pbf16 = 1;
+        chain_fill_ops(&A, lists[l], call);
+        if (A.n_ops) launch_ew_bf16(b, y, y, A, call->stream);
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 chain launch", ce);
+    return 0;
+}
+
+/* bf16: a single linear layer whose steps are all elementwise runs
+ * natively (run_bf16_linear_ew).  Another single linear layer (a norm, a
+ * reduction, a softmax or post stages after it) runs its product on the
+ * bfloat16 operands (cuBLAS, CUBLAS_COMPUTE_32F, the library's kernel)
+ * into the float intermediate, whose steps then run as in fp32 on the
+ * widened parameters, and the output is rounded to bfloat16 once.  Two
+ * linear layers, a pooled input and a convolution's chain take the
+ * fallback (baseline.cu). */
 int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
+    if (sp->producer == CHAIN_LINEAR && sp->w2 == 0 && sp->mid == MID_NONE && !cs->post && !cs->pre)
+        return run_bf16_linear_ew(b, call, e);
     if (sp->producer != CHAIN_LINEAR || sp->w2 > 0 || (sp->w_in > 0 && sp->w_in != 1))
         return base_bf16_fallback(b, call, e);
     kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
