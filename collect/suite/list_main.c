@@ -64,6 +64,7 @@ static cJSON *problem_json(const suite_problem *p)
     }
     cJSON_AddNumberToObject(o, "flops", p->flops);
     cJSON_AddNumberToObject(o, "min_bytes", p->min_bytes);
+    if (p->floor_flops > 0) cJSON_AddNumberToObject(o, "floor_flops", p->floor_flops);
     /* The problem's own hard case in words, where it has one. */
     sbuf d5 = {0};
     if (suite_d5_text(&d5, p) && d5.s) cJSON_AddStringToObject(o, "d5", d5.s);

@@ -235,6 +235,34 @@ static void test_sample_flops_and_bytes(void **state)
     assert_true(p->flops == 16777216.0);              /* one multiply per element, 4096^2 */
 }
 
+/* floor_flops: only where an identity removes most of the FLOPs, each
+ * well below the problem's FLOPs yet at least one operation per element
+ * of the input it must read (x, and W for a linear layer); absent
+ * elsewhere (0). */
+static void test_floor_flops(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (int i = 0; i < suite_count(); i++) {
+        const suite_problem *p = suite_get(i);
+        if (p->floor_flops == 0) continue;
+        n++;
+        assert_true(p->floor_flops > 0 && p->floor_flops < 0.1 * p->flops);
+        double in = 0;
+        for (int k = 0; k < p->n_inputs; k++) {
+            double e = 1;
+            for (int d = 0; d < p->inputs[k].ndim; d++) e *= (double)p->inputs[k].shape[d];
+            if (k <= 1 || p->level == 2) in = in > e ? in : e;
+        }
+        assert_true(p->floor_flops >= in);
+    }
+    assert_int_equal(n, 6);
+    const suite_problem *p = need("L2_014_gemm_divide_sum_scaling");
+    /* W's column sums (H K additions) and the matrix-vector product (2 N K) */
+    assert_true(p->floor_flops == 8192.0 * 8192 + 2.0 * 1024 * 8192);
+    assert_true(need("L1_001_square_matrix_multiplication")->floor_flops == 0);
+}
+
 /* Generators and distributions: at level 1, D5 for the hinge loss
  * (alternating targets) and the elementwise activations (rows of
  * alternating sign) only; parameters and labels keep their scale; PyTorch's
@@ -283,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_problem_invariants),
         cmocka_unit_test(test_sample_shapes),
         cmocka_unit_test(test_sample_flops_and_bytes),
+        cmocka_unit_test(test_floor_flops),
         cmocka_unit_test(test_generators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
