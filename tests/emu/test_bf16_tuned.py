@@ -6,6 +6,7 @@ setting's tolerance (check.py).  Small shapes, both the 16-byte paths
 (sizes that are multiples of 8) and the scalar ones.
 
     python3 tests/emu/test_bf16_tuned.py        (sets EMU_BF16=1 itself)
+    EMU_BF16=1 EMU_CLUSTER=8 python3 tests/emu/test_cluster.py   (the softmax clusters)
 """
 import os, sys
 os.environ["EMU_BF16"] = "1"
@@ -60,6 +61,15 @@ eps = float(attrs_of("L1_036_rmsnorm")[0].get("eps", 1e-5))
 for shp in [(3, 64, 5, 8), (3, 64, 5, 7), (2, 8, 4, 4)]:
     x = N(*shp); x64 = x.astype(np.float64)
     check(["tuned"], "L1_036_rmsnorm", [x], [x.shape], x64 / np.sqrt((x64 ** 2).mean(1, keepdims=True) + eps))
+
+# --- softmax and log-softmax: the two-pass kernel here (the cluster kernel
+# of long rows runs under EMU_CLUSTER=8: EMU_BF16=1 EMU_CLUSTER=8
+# python3 tests/emu/test_cluster.py)
+for cols in (1000, 4096, 16392):
+    x = U(3, cols); x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(1, keepdims=True)); sm = e / e.sum(1, keepdims=True)
+    check(["tuned"], "L1_023_softmax", [x], [x.shape], sm)
+    check(["tuned"], "L1_024_logsoftmax", [x], [x.shape], np.log(sm))
 
 rc = summary()
 print("test_bf16_tuned: ok" if rc == 0 else "test_bf16_tuned: FAILED")

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "suite.h"
+#include "bf16path.h"
 #include "ops.h"
 
 static const suite_problem *need(const char *id)
@@ -263,6 +264,39 @@ static void test_floor_flops(void **state)
     assert_true(need("L1_001_square_matrix_multiplication")->floor_flops == 0);
 }
 
+/* The bf16 baseline's path (bf16path.c): what `kbv list --json` prints
+ * and the dispatcher follows. */
+static void test_bf16_paths(void **state)
+{
+    (void)state;
+    int n[3] = {0, 0, 0};
+    for (int i = 0; i < suite_count(); i++) {
+        bf16_path k = suite_bf16_path(suite_get(i));
+        assert_true(k >= BF16_FALLBACK && k <= BF16_NATIVE_PRODUCER);
+        n[k]++;
+    }
+    assert_int_equal(n[0] + n[1] + n[2], suite_count());
+    /* products, activations, softmax, norms and convolutions are native */
+    assert_int_equal(suite_bf16_path(need("L1_001_square_matrix_multiplication")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_019_relu")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_023_softmax")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_036_rmsnorm")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_050_conv_standard_2d__square_input__square_kernel")), BF16_NATIVE);
+    /* a linear layer with elementwise steps only is native; with a
+     * reduction after it, its product is; a convolution's chain runs its
+     * convolution in bf16 */
+    assert_int_equal(suite_bf16_path(need("L2_063_gemm_relu_divide")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L2_014_gemm_divide_sum_scaling")), BF16_NATIVE_PRODUCER);
+    assert_int_equal(suite_bf16_path(need("L2_021_conv2d_add_scale_sigmoid_groupnorm")), BF16_NATIVE_PRODUCER);
+    /* two linear layers, scans, losses and attention fall back */
+    assert_int_equal(suite_bf16_path(need("L2_045_gemm_sigmoid_logsumexp")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L1_089_cumsum")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L1_097_scaleddotproductattention")), BF16_FALLBACK);
+    assert_string_equal(suite_bf16_path_name(BF16_NATIVE), "native");
+    assert_string_equal(suite_bf16_path_name(BF16_NATIVE_PRODUCER), "native-producer");
+    assert_string_equal(suite_bf16_path_name(BF16_FALLBACK), "fallback");
+}
+
 /* Generators and distributions: at level 1, D5 for the hinge loss
  * (alternating targets) and the elementwise activations (rows of
  * alternating sign) only; parameters and labels keep their scale; PyTorch's
@@ -312,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_sample_shapes),
         cmocka_unit_test(test_sample_flops_and_bytes),
         cmocka_unit_test(test_floor_flops),
+        cmocka_unit_test(test_bf16_paths),
         cmocka_unit_test(test_generators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,6 +175,13 @@ int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w
  * (synchronising s) and keeps the fastest. */
 int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
                     const float *bias, float *y, cudaStream_t s, kbv_err *e);
+/* y = conv(x, w) (+ bias[c]) on bfloat16 tensors, on stream s: cuDNN with
+ * bfloat16 descriptors and float compute (the legacy API: the first
+ * results of cudnnFind re-timed with base_contest at the first call, which
+ * synchronises s and overwrites y; no graph plans), the bias by kbv's
+ * bfloat16 pass.  Names its choice in the bf16 variant's text once. */
+int conv_runner_run_bf16(base_ctx *b, conv_runner *r, const void *x, const void *w, const void *bias, void *y,
+                         cudaStream_t s, kbv_err *e);
 void conv_runner_destroy(conv_runner *r);
 
 /* --- one convolution as a cuDNN graph (conv_graph.cu) ----------------------

@@ -30,6 +30,7 @@
 #include "chain_ew.h"
 
 extern "C" {
+#include "bf16path.h"
 #include "chain.h"
 #include "suite_host.h"
 }
@@ -269,6 +270,7 @@ struct chain_state {
     float *xin;                 /* the average-pooled input (in_pool) */
     double2 *part;              /* plane sums */
     float2 *stat;               /* per statistic group */
+    void *pre16;                /* bf16: a convolution's bfloat16 output, allocated at its first bf16 run */
 };
 
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
@@ -615,6 +617,45 @@ int run_bf16_linear_ew(base_ctx *b, const kbv_call *call, kbv_err *e)
     return 0;
 }
 
+/* bf16, a convolution's chain: the convolution on the bfloat16 input and
+ * weight (cuDNN, bfloat16 tensors, float compute: conv_runner_run_bf16)
+ * into a bfloat16 buffer, widened into the float intermediate, then the
+ * chain's steps as in fp32 on the widened parameters, the output rounded
+ * once.  PyTorch runs the steps on bfloat16 tensors one kernel each; here
+ * they are fused as in fp32 but read and write float. */
+int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    const chain_spec *sp = cs->spec;
+    const int wi = sp->w_in > 0 ? sp->w_in : 1;
+    long long n = cs->N * cs->C * cs->S;
+    if (!cs->pre16) {
+        cudaError_t ce = cudaMalloc(&cs->pre16, (size_t)(n > 0 ? n : 1) * 2);
+        if (ce != cudaSuccess) {
+            cs->pre16 = NULL;
+            return base_cuda_err(e, b, "bf16 convolution output", ce);
+        }
+    }
+    kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
+    kbv_call wide;
+    /* everything but x widened: the weight (small; the convolution reads the
+     * bfloat16 one) and the parameters the steps read */
+    int rc = base_bf16_widen(b, call, 1, in, out, &wide, e);
+    if (rc) return rc;
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight), then the chain's fp32 "
+                                       "steps on its widened output, output rounded to bf16");
+    rc = conv_runner_run_bf16(b, cs->conv, call->inputs[0].data, call->inputs[wi].data, NULL, cs->pre16,
+                              call->stream, e);
+    if (rc) return rc;
+    float *o = cs->post ? cs->mid : (float *)wide.outputs[0].data;
+    float *pre = cs->pre ? cs->pre : o;
+    rc = gen_widen_bf16(cs->pre16, pre, n, call->stream, e);
+    if (!rc) rc = run_rest(b, &wide, pre, e);
+    if (!rc) rc = base_bf16_narrow(call, &wide, e);
+    return rc;
+}
+
 /* bf16: a single linear layer whose steps are all elementwise runs
  * natively (run_bf16_linear_ew).  Another single linear layer (a norm, a
  * reduction, a softmax or post stages after it) runs its product on the
@@ -627,10 +668,15 @@ int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
-    if (sp->producer == CHAIN_LINEAR && sp->w2 == 0 && sp->mid == MID_NONE && !cs->post && !cs->pre)
+    /* bf16path.c decides, and the dispatcher sends only the native paths
+     * here */
+    bf16_path path = suite_bf16_path(b->p);
+    if (path == BF16_NATIVE && sp->producer == CHAIN_LINEAR && !cs->post && !cs->pre)
         return run_bf16_linear_ew(b, call, e);
-    if (sp->producer != CHAIN_LINEAR || sp->w2 > 0 || (sp->w_in > 0 && sp->w_in != 1))
-        return base_bf16_fallback(b, call, e);
+    if (path == BF16_NATIVE_PRODUCER && sp->producer != CHAIN_LINEAR && !cs->xin) return run_bf16_conv(b, call, e);
+    if (path != BF16_NATIVE_PRODUCER || sp->producer != CHAIN_LINEAR || sp->w2 > 0 || (sp->w_in > 0 && sp->w_in != 1))
+        return err_set(e, KBV_EINPUT, "baseline %s: bf16path.c's %s does not fit the chain", b->p->id,
+                       suite_bf16_path_name(path));
     kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
     kbv_call wide;
     int rc = base_bf16_widen(b, call, 2, in, out, &wide, e);
@@ -665,6 +711,7 @@ void destroy(base_ctx *b)
     if (cs->pre) cudaFree(cs->pre);
     if (cs->part) cudaFree(cs->part);
     if (cs->stat) cudaFree(cs->stat);
+    if (cs->pre16) cudaFree(cs->pre16);
     free(cs);
     b->state = NULL;
 }
@@ -698,5 +745,5 @@ const base_family base_fam_chain = {
     "chain", OP_CHAIN_FIRST, OP_CHAIN_LAST, create, run, destroy, NULL, run_bf16,
 };
 const base_family base_fam_conv_chain = {
-    "conv-chain", OP_CONV_CHAIN_FIRST, OP_CONV_CHAIN_LAST, create, run, destroy, available, NULL,
+    "conv-chain", OP_CONV_CHAIN_FIRST, OP_CONV_CHAIN_LAST, create, run, destroy, available, run_bf16,
 };

@@ -51,6 +51,7 @@
  * convolution whose filter is the transposed convolution's weight, exactly
  * as PyTorch computes it.  1D runs as 2D with a unit height.
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
 #include <dlfcn.h>
@@ -186,6 +187,18 @@ struct conv_runner {
     size_t ws_asked;                      /* the workspace size this runner last left */
     long long batch;                      /* samples per cuDNN call (divides g.n) */
     long long x_per, y_per;               /* elements of one sample of x and of y */
+    /* The bf16 baseline (conv_runner_run_bf16): the same shapes with
+     * bfloat16 tensors and float compute, made at create; cuDNN's search
+     * and the re-timing of its first results happen at the first bf16 run
+     * (a worker of the FP32 setting never pays for them). */
+    cudnnTensorDescriptor_t xd16, yd16;
+    cudnnFilterDescriptor_t wd16;
+    cudnnConvolutionDescriptor_t cd16;
+    conv_cand cand16[CONV_CANDS];
+    int n_cand16;
+    int ready16;                          /* searched and timed: use16 is the choice */
+    int noted16;
+    conv_cand use16;
 };
 
 namespace {
@@ -446,6 +459,28 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         conv_runner_destroy(r);
         return rc;
     }
+    /* bfloat16 tensors, float compute (cuDNN's PSEUDO_BFLOAT16_CONFIG, what
+     * PyTorch runs for bfloat16), tensor cores allowed */
+    st = A.cudnnCreateTensorDescriptor(&r->xd16);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateTensorDescriptor(&r->yd16);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateFilterDescriptor(&r->wd16);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateConvolutionDescriptor(&r->cd16);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = A.cudnnSetTensorNdDescriptor(r->xd16, CUDNN_DATA_BFLOAT16, rank, xdims, xstr);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = A.cudnnSetTensorNdDescriptor(r->yd16, CUDNN_DATA_BFLOAT16, rank, ydims, ystr);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = A.cudnnSetFilterNdDescriptor(r->wd16, CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_NCHW, rank, wdims);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = A.cudnnSetConvolutionNdDescriptor(r->cd16, nconv, pad, str, dil, CUDNN_CROSS_CORRELATION,
+                                               CUDNN_DATA_FLOAT);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetConvolutionGroupCount(r->cd16, (int)g->groups);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetConvolutionMathType(r->cd16, CUDNN_DEFAULT_MATH);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        rc = dnn_err(r, b, "cuDNN bf16 descriptors", st, e);
+        conv_runner_destroy(r);
+        return rc;
+    }
     r->ws_floor = b->ws_bytes;
     for (int v = 0; v < 2; v++) {
         st = A.cudnnCreateConvolutionDescriptor(&r->cd[v]);
@@ -662,6 +697,7 @@ int fit_ws(base_ctx *b, conv_runner *r, kbv_err *e)
                 if (r->cand[v][i].ws > vneed) vneed = r->cand[v][i].ws;
         if (vneed > need) need = vneed;
     }
+    if (r->ready16 && r->use16.ws > need) need = r->use16.ws;
     int rc = base_shrink_ws(b, need, e);
     r->ws_asked = b->ws_bytes;
     return rc;
@@ -812,6 +848,165 @@ int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x,
     return 0;
 }
 
+/* --- the bf16 baseline ------------------------------------------------------ */
+
+namespace {
+
+/* y[n, c, s] += bias[c] in place on bfloat16 [N C planes of S], float
+ * arithmetic, one rounding: PyTorch adds a bfloat16 convolution's bias in
+ * a pass of its own too.  Eight values per 16-byte access when S allows;
+ * grid (x: chunks of a plane, y: planes). */
+__global__ void __launch_bounds__(256) bias_bf16(__nv_bfloat16 *y, const __nv_bfloat16 *__restrict__ bias,
+                                                 long long planes, long long S, long long C, int vec)
+{
+    for (long long pl = blockIdx.y; pl < planes; pl += gridDim.y) {
+        float bv = __bfloat162float(bias[pl % C]);
+        if (vec) {
+            uint4 *p8 = reinterpret_cast<uint4 *>(y + pl * S);
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < S / 8;
+                 i += (long long)gridDim.x * blockDim.x) {
+                uint4 v = p8[i];
+                unsigned w[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    float lo = __uint_as_float(w[j] << 16) + bv, hi = __uint_as_float(w[j] & 0xffff0000u) + bv;
+                    w[j] = (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) |
+                           ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
+                }
+                p8[i] = make_uint4(w[0], w[1], w[2], w[3]);
+            }
+        } else {
+            __nv_bfloat16 *p = y + pl * S;
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < S;
+                 i += (long long)gridDim.x * blockDim.x)
+                p[i] = __float2bfloat16_rn(__bfloat162float(p[i]) + bv);
+        }
+    }
+}
+
+/* The cuDNN calls of one bf16 convolution with candidate c (its math type
+ * already on cd16), one per chunk of r->batch samples. */
+cudnnStatus_t dnn_run16(base_ctx *b, conv_runner *r, const conv_cand &c, const void *x, const void *w, void *y,
+                        cudaStream_t s)
+{
+    const dnn_api &A = r->api;
+    const float one = 1.0f, zero = 0.0f;
+    cudnnStatus_t st = A.cudnnSetStream(r->h, s);
+    for (long long n0 = 0; st == CUDNN_STATUS_SUCCESS && n0 < r->g.n; n0 += r->batch) {
+        const __nv_bfloat16 *xc = (const __nv_bfloat16 *)x + n0 * r->x_per;
+        __nv_bfloat16 *yc = (__nv_bfloat16 *)y + n0 * r->y_per;
+        if (!r->g.transposed)
+            st = A.cudnnConvolutionForward(r->h, &one, r->xd16, xc, r->wd16, w, r->cd16,
+                                           (cudnnConvolutionFwdAlgo_t)c.algo, b->ws, c.ws, &zero, r->yd16, yc);
+        else
+            st = A.cudnnConvolutionBackwardData(r->h, &one, r->wd16, w, r->xd16, xc, r->cd16,
+                                                (cudnnConvolutionBwdDataAlgo_t)c.algo, b->ws, c.ws, &zero,
+                                                r->yd16, yc);
+    }
+    return st;
+}
+
+struct contest16 {
+    base_ctx *b;
+    conv_runner *r;
+    const void *x, *w;
+    void *y;
+};
+
+int contestant16(void *ctx, int i, cudaStream_t s)
+{
+    const contest16 *c = (const contest16 *)ctx;
+    const conv_cand &k = c->r->cand16[i];
+    if (c->r->api.cudnnSetConvolutionMathType(c->r->cd16, k.math) != CUDNN_STATUS_SUCCESS) return 1;
+    return dnn_run16(c->b, c->r, k, c->x, c->w, c->y, s) != CUDNN_STATUS_SUCCESS;
+}
+
+/* cuDNN's search on the bf16 descriptors (its first CONV_CANDS successful
+ * results, any math type), the workspace for them (those needing more than
+ * the first are dropped when it cannot be had), then the re-timing on the
+ * caller's buffers as for tf32 (base_contest, the search's first kept
+ * unless another wins by the margin); y is overwritten. */
+int choose16(base_ctx *b, conv_runner *r, const void *x, const void *w, void *y, cudaStream_t s, kbv_err *e)
+{
+    const dnn_api &A = r->api;
+    cudnnStatus_t st = A.cudnnSetStream(r->h, s);
+    int got = 0;
+    r->n_cand16 = 0;
+    if (st == CUDNN_STATUS_SUCCESS && !r->g.transposed) {
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        st = A.cudnnFindConvolutionForwardAlgorithm(r->h, r->xd16, r->wd16, r->cd16, r->yd16,
+                                                    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf);
+        if (st == CUDNN_STATUS_SUCCESS) r->n_cand16 = take_cands(perf, got, BASE_TF32, r->cand16);
+    } else if (st == CUDNN_STATUS_SUCCESS) {
+        cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        st = A.cudnnFindConvolutionBackwardDataAlgorithm(r->h, r->wd16, r->xd16, r->cd16, r->yd16,
+                                                         CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, perf);
+        if (st == CUDNN_STATUS_SUCCESS) r->n_cand16 = take_cands(perf, got, BASE_TF32, r->cand16);
+    }
+    if (st == CUDNN_STATUS_SUCCESS && r->n_cand16 == 0) st = CUDNN_STATUS_NOT_SUPPORTED;
+    if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "algorithm search (bf16)", st, e);
+    size_t most = 0;
+    for (int i = 0; i < r->n_cand16; i++)
+        if (r->cand16[i].ws > most) most = r->cand16[i].ws;
+    kbv_err scratch;
+    memset(&scratch, 0, sizeof scratch);
+    if (base_need_ws(b, most, &scratch) != 0) {
+        cudaGetLastError();   /* an allocation failure is not sticky */
+        int n = 1;
+        for (int i = 1; i < r->n_cand16; i++)
+            if (r->cand16[i].ws <= r->cand16[0].ws) r->cand16[n++] = r->cand16[i];
+        r->n_cand16 = n;
+        int rc = base_need_ws(b, r->cand16[0].ws, e);
+        if (rc) return rc;
+    }
+    r->ws_asked = b->ws_bytes;
+    int best = 0;
+    if (r->n_cand16 > 1) {
+        float med[CONV_CANDS];
+        contest16 ctx = { b, r, x, w, y };
+        int rc = base_contest(b, r->n_cand16, contestant16, &ctx, s, CONV_TUNE_BUDGET_MS, med, e);
+        if (rc) return rc;
+        best = base_contest_winner(med, r->n_cand16);
+        if (best < 0) best = 0;
+    }
+    r->use16 = r->cand16[best];
+    if (A.cudnnSetConvolutionMathType(r->cd16, r->use16.math) != CUDNN_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cudnnSetConvolutionMathType failed", b->p->id);
+    r->ready16 = 1;
+    return fit_ws(b, r, e);
+}
+
+} /* namespace */
+
+int conv_runner_run_bf16(base_ctx *b, conv_runner *r, const void *x, const void *w, const void *bias, void *y,
+                         cudaStream_t s, kbv_err *e)
+{
+    if (!r->ready16) {
+        int rc = choose16(b, r, x, w, y, s, e);
+        if (rc) return rc;
+    }
+    cudnnStatus_t st = dnn_run16(b, r, r->use16, x, w, y, s);
+    if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "bf16 convolution", st, e);
+    if (bias) {
+        long long S = r->y_per / r->g.cout, planes = r->g.n * r->g.cout;
+        int vec = S % 8 == 0 && (uintptr_t)y % 16 == 0;
+        long long per = vec ? S / 8 : S;
+        unsigned gx = (unsigned)((per + 255) / 256), gy = (unsigned)(planes < 65535 ? planes : 65535);
+        if (gx > 64) gx = 64;
+        bias_bf16<<<dim3(gx, gy), 256, 0, s>>>((__nv_bfloat16 *)y, (const __nv_bfloat16 *)bias, planes, S,
+                                               r->g.cout, vec);
+        cudaError_t ce = cudaGetLastError();
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 bias launch", ce);
+    }
+    if (!r->noted16) {
+        r->noted16 = 1;
+        base_note_choice(b, BASE_BF16, "conv: cuDNN bf16 legacy %s algo %d (math %d), fp32 compute%s",
+                         r->g.transposed ? "backward-data" : "forward", r->use16.algo, (int)r->use16.math,
+                         bias ? ", bias by kbv's bf16 pass" : "");
+    }
+    return 0;
+}
+
 void conv_runner_destroy(conv_runner *r)
 {
     if (!r) return;
@@ -823,6 +1018,10 @@ void conv_runner_destroy(conv_runner *r)
         r->graph = NULL;
         for (int v = 0; v < 2; v++)
             if (r->cd[v]) A.cudnnDestroyConvolutionDescriptor(r->cd[v]);
+        if (r->cd16) A.cudnnDestroyConvolutionDescriptor(r->cd16);
+        if (r->wd16) A.cudnnDestroyFilterDescriptor(r->wd16);
+        if (r->yd16) A.cudnnDestroyTensorDescriptor(r->yd16);
+        if (r->xd16) A.cudnnDestroyTensorDescriptor(r->xd16);
         if (r->wd) A.cudnnDestroyFilterDescriptor(r->wd);
         if (r->bd) A.cudnnDestroyTensorDescriptor(r->bd);
         if (r->yd) A.cudnnDestroyTensorDescriptor(r->yd);
@@ -906,6 +1105,25 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     return conv_runner_run(b, cs->r1, v, x, w, bias, y, c->stream, e);
 }
 
+/* bf16: the same convolutions on the bfloat16 tensors (conv_runner_run_bf16);
+ * the depthwise-separable one keeps its intermediate in bfloat16 (in the
+ * float intermediate's buffer, which has room), as PyTorch does. */
+int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    conv_state *cs = (conv_state *)b->state;
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16: cuDNN on the bf16 tensors, fp32 compute");
+    const void *x = c->inputs[0].data, *w = c->inputs[1].data;
+    void *y = c->outputs[0].data;
+    if (b->p->op == OP_CONV_DWSEP) {
+        int rc = conv_runner_run_bf16(b, cs->r1, x, w, NULL, cs->mid, c->stream, e);
+        if (rc) return rc;
+        return conv_runner_run_bf16(b, cs->r2, cs->mid, c->inputs[2].data, NULL, y, c->stream, e);
+    }
+    const void *bias = c->n_inputs > 2 ? c->inputs[2].data : NULL;
+    return conv_runner_run_bf16(b, cs->r1, x, w, bias, y, c->stream, e);
+}
+
 void destroy(base_ctx *b)
 {
     conv_state *cs = (conv_state *)b->state;
@@ -925,5 +1143,5 @@ int available(const suite_problem *p, const char **why)
 } /* namespace */
 
 const base_family base_fam_conv = {
-    "conv", OP_CONV, OP_CONV_LAST, create, run, destroy, available, NULL,
+    "conv", OP_CONV, OP_CONV_LAST, create, run, destroy, available, run_bf16,
 };
