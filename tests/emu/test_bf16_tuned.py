@@ -40,6 +40,13 @@ for (M, H, K) in [(64, 256, 128), (37, 50, 29), (5, 300, 8)]:
     v = (y - sub).mean(1, keepdims=True)
     check(["tuned"], pid_of(51), [x, Wk, b, sub], [(M, K)], gelu(lse(v, 1)) + xd)
 
+# --- average pooling of a linear layer's features: a layer with pooled rows
+pid = pid_of(98)
+for (M, H, K) in [(128, 2048, 64), (37, 320, 40)]:
+    x, W, b = U(M, K), U(H, K, lo=-0.1, hi=0.1), U(H, lo=-0.1, hi=0.1)
+    y = (x.astype(np.float64) @ W.astype(np.float64).T + b).reshape(M, H // 16, 16).mean(2)
+    check(["tuned"], pid, [x, W, b], [(M,)], (gelu(y) * A(pid)["scale_factor"]).max(1))
+
 # --- global averages of transposed convolutions: W times the input planes' sums
 for (Nb, Cin, H, Wd, Cout) in [(2, 3, 8, 8, 5), (2, 4, 6, 5, 7)]:
     x = U(Nb, Cin, H, Wd)
