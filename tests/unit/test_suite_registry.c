@@ -276,12 +276,15 @@ static void test_bf16_paths(void **state)
         n[k]++;
     }
     assert_int_equal(n[0] + n[1] + n[2], suite_count());
-    /* products, activations, softmax, norms and convolutions are native */
+    /* products, activations, softmax, norms, convolutions, pooling and
+     * reductions are native */
     assert_int_equal(suite_bf16_path(need("L1_001_square_matrix_multiplication")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_019_relu")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_023_softmax")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_036_rmsnorm")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_050_conv_standard_2d__square_input__square_kernel")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_042_max_pooling_2d")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_051_argmax_over_a_dimension")), BF16_NATIVE);
     /* a linear layer with elementwise steps only is native; with a
      * reduction after it, its product is; a convolution's chain runs its
      * convolution in bf16 */
