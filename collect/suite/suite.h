@@ -94,7 +94,8 @@ typedef struct suite_problem {
     int op;
     /* The FLOPs that a correct computation cannot avoid, where an
      * algebraic identity removes most of `flops` (a row sum of a linear
-     * layer is one matrix-vector product with W's column sums; the global
+     * layer is one matrix-vector product with W's column sums, a max
+     * minus its own mean over a dimension of size 1 is 0; the global
      * average of a transposed convolution needs only each input plane's
      * sum); 0: all of `flops`.  The physical floor (DESIGN 5a step 6)
      * counts these, so that a candidate that uses the identity is not

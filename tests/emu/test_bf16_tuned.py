@@ -36,6 +36,8 @@ for (M, H, K) in [(64, 256, 128), (37, 50, 29), (5, 300, 8)]:
     y = xd @ Wk.astype(np.float64).T + b
     s = y.sum(1, keepdims=True)
     check(["tuned"], pid_of(18), [x, Wk, b], [(M, 1)], lse(lse(s.max(1, keepdims=True).mean(1, keepdims=True), 1), 1))
+    m = y.max(1, keepdims=True)
+    check(["tuned"], pid_of(80), [x, Wk, b], [(M, 1)], gelu(m - m.mean(1, keepdims=True)))
     sub = U(H, lo=-0.5, hi=0.5)
     v = (y - sub).mean(1, keepdims=True)
     check(["tuned"], pid_of(51), [x, Wk, b, sub], [(M, K)], gelu(lse(v, 1)) + xd)

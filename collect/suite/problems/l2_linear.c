@@ -126,7 +126,7 @@ const suite_problem suite_l2_linear[] = {
              PARAM("gemm.bias", G_KAIMING(8192), 8192LL)),
       OUTPUTS(OUT(1024LL, 1LL)),
       ATTRS({ "in_features", 8192.0 }, { "out_features", 8192.0 }, { "max_dim", 1.0 }),
-      .flops = 137455736832.0, .min_bytes = 4.0 * 75506688, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 31 },
+      .flops = 137455736832.0, .min_bytes = 4.0 * 75506688, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 31, .floor_flops = 8192.0 * 8192 + 2.0 * 1024 * 8192 + 8192 },
     /* 84: x = self.bn(self.gemm(x)) (training); x = self.scale * x; softmax(dim=1) */
     { .id = "L2_084_gemm_batchnorm_scaling_softmax", .level = 2, .number = 84, .name = "84_Gemm_BatchNorm_Scaling_Softmax",
       .expr = "x = self.bn(self.gemm(x)) (training); x = self.scale * x; softmax(dim=1)",
