@@ -37,23 +37,39 @@ extern "C" {
 
 namespace {
 
+/* Stores of the elementwise pass: float, or bfloat16 (the bf16 baseline's
+ * last pass, straight into the call's output). */
+__device__ __forceinline__ void st4(float *y, long long i4, float4 v) { reinterpret_cast<float4 *>(y)[i4] = v; }
+__device__ __forceinline__ unsigned bf_pack2(float lo, float hi)
+{
+    return (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) |
+           ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
+}
+__device__ __forceinline__ void st4(__nv_bfloat16 *y, long long i4, float4 v)
+{
+    reinterpret_cast<uint2 *>(y)[i4] = make_uint2(bf_pack2(v.x, v.y), bf_pack2(v.z, v.w));
+}
+__device__ __forceinline__ void st1(float *y, long long j, float v) { y[j] = v; }
+__device__ __forceinline__ void st1(__nv_bfloat16 *y, long long j, float v) { y[j] = __float2bfloat16_rn(v); }
+
 /* grid (x: chunks of a row, y: rows); in place is allowed (x == y). */
-__global__ void __launch_bounds__(256) ew_kernel(const float *x, float *y, ew_args A)
+template <class TO>
+__global__ void __launch_bounds__(256) ew_kernel(const float *x, TO *y, ew_args A)
 {
     for (long long row = blockIdx.y; row < A.rows; row += gridDim.y) {
         const float *xr = x + row * A.L;
-        float *yr = y + row * A.L;
+        TO *yr = y + row * A.L;
         if (A.L % 4 == 0) {
             long long l4 = A.L / 4;
             for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < l4;
                  i += (long long)gridDim.x * blockDim.x) {
                 float4 v = reinterpret_cast<const float4 *>(xr)[i];
-                reinterpret_cast<float4 *>(yr)[i] = apply4(A, v, row, 4 * i);
+                st4(yr, i, apply4(A, v, row, 4 * i));
             }
         } else {
             for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < A.L;
                  j += (long long)gridDim.x * blockDim.x)
-                yr[j] = apply(A, xr[j], row, j);
+                st1(yr, j, apply(A, xr[j], row, j));
         }
     }
 }
@@ -361,7 +377,8 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     return 0;
 }
 
-void launch_ew(const base_ctx *b, const float *x, float *y, ew_args A, cudaStream_t s)
+template <class TO>
+void launch_ew(const base_ctx *b, const float *x, TO *y, ew_args A, cudaStream_t s)
 {
     long long per_row = A.L % 4 == 0 ? A.L / 4 : A.L;
     unsigned gx = (unsigned)((per_row + 255) / 256);
@@ -369,14 +386,18 @@ void launch_ew(const base_ctx *b, const float *x, float *y, ew_args A, cudaStrea
     long long want = (long long)b->sm_count * 64 / (gy ? gy : 1);
     if (want < 1) want = 1;
     if ((long long)gx > want) gx = (unsigned)want;
-    ew_kernel<<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
+    ew_kernel<TO><<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
 }
 
 /* Steps 2 to 5 of the chain on the producer's output pre (float): into
  * c's output, or into the middle buffer when post stages follow; c's
- * parameters are float. */
-int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e)
+ * parameters are float.  With out16 (the bf16 baseline: the bfloat16
+ * output of the call that c widens) and no post stages, a last
+ * elementwise pass writes its result rounded into out16 instead, saving
+ * the separate rounding pass, and *wrote16 says so. */
+int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16 = NULL, int *wrote16 = NULL)
 {
+    if (wrote16) *wrote16 = 0;
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
     cudaStream_t s = c->stream;
@@ -477,7 +498,10 @@ int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e)
     }
     /* 4. the normalisation and the last steps, into the output */
     chain_fill_ops(&B, sp->ew2, c);
-    if (B.norm || B.n_ops) {
+    if ((B.norm || B.n_ops) && out16 && wrote16 && !cs->post) {
+        launch_ew(b, cur, (__nv_bfloat16 *)out16, B, s);
+        *wrote16 = 1;
+    } else if (B.norm || B.n_ops) {
         launch_ew(b, cur, out, B, s);
         cur = out;
     } else if (cur != out && !cs->post) {
@@ -651,8 +675,9 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
     float *o = cs->post ? cs->mid : (float *)wide.outputs[0].data;
     float *pre = cs->pre ? cs->pre : o;
     rc = gen_widen_bf16(cs->pre16, pre, n, call->stream, e);
-    if (!rc) rc = run_rest(b, &wide, pre, e);
-    if (!rc) rc = base_bf16_narrow(call, &wide, e);
+    int wrote16 = 0;
+    if (!rc) rc = run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16);
+    if (!rc && !wrote16) rc = base_bf16_narrow(call, &wide, e);
     return rc;
 }
 
@@ -690,8 +715,9 @@ int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
                                         CUDA_R_32F, C, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (bs != CUBLAS_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: bf16 GEMM: %s", b->p->id, cublasGetStatusString(bs));
-    rc = run_rest(b, &wide, pre, e);
-    if (!rc) rc = base_bf16_narrow(call, &wide, e);
+    int wrote16 = 0;
+    rc = run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16);
+    if (!rc && !wrote16) rc = base_bf16_narrow(call, &wide, e);
     if (!rc && !b->choice[BASE_BF16][0])
         base_note_choice(b, BASE_BF16, "native bf16 GEMM: cublasGemmEx bf16 operands, fp32 output, "
                                        "CUBLAS_COMPUTE_32F, default algorithm; then the chain's fp32 steps, "
