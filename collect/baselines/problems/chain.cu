@@ -11,7 +11,8 @@
  * linear layers (w2) run the first steps on the first layer's output, and
  * an average pooling of the input (in_pool) runs before the convolution.
  * The post stages, if any, follow in chain_post.cu; the elementwise steps
- * themselves are in chain_ew.h.
+ * themselves are in chain_ew.h.  The bf16 baseline's paths are at the end
+ * (run_bf16).
  *
  * The tensor after the producer is [N, C, S]; the elementwise kernels see
  * it as `rows` rows of L contiguous elements with a 2D grid (y: row), so
@@ -681,14 +682,15 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
     return rc;
 }
 
-/* bf16: a single linear layer whose steps are all elementwise runs
- * natively (run_bf16_linear_ew).  Another single linear layer (a norm, a
- * reduction, a softmax or post stages after it) runs its product on the
- * bfloat16 operands (cuBLAS, CUBLAS_COMPUTE_32F, the library's kernel)
- * into the float intermediate, whose steps then run as in fp32 on the
- * widened parameters, and the output is rounded to bfloat16 once.  Two
- * linear layers, a pooled input and a convolution's chain take the
- * fallback (baseline.cu). */
+/* bf16 (the paths are bf16path.c's): a single linear layer whose steps
+ * are all elementwise runs natively (run_bf16_linear_ew); a convolution's
+ * chain runs its convolution in bf16 (run_bf16_conv); another single
+ * linear layer (a norm, a reduction, a softmax or post stages after it)
+ * runs its product on the bfloat16 operands (cuBLAS, CUBLAS_COMPUTE_32F,
+ * the library's kernel) into the float intermediate, whose steps then run
+ * as in fp32 on the widened parameters, the output rounded to bfloat16
+ * once.  Two linear layers and a pooled input take the dispatcher's
+ * fallback (baseline.cu) and never come here. */
 int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
