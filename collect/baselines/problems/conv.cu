@@ -697,7 +697,6 @@ int fit_ws(base_ctx *b, conv_runner *r, kbv_err *e)
                 if (r->cand[v][i].ws > vneed) vneed = r->cand[v][i].ws;
         if (vneed > need) need = vneed;
     }
-    if (r->ready16 && r->use16.ws > need) need = r->use16.ws;
     int rc = base_shrink_ws(b, need, e);
     r->ws_asked = b->ws_bytes;
     return rc;
@@ -925,7 +924,8 @@ int contestant16(void *ctx, int i, cudaStream_t s)
  * results, any math type), the workspace for them (those needing more than
  * the first are dropped when it cannot be had), then the re-timing on the
  * caller's buffers as for tf32 (base_contest, the search's first kept
- * unless another wins by the margin); y is overwritten. */
+ * unless another wins by the margin); y is overwritten.  The
+ * workspace is not shrunk afterwards (see the end). */
 int choose16(base_ctx *b, conv_runner *r, const void *x, const void *w, void *y, cudaStream_t s, kbv_err *e)
 {
     const dnn_api &A = r->api;
@@ -973,7 +973,11 @@ int choose16(base_ctx *b, conv_runner *r, const void *x, const void *w, void *y,
     if (A.cudnnSetConvolutionMathType(r->cd16, r->use16.math) != CUDNN_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: cudnnSetConvolutionMathType failed", b->p->id);
     r->ready16 = 1;
-    return fit_ws(b, r, e);
+    /* The workspace stays as grown for the candidates: another runner of
+     * the context (the depthwise-separable problem's second convolution)
+     * may have chosen after this one's fp32 sizing, and shrinking here could
+     * take the room its bf16 choice needs. */
+    return 0;
 }
 
 } /* namespace */
