@@ -176,10 +176,10 @@ int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w
 int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
                     const float *bias, float *y, cudaStream_t s, kbv_err *e);
 /* y = conv(x, w) (+ bias[c]) on bfloat16 tensors, on stream s: cuDNN with
- * bfloat16 descriptors and float compute (the legacy API: the first
- * results of cudnnFind re-timed with base_contest at the first call, which
- * synchronises s and overwrites y; no graph plans), the bias by kbv's
- * bfloat16 pass.  Names its choice in the bf16 variant's text once. */
+ * bfloat16 tensors and float compute (the first results of cudnnFind and
+ * the graph API's plans, re-timed with base_contest at the first call,
+ * which synchronises s and overwrites y), the bias by kbv's bfloat16 pass.
+ * Names its choice in the bf16 variant's text once. */
 int conv_runner_run_bf16(base_ctx *b, conv_runner *r, const void *x, const void *w, const void *bias, void *y,
                          cudaStream_t s, kbv_err *e);
 void conv_runner_destroy(conv_runner *r);
@@ -201,6 +201,7 @@ struct conv_graph_shape {
     long long x[5], x_str[5], w[5], w_str[5], y[5], y_str[5];
     long long pad[3], stride[3], dil[3];   /* rank - 2 of each */
     long long align;
+    int bf16;                 /* x, w and y bfloat16 (the bf16 baseline), else float; compute float */
 };
 /* Builds the graph on handle h with the functions of the already opened
  * cuDNN library lib (a dlopen handle) and finalizes up to

@@ -194,11 +194,14 @@ struct conv_runner {
     cudnnTensorDescriptor_t xd16, yd16;
     cudnnFilterDescriptor_t wd16;
     cudnnConvolutionDescriptor_t cd16;
-    conv_cand cand16[CONV_CANDS];
+    conv_graph_shape gs16;                /* the graph path's shapes, bfloat16 */
+    conv_graph *graph16;                  /* its plans, or NULL */
+    conv_cand cand16[CONV_ALL];           /* legacy results interleaved with graph plans */
     int n_cand16;
     int ready16;                          /* searched and timed: use16 is the choice */
     int noted16;
     conv_cand use16;
+    conv_cand legacy16;                   /* the legacy algorithm in place (a plan's fallback) */
 };
 
 namespace {
@@ -286,12 +289,12 @@ int tensor_dims(long long n, long long c, const long long *sp, int nd, int dims[
  * PyTorch's allocator give 256 or more), lowered to what the offsets of
  * the chunks of a split batch keep.  conv_graph_fits checks the base
  * pointers of each run against it. */
-long long graph_align(const conv_runner *r)
+long long graph_align(const conv_runner *r, long long elem = (long long)sizeof(float))
 {
     long long a = 32;
     if (r->batch < r->g.n) {
-        long long xb = r->batch * r->x_per * (long long)sizeof(float);
-        long long yb = r->batch * r->y_per * (long long)sizeof(float);
+        long long xb = r->batch * r->x_per * elem;
+        long long yb = r->batch * r->y_per * elem;
         while (a > 4 && (xb % a != 0 || yb % a != 0)) a /= 2;
     }
     return a;
@@ -444,6 +447,9 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         gs.dil[i] = dil[i];
     }
     gs.align = graph_align(r);
+    r->gs16 = gs;
+    r->gs16.bf16 = 1;
+    r->gs16.align = graph_align(r, 2);
 
     st = A.cudnnCreateTensorDescriptor(&r->xd);
     if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateTensorDescriptor(&r->yd);
@@ -883,18 +889,25 @@ __global__ void __launch_bounds__(256) bias_bf16(__nv_bfloat16 *y, const __nv_bf
     }
 }
 
-/* The cuDNN calls of one bf16 convolution with candidate c (its math type
- * already on cd16), one per chunk of r->batch samples. */
-cudnnStatus_t dnn_run16(base_ctx *b, conv_runner *r, const conv_cand &c, const void *x, const void *w, void *y,
+/* The cuDNN calls of one bf16 convolution with candidate c, one per chunk
+ * of r->batch samples: a graph plan when c is one and the buffers have the
+ * alignment the graph was built for, else the legacy algorithm (c's, or
+ * for a plan the one in place, legacy16), whose math type is already on
+ * cd16. */
+cudnnStatus_t dnn_run16(base_ctx *b, conv_runner *r, const conv_cand &cand, const void *x, const void *w, void *y,
                         cudaStream_t s)
 {
     const dnn_api &A = r->api;
     const float one = 1.0f, zero = 0.0f;
+    const int plan = cand.plan >= 0 && r->graph16 && conv_graph_fits(r->graph16, x, w, y) ? cand.plan : -1;
+    const conv_cand &c = cand.plan >= 0 ? r->legacy16 : cand;
     cudnnStatus_t st = A.cudnnSetStream(r->h, s);
     for (long long n0 = 0; st == CUDNN_STATUS_SUCCESS && n0 < r->g.n; n0 += r->batch) {
         const __nv_bfloat16 *xc = (const __nv_bfloat16 *)x + n0 * r->x_per;
         __nv_bfloat16 *yc = (__nv_bfloat16 *)y + n0 * r->y_per;
-        if (!r->g.transposed)
+        if (plan >= 0)
+            st = (cudnnStatus_t)conv_graph_exec(r->graph16, plan, xc, w, yc, b->ws);
+        else if (!r->g.transposed)
             st = A.cudnnConvolutionForward(r->h, &one, r->xd16, xc, r->wd16, w, r->cd16,
                                            (cudnnConvolutionFwdAlgo_t)c.algo, b->ws, c.ws, &zero, r->yd16, yc);
         else
@@ -916,12 +929,21 @@ int contestant16(void *ctx, int i, cudaStream_t s)
 {
     const contest16 *c = (const contest16 *)ctx;
     const conv_cand &k = c->r->cand16[i];
-    if (c->r->api.cudnnSetConvolutionMathType(c->r->cd16, k.math) != CUDNN_STATUS_SUCCESS) return 1;
+    if (k.plan >= 0) {
+        /* a plan that cannot run on these buffers is left out, not timed
+         * as its fallback */
+        if (!c->r->graph16 || !conv_graph_fits(c->r->graph16, c->x, c->w, c->y)) return 1;
+    } else if (c->r->api.cudnnSetConvolutionMathType(c->r->cd16, k.math) != CUDNN_STATUS_SUCCESS) {
+        return 1;
+    }
     return dnn_run16(c->b, c->r, k, c->x, c->w, c->y, s) != CUDNN_STATUS_SUCCESS;
 }
 
 /* cuDNN's search on the bf16 descriptors (its first CONV_CANDS successful
- * results, any math type), the workspace for them (those needing more than
+ * results, any math type) and the graph API's plans for bfloat16 tensors
+ * (conv_graph.cu, interleaved with them as for tf32; a plan whose buffers
+ * lack its alignment runs the legacy algorithm in place, legacy16), the
+ * workspace for them (those needing more than
  * the first are dropped when it cannot be had), then the re-timing on the
  * caller's buffers as for tf32 (base_contest, the search's first kept
  * unless another wins by the margin); y is overwritten.  The
@@ -945,6 +967,31 @@ int choose16(base_ctx *b, conv_runner *r, const void *x, const void *w, void *y,
     }
     if (st == CUDNN_STATUS_SUCCESS && r->n_cand16 == 0) st = CUDNN_STATUS_NOT_SUPPORTED;
     if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "algorithm search (bf16)", st, e);
+    /* the graph API's plans (what PyTorch runs), interleaved with the
+     * legacy results as for tf32; a failure leaves the legacy ones */
+    const char *env = getenv("KBV_CONV_GRAPH");
+    kbv_err ge;
+    memset(&ge, 0, sizeof ge);
+    conv_graph *cg = NULL;
+    if (!(env && strcmp(env, "0") == 0) && conv_graph_create(A.lib, r->h, &r->gs16, 1, &cg, &ge) == 0 && cg) {
+        r->graph16 = cg;
+        conv_cand legacy[CONV_CANDS];
+        int nl = r->n_cand16, ng = conv_graph_plans(cg), n = 0;
+        for (int i = 0; i < nl; i++) legacy[i] = r->cand16[i];
+        if (ng > CONV_GRAPH_PLANS) ng = CONV_GRAPH_PLANS;
+        for (int i = 0; i < nl || i < ng; i++) {
+            if (i < nl) r->cand16[n++] = legacy[i];
+            if (i < ng) {
+                conv_cand &c = r->cand16[n++];
+                c.plan = i;
+                c.algo = 0;
+                c.math = CUDNN_DEFAULT_MATH;
+                c.ws = conv_graph_ws(cg, i);
+            }
+        }
+        r->n_cand16 = n;
+    }
+    r->legacy16 = r->cand16[0];   /* the search's first, always legacy */
     size_t most = 0;
     for (int i = 0; i < r->n_cand16; i++)
         if (r->cand16[i].ws > most) most = r->cand16[i].ws;
@@ -962,7 +1009,7 @@ int choose16(base_ctx *b, conv_runner *r, const void *x, const void *w, void *y,
     r->ws_asked = b->ws_bytes;
     int best = 0;
     if (r->n_cand16 > 1) {
-        float med[CONV_CANDS];
+        float med[CONV_ALL];
         contest16 ctx = { b, r, x, w, y };
         int rc = base_contest(b, r->n_cand16, contestant16, &ctx, s, CONV_TUNE_BUDGET_MS, med, e);
         if (rc) return rc;
@@ -970,7 +1017,10 @@ int choose16(base_ctx *b, conv_runner *r, const void *x, const void *w, void *y,
         if (best < 0) best = 0;
     }
     r->use16 = r->cand16[best];
-    if (A.cudnnSetConvolutionMathType(r->cd16, r->use16.math) != CUDNN_STATUS_SUCCESS)
+    /* the legacy algorithm in place: the choice itself, or a plan's
+     * fallback, the search's first (whose workspace the context has) */
+    if (r->use16.plan < 0) r->legacy16 = r->use16;
+    if (A.cudnnSetConvolutionMathType(r->cd16, r->legacy16.math) != CUDNN_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: cudnnSetConvolutionMathType failed", b->p->id);
     r->ready16 = 1;
     /* The workspace stays as grown for the candidates: another runner of
@@ -1004,8 +1054,13 @@ int conv_runner_run_bf16(base_ctx *b, conv_runner *r, const void *x, const void 
     }
     if (!r->noted16) {
         r->noted16 = 1;
-        base_note_choice(b, BASE_BF16, "conv: cuDNN bf16 legacy %s algo %d (math %d), fp32 compute%s",
-                         r->g.transposed ? "backward-data" : "forward", r->use16.algo, (int)r->use16.math,
+        char nm[96];
+        if (r->use16.plan >= 0 && r->graph16 && conv_graph_fits(r->graph16, x, w, y))
+            conv_graph_describe(r->graph16, r->use16.plan, nm, sizeof nm);
+        else
+            snprintf(nm, sizeof nm, "legacy %s algo %d (math %d)", r->g.transposed ? "backward-data" : "forward",
+                     r->legacy16.algo, (int)r->legacy16.math);
+        base_note_choice(b, BASE_BF16, "conv: cuDNN bf16 %s, fp32 compute%s", nm,
                          bias ? ", bias by kbv's bf16 pass" : "");
     }
     return 0;
@@ -1020,6 +1075,8 @@ void conv_runner_destroy(conv_runner *r)
          * library, and its plans were made on the handle */
         conv_graph_destroy(r->graph);
         r->graph = NULL;
+        conv_graph_destroy(r->graph16);
+        r->graph16 = NULL;
         for (int v = 0; v < 2; v++)
             if (r->cd[v]) A.cudnnDestroyConvolutionDescriptor(r->cd[v]);
         if (r->cd16) A.cudnnDestroyConvolutionDescriptor(r->cd16);
