@@ -51,7 +51,6 @@
  * convolution whose filter is the transposed convolution's weight, exactly
  * as PyTorch computes it.  1D runs as 2D with a unit height.
  */
-#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
 #include <dlfcn.h>
@@ -61,39 +60,13 @@
 #include <string.h>
 
 #include "base_impl.h"
+#include "conv_impl.h"
 
 extern "C" {
 #include "suite_host.h"
 }
 
 namespace {
-
-struct dnn_api {
-    void *lib;
-#define DNN_FN(name) decltype(&::name) name;
-    DNN_FN(cudnnGetVersion)
-    DNN_FN(cudnnGetErrorString)
-    DNN_FN(cudnnCreate)
-    DNN_FN(cudnnDestroy)
-    DNN_FN(cudnnSetStream)
-    DNN_FN(cudnnCreateTensorDescriptor)
-    DNN_FN(cudnnSetTensorNdDescriptor)
-    DNN_FN(cudnnDestroyTensorDescriptor)
-    DNN_FN(cudnnCreateFilterDescriptor)
-    DNN_FN(cudnnSetFilterNdDescriptor)
-    DNN_FN(cudnnDestroyFilterDescriptor)
-    DNN_FN(cudnnCreateConvolutionDescriptor)
-    DNN_FN(cudnnSetConvolutionNdDescriptor)
-    DNN_FN(cudnnSetConvolutionGroupCount)
-    DNN_FN(cudnnSetConvolutionMathType)
-    DNN_FN(cudnnDestroyConvolutionDescriptor)
-    DNN_FN(cudnnFindConvolutionForwardAlgorithm)
-    DNN_FN(cudnnConvolutionForward)
-    DNN_FN(cudnnFindConvolutionBackwardDataAlgorithm)
-    DNN_FN(cudnnConvolutionBackwardData)
-    DNN_FN(cudnnAddTensor)
-#undef DNN_FN
-};
 
 int dnn_load(dnn_api *a, const char *id, kbv_err *e)
 {
@@ -145,92 +118,15 @@ int dnn_load(dnn_api *a, const char *id, kbv_err *e)
     return 0;
 }
 
-/* Algorithms a runner keeps from the search and re-times, per variant, and
- * the time that re-timing may take (soft: two are always timed). */
-const int CONV_CANDS = 4;
-const float CONV_TUNE_BUDGET_MS = 200.0f;
-
-/* Candidates of a variant in all: the legacy ones and the graph plans. */
-const int CONV_ALL = CONV_CANDS + CONV_GRAPH_PLANS;
-
-struct conv_cand {
-    int plan;                 /* graph plan index, or -1 for a legacy algorithm */
-    int algo;                 /* cudnnConvolutionFwdAlgo_t or BwdDataAlgo_t (legacy) */
-    cudnnMathType_t math;     /* legacy */
-    size_t ws;
-};
-
 } /* namespace */
 
-struct conv_runner {
-    dnn_api api;
-    cudnnHandle_t h;
-    conv_geom g;
-    cudnnTensorDescriptor_t xd, yd, bd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd[2];   /* per variant */
-    conv_cand legacy[2];                  /* per variant: the legacy algorithm in use, or the
-                                             fallback of a graph plan */
-    int plan[2];                          /* per variant: the graph plan in use, or -1 */
-    size_t ws[2];                         /* per variant: the workspace its choice needs */
-    int direct[2];                        /* per variant: the direct depthwise kernel instead */
-    conv_cand cand[2][CONV_ALL];          /* per variant: the search's first successful results,
-                                             interleaved with the graph plans (tf32) */
-    int n_cand[2];
-    conv_graph *graph;                    /* the tf32 variant's graph plans, or NULL */
-    char graph_why[256];                  /* why there is no graph, for KBV_CONV_DEBUG */
-    int debug;                            /* KBV_CONV_DEBUG=1 */
-    int timed[2];                         /* per variant: the candidates were re-timed */
-    int noted[2];                         /* per variant: the choice is in the base's text */
-    int tuning;                           /* conv_runner_tune is timing: nothing noted yet */
-    size_t ws_floor;                      /* the context's workspace before this runner's */
-    size_t ws_asked;                      /* the workspace size this runner last left */
-    long long batch;                      /* samples per cuDNN call (divides g.n) */
-    long long x_per, y_per;               /* elements of one sample of x and of y */
-    /* The bf16 baseline (conv_runner_run_bf16): the same shapes with
-     * bfloat16 tensors and float compute, made at create; cuDNN's search
-     * and the re-timing of its first results happen at the first bf16 run
-     * (a worker of the FP32 setting never pays for them). */
-    cudnnTensorDescriptor_t xd16, yd16;
-    cudnnFilterDescriptor_t wd16;
-    cudnnConvolutionDescriptor_t cd16;
-    conv_graph_shape gs16;                /* the graph path's shapes, bfloat16 */
-    conv_graph *graph16;                  /* its plans, or NULL */
-    conv_cand cand16[CONV_ALL];           /* legacy results interleaved with graph plans */
-    int n_cand16;
-    int ready16;                          /* searched and timed: use16 is the choice */
-    int noted16;
-    conv_cand use16;
-    conv_cand legacy16;                   /* the legacy algorithm in place (a plan's fallback) */
-};
-
-namespace {
-
-int dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudnnStatus_t st,
-            kbv_err *e)
+int conv_dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudnnStatus_t st, kbv_err *e)
 {
     return err_set(e, KBV_ERUNTIME, "baseline %s: %s: %s", b->p->id, what,
                    r->api.cudnnGetErrorString ? r->api.cudnnGetErrorString(st) : "cuDNN error");
 }
 
-/* The first CONV_CANDS successful results of a search, in its order, that
- * the variant may use (fp32: FMA or default math only). */
-template <class Perf>
-int take_cands(const Perf *perf, int got, int v, conv_cand *out)
-{
-    int n = 0;
-    for (int i = 0; i < got && n < CONV_CANDS; i++)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-            (v == BASE_TF32 || perf[i].mathType == CUDNN_FMA_MATH ||
-             perf[i].mathType == CUDNN_DEFAULT_MATH)) {
-            out[n].plan = -1;
-            out[n].algo = (int)perf[i].algo;
-            out[n].math = perf[i].mathType;
-            out[n].ws = perf[i].memory;
-            n++;
-        }
-    return n;
-}
+namespace {
 
 /* Makes candidate i the variant's choice.  A legacy candidate becomes the
  * legacy algorithm (tf32 takes the math type the search used, fp32 stays
@@ -391,7 +287,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     const dnn_api &A = r->api;
     cudnnStatus_t st = A.cudnnCreate(&r->h);
     if (st != CUDNN_STATUS_SUCCESS) {
-        rc = dnn_err(r, b, "cudnnCreate", st, e);
+        rc = conv_dnn_err(r, b, "cudnnCreate", st, e);
         r->h = NULL;
         conv_runner_destroy(r);
         return rc;
@@ -461,29 +357,15 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     if (st == CUDNN_STATUS_SUCCESS)
         st = A.cudnnSetFilterNdDescriptor(r->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, rank, wdims);
     if (st != CUDNN_STATUS_SUCCESS) {
-        rc = dnn_err(r, b, "cuDNN descriptors", st, e);
+        rc = conv_dnn_err(r, b, "cuDNN descriptors", st, e);
         conv_runner_destroy(r);
         return rc;
     }
     /* bfloat16 tensors, float compute (cuDNN's PSEUDO_BFLOAT16_CONFIG, what
-     * PyTorch runs for bfloat16), tensor cores allowed */
-    st = A.cudnnCreateTensorDescriptor(&r->xd16);
-    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateTensorDescriptor(&r->yd16);
-    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateFilterDescriptor(&r->wd16);
-    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateConvolutionDescriptor(&r->cd16);
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = A.cudnnSetTensorNdDescriptor(r->xd16, CUDNN_DATA_BFLOAT16, rank, xdims, xstr);
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = A.cudnnSetTensorNdDescriptor(r->yd16, CUDNN_DATA_BFLOAT16, rank, ydims, ystr);
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = A.cudnnSetFilterNdDescriptor(r->wd16, CUDNN_DATA_BFLOAT16, CUDNN_TENSOR_NCHW, rank, wdims);
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = A.cudnnSetConvolutionNdDescriptor(r->cd16, nconv, pad, str, dil, CUDNN_CROSS_CORRELATION,
-                                               CUDNN_DATA_FLOAT);
-    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetConvolutionGroupCount(r->cd16, (int)g->groups);
-    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetConvolutionMathType(r->cd16, CUDNN_DEFAULT_MATH);
+     * PyTorch runs for bfloat16), tensor cores allowed: conv_bf16.cu */
+    st = conv16_describe(r, rank, xdims, xstr, ydims, ystr, wdims, nconv, pad, str, dil);
     if (st != CUDNN_STATUS_SUCCESS) {
-        rc = dnn_err(r, b, "cuDNN bf16 descriptors", st, e);
+        rc = conv_dnn_err(r, b, "cuDNN bf16 descriptors", st, e);
         conv_runner_destroy(r);
         return rc;
     }
@@ -497,7 +379,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         if (st == CUDNN_STATUS_SUCCESS)
             st = A.cudnnSetConvolutionMathType(r->cd[v], v == BASE_TF32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
         if (st != CUDNN_STATUS_SUCCESS) {
-            rc = dnn_err(r, b, "convolution descriptor", st, e);
+            rc = conv_dnn_err(r, b, "convolution descriptor", st, e);
             conv_runner_destroy(r);
             return rc;
         }
@@ -520,7 +402,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         if (st == CUDNN_STATUS_SUCCESS && v == BASE_TF32) add_graph_cands(r, v, &gs);
         if (st == CUDNN_STATUS_SUCCESS) st = use_cand(r, v, 0);
         if (st != CUDNN_STATUS_SUCCESS) {
-            rc = dnn_err(r, b, v == BASE_TF32 ? "algorithm search (tf32)" : "algorithm search (fp32)",
+            rc = conv_dnn_err(r, b, v == BASE_TF32 ? "algorithm search (tf32)" : "algorithm search (fp32)",
                          st, e);
             conv_runner_destroy(r);
             return rc;
@@ -848,223 +730,11 @@ int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x,
         if (rc) return rc;
     }
     cudnnStatus_t st = dnn_run(b, r, vi, x, w, bias, y, s);
-    if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "convolution", st, e);
+    if (st != CUDNN_STATUS_SUCCESS) return conv_dnn_err(r, b, "convolution", st, e);
     note_choice(b, r, vi, x, w, y);
     return 0;
 }
 
-/* --- the bf16 baseline ------------------------------------------------------ */
-
-namespace {
-
-/* y[n, c, s] += bias[c] in place on bfloat16 [N C planes of S], float
- * arithmetic, one rounding: PyTorch adds a bfloat16 convolution's bias in
- * a pass of its own too.  Eight values per 16-byte access when S allows;
- * grid (x: chunks of a plane, y: planes). */
-__global__ void __launch_bounds__(256) bias_bf16(__nv_bfloat16 *y, const __nv_bfloat16 *__restrict__ bias,
-                                                 long long planes, long long S, long long C, int vec)
-{
-    for (long long pl = blockIdx.y; pl < planes; pl += gridDim.y) {
-        float bv = __bfloat162float(bias[pl % C]);
-        if (vec) {
-            uint4 *p8 = reinterpret_cast<uint4 *>(y + pl * S);
-            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < S / 8;
-                 i += (long long)gridDim.x * blockDim.x) {
-                uint4 v = p8[i];
-                unsigned w[4] = { v.x, v.y, v.z, v.w };
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    float lo = __uint_as_float(w[j] << 16) + bv, hi = __uint_as_float(w[j] & 0xffff0000u) + bv;
-                    w[j] = (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) |
-                           ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
-                }
-                p8[i] = make_uint4(w[0], w[1], w[2], w[3]);
-            }
-        } else {
-            __nv_bfloat16 *p = y + pl * S;
-            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < S;
-                 i += (long long)gridDim.x * blockDim.x)
-                p[i] = __float2bfloat16_rn(__bfloat162float(p[i]) + bv);
-        }
-    }
-}
-
-/* The cuDNN calls of one bf16 convolution with candidate c, one per chunk
- * of r->batch samples: a graph plan when c is one and the buffers have the
- * alignment the graph was built for, else the legacy algorithm (c's, or
- * for a plan the one in place, legacy16), whose math type is already on
- * cd16. */
-cudnnStatus_t dnn_run16(base_ctx *b, conv_runner *r, const conv_cand &cand, const void *x, const void *w, void *y,
-                        cudaStream_t s)
-{
-    const dnn_api &A = r->api;
-    const float one = 1.0f, zero = 0.0f;
-    const int plan = cand.plan >= 0 && r->graph16 && conv_graph_fits(r->graph16, x, w, y) ? cand.plan : -1;
-    const conv_cand &c = cand.plan >= 0 ? r->legacy16 : cand;
-    cudnnStatus_t st = A.cudnnSetStream(r->h, s);
-    for (long long n0 = 0; st == CUDNN_STATUS_SUCCESS && n0 < r->g.n; n0 += r->batch) {
-        const __nv_bfloat16 *xc = (const __nv_bfloat16 *)x + n0 * r->x_per;
-        __nv_bfloat16 *yc = (__nv_bfloat16 *)y + n0 * r->y_per;
-        if (plan >= 0)
-            st = (cudnnStatus_t)conv_graph_exec(r->graph16, plan, xc, w, yc, b->ws);
-        else if (!r->g.transposed)
-            st = A.cudnnConvolutionForward(r->h, &one, r->xd16, xc, r->wd16, w, r->cd16,
-                                           (cudnnConvolutionFwdAlgo_t)c.algo, b->ws, c.ws, &zero, r->yd16, yc);
-        else
-            st = A.cudnnConvolutionBackwardData(r->h, &one, r->wd16, w, r->xd16, xc, r->cd16,
-                                                (cudnnConvolutionBwdDataAlgo_t)c.algo, b->ws, c.ws, &zero,
-                                                r->yd16, yc);
-    }
-    return st;
-}
-
-struct contest16 {
-    base_ctx *b;
-    conv_runner *r;
-    const void *x, *w;
-    void *y;
-};
-
-int contestant16(void *ctx, int i, cudaStream_t s)
-{
-    const contest16 *c = (const contest16 *)ctx;
-    const conv_cand &k = c->r->cand16[i];
-    if (k.plan >= 0) {
-        /* a plan that cannot run on these buffers is left out, not timed
-         * as its fallback */
-        if (!c->r->graph16 || !conv_graph_fits(c->r->graph16, c->x, c->w, c->y)) return 1;
-    } else if (c->r->api.cudnnSetConvolutionMathType(c->r->cd16, k.math) != CUDNN_STATUS_SUCCESS) {
-        return 1;
-    }
-    return dnn_run16(c->b, c->r, k, c->x, c->w, c->y, s) != CUDNN_STATUS_SUCCESS;
-}
-
-/* cuDNN's search on the bf16 descriptors (its first CONV_CANDS successful
- * results, any math type) and the graph API's plans for bfloat16 tensors
- * (conv_graph.cu, interleaved with them as for tf32; a plan whose buffers
- * lack its alignment runs the legacy algorithm in place, legacy16), the
- * workspace for them (those needing more than
- * the first are dropped when it cannot be had), then the re-timing on the
- * caller's buffers as for tf32 (base_contest, the search's first kept
- * unless another wins by the margin); y is overwritten.  The
- * workspace is not shrunk afterwards (see the end). */
-int choose16(base_ctx *b, conv_runner *r, const void *x, const void *w, void *y, cudaStream_t s, kbv_err *e)
-{
-    const dnn_api &A = r->api;
-    cudnnStatus_t st = A.cudnnSetStream(r->h, s);
-    int got = 0;
-    r->n_cand16 = 0;
-    if (st == CUDNN_STATUS_SUCCESS && !r->g.transposed) {
-        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-        st = A.cudnnFindConvolutionForwardAlgorithm(r->h, r->xd16, r->wd16, r->cd16, r->yd16,
-                                                    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf);
-        if (st == CUDNN_STATUS_SUCCESS) r->n_cand16 = take_cands(perf, got, BASE_TF32, r->cand16);
-    } else if (st == CUDNN_STATUS_SUCCESS) {
-        cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-        st = A.cudnnFindConvolutionBackwardDataAlgorithm(r->h, r->wd16, r->xd16, r->cd16, r->yd16,
-                                                         CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, perf);
-        if (st == CUDNN_STATUS_SUCCESS) r->n_cand16 = take_cands(perf, got, BASE_TF32, r->cand16);
-    }
-    if (st == CUDNN_STATUS_SUCCESS && r->n_cand16 == 0) st = CUDNN_STATUS_NOT_SUPPORTED;
-    if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "algorithm search (bf16)", st, e);
-    /* the graph API's plans (what PyTorch runs), interleaved with the
-     * legacy results as for tf32; a failure leaves the legacy ones */
-    const char *env = getenv("KBV_CONV_GRAPH");
-    kbv_err ge;
-    memset(&ge, 0, sizeof ge);
-    conv_graph *cg = NULL;
-    if (!(env && strcmp(env, "0") == 0) && conv_graph_create(A.lib, r->h, &r->gs16, 1, &cg, &ge) == 0 && cg) {
-        r->graph16 = cg;
-        conv_cand legacy[CONV_CANDS];
-        int nl = r->n_cand16, ng = conv_graph_plans(cg), n = 0;
-        for (int i = 0; i < nl; i++) legacy[i] = r->cand16[i];
-        if (ng > CONV_GRAPH_PLANS) ng = CONV_GRAPH_PLANS;
-        for (int i = 0; i < nl || i < ng; i++) {
-            if (i < nl) r->cand16[n++] = legacy[i];
-            if (i < ng) {
-                conv_cand &c = r->cand16[n++];
-                c.plan = i;
-                c.algo = 0;
-                c.math = CUDNN_DEFAULT_MATH;
-                c.ws = conv_graph_ws(cg, i);
-            }
-        }
-        r->n_cand16 = n;
-    }
-    r->legacy16 = r->cand16[0];   /* the search's first, always legacy */
-    size_t most = 0;
-    for (int i = 0; i < r->n_cand16; i++)
-        if (r->cand16[i].ws > most) most = r->cand16[i].ws;
-    kbv_err scratch;
-    memset(&scratch, 0, sizeof scratch);
-    if (base_need_ws(b, most, &scratch) != 0) {
-        cudaGetLastError();   /* an allocation failure is not sticky */
-        int n = 1;
-        for (int i = 1; i < r->n_cand16; i++)
-            if (r->cand16[i].ws <= r->cand16[0].ws) r->cand16[n++] = r->cand16[i];
-        r->n_cand16 = n;
-        int rc = base_need_ws(b, r->cand16[0].ws, e);
-        if (rc) return rc;
-    }
-    r->ws_asked = b->ws_bytes;
-    int best = 0;
-    if (r->n_cand16 > 1) {
-        float med[CONV_ALL];
-        contest16 ctx = { b, r, x, w, y };
-        int rc = base_contest(b, r->n_cand16, contestant16, &ctx, s, CONV_TUNE_BUDGET_MS, med, e);
-        if (rc) return rc;
-        best = base_contest_winner(med, r->n_cand16);
-        if (best < 0) best = 0;
-    }
-    r->use16 = r->cand16[best];
-    /* the legacy algorithm in place: the choice itself, or a plan's
-     * fallback, the search's first (whose workspace the context has) */
-    if (r->use16.plan < 0) r->legacy16 = r->use16;
-    if (A.cudnnSetConvolutionMathType(r->cd16, r->legacy16.math) != CUDNN_STATUS_SUCCESS)
-        return err_set(e, KBV_ERUNTIME, "baseline %s: cudnnSetConvolutionMathType failed", b->p->id);
-    r->ready16 = 1;
-    /* The workspace stays as grown for the candidates: another runner of
-     * the context (the depthwise-separable problem's second convolution)
-     * may have chosen after this one's fp32 sizing, and shrinking here could
-     * take the room its bf16 choice needs. */
-    return 0;
-}
-
-} /* namespace */
-
-int conv_runner_run_bf16(base_ctx *b, conv_runner *r, const void *x, const void *w, const void *bias, void *y,
-                         cudaStream_t s, kbv_err *e)
-{
-    if (!r->ready16) {
-        int rc = choose16(b, r, x, w, y, s, e);
-        if (rc) return rc;
-    }
-    cudnnStatus_t st = dnn_run16(b, r, r->use16, x, w, y, s);
-    if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "bf16 convolution", st, e);
-    if (bias) {
-        long long S = r->y_per / r->g.cout, planes = r->g.n * r->g.cout;
-        int vec = S % 8 == 0 && (uintptr_t)y % 16 == 0;
-        long long per = vec ? S / 8 : S;
-        unsigned gx = (unsigned)((per + 255) / 256), gy = (unsigned)(planes < 65535 ? planes : 65535);
-        if (gx > 64) gx = 64;
-        bias_bf16<<<dim3(gx, gy), 256, 0, s>>>((__nv_bfloat16 *)y, (const __nv_bfloat16 *)bias, planes, S,
-                                               r->g.cout, vec);
-        cudaError_t ce = cudaGetLastError();
-        if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 bias launch", ce);
-    }
-    if (!r->noted16) {
-        r->noted16 = 1;
-        char nm[96];
-        if (r->use16.plan >= 0 && r->graph16 && conv_graph_fits(r->graph16, x, w, y))
-            conv_graph_describe(r->graph16, r->use16.plan, nm, sizeof nm);
-        else
-            snprintf(nm, sizeof nm, "legacy %s algo %d (math %d)", r->g.transposed ? "backward-data" : "forward",
-                     r->legacy16.algo, (int)r->legacy16.math);
-        base_note_choice(b, BASE_BF16, "conv: cuDNN bf16 %s, fp32 compute%s", nm,
-                         bias ? ", bias by kbv's bf16 pass" : "");
-    }
-    return 0;
-}
 
 void conv_runner_destroy(conv_runner *r)
 {
