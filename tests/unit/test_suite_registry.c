@@ -276,8 +276,8 @@ static void test_bf16_paths(void **state)
         n[k]++;
     }
     assert_int_equal(n[0] + n[1] + n[2], suite_count());
-    /* products, activations, softmax, norms, convolutions, pooling and
-     * reductions are native */
+    /* products, activations, softmax, norms, convolutions, pooling,
+     * reductions and losses are native */
     assert_int_equal(suite_bf16_path(need("L1_001_square_matrix_multiplication")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_019_relu")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_023_softmax")), BF16_NATIVE);
@@ -285,13 +285,14 @@ static void test_bf16_paths(void **state)
     assert_int_equal(suite_bf16_path(need("L1_050_conv_standard_2d__square_input__square_kernel")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_042_max_pooling_2d")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_051_argmax_over_a_dimension")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_095_crossentropyloss")), BF16_NATIVE);
     /* a linear layer with elementwise steps only is native; with a
      * reduction after it, its product is; a convolution's chain runs its
      * convolution in bf16 */
     assert_int_equal(suite_bf16_path(need("L2_063_gemm_relu_divide")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L2_014_gemm_divide_sum_scaling")), BF16_NATIVE_PRODUCER);
     assert_int_equal(suite_bf16_path(need("L2_021_conv2d_add_scale_sigmoid_groupnorm")), BF16_NATIVE_PRODUCER);
-    /* two linear layers, scans, losses and attention fall back */
+    /* two linear layers, scans and attention fall back */
     assert_int_equal(suite_bf16_path(need("L2_045_gemm_sigmoid_logsumexp")), BF16_FALLBACK);
     assert_int_equal(suite_bf16_path(need("L1_089_cumsum")), BF16_FALLBACK);
     assert_int_equal(suite_bf16_path(need("L1_097_scaleddotproductattention")), BF16_FALLBACK);
