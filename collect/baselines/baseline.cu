@@ -236,7 +236,11 @@ extern "C" int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_e
     /* A problem without a matrix product has one baseline: tf32 = fp32. */
     if (!b->p->uses_tf32 && v == BASE_TF32) v = BASE_FP32;
     if (b->blas) {
+        /* cublasSetStream returns the handle to cuBLAS's own workspace
+         * pool: the context's (counted, PyTorch's size) is set again, for
+         * the families that call cuBLAS directly (base_gemm does too) */
         cublasStatus_t bs = cublasSetStream(b->blas, call->stream);
+        if (bs == CUBLAS_STATUS_SUCCESS && b->blas_ws) bs = cublasSetWorkspace(b->blas, b->blas_ws, b->blas_ws_bytes);
         if (bs != CUBLAS_STATUS_SUCCESS)
             return err_set(e, KBV_ERUNTIME, "baseline %s: cublasSetStream: %s", b->p->id,
                            cublasGetStatusString(bs));

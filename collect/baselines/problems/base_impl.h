@@ -118,6 +118,9 @@ int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long 
 /* Row softmax (or log-softmax) of [rows, d] on stream s (softmax.cu). */
 void base_softmax_rows(const float *x, float *y, long long rows, long long d, int log_softmax,
                        cudaStream_t s);
+/* The same on bfloat16 rows (float arithmetic, one rounding per output);
+ * x == y is allowed. */
+void base_softmax_rows_bf16(const void *x, void *y, long long rows, long long d, int log_softmax, cudaStream_t s);
 
 /* A row-major GEMM C[m,n] = alpha op(A) op(B) + beta C, batched with
  * strides (elements; 0 = shared), through the context's cuBLAS handle in
