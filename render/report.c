@@ -120,6 +120,15 @@ static void global_vars(rctx *r)
     tvars_set(v, "n_bf16_sets", "%d", m->n_bsets);
     tvars_set(v, "atol_bf16", "%s", rep_jtext(tb, "atol", b, sizeof b, "0.01"));
     tvars_set(v, "rtol_bf16", "%s", rep_jtext(tb, "rtol", b, sizeof b, "0.01"));
+    /* Runs since the scale-aware rule record its factor (atol_scale); an
+     * older run's absolute term was the plain atol. */
+    const cJSON *sc = tb ? cJSON_GetObjectItemCaseSensitive(tb, "atol_scale") : NULL;
+    int scaled = cJSON_IsString(sc) && sc->valuestring[0];
+    tvars_set(v, "atol_bf16_scale", "%s", scaled ? " min(1, max |ref|)" : "");
+    tvars_set(v, "bf16_tol_note", "%s",
+              scaled ? "max |ref| over the output tensor: KernelBench-Verified's BF16 tolerance with its absolute "
+                       "term scaled down for tensors of small values"
+                     : "KernelBench-Verified's BF16 tolerance");
     /* Where the per-problem tables' D5 texts come from. */
     tvars_set(v, "d5_source", "%s",
               !m->d5 ? "not known for this run"

@@ -11,6 +11,10 @@
 
 #include "base_impl.h"
 
+extern "C" {
+#include "bf16path.h"
+}
+
 namespace {
 
 const base_family *const families[] = {
@@ -203,6 +207,9 @@ extern "C" int base_create(const suite_problem *p, const kbv_call *example, base
     if (f->available && !f->available(p, &why))
         return err_set(e, KBV_ERUNTIME, "baseline %s: cannot run here: %s", p->id,
                        why ? why : "unavailable");
+    if (suite_bf16_path(p) != BF16_FALLBACK && !f->run_bf16)
+        return err_set(e, KBV_EINPUT, "baseline.cu: %s: bf16path.c says %s, family %s has no bf16 path", p->id,
+                       suite_bf16_path_name(suite_bf16_path(p)), f->name);
     base_ctx *b = (base_ctx *)calloc(1, sizeof *b);
     if (!b) return err_set(e, KBV_ENOMEM, "baseline.cu: %s: out of memory", p->id);
     b->p = p;
@@ -230,13 +237,20 @@ extern "C" int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_e
     /* A problem without a matrix product has one baseline: tf32 = fp32. */
     if (!b->p->uses_tf32 && v == BASE_TF32) v = BASE_FP32;
     if (b->blas) {
+        /* cublasSetStream returns the handle to cuBLAS's own workspace
+         * pool: the context's (counted, PyTorch's size) is set again, for
+         * the families that call cuBLAS directly (base_gemm does too) */
         cublasStatus_t bs = cublasSetStream(b->blas, call->stream);
+        if (bs == CUBLAS_STATUS_SUCCESS && b->blas_ws) bs = cublasSetWorkspace(b->blas, b->blas_ws, b->blas_ws_bytes);
         if (bs != CUBLAS_STATUS_SUCCESS)
             return err_set(e, KBV_ERUNTIME, "baseline %s: cublasSetStream: %s", b->p->id,
                            cublasGetStatusString(bs));
     }
+    /* The bf16 path is the registry's decision (bf16path.h), so that
+     * `kbv list` says what runs. */
     if (v == BASE_BF16)
-        return b->fam->run_bf16 ? b->fam->run_bf16(b, call, e) : base_bf16_fallback(b, call, e);
+        return suite_bf16_path(b->p) != BF16_FALLBACK ? b->fam->run_bf16(b, call, e)
+                                                       : base_bf16_fallback(b, call, e);
     return b->fam->run(b, v, call, e);
 }
 

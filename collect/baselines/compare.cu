@@ -123,6 +123,20 @@ __global__ void cmp_kernel(const TO *out, const TR *ref, int64_t n, double atol,
     }
 }
 
+/* The largest finite |ref|: per thread, then per warp, merged as the
+ * bits of a non-negative float (their order is the values'). */
+__global__ void absmax_kernel(const float *ref, int64_t n, unsigned int *acc)
+{
+    float m = 0.0f;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float a = fabsf(ref[i]);
+        if (isfinite(a) && a > m) m = a;
+    }
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if ((threadIdx.x & 31) == 0) atomicMax(acc, __float_as_uint(m));
+}
+
 /* Fingerprint: the sum (mod 2^64) of a strong mix of each 8-byte word with
  * its index.  A sum is independent of the order the blocks finish in, and
  * the per-word mix makes any change of a word or a swap of two words move
@@ -240,6 +254,23 @@ extern "C" int cmp_tensors(const void *out, const void *ref, int64_t n, kbv_dtyp
     else if (mt <= 1e-3) st->tier = 1;
     else if (mt <= 1e-2) st->tier = 2;
     else st->tier = 3;
+    return 0;
+}
+
+extern "C" int cmp_absmax(const float *ref, int64_t n, cudaStream_t s, double *m, kbv_err *e)
+{
+    *m = 0;
+    if (n <= 0) return 0;
+    unsigned int *acc = NULL;
+    int rc = scratch((void **)&acc, sizeof *acc, s, e, "cmp_absmax");
+    if (rc) return rc;
+    absmax_kernel<<<grid_for(n, 256), 256, 0, s>>>(ref, n, acc);
+    unsigned int h = 0;
+    rc = finish(acc, &h, sizeof h, s, e, "cmp_absmax");
+    if (rc) return rc;
+    float f;
+    memcpy(&f, &h, sizeof f);
+    *m = (double)f;
     return 0;
 }
 

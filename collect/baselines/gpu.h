@@ -63,6 +63,10 @@ typedef struct {
  * floats: the BF16 setting's reference is computed in fp32. */
 int cmp_tensors(const void *out, const void *ref, int64_t n, kbv_dtype dtype,
                 double atol, double rtol, cudaStream_t s, cmp_stats *st, kbv_err *e);
+/* *m = the largest |ref[i]| of n float values on the device, non-finite
+ * ones left out (0 when none is finite): the scale of a BF16-setting
+ * reference tensor (verdict_bf16_atol).  Synchronises s. */
+int cmp_absmax(const float *ref, int64_t n, cudaStream_t s, double *m, kbv_err *e);
 /* A 64-bit fingerprint of a device buffer (probes: identity, caching,
  * mutation, determinism, deferred work); synchronises s. */
 int cmp_fingerprint(const void *dev, size_t bytes, cudaStream_t s, uint64_t *fp, kbv_err *e);

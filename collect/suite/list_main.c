@@ -16,6 +16,7 @@
 #include "err.h"
 #include "sbuf.h"
 #include "suite.h"
+#include "bf16path.h"
 #include "suite_host.h"
 
 static const char *dtype_name(kbv_dtype d)
@@ -64,6 +65,7 @@ static cJSON *problem_json(const suite_problem *p)
     }
     cJSON_AddNumberToObject(o, "flops", p->flops);
     cJSON_AddNumberToObject(o, "min_bytes", p->min_bytes);
+    if (p->floor_flops > 0) cJSON_AddNumberToObject(o, "floor_flops", p->floor_flops);
     /* The problem's own hard case in words, where it has one. */
     sbuf d5 = {0};
     if (suite_d5_text(&d5, p) && d5.s) cJSON_AddStringToObject(o, "d5", d5.s);
@@ -73,6 +75,8 @@ static cJSON *problem_json(const suite_problem *p)
     cJSON *bl = cJSON_AddArrayToObject(o, "baselines");
     cJSON_AddItemToArray(bl, cJSON_CreateString("fp32"));
     cJSON_AddItemToArray(bl, cJSON_CreateString("tf32"));
+    /* how the BF16 setting's baseline runs it (DESIGN 5b) */
+    cJSON_AddStringToObject(o, "bf16_baseline", suite_bf16_path_name(suite_bf16_path(p)));
     const char *why = NULL;
     if (!suite_host_available(p, &why)) {
         cJSON_AddBoolToObject(o, "available", 0);

@@ -92,6 +92,15 @@ typedef struct suite_problem {
     /* Which baseline implementation runs it; the GPU side (baseline.h)
      * dispatches on op and reads the attributes and shapes. */
     int op;
+    /* The FLOPs that a correct computation cannot avoid, where an
+     * algebraic identity removes most of `flops` (a row sum of a linear
+     * layer is one matrix-vector product with W's column sums, a max
+     * minus its own mean over a dimension of size 1 is 0; the global
+     * average of a transposed convolution needs only each input plane's
+     * sum); 0: all of `flops`.  The physical floor (DESIGN 5a step 6)
+     * counts these, so that a candidate that uses the identity is not
+     * taken for one that skips work. */
+    double floor_flops;
 } suite_problem;
 
 int suite_count(void);

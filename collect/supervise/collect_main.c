@@ -343,6 +343,8 @@ static cJSON *make_config(const copts *o, const plan *pl)
     cJSON *tb = cJSON_AddObjectToObject(c, "tolerance_bf16");
     jio_add_num(tb, "atol", COPTS_BF16_ATOL);
     jio_add_num(tb, "rtol", COPTS_BF16_RTOL);
+    /* the absolute term is atol min(1, max |ref|) per output tensor */
+    cJSON_AddStringToObject(tb, "atol_scale", COPTS_BF16_ATOL_SCALE);
     cJSON_AddStringToObject(c, "precision", o->precision);
     cJSON_AddNumberToObject(c, "correct_trials", (double)o->trials);
     cJSON *d = cJSON_AddArrayToObject(c, "distributions");

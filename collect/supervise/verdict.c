@@ -21,6 +21,12 @@ int verdict_tier_of(double ratio)
 
 int verdict_tier_worse(int a, int b) { return a > b ? a : b; }
 
+double verdict_bf16_atol(double tau, double ref_absmax)
+{
+    if (!(ref_absmax > 0)) return 0.0;   /* also NaN */
+    return tau * (ref_absmax < 1.0 ? ref_absmax : 1.0);
+}
+
 int verdict_check_pass(int64_t mismatches, int64_t nonfinite, int64_t unwritten)
 {
     return mismatches == 0 && nonfinite == 0 && unwritten == 0;

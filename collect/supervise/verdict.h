@@ -16,6 +16,16 @@ int verdict_tier_of(double ratio);
 /* Combines two tiers (of two outputs): the worse one. */
 int verdict_tier_worse(int a, int b);
 
+/* The absolute term of the BF16 setting's tolerance for one output
+ * tensor: tau min(1, ref_absmax), where ref_absmax is the largest |ref| of
+ * the tensor's finite reference values (0 when it has none).  An element
+ * passes when |out - ref| <= that + rtol |ref| (DESIGN 5b): never looser
+ * than KernelBench-Verified's tau, and as strict, in proportion, for a
+ * tensor whose values are all small, where a fixed tau would pass any
+ * output of the right sign and size (a softmax over 393216 values has
+ * outputs near 2.5e-6).  A NaN or negative ref_absmax counts as 0. */
+double verdict_bf16_atol(double tau, double ref_absmax);
+
 /* A check passes when no element mismatches (non-finite outputs where the
  * reference is finite and poison left unwritten count as mismatches). */
 int verdict_check_pass(int64_t mismatches, int64_t nonfinite, int64_t unwritten);

@@ -523,12 +523,14 @@ void wk_probes_after_timing(worker *w)
     for (int i = 0; i < w->p->n_inputs; i++) ref_io += (double)w->rin_bytes[i];
     for (int i = 0; i < w->p->n_outputs; i++) ref_io += (double)w->rout_bytes[i];
     double min_bytes = ref_io > 0 ? w->p->min_bytes * (double)w->io_bytes / ref_io : w->p->min_bytes;
-    double floor_ms = verdict_floor_ms(min_bytes, w->p->flops, w->copy_gbps, w->tf32_tflops);
+    /* the FLOPs no correct computation avoids (suite.h floor_flops) */
+    double flops = w->p->floor_flops > 0 ? w->p->floor_flops : w->p->flops;
+    double floor_ms = verdict_floor_ms(min_bytes, flops, w->copy_gbps, w->tf32_tflops);
     double t = w->med_gpu[V_CAND];
     int fpass = verdict_floor_pass(t, floor_ms);
     snprintf(det, sizeof det,
              "median %.4g ms vs floor %.4g ms = max(%.4g bytes / %.4g GB/s copy bandwidth, %.4g FLOP / (2 x %.4g TFLOP/s tf32))%s",
-             t, floor_ms, min_bytes, w->copy_gbps, w->p->flops, w->tf32_tflops,
+             t, floor_ms, min_bytes, w->copy_gbps, flops, w->tf32_tflops,
              fpass ? "" : ": faster than the hardware can move or compute it");
     cJSON *r = wk_rec(KBV_REC_PROBE);
     cJSON_AddStringToObject(r, KBV_K_PROBE, "physical-floor");

@@ -22,6 +22,7 @@ for p in ps:
     for k in ("id", "level", "name", "inputs", "outputs", "attrs", "flops", "min_bytes", "baselines"):
         assert k in p, (p["id"], k)
     assert p["baselines"] == ["fp32", "tf32"]
+    assert p["bf16_baseline"] in ("native", "native-producer", "fallback"), p["id"]
     for t in p["inputs"]:
         assert set(("name", "shape", "dtype", "role")) <= set(t), p["id"]
         assert t["role"] in ("input", "parameter")

@@ -18,6 +18,8 @@ from test_l1_conv import conv_ref, convT_ref, geo
 sys.argv = _argv
 from math import erf
 
+# the generator imports its sibling naive_l3.py
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 _spec = importlib.util.spec_from_file_location("gen", os.path.join(ROOT, "scripts", "gen-naive-candidates.py"))
 gen = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen)

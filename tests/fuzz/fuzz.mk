@@ -26,7 +26,7 @@ FUZZ_LDLIBS  := $(LDLIBS_COMMON) -pthread -ldl
 FUZZ_COMMON  := $(wildcard common/*.c)
 FUZZ_ANALYZE := $(filter-out analyze/main.c,$(wildcard analyze/*.c))
 FUZZ_RENDER  := render/model.c render/tmpl.c render/style.c render/canvas.c render/fontm.c
-FUZZ_SUITE   := collect/suite/suite.c collect/suite/suite_host.c $(wildcard collect/suite/problems/*.c)
+FUZZ_SUITE   := collect/suite/suite.c collect/suite/suite_host.c collect/suite/bf16path.c $(wildcard collect/suite/problems/*.c)
 
 # Each harness and the sources it needs.
 FUZZ_NAMES   := journal journal_par manifest analysis render template style setjson prompt sums resume merge parity

@@ -38,6 +38,50 @@ static void test_tiers(void **state)
     assert_int_equal(verdict_tier_worse(3, 1), 3);
 }
 
+/* The BF16 setting's element test with verdict_bf16_atol's absolute term. */
+static int bf16_elem_pass(double out, double ref, double ref_absmax)
+{
+    return fabs(out - ref) <= verdict_bf16_atol(1e-2, ref_absmax) + 1e-2 * fabs(ref);
+}
+
+static void test_bf16_atol(void **state)
+{
+    (void)state;
+    /* tau min(1, max |ref|): KernelBench-Verified's tau at a scale of 1 or
+     * more, proportionally smaller below it, 0 for an all-zero (or
+     * all-non-finite) reference */
+    assert_true(fabs(verdict_bf16_atol(1e-2, 1.0) - (1e-2)) <= 0);
+    assert_true(fabs(verdict_bf16_atol(1e-2, 250.0) - (1e-2)) <= 0);
+    assert_true(fabs(verdict_bf16_atol(1e-2, 0.25) - (2.5e-3)) <= 1e-18);
+    assert_true(fabs(verdict_bf16_atol(1e-2, 1e-5) - (1e-7)) <= 1e-20);
+    assert_true(fabs(verdict_bf16_atol(1e-2, 0.0) - (0.0)) <= 0);
+    assert_true(fabs(verdict_bf16_atol(1e-2, -1.0) - (0.0)) <= 0);
+    assert_true(fabs(verdict_bf16_atol(1e-2, NAN) - (0.0)) <= 0);
+    /* never looser than the fixed rule, whatever the scale */
+    for (double m = 1e-8; m < 1e4; m *= 3.7) assert_true(verdict_bf16_atol(1e-2, m) <= 1e-2);
+    /* t-bf16-wrong's softmax (tests/gpu/sets/bf16-wrong): rows of 393216
+     * values whose outputs are near 2.5e-6 (largest about 4.3e-6), off by
+     * up to 1.1e-5 where its bfloat16 row sums stalled.  The fixed rule
+     * passed it; the scaled one fails it. */
+    double sm_max = 4.3e-6;
+    assert_true(fabs(1.36e-5 - 2.5e-6) <= 1e-2 + 1e-2 * 2.5e-6);
+    assert_false(bf16_elem_pass(1.36e-5, 2.5e-6, sm_max));
+    /* a correct bfloat16 softmax rounds each output once: off by at most
+     * 2^-9 of the value, inside the relative term alone */
+    double r = 2.5e-6, o = r * (1.0 + 1.0 / 512.0);
+    assert_true(bf16_elem_pass(o, r, sm_max));
+    /* an element near zero in a tensor of unit scale keeps the absolute
+     * term of the fixed rule: a cancellation error of 5e-3 passes */
+    assert_true(bf16_elem_pass(5e-3, 0.0, 3.0));
+    /* ... and in a tensor scaled by 0.01 (D3) one of 5e-5 does, 5e-4 not */
+    assert_true(bf16_elem_pass(5e-5, 0.0, 0.01));
+    assert_false(bf16_elem_pass(5e-4, 0.0, 0.01));
+    /* an output 5% off fails at every scale (fb-incorrect on D1 and D3) */
+    assert_false(bf16_elem_pass(1.05, 1.0, 1.0));
+    assert_false(bf16_elem_pass(0.0105, 0.01, 0.01));
+    assert_true(bf16_elem_pass(0.0105, 0.01, 1.0) == (0.0005 <= 1e-2 + 1e-4));
+}
+
 static void test_check_pass(void **state)
 {
     (void)state;
@@ -217,6 +261,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiers),           cmocka_unit_test(test_check_pass),
+        cmocka_unit_test(test_bf16_atol),
         cmocka_unit_test(test_independence),    cmocka_unit_test(test_deferred_timing),
         cmocka_unit_test(test_floor),           cmocka_unit_test(test_scan_flags),
         cmocka_unit_test(test_worker_records),

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "suite.h"
+#include "bf16path.h"
 #include "ops.h"
 
 static const suite_problem *need(const char *id)
@@ -235,6 +236,72 @@ static void test_sample_flops_and_bytes(void **state)
     assert_true(p->flops == 16777216.0);              /* one multiply per element, 4096^2 */
 }
 
+/* floor_flops: only where an identity removes most of the FLOPs, each
+ * well below the problem's FLOPs yet at least one operation per element
+ * of the input it must read (x, and W for a linear layer); absent
+ * elsewhere (0). */
+static void test_floor_flops(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (int i = 0; i < suite_count(); i++) {
+        const suite_problem *p = suite_get(i);
+        if (p->floor_flops == 0) continue;
+        n++;
+        assert_true(p->floor_flops > 0 && p->floor_flops < 0.1 * p->flops);
+        double in = 0;
+        for (int k = 0; k < p->n_inputs; k++) {
+            double e = 1;
+            for (int d = 0; d < p->inputs[k].ndim; d++) e *= (double)p->inputs[k].shape[d];
+            if (k <= 1 || p->level == 2) in = in > e ? in : e;
+        }
+        assert_true(p->floor_flops >= in);
+    }
+    assert_int_equal(n, 7);
+    const suite_problem *p = need("L2_014_gemm_divide_sum_scaling");
+    /* W's column sums (H K additions) and the matrix-vector product (2 N K) */
+    assert_true(p->floor_flops == 8192.0 * 8192 + 2.0 * 1024 * 8192);
+    assert_true(need("L1_001_square_matrix_multiplication")->floor_flops == 0);
+}
+
+/* The bf16 baseline's path (bf16path.c): what `kbv list --json` prints
+ * and the dispatcher follows. */
+static void test_bf16_paths(void **state)
+{
+    (void)state;
+    int n[3] = {0, 0, 0};
+    for (int i = 0; i < suite_count(); i++) {
+        bf16_path k = suite_bf16_path(suite_get(i));
+        assert_true(k >= BF16_FALLBACK && k <= BF16_NATIVE_PRODUCER);
+        n[k]++;
+    }
+    assert_int_equal(n[0] + n[1] + n[2], suite_count());
+    /* products, activations, softmax, norms, convolutions, pooling,
+     * reductions and losses are native */
+    assert_int_equal(suite_bf16_path(need("L1_001_square_matrix_multiplication")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_019_relu")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_023_softmax")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_036_rmsnorm")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_050_conv_standard_2d__square_input__square_kernel")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_042_max_pooling_2d")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_051_argmax_over_a_dimension")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L1_095_crossentropyloss")), BF16_NATIVE);
+    /* a linear layer with elementwise steps only is native; with a
+     * reduction after it, its product is; a convolution's chain runs its
+     * convolution in bf16 */
+    assert_int_equal(suite_bf16_path(need("L2_063_gemm_relu_divide")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L2_014_gemm_divide_sum_scaling")), BF16_NATIVE_PRODUCER);
+    assert_int_equal(suite_bf16_path(need("L2_021_conv2d_add_scale_sigmoid_groupnorm")), BF16_NATIVE_PRODUCER);
+    /* two linear layers and scans fall back; attention runs PyTorch's
+     * math path natively */
+    assert_int_equal(suite_bf16_path(need("L2_045_gemm_sigmoid_logsumexp")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L1_089_cumsum")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L1_097_scaleddotproductattention")), BF16_NATIVE);
+    assert_string_equal(suite_bf16_path_name(BF16_NATIVE), "native");
+    assert_string_equal(suite_bf16_path_name(BF16_NATIVE_PRODUCER), "native-producer");
+    assert_string_equal(suite_bf16_path_name(BF16_FALLBACK), "fallback");
+}
+
 /* Generators and distributions: at level 1, D5 for the hinge loss
  * (alternating targets) and the elementwise activations (rows of
  * alternating sign) only; parameters and labels keep their scale; PyTorch's
@@ -283,6 +350,8 @@ int main(void)
         cmocka_unit_test(test_problem_invariants),
         cmocka_unit_test(test_sample_shapes),
         cmocka_unit_test(test_sample_flops_and_bytes),
+        cmocka_unit_test(test_floor_flops),
+        cmocka_unit_test(test_bf16_paths),
         cmocka_unit_test(test_generators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

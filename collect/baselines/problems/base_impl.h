@@ -120,6 +120,9 @@ int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long 
 /* Row softmax (or log-softmax) of [rows, d] on stream s (softmax.cu). */
 void base_softmax_rows(const float *x, float *y, long long rows, long long d, int log_softmax,
                        cudaStream_t s);
+/* The same on bfloat16 rows (float arithmetic, one rounding per output);
+ * x == y is allowed. */
+void base_softmax_rows_bf16(const void *x, void *y, long long rows, long long d, int log_softmax, cudaStream_t s);
 
 /* A row-major GEMM C[m,n] = alpha op(A) op(B) + beta C, batched with
  * strides (elements; 0 = shared), through the context's cuBLAS handle in
@@ -131,6 +134,17 @@ int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long lon
               float alpha, const float *A, long long lda, long long sa, const float *B,
               long long ldb, long long sb, float beta, float *C, long long ldc, long long sc,
               long long batch, cudaStream_t s, kbv_err *e);
+/* A row-major bfloat16 linear layer Y[m, n] = X[m, k] W[n, k]^T (+ bias[n])
+ * on stream s: bfloat16 operands, bias and output, float accumulation
+ * (CUBLAS_COMPUTE_32F), the bias added by cuBLASLt's epilogue
+ * (CUBLASLT_EPILOGUE_BIAS; none when bias is NULL): what PyTorch's F.linear
+ * runs on bfloat16 tensors (cuBLASLt's gemm_and_bias).  The first call of a
+ * shape builds its plan and times cuBLASLt's first few algorithms against
+ * the heuristic's first (base_contest; synchronising s and overwriting Y),
+ * names the choice in the bf16 variant's choice text and keeps it in b
+ * (base_gemm_release frees it).  The pointers belong to the caller. */
+int base_linear_bf16(base_ctx *b, long long m, long long n, long long k, const void *X, const void *W,
+                     const void *bias, void *Y, cudaStream_t s, kbv_err *e);
 /* Frees what base_gemm cached in b (called by base_destroy). */
 void base_gemm_release(base_ctx *b);
 
@@ -166,6 +180,13 @@ int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w
  * (synchronising s) and keeps the fastest. */
 int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x, const float *w,
                     const float *bias, float *y, cudaStream_t s, kbv_err *e);
+/* y = conv(x, w) (+ bias[c]) on bfloat16 tensors, on stream s: cuDNN with
+ * bfloat16 tensors and float compute (the first results of cudnnFind and
+ * the graph API's plans, re-timed with base_contest at the first call,
+ * which synchronises s and overwrites y), the bias by kbv's bfloat16 pass.
+ * Names its choice in the bf16 variant's text once. */
+int conv_runner_run_bf16(base_ctx *b, conv_runner *r, const void *x, const void *w, const void *bias, void *y,
+                         cudaStream_t s, kbv_err *e);
 void conv_runner_destroy(conv_runner *r);
 
 /* --- one convolution as a cuDNN graph (conv_graph.cu) ----------------------
@@ -185,6 +206,7 @@ struct conv_graph_shape {
     long long x[5], x_str[5], w[5], w_str[5], y[5], y_str[5];
     long long pad[3], stride[3], dil[3];   /* rank - 2 of each */
     long long align;
+    int bf16;                 /* x, w and y bfloat16 (the bf16 baseline), else float; compute float */
 };
 /* Builds the graph on handle h with the functions of the already opened
  * cuDNN library lib (a dlopen handle) and finalizes up to

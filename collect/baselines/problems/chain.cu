@@ -11,7 +11,8 @@
  * linear layers (w2) run the first steps on the first layer's output, and
  * an average pooling of the input (in_pool) runs before the convolution.
  * The post stages, if any, follow in chain_post.cu; the elementwise steps
- * themselves are in chain_ew.h.
+ * themselves are in chain_ew.h.  The bf16 baseline's paths are at the end
+ * (run_bf16).
  *
  * The tensor after the producer is [N, C, S]; the elementwise kernels see
  * it as `rows` rows of L contiguous elements with a 2D grid (y: row), so
@@ -19,6 +20,7 @@
  * is one (n, c) plane (channel = row % C), for S = 1 (a linear layer) a row
  * is one sample (channel = position in the row).
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -29,29 +31,46 @@
 #include "chain_ew.h"
 
 extern "C" {
+#include "bf16path.h"
 #include "chain.h"
 #include "suite_host.h"
 }
 
 namespace {
 
+/* Stores of the elementwise pass: float, or bfloat16 (the bf16 baseline's
+ * last pass, straight into the call's output). */
+__device__ __forceinline__ void st4(float *y, long long i4, float4 v) { reinterpret_cast<float4 *>(y)[i4] = v; }
+__device__ __forceinline__ unsigned bf_pack2(float lo, float hi)
+{
+    return (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) |
+           ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
+}
+__device__ __forceinline__ void st4(__nv_bfloat16 *y, long long i4, float4 v)
+{
+    reinterpret_cast<uint2 *>(y)[i4] = make_uint2(bf_pack2(v.x, v.y), bf_pack2(v.z, v.w));
+}
+__device__ __forceinline__ void st1(float *y, long long j, float v) { y[j] = v; }
+__device__ __forceinline__ void st1(__nv_bfloat16 *y, long long j, float v) { y[j] = __float2bfloat16_rn(v); }
+
 /* grid (x: chunks of a row, y: rows); in place is allowed (x == y). */
-__global__ void __launch_bounds__(256) ew_kernel(const float *x, float *y, ew_args A)
+template <class TO>
+__global__ void __launch_bounds__(256) ew_kernel(const float *x, TO *y, ew_args A)
 {
     for (long long row = blockIdx.y; row < A.rows; row += gridDim.y) {
         const float *xr = x + row * A.L;
-        float *yr = y + row * A.L;
+        TO *yr = y + row * A.L;
         if (A.L % 4 == 0) {
             long long l4 = A.L / 4;
             for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < l4;
                  i += (long long)gridDim.x * blockDim.x) {
                 float4 v = reinterpret_cast<const float4 *>(xr)[i];
-                reinterpret_cast<float4 *>(yr)[i] = apply4(A, v, row, 4 * i);
+                st4(yr, i, apply4(A, v, row, 4 * i));
             }
         } else {
             for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < A.L;
                  j += (long long)gridDim.x * blockDim.x)
-                yr[j] = apply(A, xr[j], row, j);
+                st1(yr, j, apply(A, xr[j], row, j));
         }
     }
 }
@@ -268,6 +287,7 @@ struct chain_state {
     float *xin;                 /* the average-pooled input (in_pool) */
     double2 *part;              /* plane sums */
     float2 *stat;               /* per statistic group */
+    void *pre16;                /* bf16: a convolution's bfloat16 output, allocated at its first bf16 run */
 };
 
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
@@ -358,7 +378,8 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     return 0;
 }
 
-void launch_ew(const base_ctx *b, const float *x, float *y, ew_args A, cudaStream_t s)
+template <class TO>
+void launch_ew(const base_ctx *b, const float *x, TO *y, ew_args A, cudaStream_t s)
 {
     long long per_row = A.L % 4 == 0 ? A.L / 4 : A.L;
     unsigned gx = (unsigned)((per_row + 255) / 256);
@@ -366,14 +387,18 @@ void launch_ew(const base_ctx *b, const float *x, float *y, ew_args A, cudaStrea
     long long want = (long long)b->sm_count * 64 / (gy ? gy : 1);
     if (want < 1) want = 1;
     if ((long long)gx > want) gx = (unsigned)want;
-    ew_kernel<<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
+    ew_kernel<TO><<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
 }
 
 /* Steps 2 to 5 of the chain on the producer's output pre (float): into
  * c's output, or into the middle buffer when post stages follow; c's
- * parameters are float. */
-int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e)
+ * parameters are float.  With out16 (the bf16 baseline: the bfloat16
+ * output of the call that c widens) and no post stages, a last
+ * elementwise pass writes its result rounded into out16 instead, saving
+ * the separate rounding pass, and *wrote16 says so. */
+int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16 = NULL, int *wrote16 = NULL)
 {
+    if (wrote16) *wrote16 = 0;
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
     cudaStream_t s = c->stream;
@@ -474,7 +499,10 @@ int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e)
     }
     /* 4. the normalisation and the last steps, into the output */
     chain_fill_ops(&B, sp->ew2, c);
-    if (B.norm || B.n_ops) {
+    if ((B.norm || B.n_ops) && out16 && wrote16 && !cs->post) {
+        launch_ew(b, cur, (__nv_bfloat16 *)out16, B, s);
+        *wrote16 = 1;
+    } else if (B.norm || B.n_ops) {
         launch_ew(b, cur, out, B, s);
         cur = out;
     } else if (cur != out && !cs->post) {
@@ -532,17 +560,150 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     return run_rest(b, c, pre, e);
 }
 
-/* bf16: a single linear layer's product runs on the bfloat16 operands
- * (cuBLAS, CUBLAS_COMPUTE_32F, the library's kernel) into the float
- * intermediate, whose steps then run as in fp32 on the widened parameters,
- * and the output is rounded to bfloat16 once.  Two linear layers, a pooled
- * input and a convolution's chain take the fallback (baseline.cu). */
+/* The elementwise steps A on bfloat16 rows, x to y (in place allowed):
+ * eight values (16 bytes) a load where the row length allows, float
+ * arithmetic, each result rounded to bfloat16 once. */
+__global__ void __launch_bounds__(256) ew_kernel_bf16(const __nv_bfloat16 *x, __nv_bfloat16 *y, ew_args A)
+{
+    for (long long row = blockIdx.y; row < A.rows; row += gridDim.y) {
+        const __nv_bfloat16 *xr = x + row * A.L;
+        __nv_bfloat16 *yr = y + row * A.L;
+        if (A.L % 8 == 0) {
+            long long l8 = A.L / 8;
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < l8;
+                 i += (long long)gridDim.x * blockDim.x) {
+                uint4 raw = reinterpret_cast<const uint4 *>(xr)[i];
+                __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
+                float2 f0 = __bfloat1622float2(h[0]), f1 = __bfloat1622float2(h[1]);
+                float2 f2 = __bfloat1622float2(h[2]), f3 = __bfloat1622float2(h[3]);
+                float4 lo = apply4(A, make_float4(f0.x, f0.y, f1.x, f1.y), row, 8 * i);
+                float4 hi = apply4(A, make_float4(f2.x, f2.y, f3.x, f3.y), row, 8 * i + 4);
+                h[0] = __floats2bfloat162_rn(lo.x, lo.y);
+                h[1] = __floats2bfloat162_rn(lo.z, lo.w);
+                h[2] = __floats2bfloat162_rn(hi.x, hi.y);
+                h[3] = __floats2bfloat162_rn(hi.z, hi.w);
+                reinterpret_cast<uint4 *>(yr)[i] = raw;
+            }
+        } else {
+            for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < A.L;
+                 j += (long long)gridDim.x * blockDim.x)
+                yr[j] = __float2bfloat16_rn(apply(A, __bfloat162float(xr[j]), row, j));
+        }
+    }
+}
+
+void launch_ew_bf16(const base_ctx *b, const __nv_bfloat16 *x, __nv_bfloat16 *y, ew_args A, cudaStream_t s)
+{
+    long long per_row = A.L % 8 == 0 ? A.L / 8 : A.L;
+    unsigned gx = (unsigned)((per_row + 255) / 256);
+    unsigned gy = (unsigned)(A.rows < 65535 ? A.rows : 65535);
+    long long want = (long long)b->sm_count * 64 / (gy ? gy : 1);
+    if (want < 1) want = 1;
+    if ((long long)gx > want) gx = (unsigned)want;
+    ew_kernel_bf16<<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
+}
+
+/* bf16, a single linear layer whose steps are elementwise (no middle
+ * stage, no post stage): what PyTorch runs on bfloat16 tensors, with its
+ * separate elementwise kernels fused.  The product with its bias is one
+ * cuBLASLt call (bfloat16 operands, bias and output, CUBLAS_COMPUTE_32F,
+ * the bias epilogue: base_linear_bf16) into the call's output; the steps
+ * then run in one pass over it in place (two with a second list), reading
+ * the bfloat16 parameters as they are, float arithmetic, the value
+ * rounded to bfloat16 once per pass. */
+int run_bf16_linear_ew(base_ctx *b, const kbv_call *call, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    const chain_spec *sp = cs->spec;
+    const int wi = sp->w_in > 0 ? sp->w_in : 1;
+    long long N = cs->N, C = cs->C, K = call->inputs[0].shape[1];
+    __nv_bfloat16 *y = (__nv_bfloat16 *)call->outputs[0].data;
+    /* the choice text begins with what kind of baseline this is; the
+     * product's kernel follows it (base_linear_bf16 names it) */
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16: cuBLASLt GEMM, bf16 operands, bias and output, "
+                                       "CUBLAS_COMPUTE_32F, %s; then the chain's elementwise steps in one "
+                                       "pass per list on the bf16 output (fp32 arithmetic)",
+                         sp->has_bias ? "the bias as its epilogue" : "no bias");
+    int rc = base_linear_bf16(b, N, C, K, call->inputs[0].data, call->inputs[wi].data,
+                              sp->has_bias ? call->inputs[wi + 1].data : NULL, y, call->stream, e);
+    if (rc) return rc;
+    const chain_ew *lists[2] = { sp->ew1, sp->ew2 };
+    for (int l = 0; l < 2; l++) {
+        ew_args A;
+        memset(&A, 0, sizeof A);
+        A.C = C; A.S = 1; A.rows = N; A.L = C;
+        A.pbf16 = 1;
+        chain_fill_ops(&A, lists[l], call);
+        if (A.n_ops) launch_ew_bf16(b, y, y, A, call->stream);
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 chain launch", ce);
+    return 0;
+}
+
+/* bf16, a convolution's chain: the convolution on the bfloat16 input and
+ * weight (cuDNN, bfloat16 tensors, float compute: conv_runner_run_bf16)
+ * into a bfloat16 buffer, widened into the float intermediate, then the
+ * chain's steps as in fp32 on the widened parameters, the output rounded
+ * once.  PyTorch runs the steps on bfloat16 tensors one kernel each; here
+ * they are fused as in fp32 but read and write float. */
+int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    const chain_spec *sp = cs->spec;
+    const int wi = sp->w_in > 0 ? sp->w_in : 1;
+    long long n = cs->N * cs->C * cs->S;
+    if (!cs->pre16) {
+        cudaError_t ce = cudaMalloc(&cs->pre16, (size_t)(n > 0 ? n : 1) * 2);
+        if (ce != cudaSuccess) {
+            cs->pre16 = NULL;
+            return base_cuda_err(e, b, "bf16 convolution output", ce);
+        }
+    }
+    kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
+    kbv_call wide;
+    /* everything but x widened: the weight (small; the convolution reads the
+     * bfloat16 one) and the parameters the steps read */
+    int rc = base_bf16_widen(b, call, 1, in, out, &wide, e);
+    if (rc) return rc;
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight), then the chain's fp32 "
+                                       "steps on its widened output, output rounded to bf16");
+    rc = conv_runner_run_bf16(b, cs->conv, call->inputs[0].data, call->inputs[wi].data, NULL, cs->pre16,
+                              call->stream, e);
+    if (rc) return rc;
+    float *o = cs->post ? cs->mid : (float *)wide.outputs[0].data;
+    float *pre = cs->pre ? cs->pre : o;
+    rc = gen_widen_bf16(cs->pre16, pre, n, call->stream, e);
+    int wrote16 = 0;
+    if (!rc) rc = run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16);
+    if (!rc && !wrote16) rc = base_bf16_narrow(call, &wide, e);
+    return rc;
+}
+
+/* bf16 (the paths are bf16path.c's): a single linear layer whose steps
+ * are all elementwise runs natively (run_bf16_linear_ew); a convolution's
+ * chain runs its convolution in bf16 (run_bf16_conv); another single
+ * linear layer (a norm, a reduction, a softmax or post stages after it)
+ * runs its product on the bfloat16 operands (cuBLAS, CUBLAS_COMPUTE_32F,
+ * the library's kernel) into the float intermediate, whose steps then run
+ * as in fp32 on the widened parameters, the output rounded to bfloat16
+ * once.  Two linear layers and a pooled input take the dispatcher's
+ * fallback (baseline.cu) and never come here. */
 int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
-    if (sp->producer != CHAIN_LINEAR || sp->w2 > 0 || (sp->w_in > 0 && sp->w_in != 1))
-        return base_bf16_fallback(b, call, e);
+    /* bf16path.c decides, and the dispatcher sends only the native paths
+     * here */
+    bf16_path path = suite_bf16_path(b->p);
+    if (path == BF16_NATIVE && sp->producer == CHAIN_LINEAR && !cs->post && !cs->pre)
+        return run_bf16_linear_ew(b, call, e);
+    if (path == BF16_NATIVE_PRODUCER && sp->producer != CHAIN_LINEAR && !cs->xin) return run_bf16_conv(b, call, e);
+    if (path != BF16_NATIVE_PRODUCER || sp->producer != CHAIN_LINEAR || sp->w2 > 0 || (sp->w_in > 0 && sp->w_in != 1))
+        return err_set(e, KBV_EINPUT, "baseline %s: bf16path.c's %s does not fit the chain", b->p->id,
+                       suite_bf16_path_name(path));
     kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
     kbv_call wide;
     int rc = base_bf16_widen(b, call, 2, in, out, &wide, e);
@@ -556,8 +717,9 @@ int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
                                         CUDA_R_32F, C, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (bs != CUBLAS_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: bf16 GEMM: %s", b->p->id, cublasGetStatusString(bs));
-    rc = run_rest(b, &wide, pre, e);
-    if (!rc) rc = base_bf16_narrow(call, &wide, e);
+    int wrote16 = 0;
+    rc = run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16);
+    if (!rc && !wrote16) rc = base_bf16_narrow(call, &wide, e);
     if (!rc && !b->choice[BASE_BF16][0])
         base_note_choice(b, BASE_BF16, "native bf16 GEMM: cublasGemmEx bf16 operands, fp32 output, "
                                        "CUBLAS_COMPUTE_32F, default algorithm; then the chain's fp32 steps, "
@@ -577,6 +739,7 @@ void destroy(base_ctx *b)
     if (cs->pre) cudaFree(cs->pre);
     if (cs->part) cudaFree(cs->part);
     if (cs->stat) cudaFree(cs->stat);
+    if (cs->pre16) cudaFree(cs->pre16);
     free(cs);
     b->state = NULL;
 }
@@ -610,5 +773,5 @@ const base_family base_fam_chain = {
     "chain", OP_CHAIN_FIRST, OP_CHAIN_LAST, create, run, destroy, NULL, run_bf16,
 };
 const base_family base_fam_conv_chain = {
-    "conv-chain", OP_CONV_CHAIN_FIRST, OP_CONV_CHAIN_LAST, create, run, destroy, available, NULL,
+    "conv-chain", OP_CONV_CHAIN_FIRST, OP_CONV_CHAIN_LAST, create, run, destroy, available, run_bf16,
 };

@@ -6,6 +6,7 @@
 #ifndef KBV_CHAIN_EW_H
 #define KBV_CHAIN_EW_H
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -19,15 +20,26 @@ struct ew_args {
     int n_ops;
     int kind[CHAIN_MAX_EW];
     float a[CHAIN_MAX_EW], b[CHAIN_MAX_EW];
-    const float *p[CHAIN_MAX_EW];
+    const void *p[CHAIN_MAX_EW];
     int p_scalar[CHAIN_MAX_EW];       /* 1: a single value, 2: a whole tensor (EW_*_T), else per channel */
-    const float *bias;                /* per channel, first; or NULL */
+    const void *bias;                 /* per channel, first; or NULL */
     int norm;                         /* MID_* of a norm, or 0 */
     const float2 *stat;               /* mean, rstd per statistic group */
-    const float *gamma, *beta;        /* per channel, or NULL */
+    const void *gamma, *beta;         /* per channel, or NULL */
     long long C, S, rows, L;
     int G;
+    /* The type of the tensors p, bias, gamma and beta point at: 0 float,
+     * 1 bfloat16 (the BF16 setting's parameters, read as they are and
+     * widened in registers; chain.cu's native bf16 path). */
+    int pbf16;
 };
+
+/* Element i of a parameter of A, as a float. */
+__device__ __forceinline__ float ew_par(const ew_args &A, const void *p, long long i)
+{
+    return A.pbf16 ? __bfloat162float(static_cast<const __nv_bfloat16 *>(p)[i])
+                   : static_cast<const float *>(p)[i];
+}
 
 __device__ __forceinline__ float gelu_erf(float x)
 {
@@ -47,7 +59,7 @@ __device__ __forceinline__ float apply_ops(const ew_args &A, float v, long long 
 {
     for (int k = 0; k < A.n_ops; k++) {
         float pv = 0.0f;
-        if (A.p[k]) pv = A.p_scalar[k] == 1 ? A.p[k][0] : A.p[k][A.p_scalar[k] == 2 ? idx : c];
+        if (A.p[k]) pv = ew_par(A, A.p[k], A.p_scalar[k] == 1 ? 0 : A.p_scalar[k] == 2 ? idx : c);
         const float a = A.a[k], b = A.b[k];
         switch (A.kind[k]) {
         case EW_ADD_C: v = v + a; break;
@@ -81,7 +93,7 @@ __device__ __forceinline__ float apply_ops(const ew_args &A, float v, long long 
 __device__ __forceinline__ float apply(const ew_args &A, float v, long long row, long long j)
 {
     long long c = A.S > 1 ? row % A.C : j;
-    if (A.bias) v += A.bias[c];
+    if (A.bias) v += ew_par(A, A.bias, c);
     const float pre = v;
     if (A.norm) {
         long long g;
@@ -90,7 +102,7 @@ __device__ __forceinline__ float apply(const ew_args &A, float v, long long row,
         else g = (A.S > 1 ? (row / A.C) : row) * A.G + c / (A.C / A.G);
         float2 st = A.stat[g];
         v = (v - st.x) * st.y;
-        if (A.gamma) v = v * A.gamma[c] + A.beta[c];
+        if (A.gamma) v = v * ew_par(A, A.gamma, c) + ew_par(A, A.beta, c);
     }
     return apply_ops(A, v, c, row * A.L + j, pre);
 }
@@ -108,7 +120,7 @@ __device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long 
     for (int u = 0; u < 4; u++) c[u] = A.S > 1 ? rc : j + u;
     if (A.bias) {
 #pragma unroll
-        for (int u = 0; u < 4; u++) v[u] += A.bias[c[u]];
+        for (int u = 0; u < 4; u++) v[u] += ew_par(A, A.bias, c[u]);
     }
     float saved[4] = { v[0], v[1], v[2], v[3] };
     if (A.norm) {
@@ -120,7 +132,7 @@ __device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long 
             else g = (A.S > 1 ? (row / A.C) : row) * A.G + c[u] / (A.C / A.G);
             float2 st = A.stat[g];
             v[u] = (v[u] - st.x) * st.y;
-            if (A.gamma) v[u] = v[u] * A.gamma[c[u]] + A.beta[c[u]];
+            if (A.gamma) v[u] = v[u] * ew_par(A, A.gamma, c[u]) + ew_par(A, A.beta, c[u]);
         }
     }
     for (int k = 0; k < A.n_ops; k++) {
@@ -128,8 +140,7 @@ __device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long 
         if (A.p[k]) {
 #pragma unroll
             for (int u = 0; u < 4; u++)
-                pv[u] = A.p_scalar[k] == 1 ? A.p[k][0]
-                                           : A.p[k][A.p_scalar[k] == 2 ? row * A.L + j + u : c[u]];
+                pv[u] = ew_par(A, A.p[k], A.p_scalar[k] == 1 ? 0 : A.p_scalar[k] == 2 ? row * A.L + j + u : c[u]);
         }
         const float a = A.a[k], b = A.b[k];
 #define EACH(expr)                                                                    \

@@ -60,39 +60,13 @@
 #include <string.h>
 
 #include "base_impl.h"
+#include "conv_impl.h"
 
 extern "C" {
 #include "suite_host.h"
 }
 
 namespace {
-
-struct dnn_api {
-    void *lib;
-#define DNN_FN(name) decltype(&::name) name;
-    DNN_FN(cudnnGetVersion)
-    DNN_FN(cudnnGetErrorString)
-    DNN_FN(cudnnCreate)
-    DNN_FN(cudnnDestroy)
-    DNN_FN(cudnnSetStream)
-    DNN_FN(cudnnCreateTensorDescriptor)
-    DNN_FN(cudnnSetTensorNdDescriptor)
-    DNN_FN(cudnnDestroyTensorDescriptor)
-    DNN_FN(cudnnCreateFilterDescriptor)
-    DNN_FN(cudnnSetFilterNdDescriptor)
-    DNN_FN(cudnnDestroyFilterDescriptor)
-    DNN_FN(cudnnCreateConvolutionDescriptor)
-    DNN_FN(cudnnSetConvolutionNdDescriptor)
-    DNN_FN(cudnnSetConvolutionGroupCount)
-    DNN_FN(cudnnSetConvolutionMathType)
-    DNN_FN(cudnnDestroyConvolutionDescriptor)
-    DNN_FN(cudnnFindConvolutionForwardAlgorithm)
-    DNN_FN(cudnnConvolutionForward)
-    DNN_FN(cudnnFindConvolutionBackwardDataAlgorithm)
-    DNN_FN(cudnnConvolutionBackwardData)
-    DNN_FN(cudnnAddTensor)
-#undef DNN_FN
-};
 
 int dnn_load(dnn_api *a, const char *id, kbv_err *e)
 {
@@ -144,77 +118,15 @@ int dnn_load(dnn_api *a, const char *id, kbv_err *e)
     return 0;
 }
 
-/* Algorithms a runner keeps from the search and re-times, per variant, and
- * the time that re-timing may take (soft: two are always timed). */
-const int CONV_CANDS = 4;
-const float CONV_TUNE_BUDGET_MS = 200.0f;
-
-/* Candidates of a variant in all: the legacy ones and the graph plans. */
-const int CONV_ALL = CONV_CANDS + CONV_GRAPH_PLANS;
-
-struct conv_cand {
-    int plan;                 /* graph plan index, or -1 for a legacy algorithm */
-    int algo;                 /* cudnnConvolutionFwdAlgo_t or BwdDataAlgo_t (legacy) */
-    cudnnMathType_t math;     /* legacy */
-    size_t ws;
-};
-
 } /* namespace */
 
-struct conv_runner {
-    dnn_api api;
-    cudnnHandle_t h;
-    conv_geom g;
-    cudnnTensorDescriptor_t xd, yd, bd;
-    cudnnFilterDescriptor_t wd;
-    cudnnConvolutionDescriptor_t cd[2];   /* per variant */
-    conv_cand legacy[2];                  /* per variant: the legacy algorithm in use, or the
-                                             fallback of a graph plan */
-    int plan[2];                          /* per variant: the graph plan in use, or -1 */
-    size_t ws[2];                         /* per variant: the workspace its choice needs */
-    int direct[2];                        /* per variant: the direct depthwise kernel instead */
-    conv_cand cand[2][CONV_ALL];          /* per variant: the search's first successful results,
-                                             interleaved with the graph plans (tf32) */
-    int n_cand[2];
-    conv_graph *graph;                    /* the tf32 variant's graph plans, or NULL */
-    char graph_why[256];                  /* why there is no graph, for KBV_CONV_DEBUG */
-    int debug;                            /* KBV_CONV_DEBUG=1 */
-    int timed[2];                         /* per variant: the candidates were re-timed */
-    int noted[2];                         /* per variant: the choice is in the base's text */
-    int tuning;                           /* conv_runner_tune is timing: nothing noted yet */
-    size_t ws_floor;                      /* the context's workspace before this runner's */
-    size_t ws_asked;                      /* the workspace size this runner last left */
-    long long batch;                      /* samples per cuDNN call (divides g.n) */
-    long long x_per, y_per;               /* elements of one sample of x and of y */
-};
-
-namespace {
-
-int dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudnnStatus_t st,
-            kbv_err *e)
+int conv_dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudnnStatus_t st, kbv_err *e)
 {
     return err_set(e, KBV_ERUNTIME, "baseline %s: %s: %s", b->p->id, what,
                    r->api.cudnnGetErrorString ? r->api.cudnnGetErrorString(st) : "cuDNN error");
 }
 
-/* The first CONV_CANDS successful results of a search, in its order, that
- * the variant may use (fp32: FMA or default math only). */
-template <class Perf>
-int take_cands(const Perf *perf, int got, int v, conv_cand *out)
-{
-    int n = 0;
-    for (int i = 0; i < got && n < CONV_CANDS; i++)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-            (v == BASE_TF32 || perf[i].mathType == CUDNN_FMA_MATH ||
-             perf[i].mathType == CUDNN_DEFAULT_MATH)) {
-            out[n].plan = -1;
-            out[n].algo = (int)perf[i].algo;
-            out[n].math = perf[i].mathType;
-            out[n].ws = perf[i].memory;
-            n++;
-        }
-    return n;
-}
+namespace {
 
 /* Makes candidate i the variant's choice.  A legacy candidate becomes the
  * legacy algorithm (tf32 takes the math type the search used, fp32 stays
@@ -273,12 +185,12 @@ int tensor_dims(long long n, long long c, const long long *sp, int nd, int dims[
  * PyTorch's allocator give 256 or more), lowered to what the offsets of
  * the chunks of a split batch keep.  conv_graph_fits checks the base
  * pointers of each run against it. */
-long long graph_align(const conv_runner *r)
+long long graph_align(const conv_runner *r, long long elem = (long long)sizeof(float))
 {
     long long a = 32;
     if (r->batch < r->g.n) {
-        long long xb = r->batch * r->x_per * (long long)sizeof(float);
-        long long yb = r->batch * r->y_per * (long long)sizeof(float);
+        long long xb = r->batch * r->x_per * elem;
+        long long yb = r->batch * r->y_per * elem;
         while (a > 4 && (xb % a != 0 || yb % a != 0)) a /= 2;
     }
     return a;
@@ -375,7 +287,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     const dnn_api &A = r->api;
     cudnnStatus_t st = A.cudnnCreate(&r->h);
     if (st != CUDNN_STATUS_SUCCESS) {
-        rc = dnn_err(r, b, "cudnnCreate", st, e);
+        rc = conv_dnn_err(r, b, "cudnnCreate", st, e);
         r->h = NULL;
         conv_runner_destroy(r);
         return rc;
@@ -431,6 +343,9 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         gs.dil[i] = dil[i];
     }
     gs.align = graph_align(r);
+    r->gs16 = gs;
+    r->gs16.bf16 = 1;
+    r->gs16.align = graph_align(r, 2);
 
     st = A.cudnnCreateTensorDescriptor(&r->xd);
     if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateTensorDescriptor(&r->yd);
@@ -442,7 +357,15 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     if (st == CUDNN_STATUS_SUCCESS)
         st = A.cudnnSetFilterNdDescriptor(r->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, rank, wdims);
     if (st != CUDNN_STATUS_SUCCESS) {
-        rc = dnn_err(r, b, "cuDNN descriptors", st, e);
+        rc = conv_dnn_err(r, b, "cuDNN descriptors", st, e);
+        conv_runner_destroy(r);
+        return rc;
+    }
+    /* bfloat16 tensors, float compute (cuDNN's PSEUDO_BFLOAT16_CONFIG, what
+     * PyTorch runs for bfloat16), tensor cores allowed: conv_bf16.cu */
+    st = conv16_describe(r, rank, xdims, xstr, ydims, ystr, wdims, nconv, pad, str, dil);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        rc = conv_dnn_err(r, b, "cuDNN bf16 descriptors", st, e);
         conv_runner_destroy(r);
         return rc;
     }
@@ -456,7 +379,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         if (st == CUDNN_STATUS_SUCCESS)
             st = A.cudnnSetConvolutionMathType(r->cd[v], v == BASE_TF32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
         if (st != CUDNN_STATUS_SUCCESS) {
-            rc = dnn_err(r, b, "convolution descriptor", st, e);
+            rc = conv_dnn_err(r, b, "convolution descriptor", st, e);
             conv_runner_destroy(r);
             return rc;
         }
@@ -479,7 +402,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         if (st == CUDNN_STATUS_SUCCESS && v == BASE_TF32) add_graph_cands(r, v, &gs);
         if (st == CUDNN_STATUS_SUCCESS) st = use_cand(r, v, 0);
         if (st != CUDNN_STATUS_SUCCESS) {
-            rc = dnn_err(r, b, v == BASE_TF32 ? "algorithm search (tf32)" : "algorithm search (fp32)",
+            rc = conv_dnn_err(r, b, v == BASE_TF32 ? "algorithm search (tf32)" : "algorithm search (fp32)",
                          st, e);
             conv_runner_destroy(r);
             return rc;
@@ -826,10 +749,11 @@ int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x,
     int wrc = base_need_ws(b, r->ws[vi], e);
     if (wrc) return wrc;
     cudnnStatus_t st = dnn_run(b, r, vi, x, w, bias, y, s);
-    if (st != CUDNN_STATUS_SUCCESS) return dnn_err(r, b, "convolution", st, e);
+    if (st != CUDNN_STATUS_SUCCESS) return conv_dnn_err(r, b, "convolution", st, e);
     note_choice(b, r, vi, x, w, y);
     return 0;
 }
+
 
 void conv_runner_destroy(conv_runner *r)
 {
@@ -840,8 +764,14 @@ void conv_runner_destroy(conv_runner *r)
          * library, and its plans were made on the handle */
         conv_graph_destroy(r->graph);
         r->graph = NULL;
+        conv_graph_destroy(r->graph16);
+        r->graph16 = NULL;
         for (int v = 0; v < 2; v++)
             if (r->cd[v]) A.cudnnDestroyConvolutionDescriptor(r->cd[v]);
+        if (r->cd16) A.cudnnDestroyConvolutionDescriptor(r->cd16);
+        if (r->wd16) A.cudnnDestroyFilterDescriptor(r->wd16);
+        if (r->yd16) A.cudnnDestroyTensorDescriptor(r->yd16);
+        if (r->xd16) A.cudnnDestroyTensorDescriptor(r->xd16);
         if (r->wd) A.cudnnDestroyFilterDescriptor(r->wd);
         if (r->bd) A.cudnnDestroyTensorDescriptor(r->bd);
         if (r->yd) A.cudnnDestroyTensorDescriptor(r->yd);
@@ -925,6 +855,25 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     return conv_runner_run(b, cs->r1, v, x, w, bias, y, c->stream, e);
 }
 
+/* bf16: the same convolutions on the bfloat16 tensors (conv_runner_run_bf16);
+ * the depthwise-separable one keeps its intermediate in bfloat16 (in the
+ * float intermediate's buffer, which has room), as PyTorch does. */
+int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    conv_state *cs = (conv_state *)b->state;
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16: cuDNN on the bf16 tensors, fp32 compute");
+    const void *x = c->inputs[0].data, *w = c->inputs[1].data;
+    void *y = c->outputs[0].data;
+    if (b->p->op == OP_CONV_DWSEP) {
+        int rc = conv_runner_run_bf16(b, cs->r1, x, w, NULL, cs->mid, c->stream, e);
+        if (rc) return rc;
+        return conv_runner_run_bf16(b, cs->r2, cs->mid, c->inputs[2].data, NULL, y, c->stream, e);
+    }
+    const void *bias = c->n_inputs > 2 ? c->inputs[2].data : NULL;
+    return conv_runner_run_bf16(b, cs->r1, x, w, bias, y, c->stream, e);
+}
+
 void destroy(base_ctx *b)
 {
     conv_state *cs = (conv_state *)b->state;
@@ -944,5 +893,5 @@ int available(const suite_problem *p, const char **why)
 } /* namespace */
 
 const base_family base_fam_conv = {
-    "conv", OP_CONV, OP_CONV_LAST, create, run, destroy, available, NULL,
+    "conv", OP_CONV, OP_CONV_LAST, create, run, destroy, available, run_bf16,
 };

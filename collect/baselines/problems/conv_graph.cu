@@ -62,6 +62,7 @@ struct conv_graph {
     graph_api api;
     cudnnHandle_t h;
     long long align;
+    int bf16;                             /* bfloat16 tensors */
     cudnnBackendDescriptor_t tx, tw, ty, conv, op, opgraph, heur;
     cudnnBackendDescriptor_t cfg[GRAPH_CFGS];
     int n_cfg;
@@ -104,7 +105,8 @@ int graph_err(const conv_graph *cg, const char *what, cudnnStatus_t st, kbv_err 
                    cg->api.cudnnGetErrorString ? cg->api.cudnnGetErrorString(st) : "cuDNN error");
 }
 
-/* A finalized FLOAT tensor descriptor of rank dims, packed as given. */
+/* A finalized tensor descriptor of rank dims, packed as given: FLOAT, or
+ * BFLOAT16 for a graph of bfloat16 tensors. */
 cudnnStatus_t make_tensor(const conv_graph *cg, int rank, const long long *dims,
                           const long long *strides, int64_t uid, cudnnBackendDescriptor_t *out)
 {
@@ -114,7 +116,7 @@ cudnnStatus_t make_tensor(const conv_graph *cg, int rank, const long long *dims,
         d[i] = dims[i];
         s[i] = strides[i];
     }
-    cudnnDataType_t dt = CUDNN_DATA_FLOAT;
+    cudnnDataType_t dt = cg->bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
     int64_t align = cg->align;
     cudnnStatus_t st = A.cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, out);
     if (st != CUDNN_STATUS_SUCCESS) {
@@ -379,6 +381,7 @@ int conv_graph_create(void *lib, cudnnContext *h, const conv_graph_shape *sh, in
     }
     cg->h = h;
     cg->align = sh->align;
+    cg->bf16 = sh->bf16;
     const graph_api &A = cg->api;
     cudnnStatus_t st = make_tensor(cg, sh->rank, sh->x, sh->x_str, UID_X, &cg->tx);
     if (st == CUDNN_STATUS_SUCCESS) st = make_tensor(cg, sh->rank, sh->w, sh->w_str, UID_W, &cg->tw);

@@ -160,13 +160,35 @@ __global__ void tri_mask_bf16(__nv_bfloat16 *c, int64_t rows, int64_t cols, int 
     }
 }
 
+/* diag(a) @ B on bfloat16: grid (x: chunks of a row, y: rows, strided),
+ * eight values per 16-byte access when the row length allows (what
+ * PyTorch's vectorised broadcast multiply A.unsqueeze(1) * B does), the
+ * row's scale read once per row instead of a 64-bit division per element. */
 __global__ void diag_scale_bf16(const __nv_bfloat16 *__restrict__ a, const __nv_bfloat16 *__restrict__ bm,
-                                __nv_bfloat16 *__restrict__ c, int64_t rows, int64_t cols)
+                                __nv_bfloat16 *__restrict__ c, int64_t rows, int64_t cols, int vec)
 {
-    int64_t n = rows * cols;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        c[i] = __float2bfloat16_rn(bf_get(a[i / cols]) * bf_get(bm[i]));
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        float s = bf_get(a[r]);
+        if (vec) {
+            const uint4 *b8 = reinterpret_cast<const uint4 *>(bm + r * cols);
+            uint4 *c8 = reinterpret_cast<uint4 *>(c + r * cols);
+            for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < cols / 8;
+                 i += (int64_t)gridDim.x * blockDim.x) {
+                uint4 v = b8[i];
+                unsigned w[4] = { v.x, v.y, v.z, v.w };
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    w[j] = (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(__uint_as_float(w[j] << 16) * s)) |
+                           ((unsigned)__bfloat16_as_ushort(
+                                __float2bfloat16_rn(__uint_as_float(w[j] & 0xffff0000u) * s)) << 16);
+                c8[i] = make_uint4(w[0], w[1], w[2], w[3]);
+            }
+        } else {
+            for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < cols;
+                 i += (int64_t)gridDim.x * blockDim.x)
+                c[r * cols + i] = __float2bfloat16_rn(s * bf_get(bm[r * cols + i]));
+        }
+    }
 }
 
 int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
@@ -177,12 +199,17 @@ int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
         if (A->ndim != 1 || B->ndim != 2 || B->shape[0] != A->shape[0])
             return err_set(e, KBV_EINPUT, "baseline %s: diag shapes", b->p->id);
         int64_t rows = B->shape[0], cols = B->shape[1];
-        diag_scale_bf16<<<base_grid(b, rows * cols, 256, 8), 256, 0, c->stream>>>(
+        int vec = cols % 8 == 0 && (uintptr_t)B->data % 16 == 0 && (uintptr_t)c->outputs[0].data % 16 == 0;
+        int64_t per = vec ? cols / 8 : cols;
+        unsigned gx = (unsigned)((per + 255) / 256), gy = (unsigned)(rows < 65535 ? rows : 65535);
+        if (gx > 64) gx = 64;
+        diag_scale_bf16<<<dim3(gx, gy), 256, 0, c->stream>>>(
             (const __nv_bfloat16 *)A->data, (const __nv_bfloat16 *)B->data,
-            (__nv_bfloat16 *)c->outputs[0].data, rows, cols);
+            (__nv_bfloat16 *)c->outputs[0].data, rows, cols, vec);
         ce = cudaGetLastError();
         if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 diag launch", ce);
-        if (!b->choice[BASE_BF16][0]) base_note_choice(b, BASE_BF16, "native bf16: kbv's row scaling kernel");
+        if (!b->choice[BASE_BF16][0])
+            base_note_choice(b, BASE_BF16, "native bf16: kbv's row scaling kernel, 8 values per access");
         return 0;
     }
     gemm_shape g;
@@ -309,6 +336,17 @@ struct gemm_pin {
     cublasLtMatmulAlgo_t algo;
 };
 
+/* One bf16 linear layer's cuBLASLt plan (base_linear_bf16): the shape and
+ * operand alignments it was made for, the descriptors, and the algorithm
+ * that won its contest. */
+struct lt_bf16_plan {
+    long long m, n, k, al_x, al_w, al_y;
+    int has_bias;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, ld;
+    cublasLtMatmulAlgo_t algo;
+};
+
 struct gemm_tuner {
     cublasLtHandle_t lt;         /* NULL until the first search */
     int lt_broken;               /* cublasLtCreate failed: defaults only */
@@ -316,6 +354,8 @@ struct gemm_tuner {
     gemm_pick pick[GEMM_SHAPES];
     int n_pins;
     gemm_pin pins[2 * GEMM_SHAPES];
+    int n_bf16;
+    lt_bf16_plan bf16[GEMM_SHAPES];
 };
 
 namespace {
@@ -660,12 +700,203 @@ int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long lon
     return 0;
 }
 
+namespace {
+
+/* --- base_linear_bf16: a bf16 linear layer through cuBLASLt -------------- */
+
+void bf16_plan_free(lt_bf16_plan *pl)
+{
+    if (pl->ld) cublasLtMatrixLayoutDestroy(pl->ld);
+    if (pl->lb) cublasLtMatrixLayoutDestroy(pl->lb);
+    if (pl->la) cublasLtMatrixLayoutDestroy(pl->la);
+    if (pl->op) cublasLtMatmulDescDestroy(pl->op);
+    pl->op = NULL;
+    pl->la = pl->lb = pl->ld = NULL;
+}
+
+/* The descriptors of Y^T [n x m] = W [n x k] X^T [k x m] in column-major
+ * terms (W's row-major [n, k] buffer is a column-major [k, n] matrix, used
+ * transposed; X's row-major [m, k] buffer is X^T), bfloat16 operands and
+ * output, float accumulation and scaling, and with a bias the epilogue
+ * that adds it to every column of Y^T (one value per output feature). */
+cublasStatus_t bf16_plan_make(lt_bf16_plan *pl)
+{
+    int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    uint32_t epi = pl->has_bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+    int32_t bias_t = CUDA_R_16BF;
+    cublasStatus_t st = cublasLtMatmulDescCreate(&pl->op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    if (st != CUBLAS_STATUS_SUCCESS) pl->op = NULL;
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulDescSetAttribute(pl->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulDescSetAttribute(pl->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulDescSetAttribute(pl->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
+    if (st == CUBLAS_STATUS_SUCCESS && pl->has_bias)
+        st = cublasLtMatmulDescSetAttribute(pl->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_t,
+                                            sizeof bias_t);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatrixLayoutCreate(&pl->la, CUDA_R_16BF, (uint64_t)pl->k, (uint64_t)pl->n, (int64_t)pl->k);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatrixLayoutCreate(&pl->lb, CUDA_R_16BF, (uint64_t)pl->k, (uint64_t)pl->m, (int64_t)pl->k);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatrixLayoutCreate(&pl->ld, CUDA_R_16BF, (uint64_t)pl->n, (uint64_t)pl->m, (int64_t)pl->n);
+    if (st != CUBLAS_STATUS_SUCCESS) bf16_plan_free(pl);
+    return st;
+}
+
+/* One bf16 product with algorithm algo; the bias pointer is set on the
+ * plan's descriptor for this call (the inputs change between calls). */
+cublasStatus_t bf16_exec(base_ctx *b, const gemm_tuner *t, const lt_bf16_plan *pl,
+                         const cublasLtMatmulAlgo_t *algo, const void *X, const void *W,
+                         const void *bias, void *Y, cudaStream_t s)
+{
+    if (pl->has_bias) {
+        cublasStatus_t st = cublasLtMatmulDescSetAttribute(pl->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                                           sizeof bias);
+        if (st != CUBLAS_STATUS_SUCCESS) return st;
+    }
+    const float one = 1.0f, zero = 0.0f;
+    return cublasLtMatmul(t->lt, pl->op, &one, W, pl->la, X, pl->lb, &zero, Y, pl->ld, Y, pl->ld, algo,
+                          b->blas_ws, b->blas_ws_bytes, s);
+}
+
+struct bf16_contest {
+    base_ctx *b;
+    const gemm_tuner *t;
+    const lt_bf16_plan *pl;
+    const cublasLtMatmulHeuristicResult_t *res;
+    const void *X, *W, *bias;
+    void *Y;
+};
+
+int bf16_contestant(void *ctx, int i, cudaStream_t s)
+{
+    const bf16_contest *c = (const bf16_contest *)ctx;
+    return bf16_exec(c->b, c->t, c->pl, &c->res[i].algo, c->X, c->W, c->bias, c->Y, s) !=
+           CUBLAS_STATUS_SUCCESS;
+}
+
+/* The plan's algorithm: cuBLASLt's heuristic's first (what PyTorch's
+ * gemm_and_bias runs) unless another of its first LT_ALGOS beats it by
+ * base_contest_winner's margin, timed as base_gemm times its contestants.
+ * The contest overwrites Y.  0, or a negative KBV_E* code. */
+int bf16_plan_choose(base_ctx *b, gemm_tuner *t, lt_bf16_plan *pl, const void *X, const void *W,
+                     const void *bias, void *Y, cudaStream_t s, kbv_err *e)
+{
+    cublasLtMatmulPreference_t pref = NULL;
+    if (cublasLtMatmulPreferenceCreate(&pref) != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLASLt preference", b->p->id);
+    uint64_t ws = (uint64_t)b->blas_ws_bytes;
+    uint32_t al_a = (uint32_t)pl->al_w, al_b = (uint32_t)pl->al_x, al_d = (uint32_t)pl->al_y;
+    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                             &ws, sizeof ws);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a,
+                                                  sizeof al_a);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b,
+                                                  sizeof al_b);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_d,
+                                                  sizeof al_d);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_d,
+                                                  sizeof al_d);
+    cublasLtMatmulHeuristicResult_t res[LT_ALGOS];
+    memset(res, 0, sizeof res);
+    int got = 0;
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulAlgoGetHeuristic(t->lt, pl->op, pl->la, pl->lb, pl->ld, pl->ld, pref, LT_ALGOS, res,
+                                            &got);
+    cublasLtMatmulPreferenceDestroy(pref);
+    int n = 0;
+    for (int i = 0; st == CUBLAS_STATUS_SUCCESS && i < got; i++)
+        if (res[i].state == CUBLAS_STATUS_SUCCESS && res[i].workspaceSize <= b->blas_ws_bytes) res[n++] = res[i];
+    if (n == 0)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLASLt has no bf16 algorithm for %lldx%lldx%lld%s",
+                       b->p->id, pl->m, pl->n, pl->k, pl->has_bias ? " with a bias epilogue" : "");
+    int best = 0;
+    if (n > 1) {
+        float med[LT_ALGOS];
+        bf16_contest ctx = { b, t, pl, res, X, W, bias, Y };
+        int rc = base_contest(b, n, bf16_contestant, &ctx, s, TUNE_BUDGET_MS, med, e);
+        if (rc) return rc;
+        best = base_contest_winner(med, n);
+        if (best < 0) best = 0;
+    }
+    pl->algo = res[best].algo;
+    char what[200];
+    describe_lt(&pl->algo, what, sizeof what);
+    base_note_choice(b, BASE_BF16, "GEMM %lldx%lldx%lld bf16: %s%s, %s", pl->m, pl->n, pl->k, what,
+                     best == 0 ? " (the heuristic's first)" : " (timed)",
+                     pl->has_bias ? "bias epilogue" : "no bias");
+    return 0;
+}
+
+} /* namespace */
+
+int base_linear_bf16(base_ctx *b, long long m, long long n, long long k, const void *X, const void *W,
+                     const void *bias, void *Y, cudaStream_t s, kbv_err *e)
+{
+    int rc = base_need_blas(b, e);
+    if (rc) return rc;
+    if (!b->gemm) {
+        b->gemm = (gemm_tuner *)calloc(1, sizeof *b->gemm);
+        if (!b->gemm) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    }
+    gemm_tuner *t = b->gemm;
+    if (!t->lt && !t->lt_broken && cublasLtCreate(&t->lt) != CUBLAS_STATUS_SUCCESS) {
+        t->lt = NULL;
+        t->lt_broken = 1;
+    }
+    if (!t->lt) return err_set(e, KBV_ERUNTIME, "baseline %s: cublasLtCreate failed", b->p->id);
+    long long al_x = align_bytes(X, 0, 1), al_w = align_bytes(W, 0, 1), al_y = align_bytes(Y, 0, 1);
+    int has_bias = bias != NULL;
+    lt_bf16_plan *pl = NULL;
+    for (int i = 0; i < t->n_bf16 && !pl; i++) {
+        lt_bf16_plan *q = &t->bf16[i];
+        if (q->m == m && q->n == n && q->k == k && q->has_bias == has_bias && q->al_x == al_x &&
+            q->al_w == al_w && q->al_y == al_y)
+            pl = q;
+    }
+    if (!pl) {
+        if (t->n_bf16 >= GEMM_SHAPES)
+            return err_set(e, KBV_ERUNTIME, "baseline %s: more than %d bf16 GEMM shapes", b->p->id, GEMM_SHAPES);
+        pl = &t->bf16[t->n_bf16];
+        memset(pl, 0, sizeof *pl);
+        pl->m = m;
+        pl->n = n;
+        pl->k = k;
+        pl->has_bias = has_bias;
+        pl->al_x = al_x;
+        pl->al_w = al_w;
+        pl->al_y = al_y;
+        cublasStatus_t st = bf16_plan_make(pl);
+        if (st != CUBLAS_STATUS_SUCCESS)
+            return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLASLt bf16 descriptors: %s", b->p->id,
+                           cublasGetStatusString(st));
+        rc = bf16_plan_choose(b, t, pl, X, W, bias, Y, s, e);
+        if (rc) {
+            bf16_plan_free(pl);
+            return rc;
+        }
+        t->n_bf16++;
+    }
+    cublasStatus_t st = bf16_exec(b, t, pl, &pl->algo, X, W, bias, Y, s);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLASLt bf16 GEMM %lldx%lldx%lld: %s", b->p->id, m, n, k,
+                       cublasGetStatusString(st));
+    return 0;
+}
+
 void base_gemm_release(base_ctx *b)
 {
     gemm_tuner *t = b->gemm;
     if (!t) return;
     for (int i = 0; i < t->n; i++)
         if (t->pick[i].use_lt) plan_free(&t->pick[i].plan);
+    for (int i = 0; i < t->n_bf16; i++) bf16_plan_free(&t->bf16[i]);
     if (t->lt) cublasLtDestroy(t->lt);
     free(t);
     b->gemm = NULL;

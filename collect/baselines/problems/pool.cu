@@ -18,7 +18,12 @@
  * then to the input for the sum.  Max pooling propagates NaN as PyTorch
  * does; the elements are visited in the same order as before (depth, row,
  * column), so sums are unchanged.
+ *
+ * The bf16 baseline (the BF16 setting) runs the same kernels on bfloat16
+ * tensors: float accumulation, one rounding per output, as PyTorch's
+ * bfloat16 pooling kernels do.
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <math.h>
@@ -41,6 +46,12 @@ struct pool_geom {
     int sd, sh;               /* strides of D and H in the input plane */
 };
 
+/* An element as a float, and a float stored, in the tensors' type. */
+__device__ __forceinline__ float ldf(const float *p) { return __ldg(p); }
+__device__ __forceinline__ float ldf(const __nv_bfloat16 *p) { return __bfloat162float(__ldg(p)); }
+__device__ __forceinline__ void stf(float *p, float v) { *p = v; }
+__device__ __forceinline__ void stf(__nv_bfloat16 *p, float v) { *p = __float2bfloat16_rn(v); }
+
 template <bool MAX>
 __device__ __forceinline__ void take(float v, float &acc)
 {
@@ -53,9 +64,9 @@ __device__ __forceinline__ void take(float v, float &acc)
 
 /* grid (x: outputs of a plane, y: planes, strided).  KC and DC are the
  * kernel size and dilation when known at compile time, else 0. */
-template <int ND, bool MAX, int KC, int DC>
-__global__ void __launch_bounds__(THREADS) pool_kernel(const float *__restrict__ x,
-                                                       float *__restrict__ y, pool_geom g)
+template <int ND, bool MAX, int KC, int DC, class T>
+__global__ void __launch_bounds__(THREADS) pool_kernel(const T *__restrict__ x,
+                                                       T *__restrict__ y, pool_geom g)
 {
     const unsigned uu = blockIdx.x * blockDim.x + threadIdx.x;
     if (uu >= (unsigned)g.out_plane) return;
@@ -86,21 +97,21 @@ __global__ void __launch_bounds__(THREADS) pool_kernel(const float *__restrict__
         inside = inside && st[a] >= 0 && st[a] + (k - 1) * dl < g.in[a];
     }
     const int kd = ND == 3 ? k : 1, kh = ND >= 2 ? k : 1;
-    float *yp = y + u;
+    T *yp = y + u;
     if (inside) {
         const int base = st[0] * g.sd + st[1] * g.sh + st[2];
         for (long long pl = blockIdx.y; pl < g.nc; pl += gridDim.y) {
-            const float *xp = x + pl * (long long)g.in_plane + base;
+            const T *xp = x + pl * (long long)g.in_plane + base;
             float acc = MAX ? -INFINITY : 0.0f;
 #pragma unroll
             for (int i = 0; i < kd; i++)
 #pragma unroll
                 for (int j = 0; j < kh; j++) {
-                    const float *row = xp + i * dl * g.sd + j * dl * g.sh;
+                    const T *row = xp + i * dl * g.sd + j * dl * g.sh;
 #pragma unroll
-                    for (int l = 0; l < k; l++) take<MAX>(__ldg(row + l * dl), acc);
+                    for (int l = 0; l < k; l++) take<MAX>(ldf(row + l * dl), acc);
                 }
-            yp[pl * (long long)g.out_plane] = MAX ? acc : acc / (float)(kd * kh * k);
+            stf(yp + pl * (long long)g.out_plane, MAX ? acc : acc / (float)(kd * kh * k));
         }
         return;
     }
@@ -122,14 +133,14 @@ __global__ void __launch_bounds__(THREADS) pool_kernel(const float *__restrict__
         }
     }
     for (long long pl = blockIdx.y; pl < g.nc; pl += gridDim.y) {
-        const float *xp = x + pl * (long long)g.in_plane;
+        const T *xp = x + pl * (long long)g.in_plane;
         float acc = MAX ? -INFINITY : 0.0f;
         for (int zd = st[0]; zd < en[0]; zd += dl)
             for (int zh = st[1]; zh < en[1]; zh += dl) {
-                const float *row = xp + zd * g.sd + zh * g.sh;
-                for (int zw = st[2]; zw < en[2]; zw += dl) take<MAX>(__ldg(row + zw), acc);
+                const T *row = xp + zd * g.sd + zh * g.sh;
+                for (int zw = st[2]; zw < en[2]; zw += dl) take<MAX>(ldf(row + zw), acc);
             }
-        yp[pl * (long long)g.out_plane] = MAX ? acc : acc / (float)size;
+        stf(yp + pl * (long long)g.out_plane, MAX ? acc : acc / (float)size);
     }
 }
 
@@ -182,13 +193,16 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     return make(b, ex, &g, &nd, e);
 }
 
-template <int ND, bool MAX, int KC, int DC>
-void launch(dim3 grid, cudaStream_t s, const float *x, float *y, const pool_geom &g)
+template <int ND, bool MAX, int KC, int DC, class T>
+void launch(dim3 grid, cudaStream_t s, const T *x, T *y, const pool_geom &g)
 {
-    pool_kernel<ND, MAX, KC, DC><<<grid, THREADS, 0, s>>>(x, y, g);
+    pool_kernel<ND, MAX, KC, DC, T><<<grid, THREADS, 0, s>>>(x, y, g);
 }
 
-int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
+/* One pooling of the call's tensors of type T (float, or bfloat16 for the
+ * bf16 baseline). */
+template <class T>
+int run_as(base_ctx *b, const kbv_call *c, kbv_err *e)
 {
     pool_geom g;
     int nd = 0;
@@ -204,8 +218,8 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
     long long gy = (g.nc + per - 1) / per;
     if (gy > 65535) gy = 65535;
     dim3 grid(gx, (unsigned)gy);
-    const float *xp = (const float *)c->inputs[0].data;
-    float *yp = (float *)c->outputs[0].data;
+    const T *xp = (const T *)c->inputs[0].data;
+    T *yp = (T *)c->outputs[0].data;
     cudaStream_t s = c->stream;
     const bool mx = b->p->op == OP_MAXPOOL;
     const int k = g.k, d = g.d;
@@ -225,6 +239,20 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
     cudaError_t ce = cudaGetLastError();
     if (ce != cudaSuccess) return base_cuda_err(e, b, "pool launch", ce);
     return 0;
+}
+
+int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
+{
+    return run_as<float>(b, c, e);
+}
+
+int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    int rc = run_as<__nv_bfloat16>(b, c, e);
+    if (!rc && !b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16: kbv's pooling kernels on bf16 (PyTorch's method), fp32 "
+                                       "accumulation");
+    return rc;
 }
 
 } /* namespace */
@@ -265,5 +293,5 @@ int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long 
 }
 
 const base_family base_fam_pool = {
-    "pool", OP_MAXPOOL, OP_POOL_LAST, create, run, NULL, NULL, NULL,
+    "pool", OP_MAXPOOL, OP_POOL_LAST, create, run, NULL, NULL, run_bf16,
 };

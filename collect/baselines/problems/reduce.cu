@@ -51,7 +51,14 @@
  * inner extent is not 128-byte aligned, so the sector at the seam of two
  * warps' columns is read by both, and an evict-first load would send the
  * second reader back to DRAM.
+ *
+ * The bf16 baseline (the BF16 setting) runs the same single-pass and
+ * streaming two-pass kernels on bfloat16 input (2-byte loads, float
+ * accumulators, float partials) and writes bfloat16 values (argmax and
+ * argmin int64), as PyTorch's bfloat16 reductions accumulate in float; the
+ * flat kernel is float4-specific and stays fp32's.
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -103,6 +110,10 @@ __device__ __forceinline__ float init_value()
          : (OP == OP_MIN_DIM || OP == OP_ARGMIN_DIM) ? INFINITY : 0.0f;
 }
 
+/* An element of the input as a float. */
+__device__ __forceinline__ float ldf(const float *p) { return __ldg(p); }
+__device__ __forceinline__ float ldf(const __nv_bfloat16 *p) { return __bfloat162float(__ldg(p)); }
+
 /* Folds v (found at row r, or the row of a partial's extreme) into acc. */
 template <int OP, class I>
 __device__ __forceinline__ void step(float v, I r, float &acc, I &best)
@@ -117,19 +128,22 @@ __device__ __forceinline__ void step(float v, I r, float &acc, I &best)
     }
 }
 
-/* The final value of one output element t. */
-template <int OP>
+/* The final value of one output element t (TO: the value outputs' type). */
+__device__ __forceinline__ void store(float *o, int64_t t, float v) { o[t] = v; }
+__device__ __forceinline__ void store(__nv_bfloat16 *o, int64_t t, float v) { o[t] = __float2bfloat16_rn(v); }
+
+template <int OP, class TO>
 __device__ __forceinline__ void put(void *out, int64_t t, float acc, int64_t best, int64_t R)
 {
     if (is_arg(OP)) ((int64_t *)out)[t] = best;
-    else if (OP == OP_MEAN_DIM) ((float *)out)[t] = acc / (float)R;
-    else ((float *)out)[t] = acc;
+    else if (OP == OP_MEAN_DIM) store((TO *)out, t, acc / (float)R);
+    else store((TO *)out, t, acc);
 }
 
 /* Single pass.  grid (x: tiles of COLS inner columns, y: outer slices,
  * grid-strided). */
-template <int OP>
-__global__ void __launch_bounds__(COLS * SPLIT) reduce_single(const float *__restrict__ x,
+template <int OP, class TI, class TO>
+__global__ void __launch_bounds__(COLS * SPLIT) reduce_single(const TI *__restrict__ x,
                                                               void *__restrict__ out,
                                                               int64_t outer, int64_t R,
                                                               int64_t inner)
@@ -148,17 +162,17 @@ __global__ void __launch_bounds__(COLS * SPLIT) reduce_single(const float *__res
         float acc = init_value<OP>();
         int64_t best = r0;
         if (col_ok) {
-            const float *p = x + (o * R + r0) * inner + i;
+            const TI *p = x + (o * R + r0) * inner + i;
             int64_t r = r0;
             for (; r + UNROLL <= r1; r += UNROLL) {
                 float v[UNROLL];
 #pragma unroll
-                for (int u = 0; u < UNROLL; u++) v[u] = __ldg(p + u * inner);
+                for (int u = 0; u < UNROLL; u++) v[u] = ldf(p + u * inner);
                 p += UNROLL * inner;
 #pragma unroll
                 for (int u = 0; u < UNROLL; u++) step<OP>(v[u], r + u, acc, best);
             }
-            for (; r < r1; r++, p += inner) step<OP>(__ldg(p), r, acc, best);
+            for (; r < r1; r++, p += inner) step<OP>(ldf(p), r, acc, best);
         }
         s_acc[ty][tx] = acc;
         s_best[ty][tx] = best;
@@ -166,7 +180,7 @@ __global__ void __launch_bounds__(COLS * SPLIT) reduce_single(const float *__res
         if (ty == 0 && col_ok) {
             /* chunk 0 is this thread's own; the others follow in order */
             for (int c = 1; c < SPLIT; c++) step<OP>(s_acc[c][tx], s_best[c][tx], acc, best);
-            put<OP>(out, o * inner + i, acc, best, R);
+            put<OP, TO>(out, o * inner + i, acc, best, R);
         }
         __syncthreads();   /* the shared partials are rewritten for the next slice */
     }
@@ -179,9 +193,9 @@ __global__ void __launch_bounds__(COLS * SPLIT) reduce_single(const float *__res
  * keeps the argmax/argmin registers down.  With one chunk the output is
  * written directly; otherwise the partials go to pval/pidx [outer, chunks,
  * inner] (pidx only for argmax/argmin). */
-template <int OP, int CPT, int RU>
+template <int OP, int CPT, int RU, class TI, class TO>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS_PER_SM)
-reduce_pass1(const float *__restrict__ x, float *__restrict__ pval, int64_t *__restrict__ pidx,
+reduce_pass1(const TI *__restrict__ x, float *__restrict__ pval, int64_t *__restrict__ pidx,
              void *__restrict__ out, int R, int64_t inner, int chunks, int tiles, int rows)
 {
     const int64_t bid = blockIdx.x;
@@ -201,14 +215,14 @@ reduce_pass1(const float *__restrict__ x, float *__restrict__ pval, int64_t *__r
 #pragma unroll
     for (int k = 0; k < CPT; k++) { acc[k] = ini; best[k] = r0; }
     if (nk > 0) {
-        const float *p = x + (o * R + r0) * inner + col;
+        const TI *p = x + (o * R + r0) * inner + col;
         int r = r0;
         for (; r + RU <= r1; r += RU) {
             float v[RU][CPT];
 #pragma unroll
             for (int u = 0; u < RU; u++)
 #pragma unroll
-                for (int k = 0; k < CPT; k++) v[u][k] = k < nk ? __ldg(p + u * inner + k * TPB) : ini;
+                for (int k = 0; k < CPT; k++) v[u][k] = k < nk ? ldf(p + u * inner + k * TPB) : ini;
             p += RU * inner;
 #pragma unroll
             for (int u = 0; u < RU; u++)
@@ -218,7 +232,7 @@ reduce_pass1(const float *__restrict__ x, float *__restrict__ pval, int64_t *__r
         for (; r < r1; r++, p += inner) {
             float v[CPT];
 #pragma unroll
-            for (int k = 0; k < CPT; k++) v[k] = k < nk ? __ldg(p + k * TPB) : ini;
+            for (int k = 0; k < CPT; k++) v[k] = k < nk ? ldf(p + k * TPB) : ini;
 #pragma unroll
             for (int k = 0; k < CPT; k++) step<OP>(v[k], r, acc[k], best[k]);
         }
@@ -226,7 +240,7 @@ reduce_pass1(const float *__restrict__ x, float *__restrict__ pval, int64_t *__r
     if (chunks == 1) {
 #pragma unroll
         for (int k = 0; k < CPT; k++)
-            if (k < nk) put<OP>(out, o * inner + col + k * TPB, acc[k], (int64_t)best[k], (int64_t)R);
+            if (k < nk) put<OP, TO>(out, o * inner + col + k * TPB, acc[k], (int64_t)best[k], (int64_t)R);
     } else {
         const int64_t base = oc * inner + col;
 #pragma unroll
@@ -241,7 +255,7 @@ reduce_pass1(const float *__restrict__ x, float *__restrict__ pval, int64_t *__r
 
 /* Pass 2: output t = (o, i) folds the partials of chunks 0, 1, ... of
  * column i of slice o, in that order (grid-strided). */
-template <int OP>
+template <int OP, class TO>
 __global__ void __launch_bounds__(P2_THREADS) reduce_pass2(const float *__restrict__ pval,
                                                            const int64_t *__restrict__ pidx,
                                                            void *__restrict__ out, int64_t outer,
@@ -259,7 +273,7 @@ __global__ void __launch_bounds__(P2_THREADS) reduce_pass2(const float *__restri
             const int64_t at = base + (int64_t)c * inner;
             step<OP>(pval[at], is_arg(OP) ? pidx[at] : (int64_t)0, acc, best);
         }
-        put<OP>(out, t, acc, best, R);
+        put<OP, TO>(out, t, acc, best, R);
     }
 }
 
@@ -386,11 +400,11 @@ int make_flat(const base_ctx *b, int64_t outer, int64_t R, int64_t inner, plan *
 
 /* The plan of a shape; the flat reduction only for x 16-byte aligned. */
 plan make_plan(const base_ctx *b, int op, int64_t outer, int64_t R, int64_t inner,
-               const void *x)
+               const void *x, int bf16 = 0)
 {
     plan p = { 0, 0, 0, 1, 1, 1, 0, 0, 0 };
     if (R < MIN_R || inner < MIN_INNER || R > (int64_t)INT32_MAX - 64) return p;
-    if ((op == OP_SUM_DIM || op == OP_MEAN_DIM) && ((uintptr_t)x & 15) == 0 &&
+    if (!bf16 && (op == OP_SUM_DIM || op == OP_MEAN_DIM) && ((uintptr_t)x & 15) == 0 &&
         make_flat(b, outer, R, inner, &p))
         return p;
     const int64_t tile_max = (int64_t)MAX_CPT * TPB;
@@ -423,47 +437,57 @@ plan make_plan(const base_ctx *b, int op, int64_t outer, int64_t R, int64_t inne
     return p;
 }
 
-template <int OP, int CPT>
-void launch_pass1(const plan &pl, int64_t outer, const float *x, float *pval, int64_t *pidx,
+template <int OP, int CPT, class TI, class TO>
+void launch_pass1(const plan &pl, int64_t outer, const TI *x, float *pval, int64_t *pidx,
                   void *out, int64_t R, int64_t inner, cudaStream_t s)
 {
     constexpr int RU = rows_per_step(OP, CPT);
     const unsigned blocks = (unsigned)(outer * pl.tiles * pl.chunks);
-    reduce_pass1<OP, CPT, RU><<<blocks, TPB, 0, s>>>(
+    reduce_pass1<OP, CPT, RU, TI, TO><<<blocks, TPB, 0, s>>>(
         x, pval, pidx, out, (int)R, inner, pl.chunks, pl.tiles, pl.rows);
 }
 
-template <int OP>
-void launch(const base_ctx *b, const plan &pl, const float *x, void *out, int64_t outer, int64_t R,
+/* The flat reduction, fp32 only (make_plan gives bf16 none). */
+void launch_flat(const base_ctx *, const plan &pl, const float *x, float *pval, int64_t outer, int64_t R,
+                 int64_t inner, cudaStream_t s)
+{
+    const unsigned blocks = (unsigned)(outer * pl.tiles * pl.chunks);
+    flat_pass1<<<blocks, FLAT_TPB, 0, s>>>(x, pval, (int)R, (int)inner, pl.chunks, pl.tiles, pl.gpc);
+}
+void launch_flat(const base_ctx *, const plan &, const __nv_bfloat16 *, float *, int64_t, int64_t, int64_t,
+                 cudaStream_t)
+{
+}
+
+template <int OP, class TI, class TO>
+void launch(const base_ctx *b, const plan &pl, const TI *x, void *out, int64_t outer, int64_t R,
             int64_t inner, cudaStream_t s)
 {
     if (!pl.two) {
         int64_t tiles = (inner + COLS - 1) / COLS;
         dim3 grid((unsigned)tiles, (unsigned)(outer < 65535 ? outer : 65535));
         dim3 block(COLS, SPLIT);
-        reduce_single<OP><<<grid, block, 0, s>>>(x, out, outer, R, inner);
+        reduce_single<OP, TI, TO><<<grid, block, 0, s>>>(x, out, outer, R, inner);
         return;
     }
     float *pval = (float *)b->ws;
     if (pl.flat) {
-        const unsigned blocks = (unsigned)(outer * pl.tiles * pl.chunks);
-        flat_pass1<<<blocks, FLAT_TPB, 0, s>>>(x, pval, (int)R, (int)inner, pl.chunks, pl.tiles,
-                                               pl.gpc);
+        launch_flat(b, pl, x, pval, outer, R, inner, s);
         flat_pass2<<<base_grid(b, outer * inner, P2_THREADS, 16), P2_THREADS, 0, s>>>(
             pval, (float *)out, outer, R, inner, pl.chunks, OP == OP_MEAN_DIM);
         return;
     }
     int64_t *pidx = is_arg(OP) && pl.chunks > 1 ? (int64_t *)((char *)b->ws + pl.idx_off) : NULL;
     switch (pl.cpt) {
-    case 1: launch_pass1<OP, 1>(pl, outer, x, pval, pidx, out, R, inner, s); break;
-    case 2: launch_pass1<OP, 2>(pl, outer, x, pval, pidx, out, R, inner, s); break;
-    case 4: launch_pass1<OP, 4>(pl, outer, x, pval, pidx, out, R, inner, s); break;
-    case 8: launch_pass1<OP, 8>(pl, outer, x, pval, pidx, out, R, inner, s); break;
-    default: launch_pass1<OP, 16>(pl, outer, x, pval, pidx, out, R, inner, s); break;
+    case 1: launch_pass1<OP, 1, TI, TO>(pl, outer, x, pval, pidx, out, R, inner, s); break;
+    case 2: launch_pass1<OP, 2, TI, TO>(pl, outer, x, pval, pidx, out, R, inner, s); break;
+    case 4: launch_pass1<OP, 4, TI, TO>(pl, outer, x, pval, pidx, out, R, inner, s); break;
+    case 8: launch_pass1<OP, 8, TI, TO>(pl, outer, x, pval, pidx, out, R, inner, s); break;
+    default: launch_pass1<OP, 16, TI, TO>(pl, outer, x, pval, pidx, out, R, inner, s); break;
     }
     if (pl.chunks > 1) {
         unsigned blocks = base_grid(b, outer * inner, P2_THREADS, 16);
-        reduce_pass2<OP><<<blocks, P2_THREADS, 0, s>>>(pval, pidx, out, outer, R, inner, pl.chunks);
+        reduce_pass2<OP, TO><<<blocks, P2_THREADS, 0, s>>>(pval, pidx, out, outer, R, inner, pl.chunks);
     }
 }
 
@@ -505,7 +529,7 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
     void *o = c->outputs[0].data;
     cudaStream_t s = c->stream;
     switch (b->p->op) {
-#define CASE(OPC) case OPC: launch<OPC>(b, pl, xp, o, outer, R, inner, s); break;
+#define CASE(OPC) case OPC: launch<OPC, float, float>(b, pl, xp, o, outer, R, inner, s); break;
     CASE(OP_SUM_DIM) CASE(OP_MEAN_DIM) CASE(OP_MAX_DIM) CASE(OP_MIN_DIM)
     CASE(OP_ARGMAX_DIM) CASE(OP_ARGMIN_DIM)
 #undef CASE
@@ -517,8 +541,42 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
     return 0;
 }
 
+/* bf16: the single-pass or streaming two-pass kernels on the bfloat16
+ * input, float partials in the workspace (grown at the first call when the
+ * fp32 plan, sized at create, needed less), bfloat16 values out. */
+int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    const kbv_tensor *x = &c->inputs[0];
+    int64_t outer = 0, R = 0, inner = 0;
+    if (!dims_of(x, &outer, &R, &inner)) return 0;
+    if ((inner + COLS - 1) / COLS > 0x7fffffff)
+        return err_set(e, KBV_EINPUT, "baseline %s: reduction too wide", b->p->id);
+    plan pl = make_plan(b, b->p->op, outer, R, inner, x->data, 1);
+    if (pl.two && pl.ws > b->ws_bytes) {
+        int rc = base_need_ws(b, pl.ws, e);
+        if (rc) return rc;
+    }
+    const __nv_bfloat16 *xp = (const __nv_bfloat16 *)x->data;
+    void *o = c->outputs[0].data;
+    cudaStream_t s = c->stream;
+    switch (b->p->op) {
+#define CASE(OPC) case OPC: launch<OPC, __nv_bfloat16, __nv_bfloat16>(b, pl, xp, o, outer, R, inner, s); break;
+    CASE(OP_SUM_DIM) CASE(OP_MEAN_DIM) CASE(OP_MAX_DIM) CASE(OP_MIN_DIM)
+    CASE(OP_ARGMAX_DIM) CASE(OP_ARGMIN_DIM)
+#undef CASE
+    default:
+        return err_set(e, KBV_EINPUT, "baseline %s: unknown reduction", b->p->id);
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 reduce launch", ce);
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16: kbv's %s reduction on bf16, fp32 accumulators",
+                         pl.two ? "streaming two-pass" : "single-pass");
+    return 0;
+}
+
 } /* namespace */
 
 const base_family base_fam_reduce = {
-    "reduce", OP_SUM_DIM, OP_REDUCE_LAST, create, run, NULL, NULL, NULL,
+    "reduce", OP_SUM_DIM, OP_REDUCE_LAST, create, run, NULL, NULL, run_bf16,
 };

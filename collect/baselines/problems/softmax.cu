@@ -269,6 +269,12 @@ void base_softmax_rows(const float *x, float *y, long long rows, long long d, in
     else launch<false>(x, y, rows, d, s);
 }
 
+void base_softmax_rows_bf16(const void *x, void *y, long long rows, long long d, int log_softmax, cudaStream_t s)
+{
+    if (log_softmax) launch_bf16<true>(x, y, rows, d, s);
+    else launch_bf16<false>(x, y, rows, d, s);
+}
+
 const base_family base_fam_softmax = {
     "softmax", OP_SOFTMAX, OP_SOFTMAX_LAST, create, run, NULL, NULL, run_bf16,
 };

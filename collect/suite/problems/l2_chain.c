@@ -95,7 +95,7 @@ const suite_problem suite_l2_chain[] = {
              PARAM("weight", G_RANDN, 8192LL, 8192LL)),
       OUTPUTS(OUT(1024LL, 1LL)),
       ATTRS({ "input_size", 8192.0 }, { "hidden_size", 8192.0 }, { "scaling_factor", 1.5 }),
-      .flops = 137455731712.0, .min_bytes = 4.0 * 75498496, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 2 },
+      .flops = 137455731712.0, .min_bytes = 4.0 * 75498496, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 2, .floor_flops = 8192.0 * 8192 + 2.0 * 1024 * 8192 },
     /* 16: x = self.conv_transpose(x); mish; x + 0.5; hardtanh(-1, 1); x * 2 */
     { .id = "L2_016_convtranspose2d_mish_add_hardtanh_scaling", .level = 2, .number = 16, .name = "16_ConvTranspose2d_Mish_Add_Hardtanh_Scaling",
       .expr = "x = self.conv_transpose(x); mish; x + 0.5; hardtanh(-1, 1); x * 2",

@@ -86,7 +86,7 @@ const suite_problem suite_l2_conv2d[] = {
              PARAM("bias", G_RANDN, 128LL, 1LL, 1LL)),
       OUTPUTS(OUT(16LL, 1LL)),
       ATTRS({ "in_channels", 64.0 }, { "out_channels", 128.0 }, { "kernel_size", 3.0 }),
-      .flops = 619557447696.0, .min_bytes = 4.0 * 268509456, .uses_tf32 = 1, .op = OP_CONV_CHAIN_FIRST + 26 },
+      .flops = 619557447696.0, .min_bytes = 4.0 * 268509456, .uses_tf32 = 1, .op = OP_CONV_CHAIN_FIRST + 26, .floor_flops = 16.0 * 64 * 512 * 512 + 2.0 * 16 * 64 * 128 },
     /* 44: x = self.conv_transpose(x) * 0.5; torch.mean(x, dim=[2, 3], keepdim=True) twice (the second of a 1x1 map: the identity) */
     { .id = "L2_044_convtranspose2d_multiply_globalavgpool_globalavgpool_mean", .level = 2, .number = 44, .name = "44_ConvTranspose2d_Multiply_GlobalAvgPool_GlobalAvgPool_Mean",
       .expr = "x = self.conv_transpose(x) * 0.5; torch.mean(x, dim=[2, 3], keepdim=True) twice (the second of a 1x1 map: the identity)",
@@ -95,7 +95,7 @@ const suite_problem suite_l2_conv2d[] = {
              PARAM("conv_transpose.bias", G_KAIMING(1152), 128LL)),
       OUTPUTS(OUT(16LL, 128LL, 1LL, 1LL)),
       ATTRS({ "in_channels", 64.0 }, { "out_channels", 128.0 }, { "kernel_size", 3.0 }, { "stride", 2.0 }, { "padding", 1.0 }, { "output_padding", 1.0 }, { "multiplier", 0.5 }),
-      .flops = 39057358848.0, .min_bytes = 4.0 * 16853120, .uses_tf32 = 1, .op = OP_CONV_CHAIN_FIRST + 27 },
+      .flops = 39057358848.0, .min_bytes = 4.0 * 16853120, .uses_tf32 = 1, .op = OP_CONV_CHAIN_FIRST + 27, .floor_flops = 16.0 * 64 * 128 * 128 + 2.0 * 16 * 64 * 128 * 9 },
     /* 46: x = self.conv(x) - 0.5; tanh; x - 0.2; avgpool(2) */
     { .id = "L2_046_conv2d_subtract_tanh_subtract_avgpool", .level = 2, .number = 46, .name = "46_Conv2d_Subtract_Tanh_Subtract_AvgPool",
       .expr = "x = self.conv(x) - 0.5; tanh; x - 0.2; avgpool(2)",

@@ -23,7 +23,7 @@ const suite_problem suite_l2_linear[] = {
              PARAM("linear.bias", G_KAIMING(8192), 8192LL)),
       OUTPUTS(OUT(1024LL, 1LL)),
       ATTRS({ "in_features", 8192.0 }, { "out_features", 8192.0 }),
-      .flops = 137455730688.0, .min_bytes = 4.0 * 75506688, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 21 },
+      .flops = 137455730688.0, .min_bytes = 4.0 * 75506688, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 21, .floor_flops = 8192.0 * 8192 + 2.0 * 1024 * 8192 + 8192 },
     /* 22: x = self.matmul(x) * 2.0; x = x + x; clamp(-10, 10); x = torch.logsumexp(x, dim=1, keepdim=True); x * mish(x) */
     { .id = "L2_022_matmul_scale_residualadd_clamp_logsumexp_mish", .level = 2, .number = 22, .name = "22_Matmul_Scale_ResidualAdd_Clamp_LogSumExp_Mish",
       .expr = "x = self.matmul(x) * 2.0; x = x + x; clamp(-10, 10); x = torch.logsumexp(x, dim=1, keepdim=True); x * mish(x)",
@@ -87,7 +87,7 @@ const suite_problem suite_l2_linear[] = {
              PARAM("subtract", G_RANDN, 8192LL)),
       OUTPUTS(OUT(2048LL, 8192LL)),
       ATTRS({ "in_features", 8192.0 }, { "out_features", 8192.0 }),
-      .flops = 274945026048.0, .min_bytes = 4.0 * 100679680, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 27 },
+      .flops = 274945026048.0, .min_bytes = 4.0 * 100679680, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 27, .floor_flops = 8192.0 * 8192 + 2.0 * 2048 * 8192 + 2048.0 * 8192 },
     /* 55: x = self.matmul(x); x = self.max_pool(x.unsqueeze(1)).squeeze(1); x = torch.sum(x, dim=1); x * 0.5 */
     { .id = "L2_055_matmul_maxpool_sum_scale", .level = 2, .number = 55, .name = "55_Matmul_MaxPool_Sum_Scale",
       .expr = "x = self.matmul(x); x = self.max_pool(x.unsqueeze(1)).squeeze(1); x = torch.sum(x, dim=1); x * 0.5",
@@ -126,7 +126,7 @@ const suite_problem suite_l2_linear[] = {
              PARAM("gemm.bias", G_KAIMING(8192), 8192LL)),
       OUTPUTS(OUT(1024LL, 1LL)),
       ATTRS({ "in_features", 8192.0 }, { "out_features", 8192.0 }, { "max_dim", 1.0 }),
-      .flops = 137455736832.0, .min_bytes = 4.0 * 75506688, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 31 },
+      .flops = 137455736832.0, .min_bytes = 4.0 * 75506688, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 31, .floor_flops = 8192.0 * 8192 + 2.0 * 1024 * 8192 + 8192 },
     /* 84: x = self.bn(self.gemm(x)) (training); x = self.scale * x; softmax(dim=1) */
     { .id = "L2_084_gemm_batchnorm_scaling_softmax", .level = 2, .number = 84, .name = "84_Gemm_BatchNorm_Scaling_Softmax",
       .expr = "x = self.bn(self.gemm(x)) (training); x = self.scale * x; softmax(dim=1)",
@@ -171,7 +171,7 @@ const suite_problem suite_l2_linear[] = {
              PARAM("matmul.bias", G_KAIMING(8192), 8192LL)),
       OUTPUTS(OUT(1024LL)),
       ATTRS({ "in_features", 8192.0 }, { "out_features", 8192.0 }, { "pool_kernel_size", 16.0 }, { "scale_factor", 2.0 }),
-      .flops = 137459400704.0, .min_bytes = 4.0 * 75506688, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 35 },
+      .flops = 137459400704.0, .min_bytes = 4.0 * 75506688, .uses_tf32 = 1, .op = OP_CHAIN_FIRST + 35, .floor_flops = 8192.0 * 8192 + 2.0 * 1024 * 512 * 8192 },
 };
 SUITE_COUNT(suite_l2_linear);
 

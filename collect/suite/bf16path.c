@@ -1,0 +1,53 @@
+/* bf16path.c - the bf16 baseline's path per problem (bf16path.h). */
+#include "bf16path.h"
+
+#include "chain.h"
+#include "ops.h"
+
+/* A level-2 chain: a linear layer whose steps are elementwise only runs
+ * natively (cuBLASLt with the bias epilogue, one bf16 pass); a single
+ * linear layer with more after it, and a convolution without an input
+ * pooling, run their producer in bf16; the rest (two linear layers, a
+ * pooled input) fall back. */
+static bf16_path chain_path(const suite_problem *p)
+{
+    const chain_spec *sp = suite_chain(p->op);
+    if (!sp) return BF16_FALLBACK;
+    chain_dims prod, mid, fin;
+    long long post_max = 0;
+    if (chain_shapes(p, sp, &prod, &mid, &fin, &post_max)) return BF16_FALLBACK;
+    if (sp->producer == CHAIN_LINEAR) {
+        if (sp->w2 > 0) return BF16_FALLBACK;
+        if (sp->mid == MID_NONE && sp->post[0].kind == ST_END && chain_numel(&fin) == chain_numel(&prod))
+            return BF16_NATIVE;
+        return sp->w_in <= 1 ? BF16_NATIVE_PRODUCER : BF16_FALLBACK;
+    }
+    return sp->in_pool > 0 ? BF16_FALLBACK : BF16_NATIVE_PRODUCER;
+}
+
+bf16_path suite_bf16_path(const suite_problem *p)
+{
+    if (!p) return BF16_FALLBACK;
+    int op = p->op;
+    if (op >= OP_MM && op <= OP_MATMUL_LAST) return BF16_NATIVE;
+    if (op >= OP_RELU && op <= OP_ELEMENTWISE_LAST) return BF16_NATIVE;
+    if (op >= OP_SOFTMAX && op <= OP_SOFTMAX_LAST) return BF16_NATIVE;
+    if (op >= OP_BATCHNORM && op <= OP_NORM_LAST) return BF16_NATIVE;
+    if (op >= OP_CONV && op <= OP_CONV_LAST) return BF16_NATIVE;
+    if (op >= OP_MAXPOOL && op <= OP_POOL_LAST) return BF16_NATIVE;
+    if (op >= OP_SUM_DIM && op <= OP_REDUCE_LAST) return BF16_NATIVE;
+    if (op >= OP_MSE && op <= OP_LOSS_LAST) return BF16_NATIVE;
+    if (op >= OP_SDPA && op <= OP_ATTENTION_LAST) return BF16_NATIVE;
+    if ((op >= OP_CHAIN_FIRST && op <= OP_CHAIN_LAST) || (op >= OP_CONV_CHAIN_FIRST && op <= OP_CONV_CHAIN_LAST))
+        return chain_path(p);
+    return BF16_FALLBACK;
+}
+
+const char *suite_bf16_path_name(bf16_path k)
+{
+    switch (k) {
+    case BF16_NATIVE: return "native";
+    case BF16_NATIVE_PRODUCER: return "native-producer";
+    default: return "fallback";
+    }
+}
