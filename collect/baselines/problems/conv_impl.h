@@ -99,16 +99,35 @@ struct conv_runner {
 /* The message of a failed cuDNN call of runner r. */
 int conv_dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudnnStatus_t st, kbv_err *e);
 
+/* Whether an algorithm sums the products directly (implicit or explicit
+ * GEMM, direct), not through an FFT or Winograd transform.  The strict
+ * fp32 baseline is also the correctness reference of every check, and the
+ * transforms trade accuracy for speed: on the H200 the Inception module's
+ * 5x5 branch through WINOGRAD_NONFUSED differed from PyTorch's and from a
+ * direct loop by up to 3.4e-3, failing 821 outputs of an exact candidate
+ * at 1e-3 + 1e-3 |ref|. */
+inline bool conv_algo_exact(cudnnConvolutionFwdAlgo_t a)
+{
+    return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+           a == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+}
+
+inline bool conv_algo_exact(cudnnConvolutionBwdDataAlgo_t a)
+{
+    return a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 || a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+}
+
 /* The first CONV_CANDS successful results of a search, in its order, that
- * the variant may use (fp32: FMA or default math only). */
+ * the variant may use (fp32: FMA or default math only, and only the exact
+ * algorithms, conv_algo_exact). */
 template <class Perf>
 inline int take_cands(const Perf *perf, int got, int v, conv_cand *out)
 {
     int n = 0;
     for (int i = 0; i < got && n < CONV_CANDS; i++)
         if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-            (v == BASE_TF32 || perf[i].mathType == CUDNN_FMA_MATH ||
-             perf[i].mathType == CUDNN_DEFAULT_MATH)) {
+            (v == BASE_TF32 || ((perf[i].mathType == CUDNN_FMA_MATH || perf[i].mathType == CUDNN_DEFAULT_MATH) &&
+                                conv_algo_exact(perf[i].algo)))) {
             out[n].plan = -1;
             out[n].algo = (int)perf[i].algo;
             out[n].math = perf[i].mathType;
