@@ -61,6 +61,28 @@ __global__ void fp_bf16_kernel(const uint16_t *x, int64_t n, unsigned long long 
     if ((threadIdx.x & 31) == 0) atomicAdd(acc, h);
 }
 
+/* bf16 bits of a float, rounded to nearest even (a NaN stays a NaN). */
+__device__ __forceinline__ uint32_t bf16_bits_rne(uint32_t b)
+{
+    if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu)) return 0x7fc0u;
+    return (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+}
+
+/* fp_bf16_kernel's hash of floats rounded to bfloat16. */
+__global__ void fp_f32_as_bf16_kernel(const uint32_t *x, int64_t n, unsigned long long *acc)
+{
+    unsigned long long h = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t b = bf16_bits_rne(x[i]);
+        if ((b & 0x7fffu) == 0) b = 0;
+        else if ((b & 0x7f80u) == 0x7f80u && (b & 0x007fu)) b = 0x7fc0u;
+        h += mix64(((unsigned long long)i << 32) ^ b ^ 0x3c6ef372ull);
+    }
+    for (int o = 16; o > 0; o /= 2) h += __shfl_down_sync(0xffffffffu, h, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(acc, h);
+}
+
 __global__ void fp_u64_kernel(const unsigned long long *x, int64_t n, unsigned long long *acc)
 {
     unsigned long long h = 0;
@@ -142,8 +164,11 @@ extern "C" int wg_stamp(unsigned long long *slot, cudaStream_t s, kbv_err *e)
     return ce == cudaSuccess ? 0 : cuda_err(e, "global timer stamp", ce);
 }
 
-extern "C" int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uint64_t *fp,
-                              kbv_err *e)
+/* The fingerprint kernels' common frame: a scratch word, the launch of
+ * one of them, the sum back to the host. */
+typedef void (*fp_launch)(const void *dev, int64_t n, unsigned blocks, cudaStream_t s, unsigned long long *acc);
+
+static int fingerprint_with(fp_launch launch, const void *dev, int64_t n, cudaStream_t s, uint64_t *fp, kbv_err *e)
 {
     *fp = 0;
     if (n <= 0) return 0;
@@ -154,12 +179,7 @@ extern "C" int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStre
     int64_t blocks = (n + 255) / 256;
     if (blocks > 8192) blocks = 8192;
     if (ce == cudaSuccess) {
-        if (dt == KBV_I64)
-            fp_u64_kernel<<<(unsigned)blocks, 256, 0, s>>>((const unsigned long long *)dev, n, acc);
-        else if (dt == KBV_BF16)
-            fp_bf16_kernel<<<(unsigned)blocks, 256, 0, s>>>((const uint16_t *)dev, n, acc);
-        else
-            fp_f32_kernel<<<(unsigned)blocks, 256, 0, s>>>((const uint32_t *)dev, n, acc);
+        launch(dev, n, (unsigned)blocks, s, acc);
         ce = cudaGetLastError();
     }
     if (ce == cudaSuccess) ce = cudaMemcpyAsync(&h, acc, sizeof h, cudaMemcpyDeviceToHost, s);
@@ -168,6 +188,38 @@ extern "C" int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStre
     if (ce != cudaSuccess) return cuda_err(e, "fingerprint", ce);
     *fp = (uint64_t)h;
     return 0;
+}
+
+static void launch_as_bf16(const void *dev, int64_t n, unsigned blocks, cudaStream_t s, unsigned long long *acc)
+{
+    fp_f32_as_bf16_kernel<<<blocks, 256, 0, s>>>((const uint32_t *)dev, n, acc);
+}
+
+extern "C" int wg_fingerprint_as_bf16(const float *dev, int64_t n, cudaStream_t s, uint64_t *fp, kbv_err *e)
+{
+    return fingerprint_with(launch_as_bf16, dev, n, s, fp, e);
+}
+
+static void launch_u64(const void *dev, int64_t n, unsigned blocks, cudaStream_t s, unsigned long long *acc)
+{
+    fp_u64_kernel<<<blocks, 256, 0, s>>>((const unsigned long long *)dev, n, acc);
+}
+
+static void launch_bf16(const void *dev, int64_t n, unsigned blocks, cudaStream_t s, unsigned long long *acc)
+{
+    fp_bf16_kernel<<<blocks, 256, 0, s>>>((const uint16_t *)dev, n, acc);
+}
+
+static void launch_f32(const void *dev, int64_t n, unsigned blocks, cudaStream_t s, unsigned long long *acc)
+{
+    fp_f32_kernel<<<blocks, 256, 0, s>>>((const uint32_t *)dev, n, acc);
+}
+
+extern "C" int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uint64_t *fp,
+                              kbv_err *e)
+{
+    fp_launch launch = dt == KBV_I64 ? launch_u64 : dt == KBV_BF16 ? launch_bf16 : launch_f32;
+    return fingerprint_with(launch, dev, n, s, fp, e);
 }
 
 extern "C" int wg_cublas_version(void)

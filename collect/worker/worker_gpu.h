@@ -22,6 +22,12 @@ int wg_count_nonfinite(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s,
  * fooled by the sign of a zero (ReLU of -0.0); synchronises s. */
 int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uint64_t *fp,
                    kbv_err *e);
+/* wg_fingerprint of n floats rounded to bfloat16 (to nearest, ties to
+ * even): what a KBV_BF16 tensor holding them would give.  The BF16
+ * setting's reference is float; whether two references differ is asked at
+ * the precision of the candidate's output, so that outputs that agree
+ * once rounded are not taken for an input-independent candidate. */
+int wg_fingerprint_as_bf16(const float *dev, int64_t n, cudaStream_t s, uint64_t *fp, kbv_err *e);
 
 /* Enqueues one one-thread kernel on s that writes the GPU's global timer
  * (%globaltimer, nanoseconds) to *slot, a device word the worker owns: the

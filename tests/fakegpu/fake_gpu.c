@@ -270,6 +270,23 @@ int wg_fingerprint(const void *dev, int64_t n, kbv_dtype dt, cudaStream_t s, uin
     return 0;
 }
 
+int wg_fingerprint_as_bf16(const float *dev, int64_t n, cudaStream_t s, uint64_t *fp, kbv_err *e)
+{
+    (void)s;
+    (void)e;
+    const uint32_t *x = (const uint32_t *)dev;
+    uint64_t h = 0;
+    for (int64_t i = 0; i < fake_elems(n); i++) {
+        uint32_t b = x[i];
+        /* round to nearest even at bf16, then as wg_fingerprint's bf16 path */
+        b = ((b + 0x7fffu + ((b >> 16) & 1u)) >> 16) << 16;
+        if ((b & 0x7fffffffu) == 0) b = 0;
+        h += mix(((uint64_t)i << 32) ^ b);
+    }
+    *fp = h;
+    return 0;
+}
+
 int wg_calibrate(wg_calib *out, kbv_err *e)
 {
     (void)e;
