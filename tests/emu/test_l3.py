@@ -63,8 +63,10 @@ for pid, p in sorted(REG.items()):
                     ok = ok and L[part] == at
                     if L["kind"] == "K_BN":
                         at += L["in"][1]
+                    elif L["kind"] == "K_LN":
+                        at += L["in"][-1]
                     elif L["kind"] == "K_LINEAR":
-                        at += L["out"][1] * (L["in"][1] if part == "w" else 1)
+                        at += L["out"][-1] * (L["in"][-1] if part == "w" else 1)
                     else:
                         at += L["out"][1] * (L["in"][1] // L["g"] * L["k"] * L["k"] if part == "w" else 1)
         params = [t for t in p["inputs"] if t["name"] == "params"][0]
@@ -83,14 +85,29 @@ def describe(x_shape, prog):
     names = {"linear": "linear", "conv": "conv2d", "bn": "batchnorm2d", "relu": "relu", "maxpool": "maxpool2d",
              "avgpool": "avgpool2d", "relu6": "relu6", "sigmoid": "sigmoid",
              "gap": "adaptive_avgpool2d(1)", "flatten": "flatten", "dropout": "dropout(p=0)", "save": "save",
-             "swap": "swap", "add": "add"}
+             "swap": "swap", "add": "add", "ln": "layernorm", "gelu": "gelu_tanh", "attn": "attention",
+             "tokens": "tokens", "untokens": "untokens"}
+    img = None
     for i, (kind, out, k, s, p, bias, g) in enumerate(prog):
         o = list(cur)
         extra = ""
         ps = []
         if kind == "linear":
-            o[1] = out
-            ps = [("weight", [out, cur[1]])] + ([("bias", [out])] if bias else [])
+            o[-1] = out
+            ps = [("weight", [out, cur[-1]])] + ([("bias", [out])] if bias else [])
+        elif kind == "ln":
+            ps = [("weight", [cur[-1]]), ("bias", [cur[-1]])]
+            extra = "; over the last dimension (biased variance), eps 1e-05"
+        elif kind == "attn":
+            o[2] = cur[2] // 3
+            extra = "; heads %d of size %d: q, k, v = ..., scores = q k^T / sqrt(%d) [T, T]" % (g, o[2] // g, o[2] // g)
+            extra += (", causal mask (a key after the query gets -inf)" if k & 1 else "")
+            extra += (", then relu(scores)" if k & 2 else ", then softmax over the keys")
+        elif kind == "tokens":
+            img = list(cur)
+            o = [cur[0], cur[2] * cur[3], cur[1]]
+        elif kind == "untokens":
+            o = [img[0], cur[2], img[2], img[3]]
         elif kind == "conv":
             o[1] = out
             o[2] = (cur[2] + 2 * p - k) // s + 1
@@ -160,6 +177,22 @@ def maxpool_np(x, k, s, p):
     return y
 
 
+def attention_np(qkv, heads, flags):
+    N, T, C3 = qkv.shape
+    C = C3 // 3
+    d = C // heads
+    q, k, v = (qkv[:, :, i * C:(i + 1) * C].reshape(N, T, heads, d).transpose(0, 2, 1, 3) for i in range(3))
+    sc = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d)
+    if flags & 1:
+        sc = np.where(np.tril(np.ones((T, T), dtype=bool)), sc, -np.inf)
+    if flags & 2:
+        sc = np.maximum(sc, 0)
+    else:
+        sc = np.exp(sc - sc.max(-1, keepdims=True))
+        sc /= sc.sum(-1, keepdims=True)
+    return (sc @ v).transpose(0, 2, 1, 3).reshape(N, T, C)
+
+
 def reference(x, prog, parts, P):
     cur, skip, q = x.astype(np.float64), None, 0
     P = P.astype(np.float64)
@@ -183,6 +216,20 @@ def reference(x, prog, parts, P):
             cur = (cur - mu) / np.sqrt(var + 1e-5) * g.reshape(1, -1, 1, 1) + b.reshape(1, -1, 1, 1)
         elif kind == "relu":
             cur = np.maximum(cur, 0)
+        elif kind == "ln":
+            w, b = take(), take()
+            mu = cur.mean(-1, keepdims=True)
+            var = cur.var(-1, keepdims=True)
+            cur = (cur - mu) / np.sqrt(var + 1e-5) * w + b
+        elif kind == "gelu":
+            cur = 0.5 * cur * (1 + np.tanh(math.sqrt(2 / math.pi) * (cur + 0.044715 * cur ** 3)))
+        elif kind == "attn":
+            cur = attention_np(cur, g, k)
+        elif kind == "tokens":
+            shape4 = cur.shape
+            cur = cur.reshape(shape4[0], shape4[1], -1).transpose(0, 2, 1)
+        elif kind == "untokens":
+            cur = cur.transpose(0, 2, 1).reshape(shape4[0], -1, shape4[2], shape4[3])
         elif kind == "relu6":
             cur = np.clip(cur, 0, 6)
         elif kind == "sigmoid":
@@ -231,6 +278,15 @@ NETS = {
                                L("relu"), L("gap"), L("conv", 3, 1, 1, 0, 0), L("relu"), L("conv", 12, 1, 1, 0, 0),
                                L("sigmoid"), L("conv", 6, 1, 1, 0, 0), L("bn"), L("conv", 18, 1, 1, 0, 0), L("bn"),
                                L("relu")]),
+    # minGPT's attention and block (causal softmax, 2 heads of 6), ReLU
+    # attention (3 heads), and a vision attention (tokens of a map, 2 heads)
+    "gptattn": ([2, 7, 12], [L("linear", 36), L("attn", 0, 1, g=2), L("dropout"), L("linear", 12)]),
+    "gptblock": ([2, 6, 12], [L("save"), L("ln"), L("linear", 36), L("attn", 0, 1, g=2), L("linear", 12),
+                              L("add"), L("save"), L("ln"), L("linear", 48), L("gelu"), L("linear", 12),
+                              L("dropout"), L("add")]),
+    "reluattn": ([2, 9, 12], [L("linear", 36), L("attn", 0, 3, g=3)]),
+    "visionattn": ([2, 8, 3, 5], [L("tokens"), L("save"), L("linear", 24), L("attn", 0, 0, g=2),
+                                  L("linear", 8), L("add"), L("ln"), L("untokens")]),
     "transition": ([3, 4, 8, 8], [L("bn"), L("relu"), L("conv", 6, 1, 1, 0, 0), L("avgpool", 0, 2, 2, 0)]),
     # a block whose output is the residual sum itself (the last writer is add + relu)
     "block": ([2, 3, 6, 6], [L("save"), L("conv", 5, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 5, 3, 1, 1, 0),

@@ -613,6 +613,64 @@ def regnet():
     return torch.nn.Sequential(*layers, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(256, 10))
 
 
+class GPTAttention(torch.nn.Module):
+    """minGPT's causal self-attention as KernelBench writes it (43, and 50
+    with relu in place of softmax and no output projection); dropouts
+    p = 0.0 left out."""
+    def __init__(self, C, H, max_seqlen, relu=False):
+        super().__init__()
+        self.c_attn = torch.nn.Linear(C, 3 * C)
+        self.c_proj = None if relu else torch.nn.Linear(C, C)
+        self.register_buffer("bias", torch.tril(torch.ones(max_seqlen, max_seqlen)).view(1, 1, max_seqlen, max_seqlen))
+        self.H, self.C, self.relu = H, C, relu
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.C, dim=2)
+        q, k, v = (t.view(B, T, self.H, C // self.H).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        att = F.relu(att) if self.relu else F.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+        return y if self.c_proj is None else self.c_proj(y)
+
+
+class NewGELU(torch.nn.Module):
+    def forward(self, x):
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+class GPTBlock(torch.nn.Module):
+    """minGPT's block (44): pre-norm attention and MLP with residuals."""
+    def __init__(self, C, H, max_seqlen):
+        super().__init__()
+        self.ln_1 = torch.nn.LayerNorm(C)
+        self.attn = GPTAttention(C, H, max_seqlen)
+        self.ln_2 = torch.nn.LayerNorm(C)
+        self.mlp = torch.nn.ModuleDict(dict(c_fc=torch.nn.Linear(C, 4 * C), c_proj=torch.nn.Linear(4 * C, C),
+                                            act=NewGELU(), dropout=torch.nn.Dropout(0.0)))
+
+    def forward(self, x):
+        m = self.mlp
+        x = x + self.attn(self.ln_1(x))
+        return x + m.dropout(m.c_proj(m.act(m.c_fc(self.ln_2(x)))))
+
+
+class VisionAttention(torch.nn.Module):
+    """31: nn.MultiheadAttention over the pixels of each image (sequence
+    first), the residual and a layer norm."""
+    def __init__(self, C, H):
+        super().__init__()
+        self.attn = torch.nn.MultiheadAttention(C, H)
+        self.norm = torch.nn.LayerNorm(C)
+
+    def forward(self, x):
+        B, C, H, W = x.shape
+        x = x.view(B, C, H * W).permute(2, 0, 1)
+        a, _ = self.attn(x, x, x)
+        return self.norm(a + x).permute(1, 2, 0).view(B, C, H, W)
+
+
 L3_BUILD = {
     1: lambda: mlp([16384, 16384, 16384, 8192]),
     2: lambda: mlp([16384, 32768, 32768, 16384]),
@@ -632,6 +690,10 @@ L3_BUILD = {
     23: lambda: efficientnet_b1(1000),
     24: lambda: efficientnet_b2(1000),
     27: regnet,
+    31: lambda: VisionAttention(128, 4),
+    43: lambda: GPTAttention(768, 8, 1024),
+    44: lambda: GPTBlock(768, 8, 1024),
+    50: lambda: GPTAttention(768, 12, 1024, relu=True),
 }
 _nets = {}
 

@@ -73,7 +73,23 @@ static void test_every_network_walks_to_its_output(void **state)
             if (l > 0 && sp->layers[l - 1].kind != NET_SWAP)
                 assert_memory_equal(&in, &pl->out[l - 1], sizeof in);
             switch (L->kind) {
-            case NET_LINEAR: want.d[1] = L->out; break;
+            case NET_LINEAR: want.d[in.ndim - 1] = L->out; break;
+            case NET_ATTENTION: want.d[2] = in.d[2] / 3; break;
+            case NET_TOKENS:
+                want.ndim = 3;
+                want.d[1] = in.d[2] * in.d[3];
+                want.d[2] = in.d[1];
+                want.d[3] = 0;
+                break;
+            case NET_UNTOKENS: {
+                /* back to the shape of the image the tokens came from */
+                int t = l - 1;
+                while (t >= 0 && sp->layers[t].kind != NET_TOKENS) t--;
+                assert_true(t >= 0);
+                want = pl->in[t];
+                want.d[1] = in.d[2];
+                break;
+            }
             case NET_CONV2D: want.d[1] = L->out; /* fall through */
             case NET_MAXPOOL2D: case NET_AVGPOOL2D:
                 want.d[2] = (in.d[2] + 2 * L->p - L->k) / L->s + 1;
@@ -106,7 +122,7 @@ static void test_every_network_walks_to_its_output(void **state)
             if (q > 0) assert_true(pp->layer > pl->param[q - 1].layer ||
                                    (pp->layer == pl->param[q - 1].layer && pp->is_bias));
             int kind = sp->layers[pp->layer].kind;
-            if (kind == NET_BN2D) {
+            if (kind == NET_BN2D || kind == NET_LAYERNORM) {
                 assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
                 assert_true(pp->gen.a == (pp->is_bias ? 0.0 : 1.0));
             } else {
@@ -130,6 +146,11 @@ static void test_every_network_walks_to_its_output(void **state)
                 } else if (init == NET_INIT_NORMAL_001) {
                     assert_int_equal(pp->gen.kind, SUITE_GEN_NORMAL);
                     assert_true(pp->gen.a == 0.0 && pp->gen.b == 0.01);
+                } else if (init == NET_INIT_XAVIER_ZERO) {
+                    /* xavier_uniform_: U(-a, a), a^2 = 6 / (fan_in + fan_out) */
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_UNIFORM);
+                    double a2 = pp->gen.b * pp->gen.b * (double)(fan + fan_out);
+                    assert_true(pp->gen.a == -pp->gen.b && a2 > 5.999999 && a2 < 6.000001);
                 } else {
                     assert_int_equal(pp->gen.kind, SUITE_GEN_UNIFORM);
                     assert_true(pp->gen.a == -pp->gen.b);
@@ -151,7 +172,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 18);
+    assert_true(nets >= 22);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -224,6 +245,14 @@ static void test_known_parameter_counts(void **state)
                            conv_params(64, 128, 3, 1) + conv_params(128, 128, 3, 1) + 4 * 128 +
                            conv_params(128, 256, 3, 1) + conv_params(256, 256, 3, 1) + 4 * 256 +
                            linear_params(256, 10) },
+        /* in_proj [3C, C] and its bias, out_proj, the layer norm */
+        { "L3_031_visionattention", linear_params(128, 384) + linear_params(128, 128) + 2 * 128 },
+        /* c_attn, c_proj */
+        { "L3_043_mingptcausalattention", linear_params(768, 2304) + linear_params(768, 768) },
+        /* ln_1, attention, ln_2, c_fc, c_proj */
+        { "L3_044_minigptblock", 2 * 768 + linear_params(768, 2304) + linear_params(768, 768) + 2 * 768 +
+                                 linear_params(768, 3072) + linear_params(3072, 768) },
+        { "L3_050_reluselfattention", linear_params(768, 2304) },
         { "L3_011_vgg16", 138357544 },
         { "L3_012_vgg19", 143667240 },
     };
@@ -334,6 +363,67 @@ static void test_malformed_programs_are_refused(void **state)
     free(pl);
 }
 
+/* An attention layer: its shapes, FLOPs and refusals; tokens of an image
+ * and back. */
+static void test_attention_programs(void **state)
+{
+    (void)state;
+    char why[200];
+    int64_t seq[3] = { 2, 5, 12 }, img[4] = { 2, 6, 3, 4 };
+    /* c_attn (12 -> 36), causal attention with 2 heads, c_proj */
+    const net_layer gpt[] = { { NET_LINEAR, 36, 0, 0, 0, 1, 0, 0 },
+                              { NET_ATTENTION, 0, NET_ATTN_CAUSAL, 0, 0, 0, 2, 0 },
+                              { NET_LINEAR, 12, 0, 0, 0, 1, 0, 0 } };
+    net_spec sp = { OP_NET_FIRST, 3, gpt, 1e-5 };
+    net_plan *pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&sp, seq, 3, pl, why, sizeof why), 0);
+    assert_int_equal(pl->out[1].ndim, 3);
+    assert_int_equal(pl->out[1].d[2], 12);
+    assert_int_equal(pl->n_param_floats, 12 * 36 + 36 + 12 * 12 + 12);
+    /* products 2*10*12*36 + bias, 4 N T^2 C + 5 per score (2 heads), 2*10*12*12 + bias */
+    double want = 2.0 * 10 * 12 * 36 + 360 + 4.0 * 2 * 25 * 12 + 5.0 * 2 * 2 * 25 + 2.0 * 10 * 12 * 12 + 120;
+    assert_true(pl->flops == want);
+    free(pl);
+    /* relu scores cost 2 a score */
+    const net_layer relu[] = { { NET_ATTENTION, 0, NET_ATTN_CAUSAL | NET_ATTN_RELU, 0, 0, 0, 3, 0 } };
+    int64_t qkv[3] = { 2, 5, 36 };
+    net_spec sr = { OP_NET_FIRST, 1, relu, 1e-5 };
+    pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&sr, qkv, 3, pl, why, sizeof why), 0);
+    assert_true(pl->flops == 4.0 * 2 * 25 * 12 + 2.0 * 2 * 3 * 25);
+    free(pl);
+    /* heads that do not divide the features, attention on a map */
+    const net_layer bad_heads[] = { { NET_ATTENTION, 0, 0, 0, 0, 0, 5, 0 } };
+    assert_int_equal(walks(bad_heads, 1, qkv, 3, why, sizeof why), -1);
+    assert_non_null(strstr(why, "heads"));
+    assert_int_equal(walks(bad_heads, 1, img, 4, why, sizeof why), -1);
+    /* tokens, a layer norm over the channels and back */
+    const net_layer tok[] = { { NET_TOKENS, 0, 0, 0, 0, 0, 0, 0 }, { NET_LAYERNORM, 0, 0, 0, 0, 0, 0, 0 },
+                              { NET_UNTOKENS, 0, 0, 0, 0, 0, 0, 0 } };
+    net_spec st = { OP_NET_FIRST, 3, tok, 1e-5 };
+    pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&st, img, 4, pl, why, sizeof why), 0);
+    assert_int_equal(pl->out[0].d[1], 12);
+    assert_int_equal(pl->out[0].d[2], 6);
+    assert_int_equal(pl->param[0].count, 6);
+    assert_memory_equal(&pl->result, &pl->in[0], sizeof pl->result);
+    assert_true(pl->flops == 7.0 * 144);
+    free(pl);
+    /* untokens without tokens before it */
+    assert_int_equal(walks(tok + 2, 1, seq, 3, why, sizeof why), -1);
+    assert_non_null(strstr(why, "untokens"));
+    /* the description says what the scores are */
+    const suite_problem *p = suite_find("L3_050_reluselfattention");
+    assert_non_null(p);
+    sbuf b = { 0 };
+    assert_int_equal(net_describe(&b, p), 0);
+    char *text = sb_take(&b, NULL);
+    assert_non_null(strstr(text, "heads 12 of size 64"));
+    assert_non_null(strstr(text, "causal mask"));
+    assert_non_null(strstr(text, "relu(scores)"));
+    free(text);
+}
+
 /* The prompt's layer list names every part of params at its offset. */
 static void test_description_lists_the_layout(void **state)
 {
@@ -367,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_intermediate_shapes),
         cmocka_unit_test(test_malformed_programs_are_refused),
         cmocka_unit_test(test_description_lists_the_layout),
+        cmocka_unit_test(test_attention_programs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

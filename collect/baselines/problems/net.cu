@@ -3,11 +3,18 @@
  * through conv.cu's runners, which choose their algorithm by timing), and
  * kbv's own kernels where PyTorch runs its own too: batch norm with batch
  * statistics, max pooling (pool.cu's kernel), the global average pool,
- * ReLU and the residual sum.
+ * ReLU and the residual sum.  Transformer layers (net.h) run as PyTorch
+ * eager runs minGPT's and nn.MultiheadAttention's code: per head, a
+ * strided-batched cuBLAS product for the scores [N, T, T] (q and k read in
+ * place from the packed q, k, v, with their row stride), the mask and
+ * softmax (or ReLU) over the keys, and a second product into the head's
+ * columns of the output; layer norm over the last dimension, GELU and the
+ * token transposes are kbv's own kernels.
  *
  * What follows a producer is fused into one elementwise pass where the
  * data flow allows, as the level-2 interpreter does: a layer's bias and the
- * activation (ReLU, ReLU6, sigmoid) after it; a batch norm's normalisation, affine, the
+ * activation (ReLU, ReLU6, sigmoid, GELU) after it, and for a linear layer
+ * a residual sum after it; a batch norm's normalisation, affine, the
  * residual sum after it and the ReLU after that.  PyTorch runs one kernel per module
  * (and cuBLASLt fuses only the bias), so the baseline reads and writes each
  * activation at most as often as PyTorch eager does.
@@ -43,7 +50,7 @@ struct ew_args {
     const float2 *stat;         /* per channel, or NULL */
     const float *gamma, *beta;  /* with stat */
     const float *skip;          /* same shape, or NULL */
-    int relu;                   /* 0 none, 1 ReLU, 2 ReLU6, 3 sigmoid */
+    int relu;                   /* 0 none, 1 ReLU, 2 ReLU6, 3 sigmoid, 4 GELU (tanh form) */
     long long C, S, n;
 };
 
@@ -56,6 +63,7 @@ __device__ __forceinline__ float ew_one(const ew_args &A, float v, long long c, 
     }
     if (A.skip) v += sk;
     if (A.relu == 3) return 1.0f / (1.0f + expf(-v));
+    if (A.relu == 4) return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
     if (A.relu) v = v > 0.0f ? v : 0.0f;
     if (A.relu == 2) v = v < 6.0f ? v : 6.0f;
     return v;
@@ -138,6 +146,105 @@ __global__ void __launch_bounds__(256) gap_kernel(const float *__restrict__ x, f
     if (lane == 0) y[pl] = s / (float)S;
 }
 
+/* Max and sum over the block (blockDim.x a multiple of 32, at most 1024);
+ * every thread gets the result. */
+__device__ float block_max(float v)
+{
+    __shared__ float sh[32];
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = sh[0];
+    for (int w = 1; w < (int)(blockDim.x >> 5); w++) v = fmaxf(v, sh[w]);
+    return v;
+}
+
+__device__ float block_fsum(float v)
+{
+    __shared__ float sh[32];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = 0.0f;
+    for (int w = 0; w < (int)(blockDim.x >> 5); w++) v += sh[w];
+    return v;
+}
+
+/* Causal softmax of score rows in place: one block per row of T scores,
+ * row r is query r % T, whose keys after it get weight 0 (masked_fill with
+ * -inf, then softmax). */
+__global__ void __launch_bounds__(256) causal_softmax(float *__restrict__ sc, long long T)
+{
+    float *row = sc + (long long)blockIdx.x * T;
+    const long long q = (long long)blockIdx.x % T;
+    float m = -INFINITY;
+    for (long long j = threadIdx.x; j <= q; j += blockDim.x) m = fmaxf(m, row[j]);
+    m = block_max(m);
+    float sum = 0.0f;
+    for (long long j = threadIdx.x; j <= q; j += blockDim.x) sum += expf(row[j] - m);
+    const float inv = 1.0f / block_fsum(sum);
+    for (long long j = threadIdx.x; j < T; j += blockDim.x) row[j] = j <= q ? expf(row[j] - m) * inv : 0.0f;
+}
+
+/* relu of score rows [rows, T] in place; with causal, the keys after the
+ * query (row % T) become 0 (-inf through the ReLU). */
+__global__ void __launch_bounds__(256) relu_scores(float *__restrict__ sc, long long rows, long long T, int causal)
+{
+    const long long n = rows * T;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long q = (i / T) % T, j = i % T;
+        float v = sc[i];
+        sc[i] = (causal && j > q) ? 0.0f : fmaxf(v, 0.0f);
+    }
+}
+
+/* LayerNorm over rows of C: one warp per row, the mean, then the biased
+ * variance around it (a second read of the row, from L1). */
+__global__ void __launch_bounds__(256) layernorm_rows(const float *x, float *y, const float *__restrict__ g,
+                                                      const float *__restrict__ b, long long rows, int C,
+                                                      float eps)
+{
+    long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int lane = threadIdx.x & 31;
+    if (r >= rows) return;
+    const float *p = x + r * C;
+    float s = 0.0f;
+    for (int i = lane; i < C; i += 32) s += p[i];
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    const float mean = s / (float)C;
+    float q = 0.0f;
+    for (int i = lane; i < C; i += 32) {
+        float d = p[i] - mean;
+        q += d * d;
+    }
+    for (int o = 16; o > 0; o >>= 1) q += __shfl_xor_sync(0xffffffffu, q, o);
+    const float rstd = rsqrtf(q / (float)C + eps);
+    float *o = y + r * C;
+    for (int i = lane; i < C; i += 32) o[i] = (p[i] - mean) * rstd * g[i] + b[i];
+}
+
+/* y[n] = x[n]^T for planes x[n] of [R, Cc] (tokens: [C, H W] -> [H W, C],
+ * and back); 32 x 32 tiles through shared memory. */
+__global__ void transpose_planes(const float *__restrict__ x, float *__restrict__ y, long long R, long long Cc)
+{
+    __shared__ float t[32][33];
+    const float *xp = x + (long long)blockIdx.z * R * Cc;
+    float *yp = y + (long long)blockIdx.z * R * Cc;
+    long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
+    for (int i = threadIdx.y; i < 32; i += 8) {
+        long long r = r0 + i, c = c0 + threadIdx.x;
+        if (r < R && c < Cc) t[i][threadIdx.x] = xp[r * Cc + c];
+    }
+    __syncthreads();
+    for (int i = threadIdx.y; i < 32; i += 8) {
+        long long c = c0 + i, r = r0 + threadIdx.x;
+        if (r < R && c < Cc) yp[c * R + r] = t[threadIdx.x][i];
+    }
+}
+
 /* --- the interpreter -------------------------------------------------------- */
 
 struct net_state {
@@ -149,6 +256,7 @@ struct net_state {
     float *buf[3];
     double2 *part;                         /* plane sums, N * C of the widest norm */
     float2 *stat;                          /* per channel */
+    float *scores;                         /* one head's attention scores, N T^2 of the largest */
     int last_write;                        /* the last layer that writes data */
 };
 
@@ -163,7 +271,8 @@ int writes(int kind)
 {
     return kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_BN2D || kind == NET_RELU ||
            kind == NET_MAXPOOL2D || kind == NET_AVGPOOL2D || kind == NET_GAP || kind == NET_ADD ||
-           kind == NET_RELU6 || kind == NET_SIGMOID;
+           kind == NET_RELU6 || kind == NET_SIGMOID || kind == NET_LAYERNORM || kind == NET_GELU_TANH ||
+           kind == NET_ATTENTION || kind == NET_TOKENS || kind == NET_UNTOKENS;
 }
 
 /* The parameter part of layer l (weight or bias), or NULL. */
@@ -225,13 +334,18 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         kbv_numel(&ex->outputs[0]) != numel(ns->plan->result))
         return err_set(e, KBV_EINPUT, "baseline %s: params or output size differs from the program",
                        b->p->id);
-    int64_t most = 0, widest = 0, planes = 0;
+    int64_t most = 0, widest = 0, planes = 0, scores = 0;
     int linear = 0;
     for (int l = 0; l < sp->n_layers; l++) {
         int64_t n = numel(ns->plan->out[l]);
         if (n > most) most = n;
         if (writes(sp->layers[l].kind)) ns->last_write = l;
         if (sp->layers[l].kind == NET_LINEAR) linear = 1;
+        if (sp->layers[l].kind == NET_ATTENTION) {
+            const net_shape &s = ns->plan->in[l];
+            linear = 1;
+            if (s.d[0] * s.d[1] * s.d[1] > scores) scores = s.d[0] * s.d[1] * s.d[1];
+        }
         if (sp->layers[l].kind == NET_BN2D) {
             const net_shape &s = ns->plan->in[l];
             if (s.d[1] > widest) widest = s.d[1];
@@ -252,6 +366,13 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         cudaError_t ce = cudaMalloc(&ns->part, (size_t)planes * sizeof(double2));
         if (ce == cudaSuccess) ce = cudaMalloc(&ns->stat, (size_t)widest * sizeof(float2));
         if (ce != cudaSuccess) return base_cuda_err(e, b, "statistics buffers", ce);
+    }
+    if (scores > 0) {
+        cudaError_t ce = cudaMalloc(&ns->scores, (size_t)scores * sizeof(float));
+        if (ce != cudaSuccess) {
+            ns->scores = NULL;
+            return base_cuda_err(e, b, "attention scores", ce);
+        }
     }
     /* A depthwise convolution is also timed against kbv's direct kernel
      * (conv.cu), on scratch buffers: the weight, C k^2 floats, fits in one. */
@@ -307,14 +428,14 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     if (L->kind == NET_LINEAR || L->kind == NET_CONV2D || L->kind == NET_BN2D) {
         int j = l + 1;
         while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
-        if (L->kind == NET_BN2D && j < sp->n_layers && sp->layers[j].kind == NET_ADD) {
+        if ((L->kind == NET_BN2D || L->kind == NET_LINEAR) && j < sp->n_layers && sp->layers[j].kind == NET_ADD) {
             A.skip = k.skip;
             last = j++;
         }
         while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
         if (j < sp->n_layers) {
             int k2 = sp->layers[j].kind;
-            A.relu = k2 == NET_RELU ? 1 : k2 == NET_RELU6 ? 2 : k2 == NET_SIGMOID ? 3 : 0;
+            A.relu = k2 == NET_RELU ? 1 : k2 == NET_RELU6 ? 2 : k2 == NET_SIGMOID ? 3 : k2 == NET_GELU_TANH ? 4 : 0;
             if (A.relu) last = j;
         }
     }
@@ -324,18 +445,19 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
      * not share; else into a free one */
     int in_place_ok = k.cur != k.x && k.cur != k.skip;
     float *dst = to_out ? k.out : free_buf(ns, k);
-    A.C = out.d[1];
-    A.S = out.ndim == 2 ? 1 : out.d[2] * out.d[3];
+    /* channels: dimension 1 of a map, the last of [N, F] and of tokens */
+    A.C = out.ndim == 4 ? out.d[1] : out.d[out.ndim - 1];
+    A.S = out.ndim == 4 ? out.d[2] * out.d[3] : 1;
     A.n = numel(out);
     int rc = 0;
     switch (L->kind) {
     case NET_LINEAR: {
         const net_param *w = param_of(pl, l, 0), *bi = param_of(pl, l, 1);
-        long long m = in.d[0], n = out.d[1], kk = in.d[1];
+        long long kk = in.d[in.ndim - 1], n = out.d[out.ndim - 1], m = numel(in) / kk;
         rc = base_gemm(b, v, 0, 1, m, n, kk, 1.0f, k.cur, kk, 0, params + w->offset, kk, 0, 0.0f, dst, n, 0,
                        1, s, e);
         A.bias = bi ? params + bi->offset : NULL;
-        if (!rc && (A.bias || A.relu)) launch_ew(b, dst, dst, A, s);
+        if (!rc && (A.bias || A.relu || A.skip)) launch_ew(b, dst, dst, A, s);
         break;
     }
     case NET_CONV2D: {
@@ -357,8 +479,47 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         launch_ew(b, k.cur, dst, A, s);
         break;
     }
-    case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_ADD:
-        A.relu = L->kind == NET_RELU ? 1 : L->kind == NET_RELU6 ? 2 : L->kind == NET_SIGMOID ? 3 : 0;
+    case NET_ATTENTION: {
+        /* per head: scores = scale q k^T (batch N), the mask and softmax
+         * or ReLU, then the head's columns of dst = P v */
+        long long N = in.d[0], T = in.d[1], C = out.d[2], H = L->groups, d = C / H;
+        float scale = (float)(1.0 / sqrt((double)d));
+        for (long long h = 0; !rc && h < H; h++) {
+            const float *q = k.cur + h * d;
+            rc = base_gemm(b, v, 0, 1, T, T, d, scale, q, 3 * C, T * 3 * C, q + C, 3 * C, T * 3 * C, 0.0f,
+                           ns->scores, T, T * T, N, s, e);
+            if (rc) break;
+            if (L->k & NET_ATTN_RELU)
+                relu_scores<<<base_grid(b, N * T * T, 256, 8), 256, 0, s>>>(ns->scores, N * T, T,
+                                                                           L->k & NET_ATTN_CAUSAL);
+            else if (L->k & NET_ATTN_CAUSAL)
+                causal_softmax<<<(unsigned)(N * T), 256, 0, s>>>(ns->scores, T);
+            else
+                base_softmax_rows(ns->scores, ns->scores, N * T, T, 0, s);
+            rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, ns->scores, T, T * T, q + 2 * C, 3 * C, T * 3 * C, 0.0f,
+                           dst + h * d, C, T * C, N, s, e);
+        }
+        break;
+    }
+    case NET_LAYERNORM: {
+        const net_param *g = param_of(pl, l, 0), *be = param_of(pl, l, 1);
+        long long C = in.d[in.ndim - 1], rows = numel(in) / C;
+        if (!to_out && in_place_ok) dst = (float *)k.cur;
+        layernorm_rows<<<(unsigned)((rows * 32 + 255) / 256), 256, 0, s>>>(k.cur, dst, params + g->offset,
+                                                                           params + be->offset, rows, (int)C,
+                                                                           (float)sp->eps);
+        break;
+    }
+    case NET_TOKENS: case NET_UNTOKENS: {
+        /* tokens: each sample's [C, H W] transposed; untokens: [H W, C] */
+        long long N = in.d[0], R = in.d[1], Cc = numel(in) / (N * R);
+        dim3 grid((unsigned)((Cc + 31) / 32), (unsigned)((R + 31) / 32), (unsigned)N);
+        transpose_planes<<<grid, dim3(32, 8), 0, s>>>(k.cur, dst, R, Cc);
+        break;
+    }
+    case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_ADD: case NET_GELU_TANH:
+        A.relu = L->kind == NET_RELU ? 1 : L->kind == NET_RELU6 ? 2 : L->kind == NET_SIGMOID ? 3 :
+                 L->kind == NET_GELU_TANH ? 4 : 0;
         A.skip = L->kind == NET_ADD ? k.skip : NULL;
         if (!to_out && in_place_ok) dst = (float *)k.cur;
         launch_ew(b, k.cur, dst, A, s);
@@ -431,6 +592,7 @@ void destroy(base_ctx *b)
         if (ns->buf[i]) cudaFree(ns->buf[i]);
     if (ns->part) cudaFree(ns->part);
     if (ns->stat) cudaFree(ns->stat);
+    if (ns->scores) cudaFree(ns->scores);
     free(ns->plan);
     free(ns);
     b->state = NULL;

@@ -3,7 +3,8 @@
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
  * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
  * MBConv block (21), EfficientNet-B0, B1 and B2 (22-24), MobileNetV2 (20) and
- * RegNet (27).
+ * RegNet (27); the attention blocks: VisionAttention (31), minGPT's causal
+ * self-attention (43) and block (44), ReLU self-attention (50).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
@@ -14,7 +15,10 @@
  * a bias; per element 7 for a batch norm (statistics and apply), 1 for ReLU
  * and the residual add, 2 for ReLU6, 3 for sigmoid; k^2 comparisons per max-pool output, k^2 additions
  * and a division per average-pool output; one addition per input and one
- * division per output for the global average pool.
+ * division per output for the global average pool; 7 per element for a
+ * layer norm, 5 for GELU; per attention layer 4 N T^2 C for its two
+ * products and per score (N heads T^2) 5 for the scale and softmax or 2
+ * for the scale and ReLU (the masked half counted: PyTorch computes it).
  * min_bytes: x, params and the output, each once.  The numbers are the
  * walk's (net_plan_make); tests/unit/test_suite_net.c checks that they
  * agree with it.
@@ -136,6 +140,30 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(8LL, 10LL)),
       ATTRS({ "input_channels", 3.0 }, { "stages", 3.0 }, { "block_width_1", 64.0 }, { "block_width_2", 128.0 }, { "block_width_3", 256.0 }, { "output_classes", 10.0 }, { "eps", 1e-05 }),
       .flops = 120623147088.0, .min_bytes = 4.0 * 2354074, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 9 },
+    { .id = "L3_031_visionattention", .level = 3, .number = 31, .name = "31_VisionAttention",
+      .expr = "t = x.view(B, C, H * W).permute(2, 0, 1); norm(MultiheadAttention(128, 4)(t, t, t)[0] + t).permute(1, 2, 0).view(B, C, H, W); in_proj xavier_uniform with zero bias, out_proj bias 0",
+      INPUTS(IN("x", G_RAND, 2LL, 128LL, 128LL, 128LL), PACKED(66304LL)),
+      OUTPUTS(OUT(2LL, 128LL, 128LL, 128LL)),
+      ATTRS({ "embed_dim", 128.0 }, { "num_heads", 4.0 }, { "eps", 1e-05 }),
+      .flops = 289960624128.0, .min_bytes = 4.0 * 8454912, .uses_tf32 = 1, .op = OP_NET_FIRST + 53 },
+    { .id = "L3_043_mingptcausalattention", .level = 3, .number = 43, .name = "43_MinGPTCausalAttention",
+      .expr = "minGPT's causal self-attention: q, k, v = c_attn(x).split(768, 2), 8 heads, softmax(masked_fill(q k^T / sqrt(96), causal, -inf)) v, heads side by side, c_proj; dropouts p = 0.0",
+      INPUTS(IN("x", G_RAND, 128LL, 512LL, 768LL), PACKED(2362368LL)),
+      OUTPUTS(OUT(128LL, 512LL, 768LL)),
+      ATTRS({ "n_embd", 768.0 }, { "n_head", 8.0 }, { "attn_pdrop", 0.0 }, { "resid_pdrop", 0.0 }, { "max_seqlen", 1024.0 }),
+      .flops = 413860364288.0, .min_bytes = 4.0 * 103025664, .uses_tf32 = 1, .op = OP_NET_FIRST + 50 },
+    { .id = "L3_044_minigptblock", .level = 3, .number = 44, .name = "44_MiniGPTBlock",
+      .expr = "x = x + attn(ln_1(x)); x + c_proj(NewGELU(c_fc(ln_2(x)))); attn is minGPT's causal self-attention (8 heads, c_attn, c_proj), c_fc 768 -> 3072, c_proj 3072 -> 768; dropouts p = 0.0",
+      INPUTS(IN("x", G_RAND, 128LL, 512LL, 768LL), PACKED(7087872LL)),
+      OUTPUTS(OUT(128LL, 512LL, 768LL)),
+      ATTRS({ "n_embd", 768.0 }, { "n_head", 8.0 }, { "attn_pdrop", 0.0 }, { "resid_pdrop", 0.0 }, { "max_seqlen", 1024.0 }, { "eps", 1e-05 }),
+      .flops = 1034399252480.0, .min_bytes = 4.0 * 107751168, .uses_tf32 = 1, .op = OP_NET_FIRST + 52 },
+    { .id = "L3_050_reluselfattention", .level = 3, .number = 50, .name = "50_ReLUSelfAttention",
+      .expr = "q, k, v = c_attn(x).split(768, 2), 12 heads, relu(masked_fill(q k^T / sqrt(64), causal, -inf)) v, heads side by side (no output projection)",
+      INPUTS(IN("x", G_RAND, 16LL, 1024LL, 768LL), PACKED(1771776LL)),
+      OUTPUTS(OUT(16LL, 1024LL, 768LL)),
+      ATTRS({ "n_embd", 768.0 }, { "n_head", 12.0 }, { "max_seqlen", 1024.0 }),
+      .flops = 109962067968.0, .min_bytes = 4.0 * 26937600, .uses_tf32 = 1, .op = OP_NET_FIRST + 51 },
 };
 
 SUITE_COUNT(suite_l3_net);
@@ -283,6 +311,24 @@ static const net_layer effnet_b2[] = {
 /* RegNet's stages: two conv3x3 (with bias) + bn + relu, then a 2x2 max pool */
 #define REG_STAGE(c)      CONV(c, 3, 1, 1), BN, RELU, CONV(c, 3, 1, 1), BN, RELU, MAXP(2, 2, 0)
 static const net_layer regnet[] = { REG_STAGE(64), REG_STAGE(128), REG_STAGE(256), GAP, FLAT, LIN(10) };
+/* Transformers (net.h): minGPT's causal self-attention (c_attn, the
+ * attention, c_proj), and nn.MultiheadAttention's (in_proj xavier_uniform_
+ * with a zero bias, out_proj with the default weight and a zero bias). */
+#define ATTN(h, f)        { NET_ATTENTION, 0, (f), 0, 0, 0, (h), 0 }
+#define LN                { NET_LAYERNORM, 0, 0, 0, 0, 0, 0, 0 }
+#define GELU_T            { NET_GELU_TANH, 0, 0, 0, 0, 0, 0, 0 }
+#define TOKENS            { NET_TOKENS, 0, 0, 0, 0, 0, 0, 0 }
+#define UNTOKENS          { NET_UNTOKENS, 0, 0, 0, 0, 0, 0, 0 }
+#define LIN_XZ(o)         { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_XAVIER_ZERO }
+#define LIN_DZ(o)         { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_DEFAULT_ZERO }
+#define GPT_ATTN(c, h)    LIN(3 * (c)), ATTN(h, NET_ATTN_CAUSAL), DROP, LIN(c), DROP
+#define MHA(c, h)         LIN_XZ(3 * (c)), ATTN(h, 0), LIN_DZ(c)
+static const net_layer mingpt_attn[] = { GPT_ATTN(768, 8) };
+static const net_layer relu_attn[] = { LIN(3 * 768), ATTN(12, NET_ATTN_CAUSAL | NET_ATTN_RELU) };
+static const net_layer minigpt_block[] = {
+    SAVE, LN, GPT_ATTN(768, 8), ADD, SAVE, LN, LIN(4 * 768), GELU_T, LIN(768), DROP, ADD,
+};
+static const net_layer vision_attn[] = { TOKENS, SAVE, MHA(128, 4), ADD, LN, UNTOKENS };
 #define VGG_HEAD FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000)
 static const net_layer vgg16[] = {
     C3R(64), C3R(64), MAXP(2, 2, 0),
@@ -323,6 +369,10 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 12, effnet_b1),
     PROGRAM(OP_CONV_NET_FIRST + 13, mobilenet2),
     PROGRAM(OP_CONV_NET_FIRST + 14, effnet_b2),
+    PROGRAM(OP_NET_FIRST + 50, mingpt_attn),
+    PROGRAM(OP_NET_FIRST + 51, relu_attn),
+    PROGRAM(OP_NET_FIRST + 52, minigpt_block),
+    PROGRAM(OP_NET_FIRST + 53, vision_attn),
 };
 
 const net_spec *suite_net(int op)

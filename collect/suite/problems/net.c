@@ -10,6 +10,7 @@
 static const char *const kind_names[NET_KIND_COUNT] = {
     "end", "linear", "conv2d", "batchnorm2d", "relu", "maxpool2d", "adaptive_avgpool2d(1)",
     "flatten", "dropout(p=0)", "save", "swap", "add", "avgpool2d", "relu6", "sigmoid",
+    "layernorm", "gelu_tanh", "attention", "tokens", "untokens",
 };
 
 const char *net_kind_name(int kind)
@@ -71,6 +72,14 @@ static void layer_init(const net_layer *L, int64_t fan_in, int64_t fan_out, suit
         suite_gen g = { SUITE_GEN_NORMAL, 0.0, 0.01 };
         *w = g;
         *b = zero;
+    } else if (L->init == NET_INIT_XAVIER_ZERO) {
+        double a = sqrt(6.0 / (double)(fan_in + fan_out));
+        suite_gen g = { SUITE_GEN_UNIFORM, -a, a };
+        *w = g;
+        *b = zero;
+    } else if (L->init == NET_INIT_DEFAULT_ZERO) {
+        *w = kaiming(fan_in);
+        *b = zero;
     } else {
         *w = *b = kaiming(fan_in);
     }
@@ -78,25 +87,65 @@ static void layer_init(const net_layer *L, int64_t fan_in, int64_t fan_out, suit
 
 /* One layer: the shape after it from cur, its parameters and FLOPs. */
 static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip, int *have_skip,
-                      net_plan *pl, char *why, size_t len)
+                      net_shape *img, net_plan *pl, char *why, size_t len)
 {
     const char *nm = net_kind_name(L->kind);
     int64_t n = shape_numel(cur);
     net_shape o = *cur;
     switch (L->kind) {
     case NET_LINEAR: {
-        if (cur->ndim != 2) return fail(why, len, i, nm, "input is not [N, features]");
+        /* over the last dimension of [N, features] or [N, T, features] */
+        if (cur->ndim != 2 && cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, features]");
         if (L->out < 1) return fail(why, len, i, nm, "no output features");
-        int64_t w[2] = { L->out, cur->d[1] };
+        int last = cur->ndim - 1;
+        int64_t w[2] = { L->out, cur->d[last] };
+        double rows = (double)(n / cur->d[last]);
         suite_gen gw, gb;
-        layer_init(L, cur->d[1], L->out, &gw, &gb);
+        layer_init(L, cur->d[last], L->out, &gw, &gb);
         add_param(pl, i, 0, 2, w, gw);
         if (L->bias) add_param(pl, i, 1, 1, w, gb);
-        o.d[1] = L->out;
-        pl->flops += 2.0 * (double)cur->d[0] * (double)cur->d[1] * L->out +
-                     (L->bias ? (double)cur->d[0] * L->out : 0.0);
+        o.d[last] = L->out;
+        pl->flops += 2.0 * rows * (double)cur->d[last] * L->out + (L->bias ? rows * L->out : 0.0);
         break;
     }
+    case NET_LAYERNORM: {
+        if (cur->ndim != 2 && cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, (T,) features]");
+        suite_gen one = { SUITE_GEN_CONST, 1.0, 0.0 }, zero = { SUITE_GEN_CONST, 0.0, 0.0 };
+        add_param(pl, i, 0, 1, &cur->d[cur->ndim - 1], one);
+        add_param(pl, i, 1, 1, &cur->d[cur->ndim - 1], zero);
+        pl->flops += 7.0 * (double)n;   /* as a batch norm */
+        break;
+    }
+    case NET_GELU_TANH:
+        pl->flops += 5.0 * (double)n;   /* as level 2 counts GELU */
+        break;
+    case NET_ATTENTION: {
+        if (cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, T, 3 C]");
+        if (L->groups < 1 || cur->d[2] % (3LL * L->groups))
+            return fail(why, len, i, nm, "the features are not 3 x heads x head size");
+        o.d[2] = cur->d[2] / 3;
+        /* two products of 2 T T C per sample, then per score the scale and
+         * softmax's max, exponential, sum and division (or a ReLU) */
+        double T = (double)cur->d[1], scores = (double)cur->d[0] * L->groups * T * T;
+        pl->flops += 4.0 * (double)cur->d[0] * T * T * (double)o.d[2] +
+                     ((L->k & NET_ATTN_RELU) ? 2.0 : 5.0) * scores;
+        break;
+    }
+    case NET_TOKENS:
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        *img = *cur;
+        o.ndim = 3;
+        o.d[1] = cur->d[2] * cur->d[3];
+        o.d[2] = cur->d[1];
+        o.d[3] = 0;
+        break;
+    case NET_UNTOKENS:
+        if (cur->ndim != 3 || img->ndim != 4 || cur->d[0] != img->d[0] ||
+            cur->d[1] != img->d[2] * img->d[3])
+            return fail(why, len, i, nm, "no tokens of an image of this size before it");
+        o = *img;
+        o.d[1] = cur->d[2];
+        break;
     case NET_CONV2D: {
         if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
         if (L->out < 1 || L->k < 1 || L->s < 1 || L->p < 0)
@@ -184,17 +233,18 @@ int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *pl, 
         if (why && why_len) snprintf(why, why_len, "no program, or more than %d layers", NET_MAX_LAYERS);
         return -1;
     }
-    if (ndim != 2 && ndim != 4) {
-        if (why && why_len) snprintf(why, why_len, "the input has %d dimensions, not 2 or 4", ndim);
+    if (ndim < 2 || ndim > 4) {
+        if (why && why_len) snprintf(why, why_len, "the input has %d dimensions, not 2 to 4", ndim);
         return -1;
     }
-    net_shape cur = { ndim, { 0, 0, 0, 0 } }, skip;
+    net_shape cur = { ndim, { 0, 0, 0, 0 } }, skip, img;
     memset(&skip, 0, sizeof skip);
+    memset(&img, 0, sizeof img);
     for (int a = 0; a < ndim; a++) cur.d[a] = x[a];
     int have_skip = 0;
     for (int i = 0; i < sp->n_layers; i++) {
         pl->in[i] = cur;
-        if (walk_layer(&sp->layers[i], i, &cur, &skip, &have_skip, pl, why, why_len)) return -1;
+        if (walk_layer(&sp->layers[i], i, &cur, &skip, &have_skip, &img, pl, why, why_len)) return -1;
         pl->out[i] = cur;
     }
     pl->result = cur;
@@ -210,16 +260,18 @@ static void put_shape(sbuf *b, const net_shape *s)
     sb_puts(b, "]");
 }
 
-static void put_param(sbuf *b, const net_param *q)
+static void put_param(sbuf *b, const net_param *q, int init)
 {
     suite_tensor t;
     memset(&t, 0, sizeof t);
-    t.role = SUITE_ROLE_PARAM;
+    /* a uniform weight of the model's own (xavier) is not PyTorch's default */
+    t.role = init == NET_INIT_XAVIER_ZERO && !q->is_bias ? SUITE_ROLE_INPUT : SUITE_ROLE_PARAM;
     t.gen = q->gen;
     sb_printf(b, "; %s ", q->is_bias ? "bias" : "weight");
     put_shape(b, &q->shape);
     sb_printf(b, " at params[%lld], ", (long long)q->offset);
     suite_gen_text(b, &t);
+    if (t.role == SUITE_ROLE_INPUT) sb_puts(b, " (xavier_uniform_, as nn.MultiheadAttention initialises in_proj)");
 }
 
 int net_describe(sbuf *b, const suite_problem *p)
@@ -247,10 +299,26 @@ int net_describe(sbuf *b, const suite_problem *p)
             sb_puts(b, "; batch statistics (training mode, biased variance), eps ");
             suite_num_text(b, sp->eps);
         }
+        if (L->kind == NET_LAYERNORM) {
+            sb_puts(b, "; over the last dimension (biased variance), eps ");
+            suite_num_text(b, sp->eps);
+        }
+        if (L->kind == NET_GELU_TANH) sb_puts(b, "; 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))");
+        if (L->kind == NET_ATTENTION) {
+            int64_t c = pl->out[i].d[2];
+            sb_printf(b, "; heads %d of size %lld: q, k, v = the input's three thirds of the last dimension, "
+                         "head h of each its columns [h d, (h + 1) d); per sample and head, scores = q k^T / "
+                         "sqrt(%lld) [T, T]", L->groups, (long long)(c / L->groups), (long long)(c / L->groups));
+            if (L->k & NET_ATTN_CAUSAL) sb_puts(b, ", causal mask (a key after the query gets -inf)");
+            sb_puts(b, (L->k & NET_ATTN_RELU) ? ", then relu(scores)" : ", then softmax over the keys");
+            sb_puts(b, ", times v [T, d]; head h's output is columns [h d, (h + 1) d) of the result");
+        }
+        if (L->kind == NET_TOKENS) sb_puts(b, "; x.view(N, C, H * W).transpose(1, 2)");
+        if (L->kind == NET_UNTOKENS) sb_puts(b, "; x.transpose(1, 2).view(N, C, H, W)");
         if (L->kind == NET_SAVE) sb_puts(b, "; skip = this tensor");
         if (L->kind == NET_SWAP) sb_puts(b, "; continue from the skip, which keeps this tensor");
         if (L->kind == NET_ADD) sb_puts(b, "; this tensor + skip");
-        for (; q < pl->n_params && pl->param[q].layer == i; q++) put_param(b, &pl->param[q]);
+        for (; q < pl->n_params && pl->param[q].layer == i; q++) put_param(b, &pl->param[q], L->init);
         sb_puts(b, "\n");
     }
     free(pl);

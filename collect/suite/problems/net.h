@@ -19,6 +19,12 @@
  * its running statistics are buffers, not outputs, and are not modelled.
  * Dropout in KernelBench's models has p = 0.0, which is the identity in
  * training mode too, so NET_DROPOUT moves nothing.
+ *
+ * Transformer layers work on token tensors [N, T, C]: a linear layer maps
+ * the last dimension; an attention layer takes the packed q, k, v that one
+ * linear layer makes (minGPT's c_attn, nn.MultiheadAttention's in_proj,
+ * whose weights are laid out alike: q's rows, then k's, then v's) and
+ * gives the heads' outputs side by side, ready for the output projection.
  */
 #ifndef KBV_NET_H
 #define KBV_NET_H
@@ -48,18 +54,35 @@ enum net_kind {
     NET_AVGPOOL2D,  /* window k, stride s, padding p (counted in the divisor), floor mode */
     NET_RELU6,      /* min(max(x, 0), 6) */
     NET_SIGMOID,    /* 1 / (1 + exp(-x)) */
+    /* Transformers: token tensors [N, T, C] (a linear layer and the
+     * elementwise layers work over the last dimension of them too). */
+    NET_LAYERNORM,  /* LayerNorm over the last dimension, eps; weight 1, bias 0 */
+    NET_GELU_TANH,  /* 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (minGPT's NewGELU) */
+    NET_ATTENTION,  /* [N, T, 3C] (q, k, v side by side) -> [N, T, C]: `groups`
+                       heads of C / heads; scores q k^T / sqrt(C / heads),
+                       as the flags in `k` say; the heads' outputs side by side */
+    NET_TOKENS,     /* [N, C, H, W] -> [N, H W, C]: x.view(N, C, H W).transpose(1, 2) */
+    NET_UNTOKENS,   /* [N, H W, C] -> [N, C, H, W], H and W those of the last NET_TOKENS */
     NET_KIND_COUNT
 };
 
 typedef struct {
     int kind;
     int out;        /* output features (linear) or channels (conv) */
-    int k, s, p;    /* window, stride, padding (conv, max pool) */
+    int k, s, p;    /* window, stride, padding (conv, max pool); attention: k holds
+                       its NET_ATTN_* flags */
     int bias;       /* linear and conv: 1 when the layer has a bias */
     int groups;     /* conv: 0 or 1 for a dense convolution, else the groups
-                       (the input channels for a depthwise one) */
+                       (the input channels for a depthwise one); attention:
+                       the heads */
     int init;       /* linear and conv: how the model initialises them (net_init) */
 } net_layer;
+
+/* What an attention layer does with its scores [T, T] per (sample, head). */
+enum net_attn_flags {
+    NET_ATTN_CAUSAL = 1,    /* masked_fill(key after query, -inf) */
+    NET_ATTN_RELU = 2       /* relu(scores) instead of softmax over the keys */
+};
 
 /* The initialisation of a linear or conv layer: PyTorch's default, or what
  * a model sets itself (MobileNetV2: kaiming_normal_ with mode fan_out for
@@ -67,7 +90,10 @@ typedef struct {
 enum net_init {
     NET_INIT_DEFAULT = 0,   /* weight and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)) */
     NET_INIT_KAIMING_OUT,   /* weight N(0, 2 / fan_out), fan_out = out k^2; bias 0 */
-    NET_INIT_NORMAL_001     /* weight N(0, 0.01^2); bias 0 */
+    NET_INIT_NORMAL_001,    /* weight N(0, 0.01^2); bias 0 */
+    NET_INIT_XAVIER_ZERO,   /* weight U(-a, a), a = sqrt(6 / (fan_in + fan_out)); bias 0
+                               (nn.MultiheadAttention's in_proj) */
+    NET_INIT_DEFAULT_ZERO   /* the default weight; bias 0 (its out_proj) */
 };
 
 #define NET_MAX_LAYERS 512
@@ -79,7 +105,7 @@ typedef struct {
     double eps;                /* batch norm */
 } net_spec;
 
-/* A tensor shape of the walk: [N, F] or [N, C, H, W]. */
+/* A tensor shape of the walk: [N, F], [N, T, C] or [N, C, H, W]. */
 typedef struct {
     int ndim;
     int64_t d[4];

@@ -13,7 +13,7 @@
 #define TILE 16
 
 enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
-       K_AVGPOOL, K_RELU6, K_SIGMOID };
+       K_AVGPOOL, K_RELU6, K_SIGMOID, K_LN, K_GELU, K_ATTN, K_TOKENS, K_UNTOKENS };
 
 /* kind, rank, shape before and after, window, stride, padding, groups, and
  * the offsets of the weight and the bias in params (-1: none) */
@@ -136,7 +136,8 @@ __global__ void bn_apply(const float *__restrict__ x, float *__restrict__ y, con
     }
 }
 
-/* the residual sum (skip given), else by mode: 0 relu, 1 relu6, 2 sigmoid */
+/* the residual sum (skip given), else by mode: 0 relu, 1 relu6, 2 sigmoid,
+ * 3 GELU (tanh form) */
 __global__ void ew_kernel(const float *__restrict__ x, const float *__restrict__ skip,
                           float *__restrict__ y, long long total, int mode)
 {
@@ -145,6 +146,7 @@ __global__ void ew_kernel(const float *__restrict__ x, const float *__restrict__
         float v = x[i];
         if (skip) v += skip[i];
         else if (mode == 2) v = 1.0f / (1.0f + expf(-v));
+        else if (mode == 3) v = 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
         else v = mode == 1 ? fminf(fmaxf(v, 0.0f), 6.0f) : fmaxf(v, 0.0f);
         y[i] = v;
     }
@@ -201,6 +203,68 @@ __global__ void gap_kernel(const float *__restrict__ x, float *__restrict__ y, l
     y[i] = s / (float)S;
 }
 
+/* layer norm over rows of C: one thread per row, the mean, then the
+ * biased variance around it */
+__global__ void ln_kernel(const float *__restrict__ x, float *__restrict__ y, const float *__restrict__ g,
+                          const float *__restrict__ b, long long rows, long long C)
+{
+    long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const float *p = x + r * C;
+    float s = 0.0f;
+    for (long long i = 0; i < C; i++) s += p[i];
+    float m = s / (float)C, q = 0.0f;
+    for (long long i = 0; i < C; i++) q += (p[i] - m) * (p[i] - m);
+    float rstd = 1.0f / sqrtf(q / (float)C + (float)EPS);
+    for (long long i = 0; i < C; i++) y[r * C + i] = (p[i] - m) * rstd * g[i] + b[i];
+}
+
+#define HD_MAX 128
+/* attention over qkv [N, T, 3C] into y [N, T, C]: one thread per (n, head,
+ * query); flags 1: keys after the query masked, 2: relu(scores) instead
+ * of softmax */
+__global__ void attn_kernel(const float *__restrict__ qkv, float *__restrict__ y, long long N, long long T,
+                            long long C, int H, int flags)
+{
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= N * H * T) return;
+    long long i = idx % T, h = (idx / T) % H, n = idx / (T * H);
+    long long d = C / H;
+    const float *q = qkv + (n * T + i) * 3 * C + h * d;
+    float scale = 1.0f / sqrtf((float)d), m = -INFINITY, l = 0.0f, acc[HD_MAX];
+    for (long long c = 0; c < d; c++) acc[c] = 0.0f;
+    long long end = (flags & 1) ? i + 1 : T;
+    for (long long j = 0; j < end; j++) {
+        const float *kj = qkv + (n * T + j) * 3 * C + C + h * d, *vj = kj + C;
+        float sc = 0.0f;
+        for (long long c = 0; c < d; c++) sc += q[c] * kj[c];
+        sc *= scale;
+        if (flags & 2) {
+            float w = fmaxf(sc, 0.0f);
+            for (long long c = 0; c < d; c++) acc[c] += w * vj[c];
+        } else {
+            float mn = fmaxf(m, sc), corr = expf(m - mn), w = expf(sc - mn);
+            l = l * corr + w;
+            for (long long c = 0; c < d; c++) acc[c] = acc[c] * corr + w * vj[c];
+            m = mn;
+        }
+    }
+    float *o = y + (n * T + i) * C + h * d;
+    for (long long c = 0; c < d; c++) o[c] = (flags & 2) ? acc[c] : acc[c] / l;
+}
+
+/* y[n, c, r] = x[n, r, c] for planes of [R, Cc] */
+__global__ void transpose_kernel(const float *__restrict__ x, float *__restrict__ y, long long N, long long R,
+                                 long long Cc)
+{
+    long long total = N * R * Cc;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long c = i % Cc, r = (i / Cc) % R, n = i / (Cc * R);
+        y[(n * Cc + c) * R + r] = x[i];
+    }
+}
+
 static unsigned blocks(long long n)
 {
     long long b = (n + THREADS - 1) / THREADS;
@@ -249,10 +313,29 @@ extern "C" int kbv_forward(const kbv_call *call)
         long long n = numel(L.out);
         switch (L.kind) {
         case K_LINEAR: {
-            dim3 grid((unsigned)((L.in[0] + TILE - 1) / TILE), (unsigned)((L.out[1] + TILE - 1) / TILE));
-            linear_kernel<<<grid, dim3(TILE, TILE), 0, st>>>(cur, w, b, dst, L.in[0], L.out[1], L.in[1]);
+            /* over the last dimension: rows are everything before it */
+            long long K = L.in[L.ndim - 1], N = L.out[L.ndim - 1], M = numel(L.in) / K;
+            dim3 grid((unsigned)((M + TILE - 1) / TILE), (unsigned)((N + TILE - 1) / TILE));
+            linear_kernel<<<grid, dim3(TILE, TILE), 0, st>>>(cur, w, b, dst, M, N, K);
             break;
         }
+        case K_LN: {
+            long long C = L.in[L.ndim - 1];
+            ln_kernel<<<blocks(n / C), THREADS, 0, st>>>(cur, dst, w, b, n / C, C);
+            break;
+        }
+        case K_ATTN:
+            if (L.out[2] / L.g > HD_MAX) return 1;
+            attn_kernel<<<(unsigned)((L.in[0] * L.g * L.in[1] + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, dst, L.in[0], L.in[1], L.out[2], L.g, L.k);
+            break;
+        case K_TOKENS:
+            transpose_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0], L.in[1], L.in[2] * L.in[3]);
+            break;
+        case K_UNTOKENS:
+            transpose_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0], L.in[1], L.in[2]);
+            break;
+        case K_GELU: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 3); break;
         case K_CONV:
             conv_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
