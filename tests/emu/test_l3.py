@@ -53,22 +53,32 @@ for pid, p in sorted(REG.items()):
     parsed = naive_l3.parse_layers(prompt_layers(pid))
     ok = parsed is not None
     if ok:
+        # the parts, each of its layer's size, lie end to end over params
+        # (in registration order, which can differ from the program's)
         layers, eps = parsed
-        at, skip = 0, None
+        parts = []
         for i, L in enumerate(layers):
             if i:
                 ok = ok and L["in"] == layers[i - 1]["out"]
             for part in ("w", "b"):
                 if L[part] >= 0:
-                    ok = ok and L[part] == at
                     if L["kind"] == "K_BN":
-                        at += L["in"][1]
+                        size = L["in"][1]
                     elif L["kind"] == "K_LN":
-                        at += L["in"][-1]
+                        size = L["in"][-1]
+                    elif L["kind"] == "K_CLS":
+                        size = L["out"][-1]
+                    elif L["kind"] == "K_POS":
+                        size = L["out"][1] * L["out"][2]
                     elif L["kind"] == "K_LINEAR":
-                        at += L["out"][-1] * (L["in"][-1] if part == "w" else 1)
+                        size = L["out"][-1] * (L["in"][-1] if part == "w" else 1)
                     else:
-                        at += L["out"][1] * (L["in"][1] // L["g"] * L["k"] * L["k"] if part == "w" else 1)
+                        size = L["out"][1] * (L["in"][1] // L["g"] * L["k"] * L["k"] if part == "w" else 1)
+                    parts.append((L[part], size))
+        at = 0
+        for off, size in sorted(parts):
+            ok = ok and off == at
+            at += size
         params = [t for t in p["inputs"] if t["name"] == "params"][0]
         ok = ok and at == params["shape"][0] and layers[-1]["out"] == p["outputs"][0]["shape"]
     print("%s layers %-40s %s" % ("ok  " if ok else "FAIL", pid, "" if ok else "(layer list does not add up)"))
@@ -86,7 +96,8 @@ def describe(x_shape, prog):
              "avgpool": "avgpool2d", "relu6": "relu6", "sigmoid": "sigmoid",
              "gap": "adaptive_avgpool2d(1)", "flatten": "flatten", "dropout": "dropout(p=0)", "save": "save",
              "swap": "swap", "add": "add", "ln": "layernorm", "gelu": "gelu_tanh", "attn": "attention",
-             "tokens": "tokens", "untokens": "untokens"}
+             "tokens": "tokens", "untokens": "untokens", "unfold": "unfold", "cls": "cls_token",
+             "pos": "pos_embedding", "first": "first_token", "gelu_erf": "gelu"}
     img = None
     for i, (kind, out, k, s, p, bias, g) in enumerate(prog):
         o = list(cur)
@@ -103,9 +114,20 @@ def describe(x_shape, prog):
             extra = "; heads %d of size %d: q, k, v = ..., scores = q k^T / sqrt(%d) [T, T]" % (g, o[2] // g, o[2] // g)
             extra += (", causal mask (a key after the query gets -inf)" if k & 1 else "")
             extra += (", then relu(scores)" if k & 2 else ", then softmax over the keys")
+            extra += ("; batch_first=False: the sequence is dimension 0" if k & 4 else "")
         elif kind == "tokens":
             img = list(cur)
             o = [cur[0], cur[2] * cur[3], cur[1]]
+        elif kind == "unfold":
+            o = [cur[0], (cur[2] // k) * (cur[3] // k), cur[1] * k * k]
+            extra = "; x.unfold(2, %d, %d).unfold(3, %d, %d).reshape(N, -1, C * %d)" % (k, k, k, k, k * k)
+        elif kind == "cls":
+            o = [cur[0], 2 if len(cur) == 2 else cur[1] + 1, cur[-1]]
+            ps = [("weight", [1, 1, cur[-1]])]
+        elif kind == "pos":
+            ps = [("weight", [1, cur[1], cur[2]])]
+        elif kind == "first":
+            o = [cur[0], cur[2]]
         elif kind == "untokens":
             o = [img[0], cur[2], img[2], img[3]]
         elif kind == "conv":
@@ -178,6 +200,8 @@ def maxpool_np(x, k, s, p):
 
 
 def attention_np(qkv, heads, flags):
+    if flags & 4:
+        return attention_np(qkv.transpose(1, 0, 2), heads, flags & 3).transpose(1, 0, 2)
     N, T, C3 = qkv.shape
     C = C3 // 3
     d = C // heads
@@ -225,6 +249,20 @@ def reference(x, prog, parts, P):
             cur = 0.5 * cur * (1 + np.tanh(math.sqrt(2 / math.pi) * (cur + 0.044715 * cur ** 3)))
         elif kind == "attn":
             cur = attention_np(cur, g, k)
+        elif kind == "gelu_erf":
+            cur = 0.5 * cur * (1 + np.vectorize(math.erf)(cur / math.sqrt(2)))
+        elif kind == "unfold":
+            n_, c_, h_, w_ = cur.shape
+            cur = cur.reshape(n_, c_, h_ // k, k, w_ // k, k).transpose(0, 1, 2, 4, 3, 5).reshape(n_, -1, c_ * k * k)
+        elif kind == "cls":
+            t = take()
+            c_ = cur.shape[-1]
+            cur = np.concatenate([np.broadcast_to(t.reshape(1, 1, c_), (cur.shape[0], 1, c_)),
+                                  cur.reshape(cur.shape[0], -1, c_)], 1)
+        elif kind == "pos":
+            cur = cur + take()
+        elif kind == "first":
+            cur = cur[:, 0]
         elif kind == "tokens":
             shape4 = cur.shape
             cur = cur.reshape(shape4[0], shape4[1], -1).transpose(0, 2, 1)
@@ -253,6 +291,12 @@ def reference(x, prog, parts, P):
 
 def L(kind, out=0, k=0, s=1, p=0, bias=1, g=1):
     return (kind, out, k, s, p, bias, g)
+
+
+def ENC(c, h, ff, flags):
+    """nn.TransformerEncoderLayer(c, h, ff, dropout 0): post-norm, ReLU."""
+    return [L("save"), L("linear", 3 * c), L("attn", 0, flags, g=h), L("linear", c), L("dropout"), L("add"), L("ln"),
+            L("save"), L("linear", ff), L("relu"), L("dropout"), L("linear", c), L("dropout"), L("add"), L("ln")]
 
 
 NETS = {
@@ -287,6 +331,13 @@ NETS = {
     "reluattn": ([2, 9, 12], [L("linear", 36), L("attn", 0, 3, g=3)]),
     "visionattn": ([2, 8, 3, 5], [L("tokens"), L("save"), L("linear", 24), L("attn", 0, 0, g=2),
                                   L("linear", 8), L("add"), L("ln"), L("untokens")]),
+    # ViT's patches, cls token, positional embedding, an encoder layer that
+    # attends across the batch (batch_first=False), the head with erf GELU;
+    # CViT's patch convolution, cls token on [N, C] and a batch-first layer
+    "vit": ([3, 2, 8, 8], [L("unfold", 0, 4), L("linear", 12), L("cls"), L("pos"), L("dropout")] + ENC(12, 2, 20, 4) +
+                          [L("first"), L("linear", 16), L("gelu_erf"), L("dropout"), L("linear", 5)]),
+    "cvit": ([2, 3, 8, 8], [L("conv", 6, 4, 4, 0), L("flatten"), L("linear", 12), L("cls")] + ENC(12, 3, 24, 0) +
+                           ENC(12, 3, 24, 0) + [L("first"), L("linear", 7)]),
     "transition": ([3, 4, 8, 8], [L("bn"), L("relu"), L("conv", 6, 1, 1, 0, 0), L("avgpool", 0, 2, 2, 0)]),
     # a block whose output is the residual sum itself (the last writer is add + relu)
     "block": ([2, 3, 6, 6], [L("save"), L("conv", 5, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 5, 3, 1, 1, 0),

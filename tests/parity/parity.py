@@ -671,6 +671,50 @@ class VisionAttention(torch.nn.Module):
         return self.norm(a + x).permute(1, 2, 0).view(B, C, H, W)
 
 
+class ViT(torch.nn.Module):
+    """28: KernelBench's ViT (dropouts 0.0).  Its TransformerEncoder is
+    batch_first=False, so [2, 197, 512] is 197 sequences of 2."""
+    def __init__(self, image_size=224, patch=16, classes=10, dim=512, depth=6, heads=8, mlp_dim=2048, channels=3):
+        super().__init__()
+        self.patch = patch
+        self.pos_embedding = torch.nn.Parameter(torch.randn(1, (image_size // patch) ** 2 + 1, dim))
+        self.patch_to_embedding = torch.nn.Linear(channels * patch * patch, dim)
+        self.cls_token = torch.nn.Parameter(torch.randn(1, 1, dim))
+        self.transformer = torch.nn.TransformerEncoder(
+            torch.nn.TransformerEncoderLayer(d_model=dim, nhead=heads, dim_feedforward=mlp_dim, dropout=0.0), depth)
+        self.mlp_head = torch.nn.Sequential(torch.nn.Linear(dim, mlp_dim), torch.nn.GELU(), torch.nn.Dropout(0.0),
+                                            torch.nn.Linear(mlp_dim, classes))
+
+    def forward(self, img):
+        p = self.patch
+        x = img.unfold(2, p, p).unfold(3, p, p).reshape(img.shape[0], -1, p * p * img.shape[1])
+        x = self.patch_to_embedding(x)
+        x = torch.cat((self.cls_token.expand(img.shape[0], -1, -1), x), dim=1)
+        x = self.transformer(x + self.pos_embedding)
+        return self.mlp_head(x[:, 0])
+
+
+class CViT(torch.nn.Module):
+    """32: KernelBench's convolutional vision transformer."""
+    def __init__(self, classes=1000, dim=128, heads=4, layers=6, ratio=4.0, patch=4, channels=3, image_size=32):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(channels, dim, kernel_size=patch, stride=patch)
+        self.linear_proj = torch.nn.Linear(dim * (image_size // patch) ** 2, dim)
+        self.transformer_layers = torch.nn.ModuleList([
+            torch.nn.TransformerEncoderLayer(d_model=dim, nhead=heads, dim_feedforward=int(dim * ratio), dropout=0.0,
+                                             batch_first=True) for _ in range(layers)])
+        self.cls_token = torch.nn.Parameter(torch.zeros(1, 1, dim))
+        self.fc_out = torch.nn.Linear(dim, classes)
+
+    def forward(self, x):
+        B = x.size(0)
+        x = self.linear_proj(self.conv1(x).flatten(start_dim=1))
+        x = torch.cat((self.cls_token.expand(B, -1, -1), x.unsqueeze(1)), dim=1)
+        for layer in self.transformer_layers:
+            x = layer(x)
+        return self.fc_out(x[:, 0])
+
+
 L3_BUILD = {
     1: lambda: mlp([16384, 16384, 16384, 8192]),
     2: lambda: mlp([16384, 32768, 32768, 16384]),
@@ -690,7 +734,9 @@ L3_BUILD = {
     23: lambda: efficientnet_b1(1000),
     24: lambda: efficientnet_b2(1000),
     27: regnet,
+    28: ViT,
     31: lambda: VisionAttention(128, 4),
+    32: CViT,
     43: lambda: GPTAttention(768, 8, 1024),
     44: lambda: GPTBlock(768, 8, 1024),
     50: lambda: GPTAttention(768, 12, 1024, relu=True),

@@ -75,6 +75,22 @@ static void test_every_network_walks_to_its_output(void **state)
             switch (L->kind) {
             case NET_LINEAR: want.d[in.ndim - 1] = L->out; break;
             case NET_ATTENTION: want.d[2] = in.d[2] / 3; break;
+            case NET_UNFOLD:
+                want.ndim = 3;
+                want.d[1] = (in.d[2] / L->k) * (in.d[3] / L->k);
+                want.d[2] = in.d[1] * L->k * L->k;
+                want.d[3] = 0;
+                break;
+            case NET_CLS:
+                want.ndim = 3;
+                want.d[1] = in.ndim == 2 ? 2 : in.d[1] + 1;
+                want.d[2] = in.d[in.ndim - 1];
+                break;
+            case NET_FIRST_TOKEN:
+                want.ndim = 2;
+                want.d[1] = in.d[2];
+                want.d[2] = 0;
+                break;
             case NET_TOKENS:
                 want.ndim = 3;
                 want.d[1] = in.d[2] * in.d[3];
@@ -119,10 +135,24 @@ static void test_every_network_walks_to_its_output(void **state)
             int64_t n = 1;
             for (int a = 0; a < pp->shape.ndim; a++) n *= pp->shape.d[a];
             assert_int_equal(n, pp->count);
-            if (q > 0) assert_true(pp->layer > pl->param[q - 1].layer ||
-                                   (pp->layer == pl->param[q - 1].layer && pp->is_bias));
+            if (q > 0) {
+                /* by the layers' order, then in program order, weight before bias */
+                const net_param *pq = &pl->param[q - 1];
+                int o1 = sp->layers[pq->layer].order, o2 = sp->layers[pp->layer].order;
+                assert_true(o2 > o1 || (o2 == o1 && (pp->layer > pq->layer ||
+                                                     (pp->layer == pq->layer && pp->is_bias))));
+            }
             int kind = sp->layers[pp->layer].kind;
-            if (kind == NET_BN2D || kind == NET_LAYERNORM) {
+            if (kind == NET_CLS || kind == NET_POS) {
+                /* torch.randn or torch.zeros, as the model draws them */
+                if (sp->layers[pp->layer].init == NET_INIT_ZEROS) {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
+                    assert_true(pp->gen.a == 0.0);
+                } else {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_NORMAL);
+                    assert_true(pp->gen.a == 0.0 && pp->gen.b == 1.0);
+                }
+            } else if (kind == NET_BN2D || kind == NET_LAYERNORM) {
                 assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
                 assert_true(pp->gen.a == (pp->is_bias ? 0.0 : 1.0));
             } else {
@@ -172,7 +202,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 22);
+    assert_true(nets >= 24);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -253,6 +283,19 @@ static void test_known_parameter_counts(void **state)
         { "L3_044_minigptblock", 2 * 768 + linear_params(768, 2304) + linear_params(768, 768) + 2 * 768 +
                                  linear_params(768, 3072) + linear_params(3072, 768) },
         { "L3_050_reluselfattention", linear_params(768, 2304) },
+        /* pos_embedding [1, 197, 512], patch_to_embedding, cls_token, six
+         * encoder layers (in_proj, out_proj, linear1, linear2, two norms),
+         * mlp_head */
+        { "L3_028_visiontransformer", 197 * 512 + linear_params(768, 512) + 512 +
+                                      6 * (linear_params(512, 1536) + linear_params(512, 512) +
+                                           linear_params(512, 2048) + linear_params(2048, 512) + 4 * 512) +
+                                      linear_params(512, 2048) + linear_params(2048, 10) },
+        /* conv1, linear_proj, six encoder layers, cls_token, fc_out */
+        { "L3_032_convolutionalvisiontransformer", conv_params(3, 128, 4, 1) + linear_params(8192, 128) +
+                                                   6 * (linear_params(128, 384) + linear_params(128, 128) +
+                                                        linear_params(128, 512) + linear_params(512, 128) +
+                                                        4 * 128) +
+                                                   128 + linear_params(128, 1000) },
         { "L3_011_vgg16", 138357544 },
         { "L3_012_vgg19", 143667240 },
     };
@@ -313,30 +356,30 @@ static void test_malformed_programs_are_refused(void **state)
     (void)state;
     char why[200];
     int64_t img[4] = { 2, 3, 8, 8 }, vec[2] = { 2, 16 };
-    const net_layer add_first[] = { { NET_ADD, 0, 0, 0, 0, 0, 0, 0 } };
+    const net_layer add_first[] = { { NET_ADD, 0, 0, 0, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(add_first, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "nothing saved"));
-    const net_layer linear_on_map[] = { { NET_LINEAR, 4, 0, 0, 0, 1, 0, 0 } };
+    const net_layer linear_on_map[] = { { NET_LINEAR, 4, 0, 0, 0, 1, 0, 0, 0 } };
     assert_int_equal(walks(linear_on_map, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "layer 1 (linear)"));
-    const net_layer conv_on_vec[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0 } };
+    const net_layer conv_on_vec[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0, 0 } };
     assert_int_equal(walks(conv_on_vec, 1, vec, 2, why, sizeof why), -1);
     /* a residual sum of different shapes */
-    const net_layer mismatch[] = { { NET_SAVE, 0, 0, 0, 0, 0, 0, 0 }, { NET_CONV2D, 4, 3, 1, 1, 0, 0, 0 },
-                                   { NET_ADD, 0, 0, 0, 0, 0, 0, 0 } };
+    const net_layer mismatch[] = { { NET_SAVE, 0, 0, 0, 0, 0, 0, 0, 0 }, { NET_CONV2D, 4, 3, 1, 1, 0, 0, 0, 0 },
+                                   { NET_ADD, 0, 0, 0, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(mismatch, 3, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "layer 3 (add)"));
     /* groups that do not divide the channels */
-    const net_layer bad_groups[] = { { NET_CONV2D, 4, 3, 1, 1, 0, 2, 0 } };
+    const net_layer bad_groups[] = { { NET_CONV2D, 4, 3, 1, 1, 0, 2, 0, 0 } };
     assert_int_equal(walks(bad_groups, 1, img, 4, why, sizeof why), -1);
     assert_non_null(strstr(why, "groups"));
     /* a window larger than the map */
-    const net_layer big[] = { { NET_MAXPOOL2D, 0, 9, 1, 0, 0, 0, 0 } };
+    const net_layer big[] = { { NET_MAXPOOL2D, 0, 9, 1, 0, 0, 0, 0, 0 } };
     assert_int_equal(walks(big, 1, img, 4, why, sizeof why), -1);
     /* and a good one, with flatten and a linear layer after it */
-    const net_layer good[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0 }, { NET_BN2D, 0, 0, 0, 0, 0, 0, 0 },
-                               { NET_MAXPOOL2D, 0, 2, 2, 0, 0, 0, 0 }, { NET_FLATTEN, 0, 0, 0, 0, 0, 0, 0 },
-                               { NET_LINEAR, 5, 0, 0, 0, 0, 0, 0 } };
+    const net_layer good[] = { { NET_CONV2D, 4, 3, 1, 1, 1, 0, 0, 0 }, { NET_BN2D, 0, 0, 0, 0, 0, 0, 0, 0 },
+                               { NET_MAXPOOL2D, 0, 2, 2, 0, 0, 0, 0, 0 }, { NET_FLATTEN, 0, 0, 0, 0, 0, 0, 0, 0 },
+                               { NET_LINEAR, 5, 0, 0, 0, 0, 0, 0, 0 } };
     net_spec sp = { OP_NET_FIRST, 5, good, 1e-5 };
     net_plan *pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&sp, img, 4, pl, why, sizeof why), 0);
@@ -351,7 +394,7 @@ static void test_malformed_programs_are_refused(void **state)
     free(pl);
     /* a depthwise convolution (weight [C, 1, k, k]) and an average pool */
     int64_t img6[4] = { 2, 6, 8, 8 };
-    const net_layer dw[] = { { NET_CONV2D, 6, 3, 1, 1, 0, 6, 0 }, { NET_AVGPOOL2D, 0, 2, 2, 0, 0, 0, 0 } };
+    const net_layer dw[] = { { NET_CONV2D, 6, 3, 1, 1, 0, 6, 0, 0 }, { NET_AVGPOOL2D, 0, 2, 2, 0, 0, 0, 0, 0 } };
     net_spec sd = { OP_NET_FIRST, 2, dw, 1e-5 };
     pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&sd, img6, 4, pl, why, sizeof why), 0);
@@ -371,9 +414,9 @@ static void test_attention_programs(void **state)
     char why[200];
     int64_t seq[3] = { 2, 5, 12 }, img[4] = { 2, 6, 3, 4 };
     /* c_attn (12 -> 36), causal attention with 2 heads, c_proj */
-    const net_layer gpt[] = { { NET_LINEAR, 36, 0, 0, 0, 1, 0, 0 },
-                              { NET_ATTENTION, 0, NET_ATTN_CAUSAL, 0, 0, 0, 2, 0 },
-                              { NET_LINEAR, 12, 0, 0, 0, 1, 0, 0 } };
+    const net_layer gpt[] = { { NET_LINEAR, 36, 0, 0, 0, 1, 0, 0, 0 },
+                              { NET_ATTENTION, 0, NET_ATTN_CAUSAL, 0, 0, 0, 2, 0, 0 },
+                              { NET_LINEAR, 12, 0, 0, 0, 1, 0, 0, 0 } };
     net_spec sp = { OP_NET_FIRST, 3, gpt, 1e-5 };
     net_plan *pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&sp, seq, 3, pl, why, sizeof why), 0);
@@ -385,7 +428,7 @@ static void test_attention_programs(void **state)
     assert_true(pl->flops == want);
     free(pl);
     /* relu scores cost 2 a score */
-    const net_layer relu[] = { { NET_ATTENTION, 0, NET_ATTN_CAUSAL | NET_ATTN_RELU, 0, 0, 0, 3, 0 } };
+    const net_layer relu[] = { { NET_ATTENTION, 0, NET_ATTN_CAUSAL | NET_ATTN_RELU, 0, 0, 0, 3, 0, 0 } };
     int64_t qkv[3] = { 2, 5, 36 };
     net_spec sr = { OP_NET_FIRST, 1, relu, 1e-5 };
     pl = calloc(1, sizeof *pl);
@@ -393,13 +436,13 @@ static void test_attention_programs(void **state)
     assert_true(pl->flops == 4.0 * 2 * 25 * 12 + 2.0 * 2 * 3 * 25);
     free(pl);
     /* heads that do not divide the features, attention on a map */
-    const net_layer bad_heads[] = { { NET_ATTENTION, 0, 0, 0, 0, 0, 5, 0 } };
+    const net_layer bad_heads[] = { { NET_ATTENTION, 0, 0, 0, 0, 0, 5, 0, 0 } };
     assert_int_equal(walks(bad_heads, 1, qkv, 3, why, sizeof why), -1);
     assert_non_null(strstr(why, "heads"));
     assert_int_equal(walks(bad_heads, 1, img, 4, why, sizeof why), -1);
     /* tokens, a layer norm over the channels and back */
-    const net_layer tok[] = { { NET_TOKENS, 0, 0, 0, 0, 0, 0, 0 }, { NET_LAYERNORM, 0, 0, 0, 0, 0, 0, 0 },
-                              { NET_UNTOKENS, 0, 0, 0, 0, 0, 0, 0 } };
+    const net_layer tok[] = { { NET_TOKENS, 0, 0, 0, 0, 0, 0, 0, 0 }, { NET_LAYERNORM, 0, 0, 0, 0, 0, 0, 0, 0 },
+                              { NET_UNTOKENS, 0, 0, 0, 0, 0, 0, 0, 0 } };
     net_spec st = { OP_NET_FIRST, 3, tok, 1e-5 };
     pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&st, img, 4, pl, why, sizeof why), 0);
@@ -422,6 +465,40 @@ static void test_attention_programs(void **state)
     assert_non_null(strstr(text, "causal mask"));
     assert_non_null(strstr(text, "relu(scores)"));
     free(text);
+}
+
+/* Parameters in registration order where it differs from the program's:
+ * ViT's pos_embedding first, a transformer layer's norms after linear2,
+ * CViT's cls_token after the encoder layers. */
+static void test_registration_order(void **state)
+{
+    (void)state;
+    const suite_problem *p = suite_find("L3_028_visiontransformer");
+    assert_non_null(p);
+    const net_spec *sp = suite_net_of(p);
+    net_plan *pl = walk(p);
+    assert_int_equal(sp->layers[pl->param[0].layer].kind, NET_POS);
+    assert_int_equal(pl->param[0].count, 197 * 512);
+    assert_int_equal(sp->layers[pl->param[1].layer].kind, NET_LINEAR);   /* patch_to_embedding */
+    assert_int_equal(pl->param[1].offset, 197 * 512);
+    assert_int_equal(sp->layers[pl->param[3].layer].kind, NET_CLS);
+    /* the first encoder layer: in_proj w, b, out_proj w, b, linear1 w, b,
+     * linear2 w, b, then norm1 and norm2 */
+    for (int q = 4; q < 12; q++) assert_int_equal(sp->layers[pl->param[q].layer].kind, NET_LINEAR);
+    assert_int_equal(pl->param[8].shape.d[0], 2048);   /* linear1's weight [2048, 512] */
+    for (int q = 12; q < 16; q++) assert_int_equal(sp->layers[pl->param[q].layer].kind, NET_LAYERNORM);
+    assert_true(pl->param[12].layer < pl->param[8].layer);   /* norm1 runs before linear1 */
+    free(pl);
+    p = suite_find("L3_032_convolutionalvisiontransformer");
+    sp = suite_net_of(p);
+    pl = walk(p);
+    int n = pl->n_params;
+    assert_int_equal(sp->layers[pl->param[n - 3].layer].kind, NET_CLS);
+    assert_int_equal(pl->param[n - 3].offset, pl->n_param_floats - 128 - 128 * 1000 - 1000);
+    /* conv1 is a patch embedding: no cuDNN */
+    assert_int_equal(pl->has_conv, 0);
+    assert_true(net_is_patch_conv(&sp->layers[0]));
+    free(pl);
 }
 
 /* The prompt's layer list names every part of params at its offset. */
@@ -458,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_malformed_programs_are_refused),
         cmocka_unit_test(test_description_lists_the_layout),
         cmocka_unit_test(test_attention_programs),
+        cmocka_unit_test(test_registration_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,7 @@ struct ew_args {
     const float2 *stat;         /* per channel, or NULL */
     const float *gamma, *beta;  /* with stat */
     const float *skip;          /* same shape, or NULL */
-    int relu;                   /* 0 none, 1 ReLU, 2 ReLU6, 3 sigmoid, 4 GELU (tanh form) */
+    int relu;                   /* 0 none, 1 ReLU, 2 ReLU6, 3 sigmoid, 4 GELU (tanh form), 5 GELU (erf) */
     long long C, S, n;
 };
 
@@ -64,6 +64,7 @@ __device__ __forceinline__ float ew_one(const ew_args &A, float v, long long c, 
     if (A.skip) v += sk;
     if (A.relu == 3) return 1.0f / (1.0f + expf(-v));
     if (A.relu == 4) return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    if (A.relu == 5) return 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));
     if (A.relu) v = v > 0.0f ? v : 0.0f;
     if (A.relu == 2) v = v < 6.0f ? v : 6.0f;
     return v;
@@ -245,6 +246,59 @@ __global__ void transpose_planes(const float *__restrict__ x, float *__restrict_
     }
 }
 
+/* ViT's patches: y[n] is x[n] read in the order (c, h / k, w / k, h % k,
+ * w % k) (unfold, unfold, reshape); one thread per element. */
+__global__ void unfold_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, long long C,
+                              long long H, long long W, int k)
+{
+    const long long hp = H / k, wp = W / k;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long f = i, pj = f % k;
+        f /= k;
+        long long pi = f % k;
+        f /= k;
+        long long wi = f % wp;
+        f /= wp;
+        long long hi = f % hp;
+        f /= hp;   /* sample * C + channel */
+        y[i] = x[(f * H + hi * k + pi) * W + wi * k + pj];
+    }
+}
+
+/* The patches of a patch-embedding convolution, as rows: y[n, p, (c, i, j)]
+ * = x[n, c, ph k + i, pw k + j] for patch p = (ph, pw). */
+__global__ void patch_rows(const float *__restrict__ x, float *__restrict__ y, long long n, long long C,
+                           long long H, long long W, int k)
+{
+    const long long hp = H / k, wp = W / k, K = C * k * k;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long col = i % K, row = i / K, p = row % (hp * wp), s = row / (hp * wp);
+        long long c = col / (k * k), pi = (col / k) % k, pj = col % k;
+        y[i] = x[((s * C + c) * H + (p / wp) * k + pi) * W + (p % wp) * k + pj];
+    }
+}
+
+/* cat((cls.expand(N, 1, C), x), 1): y [N, T + 1, C] from x [N, T, C]. */
+__global__ void cls_kernel(const float *__restrict__ x, const float *__restrict__ cls, float *__restrict__ y,
+                           long long n, long long T, long long C)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long c = i % C, t = (i / C) % (T + 1), s = i / (C * (T + 1));
+        y[i] = t == 0 ? cls[c] : x[(s * T + t - 1) * C + c];
+    }
+}
+
+/* y = x + pos, pos [T C] broadcast over the samples. */
+__global__ void pos_kernel(const float *x, const float *__restrict__ pos, float *y, long long n, long long TC)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        y[i] = x[i] + pos[i % TC];
+}
+
 /* --- the interpreter -------------------------------------------------------- */
 
 struct net_state {
@@ -257,6 +311,7 @@ struct net_state {
     double2 *part;                         /* plane sums, N * C of the widest norm */
     float2 *stat;                          /* per channel */
     float *scores;                         /* one head's attention scores, N T^2 of the largest */
+    float *patches;                        /* a patch embedding's input as rows */
     int last_write;                        /* the last layer that writes data */
 };
 
@@ -272,7 +327,8 @@ int writes(int kind)
     return kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_BN2D || kind == NET_RELU ||
            kind == NET_MAXPOOL2D || kind == NET_AVGPOOL2D || kind == NET_GAP || kind == NET_ADD ||
            kind == NET_RELU6 || kind == NET_SIGMOID || kind == NET_LAYERNORM || kind == NET_GELU_TANH ||
-           kind == NET_ATTENTION || kind == NET_TOKENS || kind == NET_UNTOKENS;
+           kind == NET_ATTENTION || kind == NET_TOKENS || kind == NET_UNTOKENS || kind == NET_UNFOLD ||
+           kind == NET_CLS || kind == NET_POS || kind == NET_FIRST_TOKEN || kind == NET_GELU;
 }
 
 /* The parameter part of layer l (weight or bias), or NULL. */
@@ -288,7 +344,7 @@ int create_convs(base_ctx *b, net_state *ns, kbv_err *e)
     const net_spec *sp = ns->spec;
     for (int l = 0; l < sp->n_layers; l++) {
         const net_layer *L = &sp->layers[l];
-        if (L->kind != NET_CONV2D) continue;
+        if (L->kind != NET_CONV2D || net_is_patch_conv(L)) continue;
         const net_shape &in = ns->plan->in[l], &out = ns->plan->out[l];
         conv_geom &g = ns->geom[l];
         memset(&g, 0, sizeof g);
@@ -334,7 +390,7 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         kbv_numel(&ex->outputs[0]) != numel(ns->plan->result))
         return err_set(e, KBV_EINPUT, "baseline %s: params or output size differs from the program",
                        b->p->id);
-    int64_t most = 0, widest = 0, planes = 0, scores = 0;
+    int64_t most = 0, widest = 0, planes = 0, scores = 0, patches = 0;
     int linear = 0;
     for (int l = 0; l < sp->n_layers; l++) {
         int64_t n = numel(ns->plan->out[l]);
@@ -342,9 +398,15 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         if (writes(sp->layers[l].kind)) ns->last_write = l;
         if (sp->layers[l].kind == NET_LINEAR) linear = 1;
         if (sp->layers[l].kind == NET_ATTENTION) {
+            /* sequences of T: [N, T, 3C], or [T, N, 3C] with seq-first */
             const net_shape &s = ns->plan->in[l];
+            int64_t T = (sp->layers[l].k & NET_ATTN_SEQ_FIRST) ? s.d[0] : s.d[1];
             linear = 1;
-            if (s.d[0] * s.d[1] * s.d[1] > scores) scores = s.d[0] * s.d[1] * s.d[1];
+            if (s.d[0] * s.d[1] * T > scores) scores = s.d[0] * s.d[1] * T;
+        }
+        if (net_is_patch_conv(&sp->layers[l])) {
+            linear = 1;
+            if (numel(ns->plan->in[l]) > patches) patches = numel(ns->plan->in[l]);
         }
         if (sp->layers[l].kind == NET_BN2D) {
             const net_shape &s = ns->plan->in[l];
@@ -372,6 +434,13 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         if (ce != cudaSuccess) {
             ns->scores = NULL;
             return base_cuda_err(e, b, "attention scores", ce);
+        }
+    }
+    if (patches > 0) {
+        cudaError_t ce = cudaMalloc(&ns->patches, (size_t)patches * sizeof(float));
+        if (ce != cudaSuccess) {
+            ns->patches = NULL;
+            return base_cuda_err(e, b, "patch rows", ce);
         }
     }
     /* A depthwise convolution is also timed against kbv's direct kernel
@@ -435,7 +504,8 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
         if (j < sp->n_layers) {
             int k2 = sp->layers[j].kind;
-            A.relu = k2 == NET_RELU ? 1 : k2 == NET_RELU6 ? 2 : k2 == NET_SIGMOID ? 3 : k2 == NET_GELU_TANH ? 4 : 0;
+            A.relu = k2 == NET_RELU ? 1 : k2 == NET_RELU6 ? 2 : k2 == NET_SIGMOID ? 3 : k2 == NET_GELU_TANH ? 4 :
+                     k2 == NET_GELU ? 5 : 0;
             if (A.relu) last = j;
         }
     }
@@ -462,7 +532,17 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     }
     case NET_CONV2D: {
         const net_param *w = param_of(pl, l, 0), *bi = param_of(pl, l, 1);
-        rc = conv_runner_run(b, ns->conv[l], v, k.cur, params + w->offset, NULL, dst, s, e);
+        if (net_is_patch_conv(L)) {
+            /* disjoint patches: per sample, y [Cout, P] = W [Cout, C k^2] x
+             * the patch rows [P, C k^2] transposed */
+            long long N = in.d[0], K = in.d[1] * L->k * L->k, P = out.d[2] * out.d[3];
+            patch_rows<<<base_grid(b, numel(in), 256, 8), 256, 0, s>>>(k.cur, ns->patches, numel(in), in.d[1],
+                                                                       in.d[2], in.d[3], L->k);
+            rc = base_gemm(b, v, 0, 1, out.d[1], P, K, 1.0f, params + w->offset, K, 0, ns->patches, K, P * K, 0.0f,
+                           dst, P, out.d[1] * P, N, s, e);
+        } else {
+            rc = conv_runner_run(b, ns->conv[l], v, k.cur, params + w->offset, NULL, dst, s, e);
+        }
         A.bias = bi ? params + bi->offset : NULL;
         if (!rc && (A.bias || A.relu)) launch_ew(b, dst, dst, A, s);
         break;
@@ -481,13 +561,18 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     }
     case NET_ATTENTION: {
         /* per head: scores = scale q k^T (batch N), the mask and softmax
-         * or ReLU, then the head's columns of dst = P v */
-        long long N = in.d[0], T = in.d[1], C = out.d[2], H = L->groups, d = C / H;
+         * or ReLU, then the head's columns of dst = P v.  A sequence's
+         * rows are `step` rows of the input apart and sequences `bstep`
+         * apart: [N, T, 3C] (step 1, bstep T), or seq-first [T, N, 3C]
+         * (step N, bstep 1). */
+        int sf = (L->k & NET_ATTN_SEQ_FIRST) != 0;
+        long long N = in.d[sf ? 1 : 0], T = in.d[sf ? 0 : 1], C = out.d[2], H = L->groups, d = C / H;
+        long long step = sf ? N : 1, bstep = sf ? 1 : T;
         float scale = (float)(1.0 / sqrt((double)d));
         for (long long h = 0; !rc && h < H; h++) {
             const float *q = k.cur + h * d;
-            rc = base_gemm(b, v, 0, 1, T, T, d, scale, q, 3 * C, T * 3 * C, q + C, 3 * C, T * 3 * C, 0.0f,
-                           ns->scores, T, T * T, N, s, e);
+            rc = base_gemm(b, v, 0, 1, T, T, d, scale, q, step * 3 * C, bstep * 3 * C, q + C, step * 3 * C,
+                           bstep * 3 * C, 0.0f, ns->scores, T, T * T, N, s, e);
             if (rc) break;
             if (L->k & NET_ATTN_RELU)
                 relu_scores<<<base_grid(b, N * T * T, 256, 8), 256, 0, s>>>(ns->scores, N * T, T,
@@ -496,8 +581,8 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
                 causal_softmax<<<(unsigned)(N * T), 256, 0, s>>>(ns->scores, T);
             else
                 base_softmax_rows(ns->scores, ns->scores, N * T, T, 0, s);
-            rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, ns->scores, T, T * T, q + 2 * C, 3 * C, T * 3 * C, 0.0f,
-                           dst + h * d, C, T * C, N, s, e);
+            rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, ns->scores, T, T * T, q + 2 * C, step * 3 * C, bstep * 3 * C,
+                           0.0f, dst + h * d, step * C, bstep * C, N, s, e);
         }
         break;
     }
@@ -517,9 +602,36 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         transpose_planes<<<grid, dim3(32, 8), 0, s>>>(k.cur, dst, R, Cc);
         break;
     }
-    case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_ADD: case NET_GELU_TANH:
+    case NET_UNFOLD:
+        unfold_kernel<<<base_grid(b, numel(in), 256, 8), 256, 0, s>>>(k.cur, dst, numel(in), in.d[1], in.d[2],
+                                                                      in.d[3], L->k);
+        break;
+    case NET_CLS: {
+        const net_param *t = param_of(pl, l, 0);
+        long long C = out.d[2], T = out.d[1] - 1;
+        cls_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(k.cur, params + t->offset, dst, numel(out),
+                                                                    T, C);
+        break;
+    }
+    case NET_POS: {
+        const net_param *t = param_of(pl, l, 0);
+        if (!to_out && in_place_ok) dst = (float *)k.cur;
+        pos_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(k.cur, params + t->offset, dst, numel(out),
+                                                                    out.d[1] * out.d[2]);
+        break;
+    }
+    case NET_FIRST_TOKEN: {
+        /* x[:, 0]: one row of C from every sample */
+        cudaError_t ce = cudaMemcpy2DAsync(dst, (size_t)in.d[2] * sizeof(float), k.cur,
+                                           (size_t)(in.d[1] * in.d[2]) * sizeof(float),
+                                           (size_t)in.d[2] * sizeof(float), (size_t)in.d[0],
+                                           cudaMemcpyDeviceToDevice, s);
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "first token", ce);
+        break;
+    }
+    case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_ADD: case NET_GELU_TANH: case NET_GELU:
         A.relu = L->kind == NET_RELU ? 1 : L->kind == NET_RELU6 ? 2 : L->kind == NET_SIGMOID ? 3 :
-                 L->kind == NET_GELU_TANH ? 4 : 0;
+                 L->kind == NET_GELU_TANH ? 4 : L->kind == NET_GELU ? 5 : 0;
         A.skip = L->kind == NET_ADD ? k.skip : NULL;
         if (!to_out && in_place_ok) dst = (float *)k.cur;
         launch_ew(b, k.cur, dst, A, s);
@@ -593,6 +705,7 @@ void destroy(base_ctx *b)
     if (ns->part) cudaFree(ns->part);
     if (ns->stat) cudaFree(ns->stat);
     if (ns->scores) cudaFree(ns->scores);
+    if (ns->patches) cudaFree(ns->patches);
     free(ns->plan);
     free(ns);
     b->state = NULL;

@@ -3,8 +3,9 @@
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
  * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
  * MBConv block (21), EfficientNet-B0, B1 and B2 (22-24), MobileNetV2 (20) and
- * RegNet (27); the attention blocks: VisionAttention (31), minGPT's causal
- * self-attention (43) and block (44), ReLU self-attention (50).
+ * RegNet (27); the transformers: ViT (28), VisionAttention (31), CViT
+ * (32), minGPT's causal self-attention (43) and block (44), ReLU
+ * self-attention (50).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
@@ -16,7 +17,8 @@
  * and the residual add, 2 for ReLU6, 3 for sigmoid; k^2 comparisons per max-pool output, k^2 additions
  * and a division per average-pool output; one addition per input and one
  * division per output for the global average pool; 7 per element for a
- * layer norm, 5 for GELU; per attention layer 4 N T^2 C for its two
+ * layer norm, 5 for GELU, 1 for adding a positional embedding (unfold,
+ * the cls token and x[:, 0] move data only); per attention layer 4 N T^2 C for its two
  * products and per score (N heads T^2) 5 for the scale and softmax or 2
  * for the scale and ReLU (the masked half counted: PyTorch computes it).
  * min_bytes: x, params and the output, each once.  The numbers are the
@@ -140,12 +142,24 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(8LL, 10LL)),
       ATTRS({ "input_channels", 3.0 }, { "stages", 3.0 }, { "block_width_1", 64.0 }, { "block_width_2", 128.0 }, { "block_width_3", 256.0 }, { "output_classes", 10.0 }, { "eps", 1e-05 }),
       .flops = 120623147088.0, .min_bytes = 4.0 * 2354074, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 9 },
+    { .id = "L3_028_visiontransformer", .level = 3, .number = 28, .name = "28_VisionTransformer",
+      .expr = "ViT: img.unfold(2, 16, 16).unfold(3, 16, 16).reshape(2, -1, 768), patch_to_embedding (768 -> 512), cat cls_token, + pos_embedding, nn.TransformerEncoder of 6 TransformerEncoderLayer(512, 8, 2048, dropout 0.0) (batch_first=False: [2, 197, 512] is 197 sequences of 2), x[:, 0], Linear(512, 2048), GELU, Linear(2048, 10)",
+      INPUTS(IN("x", G_RAND, 2LL, 3LL, 224LL, 224LL), PACKED(20480522LL)),
+      OUTPUTS(OUT(2LL, 10LL)),
+      ATTRS({ "image_size", 224.0 }, { "patch_size", 16.0 }, { "num_classes", 10.0 }, { "dim", 512.0 }, { "depth", 6.0 }, { "heads", 8.0 }, { "mlp_dim", 2048.0 }, { "channels", 3.0 }, { "dropout", 0.0 }, { "emb_dropout", 0.0 }, { "eps", 1e-05 }),
+      .flops = 15230959316.0, .min_bytes = 4.0 * 20781598, .uses_tf32 = 1, .op = OP_NET_FIRST + 54 },
     { .id = "L3_031_visionattention", .level = 3, .number = 31, .name = "31_VisionAttention",
       .expr = "t = x.view(B, C, H * W).permute(2, 0, 1); norm(MultiheadAttention(128, 4)(t, t, t)[0] + t).permute(1, 2, 0).view(B, C, H, W); in_proj xavier_uniform with zero bias, out_proj bias 0",
       INPUTS(IN("x", G_RAND, 2LL, 128LL, 128LL, 128LL), PACKED(66304LL)),
       OUTPUTS(OUT(2LL, 128LL, 128LL, 128LL)),
       ATTRS({ "embed_dim", 128.0 }, { "num_heads", 4.0 }, { "eps", 1e-05 }),
       .flops = 289960624128.0, .min_bytes = 4.0 * 8454912, .uses_tf32 = 1, .op = OP_NET_FIRST + 53 },
+    { .id = "L3_032_convolutionalvisiontransformer", .level = 3, .number = 32, .name = "32_ConvolutionalVisionTransformer",
+      .expr = "CViT: conv1 (3 -> 128, kernel 4, stride 4), flatten, linear_proj (8192 -> 128), cat(cls_token, x.unsqueeze(1)) -> [B, 2, 128], six TransformerEncoderLayer(128, 4, 512, dropout 0.0, batch_first=True), fc_out(x[:, 0]) to 1000 classes",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 32LL, 32LL), PACKED(2373736LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }, { "embed_dim", 128.0 }, { "num_heads", 4.0 }, { "num_layers", 6.0 }, { "mlp_ratio", 4.0 }, { "patch_size", 4.0 }, { "in_channels", 3.0 }, { "image_size", 32.0 }, { "eps", 1e-05 }),
+      .flops = 79248080.0, .min_bytes = 4.0 * 2414456, .uses_tf32 = 1, .op = OP_NET_FIRST + 55 },
     { .id = "L3_043_mingptcausalattention", .level = 3, .number = 43, .name = "43_MinGPTCausalAttention",
       .expr = "minGPT's causal self-attention: q, k, v = c_attn(x).split(768, 2), 8 heads, softmax(masked_fill(q k^T / sqrt(96), causal, -inf)) v, heads side by side, c_proj; dropouts p = 0.0",
       INPUTS(IN("x", G_RAND, 128LL, 512LL, 768LL), PACKED(2362368LL)),
@@ -170,26 +184,26 @@ SUITE_COUNT(suite_l3_net);
 
 /* --- the programs ----------------------------------------------------------- */
 
-#define LIN(o)            { NET_LINEAR, (o), 0, 0, 0, 1, 0, 0 }
-#define CONVG(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), 0 }   /* grouped, bias=False */
-#define AVGP(k, s, p)     { NET_AVGPOOL2D, 0, (k), (s), (p), 0, 0, 0 }
-#define RELU6             { NET_RELU6, 0, 0, 0, 0, 0, 0, 0 }
-#define SIGM              { NET_SIGMOID, 0, 0, 0, 0, 0, 0, 0 }
+#define LIN(o)            { NET_LINEAR, (o), 0, 0, 0, 1, 0, 0, 0 }
+#define CONVG(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), 0, 0 }   /* grouped, bias=False */
+#define AVGP(k, s, p)     { NET_AVGPOOL2D, 0, (k), (s), (p), 0, 0, 0, 0 }
+#define RELU6             { NET_RELU6, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define SIGM              { NET_SIGMOID, 0, 0, 0, 0, 0, 0, 0, 0 }
 /* MobileNetV2's own initialisation: kaiming_normal_ (fan_out) convolutions
  * without a bias, an N(0, 0.01) linear layer with a zero bias */
-#define CONVK(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), NET_INIT_KAIMING_OUT }
-#define LIN_N(o)          { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_NORMAL_001 }
-#define CONV(o, k, s, p)  { NET_CONV2D, (o), (k), (s), (p), 1, 0, 0 }
-#define CONVN(o, k, s, p) { NET_CONV2D, (o), (k), (s), (p), 0, 0, 0 }   /* bias=False */
-#define BN                { NET_BN2D, 0, 0, 0, 0, 0, 0, 0 }
-#define RELU              { NET_RELU, 0, 0, 0, 0, 0, 0, 0 }
-#define MAXP(k, s, p)     { NET_MAXPOOL2D, 0, (k), (s), (p), 0, 0, 0 }
-#define GAP               { NET_GAP, 0, 0, 0, 0, 0, 0, 0 }
-#define FLAT              { NET_FLATTEN, 0, 0, 0, 0, 0, 0, 0 }
-#define DROP              { NET_DROPOUT, 0, 0, 0, 0, 0, 0, 0 }
-#define SAVE              { NET_SAVE, 0, 0, 0, 0, 0, 0, 0 }
-#define SWAP              { NET_SWAP, 0, 0, 0, 0, 0, 0, 0 }
-#define ADD               { NET_ADD, 0, 0, 0, 0, 0, 0, 0 }
+#define CONVK(o, k, s, p, g) { NET_CONV2D, (o), (k), (s), (p), 0, (g), NET_INIT_KAIMING_OUT, 0 }
+#define LIN_N(o)          { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_NORMAL_001, 0 }
+#define CONV(o, k, s, p)  { NET_CONV2D, (o), (k), (s), (p), 1, 0, 0, 0 }
+#define CONVN(o, k, s, p) { NET_CONV2D, (o), (k), (s), (p), 0, 0, 0, 0 }   /* bias=False */
+#define BN                { NET_BN2D, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define RELU              { NET_RELU, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define MAXP(k, s, p)     { NET_MAXPOOL2D, 0, (k), (s), (p), 0, 0, 0, 0 }
+#define GAP               { NET_GAP, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define FLAT              { NET_FLATTEN, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define DROP              { NET_DROPOUT, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define SAVE              { NET_SAVE, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define SWAP              { NET_SWAP, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define ADD               { NET_ADD, 0, 0, 0, 0, 0, 0, 0, 0 }
 /* A 3x3 convolution with padding 1 and its ReLU (VGG). */
 #define C3R(o)            CONV(o, 3, 1, 1), RELU
 /* torchvision's BasicBlock: conv1, bn1, conv2, bn2 and, when the shape
@@ -314,13 +328,13 @@ static const net_layer regnet[] = { REG_STAGE(64), REG_STAGE(128), REG_STAGE(256
 /* Transformers (net.h): minGPT's causal self-attention (c_attn, the
  * attention, c_proj), and nn.MultiheadAttention's (in_proj xavier_uniform_
  * with a zero bias, out_proj with the default weight and a zero bias). */
-#define ATTN(h, f)        { NET_ATTENTION, 0, (f), 0, 0, 0, (h), 0 }
-#define LN                { NET_LAYERNORM, 0, 0, 0, 0, 0, 0, 0 }
-#define GELU_T            { NET_GELU_TANH, 0, 0, 0, 0, 0, 0, 0 }
-#define TOKENS            { NET_TOKENS, 0, 0, 0, 0, 0, 0, 0 }
-#define UNTOKENS          { NET_UNTOKENS, 0, 0, 0, 0, 0, 0, 0 }
-#define LIN_XZ(o)         { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_XAVIER_ZERO }
-#define LIN_DZ(o)         { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_DEFAULT_ZERO }
+#define ATTN(h, f)        { NET_ATTENTION, 0, (f), 0, 0, 0, (h), 0, 0 }
+#define LN                { NET_LAYERNORM, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define GELU_T            { NET_GELU_TANH, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define TOKENS            { NET_TOKENS, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define UNTOKENS          { NET_UNTOKENS, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define LIN_XZ(o)         { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_XAVIER_ZERO, 0 }
+#define LIN_DZ(o)         { NET_LINEAR, (o), 0, 0, 0, 1, 0, NET_INIT_DEFAULT_ZERO, 0 }
 #define GPT_ATTN(c, h)    LIN(3 * (c)), ATTN(h, NET_ATTN_CAUSAL), DROP, LIN(c), DROP
 #define MHA(c, h)         LIN_XZ(3 * (c)), ATTN(h, 0), LIN_DZ(c)
 static const net_layer mingpt_attn[] = { GPT_ATTN(768, 8) };
@@ -329,6 +343,37 @@ static const net_layer minigpt_block[] = {
     SAVE, LN, GPT_ATTN(768, 8), ADD, SAVE, LN, LIN(4 * 768), GELU_T, LIN(768), DROP, ADD,
 };
 static const net_layer vision_attn[] = { TOKENS, SAVE, MHA(128, 4), ADD, LN, UNTOKENS };
+/* nn.TransformerEncoderLayer(c, h, ff, dropout=0.0) in training mode (post-norm, ReLU):
+ * x = norm1(x + self_attn(x)); norm2(x + linear2(relu(linear1(x)))).  It
+ * registers self_attn, linear1, linear2, norm1, norm2: the norms take the
+ * next order (ord + 1) so that their parameters follow linear2's. */
+#define LIN_O(o, ord)     { .kind = NET_LINEAR, .out = (o), .bias = 1, .order = (ord) }
+#define LN_O(ord)         { .kind = NET_LAYERNORM, .order = (ord) }
+#define ENCODER(c, h, ff, f, ord) \
+    SAVE, { .kind = NET_LINEAR, .out = 3 * (c), .bias = 1, .init = NET_INIT_XAVIER_ZERO, .order = (ord) }, \
+    ATTN(h, f), { .kind = NET_LINEAR, .out = (c), .bias = 1, .init = NET_INIT_DEFAULT_ZERO, .order = (ord) }, \
+    DROP, ADD, LN_O((ord) + 1), SAVE, LIN_O(ff, ord), RELU, DROP, LIN_O(c, ord), DROP, ADD, LN_O((ord) + 1)
+#define CLS_O(init_, ord) { .kind = NET_CLS, .init = (init_), .order = (ord) }
+#define FIRST             { .kind = NET_FIRST_TOKEN }
+/* ViT (28): pos_embedding is registered first, then patch_to_embedding,
+ * cls_token, the encoder (batch_first=False: it attends across the batch
+ * of 2 images, per position), mlp_head. */
+#define VIT_ENC(j)        ENCODER(512, 8, 2048, NET_ATTN_SEQ_FIRST, 3 + 2 * (j))
+static const net_layer vit[] = {
+    { .kind = NET_UNFOLD, .k = 16 }, LIN_O(512, 1), CLS_O(NET_INIT_RANDN, 2),
+    { .kind = NET_POS, .init = NET_INIT_RANDN, .order = 0 }, DROP,
+    VIT_ENC(0), VIT_ENC(1), VIT_ENC(2), VIT_ENC(3), VIT_ENC(4), VIT_ENC(5),
+    FIRST, LIN_O(2048, 20), { .kind = NET_GELU }, DROP, LIN_O(10, 20),
+};
+/* CViT (32): conv1 (a patch embedding), linear_proj, the six encoder
+ * layers (batch_first=True), then cls_token (registered after them, used
+ * before them) and fc_out. */
+#define CVIT_ENC(j)       ENCODER(128, 4, 512, 0, 1 + 2 * (j))
+static const net_layer cvit[] = {
+    CONV(128, 4, 4, 0), FLAT, LIN(128), CLS_O(NET_INIT_ZEROS, 20),
+    CVIT_ENC(0), CVIT_ENC(1), CVIT_ENC(2), CVIT_ENC(3), CVIT_ENC(4), CVIT_ENC(5),
+    FIRST, LIN_O(1000, 21),
+};
 #define VGG_HEAD FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000)
 static const net_layer vgg16[] = {
     C3R(64), C3R(64), MAXP(2, 2, 0),
@@ -373,6 +418,8 @@ static const net_spec nets[] = {
     PROGRAM(OP_NET_FIRST + 51, relu_attn),
     PROGRAM(OP_NET_FIRST + 52, minigpt_block),
     PROGRAM(OP_NET_FIRST + 53, vision_attn),
+    PROGRAM(OP_NET_FIRST + 54, vit),
+    PROGRAM(OP_NET_FIRST + 55, cvit),
 };
 
 const net_spec *suite_net(int op)

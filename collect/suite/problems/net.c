@@ -10,7 +10,8 @@
 static const char *const kind_names[NET_KIND_COUNT] = {
     "end", "linear", "conv2d", "batchnorm2d", "relu", "maxpool2d", "adaptive_avgpool2d(1)",
     "flatten", "dropout(p=0)", "save", "swap", "add", "avgpool2d", "relu6", "sigmoid",
-    "layernorm", "gelu_tanh", "attention", "tokens", "untokens",
+    "layernorm", "gelu_tanh", "attention", "tokens", "untokens", "unfold", "cls_token", "pos_embedding",
+    "first_token", "gelu",
 };
 
 const char *net_kind_name(int kind)
@@ -124,13 +125,47 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
         if (L->groups < 1 || cur->d[2] % (3LL * L->groups))
             return fail(why, len, i, nm, "the features are not 3 x heads x head size");
         o.d[2] = cur->d[2] / 3;
-        /* two products of 2 T T C per sample, then per score the scale and
-         * softmax's max, exponential, sum and division (or a ReLU) */
-        double T = (double)cur->d[1], scores = (double)cur->d[0] * L->groups * T * T;
-        pl->flops += 4.0 * (double)cur->d[0] * T * T * (double)o.d[2] +
-                     ((L->k & NET_ATTN_RELU) ? 2.0 : 5.0) * scores;
+        /* two products of 2 T T C per sequence, then per score the scale
+         * and softmax's max, exponential, sum and division (or a ReLU) */
+        int sf = (L->k & NET_ATTN_SEQ_FIRST) != 0;
+        double T = (double)cur->d[sf ? 0 : 1], B = (double)cur->d[sf ? 1 : 0], scores = B * L->groups * T * T;
+        pl->flops += 4.0 * B * T * T * (double)o.d[2] + ((L->k & NET_ATTN_RELU) ? 2.0 : 5.0) * scores;
         break;
     }
+    case NET_UNFOLD:
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        if (L->k < 1 || cur->d[2] % L->k || cur->d[3] % L->k)
+            return fail(why, len, i, nm, "the image is not a whole number of patches");
+        o.ndim = 3;
+        o.d[1] = cur->d[2] / L->k * (cur->d[3] / L->k);
+        o.d[2] = cur->d[1] * L->k * L->k;
+        o.d[3] = 0;
+        break;
+    case NET_CLS: case NET_POS: {
+        if (cur->ndim != 3 && !(cur->ndim == 2 && L->kind == NET_CLS))
+            return fail(why, len, i, nm, "input is not [N, T, C]");
+        int64_t c = cur->d[cur->ndim - 1], w[3] = { 1, L->kind == NET_POS ? cur->d[1] : 1, c };
+        suite_gen randn = { SUITE_GEN_NORMAL, 0.0, 1.0 }, zero = { SUITE_GEN_CONST, 0.0, 0.0 };
+        add_param(pl, i, 0, 3, w, L->init == NET_INIT_ZEROS ? zero : randn);
+        if (L->kind == NET_POS) {
+            pl->flops += (double)n;
+        } else {
+            o.ndim = 3;
+            o.d[1] = cur->ndim == 2 ? 2 : cur->d[1] + 1;
+            o.d[2] = c;
+            o.d[3] = 0;
+        }
+        break;
+    }
+    case NET_FIRST_TOKEN:
+        if (cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, T, C]");
+        o.ndim = 2;
+        o.d[1] = cur->d[2];
+        o.d[2] = 0;
+        break;
+    case NET_GELU:
+        pl->flops += 5.0 * (double)n;   /* as level 2 counts GELU */
+        break;
     case NET_TOKENS:
         if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
         *img = *cur;
@@ -162,7 +197,9 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
         if (o.d[2] < 1 || o.d[3] < 1) return fail(why, len, i, nm, "the window is larger than the input");
         double outs = (double)shape_numel(&o);
         pl->flops += 2.0 * outs * (double)(cin / g) * L->k * L->k + (L->bias ? outs : 0.0);
-        pl->has_conv = 1;
+        /* a patch embedding (dense, stride = kernel > 1, no padding) is a
+         * product over disjoint patches: the baseline runs it as a GEMM */
+        if (!net_is_patch_conv(L)) pl->has_conv = 1;
         break;
     }
     case NET_BN2D: {
@@ -248,7 +285,29 @@ int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *pl, 
         pl->out[i] = cur;
     }
     pl->result = cur;
+    /* parameters of layers with a later `order` move behind the others
+     * (a stable insertion sort: the program's order within one order),
+     * and the offsets follow */
+    for (int a = 1; a < pl->n_params; a++) {
+        net_param t = pl->param[a];
+        int b = a;
+        while (b > 0 && sp->layers[pl->param[b - 1].layer].order > sp->layers[t.layer].order) {
+            pl->param[b] = pl->param[b - 1];
+            b--;
+        }
+        pl->param[b] = t;
+    }
+    int64_t at = 0;
+    for (int a = 0; a < pl->n_params; a++) {
+        pl->param[a].offset = at;
+        at += pl->param[a].count;
+    }
     return 0;
+}
+
+int net_is_patch_conv(const net_layer *L)
+{
+    return L->kind == NET_CONV2D && L->k > 1 && L->s == L->k && L->p == 0 && L->groups <= 1;
 }
 
 /* --- the program in words ------------------------------------------------- */
@@ -284,7 +343,6 @@ int net_describe(sbuf *b, const suite_problem *p)
         free(pl);
         return -1;
     }
-    int q = 0;
     for (int i = 0; i < sp->n_layers; i++) {
         const net_layer *L = &sp->layers[i];
         sb_printf(b, "    %d. %s: ", i + 1, net_kind_name(L->kind));
@@ -318,7 +376,19 @@ int net_describe(sbuf *b, const suite_problem *p)
         if (L->kind == NET_SAVE) sb_puts(b, "; skip = this tensor");
         if (L->kind == NET_SWAP) sb_puts(b, "; continue from the skip, which keeps this tensor");
         if (L->kind == NET_ADD) sb_puts(b, "; this tensor + skip");
-        for (; q < pl->n_params && pl->param[q].layer == i; q++) put_param(b, &pl->param[q], L->init);
+        if (L->kind == NET_ATTENTION && (L->k & NET_ATTN_SEQ_FIRST))
+            sb_puts(b, "; batch_first=False: the sequence is dimension 0 and dimension 1 the batch (scores "
+                       "are [N, N] per position and head)");
+        if (L->kind == NET_UNFOLD)
+            sb_printf(b, "; x.unfold(2, %d, %d).unfold(3, %d, %d).reshape(N, -1, C * %d): the flat order "
+                         "(c, h / %d, w / %d, h %% %d, w %% %d) cut into rows", L->k, L->k, L->k, L->k,
+                      L->k * L->k, L->k, L->k, L->k, L->k);
+        if (L->kind == NET_CLS) sb_puts(b, "; torch.cat((token.expand(N, -1, -1), x), dim 1) (x [N, C] as one token)");
+        if (L->kind == NET_POS) sb_puts(b, "; x + embedding (broadcast over N)");
+        if (L->kind == NET_FIRST_TOKEN) sb_puts(b, "; x[:, 0]");
+        if (L->kind == NET_GELU) sb_puts(b, "; 0.5 x (1 + erf(x / sqrt(2)))");
+        for (int q = 0; q < pl->n_params; q++)
+            if (pl->param[q].layer == i) put_param(b, &pl->param[q], L->init);
         sb_puts(b, "\n");
     }
     free(pl);

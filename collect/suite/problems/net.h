@@ -11,7 +11,10 @@
  * layer's weight then its bias, each tensor contiguous and row-major in
  * PyTorch's shape, with no padding between them.  The tables write the
  * layers in the order the model registers its parameters, so that the
- * layout is also PyTorch's named_parameters() order.  Each part is drawn
+ * layout is also PyTorch's named_parameters() order; where a model
+ * registers parameters in another order than it uses them (a transformer
+ * layer's norms after its feed-forward layers, ViT's positional embedding
+ * first), the layers' `order` says where their parameters go.  Each part is drawn
  * from its own default initialisation (net_plan_make lists the parts).
  *
  * Training mode, as KernelBench evaluates (it never calls eval()):
@@ -63,6 +66,12 @@ enum net_kind {
                        as the flags in `k` say; the heads' outputs side by side */
     NET_TOKENS,     /* [N, C, H, W] -> [N, H W, C]: x.view(N, C, H W).transpose(1, 2) */
     NET_UNTOKENS,   /* [N, H W, C] -> [N, C, H, W], H and W those of the last NET_TOKENS */
+    NET_UNFOLD,     /* [N, C, H, W] -> [N, (H / k) (W / k), C k k]: x.unfold(2, k, k).unfold(3, k, k)
+                       .reshape(N, -1, C k k), its elements in the order (c, h / k, w / k, h % k, w % k) */
+    NET_CLS,        /* prepend a learned token [1, 1, C]: [N, T, C] -> [N, T + 1, C] ([N, C] is one token) */
+    NET_POS,        /* add a learned [1, T, C] */
+    NET_FIRST_TOKEN,/* x[:, 0]: [N, T, C] -> [N, C] */
+    NET_GELU,       /* GELU, erf form (nn.GELU()) */
     NET_KIND_COUNT
 };
 
@@ -75,13 +84,17 @@ typedef struct {
     int groups;     /* conv: 0 or 1 for a dense convolution, else the groups
                        (the input channels for a depthwise one); attention:
                        the heads */
-    int init;       /* linear and conv: how the model initialises them (net_init) */
+    int init;       /* linear, conv, cls and pos: how the model initialises them (net_init) */
+    int order;      /* where its parameters go in params: by order, then by place in the
+                       program (0 everywhere: program order); for models that register
+                       a parameter before the layers that run before it */
 } net_layer;
 
 /* What an attention layer does with its scores [T, T] per (sample, head). */
 enum net_attn_flags {
     NET_ATTN_CAUSAL = 1,    /* masked_fill(key after query, -inf) */
-    NET_ATTN_RELU = 2       /* relu(scores) instead of softmax over the keys */
+    NET_ATTN_RELU = 2,      /* relu(scores) instead of softmax over the keys */
+    NET_ATTN_SEQ_FIRST = 4  /* the input is [T, N, 3C] (batch_first=False): attend over dim 0 */
 };
 
 /* The initialisation of a linear or conv layer: PyTorch's default, or what
@@ -93,7 +106,9 @@ enum net_init {
     NET_INIT_NORMAL_001,    /* weight N(0, 0.01^2); bias 0 */
     NET_INIT_XAVIER_ZERO,   /* weight U(-a, a), a = sqrt(6 / (fan_in + fan_out)); bias 0
                                (nn.MultiheadAttention's in_proj) */
-    NET_INIT_DEFAULT_ZERO   /* the default weight; bias 0 (its out_proj) */
+    NET_INIT_DEFAULT_ZERO,  /* the default weight; bias 0 (its out_proj) */
+    NET_INIT_RANDN,         /* cls and pos: torch.randn */
+    NET_INIT_ZEROS          /* cls and pos: torch.zeros */
 };
 
 #define NET_MAX_LAYERS 512
@@ -144,6 +159,10 @@ const net_spec *suite_net_of(const suite_problem *p);
  * (about 120 KB: allocate it rather than put it on the stack). */
 int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *plan, char *why,
                   size_t why_len);
+
+/* 1 when L is a convolution over disjoint patches (dense, stride equal to
+ * a kernel above 1, no padding): a patch embedding, which needs no cuDNN. */
+int net_is_patch_conv(const net_layer *L);
 
 /* The layer's name as the prompt writes it ("conv2d", "batchnorm2d"). */
 const char *net_kind_name(int kind);

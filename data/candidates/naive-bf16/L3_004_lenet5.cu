@@ -26,7 +26,8 @@ struct bf16_t {
 #define TILE 16
 
 enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
-       K_AVGPOOL, K_RELU6, K_SIGMOID, K_LN, K_GELU, K_ATTN, K_TOKENS, K_UNTOKENS };
+       K_AVGPOOL, K_RELU6, K_SIGMOID, K_LN, K_GELU, K_ATTN, K_TOKENS, K_UNTOKENS, K_UNFOLD, K_CLS, K_POS,
+       K_FIRST, K_GELU_ERF };
 
 /* kind, rank, shape before and after, window, stride, padding, groups, and
  * the offsets of the weight and the bias in params (-1: none) */
@@ -154,7 +155,7 @@ __global__ void bn_apply(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, c
 }
 
 /* the residual sum (skip given), else by mode: 0 relu, 1 relu6, 2 sigmoid,
- * 3 GELU (tanh form) */
+ * 3 GELU (tanh form), 4 GELU (erf form) */
 __global__ void ew_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict__ skip,
                           bf16_t *__restrict__ y, long long total, int mode)
 {
@@ -164,6 +165,7 @@ __global__ void ew_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict
         if (skip) v += skip[i];
         else if (mode == 2) v = 1.0f / (1.0f + expf(-v));
         else if (mode == 3) v = 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+        else if (mode == 4) v = 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));
         else v = mode == 1 ? fminf(fmaxf(v, 0.0f), 6.0f) : fmaxf(v, 0.0f);
         y[i] = v;
     }
@@ -237,22 +239,26 @@ __global__ void ln_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, 
 }
 
 #define HD_MAX 128
-/* attention over qkv [N, T, 3C] into y [N, T, C]: one thread per (n, head,
+/* attention over qkv [N, T, 3C] into y [N, T, C] (with flag 4, over
+ * [T, N, 3C]: the sequence along dimension 0): one thread per (n, head,
  * query); flags 1: keys after the query masked, 2: relu(scores) instead
  * of softmax */
-__global__ void attn_kernel(const bf16_t *__restrict__ qkv, bf16_t *__restrict__ y, long long N, long long T,
+__global__ void attn_kernel(const bf16_t *__restrict__ qkv, bf16_t *__restrict__ y, long long D0, long long D1,
                             long long C, int H, int flags)
 {
+    long long N = (flags & 4) ? D1 : D0, T = (flags & 4) ? D0 : D1;
     long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= N * H * T) return;
     long long i = idx % T, h = (idx / T) % H, n = idx / (T * H);
     long long d = C / H;
-    const bf16_t *q = qkv + (n * T + i) * 3 * C + h * d;
+    /* the row of position t of sequence n */
+#define ROW(t) ((flags & 4) ? (t) * N + n : n * T + (t))
+    const bf16_t *q = qkv + ROW(i) * 3 * C + h * d;
     float scale = 1.0f / sqrtf((float)d), m = -INFINITY, l = 0.0f, acc[HD_MAX];
     for (long long c = 0; c < d; c++) acc[c] = 0.0f;
     long long end = (flags & 1) ? i + 1 : T;
     for (long long j = 0; j < end; j++) {
-        const bf16_t *kj = qkv + (n * T + j) * 3 * C + C + h * d, *vj = kj + C;
+        const bf16_t *kj = qkv + ROW(j) * 3 * C + C + h * d, *vj = kj + C;
         float sc = 0.0f;
         for (long long c = 0; c < d; c++) sc += q[c] * kj[c];
         sc *= scale;
@@ -266,8 +272,47 @@ __global__ void attn_kernel(const bf16_t *__restrict__ qkv, bf16_t *__restrict__
             m = mn;
         }
     }
-    bf16_t *o = y + (n * T + i) * C + h * d;
+    bf16_t *o = y + ROW(i) * C + h * d;
     for (long long c = 0; c < d; c++) o[c] = (flags & 2) ? acc[c] : acc[c] / l;
+#undef ROW
+}
+
+/* x.unfold(2, k, k).unfold(3, k, k).reshape(N, -1, C k k): y[n] is x[n]
+ * read in the order (c, h / k, w / k, h % k, w % k) */
+__global__ void unfold_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long n, long long H,
+                              long long W, int k)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long pj = i % k, pi = (i / k) % k, wi = (i / (k * k)) % (W / k);
+    long long hi = (i / (k * k * (W / k))) % (H / k), nc = i / (k * k * (W / k) * (H / k));
+    y[i] = x[(nc * H + hi * k + pi) * W + wi * k + pj];
+}
+
+/* y [N, T + 1, C]: the token t, then x [N, T, C] */
+__global__ void cls_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict__ t, bf16_t *__restrict__ y,
+                           long long n, long long T, long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long c = i % C, p = (i / C) % (T + 1), s = i / (C * (T + 1));
+    y[i] = p == 0 ? t[c] : x[(s * T + p - 1) * C + c];
+}
+
+/* y = x + e, e [T C] for every sample */
+__global__ void pos_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict__ e, bf16_t *__restrict__ y,
+                           long long n, long long TC)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + e[i % TC];
+}
+
+/* y [N, C] = x[:, 0] of x [N, T, C] */
+__global__ void first_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long n, long long T,
+                             long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[(i / C) * T * C + i % C];
 }
 
 /* y[n, c, r] = x[n, r, c] for planes of [R, Cc] */
@@ -342,7 +387,7 @@ extern "C" int kbv_forward(const kbv_call *call)
             break;
         }
         case K_ATTN:
-            if (L.out[2] / L.g > HD_MAX) return 1;
+            if (L.out[2] / L.g > HD_MAX) return 1;   /* D0 D1 H / THREADS blocks: either layout */
             attn_kernel<<<(unsigned)((L.in[0] * L.g * L.in[1] + THREADS - 1) / THREADS), THREADS, 0, st>>>(
                 cur, dst, L.in[0], L.in[1], L.out[2], L.g, L.k);
             break;
@@ -353,6 +398,23 @@ extern "C" int kbv_forward(const kbv_call *call)
             transpose_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0], L.in[1], L.in[2]);
             break;
         case K_GELU: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 3); break;
+        case K_GELU_ERF: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 4); break;
+        case K_UNFOLD:
+            unfold_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[2],
+                                                                                    L.in[3], L.k);
+            break;
+        case K_CLS:
+            cls_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, w, dst, n, L.out[1] - 1,
+                                                                                 L.out[2]);
+            break;
+        case K_POS:
+            pos_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, w, dst, n,
+                                                                                 L.out[1] * L.out[2]);
+            break;
+        case K_FIRST:
+            first_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[1],
+                                                                                   L.in[2]);
+            break;
         case K_CONV:
             conv_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
