@@ -70,6 +70,8 @@ for pid, p in sorted(REG.items()):
                         size = L["out"][-1]
                     elif L["kind"] == "K_POS":
                         size = L["out"][1] * L["out"][2]
+                    elif L["kind"] == "K_WMLP":
+                        size = L["g"] * L["k"] ** 2 * (L["k"] ** 2 if part == "w" else 1)
                     elif L["kind"] == "K_LINEAR":
                         size = L["out"][-1] * (L["in"][-1] if part == "w" else 1)
                     else:
@@ -97,7 +99,8 @@ def describe(x_shape, prog):
              "gap": "adaptive_avgpool2d(1)", "flatten": "flatten", "dropout": "dropout(p=0)", "save": "save",
              "swap": "swap", "add": "add", "ln": "layernorm", "gelu": "gelu_tanh", "attn": "attention",
              "tokens": "tokens", "untokens": "untokens", "unfold": "unfold", "cls": "cls_token",
-             "pos": "pos_embedding", "first": "first_token", "gelu_erf": "gelu"}
+             "pos": "pos_embedding", "first": "first_token", "gelu_erf": "gelu", "wmlp": "window_mlp",
+             "merge": "patch_merge", "tmean": "token_mean"}
     img = None
     for i, (kind, out, k, s, p, bias, g) in enumerate(prog):
         o = list(cur)
@@ -127,6 +130,14 @@ def describe(x_shape, prog):
         elif kind == "pos":
             ps = [("weight", [1, cur[1], cur[2]])]
         elif kind == "first":
+            o = [cur[0], cur[2]]
+        elif kind == "wmlp":
+            side = int(round(math.sqrt(cur[1])))
+            ps = [("weight", [g * k * k, k * k, 1]), ("bias", [g * k * k])]
+            extra = "; map %d x %d, window %d, shift %d, heads %d of %d channels" % (side, side, k, s, g, cur[2] // g)
+        elif kind == "merge":
+            o = [cur[0], cur[1] // 4, cur[2] * 4]
+        elif kind == "tmean":
             o = [cur[0], cur[2]]
         elif kind == "untokens":
             o = [img[0], cur[2], img[2], img[3]]
@@ -217,6 +228,24 @@ def attention_np(qkv, heads, flags):
     return (sc @ v).transpose(0, 2, 1, 3).reshape(N, T, C)
 
 
+def window_mlp_np(x, w, b, k, shift, heads):
+    """Swin MLP's spatial MLP as KernelBench writes it: pad, partition,
+    the grouped 1x1 convolution over window positions, reverse, crop."""
+    n_, t_, c_ = x.shape
+    S = int(round(math.sqrt(t_)))
+    m = x.reshape(n_, S, S, c_)
+    if shift:
+        pb, pa = k - shift, shift
+        m = np.pad(m, ((0, 0), (pb, pa), (pb, pa), (0, 0)))
+    P = m.shape[1]
+    win = m.reshape(n_, P // k, k, P // k, k, c_).transpose(0, 1, 3, 2, 4, 5).reshape(-1, k * k, heads, c_ // heads)
+    y = np.einsum("hij,bjhc->bihc", w, win) + b.T[None, :, :, None]
+    y = y.reshape(n_, P // k, P // k, k, k, c_).transpose(0, 1, 3, 2, 4, 5).reshape(n_, P, P, c_)
+    if shift:
+        y = y[:, pb:pb + S, pb:pb + S]
+    return y.reshape(n_, S * S, c_)
+
+
 def reference(x, prog, parts, P):
     cur, skip, q = x.astype(np.float64), None, 0
     P = P.astype(np.float64)
@@ -263,6 +292,17 @@ def reference(x, prog, parts, P):
             cur = cur + take()
         elif kind == "first":
             cur = cur[:, 0]
+        elif kind == "wmlp":
+            w, b = take(), take()
+            cur = window_mlp_np(cur, w.reshape(g, k * k, k * k), b.reshape(g, k * k), k, s, g)
+        elif kind == "merge":
+            n_, t_, c_ = cur.shape
+            S = int(round(math.sqrt(t_)))
+            m = cur.reshape(n_, S, S, c_)
+            cur = np.concatenate([m[:, 0::2, 0::2], m[:, 1::2, 0::2], m[:, 0::2, 1::2], m[:, 1::2, 1::2]], -1)
+            cur = cur.reshape(n_, -1, 4 * c_)
+        elif kind == "tmean":
+            cur = cur.mean(1)
         elif kind == "tokens":
             shape4 = cur.shape
             cur = cur.reshape(shape4[0], shape4[1], -1).transpose(0, 2, 1)
@@ -297,6 +337,12 @@ def ENC(c, h, ff, flags):
     """nn.TransformerEncoderLayer(c, h, ff, dropout 0): post-norm, ReLU."""
     return [L("save"), L("linear", 3 * c), L("attn", 0, flags, g=h), L("linear", c), L("dropout"), L("add"), L("ln"),
             L("save"), L("linear", ff), L("relu"), L("dropout"), L("linear", c), L("dropout"), L("add"), L("ln")]
+
+
+def SWIN(c, h, k, shift):
+    """A Swin MLP block: x + spatial_mlp(norm1(x)), x + fc2(gelu(fc1(norm2(x))))."""
+    return [L("save"), L("ln"), L("wmlp", 0, k, shift, g=h), L("add"), L("save"), L("ln"), L("linear", 4 * c),
+            L("gelu_erf"), L("linear", c), L("add")]
 
 
 NETS = {
@@ -338,6 +384,12 @@ NETS = {
                           [L("first"), L("linear", 16), L("gelu_erf"), L("dropout"), L("linear", 5)]),
     "cvit": ([2, 3, 8, 8], [L("conv", 6, 4, 4, 0), L("flatten"), L("linear", 12), L("cls")] + ENC(12, 3, 24, 0) +
                            ENC(12, 3, 24, 0) + [L("first"), L("linear", 7)]),
+    # Swin MLP: patch embedding, an unshifted and a shifted block (windows
+    # of 3 on a 6x6 map, shift 1), patch merging (reduction without a bias),
+    # a block whose window is the whole 3x3 map, the mean over tokens
+    "swin": ([2, 3, 12, 12], [L("conv", 8, 2, 2, 0), L("tokens"), L("ln")] + SWIN(8, 2, 3, 0) + SWIN(8, 2, 3, 1) +
+                             [L("merge"), L("ln"), L("linear", 16, bias=0)] + SWIN(16, 4, 3, 0) +
+                             [L("ln"), L("tmean"), L("linear", 5)]),
     "transition": ([3, 4, 8, 8], [L("bn"), L("relu"), L("conv", 6, 1, 1, 0, 0), L("avgpool", 0, 2, 2, 0)]),
     # a block whose output is the residual sum itself (the last writer is add + relu)
     "block": ([2, 3, 6, 6], [L("save"), L("conv", 5, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 5, 3, 1, 1, 0),

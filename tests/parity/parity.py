@@ -715,6 +715,76 @@ class CViT(torch.nn.Module):
         return self.fc_out(x[:, 0])
 
 
+class SwinMLPBlock(torch.nn.Module):
+    """29's block: x + spatial MLP of norm1(x) over (shifted) windows, then
+    x + fc2(GELU(fc1(norm2(x)))); registered norm1, spatial_mlp, norm2,
+    fc1, fc2 as KernelBench's (its Mlp holds fc1 and fc2)."""
+    def __init__(self, dim, res, heads, ws, shift):
+        super().__init__()
+        if res <= ws:
+            ws, shift = res, 0
+        self.res, self.heads, self.ws, self.shift = res, heads, ws, shift
+        self.norm1 = torch.nn.LayerNorm(dim)
+        self.spatial_mlp = torch.nn.Conv1d(heads * ws * ws, heads * ws * ws, kernel_size=1, groups=heads)
+        self.norm2 = torch.nn.LayerNorm(dim)
+        self.fc1 = torch.nn.Linear(dim, 4 * dim)
+        self.fc2 = torch.nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        B, L, C = x.shape
+        S, ws, nh = self.res, self.ws, self.heads
+        h = self.norm1(x).view(B, S, S, C)
+        pb = ws - self.shift
+        if self.shift:
+            h = F.pad(h, [0, 0, pb, self.shift, pb, self.shift], "constant", 0)
+        P = h.shape[1]
+        w = h.view(B, P // ws, ws, P // ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, ws * ws, nh, C // nh)
+        w = self.spatial_mlp(w.transpose(1, 2).reshape(-1, nh * ws * ws, C // nh))
+        w = w.view(-1, nh, ws * ws, C // nh).transpose(1, 2).reshape(B, P // ws, P // ws, ws, ws, C)
+        h = w.permute(0, 1, 3, 2, 4, 5).reshape(B, P, P, C)
+        if self.shift:
+            h = h[:, pb:pb + S, pb:pb + S, :]
+        x = x + h.reshape(B, S * S, C)
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class PatchMerging(torch.nn.Module):
+    def __init__(self, res, dim):
+        super().__init__()
+        self.res = res
+        self.reduction = torch.nn.Linear(4 * dim, 2 * dim, bias=False)
+        self.norm = torch.nn.LayerNorm(4 * dim)
+
+    def forward(self, x):
+        B, L, C = x.shape
+        x = x.view(B, self.res, self.res, C)
+        x = torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]], -1)
+        return self.reduction(self.norm(x.view(B, -1, 4 * C)))
+
+
+class SwinMLP(torch.nn.Module):
+    """29: KernelBench's Swin MLP with its defaults (dropouts and drop
+    paths are identities)."""
+    def __init__(self, embed=96, depths=(2, 2, 6, 2), heads=(3, 6, 12, 24), ws=7, classes=1000):
+        super().__init__()
+        self.proj = torch.nn.Conv2d(3, embed, kernel_size=4, stride=4)
+        self.pnorm = torch.nn.LayerNorm(embed)
+        layers, res, dim = [], 56, embed
+        for i, (d, h) in enumerate(zip(depths, heads)):
+            layers += [SwinMLPBlock(dim, res, h, ws, 0 if j % 2 == 0 else ws // 2) for j in range(d)]
+            if i < len(depths) - 1:
+                layers.append(PatchMerging(res, dim))
+                res, dim = res // 2, dim * 2
+        self.layers = torch.nn.Sequential(*layers)
+        self.norm = torch.nn.LayerNorm(dim)
+        self.head = torch.nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.pnorm(self.proj(x).flatten(2).transpose(1, 2))
+        x = self.norm(self.layers(x))
+        return self.head(x.mean(1))
+
+
 L3_BUILD = {
     1: lambda: mlp([16384, 16384, 16384, 8192]),
     2: lambda: mlp([16384, 32768, 32768, 16384]),
@@ -735,6 +805,7 @@ L3_BUILD = {
     24: lambda: efficientnet_b2(1000),
     27: regnet,
     28: ViT,
+    29: SwinMLP,
     31: lambda: VisionAttention(128, 4),
     32: CViT,
     43: lambda: GPTAttention(768, 8, 1024),

@@ -86,7 +86,11 @@ static void test_every_network_walks_to_its_output(void **state)
                 want.d[1] = in.ndim == 2 ? 2 : in.d[1] + 1;
                 want.d[2] = in.d[in.ndim - 1];
                 break;
-            case NET_FIRST_TOKEN:
+            case NET_MERGE:
+                want.d[1] = in.d[1] / 4;
+                want.d[2] = in.d[2] * 4;
+                break;
+            case NET_FIRST_TOKEN: case NET_TOKEN_MEAN:
                 want.ndim = 2;
                 want.d[1] = in.d[2];
                 want.d[2] = 0;
@@ -156,7 +160,7 @@ static void test_every_network_walks_to_its_output(void **state)
                 assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
                 assert_true(pp->gen.a == (pp->is_bias ? 0.0 : 1.0));
             } else {
-                assert_true(kind == NET_LINEAR || kind == NET_CONV2D);
+                assert_true(kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_WINDOW_MLP);
                 /* U(-k, k), k = 1/sqrt(fan_in): fan_in is the weight's
                  * size over its output channels (Cin / groups k^2) */
                 int64_t fan = 1, fan_out = 1;
@@ -202,7 +206,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 24);
+    assert_true(nets >= 25);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -221,6 +225,12 @@ static int64_t mbconv_params(int64_t in, int64_t out, int64_t k, int64_t e)
 {
     int64_t h = in * e;
     return (e != 1 ? in * h + 2 * h : 0) + h * k * k + 2 * h + h * out + 2 * out;
+}
+
+/* A Swin MLP block of width c and h heads (windows of 7). */
+static int64_t swin_block(int64_t c, int64_t h)
+{
+    return 4 * c + h * 49 * 49 + h * 49 + linear_params(c, 4 * c) + linear_params(4 * c, c);
 }
 
 /* Parameter counts of the architectures, from their layer sizes. */
@@ -290,6 +300,13 @@ static void test_known_parameter_counts(void **state)
                                       6 * (linear_params(512, 1536) + linear_params(512, 512) +
                                            linear_params(512, 2048) + linear_params(2048, 512) + 4 * 512) +
                                       linear_params(512, 2048) + linear_params(2048, 10) },
+        /* patch_embed (conv, norm); per block norm1, spatial_mlp (heads 49 x 49
+         * and its bias), norm2, fc1, fc2; PatchMerging's reduction (no bias)
+         * and norm; norm; head */
+        { "L3_029_swinmlp", conv_params(3, 96, 4, 1) + 2 * 96 + 2 * swin_block(96, 3) + 4 * 96 * 2 * 96 + 8 * 96 +
+                            2 * swin_block(192, 6) + 4 * 192 * 2 * 192 + 8 * 192 + 6 * swin_block(384, 12) +
+                            4 * 384 * 2 * 384 + 8 * 384 + 2 * swin_block(768, 24) + 2 * 768 +
+                            linear_params(768, 1000) },
         /* conv1, linear_proj, six encoder layers, cls_token, fc_out */
         { "L3_032_convolutionalvisiontransformer", conv_params(3, 128, 4, 1) + linear_params(8192, 128) +
                                                    6 * (linear_params(128, 384) + linear_params(128, 128) +
@@ -496,6 +513,54 @@ static void test_registration_order(void **state)
     assert_int_equal(sp->layers[pl->param[n - 3].layer].kind, NET_CLS);
     assert_int_equal(pl->param[n - 3].offset, pl->n_param_floats - 128 - 128 * 1000 - 1000);
     /* conv1 is a patch embedding: no cuDNN */
+    assert_int_equal(pl->has_conv, 0);
+    free(pl);
+    /* Swin MLP: PatchMerging's reduction before its norm, the spatial MLP's
+     * FLOPs over the padded map of a shifted block (9 x 9 windows of 7 on
+     * 56 + 7), the last stage's 7x7 map unshifted */
+    p = suite_find("L3_029_swinmlp");
+    sp = suite_net_of(p);
+    pl = walk(p);
+    int merge = -1;
+    for (int l = 0; l < sp->n_layers && merge < 0; l++)
+        if (sp->layers[l].kind == NET_MERGE) merge = l;
+    assert_true(merge > 0);
+    assert_int_equal(sp->layers[merge + 1].kind, NET_LAYERNORM);
+    assert_int_equal(sp->layers[merge + 2].kind, NET_LINEAR);
+    int qn = -1, ql = -1;
+    for (int q = 0; q < pl->n_params; q++) {
+        if (pl->param[q].layer == merge + 1 && qn < 0) qn = q;
+        if (pl->param[q].layer == merge + 2) ql = q;
+    }
+    assert_true(ql >= 0 && qn == ql + 1);
+    for (int l = 0; l < sp->n_layers; l++) {
+        const net_layer *L = &sp->layers[l];
+        if (L->kind != NET_WINDOW_MLP) continue;
+        if (pl->in[l].d[1] == 49) assert_int_equal(L->s, 0);
+        else assert_true(L->s == 0 || L->s == 3);
+    }
+    free(pl);
+    const net_layer shifted[] = { { .kind = NET_WINDOW_MLP, .k = 7, .s = 3, .groups = 3 } };
+    int64_t map[3] = { 2, 56 * 56, 96 };
+    net_spec ss = { OP_NET_FIRST, 1, shifted, 1e-5 };
+    pl = calloc(1, sizeof *pl);
+    char why[200];
+    assert_int_equal(net_plan_make(&ss, map, 3, pl, why, sizeof why), 0);
+    assert_true(pl->flops == 2.0 * 81 * (2.0 * 49 * 49 + 49) * 96);
+    assert_int_equal(pl->param[0].shape.d[0], 3 * 49);
+    free(pl);
+    pl = calloc(1, sizeof *pl);
+    /* the heads must divide the channels, the map be square */
+    const net_layer bad[] = { { .kind = NET_WINDOW_MLP, .k = 7, .s = 3, .groups = 5 } };
+    net_spec sb2 = { OP_NET_FIRST, 1, bad, 1e-5 };
+    assert_int_equal(net_plan_make(&sb2, map, 3, pl, why, sizeof why), -1);
+    int64_t rect[3] = { 2, 56 * 55, 96 };
+    assert_int_equal(net_plan_make(&ss, rect, 3, pl, why, sizeof why), -1);
+    assert_non_null(strstr(why, "square"));
+    free(pl);
+    p = suite_find("L3_032_convolutionalvisiontransformer");
+    sp = suite_net_of(p);
+    pl = walk(p);
     assert_int_equal(pl->has_conv, 0);
     assert_true(net_is_patch_conv(&sp->layers[0]));
     free(pl);

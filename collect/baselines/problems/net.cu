@@ -299,6 +299,76 @@ __global__ void pos_kernel(const float *x, const float *__restrict__ pos, float 
         y[i] = x[i] + pos[i % TC];
 }
 
+/* Swin's spatial MLP, gather: tokens x [N, S, S, C] (S x S map) into
+ * windows w [heads, k^2, N nW, C / heads] (nW windows of the map padded by
+ * pb before and pa after with zeros), so that one product per head mixes
+ * the k^2 tokens of every window at once. */
+__global__ void window_gather(const float *__restrict__ x, float *__restrict__ w, long long n, long long N,
+                              int S, int C, int k, int heads, int pb, int side_w)
+{
+    const int dh = C / heads, k2 = k * k;
+    const long long cols = N * side_w * side_w * dh;   /* a head's row length: N nW dh */
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long col = i % cols, hj = i / cols;
+        int j = (int)(hj % k2), h = (int)(hj / k2), c = (int)(col % dh);
+        long long win = col / dh;   /* (sample, window row, window column) */
+        int wx = (int)(win % side_w), wy = (int)((win / side_w) % side_w);
+        long long smp = win / ((long long)side_w * side_w);
+        int y = wy * k + j / k - pb, xx = wx * k + j % k - pb;
+        w[i] = (y >= 0 && y < S && xx >= 0 && xx < S) ? x[((smp * S + y) * S + xx) * C + h * dh + c] : 0.0f;
+    }
+}
+
+/* Scatter back: y [N, S, S, C] = the mixed windows o (w's layout) at the
+ * map's own tokens, + the bias per (head, window position), + skip. */
+__global__ void window_scatter(const float *__restrict__ o, const float *__restrict__ bias,
+                               const float *skip, float *y, long long n, int S, int C, int k,
+                               int heads, int pb, int side_w)
+{
+    const int dh = C / heads, k2 = k * k;
+    const long long N = n / ((long long)S * S * C), cols = N * side_w * side_w * dh;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ch = (int)(i % C), h = ch / dh, c = ch % dh;
+        long long t = i / C;
+        int xx = (int)(t % S) + pb, yy = (int)((t / S) % S) + pb;
+        long long smp = t / ((long long)S * S);
+        int j = (yy % k) * k + xx % k;
+        long long win = (smp * side_w + yy / k) * side_w + xx / k;
+        float v = o[((long long)h * k2 + j) * cols + win * dh + c] + bias[h * k2 + j];
+        y[i] = skip ? v + skip[i] : v;
+    }
+}
+
+/* PatchMerging's gather: y [N, S/2, S/2, 4C], the quarter q of its last
+ * dimension x[2i + (q & 1), 2j + (q >> 1)]. */
+__global__ void merge_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, int S, int C)
+{
+    const int h2 = S / 2;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        int c4 = (int)(i % (4 * C)), q = c4 / C, c = c4 % C;
+        long long t = i / (4 * C);
+        int jj = (int)(t % h2), ii = (int)((t / h2) % h2);
+        long long smp = t / ((long long)h2 * h2);
+        y[i] = x[((smp * S + 2 * ii + (q & 1)) * S + 2 * jj + (q >> 1)) * C + c];
+    }
+}
+
+/* The mean over the tokens: y[n, c] = mean over t of x[n, t, c]; one
+ * thread per output, consecutive threads on consecutive channels. */
+__global__ void token_mean(const float *__restrict__ x, float *__restrict__ y, long long N, long long T,
+                           long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= N * C) return;
+    const float *p = x + (i / C) * T * C + i % C;
+    float s = 0.0f;
+    for (long long t = 0; t < T; t++) s += p[t * C];
+    y[i] = s / (float)T;
+}
+
 /* --- the interpreter -------------------------------------------------------- */
 
 struct net_state {
@@ -312,6 +382,7 @@ struct net_state {
     float2 *stat;                          /* per channel */
     float *scores;                         /* one head's attention scores, N T^2 of the largest */
     float *patches;                        /* a patch embedding's input as rows */
+    float *win[2];                         /* a spatial MLP's windows, before and after */
     int last_write;                        /* the last layer that writes data */
 };
 
@@ -328,7 +399,8 @@ int writes(int kind)
            kind == NET_MAXPOOL2D || kind == NET_AVGPOOL2D || kind == NET_GAP || kind == NET_ADD ||
            kind == NET_RELU6 || kind == NET_SIGMOID || kind == NET_LAYERNORM || kind == NET_GELU_TANH ||
            kind == NET_ATTENTION || kind == NET_TOKENS || kind == NET_UNTOKENS || kind == NET_UNFOLD ||
-           kind == NET_CLS || kind == NET_POS || kind == NET_FIRST_TOKEN || kind == NET_GELU;
+           kind == NET_CLS || kind == NET_POS || kind == NET_FIRST_TOKEN || kind == NET_GELU ||
+           kind == NET_WINDOW_MLP || kind == NET_MERGE || kind == NET_TOKEN_MEAN;
 }
 
 /* The parameter part of layer l (weight or bias), or NULL. */
@@ -390,7 +462,7 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         kbv_numel(&ex->outputs[0]) != numel(ns->plan->result))
         return err_set(e, KBV_EINPUT, "baseline %s: params or output size differs from the program",
                        b->p->id);
-    int64_t most = 0, widest = 0, planes = 0, scores = 0, patches = 0;
+    int64_t most = 0, widest = 0, planes = 0, scores = 0, patches = 0, windows = 0;
     int linear = 0;
     for (int l = 0; l < sp->n_layers; l++) {
         int64_t n = numel(ns->plan->out[l]);
@@ -403,6 +475,14 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
             int64_t T = (sp->layers[l].k & NET_ATTN_SEQ_FIRST) ? s.d[0] : s.d[1];
             linear = 1;
             if (s.d[0] * s.d[1] * T > scores) scores = s.d[0] * s.d[1] * T;
+        }
+        if (sp->layers[l].kind == NET_WINDOW_MLP) {
+            /* the padded map: (S + k)^2 tokens when shifted */
+            const net_layer &W = sp->layers[l];
+            const net_shape &s = ns->plan->in[l];
+            int64_t side = net_side(s.d[1]) + (W.s ? W.k : 0);
+            linear = 1;
+            if (s.d[0] * side * side * s.d[2] > windows) windows = s.d[0] * side * side * s.d[2];
         }
         if (net_is_patch_conv(&sp->layers[l])) {
             linear = 1;
@@ -441,6 +521,13 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         if (ce != cudaSuccess) {
             ns->patches = NULL;
             return base_cuda_err(e, b, "patch rows", ce);
+        }
+    }
+    for (int i = 0; windows > 0 && i < 2; i++) {
+        cudaError_t ce = cudaMalloc(&ns->win[i], (size_t)windows * sizeof(float));
+        if (ce != cudaSuccess) {
+            ns->win[i] = NULL;
+            return base_cuda_err(e, b, "spatial MLP windows", ce);
         }
     }
     /* A depthwise convolution is also timed against kbv's direct kernel
@@ -508,6 +595,10 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
                      k2 == NET_GELU ? 5 : 0;
             if (A.relu) last = j;
         }
+    }
+    if (L->kind == NET_WINDOW_MLP && l + 1 < sp->n_layers && sp->layers[l + 1].kind == NET_ADD) {
+        A.skip = k.skip;   /* the block's residual, added in the scatter */
+        last = l + 1;
     }
     *last_out = last;
     int to_out = ns->last_write >= l && ns->last_write <= last;
@@ -602,6 +693,29 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         transpose_planes<<<grid, dim3(32, 8), 0, s>>>(k.cur, dst, R, Cc);
         break;
     }
+    case NET_WINDOW_MLP: {
+        /* gather the (padded) windows per head, one strided-batched product
+         * over the heads (weight [k^2, k^2] times the head's [k^2, N nW dh]),
+         * scatter back with the bias (and the residual) */
+        const net_param *w = param_of(pl, l, 0), *bi = param_of(pl, l, 1);
+        int S = (int)net_side(in.d[1]), C = (int)in.d[2], kk = L->k, H = L->groups, k2 = kk * kk;
+        int pb = L->s ? kk - L->s : 0, sw = (S + (L->s ? kk : 0)) / kk;
+        long long cols = in.d[0] * (long long)sw * sw * (C / H), nw = (long long)H * k2 * cols;
+        window_gather<<<base_grid(b, nw, 256, 8), 256, 0, s>>>(k.cur, ns->win[0], nw, in.d[0], S, C, kk, H, pb, sw);
+        rc = base_gemm(b, v, 0, 0, k2, cols, k2, 1.0f, params + w->offset, k2, (long long)k2 * k2, ns->win[0], cols,
+                       k2 * cols, 0.0f, ns->win[1], cols, k2 * cols, H, s, e);
+        if (!rc)
+            window_scatter<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(ns->win[1], params + bi->offset, A.skip,
+                                                                         dst, numel(out), S, C, kk, H, pb, sw);
+        break;
+    }
+    case NET_MERGE:
+        merge_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(k.cur, dst, numel(out),
+                                                                      (int)net_side(in.d[1]), (int)in.d[2]);
+        break;
+    case NET_TOKEN_MEAN:
+        token_mean<<<(unsigned)((numel(out) + 255) / 256), 256, 0, s>>>(k.cur, dst, in.d[0], in.d[1], in.d[2]);
+        break;
     case NET_UNFOLD:
         unfold_kernel<<<base_grid(b, numel(in), 256, 8), 256, 0, s>>>(k.cur, dst, numel(in), in.d[1], in.d[2],
                                                                       in.d[3], L->k);
@@ -706,6 +820,8 @@ void destroy(base_ctx *b)
     if (ns->stat) cudaFree(ns->stat);
     if (ns->scores) cudaFree(ns->scores);
     if (ns->patches) cudaFree(ns->patches);
+    for (int i = 0; i < 2; i++)
+        if (ns->win[i]) cudaFree(ns->win[i]);
     free(ns->plan);
     free(ns);
     b->state = NULL;

@@ -3,7 +3,7 @@
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
  * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
  * MBConv block (21), EfficientNet-B0, B1 and B2 (22-24), MobileNetV2 (20) and
- * RegNet (27); the transformers: ViT (28), VisionAttention (31), CViT
+ * RegNet (27); the transformers: ViT (28), Swin MLP (29), VisionAttention (31), CViT
  * (32), minGPT's causal self-attention (43) and block (44), ReLU
  * self-attention (50).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
@@ -18,7 +18,9 @@
  * and a division per average-pool output; one addition per input and one
  * division per output for the global average pool; 7 per element for a
  * layer norm, 5 for GELU, 1 for adding a positional embedding (unfold,
- * the cls token and x[:, 0] move data only); per attention layer 4 N T^2 C for its two
+ * the cls token, x[:, 0] and patch merging move data only), 2 k^4 C + k^2 C
+ * per window of a Swin spatial MLP (the padded map's windows), one per
+ * input and one per output for the mean over tokens; per attention layer 4 N T^2 C for its two
  * products and per score (N heads T^2) 5 for the scale and softmax or 2
  * for the scale and ReLU (the masked half counted: PyTorch computes it).
  * min_bytes: x, params and the output, each once.  The numbers are the
@@ -148,6 +150,12 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(2LL, 10LL)),
       ATTRS({ "image_size", 224.0 }, { "patch_size", 16.0 }, { "num_classes", 10.0 }, { "dim", 512.0 }, { "depth", 6.0 }, { "heads", 8.0 }, { "mlp_dim", 2048.0 }, { "channels", 3.0 }, { "dropout", 0.0 }, { "emb_dropout", 0.0 }, { "eps", 1e-05 }),
       .flops = 15230959316.0, .min_bytes = 4.0 * 20781598, .uses_tf32 = 1, .op = OP_NET_FIRST + 54 },
+    { .id = "L3_029_swinmlp", .level = 3, .number = 29, .name = "29_SwinMLP",
+      .expr = "Swin MLP (img 224, patch 4, embed 96, depths 2, 2, 6, 2, heads 3, 6, 12, 24, window 7, mlp_ratio 4, 1000 classes): patch_embed (conv 4x4/4, flatten(2).transpose(1, 2), LayerNorm), stages of SwinMLPBlocks (x + spatial MLP of norm1(x) over (shifted) windows, x + fc2(GELU(fc1(norm2(x))))) with PatchMerging between them, norm, mean over the tokens, head; dropouts and drop paths are identities",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(19959292LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "img_size", 224.0 }, { "patch_size", 4.0 }, { "embed_dim", 96.0 }, { "window_size", 7.0 }, { "mlp_ratio", 4.0 }, { "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 61771606480.0, .min_bytes = 4.0 * 21474572, .uses_tf32 = 1, .op = OP_NET_FIRST + 58 },
     { .id = "L3_031_visionattention", .level = 3, .number = 31, .name = "31_VisionAttention",
       .expr = "t = x.view(B, C, H * W).permute(2, 0, 1); norm(MultiheadAttention(128, 4)(t, t, t)[0] + t).permute(1, 2, 0).view(B, C, H, W); in_proj xavier_uniform with zero bias, out_proj bias 0",
       INPUTS(IN("x", G_RAND, 2LL, 128LL, 128LL, 128LL), PACKED(66304LL)),
@@ -374,6 +382,28 @@ static const net_layer cvit[] = {
     CVIT_ENC(0), CVIT_ENC(1), CVIT_ENC(2), CVIT_ENC(3), CVIT_ENC(4), CVIT_ENC(5),
     FIRST, LIN_O(1000, 21),
 };
+/* Swin MLP (29), KernelBench's defaults: patch embedding (a 4x4 patch
+ * convolution, tokens, a norm), four stages of blocks (dims 96, 192, 384,
+ * 768; heads 3, 6, 12, 24; windows of 7, every second block shifted by 3
+ * except on the 7x7 map of the last stage, whose window is the whole map),
+ * patch merging between them, a norm, the mean over the tokens, the head.
+ * A block: x + spatial_mlp(norm1(x)), then x + fc2(gelu(fc1(norm2(x)))),
+ * registered norm1, spatial_mlp, norm2, fc1, fc2.  PatchMerging registers
+ * its reduction (bias=False) before its norm: order + 1 and + 2. */
+#define SWIN_BLOCK(c, h, shift, ord) \
+    SAVE, LN_O(ord), { .kind = NET_WINDOW_MLP, .k = 7, .s = (shift), .groups = (h), .order = (ord) }, ADD, \
+    SAVE, LN_O(ord), LIN_O(4 * (c), ord), { .kind = NET_GELU }, LIN_O(c, ord), ADD
+#define SWIN_MERGE(c, ord) \
+    { .kind = NET_MERGE }, LN_O((ord) + 2), { .kind = NET_LINEAR, .out = 2 * (c), .order = (ord) + 1 }
+#define SWIN_PAIR(c, h, ord) SWIN_BLOCK(c, h, 0, ord), SWIN_BLOCK(c, h, 3, ord)
+static const net_layer swin_mlp[] = {
+    CONV(96, 4, 4, 0), TOKENS, LN,
+    SWIN_PAIR(96, 3, 10), SWIN_MERGE(96, 10),
+    SWIN_PAIR(192, 6, 20), SWIN_MERGE(192, 20),
+    SWIN_PAIR(384, 12, 30), SWIN_PAIR(384, 12, 30), SWIN_PAIR(384, 12, 30), SWIN_MERGE(384, 30),
+    SWIN_BLOCK(768, 24, 0, 40), SWIN_BLOCK(768, 24, 0, 40),
+    LN_O(50), { .kind = NET_TOKEN_MEAN }, LIN_O(1000, 50),
+};
 #define VGG_HEAD FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000)
 static const net_layer vgg16[] = {
     C3R(64), C3R(64), MAXP(2, 2, 0),
@@ -420,6 +450,7 @@ static const net_spec nets[] = {
     PROGRAM(OP_NET_FIRST + 53, vision_attn),
     PROGRAM(OP_NET_FIRST + 54, vit),
     PROGRAM(OP_NET_FIRST + 55, cvit),
+    PROGRAM(OP_NET_FIRST + 58, swin_mlp),
 };
 
 const net_spec *suite_net(int op)

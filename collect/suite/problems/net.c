@@ -11,7 +11,7 @@ static const char *const kind_names[NET_KIND_COUNT] = {
     "end", "linear", "conv2d", "batchnorm2d", "relu", "maxpool2d", "adaptive_avgpool2d(1)",
     "flatten", "dropout(p=0)", "save", "swap", "add", "avgpool2d", "relu6", "sigmoid",
     "layernorm", "gelu_tanh", "attention", "tokens", "untokens", "unfold", "cls_token", "pos_embedding",
-    "first_token", "gelu",
+    "first_token", "gelu", "window_mlp", "patch_merge", "token_mean",
 };
 
 const char *net_kind_name(int kind)
@@ -166,6 +166,36 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
     case NET_GELU:
         pl->flops += 5.0 * (double)n;   /* as level 2 counts GELU */
         break;
+    case NET_WINDOW_MLP: case NET_MERGE: {
+        int64_t side = cur->ndim == 3 ? net_side(cur->d[1]) : 0;
+        if (side < 1) return fail(why, len, i, nm, "input is not the tokens of a square map [N, H W, C]");
+        if (L->kind == NET_MERGE) {
+            if (side % 2) return fail(why, len, i, nm, "the map's side is odd");
+            o.d[1] = cur->d[1] / 4;
+            o.d[2] = cur->d[2] * 4;
+            break;
+        }
+        int64_t ws = L->k, sh = L->s, heads = L->groups;
+        if (ws < 1 || sh < 0 || sh >= ws || side % ws || heads < 1 || cur->d[2] % heads)
+            return fail(why, len, i, nm, "bad window, shift or heads for the map");
+        int64_t w[3] = { heads * ws * ws, ws * ws, 1 };
+        suite_gen g = kaiming(ws * ws);   /* Conv1d's fan_in: k^2 inputs a group, kernel 1 */
+        add_param(pl, i, 0, 3, w, g);
+        add_param(pl, i, 1, 1, w, g);
+        /* the padded map's windows, each a product of 2 k^4 C and k^2 C
+         * for the bias */
+        int64_t wins = (side + (sh ? ws : 0)) / ws;
+        pl->flops += (double)cur->d[0] * (double)(wins * wins) *
+                     (2.0 * (double)(ws * ws) * (double)(ws * ws) + (double)(ws * ws)) * (double)cur->d[2];
+        break;
+    }
+    case NET_TOKEN_MEAN:
+        if (cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, T, C]");
+        o.ndim = 2;
+        o.d[1] = cur->d[2];
+        o.d[2] = 0;
+        pl->flops += (double)n + (double)(cur->d[0] * cur->d[2]);   /* the sums, a division each */
+        break;
     case NET_TOKENS:
         if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
         *img = *cur;
@@ -305,6 +335,12 @@ int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *pl, 
     return 0;
 }
 
+int64_t net_side(int64_t tokens)
+{
+    int64_t s = (int64_t)llround(sqrt((double)tokens));
+    return s * s == tokens ? s : 0;
+}
+
 int net_is_patch_conv(const net_layer *L)
 {
     return L->kind == NET_CONV2D && L->k > 1 && L->s == L->k && L->p == 0 && L->groups <= 1;
@@ -387,6 +423,23 @@ int net_describe(sbuf *b, const suite_problem *p)
         if (L->kind == NET_POS) sb_puts(b, "; x + embedding (broadcast over N)");
         if (L->kind == NET_FIRST_TOKEN) sb_puts(b, "; x[:, 0]");
         if (L->kind == NET_GELU) sb_puts(b, "; 0.5 x (1 + erf(x / sqrt(2)))");
+        if (L->kind == NET_WINDOW_MLP) {
+            int64_t side = net_side(pl->in[i].d[1]);
+            sb_printf(b, "; map %lld x %lld, window %d, shift %d, heads %d of %lld channels", (long long)side,
+                      (long long)side, L->k, L->s, L->groups, (long long)(pl->in[i].d[2] / L->groups));
+            if (L->s)
+                sb_printf(b, ": the map padded with zeros, %d rows and columns before and %d after (F.pad), ",
+                          L->k - L->s, L->s);
+            else
+                sb_puts(b, ": ");
+            sb_puts(b, "cut into windows (window_partition), per window and head y[i] = sum over j of "
+                       "weight[h k^2 + i, j] x[j] + bias[h k^2 + i] over its k^2 tokens i, j (row-major in the "
+                       "window) and the head's channels, put back (window_reverse)");
+            if (L->s) sb_puts(b, " and the padding cut off");
+        }
+        if (L->kind == NET_MERGE) sb_puts(b, "; torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], "
+                                             "x[:, 1::2, 1::2]], -1) of the map [N, H, W, C]");
+        if (L->kind == NET_TOKEN_MEAN) sb_puts(b, "; the mean over dimension 1");
         for (int q = 0; q < pl->n_params; q++)
             if (pl->param[q].layer == i) put_param(b, &pl->param[q], L->init);
         sb_puts(b, "\n");

@@ -72,6 +72,15 @@ enum net_kind {
     NET_POS,        /* add a learned [1, T, C] */
     NET_FIRST_TOKEN,/* x[:, 0]: [N, T, C] -> [N, C] */
     NET_GELU,       /* GELU, erf form (nn.GELU()) */
+    /* Swin MLP: tokens [N, H W, C] of a square map (H = W). */
+    NET_WINDOW_MLP, /* SwinMLPBlock's spatial MLP: windows of k x k tokens (the map padded
+                       with zeros by k - s before and s after when the shift s > 0), per
+                       head (`groups` heads of C / heads channels) a k^2 x k^2 mixing of
+                       the window's tokens with a bias (Conv1d(heads k^2, heads k^2, 1,
+                       groups=heads)), the windows put back and the padding cut off */
+    NET_MERGE,      /* PatchMerging's gather: [N, H W, C] -> [N, H W / 4, 4 C], cat of
+                       x[0::2, 0::2], x[1::2, 0::2], x[0::2, 1::2], x[1::2, 1::2] */
+    NET_TOKEN_MEAN, /* the mean over the tokens: [N, T, C] -> [N, C] */
     NET_KIND_COUNT
 };
 
@@ -163,6 +172,9 @@ int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *plan
 /* 1 when L is a convolution over disjoint patches (dense, stride equal to
  * a kernel above 1, no padding): a patch embedding, which needs no cuDNN. */
 int net_is_patch_conv(const net_layer *L);
+
+/* The side of a square map of `tokens` tokens, or 0 when it is not square. */
+int64_t net_side(int64_t tokens);
 
 /* The layer's name as the prompt writes it ("conv2d", "batchnorm2d"). */
 const char *net_kind_name(int kind);

@@ -14,7 +14,7 @@
 
 enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
        K_AVGPOOL, K_RELU6, K_SIGMOID, K_LN, K_GELU, K_ATTN, K_TOKENS, K_UNTOKENS, K_UNFOLD, K_CLS, K_POS,
-       K_FIRST, K_GELU_ERF };
+       K_FIRST, K_GELU_ERF, K_WMLP, K_MERGE, K_TMEAN };
 
 /* kind, rank, shape before and after, window, stride, padding, groups, and
  * the offsets of the weight and the bias in params (-1: none) */
@@ -664,6 +664,50 @@ __global__ void pos_kernel(const float *__restrict__ x, const float *__restrict_
     if (i < n) y[i] = x[i] + e[i % TC];
 }
 
+/* Swin's spatial MLP over tokens x [N, S S, C]: one thread per output;
+ * the map padded by pb zeros before (k - shift when shifted) is cut into
+ * k x k windows; y = sum over the window's tokens of weight[h k^2 + i, j] x
+ * + bias[h k^2 + i] for the output's head h and window position i */
+__global__ void wmlp_kernel(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ b,
+                            float *__restrict__ y, long long n, int S, int C, int k, int H, int pb)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = (int)(i % C), h = c / (C / H);
+    long long t = i / C, smp = t / ((long long)S * S);
+    int px = (int)(t % S) + pb, py = (int)((t / S) % S) + pb;
+    int oy = py - py % k, ox = px - px % k, pos = (py % k) * k + px % k;
+    float acc = b[h * k * k + pos];
+    for (int j = 0; j < k * k; j++) {
+        int yy = oy + j / k - pb, xx = ox + j % k - pb;
+        if (yy < 0 || yy >= S || xx < 0 || xx >= S) continue;
+        acc += w[(long long)(h * k * k + pos) * k * k + j] * x[((smp * S + yy) * S + xx) * C + c];
+    }
+    y[i] = acc;
+}
+
+/* patch merging: y [N, S/2 S/2, 4C], quarter q = x[2i + (q & 1), 2j + (q >> 1)] */
+__global__ void merge_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, int S, int C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c4 = (int)(i % (4 * C)), q = c4 / C, c = c4 % C, h2 = S / 2;
+    long long t = i / (4 * C), smp = t / ((long long)h2 * h2);
+    int jj = (int)(t % h2), ii = (int)((t / h2) % h2);
+    y[i] = x[((smp * S + 2 * ii + (q & 1)) * S + 2 * jj + (q >> 1)) * C + c];
+}
+
+/* y [N, C]: the mean of x [N, T, C] over T */
+__global__ void tmean_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, long long T,
+                             long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s = 0.0f;
+    for (long long t = 0; t < T; t++) s += x[((i / C) * T + t) * C + i % C];
+    y[i] = s / (float)T;
+}
+
 /* y [N, C] = x[:, 0] of x [N, T, C] */
 __global__ void first_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, long long T,
                              long long C)
@@ -767,6 +811,20 @@ extern "C" int kbv_forward(const kbv_call *call)
         case K_POS:
             pos_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, w, dst, n,
                                                                                  L.out[1] * L.out[2]);
+            break;
+        case K_WMLP: {
+            int S = (int)llround(sqrt((double)L.in[1]));
+            wmlp_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, w, b, dst, n, S, (int)L.in[2], L.k, L.g, L.s ? L.k - L.s : 0);
+            break;
+        }
+        case K_MERGE:
+            merge_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, dst, n, (int)llround(sqrt((double)L.in[1])), (int)L.in[2]);
+            break;
+        case K_TMEAN:
+            tmean_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[1],
+                                                                                   L.in[2]);
             break;
         case K_FIRST:
             first_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[1],

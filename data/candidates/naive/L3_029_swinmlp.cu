@@ -1,0 +1,621 @@
+// naive: one plain kernel per layer of the network: tiled FP32 GEMM, direct
+// convolution, two-pass batch norm, one thread per output elsewhere.
+// L3_029_swinmlp: out = Swin MLP (img 224, patch 4, embed 96, depths 2, 2, 6, 2, heads 3, 6, 12, 24, window 7, mlp_ratio 4, 1000 classes): patch_embed (conv 4x4/4, flatten(2).transpose(1, 2), LayerNorm), stages of SwinMLPBlocks (x + spatial MLP of norm1(x) over (shifted) windows, x + fc2(GELU(fc1(norm2(x))))) with PatchMerging between them, norm, mean over the tokens, head; dropouts and drop paths are identities
+// Written by scripts/gen-naive-candidates.py from the registry; plain and
+// correct rather than fast.
+#include "kbv.h"
+#include <math.h>
+#include <stdint.h>
+
+#define CHECK_LAUNCH() return cudaGetLastError() == cudaSuccess ? 0 : 1
+
+#define THREADS 256
+#define TILE 16
+
+enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
+       K_AVGPOOL, K_RELU6, K_SIGMOID, K_LN, K_GELU, K_ATTN, K_TOKENS, K_UNTOKENS, K_UNFOLD, K_CLS, K_POS,
+       K_FIRST, K_GELU_ERF, K_WMLP, K_MERGE, K_TMEAN };
+
+/* kind, rank, shape before and after, window, stride, padding, groups, and
+ * the offsets of the weight and the bias in params (-1: none) */
+struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p, g; long long w, b; };
+
+static const layer NET[] = {
+    { K_CONV, 4, {10LL, 3LL, 224LL, 224LL}, {10LL, 96LL, 56LL, 56LL}, 4, 4, 0, 1, 0LL, 4608LL },
+    { K_TOKENS, 4, {10LL, 96LL, 56LL, 56LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, 4704LL, 4800LL },
+    { K_SAVE, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, 4896LL, 4992LL },
+    { K_WMLP, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 7, 0, 0, 3, 5088LL, 12291LL },
+    { K_ADD, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, 12438LL, 12534LL },
+    { K_LINEAR, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 384LL, 1LL}, 0, 1, 0, 1, 12630LL, 49494LL },
+    { K_GELU_ERF, 3, {10LL, 3136LL, 384LL, 1LL}, {10LL, 3136LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 3136LL, 384LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, 49878LL, 86742LL },
+    { K_ADD, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, 86838LL, 86934LL },
+    { K_WMLP, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 7, 3, 0, 3, 87030LL, 94233LL },
+    { K_ADD, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, 94380LL, 94476LL },
+    { K_LINEAR, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 384LL, 1LL}, 0, 1, 0, 1, 94572LL, 131436LL },
+    { K_GELU_ERF, 3, {10LL, 3136LL, 384LL, 1LL}, {10LL, 3136LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 3136LL, 384LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, 131820LL, 168684LL },
+    { K_ADD, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 3136LL, 96LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_MERGE, 3, {10LL, 3136LL, 96LL, 1LL}, {10LL, 784LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 784LL, 384LL, 1LL}, {10LL, 784LL, 384LL, 1LL}, 0, 1, 0, 1, 242508LL, 242892LL },
+    { K_LINEAR, 3, {10LL, 784LL, 384LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, 168780LL, -1LL },
+    { K_SAVE, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, 243276LL, 243468LL },
+    { K_WMLP, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 7, 0, 0, 6, 243660LL, 258066LL },
+    { K_ADD, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, 258360LL, 258552LL },
+    { K_LINEAR, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 768LL, 1LL}, 0, 1, 0, 1, 258744LL, 406200LL },
+    { K_GELU_ERF, 3, {10LL, 784LL, 768LL, 1LL}, {10LL, 784LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 784LL, 768LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, 406968LL, 554424LL },
+    { K_ADD, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, 554616LL, 554808LL },
+    { K_WMLP, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 7, 3, 0, 6, 555000LL, 569406LL },
+    { K_ADD, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, 569700LL, 569892LL },
+    { K_LINEAR, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 768LL, 1LL}, 0, 1, 0, 1, 570084LL, 717540LL },
+    { K_GELU_ERF, 3, {10LL, 784LL, 768LL, 1LL}, {10LL, 784LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 784LL, 768LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, 718308LL, 865764LL },
+    { K_ADD, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 784LL, 192LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_MERGE, 3, {10LL, 784LL, 192LL, 1LL}, {10LL, 196LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 768LL, 1LL}, {10LL, 196LL, 768LL, 1LL}, 0, 1, 0, 1, 1160868LL, 1161636LL },
+    { K_LINEAR, 3, {10LL, 196LL, 768LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 865956LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 1162404LL, 1162788LL },
+    { K_WMLP, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 7, 0, 0, 12, 1163172LL, 1191984LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 1192572LL, 1192956LL },
+    { K_LINEAR, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, 1193340LL, 1783164LL },
+    { K_GELU_ERF, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 1784700LL, 2374524LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 2374908LL, 2375292LL },
+    { K_WMLP, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 7, 3, 0, 12, 2375676LL, 2404488LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 2405076LL, 2405460LL },
+    { K_LINEAR, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, 2405844LL, 2995668LL },
+    { K_GELU_ERF, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 2997204LL, 3587028LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 3587412LL, 3587796LL },
+    { K_WMLP, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 7, 0, 0, 12, 3588180LL, 3616992LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 3617580LL, 3617964LL },
+    { K_LINEAR, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, 3618348LL, 4208172LL },
+    { K_GELU_ERF, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 4209708LL, 4799532LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 4799916LL, 4800300LL },
+    { K_WMLP, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 7, 3, 0, 12, 4800684LL, 4829496LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 4830084LL, 4830468LL },
+    { K_LINEAR, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, 4830852LL, 5420676LL },
+    { K_GELU_ERF, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 5422212LL, 6012036LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 6012420LL, 6012804LL },
+    { K_WMLP, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 7, 0, 0, 12, 6013188LL, 6042000LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 6042588LL, 6042972LL },
+    { K_LINEAR, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, 6043356LL, 6633180LL },
+    { K_GELU_ERF, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 6634716LL, 7224540LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 7224924LL, 7225308LL },
+    { K_WMLP, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 7, 3, 0, 12, 7225692LL, 7254504LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 7255092LL, 7255476LL },
+    { K_LINEAR, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, 7255860LL, 7845684LL },
+    { K_GELU_ERF, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 1536LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 196LL, 1536LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, 7847220LL, 8437044LL },
+    { K_ADD, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 196LL, 384LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_MERGE, 3, {10LL, 196LL, 384LL, 1LL}, {10LL, 49LL, 1536LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 49LL, 1536LL, 1LL}, {10LL, 49LL, 1536LL, 1LL}, 0, 1, 0, 1, 9617076LL, 9618612LL },
+    { K_LINEAR, 3, {10LL, 49LL, 1536LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, 8437428LL, -1LL },
+    { K_SAVE, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, 9620148LL, 9620916LL },
+    { K_WMLP, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 7, 0, 0, 24, 9621684LL, 9679308LL },
+    { K_ADD, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, 9680484LL, 9681252LL },
+    { K_LINEAR, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 3072LL, 1LL}, 0, 1, 0, 1, 9682020LL, 12041316LL },
+    { K_GELU_ERF, 3, {10LL, 49LL, 3072LL, 1LL}, {10LL, 49LL, 3072LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 49LL, 3072LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, 12044388LL, 14403684LL },
+    { K_ADD, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, 14404452LL, 14405220LL },
+    { K_WMLP, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 7, 0, 0, 24, 14405988LL, 14463612LL },
+    { K_ADD, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_SAVE, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, 14464788LL, 14465556LL },
+    { K_LINEAR, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 3072LL, 1LL}, 0, 1, 0, 1, 14466324LL, 16825620LL },
+    { K_GELU_ERF, 3, {10LL, 49LL, 3072LL, 1LL}, {10LL, 49LL, 3072LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 3, {10LL, 49LL, 3072LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, 16828692LL, 19187988LL },
+    { K_ADD, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LN, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 49LL, 768LL, 1LL}, 0, 1, 0, 1, 19188756LL, 19189524LL },
+    { K_TMEAN, 3, {10LL, 49LL, 768LL, 1LL}, {10LL, 768LL, 1LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
+    { K_LINEAR, 2, {10LL, 768LL, 1LL, 1LL}, {10LL, 1000LL, 1LL, 1LL}, 0, 1, 0, 1, 19190292LL, 19958292LL },
+};
+#define N_LAYERS 135
+#define LAST_WRITER 134
+#define MOST 12042240LL
+#define WIDEST 1
+#define EPS 1e-05
+
+static float *buf[3];
+static float *stats;
+
+/* y[m, n] = sum_k x[m, k] w[n, k] + b[n] */
+__global__ void linear_kernel(const float *__restrict__ x, const float *__restrict__ w,
+                              const float *__restrict__ b, float *__restrict__ y, long long M,
+                              long long N, long long K)
+{
+    __shared__ float xs[TILE][TILE];
+    __shared__ float ws[TILE][TILE + 1];
+    long long row = (long long)blockIdx.x * TILE + threadIdx.y;
+    long long col = (long long)blockIdx.y * TILE + threadIdx.x;
+    long long wrow = (long long)blockIdx.y * TILE + threadIdx.y;
+    float acc = 0.0f;
+    for (long long k0 = 0; k0 < K; k0 += TILE) {
+        long long k = k0 + threadIdx.x;
+        xs[threadIdx.y][threadIdx.x] = (row < M && k < K) ? x[row * K + k] : 0.0f;
+        ws[threadIdx.y][threadIdx.x] = (wrow < N && k < K) ? w[wrow * K + k] : 0.0f;
+        __syncthreads();
+        for (int j = 0; j < TILE; j++) acc += xs[threadIdx.y][j] * ws[threadIdx.x][j];
+        __syncthreads();
+    }
+    if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
+}
+
+/* groups G: output channel o reads the C / G input channels of its group */
+__global__ void conv_kernel(const float *__restrict__ x, const float *__restrict__ w,
+                            const float *__restrict__ b, float *__restrict__ y, long long N, int C,
+                            int H, int W, int O, int OH, int OW, int k, int s, int p, int G)
+{
+    long long total = N * O * OH * OW;
+    int Cg = C / G, Og = O / G;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ow = (int)(i % OW), oh = (int)((i / OW) % OH), o = (int)((i / ((long long)OW * OH)) % O);
+        long long n = i / ((long long)OW * OH * O);
+        float acc = b ? b[o] : 0.0f;
+        for (int cg = 0; cg < Cg; cg++) {
+            int c = (o / Og) * Cg + cg;
+            const float *xp = x + (n * C + c) * H * W;
+            const float *wp = w + ((long long)o * Cg + cg) * k * k;
+            for (int kh = 0; kh < k; kh++) {
+                int h = oh * s - p + kh;
+                if (h < 0 || h >= H) continue;
+                for (int kw = 0; kw < k; kw++) {
+                    int ww = ow * s - p + kw;
+                    if (ww < 0 || ww >= W) continue;
+                    acc += xp[(long long)h * W + ww] * wp[kh * k + kw];
+                }
+            }
+        }
+        y[i] = acc;
+    }
+}
+
+/* Sum of v over the block, in a fixed order; every thread gets it. */
+__device__ float block_sum(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int o = THREADS / 2; o > 0; o >>= 1) {
+        if (threadIdx.x < o) sh[threadIdx.x] += sh[threadIdx.x + o];
+        __syncthreads();
+    }
+    float r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+/* one block per channel: the mean, then the biased variance around it */
+__global__ void bn_stats(const float *__restrict__ x, float *__restrict__ mean, float *__restrict__ rstd,
+                         long long N, long long C, long long S)
+{
+    __shared__ float sh[THREADS];
+    long long c = blockIdx.x, cnt = N * S;
+    float s = 0.0f;
+    for (long long i = threadIdx.x; i < cnt; i += THREADS) s += x[((i / S) * C + c) * S + i % S];
+    float m = block_sum(s, sh) / (float)cnt;
+    float q = 0.0f;
+    for (long long i = threadIdx.x; i < cnt; i += THREADS) {
+        float d = x[((i / S) * C + c) * S + i % S] - m;
+        q += d * d;
+    }
+    float var = block_sum(q, sh) / (float)cnt;
+    if (threadIdx.x == 0) {
+        mean[c] = m;
+        rstd[c] = 1.0f / sqrtf(var + (float)EPS);
+    }
+}
+
+__global__ void bn_apply(const float *__restrict__ x, float *__restrict__ y, const float *__restrict__ mean,
+                         const float *__restrict__ rstd, const float *__restrict__ g,
+                         const float *__restrict__ b, long long total, long long C, long long S)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long c = (i / S) % C;
+        y[i] = (x[i] - mean[c]) * rstd[c] * g[c] + b[c];
+    }
+}
+
+/* the residual sum (skip given), else by mode: 0 relu, 1 relu6, 2 sigmoid,
+ * 3 GELU (tanh form), 4 GELU (erf form) */
+__global__ void ew_kernel(const float *__restrict__ x, const float *__restrict__ skip,
+                          float *__restrict__ y, long long total, int mode)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        float v = x[i];
+        if (skip) v += skip[i];
+        else if (mode == 2) v = 1.0f / (1.0f + expf(-v));
+        else if (mode == 3) v = 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+        else if (mode == 4) v = 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));
+        else v = mode == 1 ? fminf(fmaxf(v, 0.0f), 6.0f) : fmaxf(v, 0.0f);
+        y[i] = v;
+    }
+}
+
+__global__ void maxpool_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, int H,
+                               int W, int OH, int OW, int k, int s, int p)
+{
+    long long total = planes * OH * OW;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ow = (int)(i % OW), oh = (int)((i / OW) % OH);
+        const float *xp = x + (i / ((long long)OW * OH)) * H * W;
+        float m = -INFINITY;
+        for (int kh = 0; kh < k; kh++) {
+            int h = oh * s - p + kh;
+            if (h < 0 || h >= H) continue;
+            for (int kw = 0; kw < k; kw++) {
+                int w = ow * s - p + kw;
+                if (w < 0 || w >= W) continue;
+                float v = xp[(long long)h * W + w];
+                if (v > m || isnan(v)) m = v;
+            }
+        }
+        y[i] = m;
+    }
+}
+
+/* average over the window, the padding counted in the divisor */
+__global__ void avgpool_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, int H,
+                               int W, int OH, int OW, int k, int s, int p)
+{
+    long long total = planes * OH * OW;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ow = (int)(i % OW), oh = (int)((i / OW) % OH);
+        const float *xp = x + (i / ((long long)OW * OH)) * H * W;
+        int h0 = oh * s - p, w0 = ow * s - p;
+        int h1 = min(h0 + k, H + p), w1 = min(w0 + k, W + p);
+        float div = (float)((h1 - h0) * (w1 - w0)), acc = 0.0f;
+        for (int h = max(h0, 0); h < min(h1, H); h++)
+            for (int w = max(w0, 0); w < min(w1, W); w++) acc += xp[(long long)h * W + w];
+        y[i] = acc / div;
+    }
+}
+
+/* one thread per plane */
+__global__ void gap_kernel(const float *__restrict__ x, float *__restrict__ y, long long planes, long long S)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= planes) return;
+    float s = 0.0f;
+    for (long long j = 0; j < S; j++) s += x[i * S + j];
+    y[i] = s / (float)S;
+}
+
+/* layer norm over rows of C: one thread per row, the mean, then the
+ * biased variance around it */
+__global__ void ln_kernel(const float *__restrict__ x, float *__restrict__ y, const float *__restrict__ g,
+                          const float *__restrict__ b, long long rows, long long C)
+{
+    long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const float *p = x + r * C;
+    float s = 0.0f;
+    for (long long i = 0; i < C; i++) s += p[i];
+    float m = s / (float)C, q = 0.0f;
+    for (long long i = 0; i < C; i++) q += (p[i] - m) * (p[i] - m);
+    float rstd = 1.0f / sqrtf(q / (float)C + (float)EPS);
+    for (long long i = 0; i < C; i++) y[r * C + i] = (p[i] - m) * rstd * g[i] + b[i];
+}
+
+#define HD_MAX 128
+/* attention over qkv [N, T, 3C] into y [N, T, C] (with flag 4, over
+ * [T, N, 3C]: the sequence along dimension 0): one thread per (n, head,
+ * query); flags 1: keys after the query masked, 2: relu(scores) instead
+ * of softmax */
+__global__ void attn_kernel(const float *__restrict__ qkv, float *__restrict__ y, long long D0, long long D1,
+                            long long C, int H, int flags)
+{
+    long long N = (flags & 4) ? D1 : D0, T = (flags & 4) ? D0 : D1;
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= N * H * T) return;
+    long long i = idx % T, h = (idx / T) % H, n = idx / (T * H);
+    long long d = C / H;
+    /* the row of position t of sequence n */
+#define ROW(t) ((flags & 4) ? (t) * N + n : n * T + (t))
+    const float *q = qkv + ROW(i) * 3 * C + h * d;
+    float scale = 1.0f / sqrtf((float)d), m = -INFINITY, l = 0.0f, acc[HD_MAX];
+    for (long long c = 0; c < d; c++) acc[c] = 0.0f;
+    long long end = (flags & 1) ? i + 1 : T;
+    for (long long j = 0; j < end; j++) {
+        const float *kj = qkv + ROW(j) * 3 * C + C + h * d, *vj = kj + C;
+        float sc = 0.0f;
+        for (long long c = 0; c < d; c++) sc += q[c] * kj[c];
+        sc *= scale;
+        if (flags & 2) {
+            float w = fmaxf(sc, 0.0f);
+            for (long long c = 0; c < d; c++) acc[c] += w * vj[c];
+        } else {
+            float mn = fmaxf(m, sc), corr = expf(m - mn), w = expf(sc - mn);
+            l = l * corr + w;
+            for (long long c = 0; c < d; c++) acc[c] = acc[c] * corr + w * vj[c];
+            m = mn;
+        }
+    }
+    float *o = y + ROW(i) * C + h * d;
+    for (long long c = 0; c < d; c++) o[c] = (flags & 2) ? acc[c] : acc[c] / l;
+#undef ROW
+}
+
+/* x.unfold(2, k, k).unfold(3, k, k).reshape(N, -1, C k k): y[n] is x[n]
+ * read in the order (c, h / k, w / k, h % k, w % k) */
+__global__ void unfold_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, long long H,
+                              long long W, int k)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long pj = i % k, pi = (i / k) % k, wi = (i / (k * k)) % (W / k);
+    long long hi = (i / (k * k * (W / k))) % (H / k), nc = i / (k * k * (W / k) * (H / k));
+    y[i] = x[(nc * H + hi * k + pi) * W + wi * k + pj];
+}
+
+/* y [N, T + 1, C]: the token t, then x [N, T, C] */
+__global__ void cls_kernel(const float *__restrict__ x, const float *__restrict__ t, float *__restrict__ y,
+                           long long n, long long T, long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long c = i % C, p = (i / C) % (T + 1), s = i / (C * (T + 1));
+    y[i] = p == 0 ? t[c] : x[(s * T + p - 1) * C + c];
+}
+
+/* y = x + e, e [T C] for every sample */
+__global__ void pos_kernel(const float *__restrict__ x, const float *__restrict__ e, float *__restrict__ y,
+                           long long n, long long TC)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + e[i % TC];
+}
+
+/* Swin's spatial MLP over tokens x [N, S S, C]: one thread per output;
+ * the map padded by pb zeros before (k - shift when shifted) is cut into
+ * k x k windows; y = sum over the window's tokens of weight[h k^2 + i, j] x
+ * + bias[h k^2 + i] for the output's head h and window position i */
+__global__ void wmlp_kernel(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ b,
+                            float *__restrict__ y, long long n, int S, int C, int k, int H, int pb)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = (int)(i % C), h = c / (C / H);
+    long long t = i / C, smp = t / ((long long)S * S);
+    int px = (int)(t % S) + pb, py = (int)((t / S) % S) + pb;
+    int oy = py - py % k, ox = px - px % k, pos = (py % k) * k + px % k;
+    float acc = b[h * k * k + pos];
+    for (int j = 0; j < k * k; j++) {
+        int yy = oy + j / k - pb, xx = ox + j % k - pb;
+        if (yy < 0 || yy >= S || xx < 0 || xx >= S) continue;
+        acc += w[(long long)(h * k * k + pos) * k * k + j] * x[((smp * S + yy) * S + xx) * C + c];
+    }
+    y[i] = acc;
+}
+
+/* patch merging: y [N, S/2 S/2, 4C], quarter q = x[2i + (q & 1), 2j + (q >> 1)] */
+__global__ void merge_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, int S, int C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c4 = (int)(i % (4 * C)), q = c4 / C, c = c4 % C, h2 = S / 2;
+    long long t = i / (4 * C), smp = t / ((long long)h2 * h2);
+    int jj = (int)(t % h2), ii = (int)((t / h2) % h2);
+    y[i] = x[((smp * S + 2 * ii + (q & 1)) * S + 2 * jj + (q >> 1)) * C + c];
+}
+
+/* y [N, C]: the mean of x [N, T, C] over T */
+__global__ void tmean_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, long long T,
+                             long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s = 0.0f;
+    for (long long t = 0; t < T; t++) s += x[((i / C) * T + t) * C + i % C];
+    y[i] = s / (float)T;
+}
+
+/* y [N, C] = x[:, 0] of x [N, T, C] */
+__global__ void first_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, long long T,
+                             long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[(i / C) * T * C + i % C];
+}
+
+/* y[n, c, r] = x[n, r, c] for planes of [R, Cc] */
+__global__ void transpose_kernel(const float *__restrict__ x, float *__restrict__ y, long long N, long long R,
+                                 long long Cc)
+{
+    long long total = N * R * Cc;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long c = i % Cc, r = (i / Cc) % R, n = i / (Cc * R);
+        y[(n * Cc + c) * R + r] = x[i];
+    }
+}
+
+static unsigned blocks(long long n)
+{
+    long long b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b > 65535 ? 65535 : (b < 1 ? 1 : b));
+}
+
+static long long numel(const long long *d)
+{
+    return d[0] * d[1] * d[2] * d[3];
+}
+
+extern "C" int kbv_setup(const kbv_call *call)
+{
+    (void)call;
+    for (int i = 0; i < 3; i++)
+        if (cudaMalloc((void **)&buf[i], (size_t)MOST * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&stats, 2 * WIDEST * sizeof(float)) != cudaSuccess) return 1;
+    return 0;
+}
+
+extern "C" void kbv_teardown(void)
+{
+    for (int i = 0; i < 3; i++) {
+        cudaFree(buf[i]);
+        buf[i] = NULL;
+    }
+    cudaFree(stats);
+    stats = NULL;
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs != 2 || call->n_outputs != 1 || !buf[0]) return 1;
+    if (kbv_numel(&call->inputs[0]) != 1505280LL || kbv_numel(&call->outputs[0]) != 10000LL) return 1;
+    const float *P = (const float *)call->inputs[1].data;
+    const float *cur = (const float *)call->inputs[0].data;
+    const float *skip = NULL;
+    cudaStream_t st = call->stream;
+    for (int l = 0; l < N_LAYERS; l++) {
+        const layer &L = NET[l];
+        float *dst = (float *)call->outputs[0].data;
+        if (l != LAST_WRITER)
+            for (int i = 0; i < 3; i++)
+                if (buf[i] != cur && buf[i] != skip) { dst = buf[i]; break; }
+        const float *w = L.w >= 0 ? P + L.w : NULL, *b = L.b >= 0 ? P + L.b : NULL;
+        long long n = numel(L.out);
+        switch (L.kind) {
+        case K_LINEAR: {
+            /* over the last dimension: rows are everything before it */
+            long long K = L.in[L.ndim - 1], N = L.out[L.ndim - 1], M = numel(L.in) / K;
+            dim3 grid((unsigned)((M + TILE - 1) / TILE), (unsigned)((N + TILE - 1) / TILE));
+            linear_kernel<<<grid, dim3(TILE, TILE), 0, st>>>(cur, w, b, dst, M, N, K);
+            break;
+        }
+        case K_LN: {
+            long long C = L.in[L.ndim - 1];
+            ln_kernel<<<blocks(n / C), THREADS, 0, st>>>(cur, dst, w, b, n / C, C);
+            break;
+        }
+        case K_ATTN:
+            if (L.out[2] / L.g > HD_MAX) return 1;   /* D0 D1 H / THREADS blocks: either layout */
+            attn_kernel<<<(unsigned)((L.in[0] * L.g * L.in[1] + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, dst, L.in[0], L.in[1], L.out[2], L.g, L.k);
+            break;
+        case K_TOKENS:
+            transpose_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0], L.in[1], L.in[2] * L.in[3]);
+            break;
+        case K_UNTOKENS:
+            transpose_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0], L.in[1], L.in[2]);
+            break;
+        case K_GELU: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 3); break;
+        case K_GELU_ERF: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 4); break;
+        case K_UNFOLD:
+            unfold_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[2],
+                                                                                    L.in[3], L.k);
+            break;
+        case K_CLS:
+            cls_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, w, dst, n, L.out[1] - 1,
+                                                                                 L.out[2]);
+            break;
+        case K_POS:
+            pos_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, w, dst, n,
+                                                                                 L.out[1] * L.out[2]);
+            break;
+        case K_WMLP: {
+            int S = (int)llround(sqrt((double)L.in[1]));
+            wmlp_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, w, b, dst, n, S, (int)L.in[2], L.k, L.g, L.s ? L.k - L.s : 0);
+            break;
+        }
+        case K_MERGE:
+            merge_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, dst, n, (int)llround(sqrt((double)L.in[1])), (int)L.in[2]);
+            break;
+        case K_TMEAN:
+            tmean_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[1],
+                                                                                   L.in[2]);
+            break;
+        case K_FIRST:
+            first_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[1],
+                                                                                   L.in[2]);
+            break;
+        case K_CONV:
+            conv_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
+                                                       (int)L.in[3], (int)L.out[1], (int)L.out[2],
+                                                       (int)L.out[3], L.k, L.s, L.p, L.g);
+            break;
+        case K_BN:
+            bn_stats<<<(unsigned)L.in[1], THREADS, 0, st>>>(cur, stats, stats + WIDEST, L.in[0], L.in[1],
+                                                            L.in[2] * L.in[3]);
+            bn_apply<<<blocks(n), THREADS, 0, st>>>(cur, dst, stats, stats + WIDEST, w, b, n, L.in[1],
+                                                    L.in[2] * L.in[3]);
+            break;
+        case K_RELU: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 0); break;
+        case K_RELU6: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 1); break;
+        case K_SIGMOID: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 2); break;
+        case K_ADD: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, skip, dst, n, 0); skip = NULL; break;
+        case K_MAXPOOL:
+            maxpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
+                                                          (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
+                                                          L.s, L.p);
+            break;
+        case K_AVGPOOL:
+            avgpool_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], (int)L.in[2],
+                                                          (int)L.in[3], (int)L.out[2], (int)L.out[3], L.k,
+                                                          L.s, L.p);
+            break;
+        case K_GAP:
+            gap_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], L.in[2] * L.in[3]);
+            break;
+        case K_SAVE: skip = cur; continue;
+        case K_SWAP: { const float *t = cur; cur = skip; skip = t; continue; }
+        default: continue;   /* flatten and dropout(p=0) move nothing */
+        }
+        cur = dst;
+    }
+    CHECK_LAUNCH();
+}
