@@ -484,9 +484,10 @@ static void test_attention_programs(void **state)
     free(text);
 }
 
-/* Parameters in registration order where it differs from the program's:
- * ViT's pos_embedding first, a transformer layer's norms after linear2,
- * CViT's cls_token after the encoder layers. */
+/* Parameters in named_parameters() order where it differs from the
+ * program's: a module's own parameters before its children's (ViT's
+ * pos_embedding and cls_token, CViT's cls_token first), a transformer
+ * layer's norms after linear2. */
 static void test_registration_order(void **state)
 {
     (void)state;
@@ -496,9 +497,10 @@ static void test_registration_order(void **state)
     net_plan *pl = walk(p);
     assert_int_equal(sp->layers[pl->param[0].layer].kind, NET_POS);
     assert_int_equal(pl->param[0].count, 197 * 512);
-    assert_int_equal(sp->layers[pl->param[1].layer].kind, NET_LINEAR);   /* patch_to_embedding */
+    assert_int_equal(sp->layers[pl->param[1].layer].kind, NET_CLS);
     assert_int_equal(pl->param[1].offset, 197 * 512);
-    assert_int_equal(sp->layers[pl->param[3].layer].kind, NET_CLS);
+    assert_int_equal(sp->layers[pl->param[2].layer].kind, NET_LINEAR);   /* patch_to_embedding */
+    assert_int_equal(pl->param[2].offset, 198 * 512);
     /* the first encoder layer: in_proj w, b, out_proj w, b, linear1 w, b,
      * linear2 w, b, then norm1 and norm2 */
     for (int q = 4; q < 12; q++) assert_int_equal(sp->layers[pl->param[q].layer].kind, NET_LINEAR);
@@ -509,9 +511,10 @@ static void test_registration_order(void **state)
     p = suite_find("L3_032_convolutionalvisiontransformer");
     sp = suite_net_of(p);
     pl = walk(p);
-    int n = pl->n_params;
-    assert_int_equal(sp->layers[pl->param[n - 3].layer].kind, NET_CLS);
-    assert_int_equal(pl->param[n - 3].offset, pl->n_param_floats - 128 - 128 * 1000 - 1000);
+    assert_int_equal(sp->layers[pl->param[0].layer].kind, NET_CLS);
+    assert_int_equal(pl->param[0].count, 128);
+    assert_int_equal(sp->layers[pl->param[1].layer].kind, NET_CONV2D);
+    assert_int_equal(pl->param[1].offset, 128);
     /* conv1 is a patch embedding: no cuDNN */
     assert_int_equal(pl->has_conv, 0);
     free(pl);

@@ -363,22 +363,24 @@ static const net_layer vision_attn[] = { TOKENS, SAVE, MHA(128, 4), ADD, LN, UNT
     DROP, ADD, LN_O((ord) + 1), SAVE, LIN_O(ff, ord), RELU, DROP, LIN_O(c, ord), DROP, ADD, LN_O((ord) + 1)
 #define CLS_O(init_, ord) { .kind = NET_CLS, .init = (init_), .order = (ord) }
 #define FIRST             { .kind = NET_FIRST_TOKEN }
-/* ViT (28): pos_embedding is registered first, then patch_to_embedding,
- * cls_token, the encoder (batch_first=False: it attends across the batch
- * of 2 images, per position), mlp_head. */
+/* ViT (28).  named_parameters() lists a module's own parameters before its
+ * children's: pos_embedding and cls_token (the model's own) first, then
+ * patch_to_embedding, the encoder (batch_first=False: it attends across
+ * the batch of 2 images, per position), mlp_head. */
 #define VIT_ENC(j)        ENCODER(512, 8, 2048, NET_ATTN_SEQ_FIRST, 3 + 2 * (j))
 static const net_layer vit[] = {
-    { .kind = NET_UNFOLD, .k = 16 }, LIN_O(512, 1), CLS_O(NET_INIT_RANDN, 2),
+    { .kind = NET_UNFOLD, .k = 16 }, LIN_O(512, 2), CLS_O(NET_INIT_RANDN, 1),
     { .kind = NET_POS, .init = NET_INIT_RANDN, .order = 0 }, DROP,
     VIT_ENC(0), VIT_ENC(1), VIT_ENC(2), VIT_ENC(3), VIT_ENC(4), VIT_ENC(5),
     FIRST, LIN_O(2048, 20), { .kind = NET_GELU }, DROP, LIN_O(10, 20),
 };
-/* CViT (32): conv1 (a patch embedding), linear_proj, the six encoder
- * layers (batch_first=True), then cls_token (registered after them, used
- * before them) and fc_out. */
-#define CVIT_ENC(j)       ENCODER(128, 4, 512, 0, 1 + 2 * (j))
+/* CViT (32): cls_token (the model's own parameter, listed first), then
+ * conv1 (a patch embedding), linear_proj, the six encoder layers
+ * (batch_first=True), fc_out. */
+#define CVIT_ENC(j)       ENCODER(128, 4, 512, 0, 2 + 2 * (j))
 static const net_layer cvit[] = {
-    CONV(128, 4, 4, 0), FLAT, LIN(128), CLS_O(NET_INIT_ZEROS, 20),
+    { .kind = NET_CONV2D, .out = 128, .k = 4, .s = 4, .bias = 1, .order = 1 }, FLAT, LIN_O(128, 1),
+    CLS_O(NET_INIT_ZEROS, 0),
     CVIT_ENC(0), CVIT_ENC(1), CVIT_ENC(2), CVIT_ENC(3), CVIT_ENC(4), CVIT_ENC(5),
     FIRST, LIN_O(1000, 21),
 };

@@ -22,8 +22,8 @@ struct layer { int kind, ndim; long long in[4], out[4]; int k, s, p, g; long lon
 
 static const layer NET[] = {
     { K_UNFOLD, 4, {2LL, 3LL, 224LL, 224LL}, {2LL, 196LL, 768LL, 1LL}, 16, 1, 0, 1, -1LL, -1LL },
-    { K_LINEAR, 3, {2LL, 196LL, 768LL, 1LL}, {2LL, 196LL, 512LL, 1LL}, 0, 1, 0, 1, 100864LL, 494080LL },
-    { K_CLS, 3, {2LL, 196LL, 512LL, 1LL}, {2LL, 197LL, 512LL, 1LL}, 0, 1, 0, 1, 494592LL, -1LL },
+    { K_LINEAR, 3, {2LL, 196LL, 768LL, 1LL}, {2LL, 196LL, 512LL, 1LL}, 0, 1, 0, 1, 101376LL, 494592LL },
+    { K_CLS, 3, {2LL, 196LL, 512LL, 1LL}, {2LL, 197LL, 512LL, 1LL}, 0, 1, 0, 1, 100864LL, -1LL },
     { K_POS, 3, {2LL, 197LL, 512LL, 1LL}, {2LL, 197LL, 512LL, 1LL}, 0, 1, 0, 1, 0LL, -1LL },
     { K_DROPOUT, 3, {2LL, 197LL, 512LL, 1LL}, {2LL, 197LL, 512LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
     { K_SAVE, 3, {2LL, 197LL, 512LL, 1LL}, {2LL, 197LL, 512LL, 1LL}, 0, 1, 0, 1, -1LL, -1LL },
