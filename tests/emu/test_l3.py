@@ -60,6 +60,9 @@ for pid, p in sorted(REG.items()):
         for i, L in enumerate(layers):
             if i:
                 ok = ok and L["in"] == layers[i - 1]["out"]
+            if L["kind"] == "K_WATTN":
+                C, h = L["in"][2], L["g"]
+                parts += list(zip(L["parts"], (h, C, C, 1024, 512, 512 * h, 3 * C * C, C * C, C)))
             for part in ("w", "b"):
                 if L[part] >= 0:
                     if L["kind"] == "K_BN":
@@ -100,7 +103,7 @@ def describe(x_shape, prog):
              "swap": "swap", "add": "add", "ln": "layernorm", "gelu": "gelu_tanh", "attn": "attention",
              "tokens": "tokens", "untokens": "untokens", "unfold": "unfold", "cls": "cls_token",
              "pos": "pos_embedding", "first": "first_token", "gelu_erf": "gelu", "wmlp": "window_mlp",
-             "merge": "patch_merge", "tmean": "token_mean"}
+             "merge": "patch_merge", "tmean": "token_mean", "wattn": "window_attention"}
     img = None
     for i, (kind, out, k, s, p, bias, g) in enumerate(prog):
         o = list(cur)
@@ -135,6 +138,13 @@ def describe(x_shape, prog):
             side = int(round(math.sqrt(cur[1])))
             ps = [("weight", [g * k * k, k * k, 1]), ("bias", [g * k * k])]
             extra = "; map %d x %d, window %d, shift %d, heads %d of %d channels" % (side, side, k, s, g, cur[2] // g)
+        elif kind == "wattn":
+            side = int(round(math.sqrt(cur[1])))
+            C = cur[2]
+            ps = [("logit_scale", [g, 1, 1]), ("q_bias", [C]), ("v_bias", [C]), ("cpb_mlp.0.weight", [512, 2]),
+                  ("cpb_mlp.0.bias", [512]), ("cpb_mlp.2.weight", [g, 512]), ("qkv.weight", [3 * C, C]),
+                  ("proj.weight", [C, C]), ("proj.bias", [C])]
+            extra = "; map %d x %d, window %d, shift %d, heads %d of %d channels" % (side, side, k, s, g, C // g)
         elif kind == "merge":
             o = [cur[0], cur[1] // 4, cur[2] * 4]
         elif kind == "tmean":
@@ -246,6 +256,50 @@ def window_mlp_np(x, w, b, k, shift, heads):
     return y.reshape(n_, S * S, c_)
 
 
+def window_attention_np(x, parts, k, shift, heads):
+    """Swin V2's WindowAttention inside its block's roll and partition, as
+    KernelBench writes them (float64)."""
+    ls, qb, vb, w1, b1, w2, wqkv, wp, bp = parts
+    n_, t_, C = x.shape
+    S = int(round(math.sqrt(t_)))
+    d = C // heads
+    m = x.reshape(n_, S, S, C)
+    if shift:
+        m = np.roll(m, (-shift, -shift), (1, 2))
+    win = m.reshape(n_, S // k, k, S // k, k, C).transpose(0, 1, 3, 2, 4, 5).reshape(-1, k * k, C)
+    qkv = win @ wqkv.T + np.concatenate([qb, np.zeros_like(vb), vb])
+    qkv = qkv.reshape(win.shape[0], k * k, 3, heads, d).transpose(2, 0, 3, 1, 4)
+    q, kk, v = qkv[0], qkv[1], qkv[2]
+    nrm = lambda a: a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+    attn = nrm(q) @ nrm(kk).transpose(0, 1, 3, 2) * np.exp(np.minimum(ls.reshape(heads, 1, 1), math.log(100)))
+    rel = np.arange(-(k - 1), k, dtype=np.float64)
+    tab = np.stack(np.meshgrid(rel, rel, indexing="ij"), -1) / (k - 1) * 8
+    tab = np.sign(tab) * np.log2(np.abs(tab) + 1) / np.log2(8)
+    bias = np.maximum(tab.reshape(-1, 2) @ w1.T + b1, 0) @ w2.T          # [(2k-1)^2, heads]
+    cy, cx = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    cy, cx = cy.reshape(-1), cx.reshape(-1)
+    idx = (cy[:, None] - cy[None, :] + k - 1) * (2 * k - 1) + (cx[:, None] - cx[None, :] + k - 1)
+    attn = attn + 16 / (1 + np.exp(-bias[idx].transpose(2, 0, 1)))[None]
+    if shift:
+        lab = np.zeros((S, S))
+        cnt = 0
+        for hs in (slice(0, -k), slice(-k, -shift), slice(-shift, None)):
+            for ws_ in (slice(0, -k), slice(-k, -shift), slice(-shift, None)):
+                lab[hs, ws_] = cnt
+                cnt += 1
+        mw = lab.reshape(S // k, k, S // k, k).transpose(0, 2, 1, 3).reshape(-1, k * k)
+        mask = np.where(mw[:, None, :] - mw[:, :, None] != 0, -100.0, 0.0)
+        nw = mask.shape[0]
+        attn = (attn.reshape(-1, nw, heads, k * k, k * k) + mask[None, :, None]).reshape(attn.shape)
+    attn = np.exp(attn - attn.max(-1, keepdims=True))
+    attn /= attn.sum(-1, keepdims=True)
+    y = (attn @ v).transpose(0, 2, 1, 3).reshape(-1, k * k, C) @ wp.T + bp
+    y = y.reshape(n_, S // k, S // k, k, k, C).transpose(0, 1, 3, 2, 4, 5).reshape(n_, S, S, C)
+    if shift:
+        y = np.roll(y, (shift, shift), (1, 2))
+    return y.reshape(n_, S * S, C)
+
+
 def reference(x, prog, parts, P):
     cur, skip, q = x.astype(np.float64), None, 0
     P = P.astype(np.float64)
@@ -295,6 +349,9 @@ def reference(x, prog, parts, P):
         elif kind == "wmlp":
             w, b = take(), take()
             cur = window_mlp_np(cur, w.reshape(g, k * k, k * k), b.reshape(g, k * k), k, s, g)
+        elif kind == "wattn":
+            parts_ = [take() for _ in range(9)]
+            cur = window_attention_np(cur, parts_, k, s, g)
         elif kind == "merge":
             n_, t_, c_ = cur.shape
             S = int(round(math.sqrt(t_)))
@@ -345,6 +402,12 @@ def SWIN(c, h, k, shift):
             L("gelu_erf"), L("linear", c), L("add")]
 
 
+def SWIN2(c, h, k, shift):
+    """A Swin V2 block: x + norm1(attn(x)), x + norm2(fc2(gelu(fc1(x))))."""
+    return [L("save"), L("wattn", 0, k, shift, g=h), L("ln"), L("add"), L("save"), L("linear", 4 * c),
+            L("gelu_erf"), L("linear", c), L("ln"), L("add")]
+
+
 NETS = {
     "mlp": ([5, 33], [L("linear", 20), L("relu"), L("linear", 19), L("relu"), L("dropout"), L("linear", 7)]),
     "lenet": ([3, 1, 12, 12], [L("conv", 4, 5), L("relu"), L("maxpool", 0, 2, 2), L("conv", 6, 3), L("relu"),
@@ -390,6 +453,10 @@ NETS = {
     "swin": ([2, 3, 12, 12], [L("conv", 8, 2, 2, 0), L("tokens"), L("ln")] + SWIN(8, 2, 3, 0) + SWIN(8, 2, 3, 1) +
                              [L("merge"), L("ln"), L("linear", 16, bias=0)] + SWIN(16, 4, 3, 0) +
                              [L("ln"), L("tmean"), L("linear", 5)]),
+    # Swin V2: an unshifted and a shifted block (windows of 3 on a 6x6 map,
+    # shift 1: rolled windows and the -100 mask), res-post-norm
+    "swinv2": ([2, 3, 12, 12], [L("conv", 8, 2, 2, 0), L("tokens"), L("ln")] + SWIN2(8, 2, 3, 0) + SWIN2(8, 2, 3, 1) +
+                               [L("merge"), L("linear", 16, bias=0), L("ln"), L("tmean"), L("linear", 5)]),
     "transition": ([3, 4, 8, 8], [L("bn"), L("relu"), L("conv", 6, 1, 1, 0, 0), L("avgpool", 0, 2, 2, 0)]),
     # a block whose output is the residual sum itself (the last writer is add + relu)
     "block": ([2, 3, 6, 6], [L("save"), L("conv", 5, 3, 1, 1, 0), L("bn"), L("relu"), L("conv", 5, 3, 1, 1, 0),

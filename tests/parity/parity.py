@@ -785,6 +785,122 @@ class SwinMLP(torch.nn.Module):
         return self.head(x.mean(1))
 
 
+class WindowAttentionV2(torch.nn.Module):
+    """30's WindowAttention: cosine attention with a clamped logit scale and
+    the continuous position bias of cpb_mlp; its own parameters
+    (logit_scale, q_bias, v_bias) come before its children's."""
+    def __init__(self, dim, ws, heads):
+        super().__init__()
+        self.ws, self.heads = ws, heads
+        self.logit_scale = torch.nn.Parameter(torch.log(10 * torch.ones((heads, 1, 1))))
+        self.cpb_mlp = torch.nn.Sequential(torch.nn.Linear(2, 512, bias=True), torch.nn.ReLU(inplace=True),
+                                           torch.nn.Linear(512, heads, bias=False))
+        rel = torch.arange(-(ws - 1), ws, dtype=torch.float32)
+        table = torch.stack(torch.meshgrid([rel, rel], indexing="ij")).permute(1, 2, 0).contiguous().unsqueeze(0)
+        table = table / (ws - 1) * 8
+        table = torch.sign(table) * torch.log2(torch.abs(table) + 1.0) / math.log2(8)
+        self.register_buffer("relative_coords_table", table)
+        c = torch.stack(torch.meshgrid([torch.arange(ws), torch.arange(ws)], indexing="ij")).flatten(1)
+        r = (c[:, :, None] - c[:, None, :]).permute(1, 2, 0).contiguous()
+        self.register_buffer("relative_position_index", (r[:, :, 0] + ws - 1) * (2 * ws - 1) + r[:, :, 1] + ws - 1)
+        self.qkv = torch.nn.Linear(dim, dim * 3, bias=False)
+        self.q_bias = torch.nn.Parameter(torch.zeros(dim))
+        self.v_bias = torch.nn.Parameter(torch.zeros(dim))
+        self.proj = torch.nn.Linear(dim, dim)
+
+    def forward(self, x, mask=None):
+        B_, N, C = x.shape
+        bias = torch.cat((self.q_bias, torch.zeros_like(self.v_bias), self.v_bias))
+        qkv = F.linear(x, self.qkv.weight, bias).reshape(B_, N, 3, self.heads, -1).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        attn = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).transpose(-2, -1)
+        attn = attn * torch.clamp(self.logit_scale, max=math.log(1.0 / 0.01)).exp()
+        t = self.cpb_mlp(self.relative_coords_table).view(-1, self.heads)
+        rpb = t[self.relative_position_index.view(-1)].view(N, N, -1).permute(2, 0, 1).contiguous()
+        attn = attn + 16 * torch.sigmoid(rpb).unsqueeze(0)
+        if mask is not None:
+            nW = mask.shape[0]
+            attn = (attn.view(B_ // nW, nW, self.heads, N, N) + mask.unsqueeze(1).unsqueeze(0)).view(-1, self.heads, N, N)
+        x = (F.softmax(attn, dim=-1) @ v).transpose(1, 2).reshape(B_, N, C)
+        return self.proj(x)
+
+
+class SwinV2Block(torch.nn.Module):
+    """30's block (res-post-norm): x + norm1(attn(x)), x + norm2(mlp(x))."""
+    def __init__(self, dim, res, heads, ws, shift):
+        super().__init__()
+        if res <= ws:
+            ws, shift = res, 0
+        self.res, self.ws, self.shift = res, ws, shift
+        self.norm1 = torch.nn.LayerNorm(dim)
+        self.attn = WindowAttentionV2(dim, ws, heads)
+        self.norm2 = torch.nn.LayerNorm(dim)
+        self.fc1 = torch.nn.Linear(dim, 4 * dim)
+        self.fc2 = torch.nn.Linear(4 * dim, dim)
+        mask = None
+        if shift:
+            img = torch.zeros((1, res, res, 1))
+            cnt = 0
+            for hs in (slice(0, -ws), slice(-ws, -shift), slice(-shift, None)):
+                for wsl in (slice(0, -ws), slice(-ws, -shift), slice(-shift, None)):
+                    img[:, hs, wsl, :] = cnt
+                    cnt += 1
+            mw = img.view(1, res // ws, ws, res // ws, ws, 1).permute(0, 1, 3, 2, 4, 5).reshape(-1, ws * ws)
+            mask = mw.unsqueeze(1) - mw.unsqueeze(2)
+            mask = mask.masked_fill(mask != 0, -100.0).masked_fill(mask == 0, 0.0)
+        self.register_buffer("attn_mask", mask)
+
+    def forward(self, x):
+        B, L, C = x.shape
+        S, ws = self.res, self.ws
+        h = x.view(B, S, S, C)
+        if self.shift:
+            h = torch.roll(h, shifts=(-self.shift, -self.shift), dims=(1, 2))
+        w = h.view(B, S // ws, ws, S // ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, ws * ws, C)
+        w = self.attn(w, mask=self.attn_mask)
+        h = w.view(B, S // ws, S // ws, ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(B, S, S, C)
+        if self.shift:
+            h = torch.roll(h, shifts=(self.shift, self.shift), dims=(1, 2))
+        x = x + self.norm1(h.reshape(B, L, C))
+        return x + self.norm2(self.fc2(F.gelu(self.fc1(x))))
+
+
+class PatchMergingV2(torch.nn.Module):
+    def __init__(self, res, dim):
+        super().__init__()
+        self.res = res
+        self.reduction = torch.nn.Linear(4 * dim, 2 * dim, bias=False)
+        self.norm = torch.nn.LayerNorm(2 * dim)
+
+    def forward(self, x):
+        B, L, C = x.shape
+        x = x.view(B, self.res, self.res, C)
+        x = torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]], -1)
+        return self.norm(self.reduction(x.view(B, -1, 4 * C)))
+
+
+class SwinV2(torch.nn.Module):
+    """30: KernelBench's Swin Transformer V2 with its defaults."""
+    def __init__(self, embed=96, depths=(2, 2, 6, 2), heads=(3, 6, 12, 24), ws=7, classes=1000):
+        super().__init__()
+        self.proj = torch.nn.Conv2d(3, embed, kernel_size=4, stride=4)
+        self.pnorm = torch.nn.LayerNorm(embed)
+        layers, res, dim = [], 56, embed
+        for i, (d, h) in enumerate(zip(depths, heads)):
+            layers += [SwinV2Block(dim, res, h, ws, 0 if j % 2 == 0 else ws // 2) for j in range(d)]
+            if i < len(depths) - 1:
+                layers.append(PatchMergingV2(res, dim))
+                res, dim = res // 2, dim * 2
+        self.layers = torch.nn.Sequential(*layers)
+        self.norm = torch.nn.LayerNorm(dim)
+        self.head = torch.nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.pnorm(self.proj(x).flatten(2).transpose(1, 2))
+        x = self.norm(self.layers(x))
+        return self.head(x.mean(1))
+
+
 L3_BUILD = {
     1: lambda: mlp([16384, 16384, 16384, 8192]),
     2: lambda: mlp([16384, 32768, 32768, 16384]),
@@ -806,6 +922,7 @@ L3_BUILD = {
     27: regnet,
     28: ViT,
     29: SwinMLP,
+    30: SwinV2,
     31: lambda: VisionAttention(128, 4),
     32: CViT,
     43: lambda: GPTAttention(768, 8, 1024),

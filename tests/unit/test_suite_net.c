@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "suite.h"
@@ -156,11 +157,27 @@ static void test_every_network_walks_to_its_output(void **state)
                     assert_int_equal(pp->gen.kind, SUITE_GEN_NORMAL);
                     assert_true(pp->gen.a == 0.0 && pp->gen.b == 1.0);
                 }
+            } else if (kind == NET_WINDOW_ATTN) {
+                /* logit_scale log(10), q_bias and v_bias 0, then Linear
+                 * defaults: cpb_mlp.0 (fan_in 2) weight and bias, cpb_mlp.2
+                 * (fan_in 512), qkv and proj (fan_in C) */
+                int part = pp->is_bias;
+                int64_t C = pl->in[pp->layer].d[2];
+                double fan = part <= 4 ? 2.0 : part == 5 ? 512.0 : (double)C;
+                if (part <= 2) {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
+                    assert_true(pp->gen.a == (part == 0 ? log(10.0) : 0.0));
+                } else {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_UNIFORM);
+                    double k2 = pp->gen.b * pp->gen.b * fan;
+                    assert_true(pp->gen.a == -pp->gen.b && k2 > 0.999999 && k2 < 1.000001);
+                }
             } else if (kind == NET_BN2D || kind == NET_LAYERNORM) {
                 assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
                 assert_true(pp->gen.a == (pp->is_bias ? 0.0 : 1.0));
             } else {
-                assert_true(kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_WINDOW_MLP);
+                assert_true(kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_WINDOW_MLP ||
+                            kind == NET_WINDOW_ATTN);
                 /* U(-k, k), k = 1/sqrt(fan_in): fan_in is the weight's
                  * size over its output channels (Cin / groups k^2) */
                 int64_t fan = 1, fan_out = 1;
@@ -206,7 +223,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 25);
+    assert_true(nets >= 26);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -231,6 +248,15 @@ static int64_t mbconv_params(int64_t in, int64_t out, int64_t k, int64_t e)
 static int64_t swin_block(int64_t c, int64_t h)
 {
     return 4 * c + h * 49 * 49 + h * 49 + linear_params(c, 4 * c) + linear_params(4 * c, c);
+}
+
+/* A Swin V2 block of width c and h heads (windows of 7): norm1, the
+ * attention (logit_scale, q_bias, v_bias, cpb_mlp 2 -> 512 -> h without
+ * the last bias, qkv without a bias, proj), norm2, fc1, fc2. */
+static int64_t swin2_block(int64_t c, int64_t h)
+{
+    return 2 * c + h + 2 * c + linear_params(2, 512) + 512 * h + 3 * c * c + linear_params(c, c) + 2 * c +
+           linear_params(c, 4 * c) + linear_params(4 * c, c);
 }
 
 /* Parameter counts of the architectures, from their layer sizes. */
@@ -307,6 +333,12 @@ static void test_known_parameter_counts(void **state)
                             2 * swin_block(192, 6) + 4 * 192 * 2 * 192 + 8 * 192 + 6 * swin_block(384, 12) +
                             4 * 384 * 2 * 384 + 8 * 384 + 2 * swin_block(768, 24) + 2 * 768 +
                             linear_params(768, 1000) },
+        /* patch_embed, the stages with PatchMerging V2 (reduction without a
+         * bias, norm of 2C), norm, head */
+        { "L3_030_swintransformerv2", conv_params(3, 96, 4, 1) + 2 * 96 + 2 * swin2_block(96, 3) +
+                                      4 * 96 * 2 * 96 + 4 * 96 + 2 * swin2_block(192, 6) + 4 * 192 * 2 * 192 +
+                                      4 * 192 + 6 * swin2_block(384, 12) + 4 * 384 * 2 * 384 + 4 * 384 +
+                                      2 * swin2_block(768, 24) + 2 * 768 + linear_params(768, 1000) },
         /* conv1, linear_proj, six encoder layers, cls_token, fc_out */
         { "L3_032_convolutionalvisiontransformer", conv_params(3, 128, 4, 1) + linear_params(8192, 128) +
                                                    6 * (linear_params(128, 384) + linear_params(128, 128) +

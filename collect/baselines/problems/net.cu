@@ -369,6 +369,135 @@ __global__ void token_mean(const float *__restrict__ x, float *__restrict__ y, l
     y[i] = s / (float)T;
 }
 
+/* Swin V2: the windows of the map rolled by -s, rows (sample, window row,
+ * window column, position in the window) of C. */
+__global__ void roll_windows(const float *__restrict__ x, float *__restrict__ y, long long n, int S, int C, int k,
+                             int sh)
+{
+    const int nw = S / k;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        int c = (int)(i % C);
+        long long r = i / C;
+        int j = (int)(r % (k * k));
+        long long w = r / (k * k);
+        int wx = (int)(w % nw), wy = (int)((w / nw) % nw);
+        long long smp = w / ((long long)nw * nw);
+        int yy = (wy * k + j / k + sh) % S, xx = (wx * k + j % k + sh) % S;
+        y[i] = x[((smp * S + yy) * S + xx) * C + c];
+    }
+}
+
+/* And back: y [N, S, S, C] from the window rows r (the roll undone), + bias. */
+__global__ void unroll_windows(const float *__restrict__ r, const float *__restrict__ bias, float *__restrict__ y,
+                               long long n, int S, int C, int k, int sh)
+{
+    const int nw = S / k;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        int c = (int)(i % C);
+        long long t = i / C;
+        int xx = (int)(t % S), yy = (int)((t / S) % S);
+        long long smp = t / ((long long)S * S);
+        int ry = (yy - sh + S) % S, rx = (xx - sh + S) % S;
+        long long row = ((smp * nw + ry / k) * nw + rx / k) * (k * k) + (ry % k) * k + rx % k;
+        y[i] = r[row * C + c] + bias[c];
+    }
+}
+
+/* qkv rows [M, 3C]: + (q_bias, 0, v_bias), then q and k of every head
+ * divided by max(norm, 1e-12) (F.normalize); one thread per (row, head). */
+__global__ void qkv_prepare(float *__restrict__ qkv, const float *__restrict__ qb, const float *__restrict__ vb,
+                            long long rows, int C, int H)
+{
+    const int d = C / H;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < rows * H;
+         i += (long long)gridDim.x * blockDim.x) {
+        int h = (int)(i % H);
+        float *q = qkv + (i / H) * 3 * C + h * d, *kk = q + C, *v = q + 2 * C;
+        float sq = 0.0f, sk = 0.0f;
+        for (int c = 0; c < d; c++) {
+            q[c] += qb[h * d + c];
+            v[c] += vb[h * d + c];
+            sq += q[c] * q[c];
+            sk += kk[c] * kk[c];
+        }
+        float iq = 1.0f / fmaxf(sqrtf(sq), 1e-12f), ik = 1.0f / fmaxf(sqrtf(sk), 1e-12f);
+        for (int c = 0; c < d; c++) {
+            q[c] *= iq;
+            kk[c] *= ik;
+        }
+    }
+}
+
+/* The position-bias table: one block per offset r = (dy, dx), the hidden
+ * layer relu(W1 c + b1) in shared memory, then 16 sigmoid(W2 hidden) per
+ * head into t [R, H]. */
+__global__ void cpb_table(const float *__restrict__ w1, const float *__restrict__ b1, const float *__restrict__ w2,
+                          float *__restrict__ t, int k, int H)
+{
+    __shared__ float hid[NET_CPB_HIDDEN];
+    const int r = blockIdx.x, span = 2 * k - 1;
+    float c[2] = { (float)(r / span - (k - 1)), (float)(r % span - (k - 1)) };
+    for (int a = 0; a < 2; a++) {
+        float v = c[a] / (float)(k - 1) * 8.0f;
+        c[a] = (v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : 0.0f) * log2f(fabsf(v) + 1.0f) / 3.0f;
+    }
+    for (int j = threadIdx.x; j < NET_CPB_HIDDEN; j += blockDim.x)
+        hid[j] = fmaxf(w1[2 * j] * c[0] + w1[2 * j + 1] * c[1] + b1[j], 0.0f);
+    __syncthreads();
+    for (int h = threadIdx.x >> 5; h < H; h += blockDim.x >> 5) {
+        float s = 0.0f;
+        for (int j = threadIdx.x & 31; j < NET_CPB_HIDDEN; j += 32) s += w2[h * NET_CPB_HIDDEN + j] * hid[j];
+        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+        if ((threadIdx.x & 31) == 0) t[r * H + h] = 16.0f / (1.0f + expf(-s));
+    }
+}
+
+/* Scores of head h in place, rows of k^2 (window w = row / k^2 % windows
+ * of an image): times exp(min(logit_scale, log 100)), + the table's bias,
+ * + the shifted windows' mask, softmax; one warp per row. */
+__global__ void window_softmax(float *__restrict__ sc, const float *__restrict__ table,
+                               const float *__restrict__ logit_scale, long long rows, int h, int H, int S, int k,
+                               int sh)
+{
+    long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int lane = threadIdx.x & 31;
+    if (row >= rows) return;
+    const int k2 = k * k, nw = S / k, span = 2 * k - 1, i = (int)(row % k2);
+    const long long w = (row / k2) % ((long long)nw * nw);
+    const int wy = (int)(w / nw), wx = (int)(w % nw), iy = i / k, ix = i % k;
+    const float scale = expf(fminf(logit_scale[h], 4.605170185988091f));
+    /* region of a rolled-map coordinate: before S - k, before S - s, after */
+    auto region = [&](int y, int x) {
+        int ry = y < S - k ? 0 : y < S - sh ? 1 : 2, rx = x < S - k ? 0 : x < S - sh ? 1 : 2;
+        return 3 * ry + rx;
+    };
+    const int ri = region(wy * k + iy, wx * k + ix);
+    float *p = sc + row * k2;
+    float v[4], m = -INFINITY;   /* k^2 <= 128 keys: 4 a lane */
+    for (int a = 0; a < 4; a++) {
+        int j = lane + 32 * a;
+        v[a] = -INFINITY;
+        if (j < k2) {
+            int jy = j / k, jx = j % k;
+            float b = table[((iy - jy + k - 1) * span + ix - jx + k - 1) * H + h];
+            float mk = (sh && region(wy * k + jy, wx * k + jx) != ri) ? -100.0f : 0.0f;
+            v[a] = p[j] * scale + b + mk;
+        }
+        m = fmaxf(m, v[a]);
+    }
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    float s = 0.0f;
+    for (int a = 0; a < 4; a++) {
+        v[a] = lane + 32 * a < k2 ? expf(v[a] - m) : 0.0f;
+        s += v[a];
+    }
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    for (int a = 0; a < 4; a++)
+        if (lane + 32 * a < k2) p[lane + 32 * a] = v[a] / s;
+}
+
 /* --- the interpreter -------------------------------------------------------- */
 
 struct net_state {
@@ -383,6 +512,8 @@ struct net_state {
     float *scores;                         /* one head's attention scores, N T^2 of the largest */
     float *patches;                        /* a patch embedding's input as rows */
     float *win[2];                         /* a spatial MLP's windows, before and after */
+    float *wa[3];                          /* window attention: rows, qkv, the heads' outputs */
+    float *table;                          /* its position-bias table, (2k - 1)^2 x heads */
     int last_write;                        /* the last layer that writes data */
 };
 
@@ -400,7 +531,7 @@ int writes(int kind)
            kind == NET_RELU6 || kind == NET_SIGMOID || kind == NET_LAYERNORM || kind == NET_GELU_TANH ||
            kind == NET_ATTENTION || kind == NET_TOKENS || kind == NET_UNTOKENS || kind == NET_UNFOLD ||
            kind == NET_CLS || kind == NET_POS || kind == NET_FIRST_TOKEN || kind == NET_GELU ||
-           kind == NET_WINDOW_MLP || kind == NET_MERGE || kind == NET_TOKEN_MEAN;
+           kind == NET_WINDOW_MLP || kind == NET_MERGE || kind == NET_TOKEN_MEAN || kind == NET_WINDOW_ATTN;
 }
 
 /* The parameter part of layer l (weight or bias), or NULL. */
@@ -462,7 +593,7 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         kbv_numel(&ex->outputs[0]) != numel(ns->plan->result))
         return err_set(e, KBV_EINPUT, "baseline %s: params or output size differs from the program",
                        b->p->id);
-    int64_t most = 0, widest = 0, planes = 0, scores = 0, patches = 0, windows = 0;
+    int64_t most = 0, widest = 0, planes = 0, scores = 0, patches = 0, windows = 0, wrows = 0, wtable = 0;
     int linear = 0;
     for (int l = 0; l < sp->n_layers; l++) {
         int64_t n = numel(ns->plan->out[l]);
@@ -483,6 +614,18 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
             int64_t side = net_side(s.d[1]) + (W.s ? W.k : 0);
             linear = 1;
             if (s.d[0] * side * side * s.d[2] > windows) windows = s.d[0] * side * side * s.d[2];
+        }
+        if (sp->layers[l].kind == NET_WINDOW_ATTN) {
+            /* rows M C, and per head the scores of every window; a window's
+             * keys fit window_softmax's warp */
+            const net_layer &W = sp->layers[l];
+            if (W.k * W.k > 128)
+                return err_set(e, KBV_EINPUT, "baseline %s: windows of more than 128 tokens", b->p->id);
+            int64_t M = ns->plan->in[l].d[0] * ns->plan->in[l].d[1], R = (2LL * W.k - 1) * (2LL * W.k - 1);
+            linear = 1;
+            if (M * ns->plan->in[l].d[2] > wrows) wrows = M * ns->plan->in[l].d[2];
+            if (M * W.k * W.k > scores) scores = M * W.k * W.k;
+            if (R * W.groups > wtable) wtable = R * W.groups;
         }
         if (net_is_patch_conv(&sp->layers[l])) {
             linear = 1;
@@ -521,6 +664,14 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         if (ce != cudaSuccess) {
             ns->patches = NULL;
             return base_cuda_err(e, b, "patch rows", ce);
+        }
+    }
+    for (int i = 0; wrows > 0 && i < 4; i++) {
+        float **to = i < 3 ? &ns->wa[i] : &ns->table;
+        cudaError_t ce = cudaMalloc(to, (size_t)(i == 3 ? wtable : i == 1 ? 3 * wrows : wrows) * sizeof(float));
+        if (ce != cudaSuccess) {
+            *to = NULL;
+            return base_cuda_err(e, b, "window attention buffers", ce);
         }
     }
     for (int i = 0; windows > 0 && i < 2; i++) {
@@ -709,6 +860,38 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
                                                                          dst, numel(out), S, C, kk, H, pb, sw);
         break;
     }
+    case NET_WINDOW_ATTN: {
+        /* the rolled windows as rows; qkv = rows qkv.weight^T (cuBLAS), its
+         * biases and the cosine normalisation; the bias table; per head the
+         * scores (a strided-batched product over the windows), their
+         * softmax with scale, bias and mask, and the product with v into
+         * the head's columns; proj (cuBLAS), its bias and the windows back */
+        const float *P[9];
+        for (int q = 0; q < 9; q++) P[q] = params + param_of(pl, l, q)->offset;
+        int S = (int)net_side(in.d[1]), C = (int)in.d[2], kk = L->k, H = L->groups, k2 = kk * kk, d = C / H;
+        long long M = in.d[0] * in.d[1], nwin = M / k2;
+        roll_windows<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(k.cur, ns->wa[0], M * C, S, C, kk, L->s);
+        rc = base_gemm(b, v, 0, 1, M, 3LL * C, C, 1.0f, ns->wa[0], C, 0, P[6], C, 0, 0.0f, ns->wa[1], 3LL * C, 0, 1,
+                       s, e);
+        if (rc) break;
+        qkv_prepare<<<base_grid(b, M * H, 256, 8), 256, 0, s>>>(ns->wa[1], P[1], P[2], M, C, H);
+        cpb_table<<<(unsigned)((2 * kk - 1) * (2 * kk - 1)), 256, 0, s>>>(P[3], P[4], P[5], ns->table, kk, H);
+        for (int h = 0; !rc && h < H; h++) {
+            const float *q = ns->wa[1] + (long long)h * d;
+            rc = base_gemm(b, v, 0, 1, k2, k2, d, 1.0f, q, 3LL * C, (long long)k2 * 3 * C, q + C, 3LL * C,
+                           (long long)k2 * 3 * C, 0.0f, ns->scores, k2, (long long)k2 * k2, nwin, s, e);
+            if (rc) break;
+            window_softmax<<<(unsigned)((M * 32 + 255) / 256), 256, 0, s>>>(ns->scores, ns->table, P[0], M, h, H, S,
+                                                                             kk, L->s);
+            rc = base_gemm(b, v, 0, 0, k2, d, k2, 1.0f, ns->scores, k2, (long long)k2 * k2, q + 2 * C, 3LL * C,
+                           (long long)k2 * 3 * C, 0.0f, ns->wa[2] + (long long)h * d, C, (long long)k2 * C, nwin, s, e);
+        }
+        if (rc) break;
+        rc = base_gemm(b, v, 0, 1, M, C, C, 1.0f, ns->wa[2], C, 0, P[7], C, 0, 0.0f, ns->wa[0], C, 0, 1, s, e);
+        if (rc) break;
+        unroll_windows<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(ns->wa[0], P[8], dst, M * C, S, C, kk, L->s);
+        break;
+    }
     case NET_MERGE:
         merge_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(k.cur, dst, numel(out),
                                                                       (int)net_side(in.d[1]), (int)in.d[2]);
@@ -822,6 +1005,9 @@ void destroy(base_ctx *b)
     if (ns->patches) cudaFree(ns->patches);
     for (int i = 0; i < 2; i++)
         if (ns->win[i]) cudaFree(ns->win[i]);
+    for (int i = 0; i < 3; i++)
+        if (ns->wa[i]) cudaFree(ns->wa[i]);
+    if (ns->table) cudaFree(ns->table);
     free(ns->plan);
     free(ns);
     b->state = NULL;

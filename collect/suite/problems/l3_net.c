@@ -3,7 +3,8 @@
  * basic block (8), ResNet-18 (9), ResNet-101 (10), VGG-16/19 (11, 12), the
  * DenseNet-121 transition layer (13), MobileNetV1 (19), the EfficientNet
  * MBConv block (21), EfficientNet-B0, B1 and B2 (22-24), MobileNetV2 (20) and
- * RegNet (27); the transformers: ViT (28), Swin MLP (29), VisionAttention (31), CViT
+ * RegNet (27); the transformers: ViT (28), Swin MLP (29), Swin
+ * Transformer V2 (30), VisionAttention (31), CViT
  * (32), minGPT's causal self-attention (43) and block (44), ReLU
  * self-attention (50).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
@@ -20,7 +21,8 @@
  * layer norm, 5 for GELU, 1 for adding a positional embedding (unfold,
  * the cls token, x[:, 0] and patch merging move data only), 2 k^4 C + k^2 C
  * per window of a Swin spatial MLP (the padded map's windows), one per
- * input and one per output for the mean over tokens; per attention layer 4 N T^2 C for its two
+ * input and one per output for the mean over tokens, Swin V2's window
+ * attention as net.c's walk counts it; per attention layer 4 N T^2 C for its two
  * products and per score (N heads T^2) 5 for the scale and softmax or 2
  * for the scale and ReLU (the masked half counted: PyTorch computes it).
  * min_bytes: x, params and the output, each once.  The numbers are the
@@ -156,6 +158,12 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(10LL, 1000LL)),
       ATTRS({ "img_size", 224.0 }, { "patch_size", 4.0 }, { "embed_dim", 96.0 }, { "window_size", 7.0 }, { "mlp_ratio", 4.0 }, { "num_classes", 1000.0 }, { "eps", 1e-05 }),
       .flops = 61771606480.0, .min_bytes = 4.0 * 21474572, .uses_tf32 = 1, .op = OP_NET_FIRST + 58 },
+    { .id = "L3_030_swintransformerv2", .level = 3, .number = 30, .name = "30_SwinTransformerV2",
+      .expr = "Swin Transformer V2 (img 224, patch 4, embed 96, depths 2, 2, 6, 2, heads 3, 6, 12, 24, window 7, mlp_ratio 4, 1000 classes): patch_embed (conv 4x4/4, tokens, LayerNorm), stages of blocks (x + norm1(window attention(x)): cyclic shift in every second block, cosine attention with a learned logit scale, continuous position bias from cpb_mlp, the shifted-window mask; x + norm2(fc2(GELU(fc1(x))))) with PatchMerging (reduction, then norm) between them, norm, mean over tokens, head; dropouts and drop paths are identities",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(28347154LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "img_size", 224.0 }, { "patch_size", 4.0 }, { "embed_dim", 96.0 }, { "window_size", 7.0 }, { "mlp_ratio", 4.0 }, { "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 90769678552.0, .min_bytes = 4.0 * 29862434, .uses_tf32 = 1, .op = OP_NET_FIRST + 59 },
     { .id = "L3_031_visionattention", .level = 3, .number = 31, .name = "31_VisionAttention",
       .expr = "t = x.view(B, C, H * W).permute(2, 0, 1); norm(MultiheadAttention(128, 4)(t, t, t)[0] + t).permute(1, 2, 0).view(B, C, H, W); in_proj xavier_uniform with zero bias, out_proj bias 0",
       INPUTS(IN("x", G_RAND, 2LL, 128LL, 128LL, 128LL), PACKED(66304LL)),
@@ -406,6 +414,26 @@ static const net_layer swin_mlp[] = {
     SWIN_BLOCK(768, 24, 0, 40), SWIN_BLOCK(768, 24, 0, 40),
     LN_O(50), { .kind = NET_TOKEN_MEAN }, LIN_O(1000, 50),
 };
+/* Swin Transformer V2 (30), KernelBench's defaults (as Swin MLP's: dims
+ * 96-768, heads 3-24, windows of 7 shifted by 3 in every second block but
+ * on the last stage's 7x7 map).  A block (res-post-norm): x +
+ * norm1(attn(x)), then x + norm2(fc2(gelu(fc1(x)))), registered norm1,
+ * attn, norm2, fc1, fc2: orders o to o + 3.  PatchMerging V2 reduces
+ * (bias=False), then norms 2C, in registration order. */
+#define SWIN2_BLOCK(c, h, shift, o) \
+    SAVE, { .kind = NET_WINDOW_ATTN, .k = 7, .s = (shift), .groups = (h), .order = (o) + 1 }, LN_O(o), ADD, \
+    SAVE, LIN_O(4 * (c), (o) + 3), { .kind = NET_GELU }, LIN_O(c, (o) + 3), LN_O((o) + 2), ADD
+#define SWIN2_MERGE(c, o) \
+    { .kind = NET_MERGE }, { .kind = NET_LINEAR, .out = 2 * (c), .order = (o) }, LN_O(o)
+#define SWIN2_PAIR(c, h, o) SWIN2_BLOCK(c, h, 0, o), SWIN2_BLOCK(c, h, 3, (o) + 4)
+static const net_layer swin_v2[] = {
+    CONV(96, 4, 4, 0), TOKENS, LN,
+    SWIN2_PAIR(96, 3, 10), SWIN2_MERGE(96, 18),
+    SWIN2_PAIR(192, 6, 20), SWIN2_MERGE(192, 28),
+    SWIN2_PAIR(384, 12, 30), SWIN2_PAIR(384, 12, 38), SWIN2_PAIR(384, 12, 46), SWIN2_MERGE(384, 54),
+    SWIN2_BLOCK(768, 24, 0, 60), SWIN2_BLOCK(768, 24, 0, 64),
+    LN_O(70), { .kind = NET_TOKEN_MEAN }, LIN_O(1000, 70),
+};
 #define VGG_HEAD FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000)
 static const net_layer vgg16[] = {
     C3R(64), C3R(64), MAXP(2, 2, 0),
@@ -453,6 +481,7 @@ static const net_spec nets[] = {
     PROGRAM(OP_NET_FIRST + 54, vit),
     PROGRAM(OP_NET_FIRST + 55, cvit),
     PROGRAM(OP_NET_FIRST + 58, swin_mlp),
+    PROGRAM(OP_NET_FIRST + 59, swin_v2),
 };
 
 const net_spec *suite_net(int op)

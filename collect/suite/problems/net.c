@@ -11,7 +11,12 @@ static const char *const kind_names[NET_KIND_COUNT] = {
     "end", "linear", "conv2d", "batchnorm2d", "relu", "maxpool2d", "adaptive_avgpool2d(1)",
     "flatten", "dropout(p=0)", "save", "swap", "add", "avgpool2d", "relu6", "sigmoid",
     "layernorm", "gelu_tanh", "attention", "tokens", "untokens", "unfold", "cls_token", "pos_embedding",
-    "first_token", "gelu", "window_mlp", "patch_merge", "token_mean",
+    "first_token", "gelu", "window_mlp", "patch_merge", "token_mean", "window_attention",
+};
+
+static const char *const wattn_parts[9] = {
+    "logit_scale", "q_bias", "v_bias", "cpb_mlp.0.weight", "cpb_mlp.0.bias", "cpb_mlp.2.weight", "qkv.weight",
+    "proj.weight", "proj.bias",
 };
 
 const char *net_kind_name(int kind)
@@ -189,6 +194,34 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
                      (2.0 * (double)(ws * ws) * (double)(ws * ws) + (double)(ws * ws)) * (double)cur->d[2];
         break;
     }
+    case NET_WINDOW_ATTN: {
+        int64_t side = cur->ndim == 3 ? net_side(cur->d[1]) : 0;
+        if (side < 1) return fail(why, len, i, nm, "input is not the tokens of a square map [N, H W, C]");
+        int64_t ws = L->k, sh = L->s, h = L->groups, C = cur->d[2], R = (2 * ws - 1) * (2 * ws - 1);
+        if (ws < 2 || sh < 0 || sh >= ws || side % ws || h < 1 || C % h)
+            return fail(why, len, i, nm, "bad window, shift or heads for the map");
+        suite_gen zero = { SUITE_GEN_CONST, 0.0, 0.0 }, ls = { SUITE_GEN_CONST, log(10.0), 0.0 };
+        int64_t d_ls[3] = { h, 1, 1 }, d_c[1] = { C }, d_w1[2] = { NET_CPB_HIDDEN, 2 }, d_b1[1] = { NET_CPB_HIDDEN },
+                d_w2[2] = { h, NET_CPB_HIDDEN }, d_qkv[2] = { 3 * C, C }, d_p[2] = { C, C };
+        add_param(pl, i, 0, 3, d_ls, ls);
+        add_param(pl, i, 1, 1, d_c, zero);
+        add_param(pl, i, 2, 1, d_c, zero);
+        add_param(pl, i, 3, 2, d_w1, kaiming(2));
+        add_param(pl, i, 4, 1, d_b1, kaiming(2));
+        add_param(pl, i, 5, 2, d_w2, kaiming(NET_CPB_HIDDEN));
+        add_param(pl, i, 6, 2, d_qkv, kaiming(C));
+        add_param(pl, i, 7, 2, d_p, kaiming(C));
+        add_param(pl, i, 8, 1, d_c, kaiming(C));
+        /* tokens M: qkv 2 M C 3C and its bias, the normalisations of q and
+         * k (3 a value), scores and times v 2 M k^2 C each, 7 a score (the
+         * scale, bias, mask and softmax), proj 2 M C^2 + M C; the bias
+         * table: the MLP (2 in out, bias, ReLU) and 16 sigmoid (4) */
+        double M = (double)n / (double)C, dc = (double)C, k2 = (double)(ws * ws), hid = NET_CPB_HIDDEN;
+        pl->flops += 6.0 * M * dc * dc + 3.0 * M * dc + 6.0 * M * dc + 4.0 * M * k2 * dc + 7.0 * M * (double)h * k2 +
+                     2.0 * M * dc * dc + M * dc +
+                     (double)R * (4.0 * hid + 2.0 * hid + 2.0 * hid * (double)h + 4.0 * (double)h);
+        break;
+    }
     case NET_TOKEN_MEAN:
         if (cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, T, C]");
         o.ndim = 2;
@@ -355,14 +388,15 @@ static void put_shape(sbuf *b, const net_shape *s)
     sb_puts(b, "]");
 }
 
-static void put_param(sbuf *b, const net_param *q, int init)
+static void put_param(sbuf *b, const net_param *q, int init, int wattn)
 {
     suite_tensor t;
     memset(&t, 0, sizeof t);
     /* a uniform weight of the model's own (xavier) is not PyTorch's default */
     t.role = init == NET_INIT_XAVIER_ZERO && !q->is_bias ? SUITE_ROLE_INPUT : SUITE_ROLE_PARAM;
     t.gen = q->gen;
-    sb_printf(b, "; %s ", q->is_bias ? "bias" : "weight");
+    sb_printf(b, "; %s ", wattn && q->is_bias >= 0 && q->is_bias < 9 ? wattn_parts[q->is_bias]
+                                : q->is_bias ? "bias" : "weight");
     put_shape(b, &q->shape);
     sb_printf(b, " at params[%lld], ", (long long)q->offset);
     suite_gen_text(b, &t);
@@ -440,8 +474,27 @@ int net_describe(sbuf *b, const suite_problem *p)
         if (L->kind == NET_MERGE) sb_puts(b, "; torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], "
                                              "x[:, 1::2, 1::2]], -1) of the map [N, H, W, C]");
         if (L->kind == NET_TOKEN_MEAN) sb_puts(b, "; the mean over dimension 1");
+        if (L->kind == NET_WINDOW_ATTN) {
+            int64_t side = net_side(pl->in[i].d[1]);
+            sb_printf(b, "; map %lld x %lld, window %d, shift %d, heads %d of %lld channels: ", (long long)side,
+                      (long long)side, L->k, L->s, L->groups, (long long)(pl->in[i].d[2] / L->groups));
+            if (L->s) sb_printf(b, "torch.roll(map, (-%d, -%d), (1, 2)), ", L->s, L->s);
+            sb_puts(b, "windows of k x k tokens (window_partition, row-major within the window); qkv = "
+                       "x qkv.weight^T + cat(q_bias, zeros, v_bias), q, k, v its thirds, head h columns "
+                       "[h d, (h + 1) d); scores = normalize(q) normalize(k)^T (F.normalize, eps 1e-12) * "
+                       "exp(min(logit_scale[h], log(100))) + 16 sigmoid(table[r(i, j), h]), table = "
+                       "cpb_mlp.2(relu(cpb_mlp.0(coords))) over the (2k - 1)^2 offsets (dy, dx) in [-(k - 1), "
+                       "k - 1], row r = (dy + k - 1) (2k - 1) + dx + k - 1 for query i minus key j, "
+                       "coords = sign(v) log2(|v| + 1) / log2(8) of v = 8 (dy, dx) / (k - 1)");
+            if (L->s)
+                sb_printf(b, "; + the shifted-window mask: -100 where query and key lie in different regions of "
+                             "the rolled map (rows and columns split at H - %d and H - %d)", L->k, L->s);
+            sb_puts(b, "; softmax over the keys, times v, heads side by side, x proj.weight^T + proj.bias; windows "
+                       "put back");
+            if (L->s) sb_printf(b, " and rolled by (%d, %d)", L->s, L->s);
+        }
         for (int q = 0; q < pl->n_params; q++)
-            if (pl->param[q].layer == i) put_param(b, &pl->param[q], L->init);
+            if (pl->param[q].layer == i) put_param(b, &pl->param[q], L->init, L->kind == NET_WINDOW_ATTN);
         sb_puts(b, "\n");
     }
     free(pl);

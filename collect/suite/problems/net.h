@@ -81,6 +81,14 @@ enum net_kind {
     NET_MERGE,      /* PatchMerging's gather: [N, H W, C] -> [N, H W / 4, 4 C], cat of
                        x[0::2, 0::2], x[1::2, 0::2], x[0::2, 1::2], x[1::2, 1::2] */
     NET_TOKEN_MEAN, /* the mean over the tokens: [N, T, C] -> [N, C] */
+    NET_WINDOW_ATTN,/* Swin V2's window attention branch on tokens of a square map: the map
+                       rolled by -s (s > 0), windows of k x k, qkv (no bias) + (q_bias, 0,
+                       v_bias), cosine scores times exp(min(logit_scale, log 100)) per head
+                       (`groups` heads), + 16 sigmoid(the position-bias MLP's table), the
+                       shifted windows' -100 mask, softmax, times v, proj, windows put
+                       back and rolled by +s.  Parts, in named_parameters() order:
+                       logit_scale, q_bias, v_bias, cpb_mlp.0.weight, cpb_mlp.0.bias,
+                       cpb_mlp.2.weight, qkv.weight, proj.weight, proj.bias (is_bias 0-8) */
     NET_KIND_COUNT
 };
 
@@ -138,7 +146,7 @@ typedef struct {
 /* One parameter tensor inside the packed `params` input. */
 typedef struct {
     int layer;              /* index in the program */
-    int is_bias;            /* 0: weight, 1: bias */
+    int is_bias;            /* 0: weight, 1: bias; NET_WINDOW_ATTN: its part, 0-8 */
     int64_t offset, count;  /* in floats, from the start of params */
     net_shape shape;        /* PyTorch's shape (ndim 1, 2 or 4) */
     suite_gen gen;          /* its default initialisation */
@@ -172,6 +180,11 @@ int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *plan
 /* 1 when L is a convolution over disjoint patches (dense, stride equal to
  * a kernel above 1, no padding): a patch embedding, which needs no cuDNN. */
 int net_is_patch_conv(const net_layer *L);
+
+/* Swin V2's position-bias MLP: hidden width, and its table of (2k - 1)^2
+ * relative positions (dy, dx), each input log-spaced:
+ * sign(v) log2(|v| + 1) / 3 of v = 8 d / (k - 1). */
+#define NET_CPB_HIDDEN 512
 
 /* The side of a square map of `tokens` tokens, or 0 when it is not square. */
 int64_t net_side(int64_t tokens);

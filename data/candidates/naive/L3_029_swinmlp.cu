@@ -14,7 +14,7 @@
 
 enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
        K_AVGPOOL, K_RELU6, K_SIGMOID, K_LN, K_GELU, K_ATTN, K_TOKENS, K_UNTOKENS, K_UNFOLD, K_CLS, K_POS,
-       K_FIRST, K_GELU_ERF, K_WMLP, K_MERGE, K_TMEAN };
+       K_FIRST, K_GELU_ERF, K_WMLP, K_MERGE, K_TMEAN, K_WATTN };
 
 /* kind, rank, shape before and after, window, stride, padding, groups, and
  * the offsets of the weight and the bias in params (-1: none) */
@@ -162,9 +162,17 @@ static const layer NET[] = {
 #define MOST 12042240LL
 #define WIDEST 1
 #define EPS 1e-05
+/* Swin V2 window attention layers: the offsets of their nine parts
+ * (logit_scale, q_bias, v_bias, cpb_mlp.0.weight and bias, cpb_mlp.2.weight,
+ * qkv.weight, proj.weight and bias), and their scratch */
+static const long long WPARTS[][9] = {
+    { 0 },
+};
+#define WSCR 1LL
 
 static float *buf[3];
 static float *stats;
+static float *scratch;   /* float in the BF16 set too (gen-naive-candidates keeps it) */
 
 /* y[m, n] = sum_k x[m, k] w[n, k] + b[n] */
 __global__ void linear_kernel(const float *__restrict__ x, const float *__restrict__ w,
@@ -461,6 +469,114 @@ __global__ void tmean_kernel(const float *__restrict__ x, float *__restrict__ y,
     y[i] = s / (float)T;
 }
 
+/* Swin V2's position-bias table: one thread per (offset r, head h),
+ * t[r H + h] = 16 sigmoid(W2 relu(W1 c + b1)), c the log-spaced (dy, dx) */
+__global__ void cpb_kernel(const float *__restrict__ w1, const float *__restrict__ b1, const float *__restrict__ w2,
+                           float *__restrict__ scratch, long long at, int k, int H)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, span = 2 * k - 1;
+    if (i >= span * span * H) return;
+    int h = i % H, r = i / H;
+    float c[2] = { (float)(r / span - (k - 1)), (float)(r % span - (k - 1)) };
+    for (int a = 0; a < 2; a++) {
+        float v = c[a] * 8.0f / (float)(k - 1);
+        c[a] = (v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : 0.0f)) * log2f(fabsf(v) + 1.0f) / 3.0f;
+    }
+    float s = 0.0f;
+    for (int j = 0; j < 512; j++) s += w2[h * 512 + j] * fmaxf(w1[2 * j] * c[0] + w1[2 * j + 1] * c[1] + b1[j], 0.0f);
+    scratch[at + i] = 16.0f / (1.0f + expf(-s));
+}
+
+/* the token of window row `row` (sample, window row, window column,
+ * position) in the map rolled by -sh */
+__device__ long long wtoken(long long row, int S, int k, int sh)
+{
+    int nw = S / k, j = (int)(row % (k * k));
+    long long w = row / (k * k);
+    int wx = (int)(w % nw), wy = (int)((w / nw) % nw);
+    long long smp = w / ((long long)nw * nw);
+    return (smp * S + (wy * k + j / k + sh) % S) * S + (wx * k + j % k + sh) % S;
+}
+
+/* qkv [M, 3C] of the window rows: x qkv.weight^T + (q_bias, 0, v_bias) */
+__global__ void wqkv_kernel(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ qb,
+                            const float *__restrict__ vb, float *__restrict__ scratch, long long n, int S, int C,
+                            int k, int sh)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int col = (int)(i % (3 * C));
+    const float *xr = x + wtoken(i / (3 * C), S, k, sh) * C;
+    float acc = col < C ? qb[col] : (col >= 2 * C ? vb[col - 2 * C] : 0.0f);
+    for (int c = 0; c < C; c++) acc += xr[c] * w[(long long)col * C + c];
+    scratch[i] = acc;   /* qkv [M, 3C] at the start of the scratch */
+}
+
+/* region of a rolled-map coordinate for the shifted windows' mask */
+__device__ int wregion(int y, int x, int S, int k, int sh)
+{
+    int ry = y < S - k ? 0 : (y < S - sh ? 1 : 2), rx = x < S - k ? 0 : (x < S - sh ? 1 : 2);
+    return 3 * ry + rx;
+}
+
+/* one thread per (window row, head): cosine scores with the logit scale,
+ * the table's bias and the mask, softmax over the window's keys (running
+ * maximum and sum), times v; heads side by side in o [M, C] */
+__global__ void wattn_kernel(float *__restrict__ scratch, const float *__restrict__ ls, long long M, int S, int C,
+                             int k, int H, int sh)
+{
+    /* the scratch: qkv [M, 3C] at 0, the heads' outputs [M, C] at 3 M C,
+     * the table at 4 M C (indexed from scratch itself, which stays float
+     * in the BF16 set) */
+    const long long OUT = 3 * M * C, TAB = 4 * M * C;
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= M * H) return;
+    int h = (int)(idx % H), d = C / H, k2 = k * k, span = 2 * k - 1;
+    long long row = idx / H, base = row - row % k2, q = row * 3 * C + h * d;
+    int i = (int)(row % k2), nw = S / k;
+    long long w = (row / k2) % ((long long)nw * nw);
+    int wy = (int)(w / nw), wx = (int)(w % nw);
+    int ri = wregion(wy * k + i / k, wx * k + i % k, S, k, sh);
+    float nq = 0.0f;
+    for (int c = 0; c < d; c++) nq += scratch[q + c] * scratch[q + c];
+    nq = fmaxf(sqrtf(nq), 1e-12f);
+    float scale = expf(fminf(ls[h], 4.605170185988091f)), m = -INFINITY, l = 0.0f, acc[HD_MAX];
+    for (int c = 0; c < d; c++) acc[c] = 0.0f;
+    for (int j = 0; j < k2; j++) {
+        long long kj = (base + j) * 3 * C + C + h * d, vj = kj + C;
+        float dot = 0.0f, nk = 0.0f;
+        for (int c = 0; c < d; c++) {
+            dot += scratch[q + c] * scratch[kj + c];
+            nk += scratch[kj + c] * scratch[kj + c];
+        }
+        float sc = dot / (nq * fmaxf(sqrtf(nk), 1e-12f)) * scale +
+                   scratch[TAB + ((i / k - j / k + k - 1) * span + i % k - j % k + k - 1) * H + h];
+        if (sh && wregion(wy * k + j / k, wx * k + j % k, S, k, sh) != ri) sc += -100.0f;
+        float mn = fmaxf(m, sc), corr = expf(m - mn), e = expf(sc - mn);
+        l = l * corr + e;
+        for (int c = 0; c < d; c++) acc[c] = acc[c] * corr + e * scratch[vj + c];
+        m = mn;
+    }
+    for (int c = 0; c < d; c++) scratch[OUT + row * C + h * d + c] = acc[c] / l;
+}
+
+/* y [N, S S, C]: proj of the heads' outputs (at 3 M C in the scratch) at
+ * each token's window row (the roll undone) + proj.bias */
+__global__ void wproj_kernel(const float *__restrict__ scratch, const float *__restrict__ w,
+                             const float *__restrict__ b, float *__restrict__ y, long long n, int S, int C, int k,
+                             int sh)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = (int)(i % C), nw = S / k;
+    long long t = i / C, smp = t / ((long long)S * S);
+    int ry = ((int)((t / S) % S) - sh + S) % S, rx = ((int)(t % S) - sh + S) % S;
+    long long row = ((smp * nw + ry / k) * nw + rx / k) * (k * k) + (ry % k) * k + rx % k;
+    float acc = b[c];
+    for (int j = 0; j < C; j++) acc += scratch[3 * n + row * C + j] * w[(long long)c * C + j];
+    y[i] = acc;
+}
+
 /* y [N, C] = x[:, 0] of x [N, T, C] */
 __global__ void first_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, long long T,
                              long long C)
@@ -498,6 +614,7 @@ extern "C" int kbv_setup(const kbv_call *call)
     for (int i = 0; i < 3; i++)
         if (cudaMalloc((void **)&buf[i], (size_t)MOST * sizeof(float)) != cudaSuccess) return 1;
     if (cudaMalloc((void **)&stats, 2 * WIDEST * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&scratch, (size_t)WSCR * sizeof(float)) != cudaSuccess) return 1;
     return 0;
 }
 
@@ -509,6 +626,8 @@ extern "C" void kbv_teardown(void)
     }
     cudaFree(stats);
     stats = NULL;
+    cudaFree(scratch);
+    scratch = NULL;
 }
 
 extern "C" int kbv_forward(const kbv_call *call)
@@ -579,6 +698,21 @@ extern "C" int kbv_forward(const kbv_call *call)
             tmean_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[1],
                                                                                    L.in[2]);
             break;
+        case K_WATTN: {
+            const long long *pp = WPARTS[L.p];
+            int S = (int)llround(sqrt((double)L.in[1])), C = (int)L.in[2], R = (2 * L.k - 1) * (2 * L.k - 1);
+            long long M = L.in[0] * L.in[1];
+            if (C / L.g > HD_MAX) return 1;
+            cpb_kernel<<<(unsigned)((R * L.g + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                P + pp[3], P + pp[4], P + pp[5], scratch, 4 * M * C, L.k, L.g);
+            wqkv_kernel<<<(unsigned)((3 * M * C + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, P + pp[6], P + pp[1], P + pp[2], scratch, 3 * M * C, S, C, L.k, L.s);
+            wattn_kernel<<<(unsigned)((M * L.g + THREADS - 1) / THREADS), THREADS, 0, st>>>(scratch, P + pp[0], M, S, C,
+                                                                                        L.k, L.g, L.s);
+            wproj_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(scratch, P + pp[7], P + pp[8], dst,
+                                                                                  n, S, C, L.k, L.s);
+            break;
+        }
         case K_FIRST:
             first_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[1],
                                                                                    L.in[2]);
