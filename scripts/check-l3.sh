@@ -13,13 +13,17 @@
 # one collect run.  The default globs, 'L3_00[13489]_*' and 'L3_01[13]_*', take
 # problems (MLPs, LeNet-5, the basic block, ResNet-18, VGG-16, the DenseNet
 # transition) that cover linear layers, dense convolutions, batch norm,
-# every pooling, residual blocks and all five tuned level-3 candidates in
+# every pooling, residual blocks and five of the six tuned level-3 candidates in
 # about 60 s of GPU time.  'L3_0[12][1-379]_*' adds the grouped convolutions
 # and ReLU6 (MobileNetV1, MBConv, EfficientNet-B0/B1, RegNet).  Heavier:
 # L3_005_alexnet (2.3 TFLOP a call, about a second a call with the naive
 # direct convolution), L3_002_shallowwidemlp (8.6 GB of parameters drawn
 # every trial), L3_010_resnet101 (about 25 distinct convolutions for the
-# baseline to time first), L3_012_vgg19; 'L3_*' runs everything.
+# baseline to time first), L3_012_vgg19; 'L3_*' runs everything.  The
+# transformers: 'L3_0[34][1234]_*' and 'L3_050_*' (vision attention, CViT,
+# minGPT's attention and block, ReLU attention; L3_031's 16384-token
+# attention keeps 2 GB of scores a head), 'L3_02[89]_*' and 'L3_030_*'
+# (ViT, Swin MLP, Swin V2).
 # KBV_L3_PARITY=1 also runs the parity check on the same problems (PyTorch
 # with CUDA needed; 10 samples a side; about a minute more).
 # Writes OUT_DIR/run.tar.gz (the runs), OUT_DIR/classes.txt (one line per

@@ -9,7 +9,8 @@ the CPU.
    numpy reference in float64 (batch norm with batch statistics).
 3. Small MLPs through the tuned generator's MLP family (3xTF32 WMMA
    products with the bias and ReLU in the epilogue): shapes that fit its
-   128x128x32 tiles and shapes that take its plain fallback.
+   128x128x32 tiles and shapes that take its plain fallback; and its
+   fused causal ReLU attention (50) on whole and partial query tiles.
 """
 import os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -467,6 +468,11 @@ TUNED = {
     "mlp_tiles": ([128, 64], [L("linear", 128), L("relu"), L("linear", 256), L("relu"), L("dropout"),
                               L("linear", 128)]),
     "mlp_fallback": ([5, 33], [L("linear", 20), L("relu"), L("linear", 7)]),
+    # ReLU self-attention (50's generator): 2 heads of 64; c_attn on the
+    # tensor-core tiles with two whole query tiles, then on the fallback
+    # with a partial last tile
+    "reluattn_tiles": ([2, 128, 128], [L("linear", 384), L("attn", 0, 3, g=2)]),
+    "reluattn_partial": ([2, 80, 128], [L("linear", 384), L("attn", 0, 3, g=2)]),
 }
 CASES = [("naive", n, xs, prog) for n, (xs, prog) in NETS.items()] + \
         [("tuned", n, xs, prog) for n, (xs, prog) in TUNED.items()]
@@ -477,7 +483,8 @@ for which, name, xs, prog in CASES:
     if which == "naive":
         src = naive_l3.gen_level3({"id": pid, "expr": name, "layers": text}, HEAD, CHECK)
     else:
-        src = gen_tuned.gen_l3_mlp({"id": pid, "expr": name, "layers": text})
+        gen = gen_tuned.gen_l3_relu_attn if name.startswith("reluattn") else gen_tuned.gen_l3_mlp
+        src = gen({"id": pid, "expr": name, "layers": text})
     path = os.path.join(W, pid + ".cu")
     open(path, "w").write(src)
     # mbconv's input is large enough for its first ReLU6 to clamp at 6

@@ -11,10 +11,12 @@
  * layer's weight then its bias, each tensor contiguous and row-major in
  * PyTorch's shape, with no padding between them.  The tables write the
  * layers in the order the model registers its parameters, so that the
- * layout is also PyTorch's named_parameters() order; where a model
- * registers parameters in another order than it uses them (a transformer
- * layer's norms after its feed-forward layers, ViT's positional embedding
- * first), the layers' `order` says where their parameters go.  Each part is drawn
+ * layout is also PyTorch's named_parameters() order; where that order
+ * differs from the order the model uses them (named_parameters() lists a
+ * module's own parameters, such as ViT's positional embedding and cls
+ * token, before its children's; a transformer layer registers its norms
+ * after its feed-forward layers), the layers' `order` says where their
+ * parameters go.  Each part is drawn
  * from its own default initialisation (net_plan_make lists the parts).
  *
  * Training mode, as KernelBench evaluates (it never calls eval()):
