@@ -13,7 +13,7 @@
 # one collect run.  The default globs, 'L3_00[13489]_*' and 'L3_01[13]_*', take
 # problems (MLPs, LeNet-5, the basic block, ResNet-18, VGG-16, the DenseNet
 # transition) that cover linear layers, dense convolutions, batch norm,
-# every pooling, residual blocks and five of the six tuned level-3 candidates in
+# every pooling, residual blocks and the tuned level-3 candidates of those problems in
 # about 60 s of GPU time.  'L3_0[12][1-379]_*' adds the grouped convolutions
 # and ReLU6 (MobileNetV1, MBConv, EfficientNet-B0/B1, RegNet).  Heavier:
 # L3_005_alexnet (2.3 TFLOP a call, about a second a call with the naive

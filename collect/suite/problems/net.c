@@ -91,29 +91,16 @@ static void layer_init(const net_layer *L, int64_t fan_in, int64_t fan_out, suit
     }
 }
 
-/* One layer: the shape after it from cur, its parameters and FLOPs. */
-static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip, int *have_skip,
-                      net_shape *img, net_plan *pl, char *why, size_t len)
+/* The transformer layers (token tensors [N, T, C], net.h): the shape
+ * after L into *o, their parameters and FLOPs.  0, -1 with the reason in
+ * why, or 1 when L is none of them. */
+static int walk_token_layer(const net_layer *L, int i, const net_shape *cur, net_shape *img, net_plan *pl,
+                            net_shape *out, char *why, size_t len)
 {
     const char *nm = net_kind_name(L->kind);
     int64_t n = shape_numel(cur);
     net_shape o = *cur;
     switch (L->kind) {
-    case NET_LINEAR: {
-        /* over the last dimension of [N, features] or [N, T, features] */
-        if (cur->ndim != 2 && cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, features]");
-        if (L->out < 1) return fail(why, len, i, nm, "no output features");
-        int last = cur->ndim - 1;
-        int64_t w[2] = { L->out, cur->d[last] };
-        double rows = (double)(n / cur->d[last]);
-        suite_gen gw, gb;
-        layer_init(L, cur->d[last], L->out, &gw, &gb);
-        add_param(pl, i, 0, 2, w, gw);
-        if (L->bias) add_param(pl, i, 1, 1, w, gb);
-        o.d[last] = L->out;
-        pl->flops += 2.0 * rows * (double)cur->d[last] * L->out + (L->bias ? rows * L->out : 0.0);
-        break;
-    }
     case NET_LAYERNORM: {
         if (cur->ndim != 2 && cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, (T,) features]");
         suite_gen one = { SUITE_GEN_CONST, 1.0, 0.0 }, zero = { SUITE_GEN_CONST, 0.0, 0.0 };
@@ -244,6 +231,36 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
         o = *img;
         o.d[1] = cur->d[2];
         break;
+    default:
+        return 1;
+    }
+    *out = o;
+    return 0;
+}
+
+/* One layer: the shape after it from cur, its parameters and FLOPs. */
+static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip, int *have_skip,
+                      net_shape *img, net_plan *pl, char *why, size_t len)
+{
+    const char *nm = net_kind_name(L->kind);
+    int64_t n = shape_numel(cur);
+    net_shape o = *cur;
+    switch (L->kind) {
+    case NET_LINEAR: {
+        /* over the last dimension of [N, features] or [N, T, features] */
+        if (cur->ndim != 2 && cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, features]");
+        if (L->out < 1) return fail(why, len, i, nm, "no output features");
+        int last = cur->ndim - 1;
+        int64_t w[2] = { L->out, cur->d[last] };
+        double rows = (double)(n / cur->d[last]);
+        suite_gen gw, gb;
+        layer_init(L, cur->d[last], L->out, &gw, &gb);
+        add_param(pl, i, 0, 2, w, gw);
+        if (L->bias) add_param(pl, i, 1, 1, w, gb);
+        o.d[last] = L->out;
+        pl->flops += 2.0 * rows * (double)cur->d[last] * L->out + (L->bias ? rows * L->out : 0.0);
+        break;
+    }
     case NET_CONV2D: {
         if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
         if (L->out < 1 || L->k < 1 || L->s < 1 || L->p < 0)
@@ -318,8 +335,12 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, net_shape *skip
         if (memcmp(skip, cur, sizeof *cur) != 0) return fail(why, len, i, nm, "the shapes differ");
         pl->flops += (double)n;
         break;
-    default:
-        return fail(why, len, i, nm, "unknown layer kind");
+    default: {
+        int rc = walk_token_layer(L, i, cur, img, pl, &o, why, len);
+        if (rc < 0) return -1;
+        if (rc > 0) return fail(why, len, i, nm, "unknown layer kind");
+        break;
+    }
     }
     *cur = o;
     return 0;
@@ -372,6 +393,13 @@ int64_t net_side(int64_t tokens)
 {
     int64_t s = (int64_t)llround(sqrt((double)tokens));
     return s * s == tokens ? s : 0;
+}
+
+const net_param *net_param_of(const net_plan *pl, int l, int part)
+{
+    for (int q = 0; q < pl->n_params; q++)
+        if (pl->param[q].layer == l && pl->param[q].is_bias == part) return &pl->param[q];
+    return NULL;
 }
 
 int net_is_patch_conv(const net_layer *L)

@@ -179,6 +179,10 @@ const net_spec *suite_net_of(const suite_problem *p);
 int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *plan, char *why,
                   size_t why_len);
 
+/* Part `part` (0 weight, 1 bias; net_param's is_bias) of layer l in pl,
+ * or NULL. */
+const net_param *net_param_of(const net_plan *pl, int l, int part);
+
 /* 1 when L is a convolution over disjoint patches (dense, stride equal to
  * a kernel above 1, no padding): a patch embedding, which needs no cuDNN. */
 int net_is_patch_conv(const net_layer *L);
