@@ -405,7 +405,7 @@ int net_tok_create(base_ctx *b, const net_spec *sp, const net_plan *pl, net_tok_
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         if (want[i].n <= 0) continue;
-        cudaError_t ce = cudaMalloc(want[i].to, (size_t)want[i].n * sizeof(float));
+        cudaError_t ce = cudaMalloc((void **)want[i].to, (size_t)want[i].n * sizeof(float));
         if (ce != cudaSuccess) {
             *want[i].to = NULL;
             return base_cuda_err(e, b, want[i].what, ce);
