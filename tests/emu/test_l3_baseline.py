@@ -141,8 +141,6 @@ def harness(prog, inplace):
                     (ENUM[kind], out, k, s, bias, g))
     text = open(os.path.join(ROOT, "collect", "baselines", "problems", "net_tokens.cu")).read()
     header = open(os.path.join(ROOT, "collect", "baselines", "problems", "net_tokens.h")).read()
-    strip = lambda t: "\n".join(l for l in t.split("\n") if not l.startswith("#include") and
-                                not l.startswith("extern \"C\" {") and l != "}")
     # net_tokens.h's declarations (its extern "C" block and includes dropped)
     header = header.replace('extern "C" {\n#include "net.h"\n}\n', "").replace('#include "base_impl.h"\n', "")
     body = "\n".join(l for l in text.split("\n") if not l.startswith("#include"))
@@ -153,10 +151,8 @@ def build(src_path):
     """Compiles a harness like run1.sh, with net.c and the suite's headers."""
     inc = ["-I" + os.path.join(ROOT, d) for d in ("include", "common", "collect/suite", "collect/suite/problems")]
     os.makedirs(CACHE, exist_ok=True)
-    objs = {}
-    for name, src in (("net_c.o", os.path.join(ROOT, "collect/suite/problems/net.c")),
-                      ("net_stubs.o", os.path.join(W, "stubs.c"))):
-        objs[name] = os.path.join(W, name)
+    objs = {"net_c.o": os.path.join(W, "net_c.o"), "net_stubs.o": os.path.join(W, "net_stubs.o")}
+    # net.c's prompt text is not used here: its helpers are stubs
     open(os.path.join(W, "stubs.c"), "w").write(
         '#include "sbuf.h"\n#include "suite.h"\n#include "net.h"\n'
         "void sb_puts(sbuf *b, const char *s) { (void)b; (void)s; }\n"
