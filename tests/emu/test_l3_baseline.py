@@ -190,6 +190,10 @@ def SWIN2(c, h, k, shift):
 CASES = {
     "gpt_causal": ([2, 7, 12], [L("linear", 36), L("attn", 0, 1, g=2), L("linear", 12)]),
     "relu_causal": ([2, 9, 12], [L("linear", 36), L("attn", 0, 3, g=3)]),
+    # sequences over NET_TOK_SHORT (64) take the per-head path
+    "gpt_long": ([2, 70, 12], [L("linear", 36), L("attn", 0, 1, g=2), L("linear", 12)]),
+    "relu_long": ([1, 67, 12], [L("linear", 36), L("attn", 0, 3, g=3)]),
+    "mha_seqfirst_long": ([66, 2, 8], [L("linear", 24), L("attn", 0, 4, g=2), L("linear", 8)]),
     "mha_seqfirst": ([3, 4, 8], [L("linear", 24), L("attn", 0, 4, g=2), L("linear", 8)]),
     "vision_attn": ([2, 8, 3, 5], [L("tokens"), L("save"), L("linear", 24), L("attn", 0, 0, g=2), L("linear", 8),
                                    L("add"), L("ln"), L("untokens")]),

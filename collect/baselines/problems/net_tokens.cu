@@ -268,28 +268,50 @@ __global__ void unroll_windows(const float *__restrict__ r, const float *__restr
     }
 }
 
-/* qkv rows [M, 3C]: + (q_bias, 0, v_bias), then q and k of every head
- * divided by max(norm, 1e-12) (F.normalize); one thread per (row, head). */
-__global__ void qkv_prepare(float *__restrict__ qkv, const float *__restrict__ qb, const float *__restrict__ vb,
-                            long long rows, int C, int H)
+/* Packed q, k, v rows [.., 3C] (row of position t of sequence n: n T + t,
+ * or t N + n seq-first) into head-major hm [3][N H][T][d], as PyTorch's
+ * view/transpose/contiguous does: then every head's product is one
+ * strided batch.  With qb and vb, + (q_bias, 0, v_bias) first; with norm,
+ * q and k divided by max(norm, 1e-12) (F.normalize).  One thread per
+ * (part, sequence, head, position). */
+__global__ void split_heads(const float *__restrict__ qkv, float *__restrict__ hm, long long N, long long T, int C,
+                            int H, int sf, const float *__restrict__ qb, const float *__restrict__ vb, int norm)
 {
     const int d = C / H;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < rows * H;
+    const long long rows = 3 * N * H * T;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < rows;
          i += (long long)gridDim.x * blockDim.x) {
-        int h = (int)(i % H);
-        float *q = qkv + (i / H) * 3 * C + h * d, *kk = q + C, *v = q + 2 * C;
-        float sq = 0.0f, sk = 0.0f;
+        long long tt = i % T, nh = (i / T) % (N * H);
+        int part = (int)(i / (T * N * H)), h = (int)(nh % H);
+        long long n = nh / H, row = sf ? tt * N + n : n * T + tt;
+        const float *src = qkv + row * 3 * C + part * C + h * d;
+        const float *bias = part == 0 ? qb : part == 2 ? vb : NULL;
+        float *o = hm + i * d;
+        float ss = 0.0f;
         for (int c = 0; c < d; c++) {
-            q[c] += qb[h * d + c];
-            v[c] += vb[h * d + c];
-            sq += q[c] * q[c];
-            sk += kk[c] * kk[c];
+            float v = src[c] + (bias ? bias[h * d + c] : 0.0f);
+            o[c] = v;
+            ss += v * v;
         }
-        float iq = 1.0f / fmaxf(sqrtf(sq), 1e-12f), ik = 1.0f / fmaxf(sqrtf(sk), 1e-12f);
-        for (int c = 0; c < d; c++) {
-            q[c] *= iq;
-            kk[c] *= ik;
+        if (norm && part < 2) {
+            float inv = 1.0f / fmaxf(sqrtf(ss), 1e-12f);
+            for (int c = 0; c < d; c++) o[c] *= inv;
         }
+    }
+}
+
+/* And back: the heads' outputs hm [N H][T][d] side by side into y rows of
+ * C (row order as split_heads'). */
+__global__ void merge_heads(const float *__restrict__ hm, float *__restrict__ y, long long N, long long T, int C,
+                            int H, int sf)
+{
+    const int d = C / H;
+    const long long n_all = N * T * C;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n_all;
+         i += (long long)gridDim.x * blockDim.x) {
+        int ch = (int)(i % C), h = ch / d, c = ch % d;
+        long long row = i / C, n = sf ? row % N : row / T, tt = sf ? row / N : row % T;
+        y[i] = hm[((n * H + h) * T + tt) * d + c];
     }
 }
 
@@ -317,18 +339,18 @@ __global__ void cpb_table(const float *__restrict__ w1, const float *__restrict_
     }
 }
 
-/* Scores of head h in place, rows of k^2 (window w = row / k^2 % windows
- * of an image): times exp(min(logit_scale, log 100)), + the table's bias,
- * + the shifted windows' mask, softmax; one warp per row. */
+/* Scores in place, rows of k^2 for (window, head h, query i): times
+ * exp(min(logit_scale[h], log 100)), + the table's bias, + the shifted
+ * windows' mask (window w % windows of an image), softmax; one warp per
+ * row. */
 __global__ void window_softmax(float *__restrict__ sc, const float *__restrict__ table,
-                               const float *__restrict__ logit_scale, long long rows, int h, int H, int S, int k,
-                               int sh)
+                               const float *__restrict__ logit_scale, long long rows, int H, int S, int k, int sh)
 {
     long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
     if (row >= rows) return;
-    const int k2 = k * k, nw = S / k, span = 2 * k - 1, i = (int)(row % k2);
-    const long long w = (row / k2) % ((long long)nw * nw);
+    const int k2 = k * k, nw = S / k, span = 2 * k - 1, i = (int)(row % k2), h = (int)((row / k2) % H);
+    const long long w = (row / ((long long)k2 * H)) % ((long long)nw * nw);
     const int wy = (int)(w / nw), wx = (int)(w % nw), iy = i / k, ix = i % k;
     const float scale = expf(fminf(logit_scale[h], 4.605170185988091f));
     /* region of a rolled-map coordinate: before S - k, before S - s, after */
@@ -366,15 +388,20 @@ __global__ void window_softmax(float *__restrict__ sc, const float *__restrict__
 int net_tok_create(base_ctx *b, const net_spec *sp, const net_plan *pl, net_tok_scratch *t, int *blas, kbv_err *e)
 {
     memset(t, 0, sizeof *t);
-    int64_t scores = 0, windows = 0, wrows = 0, wtable = 0;
+    int64_t scores = 0, windows = 0, wrows = 0, wtable = 0, heads = 0;
     for (int l = 0; l < sp->n_layers; l++) {
         const net_layer &W = sp->layers[l];
         const net_shape &s = pl->in[l];
         if (W.kind == NET_ATTENTION) {
-            /* sequences of T: [N, T, 3C], or [T, N, 3C] with seq-first */
-            int64_t T = (W.k & NET_ATTN_SEQ_FIRST) ? s.d[0] : s.d[1];
+            /* sequences of T: [N, T, 3C], or [T, N, 3C] with seq-first;
+             * short ones take every head at once (head-major copies) */
+            int64_t T = (W.k & NET_ATTN_SEQ_FIRST) ? s.d[0] : s.d[1], all = s.d[0] * s.d[1] * T;
             *blas = 1;
-            if (s.d[0] * s.d[1] * T > scores) scores = s.d[0] * s.d[1] * T;
+            if (T <= NET_TOK_SHORT) {
+                all *= W.groups;
+                if (s.d[0] * s.d[1] * s.d[2] > heads) heads = s.d[0] * s.d[1] * s.d[2];
+            }
+            if (all > scores) scores = all;
         }
         if (W.kind == NET_WINDOW_MLP) {
             /* the padded map: (S + k)^2 tokens when shifted */
@@ -390,7 +417,7 @@ int net_tok_create(base_ctx *b, const net_spec *sp, const net_plan *pl, net_tok_
             int64_t M = s.d[0] * s.d[1], R = (2LL * W.k - 1) * (2LL * W.k - 1);
             *blas = 1;
             if (M * s.d[2] > wrows) wrows = M * s.d[2];
-            if (M * W.k * W.k > scores) scores = M * W.k * W.k;
+            if (M * W.groups * W.k * W.k > scores) scores = M * W.groups * W.k * W.k;
             if (R * W.groups > wtable) wtable = R * W.groups;
         }
     }
@@ -398,7 +425,8 @@ int net_tok_create(base_ctx *b, const net_spec *sp, const net_plan *pl, net_tok_
         { &t->scores, scores, "attention scores" },
         { &t->win[0], windows, "spatial MLP windows" },
         { &t->win[1], windows, "spatial MLP windows" },
-        { &t->wa[0], wrows, "window attention rows" },
+        { &t->heads, heads, "attention heads" },
+        { &t->wa[0], 3 * wrows, "window attention rows and heads" },
         { &t->wa[1], 3 * wrows, "window attention qkv" },
         { &t->wa[2], wrows, "window attention heads" },
         { &t->table, wtable, "window attention bias table" },
@@ -416,7 +444,7 @@ int net_tok_create(base_ctx *b, const net_spec *sp, const net_plan *pl, net_tok_
 
 void net_tok_destroy(net_tok_scratch *t)
 {
-    float *all[] = { t->scores, t->win[0], t->win[1], t->wa[0], t->wa[1], t->wa[2], t->table };
+    float *all[] = { t->scores, t->heads, t->win[0], t->win[1], t->wa[0], t->wa[1], t->wa[2], t->table };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i]) cudaFree(all[i]);
     memset(t, 0, sizeof *t);
@@ -431,8 +459,9 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
     int rc = 0;
     switch (L->kind) {
     case NET_ATTENTION: {
-        /* per head: scores = scale q k^T (batch N), the mask and softmax
-         * or ReLU, then the head's columns of dst = P v.  A sequence's
+        /* per head (long sequences: the products are large, and q, k, v
+         * are read in place): scores = scale q k^T (batch N), the mask and
+         * softmax or ReLU, then the head's columns of dst = P v.  A sequence's
          * rows are `step` rows of the input apart and sequences `bstep`
          * apart: [N, T, 3C] (step 1, bstep T), or seq-first [T, N, 3C]
          * (step N, bstep 1). */
@@ -440,6 +469,29 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
         long long N = in.d[sf ? 1 : 0], T = in.d[sf ? 0 : 1], C = out.d[2], H = L->groups, d = C / H;
         long long step = sf ? N : 1, bstep = sf ? 1 : T;
         float scale = (float)(1.0 / sqrt((double)d));
+        if (T <= NET_TOK_SHORT) {
+            /* short sequences (launch-bound): q, k, v head-major, every
+             * (sequence, head) in one strided batch, as PyTorch's copies */
+            const float *hq = t->heads, *hk = hq + N * T * C, *hv = hk + N * T * C;
+            split_heads<<<base_grid(b, 3 * N * H * T, 256, 8), 256, 0, s>>>(cur, t->heads, N, T, (int)C, (int)H, sf,
+                                                                          NULL, NULL, 0);
+            rc = base_gemm(b, v, 0, 1, T, T, d, scale, hq, d, T * d, hk, d, T * d, 0.0f, t->scores, T, T * T, N * H,
+                           s, e);
+            if (!rc) {
+                if (L->k & NET_ATTN_RELU)
+                    relu_scores<<<base_grid(b, N * H * T * T, 256, 8), 256, 0, s>>>(t->scores, N * H * T, T,
+                                                                                   L->k & NET_ATTN_CAUSAL);
+                else if (L->k & NET_ATTN_CAUSAL)
+                    causal_softmax<<<(unsigned)(N * H * T), 256, 0, s>>>(t->scores, T);
+                else
+                    base_softmax_rows(t->scores, t->scores, N * H * T, T, 0, s);
+                rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, t->scores, T, T * T, hv, d, T * d, 0.0f, t->heads, d, T * d,
+                               N * H, s, e);
+            }
+            if (!rc)
+                merge_heads<<<base_grid(b, N * T * C, 256, 8), 256, 0, s>>>(t->heads, dst, N, T, (int)C, (int)H, sf);
+            break;
+        }
         for (long long h = 0; !rc && h < H; h++) {
             const float *q = cur + h * d;
             rc = base_gemm(b, v, 0, 1, T, T, d, scale, q, step * 3 * C, bstep * 3 * C, q + C, step * 3 * C,
@@ -490,11 +542,12 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
         break;
     }
     case NET_WINDOW_ATTN: {
-        /* the rolled windows as rows; qkv = rows qkv.weight^T (cuBLAS), its
-         * biases and the cosine normalisation; the bias table; per head the
-         * scores (a strided-batched product over the windows), their
-         * softmax with scale, bias and mask, and the product with v into
-         * the head's columns; proj (cuBLAS), its bias and the windows back */
+        /* the rolled windows as rows; qkv = rows qkv.weight^T (cuBLAS); its
+         * biases and the cosine normalisation on the way to head-major q,
+         * k, v; the bias table; the scores of every window and head (one
+         * strided-batched product), their softmax with scale, bias and
+         * mask, the product with v; the heads side by side again; proj
+         * (cuBLAS), its bias and the windows back */
         const float *P[9];
         for (int q = 0; q < 9; q++) P[q] = params + net_param_of(pl, l, q)->offset;
         int S = (int)net_side(in.d[1]), C = (int)in.d[2], kk = L->k, H = L->groups, k2 = kk * kk, d = C / H;
@@ -503,22 +556,24 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
         rc = base_gemm(b, v, 0, 1, M, 3LL * C, C, 1.0f, t->wa[0], C, 0, P[6], C, 0, 0.0f, t->wa[1], 3LL * C, 0, 1,
                        s, e);
         if (rc) break;
-        qkv_prepare<<<base_grid(b, M * H, 256, 8), 256, 0, s>>>(t->wa[1], P[1], P[2], M, C, H);
+        split_heads<<<base_grid(b, 3 * M * H, 256, 8), 256, 0, s>>>(t->wa[1], t->wa[0], nwin, k2, C, H, 0, P[1],
+                                                                     P[2], 1);
         cpb_table<<<(unsigned)((2 * kk - 1) * (2 * kk - 1)), 256, 0, s>>>(P[3], P[4], P[5], t->table, kk, H);
-        for (int h = 0; !rc && h < H; h++) {
-            const float *q = t->wa[1] + (long long)h * d;
-            rc = base_gemm(b, v, 0, 1, k2, k2, d, 1.0f, q, 3LL * C, (long long)k2 * 3 * C, q + C, 3LL * C,
-                           (long long)k2 * 3 * C, 0.0f, t->scores, k2, (long long)k2 * k2, nwin, s, e);
-            if (rc) break;
-            window_softmax<<<(unsigned)((M * 32 + 255) / 256), 256, 0, s>>>(t->scores, t->table, P[0], M, h, H, S,
-                                                                             kk, L->s);
-            rc = base_gemm(b, v, 0, 0, k2, d, k2, 1.0f, t->scores, k2, (long long)k2 * k2, q + 2 * C, 3LL * C,
-                           (long long)k2 * 3 * C, 0.0f, t->wa[2] + (long long)h * d, C, (long long)k2 * C, nwin, s, e);
-        }
+        /* every (window, head) at once: q, k, v are head-major in wa[0] */
+        const float *hq = t->wa[0], *hk = hq + M * C, *hv = hk + M * C;
+        long long hs = (long long)k2 * d;
+        rc = base_gemm(b, v, 0, 1, k2, k2, d, 1.0f, hq, d, hs, hk, d, hs, 0.0f, t->scores, k2, (long long)k2 * k2,
+                       nwin * H, s, e);
         if (rc) break;
-        rc = base_gemm(b, v, 0, 1, M, C, C, 1.0f, t->wa[2], C, 0, P[7], C, 0, 0.0f, t->wa[0], C, 0, 1, s, e);
+        window_softmax<<<(unsigned)((M * H * 32 + 255) / 256), 256, 0, s>>>(t->scores, t->table, P[0], M * H, H, S,
+                                                                            kk, L->s);
+        rc = base_gemm(b, v, 0, 0, k2, d, k2, 1.0f, t->scores, k2, (long long)k2 * k2, hv, d, hs, 0.0f, t->wa[0], d,
+                       hs, nwin * H, s, e);
         if (rc) break;
-        unroll_windows<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(t->wa[0], P[8], dst, M * C, S, C, kk, L->s);
+        merge_heads<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(t->wa[0], t->wa[2], nwin, k2, C, H, 0);
+        rc = base_gemm(b, v, 0, 1, M, C, C, 1.0f, t->wa[2], C, 0, P[7], C, 0, 0.0f, t->wa[1], C, 0, 1, s, e);
+        if (rc) break;
+        unroll_windows<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(t->wa[1], P[8], dst, M * C, S, C, kk, L->s);
         break;
     }
     case NET_MERGE:

@@ -12,10 +12,16 @@ extern "C" {
 
 /* Device scratch of the token layers, owned by the interpreter's state
  * and released by net_tok_destroy. */
+/* Sequences this short take every head in one strided batch (head-major
+ * copies of q, k, v, as PyTorch eager makes them): their per-head
+ * products are too small to fill the GPU one head at a time. */
+#define NET_TOK_SHORT 64
+
 struct net_tok_scratch {
-    float *scores;    /* one head's attention scores (N T^2, or per window k^4) */
+    float *scores;    /* attention scores: one head's (N T^2), or every head's of short sequences or windows */
+    float *heads;     /* head-major q, k, v of short sequences, 3 N T C */
     float *win[2];    /* a spatial MLP's windows, before and after mixing */
-    float *wa[3];     /* window attention: rows, qkv, the heads' outputs */
+    float *wa[3];     /* window attention: rows then head-major q, k, v (3 M C), qkv, the heads side by side */
     float *table;     /* window attention's position-bias table, (2k - 1)^2 x heads */
 };
 
