@@ -450,6 +450,104 @@ void net_tok_destroy(net_tok_scratch *t)
     memset(t, 0, sizeof *t);
 }
 
+/* An attention layer (net_tok_run's): per head for long sequences, every
+ * head at once for short ones. */
+static int run_attention(base_ctx *b, base_variant v, const net_layer *L, const net_shape &in, const net_shape &out,
+                         const float *cur, float *dst, net_tok_scratch *t, cudaStream_t s, kbv_err *e)
+{
+    int rc = 0;
+    /* per head (long sequences: the products are large, and q, k, v
+     * are read in place): scores = scale q k^T (batch N), the mask and
+     * softmax or ReLU, then the head's columns of dst = P v.  A sequence's
+     * rows are `step` rows of the input apart and sequences `bstep`
+     * apart: [N, T, 3C] (step 1, bstep T), or seq-first [T, N, 3C]
+     * (step N, bstep 1). */
+    int sf = (L->k & NET_ATTN_SEQ_FIRST) != 0;
+    long long N = in.d[sf ? 1 : 0], T = in.d[sf ? 0 : 1], C = out.d[2], H = L->groups, d = C / H;
+    long long step = sf ? N : 1, bstep = sf ? 1 : T;
+    float scale = (float)(1.0 / sqrt((double)d));
+    if (T <= NET_TOK_SHORT) {
+        /* short sequences (launch-bound): q, k, v head-major, every
+         * (sequence, head) in one strided batch, as PyTorch's copies */
+        const float *hq = t->heads, *hk = hq + N * T * C, *hv = hk + N * T * C;
+        split_heads<<<base_grid(b, 3 * N * H * T, 256, 8), 256, 0, s>>>(cur, t->heads, N, T, (int)C, (int)H, sf,
+                                                                      NULL, NULL, 0);
+        rc = base_gemm(b, v, 0, 1, T, T, d, scale, hq, d, T * d, hk, d, T * d, 0.0f, t->scores, T, T * T, N * H,
+                       s, e);
+        if (!rc) {
+            if (L->k & NET_ATTN_RELU)
+                relu_scores<<<base_grid(b, N * H * T * T, 256, 8), 256, 0, s>>>(t->scores, N * H * T, T,
+                                                                               L->k & NET_ATTN_CAUSAL);
+            else if (L->k & NET_ATTN_CAUSAL)
+                causal_softmax<<<(unsigned)(N * H * T), 256, 0, s>>>(t->scores, T);
+            else
+                base_softmax_rows(t->scores, t->scores, N * H * T, T, 0, s);
+            rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, t->scores, T, T * T, hv, d, T * d, 0.0f, t->heads, d, T * d,
+                           N * H, s, e);
+        }
+        if (!rc)
+            merge_heads<<<base_grid(b, N * T * C, 256, 8), 256, 0, s>>>(t->heads, dst, N, T, (int)C, (int)H, sf);
+        return rc;
+    }
+    for (long long h = 0; !rc && h < H; h++) {
+        const float *q = cur + h * d;
+        rc = base_gemm(b, v, 0, 1, T, T, d, scale, q, step * 3 * C, bstep * 3 * C, q + C, step * 3 * C,
+                       bstep * 3 * C, 0.0f, t->scores, T, T * T, N, s, e);
+        if (rc) break;
+        if (L->k & NET_ATTN_RELU)
+            relu_scores<<<base_grid(b, N * T * T, 256, 8), 256, 0, s>>>(t->scores, N * T, T,
+                                                                       L->k & NET_ATTN_CAUSAL);
+        else if (L->k & NET_ATTN_CAUSAL)
+            causal_softmax<<<(unsigned)(N * T), 256, 0, s>>>(t->scores, T);
+        else
+            base_softmax_rows(t->scores, t->scores, N * T, T, 0, s);
+        rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, t->scores, T, T * T, q + 2 * C, step * 3 * C, bstep * 3 * C,
+                       0.0f, dst + h * d, step * C, bstep * C, N, s, e);
+    }
+    return rc;
+}
+
+/* A Swin V2 window attention layer (net_tok_run's). */
+static int run_window_attention(base_ctx *b, base_variant v, const net_layer *L, const net_plan *pl, int l,
+                                const net_shape &in, const float *cur, float *dst, const float *params,
+                                net_tok_scratch *t, cudaStream_t s, kbv_err *e)
+{
+    int rc = 0;
+    /* the rolled windows as rows; qkv = rows qkv.weight^T (cuBLAS); its
+     * biases and the cosine normalisation on the way to head-major q,
+     * k, v; the bias table; the scores of every window and head (one
+     * strided-batched product), their softmax with scale, bias and
+     * mask, the product with v; the heads side by side again; proj
+     * (cuBLAS), its bias and the windows back */
+    const float *P[9];
+    for (int q = 0; q < 9; q++) P[q] = params + net_param_of(pl, l, q)->offset;
+    int S = (int)net_side(in.d[1]), C = (int)in.d[2], kk = L->k, H = L->groups, k2 = kk * kk, d = C / H;
+    long long M = in.d[0] * in.d[1], nwin = M / k2;
+    roll_windows<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(cur, t->wa[0], M * C, S, C, kk, L->s);
+    rc = base_gemm(b, v, 0, 1, M, 3LL * C, C, 1.0f, t->wa[0], C, 0, P[6], C, 0, 0.0f, t->wa[1], 3LL * C, 0, 1,
+                   s, e);
+    if (rc) return rc;
+    split_heads<<<base_grid(b, 3 * M * H, 256, 8), 256, 0, s>>>(t->wa[1], t->wa[0], nwin, k2, C, H, 0, P[1],
+                                                                 P[2], 1);
+    cpb_table<<<(unsigned)((2 * kk - 1) * (2 * kk - 1)), 256, 0, s>>>(P[3], P[4], P[5], t->table, kk, H);
+    /* every (window, head) at once: q, k, v are head-major in wa[0] */
+    const float *hq = t->wa[0], *hk = hq + M * C, *hv = hk + M * C;
+    long long hs = (long long)k2 * d;
+    rc = base_gemm(b, v, 0, 1, k2, k2, d, 1.0f, hq, d, hs, hk, d, hs, 0.0f, t->scores, k2, (long long)k2 * k2,
+                   nwin * H, s, e);
+    if (rc) return rc;
+    window_softmax<<<(unsigned)((M * H * 32 + 255) / 256), 256, 0, s>>>(t->scores, t->table, P[0], M * H, H, S,
+                                                                        kk, L->s);
+    rc = base_gemm(b, v, 0, 0, k2, d, k2, 1.0f, t->scores, k2, (long long)k2 * k2, hv, d, hs, 0.0f, t->wa[0], d,
+                   hs, nwin * H, s, e);
+    if (rc) return rc;
+    merge_heads<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(t->wa[0], t->wa[2], nwin, k2, C, H, 0);
+    rc = base_gemm(b, v, 0, 1, M, C, C, 1.0f, t->wa[2], C, 0, P[7], C, 0, 0.0f, t->wa[1], C, 0, 1, s, e);
+    if (rc) return rc;
+    unroll_windows<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(t->wa[1], P[8], dst, M * C, S, C, kk, L->s);
+    return rc;
+}
+
 int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan *pl, int l, const float *cur,
                 const float *skip, float *dst, int may_in_place, const float *params, net_tok_scratch *t,
                 cudaStream_t s, float **wrote, kbv_err *e)
@@ -458,57 +556,9 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
     const net_shape &in = pl->in[l], &out = pl->out[l];
     int rc = 0;
     switch (L->kind) {
-    case NET_ATTENTION: {
-        /* per head (long sequences: the products are large, and q, k, v
-         * are read in place): scores = scale q k^T (batch N), the mask and
-         * softmax or ReLU, then the head's columns of dst = P v.  A sequence's
-         * rows are `step` rows of the input apart and sequences `bstep`
-         * apart: [N, T, 3C] (step 1, bstep T), or seq-first [T, N, 3C]
-         * (step N, bstep 1). */
-        int sf = (L->k & NET_ATTN_SEQ_FIRST) != 0;
-        long long N = in.d[sf ? 1 : 0], T = in.d[sf ? 0 : 1], C = out.d[2], H = L->groups, d = C / H;
-        long long step = sf ? N : 1, bstep = sf ? 1 : T;
-        float scale = (float)(1.0 / sqrt((double)d));
-        if (T <= NET_TOK_SHORT) {
-            /* short sequences (launch-bound): q, k, v head-major, every
-             * (sequence, head) in one strided batch, as PyTorch's copies */
-            const float *hq = t->heads, *hk = hq + N * T * C, *hv = hk + N * T * C;
-            split_heads<<<base_grid(b, 3 * N * H * T, 256, 8), 256, 0, s>>>(cur, t->heads, N, T, (int)C, (int)H, sf,
-                                                                          NULL, NULL, 0);
-            rc = base_gemm(b, v, 0, 1, T, T, d, scale, hq, d, T * d, hk, d, T * d, 0.0f, t->scores, T, T * T, N * H,
-                           s, e);
-            if (!rc) {
-                if (L->k & NET_ATTN_RELU)
-                    relu_scores<<<base_grid(b, N * H * T * T, 256, 8), 256, 0, s>>>(t->scores, N * H * T, T,
-                                                                                   L->k & NET_ATTN_CAUSAL);
-                else if (L->k & NET_ATTN_CAUSAL)
-                    causal_softmax<<<(unsigned)(N * H * T), 256, 0, s>>>(t->scores, T);
-                else
-                    base_softmax_rows(t->scores, t->scores, N * H * T, T, 0, s);
-                rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, t->scores, T, T * T, hv, d, T * d, 0.0f, t->heads, d, T * d,
-                               N * H, s, e);
-            }
-            if (!rc)
-                merge_heads<<<base_grid(b, N * T * C, 256, 8), 256, 0, s>>>(t->heads, dst, N, T, (int)C, (int)H, sf);
-            break;
-        }
-        for (long long h = 0; !rc && h < H; h++) {
-            const float *q = cur + h * d;
-            rc = base_gemm(b, v, 0, 1, T, T, d, scale, q, step * 3 * C, bstep * 3 * C, q + C, step * 3 * C,
-                           bstep * 3 * C, 0.0f, t->scores, T, T * T, N, s, e);
-            if (rc) break;
-            if (L->k & NET_ATTN_RELU)
-                relu_scores<<<base_grid(b, N * T * T, 256, 8), 256, 0, s>>>(t->scores, N * T, T,
-                                                                           L->k & NET_ATTN_CAUSAL);
-            else if (L->k & NET_ATTN_CAUSAL)
-                causal_softmax<<<(unsigned)(N * T), 256, 0, s>>>(t->scores, T);
-            else
-                base_softmax_rows(t->scores, t->scores, N * T, T, 0, s);
-            rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, t->scores, T, T * T, q + 2 * C, step * 3 * C, bstep * 3 * C,
-                           0.0f, dst + h * d, step * C, bstep * C, N, s, e);
-        }
+    case NET_ATTENTION:
+        rc = run_attention(b, v, L, in, out, cur, dst, t, s, e);
         break;
-    }
     case NET_LAYERNORM: {
         const net_param *g = net_param_of(pl, l, 0), *be = net_param_of(pl, l, 1);
         long long C = in.d[in.ndim - 1], rows = numel(in) / C;
@@ -541,41 +591,9 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
                                                                          dst, numel(out), S, C, kk, H, pb, sw);
         break;
     }
-    case NET_WINDOW_ATTN: {
-        /* the rolled windows as rows; qkv = rows qkv.weight^T (cuBLAS); its
-         * biases and the cosine normalisation on the way to head-major q,
-         * k, v; the bias table; the scores of every window and head (one
-         * strided-batched product), their softmax with scale, bias and
-         * mask, the product with v; the heads side by side again; proj
-         * (cuBLAS), its bias and the windows back */
-        const float *P[9];
-        for (int q = 0; q < 9; q++) P[q] = params + net_param_of(pl, l, q)->offset;
-        int S = (int)net_side(in.d[1]), C = (int)in.d[2], kk = L->k, H = L->groups, k2 = kk * kk, d = C / H;
-        long long M = in.d[0] * in.d[1], nwin = M / k2;
-        roll_windows<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(cur, t->wa[0], M * C, S, C, kk, L->s);
-        rc = base_gemm(b, v, 0, 1, M, 3LL * C, C, 1.0f, t->wa[0], C, 0, P[6], C, 0, 0.0f, t->wa[1], 3LL * C, 0, 1,
-                       s, e);
-        if (rc) break;
-        split_heads<<<base_grid(b, 3 * M * H, 256, 8), 256, 0, s>>>(t->wa[1], t->wa[0], nwin, k2, C, H, 0, P[1],
-                                                                     P[2], 1);
-        cpb_table<<<(unsigned)((2 * kk - 1) * (2 * kk - 1)), 256, 0, s>>>(P[3], P[4], P[5], t->table, kk, H);
-        /* every (window, head) at once: q, k, v are head-major in wa[0] */
-        const float *hq = t->wa[0], *hk = hq + M * C, *hv = hk + M * C;
-        long long hs = (long long)k2 * d;
-        rc = base_gemm(b, v, 0, 1, k2, k2, d, 1.0f, hq, d, hs, hk, d, hs, 0.0f, t->scores, k2, (long long)k2 * k2,
-                       nwin * H, s, e);
-        if (rc) break;
-        window_softmax<<<(unsigned)((M * H * 32 + 255) / 256), 256, 0, s>>>(t->scores, t->table, P[0], M * H, H, S,
-                                                                            kk, L->s);
-        rc = base_gemm(b, v, 0, 0, k2, d, k2, 1.0f, t->scores, k2, (long long)k2 * k2, hv, d, hs, 0.0f, t->wa[0], d,
-                       hs, nwin * H, s, e);
-        if (rc) break;
-        merge_heads<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(t->wa[0], t->wa[2], nwin, k2, C, H, 0);
-        rc = base_gemm(b, v, 0, 1, M, C, C, 1.0f, t->wa[2], C, 0, P[7], C, 0, 0.0f, t->wa[1], C, 0, 1, s, e);
-        if (rc) break;
-        unroll_windows<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(t->wa[1], P[8], dst, M * C, S, C, kk, L->s);
+    case NET_WINDOW_ATTN:
+        rc = run_window_attention(b, v, L, pl, l, in, cur, dst, params, t, s, e);
         break;
-    }
     case NET_MERGE:
         merge_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, dst, numel(out),
                                                                       (int)net_side(in.d[1]), (int)in.d[2]);
