@@ -13,7 +13,7 @@
 # one collect run.  The default globs, 'L3_00[13489]_*' and 'L3_01[13]_*', take
 # problems (MLPs, LeNet-5, the basic block, ResNet-18, VGG-16, the DenseNet
 # transition) that cover linear layers, dense convolutions, batch norm,
-# every pooling, residual blocks and all five tuned level-3 candidates in
+# every pooling, residual blocks and the tuned level-3 candidates of those problems in
 # about 60 s of GPU time.  'L3_0[12][1-379]_*' adds the grouped convolutions
 # and ReLU6 (MobileNetV1, MBConv, EfficientNet-B0/B1, RegNet).  The
 # networks with branches (the stack, concatenation, channel shuffle,
@@ -26,7 +26,11 @@
 # recurrent networks and NetVLAD (problems/l3model.h): 'L3_03[4-9]_*'
 # 'L3_04[0-2]_*' 'L3_04[67]_*' (cuDNN's RNNs, whose naive candidates
 # launch two kernels per step and layer, and NetVLAD), and
-# L3_033_vanillarnn alone (2.7 GB of parameters drawn every trial).
+# L3_033_vanillarnn alone (2.7 GB of parameters drawn every trial).  The
+# transformers: 'L3_03[12]_*' 'L3_04[34]_*' 'L3_050_*' (vision attention,
+# CViT, minGPT's attention and block, ReLU attention; L3_031's
+# 16384-token attention keeps 2 GB of scores a head), 'L3_02[89]_*' and
+# 'L3_030_*' (ViT, Swin MLP, Swin V2).
 # KBV_L3_PARITY=1 also runs the parity check on the same problems (PyTorch
 # with CUDA needed; 10 samples a side; about a minute more).
 # Writes OUT_DIR/run.tar.gz (the runs), OUT_DIR/classes.txt (one line per

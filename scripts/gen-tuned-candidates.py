@@ -9,7 +9,10 @@ that share one kernel design:
     the epilogue (level 2), followed where the expression needs it by one
     kernel for a row sum, a row softmax, a group norm or a batch norm;
   - level-3 MLPs: one such product per linear layer, in 3xTF32, with the
-    bias and the ReLU after it in the epilogue.
+    bias and the ReLU after it in the epilogue;
+  - level-3 ReLU self-attention (50): c_attn as such a 3xTF32 product,
+    then one fused causal attention kernel that visits only the key tiles
+    at or before each query tile and never writes the T x T scores.
 
     scripts/gen-tuned-candidates.py [--force] [--bf16] [BUILD_DIR]
 
@@ -1189,6 +1192,171 @@ extern "C" int kbv_forward(const kbv_call *call)
 '''.format(rows="\n".join(rows), M=M, most=most)
 
 
+L3_RELU_ATTN = (50,)
+
+
+def gen_l3_relu_attn(p):
+    """50: c_attn (3xTF32 product with its bias), then relu(q k^T / sqrt(64))
+    v under the causal mask, one block per (64 queries, sample and head)."""
+    parsed = naive_l3.parse_layers(p.get("layers", ""))
+    if not parsed:
+        return None
+    layers = [L for L in parsed[0] if L["kind"] != "K_DROPOUT"]
+    if len(layers) != 2 or layers[0]["kind"] != "K_LINEAR" or layers[1]["kind"] != "K_ATTN" or layers[0]["b"] < 0:
+        return None
+    lin, att = layers
+    C, H = att["out"][2], att["g"]
+    if att["k"] != 3 or C != 64 * H or len(lin["in"]) != 3:
+        return None
+    return HEAD.format(what="c_attn as one tensor-core product in 3xTF32 (about FP32 accuracy) with its\n"
+                            "// bias in the epilogue, then one fused kernel for the causal ReLU attention: per\n"
+                            "// block 64 queries of one sample and head, the key tiles at or before them only\n"
+                            "// (about half of the T x T scores), scores and relu(scores) v in registers and\n"
+                            "// shared memory (the scores never reach global memory).  Expected to beat the\n"
+                            "// strict-FP32 baseline (full T x T products, a ReLU pass over the scores) and\n"
+                            "// lose to its TF32 mode.", mark=MARK, **p) + '''
+struct prm { const float *p[8]; int relu; };
+
+__device__ __forceinline__ float epilogue(float v, long long col, const prm &P)
+{
+    (void)col;
+    (void)P;
+    return v;
+}
+
+/* 3xTF32: zero-mean weights */
+#define SPLIT3 1
+''' + GEMM_CORE + '''
+#define HEADS {H}
+#define C_EMBD {C}
+#define W_OFF {w}LL
+#define B_OFF {b}LL
+#define QT 64             /* queries a block */
+#define KT 32             /* keys a step */
+#define HD 64             /* head size */
+#define LQ (HD + 4)       /* shared rows padded, float4-aligned */
+#define LS (KT + 4)
+
+/* y[b, i, h HD + c] = sum over keys j <= i of relu(q_i . k_j / sqrt(HD)) v_j[c]
+ * for qkv [B, T, 3C] (q, k, v side by side, head h at columns h HD).
+ * Thread (ty, tx) of 16 x 16: scores of rows 4 ty.., keys 2 tx.. of a
+ * step; outputs of rows 4 ty.., columns 4 tx... */
+__global__ void __launch_bounds__(256) relu_attn(const float *__restrict__ qkv, float *__restrict__ y, int T)
+{
+    __shared__ __align__(16) float qs[QT * LQ];
+    __shared__ __align__(16) float ks[KT * LQ];
+    __shared__ __align__(16) float vs[KT * LQ];
+    __shared__ __align__(16) float ss[QT * LS];
+    const int tid = threadIdx.x, ty = tid >> 4, tx = tid & 15;
+    const int q0 = blockIdx.x * QT, bb = blockIdx.y / HEADS, h = blockIdx.y % HEADS;
+    const long long row3 = 3LL * C_EMBD;
+    const float *base = qkv + (long long)bb * T * row3 + h * HD;
+    const float scale = 0.125f;   /* 1 / sqrt(HD) */
+    for (int i = tid; i < QT * HD / 4; i += 256) {
+        int r = i / (HD / 4), c = (i % (HD / 4)) * 4;
+        float4 v = q0 + r < T ? *reinterpret_cast<const float4 *>(base + (long long)(q0 + r) * row3 + c)
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        *reinterpret_cast<float4 *>(&qs[r * LQ + c]) = v;
+    }
+    float acc[4][4];
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) acc[r][c] = 0.0f;
+    const int kend = min(T, q0 + QT);   /* the causal mask ends every later key tile */
+    for (int k0 = 0; k0 < kend; k0 += KT) {
+        __syncthreads();
+        for (int i = tid; i < KT * HD / 4; i += 256) {
+            int r = i / (HD / 4), c = (i % (HD / 4)) * 4;
+            float4 kv = make_float4(0.0f, 0.0f, 0.0f, 0.0f), vv = kv;
+            if (k0 + r < T) {
+                const float *src = base + (long long)(k0 + r) * row3 + c;
+                kv = *reinterpret_cast<const float4 *>(src + C_EMBD);
+                vv = *reinterpret_cast<const float4 *>(src + 2 * C_EMBD);
+            }
+            *reinterpret_cast<float4 *>(&ks[r * LQ + c]) = kv;
+            *reinterpret_cast<float4 *>(&vs[r * LQ + c]) = vv;
+        }
+        __syncthreads();
+        float s[4][2];
+        for (int r = 0; r < 4; r++) s[r][0] = s[r][1] = 0.0f;
+        for (int c = 0; c < HD; c += 4) {
+            float4 a[4], b2[2];
+            for (int r = 0; r < 4; r++) a[r] = *reinterpret_cast<const float4 *>(&qs[(4 * ty + r) * LQ + c]);
+            for (int j = 0; j < 2; j++) b2[j] = *reinterpret_cast<const float4 *>(&ks[(2 * tx + j) * LQ + c]);
+            for (int r = 0; r < 4; r++)
+                for (int j = 0; j < 2; j++)
+                    s[r][j] += a[r].x * b2[j].x + a[r].y * b2[j].y + a[r].z * b2[j].z + a[r].w * b2[j].w;
+        }
+        for (int r = 0; r < 4; r++)
+            for (int j = 0; j < 2; j++) {
+                int qi = q0 + 4 * ty + r, kj = k0 + 2 * tx + j;
+                ss[(4 * ty + r) * LS + 2 * tx + j] = kj <= qi && kj < T ? fmaxf(s[r][j] * scale, 0.0f) : 0.0f;
+            }
+        __syncthreads();
+        for (int j = 0; j < KT; j += 4) {
+            float4 w4[4], v4[4];
+            for (int r = 0; r < 4; r++) w4[r] = *reinterpret_cast<const float4 *>(&ss[(4 * ty + r) * LS + j]);
+            for (int u = 0; u < 4; u++) v4[u] = *reinterpret_cast<const float4 *>(&vs[(j + u) * LQ + 4 * tx]);
+            for (int r = 0; r < 4; r++) {
+                const float wr[4] = { w4[r].x, w4[r].y, w4[r].z, w4[r].w };
+                for (int u = 0; u < 4; u++) {
+                    acc[r][0] += wr[u] * v4[u].x;
+                    acc[r][1] += wr[u] * v4[u].y;
+                    acc[r][2] += wr[u] * v4[u].z;
+                    acc[r][3] += wr[u] * v4[u].w;
+                }
+            }
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        int qi = q0 + 4 * ty + r;
+        if (qi < T)
+            *reinterpret_cast<float4 *>(y + ((long long)bb * T + qi) * C_EMBD + h * HD + 4 * tx) =
+                make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+    }
+}
+
+static float *qkv_buf;
+static long long qkv_len;
+
+extern "C" int kbv_setup(const kbv_call *example)
+{
+    (void)example;
+    return configure<true>();
+}
+
+extern "C" void kbv_teardown(void)
+{
+    cudaFree(qkv_buf);
+    qkv_buf = NULL;
+    qkv_len = 0;
+}
+
+extern "C" int kbv_forward(const kbv_call *call)
+{
+    if (call->n_inputs != 2 || call->n_outputs != 1) return 1;
+    const kbv_tensor *x = &call->inputs[0];
+    if (x->ndim != 3 || x->shape[2] != C_EMBD || x->shape[1] < 1 || x->shape[1] > 65535LL * QT) return 1;
+    long long B = x->shape[0], T = x->shape[1], rows = B * T;
+    if (kbv_numel(&call->outputs[0]) != rows * C_EMBD || B * HEADS > 65535) return 1;
+    if (qkv_len < rows * 3 * C_EMBD) {
+        cudaFree(qkv_buf);
+        qkv_buf = NULL;
+        qkv_len = 0;
+        if (cudaMalloc((void **)&qkv_buf, (size_t)(rows * 3 * C_EMBD) * sizeof(float)) != cudaSuccess) return 1;
+        qkv_len = rows * 3 * C_EMBD;
+    }
+    const float *params = (const float *)call->inputs[1].data;
+    prm P = {};
+    if (run_gemm<true>((const float *)x->data, params + W_OFF, qkv_buf, params + B_OFF, rows, 3 * C_EMBD, C_EMBD,
+                       1, 0, 0, 0, P, call->stream))
+        return 1;
+    dim3 grid((unsigned)((T + QT - 1) / QT), (unsigned)(B * HEADS));
+    relu_attn<<<grid, 256, 0, call->stream>>>(qkv_buf, (float *)call->outputs[0].data, (int)T);
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+'''.replace("{H}", str(H)).replace("{C}", str(C)).replace("{w}", str(lin["w"])).replace("{b}", str(lin["b"]))
+
+
 def family(p, bf16=False):
     n = p["number"]
     if bf16:
@@ -1204,6 +1372,8 @@ def family(p, bf16=False):
         return gen_l2_gemm_post
     if p["level"] == 3 and n in L3_MLP:
         return gen_l3_mlp
+    if p["level"] == 3 and n in L3_RELU_ATTN:
+        return gen_l3_relu_attn
     return None
 
 def main():

@@ -811,6 +811,294 @@ class UNet(torch.nn.Module):
         return self.final_conv(d)
 
 
+class GPTAttention(torch.nn.Module):
+    """minGPT's causal self-attention as KernelBench writes it (43, and 50
+    with relu in place of softmax and no output projection); dropouts
+    p = 0.0 left out."""
+    def __init__(self, C, H, max_seqlen, relu=False):
+        super().__init__()
+        self.c_attn = torch.nn.Linear(C, 3 * C)
+        self.c_proj = None if relu else torch.nn.Linear(C, C)
+        self.register_buffer("bias", torch.tril(torch.ones(max_seqlen, max_seqlen)).view(1, 1, max_seqlen, max_seqlen))
+        self.H, self.C, self.relu = H, C, relu
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.C, dim=2)
+        q, k, v = (t.view(B, T, self.H, C // self.H).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        att = F.relu(att) if self.relu else F.softmax(att, dim=-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+        return y if self.c_proj is None else self.c_proj(y)
+
+
+class NewGELU(torch.nn.Module):
+    def forward(self, x):
+        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+class GPTBlock(torch.nn.Module):
+    """minGPT's block (44): pre-norm attention and MLP with residuals."""
+    def __init__(self, C, H, max_seqlen):
+        super().__init__()
+        self.ln_1 = torch.nn.LayerNorm(C)
+        self.attn = GPTAttention(C, H, max_seqlen)
+        self.ln_2 = torch.nn.LayerNorm(C)
+        self.mlp = torch.nn.ModuleDict(dict(c_fc=torch.nn.Linear(C, 4 * C), c_proj=torch.nn.Linear(4 * C, C),
+                                            act=NewGELU(), dropout=torch.nn.Dropout(0.0)))
+
+    def forward(self, x):
+        m = self.mlp
+        x = x + self.attn(self.ln_1(x))
+        return x + m.dropout(m.c_proj(m.act(m.c_fc(self.ln_2(x)))))
+
+
+class VisionAttention(torch.nn.Module):
+    """31: nn.MultiheadAttention over the pixels of each image (sequence
+    first), the residual and a layer norm."""
+    def __init__(self, C, H):
+        super().__init__()
+        self.attn = torch.nn.MultiheadAttention(C, H)
+        self.norm = torch.nn.LayerNorm(C)
+
+    def forward(self, x):
+        B, C, H, W = x.shape
+        x = x.view(B, C, H * W).permute(2, 0, 1)
+        a, _ = self.attn(x, x, x)
+        return self.norm(a + x).permute(1, 2, 0).view(B, C, H, W)
+
+
+class ViT(torch.nn.Module):
+    """28: KernelBench's ViT (dropouts 0.0).  Its TransformerEncoder is
+    batch_first=False, so [2, 197, 512] is 197 sequences of 2."""
+    def __init__(self, image_size=224, patch=16, classes=10, dim=512, depth=6, heads=8, mlp_dim=2048, channels=3):
+        super().__init__()
+        self.patch = patch
+        self.pos_embedding = torch.nn.Parameter(torch.randn(1, (image_size // patch) ** 2 + 1, dim))
+        self.patch_to_embedding = torch.nn.Linear(channels * patch * patch, dim)
+        self.cls_token = torch.nn.Parameter(torch.randn(1, 1, dim))
+        self.transformer = torch.nn.TransformerEncoder(
+            torch.nn.TransformerEncoderLayer(d_model=dim, nhead=heads, dim_feedforward=mlp_dim, dropout=0.0), depth)
+        self.mlp_head = torch.nn.Sequential(torch.nn.Linear(dim, mlp_dim), torch.nn.GELU(), torch.nn.Dropout(0.0),
+                                            torch.nn.Linear(mlp_dim, classes))
+
+    def forward(self, img):
+        p = self.patch
+        x = img.unfold(2, p, p).unfold(3, p, p).reshape(img.shape[0], -1, p * p * img.shape[1])
+        x = self.patch_to_embedding(x)
+        x = torch.cat((self.cls_token.expand(img.shape[0], -1, -1), x), dim=1)
+        x = self.transformer(x + self.pos_embedding)
+        return self.mlp_head(x[:, 0])
+
+
+class CViT(torch.nn.Module):
+    """32: KernelBench's convolutional vision transformer."""
+    def __init__(self, classes=1000, dim=128, heads=4, layers=6, ratio=4.0, patch=4, channels=3, image_size=32):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(channels, dim, kernel_size=patch, stride=patch)
+        self.linear_proj = torch.nn.Linear(dim * (image_size // patch) ** 2, dim)
+        self.transformer_layers = torch.nn.ModuleList([
+            torch.nn.TransformerEncoderLayer(d_model=dim, nhead=heads, dim_feedforward=int(dim * ratio), dropout=0.0,
+                                             batch_first=True) for _ in range(layers)])
+        self.cls_token = torch.nn.Parameter(torch.zeros(1, 1, dim))
+        self.fc_out = torch.nn.Linear(dim, classes)
+
+    def forward(self, x):
+        B = x.size(0)
+        x = self.linear_proj(self.conv1(x).flatten(start_dim=1))
+        x = torch.cat((self.cls_token.expand(B, -1, -1), x.unsqueeze(1)), dim=1)
+        for layer in self.transformer_layers:
+            x = layer(x)
+        return self.fc_out(x[:, 0])
+
+
+class SwinMLPBlock(torch.nn.Module):
+    """29's block: x + spatial MLP of norm1(x) over (shifted) windows, then
+    x + fc2(GELU(fc1(norm2(x)))); registered norm1, spatial_mlp, norm2,
+    fc1, fc2 as KernelBench's (its Mlp holds fc1 and fc2)."""
+    def __init__(self, dim, res, heads, ws, shift):
+        super().__init__()
+        if res <= ws:
+            ws, shift = res, 0
+        self.res, self.heads, self.ws, self.shift = res, heads, ws, shift
+        self.norm1 = torch.nn.LayerNorm(dim)
+        self.spatial_mlp = torch.nn.Conv1d(heads * ws * ws, heads * ws * ws, kernel_size=1, groups=heads)
+        self.norm2 = torch.nn.LayerNorm(dim)
+        self.fc1 = torch.nn.Linear(dim, 4 * dim)
+        self.fc2 = torch.nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        B, L, C = x.shape
+        S, ws, nh = self.res, self.ws, self.heads
+        h = self.norm1(x).view(B, S, S, C)
+        pb = ws - self.shift
+        if self.shift:
+            h = F.pad(h, [0, 0, pb, self.shift, pb, self.shift], "constant", 0)
+        P = h.shape[1]
+        w = h.view(B, P // ws, ws, P // ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, ws * ws, nh, C // nh)
+        w = self.spatial_mlp(w.transpose(1, 2).reshape(-1, nh * ws * ws, C // nh))
+        w = w.view(-1, nh, ws * ws, C // nh).transpose(1, 2).reshape(B, P // ws, P // ws, ws, ws, C)
+        h = w.permute(0, 1, 3, 2, 4, 5).reshape(B, P, P, C)
+        if self.shift:
+            h = h[:, pb:pb + S, pb:pb + S, :]
+        x = x + h.reshape(B, S * S, C)
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class PatchMerging(torch.nn.Module):
+    def __init__(self, res, dim):
+        super().__init__()
+        self.res = res
+        self.reduction = torch.nn.Linear(4 * dim, 2 * dim, bias=False)
+        self.norm = torch.nn.LayerNorm(4 * dim)
+
+    def forward(self, x):
+        B, L, C = x.shape
+        x = x.view(B, self.res, self.res, C)
+        x = torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]], -1)
+        return self.reduction(self.norm(x.view(B, -1, 4 * C)))
+
+
+class SwinMLP(torch.nn.Module):
+    """29: KernelBench's Swin MLP with its defaults (dropouts and drop
+    paths are identities)."""
+    def __init__(self, embed=96, depths=(2, 2, 6, 2), heads=(3, 6, 12, 24), ws=7, classes=1000):
+        super().__init__()
+        self.proj = torch.nn.Conv2d(3, embed, kernel_size=4, stride=4)
+        self.pnorm = torch.nn.LayerNorm(embed)
+        layers, res, dim = [], 56, embed
+        for i, (d, h) in enumerate(zip(depths, heads)):
+            layers += [SwinMLPBlock(dim, res, h, ws, 0 if j % 2 == 0 else ws // 2) for j in range(d)]
+            if i < len(depths) - 1:
+                layers.append(PatchMerging(res, dim))
+                res, dim = res // 2, dim * 2
+        self.layers = torch.nn.Sequential(*layers)
+        self.norm = torch.nn.LayerNorm(dim)
+        self.head = torch.nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.pnorm(self.proj(x).flatten(2).transpose(1, 2))
+        x = self.norm(self.layers(x))
+        return self.head(x.mean(1))
+
+
+class WindowAttentionV2(torch.nn.Module):
+    """30's WindowAttention: cosine attention with a clamped logit scale and
+    the continuous position bias of cpb_mlp; its own parameters
+    (logit_scale, q_bias, v_bias) come before its children's."""
+    def __init__(self, dim, ws, heads):
+        super().__init__()
+        self.ws, self.heads = ws, heads
+        self.logit_scale = torch.nn.Parameter(torch.log(10 * torch.ones((heads, 1, 1))))
+        self.cpb_mlp = torch.nn.Sequential(torch.nn.Linear(2, 512, bias=True), torch.nn.ReLU(inplace=True),
+                                           torch.nn.Linear(512, heads, bias=False))
+        rel = torch.arange(-(ws - 1), ws, dtype=torch.float32)
+        table = torch.stack(torch.meshgrid([rel, rel], indexing="ij")).permute(1, 2, 0).contiguous().unsqueeze(0)
+        table = table / (ws - 1) * 8
+        table = torch.sign(table) * torch.log2(torch.abs(table) + 1.0) / math.log2(8)
+        self.register_buffer("relative_coords_table", table)
+        c = torch.stack(torch.meshgrid([torch.arange(ws), torch.arange(ws)], indexing="ij")).flatten(1)
+        r = (c[:, :, None] - c[:, None, :]).permute(1, 2, 0).contiguous()
+        self.register_buffer("relative_position_index", (r[:, :, 0] + ws - 1) * (2 * ws - 1) + r[:, :, 1] + ws - 1)
+        self.qkv = torch.nn.Linear(dim, dim * 3, bias=False)
+        self.q_bias = torch.nn.Parameter(torch.zeros(dim))
+        self.v_bias = torch.nn.Parameter(torch.zeros(dim))
+        self.proj = torch.nn.Linear(dim, dim)
+
+    def forward(self, x, mask=None):
+        B_, N, C = x.shape
+        bias = torch.cat((self.q_bias, torch.zeros_like(self.v_bias), self.v_bias))
+        qkv = F.linear(x, self.qkv.weight, bias).reshape(B_, N, 3, self.heads, -1).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        attn = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).transpose(-2, -1)
+        attn = attn * torch.clamp(self.logit_scale, max=math.log(1.0 / 0.01)).exp()
+        t = self.cpb_mlp(self.relative_coords_table).view(-1, self.heads)
+        rpb = t[self.relative_position_index.view(-1)].view(N, N, -1).permute(2, 0, 1).contiguous()
+        attn = attn + 16 * torch.sigmoid(rpb).unsqueeze(0)
+        if mask is not None:
+            nW = mask.shape[0]
+            attn = (attn.view(B_ // nW, nW, self.heads, N, N) + mask.unsqueeze(1).unsqueeze(0)).view(-1, self.heads, N, N)
+        x = (F.softmax(attn, dim=-1) @ v).transpose(1, 2).reshape(B_, N, C)
+        return self.proj(x)
+
+
+class SwinV2Block(torch.nn.Module):
+    """30's block (res-post-norm): x + norm1(attn(x)), x + norm2(mlp(x))."""
+    def __init__(self, dim, res, heads, ws, shift):
+        super().__init__()
+        if res <= ws:
+            ws, shift = res, 0
+        self.res, self.ws, self.shift = res, ws, shift
+        self.norm1 = torch.nn.LayerNorm(dim)
+        self.attn = WindowAttentionV2(dim, ws, heads)
+        self.norm2 = torch.nn.LayerNorm(dim)
+        self.fc1 = torch.nn.Linear(dim, 4 * dim)
+        self.fc2 = torch.nn.Linear(4 * dim, dim)
+        mask = None
+        if shift:
+            img = torch.zeros((1, res, res, 1))
+            cnt = 0
+            for hs in (slice(0, -ws), slice(-ws, -shift), slice(-shift, None)):
+                for wsl in (slice(0, -ws), slice(-ws, -shift), slice(-shift, None)):
+                    img[:, hs, wsl, :] = cnt
+                    cnt += 1
+            mw = img.view(1, res // ws, ws, res // ws, ws, 1).permute(0, 1, 3, 2, 4, 5).reshape(-1, ws * ws)
+            mask = mw.unsqueeze(1) - mw.unsqueeze(2)
+            mask = mask.masked_fill(mask != 0, -100.0).masked_fill(mask == 0, 0.0)
+        self.register_buffer("attn_mask", mask)
+
+    def forward(self, x):
+        B, L, C = x.shape
+        S, ws = self.res, self.ws
+        h = x.view(B, S, S, C)
+        if self.shift:
+            h = torch.roll(h, shifts=(-self.shift, -self.shift), dims=(1, 2))
+        w = h.view(B, S // ws, ws, S // ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, ws * ws, C)
+        w = self.attn(w, mask=self.attn_mask)
+        h = w.view(B, S // ws, S // ws, ws, ws, C).permute(0, 1, 3, 2, 4, 5).reshape(B, S, S, C)
+        if self.shift:
+            h = torch.roll(h, shifts=(self.shift, self.shift), dims=(1, 2))
+        x = x + self.norm1(h.reshape(B, L, C))
+        return x + self.norm2(self.fc2(F.gelu(self.fc1(x))))
+
+
+class PatchMergingV2(torch.nn.Module):
+    def __init__(self, res, dim):
+        super().__init__()
+        self.res = res
+        self.reduction = torch.nn.Linear(4 * dim, 2 * dim, bias=False)
+        self.norm = torch.nn.LayerNorm(2 * dim)
+
+    def forward(self, x):
+        B, L, C = x.shape
+        x = x.view(B, self.res, self.res, C)
+        x = torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]], -1)
+        return self.norm(self.reduction(x.view(B, -1, 4 * C)))
+
+
+class SwinV2(torch.nn.Module):
+    """30: KernelBench's Swin Transformer V2 with its defaults."""
+    def __init__(self, embed=96, depths=(2, 2, 6, 2), heads=(3, 6, 12, 24), ws=7, classes=1000):
+        super().__init__()
+        self.proj = torch.nn.Conv2d(3, embed, kernel_size=4, stride=4)
+        self.pnorm = torch.nn.LayerNorm(embed)
+        layers, res, dim = [], 56, embed
+        for i, (d, h) in enumerate(zip(depths, heads)):
+            layers += [SwinV2Block(dim, res, h, ws, 0 if j % 2 == 0 else ws // 2) for j in range(d)]
+            if i < len(depths) - 1:
+                layers.append(PatchMergingV2(res, dim))
+                res, dim = res // 2, dim * 2
+        self.layers = torch.nn.Sequential(*layers)
+        self.norm = torch.nn.LayerNorm(dim)
+        self.head = torch.nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.pnorm(self.proj(x).flatten(2).transpose(1, 2))
+        x = self.norm(self.layers(x))
+        return self.head(x.mean(1))
+
+
 L3_BUILD = {
     1: lambda: mlp([16384, 16384, 16384, 8192]),
     2: lambda: mlp([16384, 32768, 32768, 16384]),
@@ -839,7 +1127,15 @@ L3_BUILD = {
     25: lambda: ShuffleUnit(240, 480, 3),
     26: lambda: ShuffleNet(1000),
     27: regnet,
+    28: ViT,
+    29: SwinMLP,
+    30: SwinV2,
+    31: lambda: VisionAttention(128, 4),
+    32: CViT,
+    43: lambda: GPTAttention(768, 8, 1024),
+    44: lambda: GPTBlock(768, 8, 1024),
     45: lambda: UNet(8, 4, 64),
+    50: lambda: GPTAttention(768, 12, 1024, relu=True),
 }
 _nets = {}
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "suite.h"
@@ -77,7 +78,43 @@ static void test_every_network_walks_to_its_output(void **state)
             net_shape in = pl->in[l], want = in;
             if (l > 0) assert_memory_equal(&in, &pl->out[l - 1], sizeof in);
             switch (L->kind) {
-            case NET_LINEAR: want.d[1] = L->out; break;
+            case NET_LINEAR: want.d[in.ndim - 1] = L->out; break;
+            case NET_ATTENTION: want.d[2] = in.d[2] / 3; break;
+            case NET_UNFOLD:
+                want.ndim = 3;
+                want.d[1] = (in.d[2] / L->k) * (in.d[3] / L->k);
+                want.d[2] = in.d[1] * L->k * L->k;
+                want.d[3] = 0;
+                break;
+            case NET_CLS:
+                want.ndim = 3;
+                want.d[1] = in.ndim == 2 ? 2 : in.d[1] + 1;
+                want.d[2] = in.d[in.ndim - 1];
+                break;
+            case NET_MERGE:
+                want.d[1] = in.d[1] / 4;
+                want.d[2] = in.d[2] * 4;
+                break;
+            case NET_FIRST_TOKEN: case NET_TOKEN_MEAN:
+                want.ndim = 2;
+                want.d[1] = in.d[2];
+                want.d[2] = 0;
+                break;
+            case NET_TOKENS:
+                want.ndim = 3;
+                want.d[1] = in.d[2] * in.d[3];
+                want.d[2] = in.d[1];
+                want.d[3] = 0;
+                break;
+            case NET_UNTOKENS: {
+                /* back to the shape of the image the tokens came from */
+                int t = l - 1;
+                while (t >= 0 && sp->layers[t].kind != NET_TOKENS) t--;
+                assert_true(t >= 0);
+                want = pl->in[t];
+                want.d[1] = in.d[2];
+                break;
+            }
             case NET_CONV2D: want.d[1] = L->out; /* fall through */
             case NET_MAXPOOL2D: case NET_AVGPOOL2D:
                 for (int a = 2; a < 4; a++) {
@@ -121,36 +158,60 @@ static void test_every_network_walks_to_its_output(void **state)
             if (memcmp(&want, &pl->out[l], sizeof want) != 0)
                 fail_msg("%s: layer %d (%s) ends in another shape", p->id, l + 1, net_kind_name(L->kind));
         }
-        /* the layout: contiguous from 0, in registration order (the
-         * layers' groups, then program order; net.h: reg), each part its
-         * shape's size, the whole the params tensor.  The parts are listed
-         * in program order. */
+        /* the layout: contiguous from 0 in the order the parts are listed
+         * (the layers' order, then program order: checked below), each
+         * part its shape's size, the whole the params tensor */
         int64_t at = 0;
-        int top = 0;
-        for (int l = 0; l < sp->n_layers; l++)
-            if (sp->layers[l].reg > top) top = sp->layers[l].reg;
-        for (int r = 0; r <= top; r++)
-            for (int q = 0; q < pl->n_params; q++) {
-                const net_param *pp = &pl->param[q];
-                if (sp->layers[pp->layer].reg != r) continue;
-                if (pp->offset != at) fail_msg("%s: part %d at %lld, expected %lld", p->id, q,
-                                               (long long)pp->offset, (long long)at);
-                at += pp->count;
-            }
+        for (int q = 0; q < pl->n_params; q++) {
+            const net_param *pp = &pl->param[q];
+            if (pp->offset != at) fail_msg("%s: part %d at %lld, expected %lld", p->id, q,
+                                           (long long)pp->offset, (long long)at);
+            at += pp->count;
+        }
         assert_int_equal(at, pl->n_param_floats);
         for (int q = 0; q < pl->n_params; q++) {
             const net_param *pp = &pl->param[q];
             int64_t n = 1;
             for (int a = 0; a < pp->shape.ndim; a++) n *= pp->shape.d[a];
             assert_int_equal(n, pp->count);
-            if (q > 0) assert_true(pp->layer > pl->param[q - 1].layer ||
-                                   (pp->layer == pl->param[q - 1].layer && pp->is_bias));
+            if (q > 0) {
+                /* by the layers' order, then in program order, weight before bias */
+                const net_param *pq = &pl->param[q - 1];
+                int o1 = sp->layers[pq->layer].order, o2 = sp->layers[pp->layer].order;
+                assert_true(o2 > o1 || (o2 == o1 && (pp->layer > pq->layer ||
+                                                     (pp->layer == pq->layer && pp->is_bias))));
+            }
             int kind = sp->layers[pp->layer].kind;
-            if (kind == NET_BN2D) {
+            if (kind == NET_CLS || kind == NET_POS) {
+                /* torch.randn or torch.zeros, as the model draws them */
+                if (sp->layers[pp->layer].init == NET_INIT_ZEROS) {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
+                    assert_true(pp->gen.a == 0.0);
+                } else {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_NORMAL);
+                    assert_true(pp->gen.a == 0.0 && pp->gen.b == 1.0);
+                }
+            } else if (kind == NET_WINDOW_ATTN) {
+                /* logit_scale log(10), q_bias and v_bias 0, then Linear
+                 * defaults: cpb_mlp.0 (fan_in 2) weight and bias, cpb_mlp.2
+                 * (fan_in 512), qkv and proj (fan_in C) */
+                int part = pp->is_bias;
+                int64_t C = pl->in[pp->layer].d[2];
+                double fan = part <= 4 ? 2.0 : part == 5 ? 512.0 : (double)C;
+                if (part <= 2) {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
+                    assert_true(pp->gen.a == (part == 0 ? log(10.0) : 0.0));
+                } else {
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_UNIFORM);
+                    double k2 = pp->gen.b * pp->gen.b * fan;
+                    assert_true(pp->gen.a == -pp->gen.b && k2 > 0.999999 && k2 < 1.000001);
+                }
+            } else if (kind == NET_BN2D || kind == NET_LAYERNORM) {
                 assert_int_equal(pp->gen.kind, SUITE_GEN_CONST);
                 assert_true(pp->gen.a == (pp->is_bias ? 0.0 : 1.0));
             } else {
-                assert_true(kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_CONVT2D);
+                assert_true(kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_CONVT2D ||
+                            kind == NET_WINDOW_MLP || kind == NET_WINDOW_ATTN);
                 /* U(-k, k), k = 1/sqrt(fan_in): fan_in is the weight's
                  * size over its dimension 0 (Cin / groups k^2; for a
                  * transposed convolution, whose weight is [Cin, Cout /
@@ -172,6 +233,11 @@ static void test_every_network_walks_to_its_output(void **state)
                 } else if (init == NET_INIT_NORMAL_001) {
                     assert_int_equal(pp->gen.kind, SUITE_GEN_NORMAL);
                     assert_true(pp->gen.a == 0.0 && pp->gen.b == 0.01);
+                } else if (init == NET_INIT_XAVIER_ZERO) {
+                    /* xavier_uniform_: U(-a, a), a^2 = 6 / (fan_in + fan_out) */
+                    assert_int_equal(pp->gen.kind, SUITE_GEN_UNIFORM);
+                    double a2 = pp->gen.b * pp->gen.b * (double)(fan + fan_out);
+                    assert_true(pp->gen.a == -pp->gen.b && a2 > 5.999999 && a2 < 6.000001);
                 } else {
                     assert_int_equal(pp->gen.kind, SUITE_GEN_UNIFORM);
                     assert_true(pp->gen.a == -pp->gen.b);
@@ -191,7 +257,7 @@ static void test_every_network_walks_to_its_output(void **state)
         assert_true(p->uses_tf32);
         free(pl);
     }
-    assert_true(nets >= 28);
+    assert_true(nets >= 36);
 }
 
 static int64_t linear_params(int64_t in, int64_t out)
@@ -261,6 +327,21 @@ static int64_t dconv_params(int64_t in, int64_t c)
 static int64_t up_params(int64_t in, int64_t out)
 {
     return in * out * 4 + out;
+}
+
+/* A Swin MLP block of width c and h heads (windows of 7). */
+static int64_t swin_block(int64_t c, int64_t h)
+{
+    return 4 * c + h * 49 * 49 + h * 49 + linear_params(c, 4 * c) + linear_params(4 * c, c);
+}
+
+/* A Swin V2 block of width c and h heads (windows of 7): norm1, the
+ * attention (logit_scale, q_bias, v_bias, cpb_mlp 2 -> 512 -> h without
+ * the last bias, qkv without a bias, proj), norm2, fc1, fc2. */
+static int64_t swin2_block(int64_t c, int64_t h)
+{
+    return 2 * c + h + 2 * c + linear_params(2, 512) + 512 * h + 3 * c * c + linear_params(c, c) + 2 * c +
+           linear_params(c, 4 * c) + linear_params(4 * c, c);
 }
 
 /* Parameter counts of the architectures, from their layer sizes. */
@@ -355,6 +436,40 @@ static void test_known_parameter_counts(void **state)
                                 dconv_params(1024, 512) + up_params(512, 256) + dconv_params(512, 256) +
                                 up_params(256, 128) + dconv_params(256, 128) + up_params(128, 64) +
                                 dconv_params(128, 64) + conv_params(64, 4, 1, 1) },
+        /* in_proj [3C, C] and its bias, out_proj, the layer norm */
+        { "L3_031_visionattention", linear_params(128, 384) + linear_params(128, 128) + 2 * 128 },
+        /* c_attn, c_proj */
+        { "L3_043_mingptcausalattention", linear_params(768, 2304) + linear_params(768, 768) },
+        /* ln_1, attention, ln_2, c_fc, c_proj */
+        { "L3_044_minigptblock", 2 * 768 + linear_params(768, 2304) + linear_params(768, 768) + 2 * 768 +
+                                 linear_params(768, 3072) + linear_params(3072, 768) },
+        { "L3_050_reluselfattention", linear_params(768, 2304) },
+        /* pos_embedding [1, 197, 512], patch_to_embedding, cls_token, six
+         * encoder layers (in_proj, out_proj, linear1, linear2, two norms),
+         * mlp_head */
+        { "L3_028_visiontransformer", 197 * 512 + linear_params(768, 512) + 512 +
+                                      6 * (linear_params(512, 1536) + linear_params(512, 512) +
+                                           linear_params(512, 2048) + linear_params(2048, 512) + 4 * 512) +
+                                      linear_params(512, 2048) + linear_params(2048, 10) },
+        /* patch_embed (conv, norm); per block norm1, spatial_mlp (heads 49 x 49
+         * and its bias), norm2, fc1, fc2; PatchMerging's reduction (no bias)
+         * and norm; norm; head */
+        { "L3_029_swinmlp", conv_params(3, 96, 4, 1) + 2 * 96 + 2 * swin_block(96, 3) + 4 * 96 * 2 * 96 + 8 * 96 +
+                            2 * swin_block(192, 6) + 4 * 192 * 2 * 192 + 8 * 192 + 6 * swin_block(384, 12) +
+                            4 * 384 * 2 * 384 + 8 * 384 + 2 * swin_block(768, 24) + 2 * 768 +
+                            linear_params(768, 1000) },
+        /* patch_embed, the stages with PatchMerging V2 (reduction without a
+         * bias, norm of 2C), norm, head */
+        { "L3_030_swintransformerv2", conv_params(3, 96, 4, 1) + 2 * 96 + 2 * swin2_block(96, 3) +
+                                      4 * 96 * 2 * 96 + 4 * 96 + 2 * swin2_block(192, 6) + 4 * 192 * 2 * 192 +
+                                      4 * 192 + 6 * swin2_block(384, 12) + 4 * 384 * 2 * 384 + 4 * 384 +
+                                      2 * swin2_block(768, 24) + 2 * 768 + linear_params(768, 1000) },
+        /* conv1, linear_proj, six encoder layers, cls_token, fc_out */
+        { "L3_032_convolutionalvisiontransformer", conv_params(3, 128, 4, 1) + linear_params(8192, 128) +
+                                                   6 * (linear_params(128, 384) + linear_params(128, 128) +
+                                                        linear_params(128, 512) + linear_params(512, 128) +
+                                                        4 * 128) +
+                                                   128 + linear_params(128, 1000) },
         { "L3_011_vgg16", 138357544 },
         { "L3_012_vgg19", 143667240 },
     };
@@ -441,7 +556,7 @@ static void test_branch_networks(void **state)
     pl = walk(p);
     int first_trans = -1;
     for (int l = 4; l < sp->n_layers && first_trans < 0; l++)
-        if (sp->layers[l].reg == 2) first_trans = l;
+        if (sp->layers[l].order == 2) first_trans = l;
     assert_int_equal(first_trans, 4 + 6 * 6);
     assert_int_equal(sp->layers[first_trans].kind, NET_BN2D);
     assert_int_equal(pl->in[first_trans].d[1], 256);
@@ -577,21 +692,34 @@ static void test_malformed_programs_are_refused(void **state)
      * per output and softmax 5 per element of the pooled map (2*2*64) */
     assert_true(pl->flops == 2.0 * 512 * 3 + 2.0 * 640 * 27 + 2.0 * 1152 * 8 + 1024.0 + 9.0 * 256 + 5.0 * 256);
     free(pl);
-    /* registration groups: group 1's parts after group 0's, each in
-     * program order */
-    const net_layer grouped[] = { { .kind = NET_CONV2D, .out = 4, .k = 1, .s = 1, .reg = 1 },
+    /* orders: order 1's parts listed and packed after order 0's, each
+     * order's in program order */
+    const net_layer grouped[] = { { .kind = NET_CONV2D, .out = 4, .k = 1, .s = 1, .order = 1 },
                                   { .kind = NET_BN2D },
-                                  { .kind = NET_CONV2D, .out = 2, .k = 1, .s = 1, .bias = 1, .reg = 1 } };
+                                  { .kind = NET_CONV2D, .out = 2, .k = 1, .s = 1, .bias = 1, .order = 1 } };
     net_spec sg = { OP_NET_FIRST, 3, grouped, 1e-5 };
     pl = calloc(1, sizeof *pl);
     assert_int_equal(net_plan_make(&sg, img, 4, pl, why, sizeof why), 0);
-    assert_int_equal(pl->param[1].offset, 0);        /* bn weight [4] */
-    assert_int_equal(pl->param[2].offset, 4);        /* bn bias */
-    assert_int_equal(pl->param[0].offset, 8);        /* conv 4 x 3 */
-    assert_int_equal(pl->param[3].offset, 20);       /* conv 2 x 4 */
-    assert_int_equal(pl->param[4].offset, 28);       /* its bias */
+    const struct { int layer, is_bias; int64_t offset; } packed[] = {
+        { 1, 0, 0 },    /* bn weight [4] */
+        { 1, 1, 4 },    /* bn bias */
+        { 0, 0, 8 },    /* conv 4 x 3 */
+        { 2, 0, 20 },   /* conv 2 x 4 */
+        { 2, 1, 28 },   /* its bias */
+    };
+    assert_int_equal(pl->n_params, 5);
+    for (int q = 0; q < 5; q++) {
+        assert_int_equal(pl->param[q].layer, packed[q].layer);
+        assert_int_equal(pl->param[q].is_bias, packed[q].is_bias);
+        assert_int_equal(pl->param[q].offset, packed[q].offset);
+    }
     assert_int_equal(pl->n_param_floats, 30);
+    assert_ptr_equal(net_param_of(pl, 0, 0), &pl->param[2]);
     free(pl);
+    /* a negative order is refused */
+    const net_layer negative[] = { { .kind = NET_BN2D, .order = -1 } };
+    assert_int_equal(walks(negative, 1, img, 4, why, sizeof why), -1);
+    assert_non_null(strstr(why, "negative order"));
     /* a depthwise convolution (weight [C, 1, k, k]) and an average pool */
     int64_t img6[4] = { 2, 6, 8, 8 };
     const net_layer dw[] = { { NET_CONV2D, 6, 3, 1, 1, 0, 6, 0, 0, 0 }, { NET_AVGPOOL2D, 0, 2, 2, 0, 0, 0, 0, 0, 0 } };
@@ -603,6 +731,152 @@ static void test_malformed_programs_are_refused(void **state)
     assert_int_equal(pl->result.d[2], 4);
     /* 2 * outputs * 9 for the depthwise convolution, (4 + 1) per pooled output */
     assert_true(pl->flops == 2.0 * (2 * 6 * 64) * 9 + 5.0 * (2 * 6 * 16));
+    free(pl);
+}
+
+/* An attention layer: its shapes, FLOPs and refusals; tokens of an image
+ * and back. */
+static void test_attention_programs(void **state)
+{
+    (void)state;
+    char why[200];
+    int64_t seq[3] = { 2, 5, 12 }, img[4] = { 2, 6, 3, 4 };
+    /* c_attn (12 -> 36), causal attention with 2 heads, c_proj */
+    const net_layer gpt[] = { { NET_LINEAR, 36, 0, 0, 0, 1, 0, 0, 0, 0 },
+                              { NET_ATTENTION, 0, NET_ATTN_CAUSAL, 0, 0, 0, 2, 0, 0, 0 },
+                              { NET_LINEAR, 12, 0, 0, 0, 1, 0, 0, 0, 0 } };
+    net_spec sp = { OP_NET_FIRST, 3, gpt, 1e-5 };
+    net_plan *pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&sp, seq, 3, pl, why, sizeof why), 0);
+    assert_int_equal(pl->out[1].ndim, 3);
+    assert_int_equal(pl->out[1].d[2], 12);
+    assert_int_equal(pl->n_param_floats, 12 * 36 + 36 + 12 * 12 + 12);
+    /* products 2*10*12*36 + bias, 4 N T^2 C + 5 per score (2 heads), 2*10*12*12 + bias */
+    double want = 2.0 * 10 * 12 * 36 + 360 + 4.0 * 2 * 25 * 12 + 5.0 * 2 * 2 * 25 + 2.0 * 10 * 12 * 12 + 120;
+    assert_true(pl->flops == want);
+    free(pl);
+    /* relu scores cost 2 a score */
+    const net_layer relu[] = { { NET_ATTENTION, 0, NET_ATTN_CAUSAL | NET_ATTN_RELU, 0, 0, 0, 3, 0, 0, 0 } };
+    int64_t qkv[3] = { 2, 5, 36 };
+    net_spec sr = { OP_NET_FIRST, 1, relu, 1e-5 };
+    pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&sr, qkv, 3, pl, why, sizeof why), 0);
+    assert_true(pl->flops == 4.0 * 2 * 25 * 12 + 2.0 * 2 * 3 * 25);
+    free(pl);
+    /* heads that do not divide the features, attention on a map */
+    const net_layer bad_heads[] = { { NET_ATTENTION, 0, 0, 0, 0, 0, 5, 0, 0, 0 } };
+    assert_int_equal(walks(bad_heads, 1, qkv, 3, why, sizeof why), -1);
+    assert_non_null(strstr(why, "heads"));
+    assert_int_equal(walks(bad_heads, 1, img, 4, why, sizeof why), -1);
+    /* tokens, a layer norm over the channels and back */
+    const net_layer tok[] = { { NET_TOKENS, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, { NET_LAYERNORM, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+                              { NET_UNTOKENS, 0, 0, 0, 0, 0, 0, 0, 0, 0 } };
+    net_spec st = { OP_NET_FIRST, 3, tok, 1e-5 };
+    pl = calloc(1, sizeof *pl);
+    assert_int_equal(net_plan_make(&st, img, 4, pl, why, sizeof why), 0);
+    assert_int_equal(pl->out[0].d[1], 12);
+    assert_int_equal(pl->out[0].d[2], 6);
+    assert_int_equal(pl->param[0].count, 6);
+    assert_memory_equal(&pl->result, &pl->in[0], sizeof pl->result);
+    assert_true(pl->flops == 7.0 * 144);
+    free(pl);
+    /* untokens without tokens before it */
+    assert_int_equal(walks(tok + 2, 1, seq, 3, why, sizeof why), -1);
+    assert_non_null(strstr(why, "untokens"));
+    /* the description says what the scores are */
+    const suite_problem *p = suite_find("L3_050_reluselfattention");
+    assert_non_null(p);
+    sbuf b = { 0 };
+    assert_int_equal(net_describe(&b, p), 0);
+    char *text = sb_take(&b, NULL);
+    assert_non_null(strstr(text, "heads 12 of size 64"));
+    assert_non_null(strstr(text, "causal mask"));
+    assert_non_null(strstr(text, "relu(scores)"));
+    free(text);
+}
+
+/* Parameters in named_parameters() order where it differs from the
+ * program's: a module's own parameters before its children's (ViT's
+ * pos_embedding and cls_token, CViT's cls_token first), a transformer
+ * layer's norms after linear2. */
+static void test_registration_order(void **state)
+{
+    (void)state;
+    const suite_problem *p = suite_find("L3_028_visiontransformer");
+    assert_non_null(p);
+    const net_spec *sp = suite_net_of(p);
+    net_plan *pl = walk(p);
+    assert_int_equal(sp->layers[pl->param[0].layer].kind, NET_POS);
+    assert_int_equal(pl->param[0].count, 197 * 512);
+    assert_int_equal(sp->layers[pl->param[1].layer].kind, NET_CLS);
+    assert_int_equal(pl->param[1].offset, 197 * 512);
+    assert_int_equal(sp->layers[pl->param[2].layer].kind, NET_LINEAR);   /* patch_to_embedding */
+    assert_int_equal(pl->param[2].offset, 198 * 512);
+    /* the first encoder layer: in_proj w, b, out_proj w, b, linear1 w, b,
+     * linear2 w, b, then norm1 and norm2 */
+    for (int q = 4; q < 12; q++) assert_int_equal(sp->layers[pl->param[q].layer].kind, NET_LINEAR);
+    assert_int_equal(pl->param[8].shape.d[0], 2048);   /* linear1's weight [2048, 512] */
+    for (int q = 12; q < 16; q++) assert_int_equal(sp->layers[pl->param[q].layer].kind, NET_LAYERNORM);
+    assert_true(pl->param[12].layer < pl->param[8].layer);   /* norm1 runs before linear1 */
+    free(pl);
+    p = suite_find("L3_032_convolutionalvisiontransformer");
+    sp = suite_net_of(p);
+    pl = walk(p);
+    assert_int_equal(sp->layers[pl->param[0].layer].kind, NET_CLS);
+    assert_int_equal(pl->param[0].count, 128);
+    assert_int_equal(sp->layers[pl->param[1].layer].kind, NET_CONV2D);
+    assert_int_equal(pl->param[1].offset, 128);
+    /* conv1 is a patch embedding: no cuDNN */
+    assert_int_equal(pl->has_conv, 0);
+    free(pl);
+    /* Swin MLP: PatchMerging's reduction before its norm, the spatial MLP's
+     * FLOPs over the padded map of a shifted block (9 x 9 windows of 7 on
+     * 56 + 7), the last stage's 7x7 map unshifted */
+    p = suite_find("L3_029_swinmlp");
+    sp = suite_net_of(p);
+    pl = walk(p);
+    int merge = -1;
+    for (int l = 0; l < sp->n_layers && merge < 0; l++)
+        if (sp->layers[l].kind == NET_MERGE) merge = l;
+    assert_true(merge > 0);
+    assert_int_equal(sp->layers[merge + 1].kind, NET_LAYERNORM);
+    assert_int_equal(sp->layers[merge + 2].kind, NET_LINEAR);
+    int qn = -1, ql = -1;
+    for (int q = 0; q < pl->n_params; q++) {
+        if (pl->param[q].layer == merge + 1 && qn < 0) qn = q;
+        if (pl->param[q].layer == merge + 2) ql = q;
+    }
+    assert_true(ql >= 0 && qn == ql + 1);
+    for (int l = 0; l < sp->n_layers; l++) {
+        const net_layer *L = &sp->layers[l];
+        if (L->kind != NET_WINDOW_MLP) continue;
+        if (pl->in[l].d[1] == 49) assert_int_equal(L->s, 0);
+        else assert_true(L->s == 0 || L->s == 3);
+    }
+    free(pl);
+    const net_layer shifted[] = { { .kind = NET_WINDOW_MLP, .k = 7, .s = 3, .groups = 3 } };
+    int64_t map[3] = { 2, 56 * 56, 96 };
+    net_spec ss = { OP_NET_FIRST, 1, shifted, 1e-5 };
+    pl = calloc(1, sizeof *pl);
+    char why[200];
+    assert_int_equal(net_plan_make(&ss, map, 3, pl, why, sizeof why), 0);
+    assert_true(pl->flops == 2.0 * 81 * (2.0 * 49 * 49 + 49) * 96);
+    assert_int_equal(pl->param[0].shape.d[0], 3 * 49);
+    free(pl);
+    pl = calloc(1, sizeof *pl);
+    /* the heads must divide the channels, the map be square */
+    const net_layer bad[] = { { .kind = NET_WINDOW_MLP, .k = 7, .s = 3, .groups = 5 } };
+    net_spec sb2 = { OP_NET_FIRST, 1, bad, 1e-5 };
+    assert_int_equal(net_plan_make(&sb2, map, 3, pl, why, sizeof why), -1);
+    int64_t rect[3] = { 2, 56 * 55, 96 };
+    assert_int_equal(net_plan_make(&ss, rect, 3, pl, why, sizeof why), -1);
+    assert_non_null(strstr(why, "square"));
+    free(pl);
+    p = suite_find("L3_032_convolutionalvisiontransformer");
+    sp = suite_net_of(p);
+    pl = walk(p);
+    assert_int_equal(pl->has_conv, 0);
+    assert_true(net_is_patch_conv(&sp->layers[0]));
     free(pl);
 }
 
@@ -640,6 +914,8 @@ int main(void)
         cmocka_unit_test(test_branch_networks),
         cmocka_unit_test(test_malformed_programs_are_refused),
         cmocka_unit_test(test_description_lists_the_layout),
+        cmocka_unit_test(test_attention_programs),
+        cmocka_unit_test(test_registration_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,13 +4,17 @@
  * kbv's own kernels where PyTorch runs its own too: batch norm with batch
  * statistics, max pooling (pool.cu's kernel), the global average pool,
  * ReLU and the residual sum, softmax along the last dimension, the
- * concatenation along channels and the channel shuffle.  Transposed
- * convolutions are conv.cu's runners too (cuDNN's backward-data pass, as
- * PyTorch runs them).
+ * concatenation along channels and the channel shuffle; a patch-embedding
+ * convolution (stride = kernel, no padding) as one GEMM over its patch
+ * rows.  Transposed convolutions are conv.cu's runners too (cuDNN's
+ * backward-data pass, as PyTorch runs them).  The transformer layers
+ * (attention, layer norm, tokens, Swin's windows) run in net_tokens.cu;
+ * GELU is one of the fused elementwise steps here.
  *
  * What follows a producer is fused into one elementwise pass where the
  * data flow allows, as the level-2 interpreter does: a layer's bias and the
- * activation (ReLU, ReLU6, sigmoid) after it; a batch norm's normalisation, affine, the
+ * activation (ReLU, ReLU6, sigmoid, GELU) after it, and for a linear layer
+ * a residual sum after it; a batch norm's normalisation, affine, the
  * residual sum after it and the ReLU after that, or the softmax after it
  * (which applies the normalisation as it loads its row).  PyTorch runs one
  * kernel per module (and cuBLASLt fuses only the bias), so the baseline
@@ -32,9 +36,9 @@
 #include <string.h>
 
 #include "base_impl.h"
+#include "net_tokens.h"
 
 extern "C" {
-#include "net.h"
 #include "suite_host.h"
 }
 
@@ -50,7 +54,7 @@ struct ew_args {
     const float2 *stat;         /* per channel, or NULL */
     const float *gamma, *beta;  /* with stat */
     const float *skip;          /* same shape, or NULL */
-    int relu;                   /* 0 none, 1 ReLU, 2 ReLU6, 3 sigmoid */
+    int relu;                   /* 0 none, 1 ReLU, 2 ReLU6, 3 sigmoid, 4 GELU (tanh form), 5 GELU (erf) */
     long long C, S, n;
 };
 
@@ -63,6 +67,8 @@ __device__ __forceinline__ float ew_one(const ew_args &A, float v, long long c, 
     }
     if (A.skip) v += sk;
     if (A.relu == 3) return 1.0f / (1.0f + expf(-v));
+    if (A.relu == 4) return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    if (A.relu == 5) return 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));
     if (A.relu) v = v > 0.0f ? v : 0.0f;
     if (A.relu == 2) v = v < 6.0f ? v : 6.0f;
     return v;
@@ -259,6 +265,20 @@ __global__ void __launch_bounds__(256) shuffle_kernel(const float *__restrict__ 
     }
 }
 
+/* The patches of a patch-embedding convolution, as rows: y[n, p, (c, i, j)]
+ * = x[n, c, ph k + i, pw k + j] for patch p = (ph, pw). */
+__global__ void patch_rows(const float *__restrict__ x, float *__restrict__ y, long long n, long long C,
+                           long long H, long long W, int k)
+{
+    const long long hp = H / k, wp = W / k, K = C * k * k;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long col = i % K, row = i / K, p = row % (hp * wp), s = row / (hp * wp);
+        long long c = col / (k * k), pi = (col / k) % k, pj = col % k;
+        y[i] = x[((s * C + c) * H + (p / wp) * k + pi) * W + (p % wp) * k + pj];
+    }
+}
+
 /* --- the interpreter -------------------------------------------------------- */
 
 struct net_state {
@@ -271,6 +291,8 @@ struct net_state {
     int n_buf;                             /* 3 + the deepest the stack gets */
     double2 *part;                         /* plane sums, N * C of the widest norm */
     float2 *stat;                          /* per channel */
+    float *patches;                        /* a patch embedding's input as rows */
+    net_tok_scratch tok;                   /* the transformer layers' (net_tokens.cu) */
     int last_write;                        /* the last layer that writes data */
 };
 
@@ -286,15 +308,10 @@ int writes(int kind)
     return kind == NET_LINEAR || kind == NET_CONV2D || kind == NET_BN2D || kind == NET_RELU ||
            kind == NET_MAXPOOL2D || kind == NET_AVGPOOL2D || kind == NET_GAP || kind == NET_ADD ||
            kind == NET_RELU6 || kind == NET_SIGMOID || kind == NET_CONCAT || kind == NET_SHUFFLE ||
-           kind == NET_CONVT2D || kind == NET_SOFTMAX;
-}
-
-/* The parameter part of layer l (weight or bias), or NULL. */
-const net_param *param_of(const net_plan *pl, int l, int is_bias)
-{
-    for (int q = 0; q < pl->n_params; q++)
-        if (pl->param[q].layer == l && pl->param[q].is_bias == is_bias) return &pl->param[q];
-    return NULL;
+           kind == NET_CONVT2D || kind == NET_SOFTMAX || kind == NET_LAYERNORM || kind == NET_GELU_TANH ||
+           kind == NET_ATTENTION || kind == NET_TOKENS || kind == NET_UNTOKENS || kind == NET_UNFOLD ||
+           kind == NET_CLS || kind == NET_POS || kind == NET_FIRST_TOKEN || kind == NET_GELU ||
+           kind == NET_WINDOW_MLP || kind == NET_MERGE || kind == NET_TOKEN_MEAN || kind == NET_WINDOW_ATTN;
 }
 
 int create_convs(base_ctx *b, net_state *ns, kbv_err *e)
@@ -302,7 +319,7 @@ int create_convs(base_ctx *b, net_state *ns, kbv_err *e)
     const net_spec *sp = ns->spec;
     for (int l = 0; l < sp->n_layers; l++) {
         const net_layer *L = &sp->layers[l];
-        if (L->kind != NET_CONV2D && L->kind != NET_CONVT2D) continue;
+        if ((L->kind != NET_CONV2D && L->kind != NET_CONVT2D) || net_is_patch_conv(L)) continue;
         const net_shape &in = ns->plan->in[l], &out = ns->plan->out[l];
         conv_geom &g = ns->geom[l];
         memset(&g, 0, sizeof g);
@@ -352,20 +369,25 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         kbv_numel(&ex->outputs[0]) != numel(ns->plan->result))
         return err_set(e, KBV_EINPUT, "baseline %s: params or output size differs from the program",
                        b->p->id);
-    int64_t most = 0, widest = 0, planes = 0;
+    int64_t most = 0, widest = 0, planes = 0, patches = 0;
     int linear = 0;
     for (int l = 0; l < sp->n_layers; l++) {
         int64_t n = numel(ns->plan->out[l]);
         if (n > most) most = n;
         if (writes(sp->layers[l].kind)) ns->last_write = l;
         if (sp->layers[l].kind == NET_LINEAR) linear = 1;
+        if (net_is_patch_conv(&sp->layers[l])) {
+            linear = 1;
+            if (numel(ns->plan->in[l]) > patches) patches = numel(ns->plan->in[l]);
+        }
         if (sp->layers[l].kind == NET_BN2D) {
             const net_shape &s = ns->plan->in[l];
             if (s.d[1] > widest) widest = s.d[1];
             if (s.d[0] * s.d[1] > planes) planes = s.d[0] * s.d[1];
         }
     }
-    int rc = linear ? base_need_blas(b, e) : 0;
+    int rc = net_tok_create(b, sp, ns->plan, &ns->tok, &linear, e);
+    if (!rc && linear) rc = base_need_blas(b, e);
     if (!rc) rc = create_convs(b, ns, e);
     if (rc) return rc;
     ns->n_buf = 3 + ns->plan->stack_most;
@@ -380,6 +402,13 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         cudaError_t ce = cudaMalloc(&ns->part, (size_t)planes * sizeof(double2));
         if (ce == cudaSuccess) ce = cudaMalloc(&ns->stat, (size_t)widest * sizeof(float2));
         if (ce != cudaSuccess) return base_cuda_err(e, b, "statistics buffers", ce);
+    }
+    if (patches > 0) {
+        cudaError_t ce = cudaMalloc(&ns->patches, (size_t)patches * sizeof(float));
+        if (ce != cudaSuccess) {
+            ns->patches = NULL;
+            return base_cuda_err(e, b, "patch rows", ce);
+        }
     }
     /* A depthwise convolution is also timed against kbv's direct kernel
      * (conv.cu), on scratch buffers: the weight, C k^2 floats, fits in one. */
@@ -459,6 +488,79 @@ void launch_ew(const base_ctx *b, const float *x, float *y, const ew_args &A, cu
     ew_kernel<<<dim3((unsigned)gx, gy), 256, 0, s>>>(x, y, A, rows, L, vec);
 }
 
+/* The concatenation along channels: the popped entries of the stack,
+ * oldest first, then the current tensor, each at its channel offset of
+ * every sample of dst; pops them. */
+void run_concat(const base_ctx *b, const net_layer *L, const net_shape &in, const net_shape &out, cursor &k,
+                float *dst, cudaStream_t s)
+{
+    long long S = out.d[2] * out.d[3], stride = out.d[1] * S, off = 0;
+    for (int e = k.depth - L->k; e <= k.depth; e++) {
+        const float *src = e < k.depth ? k.stack[e] : k.cur;
+        long long len = (e < k.depth ? k.stack_shape[e].d[1] : in.d[1]) * S;
+        int vec = len % 4 == 0 && stride % 4 == 0 && off % 4 == 0;
+        copy_rows<<<rows_grid(b, out.d[0], vec ? len / 4 : len), 256, 0, s>>>(src, dst, out.d[0], len, stride,
+                                                                               off, vec);
+        off += len;
+    }
+    k.depth -= L->k;
+}
+
+/* A push (the stack aliases the current tensor) or an exchange of the
+ * current tensor with the top of the stack. */
+void run_stack(const net_layer *L, const net_shape &in, cursor &k)
+{
+    if (L->kind == NET_PUSH) {
+        k.stack_shape[k.depth] = in;
+        k.stack[k.depth++] = k.cur;
+        return;
+    }
+    const float *t = k.cur;
+    k.cur = k.stack[k.depth - 1];
+    k.stack[k.depth - 1] = t;
+    k.stack_shape[k.depth - 1] = in;
+}
+
+/* The layers that layer l absorbs: a batch norm the softmax after it; a
+ * producer or a norm the residual sum (norms and linear layers only) and
+ * the activation, with identity dropouts between them skipped; a window
+ * MLP the residual sum.  Sets A's skip and activation and *bn_softmax;
+ * returns the last layer absorbed (l when none). */
+int fuse(const net_spec *sp, int l, const cursor &k, ew_args &A, int *bn_softmax)
+{
+    const net_layer *L = &sp->layers[l];
+    int last = l;
+    if (L->kind == NET_BN2D) {
+        int j = l + 1;
+        while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
+        if (j < sp->n_layers && sp->layers[j].kind == NET_SOFTMAX) {
+            *bn_softmax = 1;
+            last = j;
+        }
+    }
+    if (!*bn_softmax && (L->kind == NET_LINEAR || L->kind == NET_CONV2D || L->kind == NET_CONVT2D ||
+                         L->kind == NET_BN2D)) {
+        int j = l + 1;
+        while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
+        if ((L->kind == NET_BN2D || L->kind == NET_LINEAR) && j < sp->n_layers && sp->layers[j].kind == NET_ADD) {
+            A.skip = k.skip;
+            last = j++;
+        }
+        while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
+        if (j < sp->n_layers) {
+            int k2 = sp->layers[j].kind;
+            A.relu = k2 == NET_RELU ? 1 : k2 == NET_RELU6 ? 2 : k2 == NET_SIGMOID ? 3 : k2 == NET_GELU_TANH ? 4 :
+                     k2 == NET_GELU ? 5 : 0;
+            if (A.relu) last = j;
+        }
+    }
+    if (L->kind == NET_WINDOW_MLP && l + 1 < sp->n_layers && sp->layers[l + 1].kind == NET_ADD) {
+        A.skip = k.skip;   /* the block's residual, added in the scatter */
+        last = l + 1;
+    }
+    return last;
+}
+
 /* Layer l and the layers fused into it; *last_out gets the index of the
  * last layer it consumed.  0 or a negative KBV_E* code. */
 int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, const float *params,
@@ -468,59 +570,44 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     const net_plan *pl = ns->plan;
     const net_layer *L = &sp->layers[l];
     const net_shape &in = pl->in[l], &out = pl->out[l];
-    int last = l;
-    *last_out = l;
-    /* the layers a producer or a norm absorbs: the residual sum (norms
-     * only) and the ReLU, with identity dropouts between them skipped */
     ew_args A;
     memset(&A, 0, sizeof A);
     int bn_softmax = 0;
-    if (L->kind == NET_BN2D) {
-        int j = l + 1;
-        while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
-        if (j < sp->n_layers && sp->layers[j].kind == NET_SOFTMAX) {
-            bn_softmax = 1;
-            last = j;
-        }
-    }
-    if (!bn_softmax && (L->kind == NET_LINEAR || L->kind == NET_CONV2D || L->kind == NET_CONVT2D ||
-                        L->kind == NET_BN2D)) {
-        int j = l + 1;
-        while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
-        if (L->kind == NET_BN2D && j < sp->n_layers && sp->layers[j].kind == NET_ADD) {
-            A.skip = k.skip;
-            last = j++;
-        }
-        while (j < sp->n_layers && sp->layers[j].kind == NET_DROPOUT) j++;
-        if (j < sp->n_layers) {
-            int k2 = sp->layers[j].kind;
-            A.relu = k2 == NET_RELU ? 1 : k2 == NET_RELU6 ? 2 : k2 == NET_SIGMOID ? 3 : 0;
-            if (A.relu) last = j;
-        }
-    }
+    int last = fuse(sp, l, k, A, &bn_softmax);
     *last_out = last;
     int to_out = ns->last_write >= l && ns->last_write <= last;
-    /* in place where the current tensor is a scratch buffer the skip does
-     * not share; else into a free one */
+    /* in place where the current tensor is a scratch buffer neither the
+     * skip nor the stack holds; else into a free one */
     int in_place_ok = k.cur != k.x && !held(k, k.cur);
     float *dst = to_out ? k.out : free_buf(ns, k);
-    A.C = out.d[1];
-    A.S = out.ndim == 2 ? 1 : out.d[2] * out.d[3];
+    /* channels: dimension 1 of a map, the last of [N, F] and of tokens */
+    A.C = out.ndim == 4 ? out.d[1] : out.d[out.ndim - 1];
+    A.S = out.ndim == 4 ? out.d[2] * out.d[3] : 1;
     A.n = numel(out);
     int rc = 0;
     switch (L->kind) {
     case NET_LINEAR: {
-        const net_param *w = param_of(pl, l, 0), *bi = param_of(pl, l, 1);
-        long long m = in.d[0], n = out.d[1], kk = in.d[1];
+        const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
+        long long kk = in.d[in.ndim - 1], n = out.d[out.ndim - 1], m = numel(in) / kk;
         rc = base_gemm(b, v, 0, 1, m, n, kk, 1.0f, k.cur, kk, 0, params + w->offset, kk, 0, 0.0f, dst, n, 0,
                        1, s, e);
         A.bias = bi ? params + bi->offset : NULL;
-        if (!rc && (A.bias || A.relu)) launch_ew(b, dst, dst, A, s);
+        if (!rc && (A.bias || A.relu || A.skip)) launch_ew(b, dst, dst, A, s);
         break;
     }
     case NET_CONV2D: case NET_CONVT2D: {
-        const net_param *w = param_of(pl, l, 0), *bi = param_of(pl, l, 1);
-        rc = conv_runner_run(b, ns->conv[l], v, k.cur, params + w->offset, NULL, dst, s, e);
+        const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
+        if (net_is_patch_conv(L)) {
+            /* disjoint patches: per sample, y [Cout, P] = W [Cout, C k^2] x
+             * the patch rows [P, C k^2] transposed */
+            long long N = in.d[0], K = in.d[1] * L->k * L->k, P = out.d[2] * out.d[3];
+            patch_rows<<<base_grid(b, numel(in), 256, 8), 256, 0, s>>>(k.cur, ns->patches, numel(in), in.d[1],
+                                                                       in.d[2], in.d[3], L->k);
+            rc = base_gemm(b, v, 0, 1, out.d[1], P, K, 1.0f, params + w->offset, K, 0, ns->patches, K, P * K, 0.0f,
+                           dst, P, out.d[1] * P, N, s, e);
+        } else {
+            rc = conv_runner_run(b, ns->conv[l], v, k.cur, params + w->offset, NULL, dst, s, e);
+        }
         A.bias = bi ? params + bi->offset : NULL;
         if (!rc && (A.bias || A.relu)) launch_ew(b, dst, dst, A, s);
         break;
@@ -529,7 +616,7 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         long long N = in.d[0], C = in.d[1], S = in.d[2] * in.d[3];
         plane_sums<<<(unsigned)(N * C), 256, 0, s>>>(k.cur, S, ns->part);
         bn_finalize<<<(unsigned)((C + 127) / 128), 128, 0, s>>>(ns->part, N, C, S, sp->eps, ns->stat);
-        const net_param *g = param_of(pl, l, 0), *be = param_of(pl, l, 1);
+        const net_param *g = net_param_of(pl, l, 0), *be = net_param_of(pl, l, 1);
         A.stat = ns->stat;
         A.gamma = params + g->offset;
         A.beta = params + be->offset;
@@ -542,21 +629,9 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         if (!to_out && in_place_ok) dst = (float *)k.cur;
         launch_softmax(k.cur, dst, out, A, s);
         break;
-    case NET_CONCAT: {
-        /* the popped entries, oldest first, then the current tensor, each
-         * at its channel offset of every sample */
-        long long S = out.d[2] * out.d[3], stride = out.d[1] * S, off = 0;
-        for (int e = k.depth - L->k; e <= k.depth; e++) {
-            const float *src = e < k.depth ? k.stack[e] : k.cur;
-            long long len = (e < k.depth ? k.stack_shape[e].d[1] : in.d[1]) * S;
-            int vec = len % 4 == 0 && stride % 4 == 0 && off % 4 == 0;
-            copy_rows<<<rows_grid(b, out.d[0], vec ? len / 4 : len), 256, 0, s>>>(src, dst, out.d[0], len, stride,
-                                                                                   off, vec);
-            off += len;
-        }
-        k.depth -= L->k;
+    case NET_CONCAT:
+        run_concat(b, L, in, out, k, dst, s);
         break;
-    }
     case NET_SHUFFLE: {
         long long S = out.d[2] * out.d[3], planes = out.d[0] * out.d[1];
         int vec = S % 4 == 0;
@@ -564,8 +639,9 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
                                                                              L->groups, S, vec);
         break;
     }
-    case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_ADD:
-        A.relu = L->kind == NET_RELU ? 1 : L->kind == NET_RELU6 ? 2 : L->kind == NET_SIGMOID ? 3 : 0;
+    case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_ADD: case NET_GELU_TANH: case NET_GELU:
+        A.relu = L->kind == NET_RELU ? 1 : L->kind == NET_RELU6 ? 2 : L->kind == NET_SIGMOID ? 3 :
+                 L->kind == NET_GELU_TANH ? 4 : L->kind == NET_GELU ? 5 : 0;
         A.skip = L->kind == NET_ADD ? k.skip : NULL;
         if (!to_out && in_place_ok) dst = (float *)k.cur;
         launch_ew(b, k.cur, dst, A, s);
@@ -593,19 +669,19 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         k.skip = (float *)t;
         return 0;
     }
-    case NET_PUSH:
-        k.stack_shape[k.depth] = in;
-        k.stack[k.depth++] = k.cur;
+    case NET_PUSH: case NET_EXCHANGE:
+        run_stack(L, in, k);
         return 0;
-    case NET_EXCHANGE: {
-        const float *t = k.cur;
-        k.cur = k.stack[k.depth - 1];
-        k.stack[k.depth - 1] = t;
-        k.stack_shape[k.depth - 1] = in;
-        return 0;
+    default: {
+        /* the transformer layers (net_tokens.cu); flatten and dropout
+         * move nothing */
+        float *wrote = dst;
+        rc = net_tok_run(b, v, sp, pl, l, k.cur, A.skip, dst, !to_out && in_place_ok, params, &ns->tok, s, &wrote,
+                         e);
+        if (rc == 1) return 0;
+        dst = wrote;
+        break;
     }
-    default:   /* flatten and dropout move nothing */
-        return 0;
     }
     if (rc) return rc;
     if (A.skip) k.skip = NULL;   /* the residual sum consumed it */
@@ -650,6 +726,8 @@ void destroy(base_ctx *b)
         if (ns->buf[i]) cudaFree(ns->buf[i]);
     if (ns->part) cudaFree(ns->part);
     if (ns->stat) cudaFree(ns->stat);
+    if (ns->patches) cudaFree(ns->patches);
+    net_tok_destroy(&ns->tok);
     free(ns->plan);
     free(ns);
     b->state = NULL;

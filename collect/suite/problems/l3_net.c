@@ -6,7 +6,10 @@
  * RegNet (27), GoogLeNet's Inception module and Inception v1 (6, 7), the
  * DenseNet-121 dense block, DenseNet-121 and 201 (14-16), SqueezeNet's Fire
  * module and SqueezeNet (17, 18), the ShuffleNet unit and ShuffleNet (25,
- * 26) and the U-Net with softmax (45).
+ * 26) and the U-Net with softmax (45); the transformers: ViT (28), Swin
+ * MLP (29), Swin Transformer V2 (30), VisionAttention (31), CViT (32),
+ * minGPT's causal self-attention (43) and block (44), ReLU self-attention
+ * (50).
  * Inputs: x ~ U[0,1) as get_inputs() draws it, then `params`, every
  * parameter packed in registration order (net.h): Linear and Conv weight
  * and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), BatchNorm weight 1 and bias
@@ -20,7 +23,15 @@
  * and a division per average-pool output; one addition per input and one
  * division per output for the global average pool; per transposed
  * convolution 2 N Cin Hin Win (Cout / groups) k^2 plus one per output for
- * a bias; none for the stack's moves, concatenation and channel shuffle.
+ * a bias; none for the stack's moves, concatenation and channel shuffle;
+ * 7 per element for a layer norm, 5 for GELU, 1 for adding a positional
+ * embedding (unfold, the cls token, x[:, 0] and patch merging move data
+ * only), 2 k^4 C + k^2 C per window of a Swin spatial MLP (the padded
+ * map's windows), one per input and one per output for the mean over
+ * tokens, Swin V2's window attention as net.c's walk counts it; per
+ * attention layer 4 N T^2 C for its two products and per score (N heads
+ * T^2) 5 for the scale and softmax or 2 for the scale and ReLU (the masked
+ * half counted: PyTorch computes it).
  * min_bytes: x, params and the output, each once.  The numbers are the
  * walk's (net_plan_make); tests/unit/test_suite_net.c checks that they
  * agree with it.
@@ -196,12 +207,60 @@ const suite_problem suite_l3_net[] = {
       OUTPUTS(OUT(8LL, 10LL)),
       ATTRS({ "input_channels", 3.0 }, { "stages", 3.0 }, { "block_width_1", 64.0 }, { "block_width_2", 128.0 }, { "block_width_3", 256.0 }, { "output_classes", 10.0 }, { "eps", 1e-05 }),
       .flops = 120623147088.0, .min_bytes = 4.0 * 2354074, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 9 },
+    { .id = "L3_028_visiontransformer", .level = 3, .number = 28, .name = "28_VisionTransformer",
+      .expr = "ViT: img.unfold(2, 16, 16).unfold(3, 16, 16).reshape(2, -1, 768), patch_to_embedding (768 -> 512), cat cls_token, + pos_embedding, nn.TransformerEncoder of 6 TransformerEncoderLayer(512, 8, 2048, dropout 0.0) (batch_first=False: [2, 197, 512] is 197 sequences of 2), x[:, 0], Linear(512, 2048), GELU, Linear(2048, 10)",
+      INPUTS(IN("x", G_RAND, 2LL, 3LL, 224LL, 224LL), PACKED(20480522LL)),
+      OUTPUTS(OUT(2LL, 10LL)),
+      ATTRS({ "image_size", 224.0 }, { "patch_size", 16.0 }, { "num_classes", 10.0 }, { "dim", 512.0 }, { "depth", 6.0 }, { "heads", 8.0 }, { "mlp_dim", 2048.0 }, { "channels", 3.0 }, { "dropout", 0.0 }, { "emb_dropout", 0.0 }, { "eps", 1e-05 }),
+      .flops = 15230959316.0, .min_bytes = 4.0 * 20781598, .uses_tf32 = 1, .op = OP_NET_FIRST + 54 },
+    { .id = "L3_029_swinmlp", .level = 3, .number = 29, .name = "29_SwinMLP",
+      .expr = "Swin MLP (img 224, patch 4, embed 96, depths 2, 2, 6, 2, heads 3, 6, 12, 24, window 7, mlp_ratio 4, 1000 classes): patch_embed (conv 4x4/4, flatten(2).transpose(1, 2), LayerNorm), stages of SwinMLPBlocks (x + spatial MLP of norm1(x) over (shifted) windows, x + fc2(GELU(fc1(norm2(x))))) with PatchMerging between them, norm, mean over the tokens, head; dropouts and drop paths are identities",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(19959292LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "img_size", 224.0 }, { "patch_size", 4.0 }, { "embed_dim", 96.0 }, { "window_size", 7.0 }, { "mlp_ratio", 4.0 }, { "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 61771606480.0, .min_bytes = 4.0 * 21474572, .uses_tf32 = 1, .op = OP_NET_FIRST + 58 },
+    { .id = "L3_030_swintransformerv2", .level = 3, .number = 30, .name = "30_SwinTransformerV2",
+      .expr = "Swin Transformer V2 (img 224, patch 4, embed 96, depths 2, 2, 6, 2, heads 3, 6, 12, 24, window 7, mlp_ratio 4, 1000 classes): patch_embed (conv 4x4/4, tokens, LayerNorm), stages of blocks (x + norm1(window attention(x)): cyclic shift in every second block, cosine attention with a learned logit scale, continuous position bias from cpb_mlp, the shifted-window mask; x + norm2(fc2(GELU(fc1(x))))) with PatchMerging (reduction, then norm) between them, norm, mean over tokens, head; dropouts and drop paths are identities",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 224LL, 224LL), PACKED(28347154LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "img_size", 224.0 }, { "patch_size", 4.0 }, { "embed_dim", 96.0 }, { "window_size", 7.0 }, { "mlp_ratio", 4.0 }, { "num_classes", 1000.0 }, { "eps", 1e-05 }),
+      .flops = 90769678552.0, .min_bytes = 4.0 * 29862434, .uses_tf32 = 1, .op = OP_NET_FIRST + 59 },
+    { .id = "L3_031_visionattention", .level = 3, .number = 31, .name = "31_VisionAttention",
+      .expr = "t = x.view(B, C, H * W).permute(2, 0, 1); norm(MultiheadAttention(128, 4)(t, t, t)[0] + t).permute(1, 2, 0).view(B, C, H, W); in_proj xavier_uniform with zero bias, out_proj bias 0",
+      INPUTS(IN("x", G_RAND, 2LL, 128LL, 128LL, 128LL), PACKED(66304LL)),
+      OUTPUTS(OUT(2LL, 128LL, 128LL, 128LL)),
+      ATTRS({ "embed_dim", 128.0 }, { "num_heads", 4.0 }, { "eps", 1e-05 }),
+      .flops = 289960624128.0, .min_bytes = 4.0 * 8454912, .uses_tf32 = 1, .op = OP_NET_FIRST + 53 },
+    { .id = "L3_032_convolutionalvisiontransformer", .level = 3, .number = 32, .name = "32_ConvolutionalVisionTransformer",
+      .expr = "CViT: conv1 (3 -> 128, kernel 4, stride 4), flatten, linear_proj (8192 -> 128), cat(cls_token, x.unsqueeze(1)) -> [B, 2, 128], six TransformerEncoderLayer(128, 4, 512, dropout 0.0, batch_first=True), fc_out(x[:, 0]) to 1000 classes",
+      INPUTS(IN("x", G_RAND, 10LL, 3LL, 32LL, 32LL), PACKED(2373736LL)),
+      OUTPUTS(OUT(10LL, 1000LL)),
+      ATTRS({ "num_classes", 1000.0 }, { "embed_dim", 128.0 }, { "num_heads", 4.0 }, { "num_layers", 6.0 }, { "mlp_ratio", 4.0 }, { "patch_size", 4.0 }, { "in_channels", 3.0 }, { "image_size", 32.0 }, { "eps", 1e-05 }),
+      .flops = 79248080.0, .min_bytes = 4.0 * 2414456, .uses_tf32 = 1, .op = OP_NET_FIRST + 55 },
+    { .id = "L3_043_mingptcausalattention", .level = 3, .number = 43, .name = "43_MinGPTCausalAttention",
+      .expr = "minGPT's causal self-attention: q, k, v = c_attn(x).split(768, 2), 8 heads, softmax(masked_fill(q k^T / sqrt(96), causal, -inf)) v, heads side by side, c_proj; dropouts p = 0.0",
+      INPUTS(IN("x", G_RAND, 128LL, 512LL, 768LL), PACKED(2362368LL)),
+      OUTPUTS(OUT(128LL, 512LL, 768LL)),
+      ATTRS({ "n_embd", 768.0 }, { "n_head", 8.0 }, { "attn_pdrop", 0.0 }, { "resid_pdrop", 0.0 }, { "max_seqlen", 1024.0 }),
+      .flops = 413860364288.0, .min_bytes = 4.0 * 103025664, .uses_tf32 = 1, .op = OP_NET_FIRST + 50 },
+    { .id = "L3_044_minigptblock", .level = 3, .number = 44, .name = "44_MiniGPTBlock",
+      .expr = "x = x + attn(ln_1(x)); x + c_proj(NewGELU(c_fc(ln_2(x)))); attn is minGPT's causal self-attention (8 heads, c_attn, c_proj), c_fc 768 -> 3072, c_proj 3072 -> 768; dropouts p = 0.0",
+      INPUTS(IN("x", G_RAND, 128LL, 512LL, 768LL), PACKED(7087872LL)),
+      OUTPUTS(OUT(128LL, 512LL, 768LL)),
+      ATTRS({ "n_embd", 768.0 }, { "n_head", 8.0 }, { "attn_pdrop", 0.0 }, { "resid_pdrop", 0.0 }, { "max_seqlen", 1024.0 }, { "eps", 1e-05 }),
+      .flops = 1034399252480.0, .min_bytes = 4.0 * 107751168, .uses_tf32 = 1, .op = OP_NET_FIRST + 52 },
     { .id = "L3_045_unetsoftmax", .level = 3, .number = 45, .name = "45_UNetSoftmax",
       .expr = "U-Net (features 64) whose double convolutions are conv3x3 + bn + softmax(dim=-1), twice: four encoders with maxpool 2, a bottleneck, four decoders each on cat(ConvTranspose2d(k 2, s 2) of the previous, the encoder's output), conv1x1 to 4 channels; batch norms in training mode",
       INPUTS(IN("x", G_RAND, 8LL, 8LL, 64LL, 512LL), PACKED(31046596LL)),
       OUTPUTS(OUT(8LL, 4LL, 64LL, 512LL)),
       ATTRS({ "in_channels", 8.0 }, { "out_channels", 4.0 }, { "features", 64.0 }, { "eps", 1e-05 }),
       .flops = 388676714496.0, .min_bytes = 4.0 * 34192324, .uses_tf32 = 1, .op = OP_CONV_NET_FIRST + 24 },
+    { .id = "L3_050_reluselfattention", .level = 3, .number = 50, .name = "50_ReLUSelfAttention",
+      .expr = "q, k, v = c_attn(x).split(768, 2), 12 heads, relu(masked_fill(q k^T / sqrt(64), causal, -inf)) v, heads side by side (no output projection)",
+      INPUTS(IN("x", G_RAND, 16LL, 1024LL, 768LL), PACKED(1771776LL)),
+      OUTPUTS(OUT(16LL, 1024LL, 768LL)),
+      ATTRS({ "n_embd", 768.0 }, { "n_head", 12.0 }, { "max_seqlen", 1024.0 }),
+      .flops = 109962067968.0, .min_bytes = 4.0 * 26937600, .uses_tf32 = 1, .op = OP_NET_FIRST + 51 },
 };
 
 SUITE_COUNT(suite_l3_net);
@@ -238,10 +297,10 @@ SUITE_COUNT(suite_l3_net);
 #define SHUF(G_)           { .kind = NET_SHUFFLE, .groups = (G_) }
 #define CONVT(O_, K_, S_, P_) { .kind = NET_CONVT2D, .out = (O_), .k = (K_), .s = (S_), .p = (P_), .bias = 1 }
 #define SOFTMAX           { .kind = NET_SOFTMAX }
-/* the same layers in registration group r (net.h: reg) */
-#define CONVN_R(O_, K_, S_, P_, R_) { .kind = NET_CONV2D, .out = (O_), .k = (K_), .s = (S_), .p = (P_), .reg = (R_) }
-#define BN_R(R_)           { .kind = NET_BN2D, .reg = (R_) }
-#define LIN_R(O_, R_)       { .kind = NET_LINEAR, .out = (O_), .bias = 1, .reg = (R_) }
+/* the same layers with their parameters' order r (net.h: order) */
+#define CONVN_R(O_, K_, S_, P_, R_) { .kind = NET_CONV2D, .out = (O_), .k = (K_), .s = (S_), .p = (P_), .order = (R_) }
+#define BN_R(R_)           { .kind = NET_BN2D, .order = (R_) }
+#define LIN_R(O_, R_)       { .kind = NET_LINEAR, .out = (O_), .bias = 1, .order = (R_) }
 /* A 3x3 convolution with padding 1 and its ReLU (VGG). */
 #define C3R(o)            CONV(o, 3, 1, 1), RELU
 /* torchvision's BasicBlock: conv1, bn1, conv2, bn2 and, when the shape
@@ -363,6 +422,99 @@ static const net_layer effnet_b2[] = {
 /* RegNet's stages: two conv3x3 (with bias) + bn + relu, then a 2x2 max pool */
 #define REG_STAGE(c)      CONV(c, 3, 1, 1), BN, RELU, CONV(c, 3, 1, 1), BN, RELU, MAXP(2, 2, 0)
 static const net_layer regnet[] = { REG_STAGE(64), REG_STAGE(128), REG_STAGE(256), GAP, FLAT, LIN(10) };
+/* Transformers (net.h): minGPT's causal self-attention (c_attn, the
+ * attention, c_proj), and nn.MultiheadAttention's (in_proj xavier_uniform_
+ * with a zero bias, out_proj with the default weight and a zero bias). */
+#define ATTN(H_, F_)       { .kind = NET_ATTENTION, .k = (F_), .groups = (H_) }
+#define LN                { .kind = NET_LAYERNORM }
+#define GELU_T            { .kind = NET_GELU_TANH }
+#define TOKENS            { .kind = NET_TOKENS }
+#define UNTOKENS          { .kind = NET_UNTOKENS }
+#define LIN_XZ(O_)         { .kind = NET_LINEAR, .out = (O_), .bias = 1, .init = NET_INIT_XAVIER_ZERO }
+#define LIN_DZ(O_)         { .kind = NET_LINEAR, .out = (O_), .bias = 1, .init = NET_INIT_DEFAULT_ZERO }
+#define GPT_ATTN(c, h)    LIN(3 * (c)), ATTN(h, NET_ATTN_CAUSAL), DROP, LIN(c), DROP
+#define MHA(c, h)         LIN_XZ(3 * (c)), ATTN(h, 0), LIN_DZ(c)
+static const net_layer mingpt_attn[] = { GPT_ATTN(768, 8) };
+static const net_layer relu_attn[] = { LIN(3 * 768), ATTN(12, NET_ATTN_CAUSAL | NET_ATTN_RELU) };
+static const net_layer minigpt_block[] = {
+    SAVE, LN, GPT_ATTN(768, 8), ADD, SAVE, LN, LIN(4 * 768), GELU_T, LIN(768), DROP, ADD,
+};
+static const net_layer vision_attn[] = { TOKENS, SAVE, MHA(128, 4), ADD, LN, UNTOKENS };
+/* nn.TransformerEncoderLayer(c, h, ff, dropout=0.0) in training mode (post-norm, ReLU):
+ * x = norm1(x + self_attn(x)); norm2(x + linear2(relu(linear1(x)))).  It
+ * registers self_attn, linear1, linear2, norm1, norm2: the norms take the
+ * next order (ord + 1) so that their parameters follow linear2's. */
+#define LIN_O(o, ord)     { .kind = NET_LINEAR, .out = (o), .bias = 1, .order = (ord) }
+#define LN_O(ord)         { .kind = NET_LAYERNORM, .order = (ord) }
+#define ENCODER(c, h, ff, f, ord) \
+    SAVE, { .kind = NET_LINEAR, .out = 3 * (c), .bias = 1, .init = NET_INIT_XAVIER_ZERO, .order = (ord) }, \
+    ATTN(h, f), { .kind = NET_LINEAR, .out = (c), .bias = 1, .init = NET_INIT_DEFAULT_ZERO, .order = (ord) }, \
+    DROP, ADD, LN_O((ord) + 1), SAVE, LIN_O(ff, ord), RELU, DROP, LIN_O(c, ord), DROP, ADD, LN_O((ord) + 1)
+#define CLS_O(init_, ord) { .kind = NET_CLS, .init = (init_), .order = (ord) }
+#define FIRST             { .kind = NET_FIRST_TOKEN }
+/* ViT (28).  named_parameters() lists a module's own parameters before its
+ * children's: pos_embedding and cls_token (the model's own) first, then
+ * patch_to_embedding, the encoder (batch_first=False: it attends across
+ * the batch of 2 images, per position), mlp_head. */
+#define VIT_ENC(j)        ENCODER(512, 8, 2048, NET_ATTN_SEQ_FIRST, 3 + 2 * (j))
+static const net_layer vit[] = {
+    { .kind = NET_UNFOLD, .k = 16 }, LIN_O(512, 2), CLS_O(NET_INIT_RANDN, 1),
+    { .kind = NET_POS, .init = NET_INIT_RANDN, .order = 0 }, DROP,
+    VIT_ENC(0), VIT_ENC(1), VIT_ENC(2), VIT_ENC(3), VIT_ENC(4), VIT_ENC(5),
+    FIRST, LIN_O(2048, 20), { .kind = NET_GELU }, DROP, LIN_O(10, 20),
+};
+/* CViT (32): cls_token (the model's own parameter, listed first), then
+ * conv1 (a patch embedding), linear_proj, the six encoder layers
+ * (batch_first=True), fc_out. */
+#define CVIT_ENC(j)       ENCODER(128, 4, 512, 0, 2 + 2 * (j))
+static const net_layer cvit[] = {
+    { .kind = NET_CONV2D, .out = 128, .k = 4, .s = 4, .bias = 1, .order = 1 }, FLAT, LIN_O(128, 1),
+    CLS_O(NET_INIT_ZEROS, 0),
+    CVIT_ENC(0), CVIT_ENC(1), CVIT_ENC(2), CVIT_ENC(3), CVIT_ENC(4), CVIT_ENC(5),
+    FIRST, LIN_O(1000, 21),
+};
+/* Swin MLP (29), KernelBench's defaults: patch embedding (a 4x4 patch
+ * convolution, tokens, a norm), four stages of blocks (dims 96, 192, 384,
+ * 768; heads 3, 6, 12, 24; windows of 7, every second block shifted by 3
+ * except on the 7x7 map of the last stage, whose window is the whole map),
+ * patch merging between them, a norm, the mean over the tokens, the head.
+ * A block: x + spatial_mlp(norm1(x)), then x + fc2(gelu(fc1(norm2(x)))),
+ * registered norm1, spatial_mlp, norm2, fc1, fc2.  PatchMerging registers
+ * its reduction (bias=False) before its norm: order + 1 and + 2. */
+#define SWIN_BLOCK(c, h, shift, ord) \
+    SAVE, LN_O(ord), { .kind = NET_WINDOW_MLP, .k = 7, .s = (shift), .groups = (h), .order = (ord) }, ADD, \
+    SAVE, LN_O(ord), LIN_O(4 * (c), ord), { .kind = NET_GELU }, LIN_O(c, ord), ADD
+#define SWIN_MERGE(c, ord) \
+    { .kind = NET_MERGE }, LN_O((ord) + 2), { .kind = NET_LINEAR, .out = 2 * (c), .order = (ord) + 1 }
+#define SWIN_PAIR(c, h, ord) SWIN_BLOCK(c, h, 0, ord), SWIN_BLOCK(c, h, 3, ord)
+static const net_layer swin_mlp[] = {
+    CONV(96, 4, 4, 0), TOKENS, LN,
+    SWIN_PAIR(96, 3, 10), SWIN_MERGE(96, 10),
+    SWIN_PAIR(192, 6, 20), SWIN_MERGE(192, 20),
+    SWIN_PAIR(384, 12, 30), SWIN_PAIR(384, 12, 30), SWIN_PAIR(384, 12, 30), SWIN_MERGE(384, 30),
+    SWIN_BLOCK(768, 24, 0, 40), SWIN_BLOCK(768, 24, 0, 40),
+    LN_O(50), { .kind = NET_TOKEN_MEAN }, LIN_O(1000, 50),
+};
+/* Swin Transformer V2 (30), KernelBench's defaults (as Swin MLP's: dims
+ * 96-768, heads 3-24, windows of 7 shifted by 3 in every second block but
+ * on the last stage's 7x7 map).  A block (res-post-norm): x +
+ * norm1(attn(x)), then x + norm2(fc2(gelu(fc1(x)))), registered norm1,
+ * attn, norm2, fc1, fc2: orders o to o + 3.  PatchMerging V2 reduces
+ * (bias=False), then norms 2C, in registration order. */
+#define SWIN2_BLOCK(c, h, shift, o) \
+    SAVE, { .kind = NET_WINDOW_ATTN, .k = 7, .s = (shift), .groups = (h), .order = (o) + 1 }, LN_O(o), ADD, \
+    SAVE, LIN_O(4 * (c), (o) + 3), { .kind = NET_GELU }, LIN_O(c, (o) + 3), LN_O((o) + 2), ADD
+#define SWIN2_MERGE(c, o) \
+    { .kind = NET_MERGE }, { .kind = NET_LINEAR, .out = 2 * (c), .order = (o) }, LN_O(o)
+#define SWIN2_PAIR(c, h, o) SWIN2_BLOCK(c, h, 0, o), SWIN2_BLOCK(c, h, 3, (o) + 4)
+static const net_layer swin_v2[] = {
+    CONV(96, 4, 4, 0), TOKENS, LN,
+    SWIN2_PAIR(96, 3, 10), SWIN2_MERGE(96, 18),
+    SWIN2_PAIR(192, 6, 20), SWIN2_MERGE(192, 28),
+    SWIN2_PAIR(384, 12, 30), SWIN2_PAIR(384, 12, 38), SWIN2_PAIR(384, 12, 46), SWIN2_MERGE(384, 54),
+    SWIN2_BLOCK(768, 24, 0, 60), SWIN2_BLOCK(768, 24, 0, 64),
+    LN_O(70), { .kind = NET_TOKEN_MEAN }, LIN_O(1000, 70),
+};
 #define VGG_HEAD FLAT, LIN(4096), RELU, DROP, LIN(4096), RELU, DROP, LIN(1000)
 static const net_layer vgg16[] = {
     C3R(64), C3R(64), MAXP(2, 2, 0),
@@ -403,7 +555,7 @@ static const net_layer googlenet[] = {
 /* DenseNet's dense layer: bn + relu + conv3x3 to the growth rate (32) on
  * the concatenation so far, whose output is concatenated after it
  * (torch.cat of all features, which is the previous concatenation and the
- * new one); in registration group r */
+ * new one); its parameters in order r (net.h) */
 #define DL(r)             PUSH, BN_R(r), RELU, CONVN_R(32, 3, 1, 1, r), DROP, CAT(1)
 #define DL2(r)            DL(r), DL(r)
 #define DL4(r)            DL2(r), DL2(r)
@@ -412,8 +564,8 @@ static const net_layer googlenet[] = {
 static const net_layer dense_block[] = { DL4(0), DL2(0) };
 /* DenseNet-121 and 201: the model registers features, then every dense
  * block, then every transition layer, then the final batch norm and the
- * classifier, but runs blocks and transitions interleaved: groups 0 to 3
- * (net.h: reg) keep the layout in registration order */
+ * classifier, but runs blocks and transitions interleaved: orders 0 to 3
+ * (net.h: order) keep the layout in registration order */
 #define DN_STEM           CONVN(64, 7, 2, 3), BN, RELU, MAXP(3, 2, 1)
 #define DN_TRANS(c)       BN_R(2), RELU, CONVN_R(c, 1, 1, 0, 2), AVGP(2, 2, 0)
 #define DN_HEAD           BN_R(3), RELU, GAP, FLAT, LIN_R(10, 3)
@@ -510,6 +662,14 @@ static const net_spec nets[] = {
     PROGRAM(OP_CONV_NET_FIRST + 22, shuffle_unit),
     PROGRAM(OP_CONV_NET_FIRST + 23, shufflenet),
     PROGRAM(OP_CONV_NET_FIRST + 24, unet),
+    PROGRAM(OP_NET_FIRST + 50, mingpt_attn),
+    PROGRAM(OP_NET_FIRST + 51, relu_attn),
+    PROGRAM(OP_NET_FIRST + 52, minigpt_block),
+    PROGRAM(OP_NET_FIRST + 53, vision_attn),
+    PROGRAM(OP_NET_FIRST + 54, vit),
+    PROGRAM(OP_NET_FIRST + 55, cvit),
+    PROGRAM(OP_NET_FIRST + 58, swin_mlp),
+    PROGRAM(OP_NET_FIRST + 59, swin_v2),
 };
 
 const net_spec *suite_net(int op)

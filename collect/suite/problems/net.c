@@ -11,6 +11,13 @@ static const char *const kind_names[NET_KIND_COUNT] = {
     "end", "linear", "conv2d", "batchnorm2d", "relu", "maxpool2d", "adaptive_avgpool2d(1)",
     "flatten", "dropout(p=0)", "save", "swap", "add", "avgpool2d", "relu6", "sigmoid",
     "push", "exchange", "concat", "channel_shuffle", "conv_transpose2d", "softmax(dim=-1)",
+    "layernorm", "gelu_tanh", "attention", "tokens", "untokens", "unfold", "cls_token", "pos_embedding",
+    "first_token", "gelu", "window_mlp", "patch_merge", "token_mean", "window_attention",
+};
+
+static const char *const wattn_parts[9] = {
+    "logit_scale", "q_bias", "v_bias", "cpb_mlp.0.weight", "cpb_mlp.0.bias", "cpb_mlp.2.weight", "qkv.weight",
+    "proj.weight", "proj.bias",
 };
 
 const char *net_kind_name(int kind)
@@ -72,17 +79,27 @@ static void layer_init(const net_layer *L, int64_t fan_in, int64_t fan_out, suit
         suite_gen g = { SUITE_GEN_NORMAL, 0.0, 0.01 };
         *w = g;
         *b = zero;
+    } else if (L->init == NET_INIT_XAVIER_ZERO) {
+        double a = sqrt(6.0 / (double)(fan_in + fan_out));
+        suite_gen g = { SUITE_GEN_UNIFORM, -a, a };
+        *w = g;
+        *b = zero;
+    } else if (L->init == NET_INIT_DEFAULT_ZERO) {
+        *w = kaiming(fan_in);
+        *b = zero;
     } else {
         *w = *b = kaiming(fan_in);
     }
 }
 
-/* The saved tensors of the walk: the skip slot and the stack. */
+/* The saved tensors of the walk: the skip slot, the stack, and the image
+ * shape of the last NET_TOKENS (which NET_UNTOKENS restores). */
 typedef struct {
     net_shape skip;
     int have_skip;
     net_shape stack[NET_STACK_MAX];
     int depth;
+    net_shape img;
 } walk_saved;
 
 /* A transposed convolution: its output shape into *o, its parameters
@@ -112,6 +129,153 @@ static int walk_convt(const net_layer *L, int i, const net_shape *cur, net_shape
     pl->flops += 2.0 * (double)n * (double)(L->out / g) * L->k * L->k +
                  (L->bias ? (double)shape_numel(o) : 0.0);
     pl->has_conv = 1;
+    return 0;
+}
+
+/* The transformer layers (token tensors [N, T, C], net.h): the shape
+ * after L into *o, their parameters and FLOPs.  0, -1 with the reason in
+ * why, or 1 when L is none of them. */
+static int walk_token_layer(const net_layer *L, int i, const net_shape *cur, net_shape *img, net_plan *pl,
+                            net_shape *out, char *why, size_t len)
+{
+    const char *nm = net_kind_name(L->kind);
+    int64_t n = shape_numel(cur);
+    net_shape o = *cur;
+    switch (L->kind) {
+    case NET_LAYERNORM: {
+        if (cur->ndim != 2 && cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, (T,) features]");
+        suite_gen one = { SUITE_GEN_CONST, 1.0, 0.0 }, zero = { SUITE_GEN_CONST, 0.0, 0.0 };
+        add_param(pl, i, 0, 1, &cur->d[cur->ndim - 1], one);
+        add_param(pl, i, 1, 1, &cur->d[cur->ndim - 1], zero);
+        pl->flops += 7.0 * (double)n;   /* as a batch norm */
+        break;
+    }
+    case NET_GELU_TANH:
+        pl->flops += 5.0 * (double)n;   /* as level 2 counts GELU */
+        break;
+    case NET_ATTENTION: {
+        if (cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, T, 3 C]");
+        if (L->groups < 1 || cur->d[2] % (3LL * L->groups))
+            return fail(why, len, i, nm, "the features are not 3 x heads x head size");
+        o.d[2] = cur->d[2] / 3;
+        /* two products of 2 T T C per sequence, then per score the scale
+         * and softmax's max, exponential, sum and division (or a ReLU) */
+        int sf = (L->k & NET_ATTN_SEQ_FIRST) != 0;
+        double T = (double)cur->d[sf ? 0 : 1], B = (double)cur->d[sf ? 1 : 0], scores = B * L->groups * T * T;
+        pl->flops += 4.0 * B * T * T * (double)o.d[2] + ((L->k & NET_ATTN_RELU) ? 2.0 : 5.0) * scores;
+        break;
+    }
+    case NET_UNFOLD:
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        if (L->k < 1 || cur->d[2] % L->k || cur->d[3] % L->k)
+            return fail(why, len, i, nm, "the image is not a whole number of patches");
+        o.ndim = 3;
+        o.d[1] = cur->d[2] / L->k * (cur->d[3] / L->k);
+        o.d[2] = cur->d[1] * L->k * L->k;
+        o.d[3] = 0;
+        break;
+    case NET_CLS: case NET_POS: {
+        if (cur->ndim != 3 && !(cur->ndim == 2 && L->kind == NET_CLS))
+            return fail(why, len, i, nm, "input is not [N, T, C]");
+        int64_t c = cur->d[cur->ndim - 1], w[3] = { 1, L->kind == NET_POS ? cur->d[1] : 1, c };
+        suite_gen randn = { SUITE_GEN_NORMAL, 0.0, 1.0 }, zero = { SUITE_GEN_CONST, 0.0, 0.0 };
+        add_param(pl, i, 0, 3, w, L->init == NET_INIT_ZEROS ? zero : randn);
+        if (L->kind == NET_POS) {
+            pl->flops += (double)n;
+        } else {
+            o.ndim = 3;
+            o.d[1] = cur->ndim == 2 ? 2 : cur->d[1] + 1;
+            o.d[2] = c;
+            o.d[3] = 0;
+        }
+        break;
+    }
+    case NET_FIRST_TOKEN:
+        if (cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, T, C]");
+        o.ndim = 2;
+        o.d[1] = cur->d[2];
+        o.d[2] = 0;
+        break;
+    case NET_GELU:
+        pl->flops += 5.0 * (double)n;   /* as level 2 counts GELU */
+        break;
+    case NET_WINDOW_MLP: case NET_MERGE: {
+        int64_t side = cur->ndim == 3 ? net_side(cur->d[1]) : 0;
+        if (side < 1) return fail(why, len, i, nm, "input is not the tokens of a square map [N, H W, C]");
+        if (L->kind == NET_MERGE) {
+            if (side % 2) return fail(why, len, i, nm, "the map's side is odd");
+            o.d[1] = cur->d[1] / 4;
+            o.d[2] = cur->d[2] * 4;
+            break;
+        }
+        int64_t ws = L->k, sh = L->s, heads = L->groups;
+        if (ws < 1 || sh < 0 || sh >= ws || side % ws || heads < 1 || cur->d[2] % heads)
+            return fail(why, len, i, nm, "bad window, shift or heads for the map");
+        int64_t w[3] = { heads * ws * ws, ws * ws, 1 };
+        suite_gen g = kaiming(ws * ws);   /* Conv1d's fan_in: k^2 inputs a group, kernel 1 */
+        add_param(pl, i, 0, 3, w, g);
+        add_param(pl, i, 1, 1, w, g);
+        /* the padded map's windows, each a product of 2 k^4 C and k^2 C
+         * for the bias */
+        int64_t wins = (side + (sh ? ws : 0)) / ws;
+        pl->flops += (double)cur->d[0] * (double)(wins * wins) *
+                     (2.0 * (double)(ws * ws) * (double)(ws * ws) + (double)(ws * ws)) * (double)cur->d[2];
+        break;
+    }
+    case NET_WINDOW_ATTN: {
+        int64_t side = cur->ndim == 3 ? net_side(cur->d[1]) : 0;
+        if (side < 1) return fail(why, len, i, nm, "input is not the tokens of a square map [N, H W, C]");
+        int64_t ws = L->k, sh = L->s, h = L->groups, C = cur->d[2], R = (2 * ws - 1) * (2 * ws - 1);
+        if (ws < 2 || sh < 0 || sh >= ws || side % ws || h < 1 || C % h)
+            return fail(why, len, i, nm, "bad window, shift or heads for the map");
+        suite_gen zero = { SUITE_GEN_CONST, 0.0, 0.0 }, ls = { SUITE_GEN_CONST, log(10.0), 0.0 };
+        int64_t d_ls[3] = { h, 1, 1 }, d_c[1] = { C }, d_w1[2] = { NET_CPB_HIDDEN, 2 }, d_b1[1] = { NET_CPB_HIDDEN },
+                d_w2[2] = { h, NET_CPB_HIDDEN }, d_qkv[2] = { 3 * C, C }, d_p[2] = { C, C };
+        add_param(pl, i, 0, 3, d_ls, ls);
+        add_param(pl, i, 1, 1, d_c, zero);
+        add_param(pl, i, 2, 1, d_c, zero);
+        add_param(pl, i, 3, 2, d_w1, kaiming(2));
+        add_param(pl, i, 4, 1, d_b1, kaiming(2));
+        add_param(pl, i, 5, 2, d_w2, kaiming(NET_CPB_HIDDEN));
+        add_param(pl, i, 6, 2, d_qkv, kaiming(C));
+        add_param(pl, i, 7, 2, d_p, kaiming(C));
+        add_param(pl, i, 8, 1, d_c, kaiming(C));
+        /* tokens M: qkv 2 M C 3C and its bias, the normalisations of q and
+         * k (3 a value), scores and times v 2 M k^2 C each, 7 a score (the
+         * scale, bias, mask and softmax), proj 2 M C^2 + M C; the bias
+         * table: the MLP (2 in out, bias, ReLU) and 16 sigmoid (4) */
+        double M = (double)n / (double)C, dc = (double)C, k2 = (double)(ws * ws), hid = NET_CPB_HIDDEN;
+        pl->flops += 6.0 * M * dc * dc + 3.0 * M * dc + 6.0 * M * dc + 4.0 * M * k2 * dc + 7.0 * M * (double)h * k2 +
+                     2.0 * M * dc * dc + M * dc +
+                     (double)R * (4.0 * hid + 2.0 * hid + 2.0 * hid * (double)h + 4.0 * (double)h);
+        break;
+    }
+    case NET_TOKEN_MEAN:
+        if (cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, T, C]");
+        o.ndim = 2;
+        o.d[1] = cur->d[2];
+        o.d[2] = 0;
+        pl->flops += (double)n + (double)(cur->d[0] * cur->d[2]);   /* the sums, a division each */
+        break;
+    case NET_TOKENS:
+        if (cur->ndim != 4) return fail(why, len, i, nm, "input is not [N, C, H, W]");
+        *img = *cur;
+        o.ndim = 3;
+        o.d[1] = cur->d[2] * cur->d[3];
+        o.d[2] = cur->d[1];
+        o.d[3] = 0;
+        break;
+    case NET_UNTOKENS:
+        if (cur->ndim != 3 || img->ndim != 4 || cur->d[0] != img->d[0] ||
+            cur->d[1] != img->d[2] * img->d[3])
+            return fail(why, len, i, nm, "no tokens of an image of this size before it");
+        o = *img;
+        o.d[1] = cur->d[2];
+        break;
+    default:
+        return 1;
+    }
+    *out = o;
     return 0;
 }
 
@@ -158,16 +322,18 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, walk_saved *sv,
     net_shape o = *cur;
     switch (L->kind) {
     case NET_LINEAR: {
-        if (cur->ndim != 2) return fail(why, len, i, nm, "input is not [N, features]");
+        /* over the last dimension of [N, features] or [N, T, features] */
+        if (cur->ndim != 2 && cur->ndim != 3) return fail(why, len, i, nm, "input is not [N, features]");
         if (L->out < 1) return fail(why, len, i, nm, "no output features");
-        int64_t w[2] = { L->out, cur->d[1] };
+        int last = cur->ndim - 1;
+        int64_t w[2] = { L->out, cur->d[last] };
+        double rows = (double)(n / cur->d[last]);
         suite_gen gw, gb;
-        layer_init(L, cur->d[1], L->out, &gw, &gb);
+        layer_init(L, cur->d[last], L->out, &gw, &gb);
         add_param(pl, i, 0, 2, w, gw);
         if (L->bias) add_param(pl, i, 1, 1, w, gb);
-        o.d[1] = L->out;
-        pl->flops += 2.0 * (double)cur->d[0] * (double)cur->d[1] * L->out +
-                     (L->bias ? (double)cur->d[0] * L->out : 0.0);
+        o.d[last] = L->out;
+        pl->flops += 2.0 * rows * (double)cur->d[last] * L->out + (L->bias ? rows * L->out : 0.0);
         break;
     }
     case NET_CONV2D: {
@@ -186,7 +352,9 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, walk_saved *sv,
         if (o.d[2] < 1 || o.d[3] < 1) return fail(why, len, i, nm, "the window is larger than the input");
         double outs = (double)shape_numel(&o);
         pl->flops += 2.0 * outs * (double)(cin / g) * L->k * L->k + (L->bias ? outs : 0.0);
-        pl->has_conv = 1;
+        /* a patch embedding (dense, stride = kernel > 1, no padding) is a
+         * product over disjoint patches: the baseline runs it as a GEMM */
+        if (!net_is_patch_conv(L)) pl->has_conv = 1;
         break;
     }
     case NET_BN2D: {
@@ -267,8 +435,12 @@ static int walk_layer(const net_layer *L, int i, net_shape *cur, walk_saved *sv,
     case NET_SOFTMAX:
         pl->flops += 5.0 * (double)n;   /* as level 1 counts it */
         break;
-    default:
-        return fail(why, len, i, nm, "unknown layer kind");
+    default: {
+        int rc = walk_token_layer(L, i, cur, &sv->img, pl, &o, why, len);
+        if (rc < 0) return -1;
+        if (rc > 0) return fail(why, len, i, nm, "unknown layer kind");
+        break;
+    }
     }
     *cur = o;
     return 0;
@@ -282,8 +454,8 @@ int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *pl, 
         if (why && why_len) snprintf(why, why_len, "no program, or more than %d layers", NET_MAX_LAYERS);
         return -1;
     }
-    if (ndim != 2 && ndim != 4) {
-        if (why && why_len) snprintf(why, why_len, "the input has %d dimensions, not 2 or 4", ndim);
+    if (ndim < 2 || ndim > 4) {
+        if (why && why_len) snprintf(why, why_len, "the input has %d dimensions, not 2 to 4", ndim);
         return -1;
     }
     net_shape cur = { ndim, { 0, 0, 0, 0 } };
@@ -292,30 +464,55 @@ int net_plan_make(const net_spec *sp, const int64_t *x, int ndim, net_plan *pl, 
     for (int a = 0; a < ndim; a++) cur.d[a] = x[a];
     for (int i = 0; i < sp->n_layers; i++) {
         pl->in[i] = cur;
+        /* a window attention layer adds nine parts, any other two at most */
+        if (pl->n_params > 2 * NET_MAX_LAYERS - 9) {
+            if (why && why_len) snprintf(why, why_len, "layer %d: too many parameter parts", i + 1);
+            return -1;
+        }
+        if (sp->layers[i].order < 0) {
+            if (why && why_len) snprintf(why, why_len, "layer %d: negative order", i + 1);
+            return -1;
+        }
         if (walk_layer(&sp->layers[i], i, &cur, &sv, pl, why, why_len)) return -1;
         pl->out[i] = cur;
     }
     pl->result = cur;
-    /* the offsets in registration order: group by group, each group's
-     * parts in program order (the parts stay listed in program order) */
-    int most = 0;
-    for (int i = 0; i < sp->n_layers; i++) {
-        if (sp->layers[i].reg < 0) {
-            if (why && why_len) snprintf(why, why_len, "layer %d: negative registration group", i + 1);
-            return -1;
+    /* parameters of layers with a later `order` move behind the others
+     * (a stable insertion sort: the program's order within one order),
+     * and the offsets follow */
+    for (int a = 1; a < pl->n_params; a++) {
+        net_param t = pl->param[a];
+        int b = a;
+        while (b > 0 && sp->layers[pl->param[b - 1].layer].order > sp->layers[t.layer].order) {
+            pl->param[b] = pl->param[b - 1];
+            b--;
         }
-        if (sp->layers[i].reg > most) most = sp->layers[i].reg;
+        pl->param[b] = t;
     }
-    if (most > 0) {
-        int64_t at = 0;
-        for (int r = 0; r <= most; r++)
-            for (int q = 0; q < pl->n_params; q++)
-                if (sp->layers[pl->param[q].layer].reg == r) {
-                    pl->param[q].offset = at;
-                    at += pl->param[q].count;
-                }
+    int64_t at = 0;
+    for (int a = 0; a < pl->n_params; a++) {
+        pl->param[a].offset = at;
+        at += pl->param[a].count;
     }
     return 0;
+}
+
+int64_t net_side(int64_t tokens)
+{
+    int64_t s = (int64_t)llround(sqrt((double)tokens));
+    return s * s == tokens ? s : 0;
+}
+
+const net_param *net_param_of(const net_plan *pl, int l, int part)
+{
+    for (int q = 0; q < pl->n_params; q++)
+        if (pl->param[q].layer == l && pl->param[q].is_bias == part) return &pl->param[q];
+    return NULL;
+}
+
+int net_is_patch_conv(const net_layer *L)
+{
+    return L->kind == NET_CONV2D && L->k > 1 && L->s == L->k && L->p == 0 && L->groups <= 1;
 }
 
 /* --- the program in words ------------------------------------------------- */
@@ -327,16 +524,19 @@ static void put_shape(sbuf *b, const net_shape *s)
     sb_puts(b, "]");
 }
 
-static void put_param(sbuf *b, const net_param *q)
+static void put_param(sbuf *b, const net_param *q, int init, int wattn)
 {
     suite_tensor t;
     memset(&t, 0, sizeof t);
-    t.role = SUITE_ROLE_PARAM;
+    /* a uniform weight of the model's own (xavier) is not PyTorch's default */
+    t.role = init == NET_INIT_XAVIER_ZERO && !q->is_bias ? SUITE_ROLE_INPUT : SUITE_ROLE_PARAM;
     t.gen = q->gen;
-    sb_printf(b, "; %s ", q->is_bias ? "bias" : "weight");
+    sb_printf(b, "; %s ", wattn && q->is_bias >= 0 && q->is_bias < 9 ? wattn_parts[q->is_bias]
+                                : q->is_bias ? "bias" : "weight");
     put_shape(b, &q->shape);
     sb_printf(b, " at params[%lld], ", (long long)q->offset);
     suite_gen_text(b, &t);
+    if (t.role == SUITE_ROLE_INPUT) sb_puts(b, " (xavier_uniform_, as nn.MultiheadAttention initialises in_proj)");
 }
 
 int net_describe(sbuf *b, const suite_problem *p)
@@ -349,7 +549,6 @@ int net_describe(sbuf *b, const suite_problem *p)
         free(pl);
         return -1;
     }
-    int q = 0;
     for (int i = 0; i < sp->n_layers; i++) {
         const net_layer *L = &sp->layers[i];
         sb_printf(b, "    %d. %s: ", i + 1, net_kind_name(L->kind));
@@ -377,10 +576,74 @@ int net_describe(sbuf *b, const suite_problem *p)
             sb_puts(b, "; batch statistics (training mode, biased variance), eps ");
             suite_num_text(b, sp->eps);
         }
+        if (L->kind == NET_LAYERNORM) {
+            sb_puts(b, "; over the last dimension (biased variance), eps ");
+            suite_num_text(b, sp->eps);
+        }
+        if (L->kind == NET_GELU_TANH) sb_puts(b, "; 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))");
+        if (L->kind == NET_ATTENTION) {
+            int64_t c = pl->out[i].d[2];
+            sb_printf(b, "; heads %d of size %lld: q, k, v = the input's three thirds of the last dimension, "
+                         "head h of each its columns [h d, (h + 1) d); per sample and head, scores = q k^T / "
+                         "sqrt(%lld) [T, T]", L->groups, (long long)(c / L->groups), (long long)(c / L->groups));
+            if (L->k & NET_ATTN_CAUSAL) sb_puts(b, ", causal mask (a key after the query gets -inf)");
+            sb_puts(b, (L->k & NET_ATTN_RELU) ? ", then relu(scores)" : ", then softmax over the keys");
+            sb_puts(b, ", times v [T, d]; head h's output is columns [h d, (h + 1) d) of the result");
+        }
+        if (L->kind == NET_TOKENS) sb_puts(b, "; x.view(N, C, H * W).transpose(1, 2)");
+        if (L->kind == NET_UNTOKENS) sb_puts(b, "; x.transpose(1, 2).view(N, C, H, W)");
         if (L->kind == NET_SAVE) sb_puts(b, "; skip = this tensor");
         if (L->kind == NET_SWAP) sb_puts(b, "; continue from the skip, which keeps this tensor");
         if (L->kind == NET_ADD) sb_puts(b, "; this tensor + skip");
-        for (; q < pl->n_params && pl->param[q].layer == i; q++) put_param(b, &pl->param[q]);
+        if (L->kind == NET_ATTENTION && (L->k & NET_ATTN_SEQ_FIRST))
+            sb_puts(b, "; batch_first=False: the sequence is dimension 0 and dimension 1 the batch (scores "
+                       "are [N, N] per position and head)");
+        if (L->kind == NET_UNFOLD)
+            sb_printf(b, "; x.unfold(2, %d, %d).unfold(3, %d, %d).reshape(N, -1, C * %d): the flat order "
+                         "(c, h / %d, w / %d, h %% %d, w %% %d) cut into rows", L->k, L->k, L->k, L->k,
+                      L->k * L->k, L->k, L->k, L->k, L->k);
+        if (L->kind == NET_CLS) sb_puts(b, "; torch.cat((token.expand(N, -1, -1), x), dim 1) (x [N, C] as one token)");
+        if (L->kind == NET_POS) sb_puts(b, "; x + embedding (broadcast over N)");
+        if (L->kind == NET_FIRST_TOKEN) sb_puts(b, "; x[:, 0]");
+        if (L->kind == NET_GELU) sb_puts(b, "; 0.5 x (1 + erf(x / sqrt(2)))");
+        if (L->kind == NET_WINDOW_MLP) {
+            int64_t side = net_side(pl->in[i].d[1]);
+            sb_printf(b, "; map %lld x %lld, window %d, shift %d, heads %d of %lld channels", (long long)side,
+                      (long long)side, L->k, L->s, L->groups, (long long)(pl->in[i].d[2] / L->groups));
+            if (L->s)
+                sb_printf(b, ": the map padded with zeros, %d rows and columns before and %d after (F.pad), ",
+                          L->k - L->s, L->s);
+            else
+                sb_puts(b, ": ");
+            sb_puts(b, "cut into windows (window_partition), per window and head y[i] = sum over j of "
+                       "weight[h k^2 + i, j] x[j] + bias[h k^2 + i] over its k^2 tokens i, j (row-major in the "
+                       "window) and the head's channels, put back (window_reverse)");
+            if (L->s) sb_puts(b, " and the padding cut off");
+        }
+        if (L->kind == NET_MERGE) sb_puts(b, "; torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], "
+                                             "x[:, 1::2, 1::2]], -1) of the map [N, H, W, C]");
+        if (L->kind == NET_TOKEN_MEAN) sb_puts(b, "; the mean over dimension 1");
+        if (L->kind == NET_WINDOW_ATTN) {
+            int64_t side = net_side(pl->in[i].d[1]);
+            sb_printf(b, "; map %lld x %lld, window %d, shift %d, heads %d of %lld channels: ", (long long)side,
+                      (long long)side, L->k, L->s, L->groups, (long long)(pl->in[i].d[2] / L->groups));
+            if (L->s) sb_printf(b, "torch.roll(map, (-%d, -%d), (1, 2)), ", L->s, L->s);
+            sb_puts(b, "windows of k x k tokens (window_partition, row-major within the window); qkv = "
+                       "x qkv.weight^T + cat(q_bias, zeros, v_bias), q, k, v its thirds, head h columns "
+                       "[h d, (h + 1) d); scores = normalize(q) normalize(k)^T (F.normalize, eps 1e-12) * "
+                       "exp(min(logit_scale[h], log(100))) + 16 sigmoid(table[r(i, j), h]), table = "
+                       "cpb_mlp.2(relu(cpb_mlp.0(coords))) over the (2k - 1)^2 offsets (dy, dx) in [-(k - 1), "
+                       "k - 1], row r = (dy + k - 1) (2k - 1) + dx + k - 1 for query i minus key j, "
+                       "coords = sign(v) log2(|v| + 1) / log2(8) of v = 8 (dy, dx) / (k - 1)");
+            if (L->s)
+                sb_printf(b, "; + the shifted-window mask: -100 where query and key lie in different regions of "
+                             "the rolled map (rows and columns split at H - %d and H - %d)", L->k, L->s);
+            sb_puts(b, "; softmax over the keys, times v, heads side by side, x proj.weight^T + proj.bias; windows "
+                       "put back");
+            if (L->s) sb_printf(b, " and rolled by (%d, %d)", L->s, L->s);
+        }
+        for (int q = 0; q < pl->n_params; q++)
+            if (pl->param[q].layer == i) put_param(b, &pl->param[q], L->init, L->kind == NET_WINDOW_ATTN);
         sb_puts(b, "\n");
     }
     free(pl);

@@ -26,7 +26,9 @@ struct bf16_t {
 #define TILE 16
 
 enum { K_LINEAR, K_CONV, K_BN, K_RELU, K_MAXPOOL, K_GAP, K_FLATTEN, K_DROPOUT, K_SAVE, K_SWAP, K_ADD,
-       K_AVGPOOL, K_RELU6, K_SIGMOID, K_PUSH, K_XCHG, K_CAT, K_SHUFFLE, K_CONVT, K_SOFTMAX };
+       K_AVGPOOL, K_RELU6, K_SIGMOID, K_PUSH, K_XCHG, K_CAT, K_SHUFFLE, K_CONVT, K_SOFTMAX, K_LN, K_GELU,
+       K_ATTN, K_TOKENS, K_UNTOKENS, K_UNFOLD, K_CLS, K_POS, K_FIRST, K_GELU_ERF, K_WMLP, K_MERGE, K_TMEAN,
+       K_WATTN };
 
 /* kind, rank, shape before and after, window, stride, padding, groups, and
  * the offsets of the weight and the bias in params (-1: none); a
@@ -122,9 +124,17 @@ static const layer NET[] = {
 #define EPS 1e-05
 #define NBUF 3
 #define STACK 1
+/* Swin V2 window attention layers: the offsets of their nine parts
+ * (logit_scale, q_bias, v_bias, cpb_mlp.0.weight and bias, cpb_mlp.2.weight,
+ * qkv.weight, proj.weight and bias), and their scratch */
+static const long long WPARTS[][9] = {
+    { 0 },
+};
+#define WSCR 1LL
 
 static bf16_t *buf[NBUF];
 static float *stats;
+static float *scratch;   /* float in the BF16 set too (gen-naive-candidates keeps it) */
 
 /* y[m, n] = sum_k x[m, k] w[n, k] + b[n] */
 __global__ void linear_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w,
@@ -224,7 +234,8 @@ __global__ void bn_apply(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, c
     }
 }
 
-/* the residual sum (skip given), else by mode: 0 relu, 1 relu6, 2 sigmoid */
+/* the residual sum (skip given), else by mode: 0 relu, 1 relu6, 2 sigmoid,
+ * 3 GELU (tanh form), 4 GELU (erf form) */
 __global__ void ew_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict__ skip,
                           bf16_t *__restrict__ y, long long total, int mode)
 {
@@ -233,6 +244,8 @@ __global__ void ew_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict
         float v = x[i];
         if (skip) v += skip[i];
         else if (mode == 2) v = 1.0f / (1.0f + expf(-v));
+        else if (mode == 3) v = 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+        else if (mode == 4) v = 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));
         else v = mode == 1 ? fminf(fmaxf(v, 0.0f), 6.0f) : fmaxf(v, 0.0f);
         y[i] = v;
     }
@@ -359,6 +372,262 @@ __global__ void gap_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y,
     y[i] = s / (float)S;
 }
 
+/* layer norm over rows of C: one thread per row, the mean, then the
+ * biased variance around it */
+__global__ void ln_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, const bf16_t *__restrict__ g,
+                          const bf16_t *__restrict__ b, long long rows, long long C)
+{
+    long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const bf16_t *p = x + r * C;
+    float s = 0.0f;
+    for (long long i = 0; i < C; i++) s += p[i];
+    float m = s / (float)C, q = 0.0f;
+    for (long long i = 0; i < C; i++) q += (p[i] - m) * (p[i] - m);
+    float rstd = 1.0f / sqrtf(q / (float)C + (float)EPS);
+    for (long long i = 0; i < C; i++) y[r * C + i] = (p[i] - m) * rstd * g[i] + b[i];
+}
+
+#define HD_MAX 128
+/* attention over qkv [N, T, 3C] into y [N, T, C] (with flag 4, over
+ * [T, N, 3C]: the sequence along dimension 0): one thread per (n, head,
+ * query); flags 1: keys after the query masked, 2: relu(scores) instead
+ * of softmax */
+__global__ void attn_kernel(const bf16_t *__restrict__ qkv, bf16_t *__restrict__ y, long long D0, long long D1,
+                            long long C, int H, int flags)
+{
+    long long N = (flags & 4) ? D1 : D0, T = (flags & 4) ? D0 : D1;
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= N * H * T) return;
+    long long i = idx % T, h = (idx / T) % H, n = idx / (T * H);
+    long long d = C / H;
+    /* the row of position t of sequence n */
+#define ROW(t) ((flags & 4) ? (t) * N + n : n * T + (t))
+    const bf16_t *q = qkv + ROW(i) * 3 * C + h * d;
+    float scale = 1.0f / sqrtf((float)d), m = -INFINITY, l = 0.0f, acc[HD_MAX];
+    for (long long c = 0; c < d; c++) acc[c] = 0.0f;
+    long long end = (flags & 1) ? i + 1 : T;
+    for (long long j = 0; j < end; j++) {
+        const bf16_t *kj = qkv + ROW(j) * 3 * C + C + h * d, *vj = kj + C;
+        float sc = 0.0f;
+        for (long long c = 0; c < d; c++) sc += q[c] * kj[c];
+        sc *= scale;
+        if (flags & 2) {
+            float w = fmaxf(sc, 0.0f);
+            for (long long c = 0; c < d; c++) acc[c] += w * vj[c];
+        } else {
+            float mn = fmaxf(m, sc), corr = expf(m - mn), w = expf(sc - mn);
+            l = l * corr + w;
+            for (long long c = 0; c < d; c++) acc[c] = acc[c] * corr + w * vj[c];
+            m = mn;
+        }
+    }
+    bf16_t *o = y + ROW(i) * C + h * d;
+    for (long long c = 0; c < d; c++) o[c] = (flags & 2) ? acc[c] : acc[c] / l;
+#undef ROW
+}
+
+/* x.unfold(2, k, k).unfold(3, k, k).reshape(N, -1, C k k): y[n] is x[n]
+ * read in the order (c, h / k, w / k, h % k, w % k) */
+__global__ void unfold_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long n, long long H,
+                              long long W, int k)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long pj = i % k, pi = (i / k) % k, wi = (i / (k * k)) % (W / k);
+    long long hi = (i / (k * k * (W / k))) % (H / k), nc = i / (k * k * (W / k) * (H / k));
+    y[i] = x[(nc * H + hi * k + pi) * W + wi * k + pj];
+}
+
+/* y [N, T + 1, C]: the token t, then x [N, T, C] */
+__global__ void cls_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict__ t, bf16_t *__restrict__ y,
+                           long long n, long long T, long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long c = i % C, p = (i / C) % (T + 1), s = i / (C * (T + 1));
+    y[i] = p == 0 ? t[c] : x[(s * T + p - 1) * C + c];
+}
+
+/* y = x + e, e [T C] for every sample */
+__global__ void pos_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict__ e, bf16_t *__restrict__ y,
+                           long long n, long long TC)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + e[i % TC];
+}
+
+/* Swin's spatial MLP over tokens x [N, S S, C]: one thread per output;
+ * the map padded by pb zeros before (k - shift when shifted) is cut into
+ * k x k windows; y = sum over the window's tokens of weight[h k^2 + i, j] x
+ * + bias[h k^2 + i] for the output's head h and window position i */
+__global__ void wmlp_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w, const bf16_t *__restrict__ b,
+                            bf16_t *__restrict__ y, long long n, int S, int C, int k, int H, int pb)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = (int)(i % C), h = c / (C / H);
+    long long t = i / C, smp = t / ((long long)S * S);
+    int px = (int)(t % S) + pb, py = (int)((t / S) % S) + pb;
+    int oy = py - py % k, ox = px - px % k, pos = (py % k) * k + px % k;
+    float acc = b[h * k * k + pos];
+    for (int j = 0; j < k * k; j++) {
+        int yy = oy + j / k - pb, xx = ox + j % k - pb;
+        if (yy < 0 || yy >= S || xx < 0 || xx >= S) continue;
+        acc += w[(long long)(h * k * k + pos) * k * k + j] * x[((smp * S + yy) * S + xx) * C + c];
+    }
+    y[i] = acc;
+}
+
+/* patch merging: y [N, S/2 S/2, 4C], quarter q = x[2i + (q & 1), 2j + (q >> 1)] */
+__global__ void merge_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long n, int S, int C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c4 = (int)(i % (4 * C)), q = c4 / C, c = c4 % C, h2 = S / 2;
+    long long t = i / (4 * C), smp = t / ((long long)h2 * h2);
+    int jj = (int)(t % h2), ii = (int)((t / h2) % h2);
+    y[i] = x[((smp * S + 2 * ii + (q & 1)) * S + 2 * jj + (q >> 1)) * C + c];
+}
+
+/* y [N, C]: the mean of x [N, T, C] over T */
+__global__ void tmean_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long n, long long T,
+                             long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s = 0.0f;
+    for (long long t = 0; t < T; t++) s += x[((i / C) * T + t) * C + i % C];
+    y[i] = s / (float)T;
+}
+
+/* Swin V2's position-bias table: one thread per (offset r, head h),
+ * t[r H + h] = 16 sigmoid(W2 relu(W1 c + b1)), c the log-spaced (dy, dx) */
+__global__ void cpb_kernel(const bf16_t *__restrict__ w1, const bf16_t *__restrict__ b1, const bf16_t *__restrict__ w2,
+                           float *__restrict__ scratch, long long at, int k, int H)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, span = 2 * k - 1;
+    if (i >= span * span * H) return;
+    int h = i % H, r = i / H;
+    float c[2] = { (float)(r / span - (k - 1)), (float)(r % span - (k - 1)) };
+    for (int a = 0; a < 2; a++) {
+        float v = c[a] * 8.0f / (float)(k - 1);
+        c[a] = (v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : 0.0f)) * log2f(fabsf(v) + 1.0f) / 3.0f;
+    }
+    float s = 0.0f;
+    for (int j = 0; j < 512; j++) s += w2[h * 512 + j] * fmaxf(w1[2 * j] * c[0] + w1[2 * j + 1] * c[1] + b1[j], 0.0f);
+    scratch[at + i] = 16.0f / (1.0f + expf(-s));
+}
+
+/* the token of window row `row` (sample, window row, window column,
+ * position) in the map rolled by -sh */
+__device__ long long wtoken(long long row, int S, int k, int sh)
+{
+    int nw = S / k, j = (int)(row % (k * k));
+    long long w = row / (k * k);
+    int wx = (int)(w % nw), wy = (int)((w / nw) % nw);
+    long long smp = w / ((long long)nw * nw);
+    return (smp * S + (wy * k + j / k + sh) % S) * S + (wx * k + j % k + sh) % S;
+}
+
+/* qkv [M, 3C] of the window rows: x qkv.weight^T + (q_bias, 0, v_bias) */
+__global__ void wqkv_kernel(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w, const bf16_t *__restrict__ qb,
+                            const bf16_t *__restrict__ vb, float *__restrict__ scratch, long long n, int S, int C,
+                            int k, int sh)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int col = (int)(i % (3 * C));
+    const bf16_t *xr = x + wtoken(i / (3 * C), S, k, sh) * C;
+    float acc = col < C ? qb[col] : (col >= 2 * C ? vb[col - 2 * C] : 0.0f);
+    for (int c = 0; c < C; c++) acc += xr[c] * w[(long long)col * C + c];
+    scratch[i] = acc;   /* qkv [M, 3C] at the start of the scratch */
+}
+
+/* region of a rolled-map coordinate for the shifted windows' mask */
+__device__ int wregion(int y, int x, int S, int k, int sh)
+{
+    int ry = y < S - k ? 0 : (y < S - sh ? 1 : 2), rx = x < S - k ? 0 : (x < S - sh ? 1 : 2);
+    return 3 * ry + rx;
+}
+
+/* one thread per (window row, head): cosine scores with the logit scale,
+ * the table's bias and the mask, softmax over the window's keys (running
+ * maximum and sum), times v; heads side by side in o [M, C] */
+__global__ void wattn_kernel(float *__restrict__ scratch, const bf16_t *__restrict__ ls, long long M, int S, int C,
+                             int k, int H, int sh)
+{
+    /* the scratch: qkv [M, 3C] at 0, the heads' outputs [M, C] at 3 M C,
+     * the table at 4 M C (indexed from scratch itself, which stays bf16_t * in the BF16 set) */
+    const long long OUT = 3 * M * C, TAB = 4 * M * C;
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= M * H) return;
+    int h = (int)(idx % H), d = C / H, k2 = k * k, span = 2 * k - 1;
+    long long row = idx / H, base = row - row % k2, q = row * 3 * C + h * d;
+    int i = (int)(row % k2), nw = S / k;
+    long long w = (row / k2) % ((long long)nw * nw);
+    int wy = (int)(w / nw), wx = (int)(w % nw);
+    int ri = wregion(wy * k + i / k, wx * k + i % k, S, k, sh);
+    float nq = 0.0f;
+    for (int c = 0; c < d; c++) nq += scratch[q + c] * scratch[q + c];
+    nq = fmaxf(sqrtf(nq), 1e-12f);
+    float scale = expf(fminf(ls[h], 4.605170185988091f)), m = -INFINITY, l = 0.0f, acc[HD_MAX];
+    for (int c = 0; c < d; c++) acc[c] = 0.0f;
+    for (int j = 0; j < k2; j++) {
+        long long kj = (base + j) * 3 * C + C + h * d, vj = kj + C;
+        float dot = 0.0f, nk = 0.0f;
+        for (int c = 0; c < d; c++) {
+            dot += scratch[q + c] * scratch[kj + c];
+            nk += scratch[kj + c] * scratch[kj + c];
+        }
+        float sc = dot / (nq * fmaxf(sqrtf(nk), 1e-12f)) * scale +
+                   scratch[TAB + ((i / k - j / k + k - 1) * span + i % k - j % k + k - 1) * H + h];
+        if (sh && wregion(wy * k + j / k, wx * k + j % k, S, k, sh) != ri) sc += -100.0f;
+        float mn = fmaxf(m, sc), corr = expf(m - mn), e = expf(sc - mn);
+        l = l * corr + e;
+        for (int c = 0; c < d; c++) acc[c] = acc[c] * corr + e * scratch[vj + c];
+        m = mn;
+    }
+    for (int c = 0; c < d; c++) scratch[OUT + row * C + h * d + c] = acc[c] / l;
+}
+
+/* y [N, S S, C]: proj of the heads' outputs (at 3 M C in the scratch) at
+ * each token's window row (the roll undone) + proj.bias */
+__global__ void wproj_kernel(const float *__restrict__ scratch, const bf16_t *__restrict__ w,
+                             const bf16_t *__restrict__ b, bf16_t *__restrict__ y, long long n, int S, int C, int k,
+                             int sh)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = (int)(i % C), nw = S / k;
+    long long t = i / C, smp = t / ((long long)S * S);
+    int ry = ((int)((t / S) % S) - sh + S) % S, rx = ((int)(t % S) - sh + S) % S;
+    long long row = ((smp * nw + ry / k) * nw + rx / k) * (k * k) + (ry % k) * k + rx % k;
+    float acc = b[c];
+    for (int j = 0; j < C; j++) acc += scratch[3 * n + row * C + j] * w[(long long)c * C + j];
+    y[i] = acc;
+}
+
+/* y [N, C] = x[:, 0] of x [N, T, C] */
+__global__ void first_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long n, long long T,
+                             long long C)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[(i / C) * T * C + i % C];
+}
+
+/* y[n, c, r] = x[n, r, c] for planes of [R, Cc] */
+__global__ void transpose_kernel(const bf16_t *__restrict__ x, bf16_t *__restrict__ y, long long N, long long R,
+                                 long long Cc)
+{
+    long long total = N * R * Cc;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long c = i % Cc, r = (i / Cc) % R, n = i / (Cc * R);
+        y[(n * Cc + c) * R + r] = x[i];
+    }
+}
+
 static unsigned blocks(long long n)
 {
     long long b = (n + THREADS - 1) / THREADS;
@@ -376,6 +645,7 @@ extern "C" int kbv_setup(const kbv_call *call)
     for (int i = 0; i < NBUF; i++)
         if (cudaMalloc((void **)&buf[i], (size_t)MOST * sizeof(float)) != cudaSuccess) return 1;
     if (cudaMalloc((void **)&stats, 2 * WIDEST * sizeof(float)) != cudaSuccess) return 1;
+    if (cudaMalloc((void **)&scratch, (size_t)WSCR * sizeof(float)) != cudaSuccess) return 1;
     return 0;
 }
 
@@ -387,6 +657,8 @@ extern "C" void kbv_teardown(void)
     }
     cudaFree(stats);
     stats = NULL;
+    cudaFree(scratch);
+    scratch = NULL;
 }
 
 extern "C" int kbv_forward(const kbv_call *call)
@@ -414,10 +686,75 @@ extern "C" int kbv_forward(const kbv_call *call)
         long long n = numel(L.out);
         switch (L.kind) {
         case K_LINEAR: {
-            dim3 grid((unsigned)((L.in[0] + TILE - 1) / TILE), (unsigned)((L.out[1] + TILE - 1) / TILE));
-            linear_kernel<<<grid, dim3(TILE, TILE), 0, st>>>(cur, w, b, dst, L.in[0], L.out[1], L.in[1]);
+            /* over the last dimension: rows are everything before it */
+            long long K = L.in[L.ndim - 1], N = L.out[L.ndim - 1], M = numel(L.in) / K;
+            dim3 grid((unsigned)((M + TILE - 1) / TILE), (unsigned)((N + TILE - 1) / TILE));
+            linear_kernel<<<grid, dim3(TILE, TILE), 0, st>>>(cur, w, b, dst, M, N, K);
             break;
         }
+        case K_LN: {
+            long long C = L.in[L.ndim - 1];
+            ln_kernel<<<blocks(n / C), THREADS, 0, st>>>(cur, dst, w, b, n / C, C);
+            break;
+        }
+        case K_ATTN:
+            if (L.out[2] / L.g > HD_MAX) return 1;   /* D0 D1 H / THREADS blocks: either layout */
+            attn_kernel<<<(unsigned)((L.in[0] * L.g * L.in[1] + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, dst, L.in[0], L.in[1], L.out[2], L.g, L.k);
+            break;
+        case K_TOKENS:
+            transpose_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0], L.in[1], L.in[2] * L.in[3]);
+            break;
+        case K_UNTOKENS:
+            transpose_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0], L.in[1], L.in[2]);
+            break;
+        case K_GELU: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 3); break;
+        case K_GELU_ERF: ew_kernel<<<blocks(n), THREADS, 0, st>>>(cur, NULL, dst, n, 4); break;
+        case K_UNFOLD:
+            unfold_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[2],
+                                                                                    L.in[3], L.k);
+            break;
+        case K_CLS:
+            cls_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, w, dst, n, L.out[1] - 1,
+                                                                                 L.out[2]);
+            break;
+        case K_POS:
+            pos_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, w, dst, n,
+                                                                                 L.out[1] * L.out[2]);
+            break;
+        case K_WMLP: {
+            int S = (int)llround(sqrt((double)L.in[1]));
+            wmlp_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, w, b, dst, n, S, (int)L.in[2], L.k, L.g, L.s ? L.k - L.s : 0);
+            break;
+        }
+        case K_MERGE:
+            merge_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, dst, n, (int)llround(sqrt((double)L.in[1])), (int)L.in[2]);
+            break;
+        case K_TMEAN:
+            tmean_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[1],
+                                                                                   L.in[2]);
+            break;
+        case K_WATTN: {
+            const long long *pp = WPARTS[L.p];
+            int S = (int)llround(sqrt((double)L.in[1])), C = (int)L.in[2], R = (2 * L.k - 1) * (2 * L.k - 1);
+            long long M = L.in[0] * L.in[1];
+            if (C / L.g > HD_MAX) return 1;
+            cpb_kernel<<<(unsigned)((R * L.g + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                P + pp[3], P + pp[4], P + pp[5], scratch, 4 * M * C, L.k, L.g);
+            wqkv_kernel<<<(unsigned)((3 * M * C + THREADS - 1) / THREADS), THREADS, 0, st>>>(
+                cur, P + pp[6], P + pp[1], P + pp[2], scratch, 3 * M * C, S, C, L.k, L.s);
+            wattn_kernel<<<(unsigned)((M * L.g + THREADS - 1) / THREADS), THREADS, 0, st>>>(scratch, P + pp[0], M, S, C,
+                                                                                        L.k, L.g, L.s);
+            wproj_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(scratch, P + pp[7], P + pp[8], dst,
+                                                                                  n, S, C, L.k, L.s);
+            break;
+        }
+        case K_FIRST:
+            first_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS, 0, st>>>(cur, dst, n, L.in[1],
+                                                                                   L.in[2]);
+            break;
         case K_CONV:
             conv_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
