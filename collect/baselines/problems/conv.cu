@@ -60,6 +60,7 @@
 #include <string.h>
 
 #include "base_impl.h"
+#include "dnn_lib.h"
 #include "conv_impl.h"
 
 extern "C" {
@@ -72,21 +73,8 @@ int dnn_load(dnn_api *a, const char *id, kbv_err *e)
 {
     memset(a, 0, sizeof *a);
     char path[4096];
-    if (!suite_find_cudnn(path, sizeof path))
-        return err_set(e, KBV_ERUNTIME, "baseline %s: cuDNN 9 not found (set KBV_CUDNN_LIB to "
-                       "libcudnn.so.9)", id);
-    a->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!a->lib) return err_set(e, KBV_ERUNTIME, "baseline %s: dlopen %s: %s", id, path, dlerror());
-#define DNN_SYM(name)                                                                        \
-    do {                                                                                     \
-        void *sym = dlsym(a->lib, #name);                                                    \
-        if (!sym) {                                                                          \
-            dlclose(a->lib);                                                                 \
-            a->lib = NULL;                                                                   \
-            return err_set(e, KBV_ERUNTIME, "baseline %s: %s lacks %s", id, path, #name);    \
-        }                                                                                    \
-        memcpy(&a->name, &sym, sizeof sym);                                                  \
-    } while (0)
+    a->lib = dnn_lib_open(id, path, sizeof path, e);
+    if (!a->lib) return KBV_ERUNTIME;
     DNN_SYM(cudnnGetVersion);
     DNN_SYM(cudnnGetErrorString);
     DNN_SYM(cudnnCreate);
@@ -108,7 +96,6 @@ int dnn_load(dnn_api *a, const char *id, kbv_err *e)
     DNN_SYM(cudnnFindConvolutionBackwardDataAlgorithm);
     DNN_SYM(cudnnConvolutionBackwardData);
     DNN_SYM(cudnnAddTensor);
-#undef DNN_SYM
     if (a->cudnnGetVersion() < 90000) {
         size_t v = a->cudnnGetVersion();
         dlclose(a->lib);
