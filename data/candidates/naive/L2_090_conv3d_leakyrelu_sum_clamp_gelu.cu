@@ -71,6 +71,22 @@ __global__ void linear(const float *__restrict__ x, const float *__restrict__ W,
     if (row < M && col < N) y[row * N + col] = acc + (b ? b[col] : 0.0f);
 }
 
+/* The coordinates of output element t of [N, Cout, OD, OH, OW]: returns n,
+ * the rest through the pointers (one 64-bit division per step, once per
+ * thread). */
+__device__ __forceinline__ long long out_coords(long long t, int OD, int OH, int OW, int Cout, int *od, int *oh,
+                                                int *ow, int *co)
+{
+    *ow = (int)(t % OW);
+    t /= OW;
+    *oh = (int)(t % OH);
+    t /= OH;
+    *od = (int)(t % OD);
+    t /= OD;
+    *co = (int)(t % Cout);
+    return t / Cout;
+}
+
 /* Direct convolution, one thread per output element, written as 3-D with
  * unit leading dimensions.  Weight [Cout, Cin / groups, KD, KH, KW].  The
  * index arithmetic is 32-bit (launch() checks that every extent fits):
@@ -83,15 +99,8 @@ __global__ void conv_direct(const float *__restrict__ x, const float *__restrict
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= N * Cout * OD * OH * OW) return;
-    int iD = (int)ID, iH = (int)IH, iW = (int)IW, oD = (int)OD, oH = (int)OH, oW = (int)OW, cout = (int)Cout;
-    int ow = (int)(t % oW);
-    long long r = t / oW;
-    int oh = (int)(r % oH);
-    r /= oH;
-    int od = (int)(r % oD);
-    r /= oD;
-    int co = (int)(r % cout);
-    long long n = r / cout;
+    int iD = (int)ID, iH = (int)IH, iW = (int)IW, ow, oh, od, co;
+    long long n = out_coords(t, (int)OD, (int)OH, (int)OW, (int)Cout, &od, &oh, &ow, &co);
     int cin_g = (int)(Cin / groups), cout_g = (int)(Cout / groups), g = co / cout_g;
     int plane = iD * iH * iW, kvol = KD * KH * KW;
     const float *xn = x + (n * Cin + (long long)g * cin_g) * plane;
@@ -127,15 +136,8 @@ __global__ void conv_transposed(const float *__restrict__ x, const float *__rest
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= N * Cout * OD * OH * OW) return;
-    int iD = (int)ID, iH = (int)IH, iW = (int)IW, oD = (int)OD, oH = (int)OH, oW = (int)OW, cout = (int)Cout;
-    int ow = (int)(t % oW);
-    long long r = t / oW;
-    int oh = (int)(r % oH);
-    r /= oH;
-    int od = (int)(r % oD);
-    r /= oD;
-    int co = (int)(r % cout);
-    long long n = r / cout;
+    int iD = (int)ID, iH = (int)IH, iW = (int)IW, ow, oh, od, co;
+    long long n = out_coords(t, (int)OD, (int)OH, (int)OW, (int)Cout, &od, &oh, &ow, &co);
     int cin_g = (int)(Cin / groups), cout_g = (int)(Cout / groups), g = co / cout_g, cog = co % cout_g;
     int plane = iD * iH * iW, kvol = KD * KH * KW;
     float acc = bias ? bias[co] : 0.0f;
