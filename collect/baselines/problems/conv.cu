@@ -75,33 +75,7 @@ int dnn_load(dnn_api *a, const char *id, kbv_err *e)
     char path[4096];
     a->lib = dnn_lib_open(id, path, sizeof path, e);
     if (!a->lib) return KBV_ERUNTIME;
-    DNN_SYM(cudnnGetVersion);
-    DNN_SYM(cudnnGetErrorString);
-    DNN_SYM(cudnnCreate);
-    DNN_SYM(cudnnDestroy);
-    DNN_SYM(cudnnSetStream);
-    DNN_SYM(cudnnCreateTensorDescriptor);
-    DNN_SYM(cudnnSetTensorNdDescriptor);
-    DNN_SYM(cudnnDestroyTensorDescriptor);
-    DNN_SYM(cudnnCreateFilterDescriptor);
-    DNN_SYM(cudnnSetFilterNdDescriptor);
-    DNN_SYM(cudnnDestroyFilterDescriptor);
-    DNN_SYM(cudnnCreateConvolutionDescriptor);
-    DNN_SYM(cudnnSetConvolutionNdDescriptor);
-    DNN_SYM(cudnnSetConvolutionGroupCount);
-    DNN_SYM(cudnnSetConvolutionMathType);
-    DNN_SYM(cudnnDestroyConvolutionDescriptor);
-    DNN_SYM(cudnnFindConvolutionForwardAlgorithm);
-    DNN_SYM(cudnnConvolutionForward);
-    DNN_SYM(cudnnFindConvolutionBackwardDataAlgorithm);
-    DNN_SYM(cudnnConvolutionBackwardData);
-    DNN_SYM(cudnnAddTensor);
-    if (a->cudnnGetVersion() < 90000) {
-        size_t v = a->cudnnGetVersion();
-        dlclose(a->lib);
-        a->lib = NULL;
-        return err_set(e, KBV_ERUNTIME, "baseline %s: %s is cuDNN %zu, need 9", id, path, v);
-    }
+    CONV_DNN_FNS(DNN_LOAD)
     return 0;
 }
 

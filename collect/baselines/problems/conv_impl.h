@@ -10,33 +10,28 @@
 #include <cudnn.h>
 
 #include "base_impl.h"
+#include "dnn_lib.h"
 
 /* cuDNN's functions, resolved from the library dlopen'ed per runner. */
+#define CONV_DNN_FNS(X) \
+    DNN_CORE_FNS(X) \
+    X(cudnnCreateFilterDescriptor) \
+    X(cudnnSetFilterNdDescriptor) \
+    X(cudnnDestroyFilterDescriptor) \
+    X(cudnnCreateConvolutionDescriptor) \
+    X(cudnnSetConvolutionNdDescriptor) \
+    X(cudnnSetConvolutionGroupCount) \
+    X(cudnnSetConvolutionMathType) \
+    X(cudnnDestroyConvolutionDescriptor) \
+    X(cudnnFindConvolutionForwardAlgorithm) \
+    X(cudnnConvolutionForward) \
+    X(cudnnFindConvolutionBackwardDataAlgorithm) \
+    X(cudnnConvolutionBackwardData) \
+    X(cudnnAddTensor)
+
 struct dnn_api {
     void *lib;
-#define DNN_FN(name) decltype(&::name) name;
-    DNN_FN(cudnnGetVersion)
-    DNN_FN(cudnnGetErrorString)
-    DNN_FN(cudnnCreate)
-    DNN_FN(cudnnDestroy)
-    DNN_FN(cudnnSetStream)
-    DNN_FN(cudnnCreateTensorDescriptor)
-    DNN_FN(cudnnSetTensorNdDescriptor)
-    DNN_FN(cudnnDestroyTensorDescriptor)
-    DNN_FN(cudnnCreateFilterDescriptor)
-    DNN_FN(cudnnSetFilterNdDescriptor)
-    DNN_FN(cudnnDestroyFilterDescriptor)
-    DNN_FN(cudnnCreateConvolutionDescriptor)
-    DNN_FN(cudnnSetConvolutionNdDescriptor)
-    DNN_FN(cudnnSetConvolutionGroupCount)
-    DNN_FN(cudnnSetConvolutionMathType)
-    DNN_FN(cudnnDestroyConvolutionDescriptor)
-    DNN_FN(cudnnFindConvolutionForwardAlgorithm)
-    DNN_FN(cudnnConvolutionForward)
-    DNN_FN(cudnnFindConvolutionBackwardDataAlgorithm)
-    DNN_FN(cudnnConvolutionBackwardData)
-    DNN_FN(cudnnAddTensor)
-#undef DNN_FN
+    CONV_DNN_FNS(DNN_FN)
 };
 
 /* Algorithms a runner keeps from the search and re-times, per variant, and

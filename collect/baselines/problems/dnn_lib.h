@@ -15,8 +15,8 @@ extern "C" {
 }
 
 /* cuDNN 9 dlopen'ed for baseline `id`: the handle, with its file name in
- * path (len bytes), or NULL with the reason in e (always KBV_ERUNTIME).
- * The caller dlcloses it. */
+ * path (len bytes), or NULL with the reason in e (always KBV_ERUNTIME): not
+ * found, not loadable, or older than 9.  The caller dlcloses it. */
 inline void *dnn_lib_open(const char *id, char *path, size_t len, kbv_err *e)
 {
     if (!suite_find_cudnn(path, len)) {
@@ -24,9 +24,40 @@ inline void *dnn_lib_open(const char *id, char *path, size_t len, kbv_err *e)
         return NULL;
     }
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) err_set(e, KBV_ERUNTIME, "baseline %s: dlopen %s: %s", id, path, dlerror());
+    if (!lib) {
+        err_set(e, KBV_ERUNTIME, "baseline %s: dlopen %s: %s", id, path, dlerror());
+        return NULL;
+    }
+    decltype(&::cudnnGetVersion) version;
+    void *sym = dlsym(lib, "cudnnGetVersion");
+    memcpy(&version, &sym, sizeof sym);
+    size_t v = sym ? version() : 0;
+    if (v < 90000) {
+        dlclose(lib);
+        err_set(e, KBV_ERUNTIME, "baseline %s: %s is cuDNN %zu, need 9", id, path, v);
+        return NULL;
+    }
     return lib;
 }
+
+/* A table of cuDNN functions is written once, as a list macro LIST(X) that
+ * names each function as X(name): `struct api { void *lib; LIST(DNN_FN) };`
+ * declares the table and `LIST(DNN_LOAD)` in a loader resolves it. */
+#define DNN_FN(name) decltype(&::name) name;
+
+/* The functions every family's table starts with: the library, handles,
+ * streams and tensor descriptors. */
+#define DNN_CORE_FNS(X) \
+    X(cudnnGetVersion) \
+    X(cudnnGetErrorString) \
+    X(cudnnCreate) \
+    X(cudnnDestroy) \
+    X(cudnnSetStream) \
+    X(cudnnCreateTensorDescriptor) \
+    X(cudnnSetTensorNdDescriptor) \
+    X(cudnnDestroyTensorDescriptor)
+
+#define DNN_LOAD(name) DNN_SYM(name);
 
 /* Resolves cuDNN function `name` into a->name, inside a loader with `a`
  * (a table whose `lib` is the open library), `id`, `path` and `e` in scope:

@@ -64,29 +64,23 @@ namespace {
 
 /* --- cuDNN's RNN functions, resolved at run time (as conv.cu does) ---------- */
 
+#define RNN_DNN_FNS(X) \
+    DNN_CORE_FNS(X) \
+    X(cudnnGetTensorNdDescriptor) \
+    X(cudnnCreateRNNDescriptor) \
+    X(cudnnSetRNNDescriptor_v8) \
+    X(cudnnDestroyRNNDescriptor) \
+    X(cudnnCreateRNNDataDescriptor) \
+    X(cudnnSetRNNDataDescriptor) \
+    X(cudnnDestroyRNNDataDescriptor) \
+    X(cudnnGetRNNWeightSpaceSize) \
+    X(cudnnGetRNNWeightParams) \
+    X(cudnnGetRNNTempSpaceSizes) \
+    X(cudnnRNNForward)
+
 struct rnn_api {
     void *lib;
-#define DNN_FN(name) decltype(&::name) name;
-    DNN_FN(cudnnGetVersion)
-    DNN_FN(cudnnGetErrorString)
-    DNN_FN(cudnnCreate)
-    DNN_FN(cudnnDestroy)
-    DNN_FN(cudnnSetStream)
-    DNN_FN(cudnnCreateTensorDescriptor)
-    DNN_FN(cudnnSetTensorNdDescriptor)
-    DNN_FN(cudnnGetTensorNdDescriptor)
-    DNN_FN(cudnnDestroyTensorDescriptor)
-    DNN_FN(cudnnCreateRNNDescriptor)
-    DNN_FN(cudnnSetRNNDescriptor_v8)
-    DNN_FN(cudnnDestroyRNNDescriptor)
-    DNN_FN(cudnnCreateRNNDataDescriptor)
-    DNN_FN(cudnnSetRNNDataDescriptor)
-    DNN_FN(cudnnDestroyRNNDataDescriptor)
-    DNN_FN(cudnnGetRNNWeightSpaceSize)
-    DNN_FN(cudnnGetRNNWeightParams)
-    DNN_FN(cudnnGetRNNTempSpaceSizes)
-    DNN_FN(cudnnRNNForward)
-#undef DNN_FN
+    RNN_DNN_FNS(DNN_FN)
 };
 
 int rnn_load(rnn_api *a, const char *id, kbv_err *e)
@@ -95,31 +89,7 @@ int rnn_load(rnn_api *a, const char *id, kbv_err *e)
     char path[4096];
     a->lib = dnn_lib_open(id, path, sizeof path, e);
     if (!a->lib) return KBV_ERUNTIME;
-    DNN_SYM(cudnnGetVersion);
-    DNN_SYM(cudnnGetErrorString);
-    DNN_SYM(cudnnCreate);
-    DNN_SYM(cudnnDestroy);
-    DNN_SYM(cudnnSetStream);
-    DNN_SYM(cudnnCreateTensorDescriptor);
-    DNN_SYM(cudnnSetTensorNdDescriptor);
-    DNN_SYM(cudnnGetTensorNdDescriptor);
-    DNN_SYM(cudnnDestroyTensorDescriptor);
-    DNN_SYM(cudnnCreateRNNDescriptor);
-    DNN_SYM(cudnnSetRNNDescriptor_v8);
-    DNN_SYM(cudnnDestroyRNNDescriptor);
-    DNN_SYM(cudnnCreateRNNDataDescriptor);
-    DNN_SYM(cudnnSetRNNDataDescriptor);
-    DNN_SYM(cudnnDestroyRNNDataDescriptor);
-    DNN_SYM(cudnnGetRNNWeightSpaceSize);
-    DNN_SYM(cudnnGetRNNWeightParams);
-    DNN_SYM(cudnnGetRNNTempSpaceSizes);
-    DNN_SYM(cudnnRNNForward);
-    if (a->cudnnGetVersion() < 90000) {
-        size_t v = a->cudnnGetVersion();
-        dlclose(a->lib);
-        a->lib = NULL;
-        return err_set(e, KBV_ERUNTIME, "baseline %s: %s is cuDNN %zu, need 9", id, path, v);
-    }
+    RNN_DNN_FNS(DNN_LOAD)
     return 0;
 }
 
