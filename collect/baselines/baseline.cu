@@ -254,6 +254,15 @@ extern "C" int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_e
     return b->fam->run(b, v, call, e);
 }
 
+extern "C" int base_run_reference(base_ctx *b, const kbv_call *call, kbv_err *e)
+{
+    if (!b) return err_set(e, KBV_EINPUT, "baseline.cu: base_run_reference on NULL");
+    b->reference = 1;
+    int rc = base_run(b, BASE_FP32, call, e);
+    b->reference = 0;
+    return rc;
+}
+
 extern "C" size_t base_workspace_bytes(const base_ctx *b)
 {
     return b ? b->blas_ws_bytes + b->ws_bytes : 0;

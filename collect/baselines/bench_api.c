@@ -118,8 +118,9 @@ int kbvb_run(void *handle, int variant, void *const *inputs, void *const *output
     }
     kbv_call call;
     fill_call(h, inputs, outputs, stream, variant == 2, &call);
-    base_variant v = variant == 2 ? BASE_BF16 : variant ? BASE_TF32 : BASE_FP32;
-    if (base_run(h->ctx, v, &call, &e)) return put_err(&e, err, errlen);
+    base_variant v = variant == 2 ? BASE_BF16 : variant == 1 ? BASE_TF32 : BASE_FP32;
+    if ((variant == 3 ? base_run_reference(h->ctx, &call, &e) : base_run(h->ctx, v, &call, &e)))
+        return put_err(&e, err, errlen);
     return 0;
 }
 

@@ -25,8 +25,9 @@ int kbvb_available(const char *id, char *why, int n);
  * is released by kbvb_destroy. */
 int kbvb_create(const char *id, void *const *inputs, void *const *outputs, void *stream,
                 void **handle, char *err, int errlen);
-/* Enqueues the baseline (variant 0 fp32, 1 tf32, 2 bf16) on stream; for
- * bf16 the float tensors are bfloat16 buffers of the same shapes. */
+/* Enqueues the baseline (variant 0 fp32, 1 tf32, 2 bf16, 3 the fp32
+ * correctness reference, base_run_reference) on stream; for bf16 the
+ * float tensors are bfloat16 buffers of the same shapes. */
 int kbvb_run(void *handle, int variant, void *const *inputs, void *const *outputs, void *stream,
              char *err, int errlen);
 /* Bytes of workspace the baseline holds. */

@@ -88,6 +88,11 @@ typedef enum { BASE_FP32 = 0, BASE_TF32 = 1, BASE_BF16 = 2 } base_variant;
 int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out, kbv_err *e);
 /* Enqueues the problem's computation on call->stream. */
 int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e);
+/* Enqueues the correctness reference: the fp32 baseline, except that a
+ * family whose timed fp32 kernel may trade accuracy for speed as PyTorch's
+ * does (a convolution through an FFT or Winograd transform) runs an exact
+ * one instead.  Every check compares with this, never with base_run. */
+int base_run_reference(base_ctx *b, const kbv_call *call, kbv_err *e);
 /* Bytes of workspace the baseline holds (counted toward its peak). */
 size_t base_workspace_bytes(const base_ctx *b);
 /* What variant v runs, where the baseline chose it by timing among a

@@ -40,6 +40,9 @@ typedef void (*wk_teardown_fn)(void);
  * instead of V_FP32 and V_TF32; the reference is V_FP32's computation in
  * both settings. */
 enum { V_FP32 = 0, V_TF32 = 1, V_CAND = 2, V_BF16 = 3, N_VARIANTS = 4 };
+/* wk_base_call's pseudo-variant for the correctness reference
+ * (base_run_reference); never timed, never an index. */
+enum { V_REF = -1 };
 extern const char *const wk_variant_names[N_VARIANTS];
 
 /* The most input or output tensors of a problem the worker handles. */

@@ -353,7 +353,8 @@ void wk_base_call(worker *w, int v, const kbv_call *c)
 {
     kbv_err e = {0};
     mt_set_owner(MT_BASELINE);
-    int rc = base_run(w->base, v == V_BF16 ? BASE_BF16 : v == V_TF32 ? BASE_TF32 : BASE_FP32, c, &e);
+    int rc = v == V_REF ? base_run_reference(w->base, c, &e)
+                        : base_run(w->base, v == V_BF16 ? BASE_BF16 : v == V_TF32 ? BASE_TF32 : BASE_FP32, c, &e);
     mt_set_owner(MT_HARNESS);
     if (rc) wk_die_harness(w, "baseline", &e);
 }
@@ -506,7 +507,7 @@ void wk_reference(worker *w, void **in, void **ref, void **wide)
             wk_die_harness(w, "reference input", &e);
     }
     wk_make_ref_call(w, &rc_call, ref_t, rin, ref);
-    wk_base_call(w, V_FP32, &rc_call);
+    wk_base_call(w, V_REF, &rc_call);
     wk_sync(w, "fp32 reference");
     if (wide)
         for (int i = 0; i < p->n_inputs; i++) wide[i] = rin[i];

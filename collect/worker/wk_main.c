@@ -86,9 +86,12 @@ static int run_pair(worker *w)
     /* Kernel choices made in an earlier run (collect --pins), before the
      * first run would time them. */
     if (w->pins && base_pin(w->base, w->pins, &e)) wk_die_harness(w, "pins", &e);
-    /* One run of each baseline first, so that lazily created library state
-     * (and its threads) exists before the candidate's threads are counted. */
+    /* One run of each baseline and of the reference first, so that lazily
+     * created library state (its threads, and the device memory of the
+     * kernels the driver loads on first use) exists before the candidate's
+     * threads and memory are counted. */
     wk_base_call(w, V_FP32, &rexample);
+    wk_base_call(w, V_REF, &rexample);
     wk_base_call(w, w->bf16 ? V_BF16 : V_TF32, &example);
     for (int i = 0; i < w->p->n_outputs; i++) wk_poison_output(w, i, out[i]);
     wk_device_sync(w, "baseline warm-up");

@@ -217,6 +217,12 @@ int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e)
     return 0;
 }
 
+/* The ReLU has one exact computation: the reference is the fp32 run. */
+int base_run_reference(base_ctx *b, const kbv_call *call, kbv_err *e)
+{
+    return base_run(b, BASE_FP32, call, e);
+}
+
 size_t base_workspace_bytes(const base_ctx *b) { return b ? (size_t)32 << 20 : 0; }
 
 /* A choice for the journal's "baseline" record, as a timed library choice

@@ -69,6 +69,8 @@ struct base_ctx {
     size_t ws_bytes;
     void *state;               /* a family's own host state, freed by its destroy */
     gemm_tuner *gemm;          /* base_gemm's timed kernel choices (matmul.cu) */
+    int reference;             /* 1 inside base_run_reference: the fp32 run is the
+                                  correctness reference (conv.cu's exact algorithm) */
     char choice[3][BASE_CHOICE_LEN];   /* per variant: what base_choice says (base_note_choice) */
     char pins[3][BASE_PINS_LEN];       /* per variant: what base_pins says (matmul.cu) */
     /* The bf16 fallback (baseline.cu): float copies of the bfloat16 inputs

@@ -18,7 +18,8 @@
  * each, which is noisy: on the H200 its first pick left four tf32
  * convolutions 5-10% slower than PyTorch.  So create keeps the first four
  * successful results of the search (fp32: only FMA or default math
- * results, and the descriptor stays FMA; tf32: any math type, set on the
+ * results, FFT and Winograd included as PyTorch may run them, and the
+ * descriptor stays FMA; tf32: any math type, set on the
  * descriptor with the algorithm), and the first run of each variant times
  * them again on its own buffers with base_contest (contest.cu: cold L2,
  * interleaved rounds, medians) and keeps the search's first unless
@@ -46,6 +47,11 @@
  * which the workspace is sized too.  KBV_CONV_DEBUG=1 prints each
  * variant's timings, its choice and the graph path's state to stderr;
  * KBV_CONV_GRAPH=0 turns the graph path off.
+ *
+ * The correctness reference (base_run_reference) is the fp32 variant with
+ * the search's first exact algorithm instead (conv_algo_exact): the
+ * transforms' rounding is PyTorch's business when it is timed, never the
+ * yardstick of a candidate's error.
  *
  * A transposed convolution is cuDNN's backward-data pass of the
  * convolution whose filter is the transposed convolution's weight, exactly
@@ -346,20 +352,22 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         }
         /* The search runs the candidates, so it needs the stream of the
          * caller's device; it allocates its own buffers. */
-        int got = 0;
+        int got = 0, exact = v == BASE_TF32;
         if (!g->transposed) {
             cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
             st = A.cudnnFindConvolutionForwardAlgorithm(r->h, r->xd, r->wd, r->cd[v], r->yd,
                                                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf);
             if (st == CUDNN_STATUS_SUCCESS) r->n_cand[v] = take_cands(perf, got, v, r->cand[v]);
+            if (st == CUDNN_STATUS_SUCCESS && !exact) exact = take_exact(perf, got, &r->exact);
         } else {
             cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
             st = A.cudnnFindConvolutionBackwardDataAlgorithm(r->h, r->wd, r->xd, r->cd[v], r->yd,
                                                              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
                                                              &got, perf);
             if (st == CUDNN_STATUS_SUCCESS) r->n_cand[v] = take_cands(perf, got, v, r->cand[v]);
+            if (st == CUDNN_STATUS_SUCCESS && !exact) exact = take_exact(perf, got, &r->exact);
         }
-        if (st == CUDNN_STATUS_SUCCESS && r->n_cand[v] == 0) st = CUDNN_STATUS_NOT_SUPPORTED;
+        if (st == CUDNN_STATUS_SUCCESS && (r->n_cand[v] == 0 || !exact)) st = CUDNN_STATUS_NOT_SUPPORTED;
         if (st == CUDNN_STATUS_SUCCESS && v == BASE_TF32) add_graph_cands(r, v, &gs);
         if (st == CUDNN_STATUS_SUCCESS) st = use_cand(r, v, 0);
         if (st != CUDNN_STATUS_SUCCESS) {
@@ -369,6 +377,9 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             return rc;
         }
         rc = need_cand_ws(b, r, v, e);
+        /* the reference's workspace too (it is not among the candidates
+         * when no candidate is exact) */
+        if (!rc && v == BASE_FP32 && r->exact.ws > b->ws_bytes) rc = base_need_ws(b, r->exact.ws, e);
         if (rc) {
             conv_runner_destroy(r);
             return rc;
@@ -497,18 +508,19 @@ int graph_runs(const conv_runner *r, int vi, const float *x, const float *w, con
     return r->plan[vi] >= 0 && r->graph && conv_graph_fits(r->graph, x, w, y);
 }
 
-/* The cuDNN calls of one convolution with the variant's current choice:
+/* The cuDNN calls of one convolution with the variant's current choice,
+ * or with the legacy algorithm *force where given (the reference's):
  * one per chunk of r->batch samples (one call unless the batch had to be
  * split; see conv_runner_create).  A graph plan runs when the buffers
  * allow it, the legacy algorithm (the plan's fallback) otherwise; the
  * bias is added after either. */
 cudnnStatus_t dnn_run(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w,
-                      const float *bias, float *y, cudaStream_t s)
+                      const float *bias, float *y, cudaStream_t s, const conv_cand *force = NULL)
 {
     const dnn_api &A = r->api;
     const float one = 1.0f, zero = 0.0f;
-    const int plan = graph_runs(r, vi, x, w, y) ? r->plan[vi] : -1;
-    const conv_cand &lc = r->legacy[vi];
+    const int plan = !force && graph_runs(r, vi, x, w, y) ? r->plan[vi] : -1;
+    const conv_cand &lc = force ? *force : r->legacy[vi];
     cudnnStatus_t st = A.cudnnSetStream(r->h, s);
     for (long long n0 = 0; st == CUDNN_STATUS_SUCCESS && n0 < r->g.n; n0 += r->batch) {
         const float *xc = x + n0 * r->x_per;
@@ -548,7 +560,7 @@ cudnnStatus_t dnn_run(base_ctx *b, conv_runner *r, int vi, const float *x, const
 int fit_ws(base_ctx *b, conv_runner *r, kbv_err *e)
 {
     if (b->ws_bytes != r->ws_asked) return 0;
-    size_t need = r->ws_floor;
+    size_t need = r->ws_floor > r->exact.ws ? r->ws_floor : r->exact.ws;
     for (int v = 0; v < 2; v++) {
         size_t vneed = r->ws[v];
         if (!r->timed[v])
@@ -684,7 +696,9 @@ void note_choice(base_ctx *b, conv_runner *r, int vi, const float *x, const floa
     else snprintf(nm, sizeof nm, "legacy %s algo %d (math %d)",
                   r->g.transposed ? "backward-data" : "forward", r->legacy[vi].algo,
                   (int)r->legacy[vi].math);
-    base_note_choice(b, (base_variant)vi, "conv: cuDNN %s", nm);
+    if (vi == BASE_FP32 && r->exact.algo != r->legacy[vi].algo)
+        base_note_choice(b, (base_variant)vi, "conv: cuDNN %s (reference: algo %d)", nm, r->exact.algo);
+    else base_note_choice(b, (base_variant)vi, "conv: cuDNN %s", nm);
 }
 
 } /* namespace */
@@ -699,6 +713,14 @@ int conv_runner_run(base_ctx *b, conv_runner *r, base_variant v, const float *x,
         if (ce != cudaSuccess) return base_cuda_err(e, b, "depthwise launch", ce);
         note_choice(b, r, vi, x, w, y);
         return 0;
+    }
+    if (vi == BASE_FP32 && b->reference) {
+        /* the correctness reference: the exact algorithm, whatever the
+         * timed fp32 baseline chose (conv_algo_exact) */
+        int wrc = base_need_ws(b, r->exact.ws, e);
+        if (wrc) return wrc;
+        cudnnStatus_t st = dnn_run(b, r, vi, x, w, bias, y, s, &r->exact);
+        return st == CUDNN_STATUS_SUCCESS ? 0 : conv_dnn_err(r, b, "convolution (reference)", st, e);
     }
     if (!r->timed[vi]) {
         int rc = retime(b, r, vi, x, w, y, s, e);

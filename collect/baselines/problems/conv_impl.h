@@ -61,6 +61,8 @@ struct conv_runner {
     int plan[2];                          /* per variant: the graph plan in use, or -1 */
     size_t ws[2];                         /* per variant: the workspace its choice needs */
     int direct[2];                        /* per variant: the direct depthwise kernel instead */
+    conv_cand exact;                      /* the correctness reference's algorithm: the fp32
+                                             search's first exact one (conv_algo_exact) */
     conv_cand cand[2][CONV_ALL];          /* per variant: the search's first successful results,
                                              interleaved with the graph plans (tf32) */
     int n_cand[2];
@@ -95,12 +97,15 @@ struct conv_runner {
 int conv_dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudnnStatus_t st, kbv_err *e);
 
 /* Whether an algorithm sums the products directly (implicit or explicit
- * GEMM, direct), not through an FFT or Winograd transform.  The strict
- * fp32 baseline is also the correctness reference of every check, and the
- * transforms trade accuracy for speed: on the H200 the Inception module's
- * 5x5 branch through WINOGRAD_NONFUSED differed from PyTorch's and from a
- * direct loop by up to 3.4e-3, failing 821 outputs of an exact candidate
- * at 1e-3 + 1e-3 |ref|. */
+ * GEMM, direct), not through an FFT or Winograd transform.  The transforms
+ * trade accuracy for speed: on the H200 the Inception module's 5x5 branch
+ * through WINOGRAD_NONFUSED differed from PyTorch's and from a direct loop
+ * by up to 3.4e-3, failing 821 outputs of an exact candidate at 1e-3 +
+ * 1e-3 |ref|.  So the correctness reference (base_run_reference) runs an
+ * exact algorithm, while the timed fp32 baseline may run any FMA-math
+ * one, as PyTorch's strict-FP32 mode may: restricted to exact algorithms
+ * it ran the transposed convolutions L1_065 and L1_069 1.8x and 4.4x
+ * slower than PyTorch (H200, e8efded). */
 inline bool conv_algo_exact(cudnnConvolutionFwdAlgo_t a)
 {
     return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
@@ -112,24 +117,50 @@ inline bool conv_algo_exact(cudnnConvolutionBwdDataAlgo_t a)
     return a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 || a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
 }
 
+/* Whether a search result may serve variant v (fp32: FMA or default math
+ * only, so no tensor cores; exact: also only conv_algo_exact). */
+template <class Perf>
+inline bool cand_fits(const Perf &perf, int v, bool exact)
+{
+    if (perf.status != CUDNN_STATUS_SUCCESS) return false;
+    if (v == BASE_TF32) return true;
+    return (perf.mathType == CUDNN_FMA_MATH || perf.mathType == CUDNN_DEFAULT_MATH) &&
+           (!exact || conv_algo_exact(perf.algo));
+}
+
+template <class Perf>
+inline conv_cand cand_of(const Perf &perf)
+{
+    conv_cand c;
+    c.plan = -1;
+    c.algo = (int)perf.algo;
+    c.math = perf.mathType;
+    c.ws = perf.memory;
+    return c;
+}
+
 /* The first CONV_CANDS successful results of a search, in its order, that
- * the variant may use (fp32: FMA or default math only, and only the exact
- * algorithms, conv_algo_exact). */
+ * variant v may use (cand_fits). */
 template <class Perf>
 inline int take_cands(const Perf *perf, int got, int v, conv_cand *out)
 {
     int n = 0;
     for (int i = 0; i < got && n < CONV_CANDS; i++)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-            (v == BASE_TF32 || ((perf[i].mathType == CUDNN_FMA_MATH || perf[i].mathType == CUDNN_DEFAULT_MATH) &&
-                                conv_algo_exact(perf[i].algo)))) {
-            out[n].plan = -1;
-            out[n].algo = (int)perf[i].algo;
-            out[n].math = perf[i].mathType;
-            out[n].ws = perf[i].memory;
-            n++;
-        }
+        if (cand_fits(perf[i], v, false)) out[n++] = cand_of(perf[i]);
     return n;
+}
+
+/* The fp32 search's first exact result, the reference's algorithm, in
+ * *out: 1, or 0 when the search has none. */
+template <class Perf>
+inline int take_exact(const Perf *perf, int got, conv_cand *out)
+{
+    for (int i = 0; i < got; i++)
+        if (cand_fits(perf[i], BASE_FP32, true)) {
+            *out = cand_of(perf[i]);
+            return 1;
+        }
+    return 0;
 }
 
 /* The bf16 descriptors of r (conv_bf16.cu): the same packed dims as the
