@@ -9,9 +9,13 @@
 #   - If KBV_SUITE_CARRY (default .deps/suite-run.tar.gz, a path that
 #     .git/info/exclude ignores and the device call carries) exists, it is
 #     the run so far: it is unpacked into runs/suite and continued with
-#     --resume.  Its manifest must name the commit that build/kbv was made
-#     at (`kbv --version`): a snapshot is collected by one harness, so a run
-#     is never continued by changed code.
+#     --resume.  It carries the harness digest of the checkout that started
+#     it (runs/suite.harness, scripts/harness-digest.sh: the collector,
+#     worker, baselines, candidate sets and kernel choices), and this
+#     checkout's must be the same: a snapshot is collected by one harness,
+#     so a run is never continued by changed collect code, while commits
+#     to analyze, render or the documentation do not stop it.  Each share
+#     appends its commit to runs/suite.commits.
 #   - Otherwise a new run starts with the given collect arguments (a resumed
 #     run takes its settings from its manifest; collect checks that the
 #     arguments agree).
@@ -37,23 +41,27 @@ commit=$("$bin/kbv-collect" --version 2>/dev/null | sed -n 's/.*, commit //p')
 run=${KBV_SUITE_RUN:-runs/suite}
 parent=$(dirname "$run") name=$(basename "$run")
 mkdir -p "$out" "$parent"
+digest=$(scripts/harness-digest.sh) || { echo "suite-session: no harness digest" >&2; exit 2; }
 
 args=()
-rm -rf "$run"
+rm -rf "$run" "$run.harness" "$run.commits"
 if [ -f "$carry" ]; then
     tar -C "$parent" -xzf "$carry" || { echo "suite-session: $carry does not unpack" >&2; exit 2; }
 fi
 if [ -f "$run/manifest.json" ]; then
     made_by=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["harness"]["git_commit"])' \
               "$run/manifest.json") || { echo "suite-session: $run/manifest.json unreadable" >&2; exit 2; }
-    if [ "$made_by" != "$commit" ]; then
-        echo "suite-session: the run was collected at $made_by, this checkout is $commit: not continued" >&2
+    carried=$(cat "$run.harness" 2>/dev/null) || carried="(none: $carry has no $name.harness)"
+    if [ "$carried" != "$digest" ]; then
+        echo "suite-session: the run was started at $made_by by harness $carried; this checkout ($commit) builds harness $digest: not continued" >&2
         exit 2
     fi
     args=(--resume)
 else
-    rm -rf "$run"   # nothing carried, or a call that ended before the manifest: a new run
+    rm -rf "$run" "$run.commits"   # nothing carried, or a call that ended before the manifest: a new run
 fi
+echo "$digest" >"$run.harness"
+echo "$commit $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$run.commits"
 
 gpu_slug() { tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//'; }
 slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | gpu_slug) || slug=
@@ -89,5 +97,5 @@ print("run %s at %s: %d of %d pairs done; %s" % (m["run_id"], m["harness"]["git_
                                                    "whole (sealed)" if whole else "to be continued with --resume"))
 PY
 cat "$out/suite-progress.txt"
-tar -C "$parent" -czf "$out/suite-run.tar.gz" "$name"
+tar -C "$parent" -czf "$out/suite-run.tar.gz" "$name" "$name.harness" "$name.commits"
 exit 0

@@ -2,7 +2,8 @@
 # scripts/suite-session.sh on the CPU stand-in for the GPU (tests/fakegpu):
 # a collect cut off by its time share and carried to the next call as an
 # archive is continued with --resume until it is whole, every pair once;
-# a carried run made by another commit is refused.  Skipped (pass) without
+# a carried run started by another harness (scripts/harness-digest.sh) is
+# refused.  Skipped (pass) without
 # the CUDA headers.
 set -u
 B=${1:-build}
@@ -24,17 +25,13 @@ scripts/suite-session.sh "$T/out1" 3 "${args[@]}" >"$T/log1" 2>&1 || fail "first
 grep -q "to be continued" "$T/out1/suite-progress.txt" || fail "first share: $(cat "$T/out1/suite-progress.txt")"
 [ -f "$T/out1/suite-run.tar.gz" ] || fail "first share left no archive"
 
-# A run carried from another commit is not continued.
+# A run carried from another harness is not continued.
 mkdir -p "$T/other" && tar -C "$T/other" -xzf "$T/out1/suite-run.tar.gz"
-python3 - "$T/other/suite/manifest.json" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-m["harness"]["git_commit"] = "0000000"
-json.dump(m, open(sys.argv[1], "w"))
-PY
-tar -C "$T/other" -czf "$KBV_SUITE_CARRY" suite
-scripts/suite-session.sh "$T/out2" 30 "${args[@]}" >"$T/log2" 2>&1 && fail "a run of another commit was continued"
-grep -q "collected at 0000000" "$T/log2" || fail "the refusal does not say why: $(tail -2 "$T/log2")"
+[ "$(cat "$T/other/suite.harness")" = "$(scripts/harness-digest.sh)" ] || fail "the archive lacks this harness's digest"
+echo 0000000 >"$T/other/suite.harness"
+tar -C "$T/other" -czf "$KBV_SUITE_CARRY" suite suite.harness suite.commits
+scripts/suite-session.sh "$T/out2" 30 "${args[@]}" >"$T/log2" 2>&1 && fail "a run of another harness was continued"
+grep -q "by harness 0000000" "$T/log2" || fail "the refusal does not say why: $(tail -2 "$T/log2")"
 
 # The real carry: the second share finishes the run.
 cp "$T/out1/suite-run.tar.gz" "$KBV_SUITE_CARRY"
@@ -43,6 +40,7 @@ grep -q "resume:" "$T/out3/suite-collect.log" || fail "the second share did not 
 grep -q "3 of 3 pairs done; whole (sealed)" "$T/out3/suite-progress.txt" ||
     fail "second share: $(cat "$T/out3/suite-progress.txt")"
 mkdir -p "$T/final" && tar -C "$T/final" -xzf "$T/out3/suite-run.tar.gz"
+[ "$(wc -l <"$T/final/suite.commits")" = 2 ] || fail "suite.commits should name both shares: $(cat "$T/final/suite.commits")"
 python3 tests/gpu/check_run.py "$T/final/suite" "$F/sets" --journal-only >"$T/check" || { cat "$T/check"; fail "journal"; }
 if [ -x "$B/kbv" ]; then
     "$B/kbv" verify "$T/final/suite" >"$T/vlog" 2>&1 || { cat "$T/vlog"; fail "the finished run does not verify"; }

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# scripts/harness-digest.sh [ROOT] - one SHA-256 over the sources that decide
+# what kbv collect measures: the collector, the worker and the baselines
+# (collect/, common/, include/, dispatch/, the Makefile), the bundled
+# candidate sets and the committed kernel choices (data/candidates/,
+# data/baselines/); documentation (*.md) left out.  Two checkouts with the
+# same digest build the same harness, whatever their commits: a collect
+# that outlasts one session (scripts/suite-session.sh) is continued only by
+# a harness of the same digest, so that commits to analyze, render or the
+# documentation between sessions do not stop it.
+set -euo pipefail
+cd "${1:-$(dirname "$0")/..}"
+find collect common include dispatch data/candidates data/baselines Makefile -type f ! -name '*.md' \
+     ! -name '*.pyc' -print0 |
+    LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1
