@@ -12,7 +12,8 @@ that share one kernel design:
     bias and the ReLU after it in the epilogue;
   - level-3 ReLU self-attention (50): c_attn as such a 3xTF32 product,
     then one fused causal attention kernel that visits only the key tiles
-    at or before each query tile and never writes the T x T scores.
+    at or before each query tile and never writes the T x T scores (not
+    written into the set: see family()).
 
     scripts/gen-tuned-candidates.py [--force] [--bf16] [BUILD_DIR]
 
@@ -1192,9 +1193,6 @@ extern "C" int kbv_forward(const kbv_call *call)
 '''.format(rows="\n".join(rows), M=M, most=most)
 
 
-L3_RELU_ATTN = (50,)
-
-
 def gen_l3_relu_attn(p):
     """50: c_attn (3xTF32 product with its bias), then relu(q k^T / sqrt(64))
     v under the causal mask, one block per (64 queries, sample and head)."""
@@ -1372,8 +1370,11 @@ def family(p, bf16=False):
         return gen_l2_gemm_post
     if p["level"] == 3 and n in L3_MLP:
         return gen_l3_mlp
-    if p["level"] == 3 and n in L3_RELU_ATTN:
-        return gen_l3_relu_attn
+    # gen_l3_relu_attn (L3_050) is not written into the set: on the H200
+    # (e8efded) its FP32 sums of relu(scores) v, in another order than
+    # cuBLAS's, failed D2 at 1e-3 + 1e-3 |ref| (1872 of 12.6M outputs, up to
+    # 0.139 where the terms cancel), so it cannot be expected correct;
+    # tests/emu/test_l3.py still checks its arithmetic.
     return None
 
 def main():
