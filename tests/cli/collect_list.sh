@@ -52,6 +52,9 @@ files = sorted(f[:-3] for f in os.listdir(d) if f.endswith(".cu"))
 exp = json.load(open(d + "/set.json"))["expected"]
 assert files == sorted(ps), sorted(set(ps) ^ set(files))
 assert sorted(exp) == sorted(ps), sorted(set(ps) ^ set(exp))
-assert all(v == "correct" for v in exp.values())
+# plain code is expected correct, but for the ill-conditioned problems
+# that the description of the set names and explains
+desc = json.load(open(d + "/set.json"))["description"]
+assert all(v == "correct" or (v == "incorrect" and k[:6] in desc) for k, v in exp.items())
 ' || fail "naive set not complete"
 exit 0

@@ -202,6 +202,33 @@ void add_graph_cands(conv_runner *r, int v, const conv_graph_shape *gs)
     snprintf(r->graph_why, sizeof r->graph_why, "%d plan%s", ng, ng == 1 ? "" : "s");
 }
 
+/* cuDNN's search for variant v on r's descriptors: its candidates, and
+ * for fp32 also the reference's exact algorithm.  NOT_SUPPORTED when the
+ * search leaves no candidate or no exact algorithm.  The search runs the
+ * candidates, so it needs the stream of the caller's device; it allocates
+ * its own buffers. */
+cudnnStatus_t search(conv_runner *r, int v)
+{
+    const dnn_api &A = r->api;
+    cudnnStatus_t st;
+    int got = 0, exact = v == BASE_TF32;
+    if (!r->g.transposed) {
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        st = A.cudnnFindConvolutionForwardAlgorithm(r->h, r->xd, r->wd, r->cd[v], r->yd,
+                                                    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf);
+        if (st == CUDNN_STATUS_SUCCESS) r->n_cand[v] = take_cands(perf, got, v, r->cand[v]);
+        if (st == CUDNN_STATUS_SUCCESS && !exact) exact = take_exact(perf, got, &r->exact);
+    } else {
+        cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+        st = A.cudnnFindConvolutionBackwardDataAlgorithm(r->h, r->wd, r->xd, r->cd[v], r->yd,
+                                                         CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, perf);
+        if (st == CUDNN_STATUS_SUCCESS) r->n_cand[v] = take_cands(perf, got, v, r->cand[v]);
+        if (st == CUDNN_STATUS_SUCCESS && !exact) exact = take_exact(perf, got, &r->exact);
+    }
+    if (st == CUDNN_STATUS_SUCCESS && (r->n_cand[v] == 0 || !exact)) st = CUDNN_STATUS_NOT_SUPPORTED;
+    return st;
+}
+
 } /* namespace */
 
 int conv_geom_from(const suite_problem *p, const kbv_tensor *x, const kbv_tensor *w,
@@ -350,24 +377,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             conv_runner_destroy(r);
             return rc;
         }
-        /* The search runs the candidates, so it needs the stream of the
-         * caller's device; it allocates its own buffers. */
-        int got = 0, exact = v == BASE_TF32;
-        if (!g->transposed) {
-            cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-            st = A.cudnnFindConvolutionForwardAlgorithm(r->h, r->xd, r->wd, r->cd[v], r->yd,
-                                                        CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got, perf);
-            if (st == CUDNN_STATUS_SUCCESS) r->n_cand[v] = take_cands(perf, got, v, r->cand[v]);
-            if (st == CUDNN_STATUS_SUCCESS && !exact) exact = take_exact(perf, got, &r->exact);
-        } else {
-            cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-            st = A.cudnnFindConvolutionBackwardDataAlgorithm(r->h, r->wd, r->xd, r->cd[v], r->yd,
-                                                             CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
-                                                             &got, perf);
-            if (st == CUDNN_STATUS_SUCCESS) r->n_cand[v] = take_cands(perf, got, v, r->cand[v]);
-            if (st == CUDNN_STATUS_SUCCESS && !exact) exact = take_exact(perf, got, &r->exact);
-        }
-        if (st == CUDNN_STATUS_SUCCESS && (r->n_cand[v] == 0 || !exact)) st = CUDNN_STATUS_NOT_SUPPORTED;
+        st = search(r, v);
         if (st == CUDNN_STATUS_SUCCESS && v == BASE_TF32) add_graph_cands(r, v, &gs);
         if (st == CUDNN_STATUS_SUCCESS) st = use_cand(r, v, 0);
         if (st != CUDNN_STATUS_SUCCESS) {
