@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""scripts/pins.py RUN_DIR [--out FILE] - a table of baseline kernel choices
-(kbv-pins/1) from a collect run, for `kbv collect --pins FILE`.
+"""scripts/pins.py RUN_DIR [--bench FILE] [--out FILE] - a table of baseline
+kernel choices (kbv-pins/1) from a collect run, for `kbv collect --pins FILE`.
 
-Each worker's baselines choose among a library's GEMM kernels by timing
-and journal their choices as base_pin text (the "pins" of "baseline"
-records).  Collected once and committed as data/baselines/<gpu>.json, the
+Each worker's baselines choose among a library's GEMM kernels and cuDNN's
+convolution algorithms by timing and journal their choices as base_pin
+text (the "pins" of "baseline" records; convpin.h for the convolutions').
+With --bench FILE the choices come instead from kbv-baseline-bench's
+output (its fp32_pins and tf32_pins, every problem it ran), and RUN_DIR
+only gives the device (a collect run on the same GPU, its manifest).  Collected once and committed as data/baselines/<gpu>.json, the
 table makes later runs on the same GPU model and cuBLAS run the same
 kernels without timing them again (issue 15).  Per problem the first
 worker's pins in journal order are kept; the GPU name and cuBLAS version
@@ -20,6 +23,8 @@ import sys
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run_dir")
+    ap.add_argument("--bench", default=None, metavar="FILE",
+                    help="kbv-baseline-bench output (one JSON object a line) instead of RUN_DIR's journal")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     try:
@@ -28,6 +33,8 @@ def main():
     except (OSError, ValueError, KeyError) as ex:
         print(f"pins: {a.run_dir}/manifest.json: {ex}", file=sys.stderr)
         return 2
+    if a.bench:
+        return write(a, dev, *from_bench(a.bench))
     path = os.path.join(a.run_dir, "samples.jsonl")
     opener = open
     if not os.path.exists(path):
@@ -52,6 +59,27 @@ def main():
     except (OSError, ValueError) as ex:
         print(f"pins: {path}: {ex}", file=sys.stderr)
         return 2
+    return write(a, dev, seen, differ)
+
+
+def from_bench(path):
+    """(seen, differ) from kbv-baseline-bench lines: every problem with pins."""
+    seen = {}
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                for k in ("fp32", "tf32"):
+                    if r.get(k + "_pins"):
+                        seen.setdefault(r["id"], {})[k] = r[k + "_pins"]
+    except (OSError, ValueError, KeyError) as ex:
+        raise SystemExit(f"pins: {path}: {ex}")
+    return seen, set()
+
+
+def write(a, dev, seen, differ):
     doc = {"schema": "kbv-pins/1", "gpu": dev.get("name", ""), "cublas": dev.get("cublas", ""),
            "problems": {p: ";".join(v[k] for k in ("fp32", "tf32") if k in v) for p, v in sorted(seen.items())}}
     text = json.dumps(doc, indent=1) + "\n"

@@ -197,8 +197,8 @@ extern "C" int base_available(const suite_problem *p, const char **why)
     return 1;
 }
 
-extern "C" int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out,
-                           kbv_err *e)
+extern "C" int base_create(const suite_problem *p, const kbv_call *example, const char *pins,
+                           base_ctx **out, kbv_err *e)
 {
     *out = NULL;
     const base_family *f = family_of(p->op);
@@ -222,7 +222,10 @@ extern "C" int base_create(const suite_problem *p, const kbv_call *example, base
         base_destroy(b);
         return rc;
     }
+    b->pin_text = pins;
     int rc = f->create(b, example, e);
+    b->pin_text = NULL;
+    if (!rc && pins) rc = base_pin(b, pins, e);
     if (rc) {
         base_destroy(b);
         return rc;

@@ -99,7 +99,7 @@ int kbvb_create(const char *id, void *const *inputs, void *const *outputs, void 
     h->p = p;
     kbv_call call;
     fill_call(h, inputs, outputs, stream, 0, &call);
-    if (base_create(p, &call, &h->ctx, &e)) {
+    if (base_create(p, &call, NULL, &h->ctx, &e)) {
         free(h);
         return put_err(&e, err, errlen);
     }

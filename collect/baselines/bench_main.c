@@ -123,7 +123,7 @@ static int bench_problem(const suite_problem *p, const bench_opts *o, void *flus
     }
     for (int i = 0; i < p->n_attrs; i++) attrs[i] = p->attrs[i].value;
     kbv_call call = { in, p->n_inputs, out, p->n_outputs, attrs, p->n_attrs, s };
-    rc = base_create(p, &call, &ctx, &e);
+    rc = base_create(p, &call, NULL, &ctx, &e);
     if (rc) goto cleanup;
     rc = time_variant(ctx, BASE_FP32, &call, flush, flush_bytes, o->samples, &fp32, p->id, &e);
     if (!rc) rc = time_variant(ctx, BASE_TF32, &call, flush, flush_bytes, o->samples, &tf32, p->id, &e);
@@ -136,8 +136,12 @@ cleanup:
         }
         printf("\"}\n");
     } else {
-        printf("{\"id\": \"%s\", \"fp32_ms\": %.6f, \"tf32_ms\": %.6f, \"workspace_bytes\": %zu}\n",
-               p->id, fp32, tf32, base_workspace_bytes(ctx));
+        printf("{\"id\": \"%s\", \"fp32_ms\": %.6f, \"tf32_ms\": %.6f, \"workspace_bytes\": %zu", p->id, fp32,
+               tf32, base_workspace_bytes(ctx));
+        /* the kernel choices as pins (scripts/pins.py --bench makes a
+         * table of them); pin text holds no quote or backslash */
+        printf(", \"fp32_pins\": \"%s\", \"tf32_pins\": \"%s\"}\n", base_pins(ctx, BASE_FP32),
+               base_pins(ctx, BASE_TF32));
     }
     fflush(stdout);
     base_destroy(ctx);
@@ -153,7 +157,8 @@ static void usage(FILE *f)
 {
     fputs("usage: kbv-baseline-bench [--problems GLOB] [--samples N] [--seed N]\n\n"
           "Times the fp32 and tf32 baselines of each problem on D1 inputs (cold L2,\n"
-          "median of N samples, default 50) and prints one JSON object a line.\n", f);
+          "median of N samples, default 50) and prints one JSON object a line, with\n"
+          "the kernel choices as pins (fp32_pins, tf32_pins: scripts/pins.py --bench).\n", f);
 }
 
 int main(int argc, char **argv)

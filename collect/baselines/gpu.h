@@ -85,7 +85,12 @@ typedef struct base_ctx base_ctx;
  * outputs rounded to bfloat16), whose parity with PyTorch is not claimed. */
 typedef enum { BASE_FP32 = 0, BASE_TF32 = 1, BASE_BF16 = 2 } base_variant;
 
-int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out, kbv_err *e);
+/* pins: NULL, or kernel choices of an earlier run (base_pins text of
+ * either variant, joined by ';'), read during the call only: the products
+ * and convolutions they name run the named kernel instead of timing a
+ * choice (base_pin).  KBV_EINPUT for malformed text. */
+int base_create(const suite_problem *p, const kbv_call *example, const char *pins, base_ctx **out,
+                kbv_err *e);
 /* Enqueues the problem's computation on call->stream. */
 int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e);
 /* Enqueues the correctness reference: the fp32 baseline, except that a
@@ -103,14 +108,18 @@ size_t base_workspace_bytes(const base_ctx *b);
 const char *base_choice(const base_ctx *b, base_variant v);
 /* Pins: the GEMM kernel choices variant v made by timing, as text that
  * base_pin takes back ("KEY=default" or "KEY=lt:HEX" joined by ';', KEY the
- * comma-separated shape, layout and alignment of one product), so that a
- * later run on the same GPU and library makes the same choices without
- * timing.  "" before the first run or without a GEMM.  Owned by b. */
+ * comma-separated shape, layout and alignment of one product; for a
+ * convolution "conv.<role>:<shape>=<choice>", convpin.h), so that a
+ * later run on the same GPU and libraries makes the same choices without
+ * searching or timing.  "" before the first run or without a library
+ * choice.  Owned by b. */
 const char *base_pins(const base_ctx *b, base_variant v);
 /* Before the first run: makes the products that pins (as base_pins writes
  * them, either variant's) name run the named kernel instead of timing a
  * choice; a pinned cuBLASLt algorithm that the library refuses for the
- * shape is timed as before.  KBV_EINPUT for malformed text. */
+ * shape is timed as before.  Convolution pins are skipped: a convolution
+ * chooses at create, so base_create takes them.  KBV_EINPUT for malformed
+ * text. */
 int base_pin(base_ctx *b, const char *pins, kbv_err *e);
 void base_destroy(base_ctx *b);   /* NULL ok */
 /* 1 when the baseline can run on this host (e.g. cuDNN found), else 0 and a reason. */

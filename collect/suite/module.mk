@@ -4,7 +4,7 @@
 # Pure C over common/, always built: `kbv list`, `kbv prompt` and the CPU
 # tests need no CUDA.  Depends on common/ and include/ only.
 SUITE_INC  := -Icollect/suite -Icollect/suite/problems
-SUITE_SRCS := collect/suite/suite.c collect/suite/suite_host.c collect/suite/bf16path.c $(wildcard collect/suite/problems/*.c)
+SUITE_SRCS := collect/suite/suite.c collect/suite/suite_host.c collect/suite/bf16path.c collect/suite/convpin.c $(wildcard collect/suite/problems/*.c)
 SUITE_LIB  := $(BUILD)/libkbv_suite.a
 $(call objs,$(SUITE_SRCS)): CPPFLAGS += $(SUITE_INC)
 

@@ -80,12 +80,11 @@ static int run_pair(worker *w)
     size_t total_mem = 0;
     cudaMemGetInfo(&w->free_before_base, &total_mem);
     mt_set_owner(MT_BASELINE);
-    int rc = base_create(w->p, &rexample, &w->base, &e);
+    /* Kernel choices made in an earlier run (collect --pins) replace the
+     * search and the timing of those choices. */
+    int rc = base_create(w->p, &rexample, w->pins, &w->base, &e);
     mt_set_owner(MT_HARNESS);
     if (rc) wk_die_harness(w, "baseline setup", &e);
-    /* Kernel choices made in an earlier run (collect --pins), before the
-     * first run would time them. */
-    if (w->pins && base_pin(w->base, w->pins, &e)) wk_die_harness(w, "pins", &e);
     /* One run of each baseline and of the reference first, so that lazily
      * created library state (its threads, and the device memory of the
      * kernels the driver loads on first use) exists before the candidate's

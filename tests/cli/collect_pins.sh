@@ -74,4 +74,26 @@ if d != want:
     print("collect_pins: pins.py wrote", d); sys.exit(1)
 PY
 grep -q "1 chose differently in another set: P1" "$T/pins.log" || fail "pins.py summary: $(cat "$T/pins.log")"
+
+# 4. scripts/pins.py --bench: kbv-baseline-bench's lines, convolution pins
+# included, the device from the run's manifest; a problem without pins and
+# an error line are left out
+cat >"$T/bench.jsonl" <<'J'
+{"id": "P1", "fp32_ms": 1.0, "tf32_ms": 0.5, "workspace_bytes": 0, "fp32_pins": "conv.f:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=a1m3;conv.r:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=a0m3", "tf32_pins": "conv.t:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=g2e58/a1m0"}
+{"id": "P2", "fp32_ms": 1.0, "tf32_ms": 1.0, "workspace_bytes": 0, "fp32_pins": "", "tf32_pins": ""}
+{"id": "P3", "error": "baseline P3: cannot run here"}
+J
+python3 scripts/pins.py "$T/j" --bench "$T/bench.jsonl" --out "$T/btable.json" 2>"$T/bpins.log" || fail "pins.py --bench: $(cat "$T/bpins.log")"
+python3 - "$T/btable.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {"P1": "conv.f:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=a1m3;conv.r:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=a0m3;"
+              "conv.t:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=g2e58/a1m0"}
+if d.get("problems") != want or d.get("gpu") != "NVIDIA H200":
+    print("collect_pins: pins.py --bench wrote", d); sys.exit(1)
+PY
+echo '{"id": "P1", "fp32_pins": ' >"$T/broken.jsonl"
+python3 scripts/pins.py "$T/j" --bench "$T/broken.jsonl" --out "$T/x.json" 2>"$T/xlog" && fail "a broken bench file was taken"
+grep -q "broken.jsonl" "$T/xlog" || fail "the error does not name the file: $(cat "$T/xlog")"
+[ ! -e "$T/x.json" ] || fail "a table was written from a broken file"
 echo "collect_pins: ok"

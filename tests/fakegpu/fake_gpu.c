@@ -186,10 +186,12 @@ struct base_ctx {
     void *ws;
 };
 
-int base_create(const suite_problem *p, const kbv_call *example, base_ctx **out, kbv_err *e)
+int base_create(const suite_problem *p, const kbv_call *example, const char *pins, base_ctx **out,
+                kbv_err *e)
 {
     (void)p;
     (void)example;
+    (void)pins;
     (void)e;
     base_ctx *b = calloc(1, sizeof *b);
     /* A workspace through the (interposed) cudaMalloc, like the real one. */

@@ -18,6 +18,10 @@
 #include "gpu.h"
 #include "ops.h"
 
+extern "C" {
+#include "convpin.h"
+}
+
 /* Sums a and b over the block (blockDim.x a multiple of 32, at most 1024):
  * afterwards warp 0's threads hold the totals, every other thread 0.  Every
  * thread of the block must call it; it may be called again in the same
@@ -50,8 +54,9 @@ struct gemm_tuner;
 
 /* Room for a variant's choice text: a few kernels, one line. */
 const int BASE_CHOICE_LEN = 512;
-/* Room for a variant's pins: GEMM_SHAPES products of about 250 bytes. */
-const int BASE_PINS_LEN = 2304;
+/* Room for a variant's pins: GEMM_SHAPES products of about 250 bytes, or
+ * a network's convolutions (two pins of about 100 bytes each per shape). */
+const int BASE_PINS_LEN = 16384;
 
 /* The most input or output tensors of a problem the bf16 fallback handles
  * (the worker's own limit, WK_MAX_TENSORS). */
@@ -71,6 +76,8 @@ struct base_ctx {
     gemm_tuner *gemm;          /* base_gemm's timed kernel choices (matmul.cu) */
     int reference;             /* 1 inside base_run_reference: the fp32 run is the
                                   correctness reference (conv.cu's exact algorithm) */
+    const char *pin_text;      /* during base_create only: the pins it was given
+                                  (conv.cu reads its convolutions' there), or NULL */
     char choice[3][BASE_CHOICE_LEN];   /* per variant: what base_choice says (base_note_choice) */
     char pins[3][BASE_PINS_LEN];       /* per variant: what base_pins says (matmul.cu) */
     /* The bf16 fallback (baseline.cu): float copies of the bfloat16 inputs
@@ -151,14 +158,8 @@ int base_linear_bf16(base_ctx *b, long long m, long long n, long long k, const v
 void base_gemm_release(base_ctx *b);
 
 /* --- convolutions through cuDNN (conv.cu) ---------------------------------
- * The geometry of one convolution (1D runs as 2D with a unit height). */
-struct conv_geom {
-    int nd;                   /* spatial dimensions, 1 to 3 */
-    int transposed;
-    long long n, cin, cout, groups;
-    long long in[3], out[3];  /* spatial extents, nd of them */
-    int k[3], s[3], p[3], d[3];
-};
+ * The geometry of one convolution is conv_geom (convpin.h; 1D runs as 2D
+ * with a unit height). */
 struct conv_runner;
 
 /* The geometry from x [N, Cin, ...], the weight and y, with stride,
@@ -219,6 +220,8 @@ int conv_graph_create(void *lib, cudnnContext *h, const conv_graph_shape *sh, in
                       conv_graph **out, kbv_err *e);
 int conv_graph_plans(const conv_graph *cg);
 size_t conv_graph_ws(const conv_graph *cg, int i);
+/* Plan i's cuDNN engine index, or -1 (a pin names it, convpin.h). */
+long long conv_graph_engine(const conv_graph *cg, int i);
 /* "graph plan i (engine N[, tensor cores])", for the debug line. */
 void conv_graph_describe(const conv_graph *cg, int i, char *buf, size_t len);
 /* Whether the pointers have the alignment the graph was built for. */
@@ -278,6 +281,10 @@ int base_contest(base_ctx *b, int n, base_contestant run, void *ctx, cudaStream_
  * from trading a kernel for an equal one on timing noise. */
 const float BASE_CONTEST_MARGIN = 0.97f;
 int base_contest_winner(const float *med, int n);
+/* Appends one pin (base_pins text) to variant v's pins, joined by ';'; a
+ * pin that does not fit whole is left out, since a cut one would not
+ * parse. */
+void base_append_pin(base_ctx *b, base_variant v, const char *pin);
 /* Appends "text" (printf-style) to variant v's choice, after "; " when it
  * already says something, so that a problem with several library calls
  * names each; cut at BASE_CHOICE_LEN. */

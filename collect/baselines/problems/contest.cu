@@ -136,6 +136,15 @@ int base_contest_winner(const float *med, int n)
     return med[fastest] < BASE_CONTEST_MARGIN * med[0] ? fastest : 0;
 }
 
+void base_append_pin(base_ctx *b, base_variant v, const char *pin)
+{
+    char *out = b->pins[v == BASE_BF16 ? 2 : v == BASE_TF32 ? 1 : 0];
+    size_t at = strlen(out), n = strlen(pin);
+    if (at + (at ? 1 : 0) + n + 1 > (size_t)BASE_PINS_LEN) return;
+    if (at) out[at++] = ';';
+    memcpy(out + at, pin, n + 1);
+}
+
 void base_note_choice(base_ctx *b, base_variant v, const char *fmt, ...)
 {
     char *c = b->choice[v == BASE_BF16 ? 2 : v == BASE_TF32 ? 1 : 0];

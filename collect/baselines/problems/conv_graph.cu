@@ -68,7 +68,7 @@ struct conv_graph {
     int n_cfg;
     cudnnBackendDescriptor_t plan[CONV_GRAPH_PLANS];
     size_t ws[CONV_GRAPH_PLANS];
-    long long engine[CONV_GRAPH_PLANS];   /* cuDNN's global engine index, for the debug line */
+    long long engine[CONV_GRAPH_PLANS];   /* cuDNN's global engine index (debug line, pins) */
     int tc[CONV_GRAPH_PLANS];             /* the engine notes tensor cores */
     int n_plans;
     graph_pack pack[GRAPH_PACKS];
@@ -483,6 +483,11 @@ int conv_graph_plans(const conv_graph *cg)
 size_t conv_graph_ws(const conv_graph *cg, int i)
 {
     return cg && i >= 0 && i < cg->n_plans ? cg->ws[i] : 0;
+}
+
+long long conv_graph_engine(const conv_graph *cg, int i)
+{
+    return cg && i >= 0 && i < cg->n_plans ? cg->engine[i] : -1;
 }
 
 void conv_graph_describe(const conv_graph *cg, int i, char *buf, size_t len)

@@ -24,6 +24,8 @@
     X(cudnnSetConvolutionMathType) \
     X(cudnnDestroyConvolutionDescriptor) \
     X(cudnnFindConvolutionForwardAlgorithm) \
+    X(cudnnGetConvolutionForwardWorkspaceSize) \
+    X(cudnnGetConvolutionBackwardDataWorkspaceSize) \
     X(cudnnConvolutionForward) \
     X(cudnnFindConvolutionBackwardDataAlgorithm) \
     X(cudnnConvolutionBackwardData) \
@@ -70,6 +72,8 @@ struct conv_runner {
     char graph_why[256];                  /* why there is no graph, for KBV_CONV_DEBUG */
     int debug;                            /* KBV_CONV_DEBUG=1 */
     int timed[2];                         /* per variant: the candidates were re-timed */
+    int pinned[2];                        /* per variant: the choice came from a pin (no search,
+                                             no re-timing, no depthwise contest) */
     int noted[2];                         /* per variant: the choice is in the base's text */
     int tuning;                           /* conv_runner_tune is timing: nothing noted yet */
     size_t ws_floor;                      /* the context's workspace before this runner's */

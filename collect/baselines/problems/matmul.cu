@@ -562,10 +562,7 @@ void describe_lt(const cublasLtMatmulAlgo_t *algo, char *buf, size_t len)
 /* Appends "KEY=default" or "KEY=lt:HEX" for pk to variant v's pins. */
 void append_pin(base_ctx *b, base_variant v, const gemm_pick *pk)
 {
-    char *out = b->pins[v];
-    size_t at = strlen(out);
-    size_t room = (size_t)BASE_PINS_LEN - at;
-    char text[BASE_PINS_LEN];
+    char text[512];
     size_t n = 0;
     for (int i = 0; i < K_COUNT && n < sizeof text; i++)
         n += (size_t)snprintf(text + n, sizeof text - n, "%s%lld", i ? "," : "", pk->key[i]);
@@ -575,8 +572,7 @@ void append_pin(base_ctx *b, base_variant v, const gemm_pick *pk)
         for (size_t i = 0; i < sizeof pk->algo && n + 2 < sizeof text; i++)
             n += (size_t)snprintf(text + n, sizeof text - n, "%02x", bytes[i]);
     }
-    /* A pin that does not fit whole is left out: a cut one would not parse. */
-    if (n + 2 < room) snprintf(out + at, room, "%s%s", at ? ";" : "", text);
+    if (n + 1 < sizeof text) base_append_pin(b, v, text);
 }
 
 /* Names the choice of shape g in the variant's choice text. */
@@ -959,7 +955,8 @@ extern "C" int base_pin(base_ctx *b, const char *pins, kbv_err *e)
         const char *end = strchr(s, ';');
         size_t len = end ? (size_t)(end - s) : strlen(s);
         gemm_pin pin;
-        if (len > 0) {
+        /* a convolution's pin is conv.cu's, read at create (convpin.h) */
+        if (len > 0 && strncmp(s, "conv.", 5) != 0) {
             if (parse_pin(s, len, &pin))
                 return err_set(e, KBV_EINPUT, "baseline %s: a malformed pin '%.60s'", b->p->id, s);
             if (t->n_pins < 2 * GEMM_SHAPES) t->pins[t->n_pins++] = pin;
