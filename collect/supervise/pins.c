@@ -26,8 +26,8 @@ int pins_load(const char *path, pins_table *t, kbv_err *e)
     else if (!cJSON_IsString(gpu) || !cJSON_IsString(cublas) || !cJSON_IsObject(t->problems))
         rc = err_set(e, KBV_EINPUT, "%s: needs \"gpu\", \"cublas\" (strings) and \"problems\" (an object)", path);
     for (const cJSON *p = t->problems ? t->problems->child : NULL; !rc && p; p = p->next)
-        if (!cJSON_IsString(p) || strchr(p->valuestring, ' ') || strlen(p->valuestring) > 16384)
-            rc = err_set(e, KBV_EINPUT, "%s: problem %.80s: pins must be one string without spaces", path,
+        if (!cJSON_IsString(p) || strchr(p->valuestring, ' ') || strlen(p->valuestring) > KBV_PINS_MAX)
+            rc = err_set(e, KBV_EINPUT, "%s: problem %.80s: pins must be one string without spaces, at most 64 KiB", path,
                          p->string ? p->string : "?");
     if (rc) pins_free(t);
     return rc;

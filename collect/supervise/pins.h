@@ -14,6 +14,12 @@
 #include <cjson/cJSON.h>
 #include "err.h"
 
+/* The longest pins text of one problem: a network's convolutions (about
+ * 18 KiB for DenseNet-201's 102 shapes, both variants and the reference)
+ * with room to spare, and well inside one argument of the worker's argv
+ * (128 KiB on Linux), which carries it. */
+#define KBV_PINS_MAX 65536
+
 typedef struct {
     cJSON *doc;            /* the whole file; owned */
     const cJSON *problems; /* into doc */

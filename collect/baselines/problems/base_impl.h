@@ -56,7 +56,7 @@ struct gemm_tuner;
 const int BASE_CHOICE_LEN = 512;
 /* Room for a variant's pins: GEMM_SHAPES products of about 250 bytes, or
  * a network's convolutions (two pins of about 100 bytes each per shape). */
-const int BASE_PINS_LEN = 16384;
+const int BASE_PINS_LEN = 32768;
 
 /* The most input or output tensors of a problem the bf16 fallback handles
  * (the worker's own limit, WK_MAX_TENSORS). */

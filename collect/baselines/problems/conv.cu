@@ -95,11 +95,9 @@ int conv_dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudn
 
 namespace {
 
-/* Makes candidate i the variant's choice.  A legacy candidate becomes the
- * legacy algorithm (tf32 takes the math type the search used, fp32 stays
- * FMA-only whatever the search reports); a graph plan leaves the legacy
- * algorithm in place as its fallback. */
-cudnnStatus_t use_cand(conv_runner *r, int v, int i)
+} /* namespace */
+
+cudnnStatus_t conv_use_cand(conv_runner *r, int v, int i)
 {
     const conv_cand &c = r->cand[v][i];
     r->plan[v] = c.plan;
@@ -109,6 +107,8 @@ cudnnStatus_t use_cand(conv_runner *r, int v, int i)
     if (v != BASE_TF32) return CUDNN_STATUS_SUCCESS;
     return r->api.cudnnSetConvolutionMathType(r->cd[v], c.math);
 }
+
+namespace {
 
 /* The context's workspace for every candidate of the variant; when the
  * largest cannot be allocated, the candidates that need more than the
@@ -228,95 +228,6 @@ cudnnStatus_t search(conv_runner *r, int v, int cands, int exact)
     }
     if (st == CUDNN_STATUS_SUCCESS && ((cands && n == 0) || (exact && !found))) st = CUDNN_STATUS_NOT_SUPPORTED;
     return st;
-}
-
-int is_depthwise2d(const conv_geom *g);
-
-/* The workspace of legacy algorithm c on variant v's descriptors (whose
- * math type the caller has set) in *ws; false when cuDNN refuses it. */
-bool legacy_ws(conv_runner *r, int v, const conv_cand &c, size_t *ws)
-{
-    const dnn_api &A = r->api;
-    cudnnStatus_t st =
-        !r->g.transposed
-            ? A.cudnnGetConvolutionForwardWorkspaceSize(r->h, r->xd, r->wd, r->cd[v], r->yd,
-                                                        (cudnnConvolutionFwdAlgo_t)c.algo, ws)
-            : A.cudnnGetConvolutionBackwardDataWorkspaceSize(r->h, r->wd, r->xd, r->cd[v], r->yd,
-                                                             (cudnnConvolutionBwdDataAlgo_t)c.algo, ws);
-    return st == CUDNN_STATUS_SUCCESS;
-}
-
-/* Variant v's pin among b's (convpin.h), applied: its choice in place,
- * marked timed and pinned, so that neither the search nor the re-timing
- * runs.  1 when applied, 0 when there is none or it no longer applies
- * (cuDNN refuses the algorithm, the graph plan is gone or has another
- * engine): the search then runs as without pins.  Negative for a
- * malformed pin. */
-int apply_pin(base_ctx *b, conv_runner *r, int v, const conv_graph_shape *gs, kbv_err *e)
-{
-    convpin_choice pc;
-    int found = convpin_find(b->pin_text, v == BASE_TF32 ? 't' : 'f', &r->g, &pc);
-    if (found < 0) return err_set(e, KBV_EINPUT, "baseline %s: a malformed convolution pin", b->p->id);
-    if (!found) return 0;
-    if (pc.kind == CONVPIN_DIRECT) {
-        if (!is_depthwise2d(&r->g)) return 0;
-        r->direct[v] = 1;
-        r->n_cand[v] = 0;
-    } else {
-        conv_cand lc = { -1, pc.algo, (cudnnMathType_t)pc.math, 0 };
-        if (v == BASE_FP32 && lc.math != CUDNN_FMA_MATH && lc.math != CUDNN_DEFAULT_MATH) return 0;
-        if (v == BASE_TF32 && r->api.cudnnSetConvolutionMathType(r->cd[v], lc.math) != CUDNN_STATUS_SUCCESS)
-            return 0;
-        if (!legacy_ws(r, v, lc, &lc.ws)) return 0;
-        r->cand[v][0] = lc;
-        r->n_cand[v] = 1;
-        if (pc.kind == CONVPIN_GRAPH) {
-            kbv_err ge;
-            memset(&ge, 0, sizeof ge);
-            conv_graph *cg = NULL;
-            if (v != BASE_TF32 || conv_graph_create(r->api.lib, r->h, gs, 1, &cg, &ge) != 0 || !cg) return 0;
-            if (pc.plan >= conv_graph_plans(cg) || conv_graph_engine(cg, pc.plan) != pc.engine) {
-                conv_graph_destroy(cg);
-                return 0;
-            }
-            r->graph = cg;
-            snprintf(r->graph_why, sizeof r->graph_why, "pinned plan %d", pc.plan);
-            conv_cand &gc = r->cand[v][r->n_cand[v]++];
-            gc.plan = pc.plan;
-            gc.algo = 0;
-            gc.math = CUDNN_DEFAULT_MATH;
-            gc.ws = conv_graph_ws(cg, pc.plan);
-        }
-        /* the legacy algorithm first (a plan's fallback), then the plan */
-        for (int i = 0; i < r->n_cand[v]; i++)
-            if (use_cand(r, v, i) != CUDNN_STATUS_SUCCESS) {
-                conv_graph_destroy(r->graph);   /* the search builds its own */
-                r->graph = NULL;
-                r->plan[v] = -1;
-                return 0;
-            }
-        if (r->plan[v] >= 0 && r->legacy[v].ws > r->ws[v]) r->ws[v] = r->legacy[v].ws;
-    }
-    r->timed[v] = 1;
-    r->pinned[v] = 1;
-    return 1;
-}
-
-/* The reference's pin: 1 when it names an exact algorithm that cuDNN
- * accepts (then in r->exact), 0 otherwise (the search finds one),
- * negative for a malformed pin. */
-int apply_ref_pin(base_ctx *b, conv_runner *r, kbv_err *e)
-{
-    convpin_choice pc;
-    int found = convpin_find(b->pin_text, 'r', &r->g, &pc);
-    if (found < 0) return err_set(e, KBV_EINPUT, "baseline %s: a malformed convolution pin", b->p->id);
-    if (!found || pc.kind != CONVPIN_LEGACY) return 0;
-    bool exact = r->g.transposed ? conv_algo_exact((cudnnConvolutionBwdDataAlgo_t)pc.algo)
-                                 : conv_algo_exact((cudnnConvolutionFwdAlgo_t)pc.algo);
-    conv_cand lc = { -1, pc.algo, CUDNN_FMA_MATH, 0 };
-    if (!exact || !legacy_ws(r, BASE_FP32, lc, &lc.ws)) return 0;
-    r->exact = lc;
-    return 1;
 }
 
 } /* namespace */
@@ -468,15 +379,15 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             return rc;
         }
         /* pins of an earlier run (base_create's) replace the search */
-        int pinned = st == CUDNN_STATUS_SUCCESS ? apply_pin(b, r, v, &gs, e) : 0;
-        int ref_pinned = v == BASE_TF32 || pinned < 0 ? 1 : apply_ref_pin(b, r, e);
+        int pinned = st == CUDNN_STATUS_SUCCESS ? conv_apply_pin(b, r, v, &gs, e) : 0;
+        int ref_pinned = v == BASE_TF32 || pinned < 0 ? 1 : conv_apply_ref_pin(b, r, e);
         if (pinned < 0 || ref_pinned < 0) {
             conv_runner_destroy(r);
             return KBV_EINPUT;
         }
         if (st == CUDNN_STATUS_SUCCESS && (!pinned || !ref_pinned)) st = search(r, v, !pinned, !ref_pinned);
         if (st == CUDNN_STATUS_SUCCESS && !pinned && v == BASE_TF32) add_graph_cands(r, v, &gs);
-        if (st == CUDNN_STATUS_SUCCESS && !pinned) st = use_cand(r, v, 0);
+        if (st == CUDNN_STATUS_SUCCESS && !pinned) st = conv_use_cand(r, v, 0);
         if (st != CUDNN_STATUS_SUCCESS) {
             rc = conv_dnn_err(r, b, v == BASE_TF32 ? "algorithm search (tf32)" : "algorithm search (fp32)",
                          st, e);
@@ -536,10 +447,14 @@ __global__ void __launch_bounds__(256) dw_conv2d(const float *__restrict__ x,
     }
 }
 
-int is_depthwise2d(const conv_geom *g)
+} /* namespace */
+
+int conv_is_depthwise2d(const conv_geom *g)
 {
     return g->nd == 2 && !g->transposed && g->groups == g->cin && g->cin == g->cout && g->groups > 1;
 }
+
+namespace {
 
 void run_direct(const base_ctx *b, const conv_runner *r, const float *x, const float *w,
                 const float *bias, float *y, cudaStream_t s)
@@ -588,7 +503,7 @@ int dw_contestant(void *ctx, int way, cudaStream_t s)
 int conv_runner_tune(base_ctx *b, conv_runner *r, const float *x, const float *w, float *y,
                      cudaStream_t s, kbv_err *e)
 {
-    if (!is_depthwise2d(&r->g) || !x || !w || !y) return 0;
+    if (!conv_is_depthwise2d(&r->g) || !x || !w || !y) return 0;
     int rc = 0;
     r->tuning = 1;
     for (int v = 0; v < 2 && !rc; v++) {
@@ -733,7 +648,7 @@ struct retime_contest {
 int retime_contestant(void *ctx, int i, cudaStream_t s)
 {
     const retime_contest *c = (const retime_contest *)ctx;
-    if (use_cand(c->r, c->vi, i) != CUDNN_STATUS_SUCCESS) return 1;
+    if (conv_use_cand(c->r, c->vi, i) != CUDNN_STATUS_SUCCESS) return 1;
     if (c->r->plan[c->vi] >= 0 && !graph_runs(c->r, c->vi, c->x, c->w, c->y)) return 1;
     return dnn_run(c->b, c->r, c->vi, c->x, c->w, NULL, c->y, s) != CUDNN_STATUS_SUCCESS;
 }
@@ -777,40 +692,14 @@ int retime(base_ctx *b, conv_runner *r, int vi, const float *x, const float *w, 
                 const conv_cand &c = r->cand[vi][i];
                 if (c.plan < 0 && (fb < 0 || c.ws < r->cand[vi][fb].ws)) fb = i;
             }
-        if (fb >= 0 && use_cand(r, vi, fb) != CUDNN_STATUS_SUCCESS)
+        if (fb >= 0 && conv_use_cand(r, vi, fb) != CUDNN_STATUS_SUCCESS)
             return err_set(e, KBV_ERUNTIME, "baseline %s: cudnnSetConvolutionMathType failed", b->p->id);
     }
-    if (use_cand(r, vi, chosen) != CUDNN_STATUS_SUCCESS)
+    if (conv_use_cand(r, vi, chosen) != CUDNN_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: cudnnSetConvolutionMathType failed", b->p->id);
     if (r->plan[vi] >= 0 && r->legacy[vi].ws > r->ws[vi]) r->ws[vi] = r->legacy[vi].ws;
     debug_line(b, r, vi, med, chosen);
     return fit_ws(b, r, e);
-}
-
-/* The variant's choice as pins (convpin.h) in the base's pins text, and
- * for fp32 also the reference's algorithm. */
-void note_pins(base_ctx *b, const conv_runner *r, int vi)
-{
-    char pin[1024];
-    convpin_choice c;
-    memset(&c, 0, sizeof c);
-    if (r->direct[vi]) {
-        c.kind = CONVPIN_DIRECT;
-    } else {
-        c.kind = r->plan[vi] >= 0 && r->graph ? CONVPIN_GRAPH : CONVPIN_LEGACY;
-        c.algo = r->legacy[vi].algo;
-        c.math = (int)r->legacy[vi].math;
-        c.plan = r->plan[vi];
-        c.engine = conv_graph_engine(r->graph, r->plan[vi]);
-    }
-    if (convpin_format(pin, sizeof pin, vi == BASE_TF32 ? 't' : 'f', &r->g, &c) > 0)
-        base_append_pin(b, (base_variant)vi, pin);
-    if (vi != BASE_FP32) return;
-    memset(&c, 0, sizeof c);
-    c.kind = CONVPIN_LEGACY;
-    c.algo = r->exact.algo;
-    c.math = (int)r->exact.math;
-    if (convpin_format(pin, sizeof pin, 'r', &r->g, &c) > 0) base_append_pin(b, BASE_FP32, pin);
 }
 
 /* Names the variant's kernel in the base's choice text, once, after the
@@ -821,7 +710,7 @@ void note_choice(base_ctx *b, conv_runner *r, int vi, const float *x, const floa
 {
     if (r->noted[vi] || r->tuning) return;
     r->noted[vi] = 1;
-    note_pins(b, r, vi);
+    conv_note_pins(b, r, vi);
     if (r->direct[vi]) {
         base_note_choice(b, (base_variant)vi, "conv: kbv direct depthwise kernel%s",
                          r->pinned[vi] ? " (pinned)" : "");

@@ -97,6 +97,30 @@ struct conv_runner {
     conv_cand legacy16;                   /* the legacy algorithm in place (a plan's fallback) */
 };
 
+/* Makes candidate i of variant v the variant's choice (conv.cu).  A
+ * legacy candidate becomes the legacy algorithm (tf32 takes the math type
+ * the search used, fp32 stays FMA-only whatever the search reports); a
+ * graph plan leaves the legacy algorithm in place as its fallback. */
+cudnnStatus_t conv_use_cand(conv_runner *r, int v, int i);
+/* Whether g is a depthwise 2D convolution, which kbv's direct kernel may
+ * run (conv.cu). */
+int conv_is_depthwise2d(const conv_geom *g);
+
+/* Variant v's pin among b->pin_text (convpin.h), applied at create: its
+ * choice in place, marked timed and pinned, so that neither the search
+ * nor the re-timing runs.  1 when applied, 0 when there is none or it no
+ * longer applies (cuDNN refuses the algorithm, the graph plan is gone or
+ * has another engine): the search then runs as without pins.  Negative
+ * for a malformed pin (conv_pin.cu). */
+int conv_apply_pin(base_ctx *b, conv_runner *r, int v, const conv_graph_shape *gs, kbv_err *e);
+/* The reference's pin: 1 when it names an exact algorithm that cuDNN
+ * accepts (then in r->exact), 0 otherwise (the search finds one),
+ * negative for a malformed pin (conv_pin.cu). */
+int conv_apply_ref_pin(base_ctx *b, conv_runner *r, kbv_err *e);
+/* Variant vi's choice as a pin in b's pins text, and for fp32 also the
+ * reference's algorithm (conv_pin.cu). */
+void conv_note_pins(base_ctx *b, const conv_runner *r, int vi);
+
 /* The message of a failed cuDNN call of runner r. */
 int conv_dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudnnStatus_t st, kbv_err *e);
 

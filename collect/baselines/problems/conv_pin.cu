@@ -1,0 +1,119 @@
+/* conv_pin.cu - the convolution runner's pins (collect/suite/convpin.h):
+ * a choice of an earlier run applied at create instead of cuDNN's search
+ * and the re-timing, and each choice written back as a pin after the
+ * first run that follows its timing.  Part of conv.cu's runner; the state
+ * is conv_runner's (conv_impl.h).
+ */
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base_impl.h"
+#include "conv_impl.h"
+
+namespace {
+
+/* The workspace of legacy algorithm c on variant v's descriptors (whose
+ * math type the caller has set) in *ws; false when cuDNN refuses it. */
+bool legacy_ws(conv_runner *r, int v, const conv_cand &c, size_t *ws)
+{
+    const dnn_api &A = r->api;
+    cudnnStatus_t st =
+        !r->g.transposed
+            ? A.cudnnGetConvolutionForwardWorkspaceSize(r->h, r->xd, r->wd, r->cd[v], r->yd,
+                                                        (cudnnConvolutionFwdAlgo_t)c.algo, ws)
+            : A.cudnnGetConvolutionBackwardDataWorkspaceSize(r->h, r->wd, r->xd, r->cd[v], r->yd,
+                                                             (cudnnConvolutionBwdDataAlgo_t)c.algo, ws);
+    return st == CUDNN_STATUS_SUCCESS;
+}
+
+} /* namespace */
+
+int conv_apply_pin(base_ctx *b, conv_runner *r, int v, const conv_graph_shape *gs, kbv_err *e)
+{
+    convpin_choice pc;
+    int found = convpin_find(b->pin_text, v == BASE_TF32 ? 't' : 'f', &r->g, &pc);
+    if (found < 0) return err_set(e, KBV_EINPUT, "baseline %s: a malformed convolution pin", b->p->id);
+    if (!found) return 0;
+    if (pc.kind == CONVPIN_DIRECT) {
+        if (!conv_is_depthwise2d(&r->g)) return 0;
+        r->direct[v] = 1;
+        r->n_cand[v] = 0;
+    } else {
+        conv_cand lc = { -1, pc.algo, (cudnnMathType_t)pc.math, 0 };
+        if (v == BASE_FP32 && lc.math != CUDNN_FMA_MATH && lc.math != CUDNN_DEFAULT_MATH) return 0;
+        if (v == BASE_TF32 && r->api.cudnnSetConvolutionMathType(r->cd[v], lc.math) != CUDNN_STATUS_SUCCESS)
+            return 0;
+        if (!legacy_ws(r, v, lc, &lc.ws)) return 0;
+        r->cand[v][0] = lc;
+        r->n_cand[v] = 1;
+        if (pc.kind == CONVPIN_GRAPH) {
+            kbv_err ge;
+            memset(&ge, 0, sizeof ge);
+            conv_graph *cg = NULL;
+            if (v != BASE_TF32 || conv_graph_create(r->api.lib, r->h, gs, 1, &cg, &ge) != 0 || !cg) return 0;
+            if (pc.plan >= conv_graph_plans(cg) || conv_graph_engine(cg, pc.plan) != pc.engine) {
+                conv_graph_destroy(cg);
+                return 0;
+            }
+            r->graph = cg;
+            snprintf(r->graph_why, sizeof r->graph_why, "pinned plan %d", pc.plan);
+            conv_cand &gc = r->cand[v][r->n_cand[v]++];
+            gc.plan = pc.plan;
+            gc.algo = 0;
+            gc.math = CUDNN_DEFAULT_MATH;
+            gc.ws = conv_graph_ws(cg, pc.plan);
+        }
+        /* the legacy algorithm first (a plan's fallback), then the plan */
+        for (int i = 0; i < r->n_cand[v]; i++)
+            if (conv_use_cand(r, v, i) != CUDNN_STATUS_SUCCESS) {
+                conv_graph_destroy(r->graph);   /* the search builds its own */
+                r->graph = NULL;
+                r->plan[v] = -1;
+                return 0;
+            }
+        if (r->plan[v] >= 0 && r->legacy[v].ws > r->ws[v]) r->ws[v] = r->legacy[v].ws;
+    }
+    r->timed[v] = 1;
+    r->pinned[v] = 1;
+    return 1;
+}
+
+int conv_apply_ref_pin(base_ctx *b, conv_runner *r, kbv_err *e)
+{
+    convpin_choice pc;
+    int found = convpin_find(b->pin_text, 'r', &r->g, &pc);
+    if (found < 0) return err_set(e, KBV_EINPUT, "baseline %s: a malformed convolution pin", b->p->id);
+    if (!found || pc.kind != CONVPIN_LEGACY) return 0;
+    bool exact = r->g.transposed ? conv_algo_exact((cudnnConvolutionBwdDataAlgo_t)pc.algo)
+                                 : conv_algo_exact((cudnnConvolutionFwdAlgo_t)pc.algo);
+    conv_cand lc = { -1, pc.algo, CUDNN_FMA_MATH, 0 };
+    if (!exact || !legacy_ws(r, BASE_FP32, lc, &lc.ws)) return 0;
+    r->exact = lc;
+    return 1;
+}
+
+void conv_note_pins(base_ctx *b, const conv_runner *r, int vi)
+{
+    char pin[1024];
+    convpin_choice c;
+    memset(&c, 0, sizeof c);
+    if (r->direct[vi]) {
+        c.kind = CONVPIN_DIRECT;
+    } else {
+        c.kind = r->plan[vi] >= 0 && r->graph ? CONVPIN_GRAPH : CONVPIN_LEGACY;
+        c.algo = r->legacy[vi].algo;
+        c.math = (int)r->legacy[vi].math;
+        c.plan = r->plan[vi];
+        c.engine = conv_graph_engine(r->graph, r->plan[vi]);
+    }
+    if (convpin_format(pin, sizeof pin, vi == BASE_TF32 ? 't' : 'f', &r->g, &c) > 0)
+        base_append_pin(b, (base_variant)vi, pin);
+    if (vi != BASE_FP32) return;
+    memset(&c, 0, sizeof c);
+    c.kind = CONVPIN_LEGACY;
+    c.algo = r->exact.algo;
+    c.math = (int)r->exact.math;
+    if (convpin_format(pin, sizeof pin, 'r', &r->g, &c) > 0) base_append_pin(b, BASE_FP32, pin);
+}
