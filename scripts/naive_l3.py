@@ -276,8 +276,8 @@ __global__ void conv_gemm(const float *__restrict__ x, const float *__restrict__
             int ih, iw, ok;
             if (T) {
                 int th = bh - kh, tw = bw - kw;
-                ih = th / s;
-                iw = tw / s;
+                ih = s == 1 ? th : th / s;   /* no division at stride 1 */
+                iw = s == 1 ? tw : tw / s;
                 ok = th >= 0 && tw >= 0 && ih * s == th && iw * s == tw;
             } else {
                 ih = bh + kh;

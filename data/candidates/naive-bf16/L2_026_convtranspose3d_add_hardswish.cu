@@ -212,7 +212,7 @@ __global__ void conv_gemm(const float *__restrict__ x, const float *__restrict__
     /* The X row this thread gathers, r0 + ty = (ci, a, b, c), and the W
      * column it loads, r0 + tx = (wci, wtap), as mixed-radix digits that
      * advance by CT = (sci, sa, sb, sc) each step: no division in the loop
-     * but the transposed form's stride test. */
+     * but the transposed form's stride test (none where the stride is 1). */
     int ci = ty / kvol, a = ty % kvol / khw, b = ty % khw / KW, c = ty % KW;
     int wci = tx / kvol, wtap = tx % kvol;
     int sci = CT / kvol, stap = CT % kvol, sa = stap / khw, sb = stap % khw / KW, sc = stap % KW;
@@ -230,9 +230,10 @@ __global__ void conv_gemm(const float *__restrict__ x, const float *__restrict__
             int id, ih, iw, ok;
             if (transposed) {
                 int td = bd - a * dd, th = bh - b * dh, tw = bw - c * dw;
-                id = td / sd;
-                ih = th / sh;
-                iw = tw / sw;
+                /* most transposed convolutions have stride 1: no division */
+                id = sd == 1 ? td : td / sd;
+                ih = sh == 1 ? th : th / sh;
+                iw = sw == 1 ? tw : tw / sw;
                 ok = td >= 0 && th >= 0 && tw >= 0 && id * sd == td && ih * sh == th && iw * sw == tw;
             } else {
                 id = bd + a * dd;
