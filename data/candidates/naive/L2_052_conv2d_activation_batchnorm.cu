@@ -192,7 +192,8 @@ __global__ void conv_gemm(const float *__restrict__ x, const float *__restrict__
     int osp = OD * OH * OW, plane = iD * iH * iW, khw = KH * KW, kvol = KD * khw, K = cin_g * kvol;
     int jn = j < cols ? j / osp : 0, sp = j < cols ? j % osp : 0;
     int od = sp / (OH * OW), oh = sp / OW % OH, ow = sp % OW;
-    /* where tap 0 reads (direct) or the tap that reads x[0] (transposed) */
+    /* the input index tap 0 reads (direct), or that index times the stride
+     * (transposed) */
     int bd = transposed ? od + pd : od * sd - pd, bh = transposed ? oh + ph : oh * sh - ph;
     int bw = transposed ? ow + pw : ow * sw - pw;
     const float *xg = x + ((long long)jn * Cin + (long long)g * cin_g) * plane;
