@@ -47,6 +47,11 @@ def convT_ref(x, w, b, st, pd, dl, groups, outs):
         y = y + b.astype(np.float64).reshape((1, Cout) + (1,) * nd)
     return y
 
+# Two cases a problem: few output channels a group (3, or the depthwise 1),
+# which launch() gives one thread per output and no tiles, and 18 output
+# channels a group over 5 input channels (the depthwise: 1 input channel,
+# 9 outputs), which take the 16x16 tiled implicit GEMM with a partial row
+# tile and kernel-tap rows that cross the 16-row steps.
 if which in ("all", "conv"):
     for pid, p in sorted(REG.items()):
         if p["level"] != 1: continue
@@ -55,34 +60,36 @@ if which in ("all", "conv"):
         x0 = p["inputs"][0]["shape"]; w0 = p["inputs"][1]["shape"]; nd = len(x0) - 2
         tr = "transposed" in pid
         st, pd, dl = geo(pid, nd)
-        if num == 86:
-            C = 4; x = U(2, C, 9, 10)
-            wd = U(C, 1, 3, 3, lo=-0.5, hi=0.5); wp = U(6, C, 1, 1, lo=-0.5, hi=0.5)
-            mid = conv_ref(x, wd, None, st, pd, dl, C)
-            y = conv_ref(mid, wp, None, [1, 1], [0, 0], [1, 1], 1)
-            check(["naive"], pid, [x, wd, wp], [y.shape], y)
-            continue
-        ks = w0[2:]
-        if tr:
-            groups = max(1, p["outputs"][0]["shape"][1] // w0[1])
-            Cin = 2 * groups; og = 3
-            w = U(Cin, og, *ks, lo=-0.5, hi=0.5)
-        else:
-            groups = max(1, x0[1] // w0[1])
-            cg = 1 if w0[1] == 1 else 2
-            Cin = cg * groups; Cout = (3 if w0[1] != 1 else 1) * groups
-            if w0[1] == 1 and w0[0] != x0[1]: Cout = w0[0] // x0[1] * groups
-            w = U(Cout, cg, *ks, lo=-0.5, hi=0.5)
-        sp = [max(ks[i] * dl[i] + 2, 7) for i in range(nd)]
-        x = U(2, Cin, *sp)
-        b = U(w.shape[0] if not tr else w.shape[1] * groups, lo=-0.5, hi=0.5) if len(p["inputs"]) > 2 else None
-        if tr:
-            outs = [(sp[i] - 1) * st[i] - 2 * pd[i] + dl[i] * (ks[i] - 1) + 1 for i in range(nd)]
-            y = convT_ref(x, w, b, st, pd, dl, groups, outs)
-        else:
-            y = conv_ref(x, w, b, st, pd, dl, groups)
-        ins = [x, w] + ([b] if b is not None else [])
-        check(["naive"], pid, ins, [y.shape], y)
+        for tiled in (False, True):
+            if num == 86:
+                C = 4; x = U(2, C, 9, 10)
+                wd = U(C, 1, 3, 3, lo=-0.5, hi=0.5); wp = U(20 if tiled else 6, C, 1, 1, lo=-0.5, hi=0.5)
+                mid = conv_ref(x, wd, None, st, pd, dl, C)
+                y = conv_ref(mid, wp, None, [1, 1], [0, 0], [1, 1], 1)
+                check(["naive"], pid, [x, wd, wp], [y.shape], y)
+                continue
+            ks = w0[2:]
+            if tr:
+                groups = max(1, p["outputs"][0]["shape"][1] // w0[1])
+                Cin = (5 if tiled else 2) * groups; og = 18 if tiled else 3
+                w = U(Cin, og, *ks, lo=-0.5, hi=0.5)
+            else:
+                groups = max(1, x0[1] // w0[1])
+                cg = 1 if w0[1] == 1 else 5 if tiled else 2
+                Cin = cg * groups; Cout = (1 if w0[1] == 1 else 18 if tiled else 3) * groups
+                if w0[1] == 1 and w0[0] != x0[1]: Cout = w0[0] // x0[1] * groups
+                if w0[1] == 1 and tiled: Cout = 9 * groups
+                w = U(Cout, cg, *ks, lo=-0.5, hi=0.5)
+            sp = [max(ks[i] * dl[i] + 2, 7) for i in range(nd)]
+            x = U(2, Cin, *sp)
+            b = U(w.shape[0] if not tr else w.shape[1] * groups, lo=-0.5, hi=0.5) if len(p["inputs"]) > 2 else None
+            if tr:
+                outs = [(sp[i] - 1) * st[i] - 2 * pd[i] + dl[i] * (ks[i] - 1) + 1 for i in range(nd)]
+                y = convT_ref(x, w, b, st, pd, dl, groups, outs)
+            else:
+                y = conv_ref(x, w, b, st, pd, dl, groups)
+            ins = [x, w] + ([b] if b is not None else [])
+            check(["naive"], pid, ins, [y.shape], y)
 
 def pool_ref(x, k, st, pd, dl, is_max):
     x = x.astype(np.float64); nd = x.ndim - 2

@@ -578,6 +578,15 @@ NETS = {
                             L("convt", 4, 2, 2, 0), L("exchange"), L("concat", 0, 1),
                             L("conv", 4, 3, 1, 1), L("bn"), L("softmax"), L("convt", 3, 3, 1, 1, 1, 1),
                             L("conv", 2, 1)]),
+    # groups of 8 or more output channels, which take conv_gemm's 16x16
+    # tiles (fewer, above, take the direct kernels): strided and padded 3x3
+    # over 5 input channels (45 tap rows: a partial last step) and a grouped
+    # 3x3 with 9 outputs a group and no bias; then a 1x1, a transposed 3x3
+    # with stride 2, padding 1 and 2 groups of 10, and a transposed 2x2.
+    # Two networks, not one: five such layers in a row grow the values
+    # past what bfloat16 activations between layers keep within 1e-2.
+    "tiles": ([2, 5, 9, 8], [L("conv", 18, 3, 2, 1), L("relu"), L("conv", 18, 3, 1, 1, 0, 2)]),
+    "tiles_t": ([2, 5, 5, 4], [L("conv", 20, 1), L("convt", 20, 3, 2, 1, 1, 2), L("convt", 8, 2, 2, 0)]),
 }
 
 TUNED = {

@@ -1,4 +1,4 @@
-// naive-bf16: transposed convolution, then each step of the expression as its own plain
+// naive-bf16: transposed convolution (16x16 tiled implicit GEMM), then each step of the expression as its own plain
 // kernel with the shapes written in.
 // L2_044_convtranspose2d_multiply_globalavgpool_globalavgpool_mean: out = x = self.conv_transpose(x) * 0.5; torch.mean(x, dim=[2, 3], keepdim=True) twice (the second of a 1x1 map: the identity)
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
@@ -175,6 +175,108 @@ __global__ void conv_transposed(const float *__restrict__ x, const float *__rest
     y[t] = acc;
 }
 
+/* The tiled product's edge: 16x16 threads per block, 16x16 tiles of the
+ * weights and of the gathered input in shared memory, as gemm_strided. */
+#define CT 16
+
+/* A convolution as an implicit GEMM, one per group (blockIdx.z): C[co, j] =
+ * sum over r of W[co, r] X[r, j], with co the output channel in the group
+ * (rows, blockIdx.y), j = (n, od, oh, ow) the output position (columns,
+ * blockIdx.x, the big dimension) and r = (ci, a, b, c) the input channel in
+ * the group and the kernel tap.  X is not stored (no im2col buffer): each
+ * thread gathers its element of the X tile from x as the tile is loaded,
+ * zero where the tap falls outside the input.  Direct: x[n, ci, od s - p +
+ * a d, ...] and weight [Cout, Cin / groups, KD, KH, KW]; transposed (the
+ * gather form): x[n, ci, (od + p - a d) / s, ...] where the division is
+ * exact and in range, weight [Cin, Cout / groups, KD, KH, KW].  One output
+ * per thread, accumulated in FP32 in r order; 32-bit index arithmetic as
+ * conv_direct (launch() checks the extents). */
+__global__ void conv_gemm(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ bias,
+                          float *__restrict__ y, int transposed, int Cin, int Cout, int cin_g, int cout_g, int cols,
+                          int iD, int iH, int iW, int OD, int OH, int OW, int KD, int KH, int KW, int sd, int sh,
+                          int sw, int pd, int ph, int pw, int dd, int dh, int dw)
+{
+    __shared__ float Ws[CT][CT];
+    __shared__ float Xs[CT][CT + 1];
+    int g = blockIdx.z, tx = threadIdx.x, ty = threadIdx.y;
+    /* this thread's output: row co (also the W row it loads), column j
+     * (also the X column it gathers) */
+    int co = blockIdx.y * CT + ty, j = blockIdx.x * CT + tx;
+    int osp = OD * OH * OW, plane = iD * iH * iW, khw = KH * KW, kvol = KD * khw, K = cin_g * kvol;
+    int jn = j < cols ? j / osp : 0, sp = j < cols ? j % osp : 0;
+    int od = sp / (OH * OW), oh = sp / OW % OH, ow = sp % OW;
+    /* the input index tap 0 reads (direct), or that index times the stride
+     * (transposed) */
+    int bd = transposed ? od + pd : od * sd - pd, bh = transposed ? oh + ph : oh * sh - ph;
+    int bw = transposed ? ow + pw : ow * sw - pw;
+    const float *xg = x + ((long long)jn * Cin + (long long)g * cin_g) * plane;
+    /* The X row this thread gathers, r0 + ty = (ci, a, b, c), and the W
+     * column it loads, r0 + tx = (wci, wtap), as mixed-radix digits that
+     * advance by CT = (sci, sa, sb, sc) each step: no division in the loop
+     * but the transposed form's stride test (none where the stride is 1). */
+    int ci = ty / kvol, a = ty % kvol / khw, b = ty % khw / KW, c = ty % KW;
+    int wci = tx / kvol, wtap = tx % kvol;
+    int sci = CT / kvol, stap = CT % kvol, sa = stap / khw, sb = stap % khw / KW, sc = stap % KW;
+    float acc = 0.0f;
+    for (int r0 = 0; r0 < K; r0 += CT) {
+        /* W[co, r0 + tx] */
+        float wv = 0.0f;
+        if (co < cout_g && r0 + tx < K)
+            wv = transposed ? w[((g * cin_g + wci) * cout_g + co) * kvol + wtap] : w[(g * cout_g + co) * K + r0 + tx];
+        Ws[ty][tx] = wv;
+        /* X[r0 + ty, j]: tap (a, b, c) of input channel ci at output j, 0
+         * outside the input (and, transposed, off the stride) */
+        float xv = 0.0f;
+        if (j < cols && r0 + ty < K) {
+            int id, ih, iw, ok;
+            if (transposed) {
+                int td = bd - a * dd, th = bh - b * dh, tw = bw - c * dw;
+                /* most transposed convolutions have stride 1: no division */
+                id = sd == 1 ? td : td / sd;
+                ih = sh == 1 ? th : th / sh;
+                iw = sw == 1 ? tw : tw / sw;
+                ok = td >= 0 && th >= 0 && tw >= 0 && id * sd == td && ih * sh == th && iw * sw == tw;
+            } else {
+                id = bd + a * dd;
+                ih = bh + b * dh;
+                iw = bw + c * dw;
+                ok = id >= 0 && ih >= 0 && iw >= 0;
+            }
+            if (ok && id < iD && ih < iH && iw < iW) xv = xg[ci * plane + (id * iH + ih) * iW + iw];
+        }
+        Xs[ty][tx] = xv;
+        __syncthreads();
+        for (int k = 0; k < CT; k++) acc += Ws[ty][k] * Xs[k][tx];
+        __syncthreads();
+        c += sc;
+        b += sb;
+        a += sa;
+        ci += sci;
+        if (c >= KW) {
+            c -= KW;
+            b++;
+        }
+        if (b >= KH) {
+            b -= KH;
+            a++;
+        }
+        if (a >= KD) {
+            a -= KD;
+            ci++;
+        }
+        wtap += stap;
+        wci += sci;
+        if (wtap >= kvol) {
+            wtap -= kvol;
+            wci++;
+        }
+    }
+    if (co < cout_g && j < cols) {
+        int oc = g * cout_g + co;
+        y[((long long)jn * Cout + oc) * osp + sp] = bias ? acc + bias[oc] : acc;
+    }
+}
+
 struct geom {
     long long N, Cin, Cout, groups, in[3], out[3];
     int k[3];
@@ -198,18 +300,33 @@ static int geom_of(const kbv_tensor *x, const kbv_tensor *w, const kbv_tensor *y
     return 0;
 }
 
-/* 0, or 1 when the shapes are beyond the kernels' 32-bit indexing. */
+/* 0, or 1 when the shapes are beyond the kernels' 32-bit indexing or the
+ * grid's limits.  Groups of 8 output channels or more take the tiled
+ * product; fewer (the depthwise convolutions) would leave more than half of
+ * each 16-row tile idle, so they keep one thread per output and no tiles. */
 static int launch(const geom *g, int transposed, const float *x, const float *w, const float *b, float *y,
                   const int *s, const int *p, const int *d, cudaStream_t st)
 {
     long long total = g->N * g->Cout * g->out[0] * g->out[1] * g->out[2];
     if (total == 0) return 0;
-    /* The kernels' 32-bit index arithmetic: one plane of the input, the
-     * output's spatial extent and the weights of one output channel. */
-    const long long lim = 0x7fffffffLL;
-    if (g->in[0] * g->in[1] * g->in[2] > lim || g->out[0] * g->out[1] * g->out[2] > lim ||
-        g->Cin * g->Cout * (long long)g->k[0] * g->k[1] * g->k[2] > lim)
+    /* The kernels' 32-bit index arithmetic: the input channels of one
+     * sample, the output's spatial extent over the batch (the product's
+     * columns) and the weights. */
+    const long long lim = 0x7fffffffLL, plane = g->in[0] * g->in[1] * g->in[2];
+    const long long osp = g->out[0] * g->out[1] * g->out[2];
+    if (g->Cin * plane > lim || g->N * osp > lim - CT || g->Cin * g->Cout * (long long)g->k[0] * g->k[1] * g->k[2] > lim)
         return 1;
+    long long cout_g = g->Cout / g->groups;
+    if (cout_g >= 8) {
+        if ((cout_g + CT - 1) / CT > 65535 || g->groups > 65535) return 1;
+        dim3 block(CT, CT), grid((unsigned)((g->N * osp + CT - 1) / CT), (unsigned)((cout_g + CT - 1) / CT),
+                                 (unsigned)g->groups);
+        conv_gemm<<<grid, block, 0, st>>>(x, w, b, y, transposed, (int)g->Cin, (int)g->Cout, (int)(g->Cin / g->groups),
+                                          (int)cout_g, (int)(g->N * osp), (int)g->in[0], (int)g->in[1],
+                                          (int)g->in[2], (int)g->out[0], (int)g->out[1], (int)g->out[2], g->k[0],
+                                          g->k[1], g->k[2], s[0], s[1], s[2], p[0], p[1], p[2], d[0], d[1], d[2]);
+        return 0;
+    }
     unsigned blocks = (unsigned)((total + 255) / 256);
     if (transposed)
         conv_transposed<<<blocks, 256, 0, st>>>(x, w, b, y, g->N, g->Cin, g->Cout, g->groups, g->in[0], g->in[1],

@@ -1,5 +1,6 @@
-// naive: one plain kernel per layer of the network: tiled FP32 GEMM, direct
-// convolution, two-pass batch norm, one thread per output elsewhere.
+// naive: one plain kernel per layer of the network: tiled FP32 GEMM, convolution
+// as a tiled implicit GEMM (direct when depthwise), two-pass batch norm, one
+// thread per output elsewhere.
 // L3_022_efficientnetb0: out = EfficientNet-B0: relu(bn1(conv3x3/2)), thirteen MBConv blocks (expand 1x1 + bn + relu6 unless the ratio is 1, depthwise + bn + relu6, project 1x1 + bn, the input added when the stride is 1 and the width stays), relu(bn2(conv1x1 to 1280)), adaptive_avg_pool2d, fc; batch norms in training mode
 // Written by scripts/gen-naive-candidates.py from the registry; plain and
 // correct rather than fast.
@@ -214,6 +215,80 @@ __global__ void conv_kernel(const float *__restrict__ x, const float *__restrict
             }
         }
         y[i] = acc;
+    }
+}
+
+/* A convolution (transposed when T) with 8 or more output channels a group
+ * as an implicit GEMM, one per group g (blockIdx.z), the same product as
+ * gen-naive-candidates.py's conv_gemm in 2-D: C[o, j] = sum over r of
+ * W[o, r] X[r, j], o the output channel in the group (rows, blockIdx.y), j
+ * = (n, oh, ow) (columns, blockIdx.x) and r = (c, kh, kw) the group's input
+ * channel and the tap; 16x16 tiles of W and of X gathered from x (no
+ * im2col buffer, 0 outside the input or, transposed, off the stride) in
+ * shared memory, one output per thread in FP32.  Weight [O, C / G, k, k],
+ * transposed [C, O / G, k, k].  32-bit indices: conv_layer checks them. */
+__global__ void conv_gemm(const float *__restrict__ x, const float *__restrict__ w, const float *__restrict__ b,
+                          float *__restrict__ y, int T, int C, int H, int W, int O, int OH, int OW, int k, int s,
+                          int p, int G, int cols)
+{
+    __shared__ float ws[TILE][TILE];
+    __shared__ float xs[TILE][TILE + 1];
+    int g = blockIdx.z, tx = threadIdx.x, ty = threadIdx.y, Cg = C / G, Og = O / G;
+    int o = blockIdx.y * TILE + ty, j = blockIdx.x * TILE + tx;
+    int osp = OH * OW, plane = H * W, kk = k * k, K = Cg * kk;
+    int jn = j < cols ? j / osp : 0, sp = j < cols ? j % osp : 0, oh = sp / OW, ow = sp % OW;
+    int bh = T ? oh + p : oh * s - p, bw = T ? ow + p : ow * s - p;
+    const float *xg = x + ((long long)jn * C + (long long)g * Cg) * plane;
+    /* r0 + ty = (c, kh, kw) and r0 + tx = (wc, wt) advance by TILE = (sc,
+     * sh, sw) each step as mixed-radix digits, without a division */
+    int c = ty / kk, kh = ty % kk / k, kw = ty % k, wc = tx / kk, wt = tx % kk;
+    int sc = TILE / kk, st = TILE % kk, sh = st / k, sw = st % k;
+    float acc = 0.0f;
+    for (int r0 = 0; r0 < K; r0 += TILE) {
+        float wv = 0.0f;
+        if (o < Og && r0 + tx < K)
+            wv = T ? w[((g * Cg + wc) * Og + o) * kk + wt] : w[(g * Og + o) * K + r0 + tx];
+        ws[ty][tx] = wv;
+        float xv = 0.0f;
+        if (j < cols && r0 + ty < K) {
+            int ih, iw, ok;
+            if (T) {
+                int th = bh - kh, tw = bw - kw;
+                ih = s == 1 ? th : th / s;   /* no division at stride 1 */
+                iw = s == 1 ? tw : tw / s;
+                ok = th >= 0 && tw >= 0 && ih * s == th && iw * s == tw;
+            } else {
+                ih = bh + kh;
+                iw = bw + kw;
+                ok = ih >= 0 && iw >= 0;
+            }
+            if (ok && ih < H && iw < W) xv = xg[c * plane + ih * W + iw];
+        }
+        xs[ty][tx] = xv;
+        __syncthreads();
+        for (int i = 0; i < TILE; i++) acc += ws[ty][i] * xs[i][tx];
+        __syncthreads();
+        kw += sw;
+        kh += sh;
+        c += sc;
+        if (kw >= k) {
+            kw -= k;
+            kh++;
+        }
+        if (kh >= k) {
+            kh -= k;
+            c++;
+        }
+        wt += st;
+        wc += sc;
+        if (wt >= kk) {
+            wt -= kk;
+            wc++;
+        }
+    }
+    if (o < Og && j < cols) {
+        int oc = g * Og + o;
+        y[((long long)jn * O + oc) * osp + sp] = b ? acc + b[oc] : acc;
     }
 }
 
@@ -669,6 +744,36 @@ static long long numel(const long long *d)
     return d[0] * d[1] * d[2] * d[3];
 }
 
+/* A convolution layer (transposed when T): the tiled product for groups of
+ * 8 output channels or more, one thread per output below (depthwise),
+ * where more than half of each 16-row tile would be idle.  0, or 1 when a
+ * shape is beyond conv_gemm's 32-bit indices or the grid. */
+static int conv_layer(const layer &L, int T, const float *x, const float *w, const float *b, float *y,
+                      cudaStream_t st)
+{
+    long long n = numel(L.out), og = L.out[1] / L.g, cols = L.out[0] * L.out[2] * L.out[3];
+    if (og < 8) {
+        if (T)
+            convt_kernel<<<blocks(n), THREADS, 0, st>>>(x, w, b, y, L.in[0], (int)L.in[1], (int)L.in[2],
+                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
+                                                        (int)L.out[3], L.k, L.s, L.p, L.g);
+        else
+            conv_kernel<<<blocks(n), THREADS, 0, st>>>(x, w, b, y, L.in[0], (int)L.in[1], (int)L.in[2],
+                                                       (int)L.in[3], (int)L.out[1], (int)L.out[2],
+                                                       (int)L.out[3], L.k, L.s, L.p, L.g);
+        return 0;
+    }
+    const long long lim = 0x7fffffffLL;
+    if (L.in[1] * L.in[2] * L.in[3] > lim || cols > lim - TILE || L.in[1] * L.out[1] * (long long)L.k * L.k > lim ||
+        (og + TILE - 1) / TILE > 65535 || L.g > 65535)
+        return 1;
+    dim3 grid((unsigned)((cols + TILE - 1) / TILE), (unsigned)((og + TILE - 1) / TILE), (unsigned)L.g);
+    conv_gemm<<<grid, dim3(TILE, TILE), 0, st>>>(x, w, b, y, T, (int)L.in[1], (int)L.in[2], (int)L.in[3],
+                                                 (int)L.out[1], (int)L.out[2], (int)L.out[3], L.k, L.s, L.p, L.g,
+                                                 (int)cols);
+    return 0;
+}
+
 extern "C" int kbv_setup(const kbv_call *call)
 {
     (void)call;
@@ -786,9 +891,7 @@ extern "C" int kbv_forward(const kbv_call *call)
                                                                                    L.in[2]);
             break;
         case K_CONV:
-            conv_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
-                                                       (int)L.in[3], (int)L.out[1], (int)L.out[2],
-                                                       (int)L.out[3], L.k, L.s, L.p, L.g);
+            if (conv_layer(L, 0, cur, w, b, dst, st)) return 1;
             break;
         case K_BN:
             bn_stats<<<(unsigned)L.in[1], THREADS, 0, st>>>(cur, stats, stats + WIDEST, L.in[0], L.in[1],
@@ -814,9 +917,7 @@ extern "C" int kbv_forward(const kbv_call *call)
             gap_kernel<<<blocks(n), THREADS, 0, st>>>(cur, dst, L.in[0] * L.in[1], L.in[2] * L.in[3]);
             break;
         case K_CONVT:
-            convt_kernel<<<blocks(n), THREADS, 0, st>>>(cur, w, b, dst, L.in[0], (int)L.in[1], (int)L.in[2],
-                                                        (int)L.in[3], (int)L.out[1], (int)L.out[2],
-                                                        (int)L.out[3], L.k, L.s, L.p, L.g);
+            if (conv_layer(L, 1, cur, w, b, dst, st)) return 1;
             break;
         case K_SOFTMAX: {
             long long len = L.out[L.ndim - 1];
