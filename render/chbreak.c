@@ -60,7 +60,9 @@ void chart_levels_fast_p(canvas *c, const chart_ctx *x, int b, double w)
     int nl = chart_level_names(m, lv, LV_MAX);
     if (nl == 0)
         nl = 1, lv[0] = "";
-    double lw = x->legend_w, gap = 12, L0 = 40, R0 = lw + 12, T = 16, B = 34;
+    /* The gap leaves room for the end labels of two neighbouring x axes
+     * ("4" and "0.0078" ran together at 12 points). */
+    double lw = x->legend_w, gap = 3 * fs + 4, L0 = 40, R0 = lw + 12, T = 16, B = 34;
     double pw = (w - L0 - R0 - (nl - 1) * gap) / nl;
     span sp;
     chax_span_init(&sp);
