@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cstat.h"
 #include "plan.h"
 
 void copts_usage(FILE *f)
@@ -16,7 +17,7 @@ void copts_usage(FILE *f)
             "                   [--problems GLOB] [--shard I/N] [--gpus LIST] [--resume]\n"
             "                   [--timeout SECONDS] [--trials T] [--atol X] [--rtol X]\n"
             "                   [--jobs N] [--arch SM] [--max-time S] [--pins FILE] [--build-only]\n"
-            "                   [--precision fp32|bf16|all]\n"
+            "                   [--precision fp32|bf16|all] [--preroll MS[:MIN:MAX]]\n"
             "\n"
             "Builds every candidate, checks it on hidden input distributions and probes,\n"
             "times it against the strict fp32 and the tf32 baselines, and writes\n"
@@ -27,7 +28,8 @@ void copts_usage(FILE *f)
             "                     sets; repeatable (default: data/candidates/*/ with set.json)\n"
             "  --out RUN_DIR      the run folder (default runs/<run id>)\n"
             "  --seed N           the run seed of every input (default 7)\n"
-            "  --problems GLOB    only problems whose id matches (fnmatch)\n"
+            "  --problems GLOB    only problems whose id matches (fnmatch; several patterns\n"
+            "                     separated by commas, e.g. 'L1_001*,L2_0[1-3]*')\n"
             "  --shard I/N        only every N-th (set, problem) pair, starting at the I-th\n"
             "                     (1 <= I <= N)\n"
             "  --gpus LIST        GPUs to use, one worker each, e.g. 0,1 (default 0)\n"
@@ -39,6 +41,10 @@ void copts_usage(FILE *f)
             "  --jobs N           parallel compilers (default: the number of CPUs)\n"
             "  --arch SM          compile for sm_SM (default: the GPU's own; 90 without one)\n"
             "  --max-time S       the stopping rule's time cap per timed variant (default 10)\n"
+            "  --preroll MS[:MIN:MAX]\n"
+            "                     before each timed call, run the same variant untimed for\n"
+            "                     about MS milliseconds of its own work, MIN to MAX calls\n"
+            "                     (default 1:0:32; 0 turns the pre-roll off)\n"
             "  --pins FILE        baseline kernel choices made once (kbv-pins/1, scripts/pins.py),\n"
             "                     used instead of timing where GPU and cuBLAS match\n"
             "  --build-only       build and scan only: build and static records, no GPU\n"
@@ -78,7 +84,7 @@ static int parse_gpus(copts *o, const char *s, kbv_err *e)
 int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
 {
     enum { O_SUITE = 256, O_CAND, O_OUT, O_SEED, O_PROBLEMS, O_SHARD, O_GPUS, O_RESUME, O_TIMEOUT,
-           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_PINS, O_PRECISION, O_HELP, O_VERSION };
+           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_PINS, O_PRECISION, O_PREROLL, O_HELP, O_VERSION };
     static const struct option lo[] = {
         {"suite", required_argument, 0, O_SUITE},     {"candidates", required_argument, 0, O_CAND},
         {"out", required_argument, 0, O_OUT},         {"seed", required_argument, 0, O_SEED},
@@ -89,6 +95,7 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
         {"jobs", required_argument, 0, O_JOBS},       {"build-only", no_argument, 0, O_BUILD_ONLY},
         {"arch", required_argument, 0, O_ARCH},       {"max-time", required_argument, 0, O_MAXTIME},
         {"pins", required_argument, 0, O_PINS},       {"precision", required_argument, 0, O_PRECISION},
+        {"preroll", required_argument, 0, O_PREROLL},
         {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -129,6 +136,15 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
         case O_ARCH: rc = cli_parse_long("--arch", optarg, 50, 1000, &o->arch, e); break;
         case O_MAXTIME: rc = cli_parse_double("--max-time", optarg, 0.01, 3600, &o->max_time_s, e); break;
         case O_PINS: o->pins = optarg; break;
+        case O_PREROLL: {
+            cstat_rule check;
+            cstat_rule_default(&check);
+            if (cstat_parse_preroll(optarg, &check))
+                return err_set(e, KBV_EUSAGE,
+                               "--preroll %s: MS or MS:MIN:MAX (0 <= MS <= 1000, 0 <= MIN <= MAX <= 1000)", optarg);
+            o->preroll = optarg;
+            break;
+        }
         case O_PRECISION:
             if (strcmp(optarg, "fp32") && strcmp(optarg, "bf16") && strcmp(optarg, "all"))
                 return err_set(e, KBV_EUSAGE, "--precision %s: fp32, bf16 or all", optarg);

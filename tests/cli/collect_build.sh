@@ -3,7 +3,8 @@
 # candidates with nvcc (in parallel, cached), writes build and static
 # records, a compile-error status with the log for a broken candidate and a
 # missing status for an absent one; a second run takes the objects from the
-# cache; --resume refuses a changed configuration.  Skipped (pass) where
+# cache; --resume refuses a changed configuration (seed, pre-roll);
+# --problems takes comma-separated patterns; a bad --preroll exits 2.  Skipped (pass) where
 # kbv-collect was not built (no nvcc).
 set -u
 B=${1:-build}
@@ -81,4 +82,20 @@ grep -q '"problem":"L1_019_relu","ok":true,"seconds":0,"cached":true' "$T/run2/s
 "$C" --build-only --suite smoke --candidates "$T/set" --out "$T/run2" --resume 2>/dev/null || fail "--resume of a finished run"
 n=$(grep -c '"type":"status"' "$T/run2/samples.jsonl")
 [ "$n" -eq 1 ] || fail "resume doubled records ($n status records)"
+# --problems takes several patterns separated by commas; --preroll checks its text
+"$C" --build-only --suite smoke --candidates "$T/set" --problems 'L1_019*,L1_00[1-2]_*' --out "$T/run3" 2>/dev/null ||
+    fail "--problems with two patterns"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["problems"]; sys.exit(p != ["L1_001_square_matrix_multiplication", "L1_019_relu"])' \
+    "$T/run3/manifest.json" || fail "--problems 'L1_019*,L1_00[1-2]_*' did not plan exactly L1_001 and L1_019"
+"$C" --build-only --suite smoke --problems 'L9*,L8*' --candidates "$T/set" --out "$T/run4" 2>/dev/null
+[ $? -eq 2 ] || fail "--problems matching nothing must exit 2"
+for bad in x 1:2 1:3:2 -1 1:0:2000; do
+    "$C" --build-only --preroll "$bad" --candidates "$T/set" --out "$T/run5" 2>/dev/null
+    [ $? -eq 2 ] || fail "--preroll $bad must exit 2"
+done
+"$C" --build-only --suite smoke --preroll 2:1:8 --candidates "$T/set" --out "$T/run5" 2>/dev/null || fail "--preroll 2:1:8"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["config"]["timing"]; sys.exit((t["preroll_ms"], t["preroll_min_calls"], t["preroll_max_calls"]) != (2, 1, 8))' \
+    "$T/run5/manifest.json" || fail "the manifest does not record --preroll 2:1:8"
+"$C" --build-only --suite smoke --candidates "$T/set" --out "$T/run5" --resume 2>/dev/null
+[ $? -eq 2 ] || fail "--resume with another pre-roll must exit 2"
 exit 0
