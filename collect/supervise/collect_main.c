@@ -359,6 +359,7 @@ static cJSON *make_config(const copts *o, const plan *pl)
      * clock is steady, rounds in a secret order, sets redrawn each round. */
     cstat_rule rule;
     cstat_rule_default(&rule);
+    if (o->preroll) cstat_parse_preroll(o->preroll, &rule);   /* checked by copts_parse */
     cJSON *t = cJSON_AddObjectToObject(c, "timing");
     cJSON_AddNumberToObject(t, "warmup_min_calls", rule.warm_min_rounds);
     cJSON_AddNumberToObject(t, "warmup_min_ms", rule.warm_min_s * 1e3);
@@ -369,12 +370,20 @@ static cJSON *make_config(const copts *o, const plan *pl)
     cJSON_AddNumberToObject(t, "ci_rel_halfwidth", rule.rel_halfwidth);
     cJSON_AddNumberToObject(t, "max_samples", rule.max_samples);
     jio_add_num(t, "max_s", o->max_time_s);
+    jio_add_num(t, "preroll_ms", rule.preroll_ms);
+    cJSON_AddNumberToObject(t, "preroll_min_calls", rule.preroll_min);
+    cJSON_AddNumberToObject(t, "preroll_max_calls", rule.preroll_max);
     cJSON_AddStringToObject(t, "order", "rounds of the set's baselines (fp32 and tf32, or bf16 for a bf16 set) and the candidate in an order drawn per round from getrandom");
     cJSON_AddStringToObject(t, "l2_flush",
                             "memset of max(2x the L2 size, 256 MiB) on the stream, outside the window, not waited for");
     cJSON_AddStringToObject(t, "timed_inputs",
                             "two sets in distinct buffers, the round's set drawn at random and redrawn whole from D1 "
-                            "with a secret trial; outputs of 3 early rounds, 1 in 16 later and the last verified");
+                            "with a secret trial just before the candidate's call; outputs of 3 early rounds, 1 in 16 later and the last verified");
+    cJSON_AddStringToObject(t, "preroll",
+                            "before each timed call the same variant runs untimed on the other input set, "
+                            "preroll_ms / its median warm-up time calls, rounded, within [preroll_min_calls, "
+                            "preroll_max_calls], then a device-wide synchronise; the candidate's inputs are "
+                            "drawn after it");
     cJSON_AddNumberToObject(c, "timeout_s", o->timeout_s);
     return c;
 }
@@ -395,6 +404,7 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
     if ((v = cJSON_GetObjectItemCaseSensitive(dev, "tf32_tflops")) && cJSON_IsNumber(v)) t32 = v->valuedouble;
     static char a_seed[32], a_trials[32], a_atol[32], a_rtol[32], a_copy[32], a_f32[32], a_t32[32],
         a_max[32];
+    static char a_pre[64];
     /* The strings are copied by exec in the child before this function runs
      * again, so static buffers are safe here. */
     snprintf(a_seed, sizeof a_seed, "%llu", R->o->seed);
@@ -406,11 +416,16 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
     snprintf(a_f32, sizeof a_f32, "%.17g", f32);
     snprintf(a_t32, sizeof a_t32, "%.17g", t32);
     snprintf(a_max, sizeof a_max, "%.17g", R->o->max_time_s);
+    cstat_rule rule;
+    cstat_rule_default(&rule);
+    if (R->o->preroll) cstat_parse_preroll(R->o->preroll, &rule);
+    snprintf(a_pre, sizeof a_pre, "%.17g:%d:%d", rule.preroll_ms, rule.preroll_min, rule.preroll_max);
     const char *pins = pins_for(&R->pins, pp->p->id);
     char *argv[] = {R->worker, "--run", "--so", b->so_path, "--problem", (char *)pp->p->id,
                     "--seed", a_seed, "--trials", a_trials, "--atol", a_atol, "--rtol", a_rtol,
                     "--copy-gbps", a_copy, "--fp32-tflops", a_f32, "--tf32-tflops", a_t32,
-                    "--max-time", a_max, "--precision", bf16 ? "bf16" : "fp32", pins ? "--pins" : NULL,
+                    "--max-time", a_max, "--preroll", a_pre, "--precision", bf16 ? "bf16" : "fp32",
+                    pins ? "--pins" : NULL,
                     (char *)pins, NULL};
     /* A key of its own for every pair (chan.h). */
     unsigned char key[CHAN_KEY_LEN];

@@ -39,6 +39,7 @@ typedef struct {
     int build_only;
     long arch;            /* 0: from the GPU (or 90 with --build-only) */
     double max_time_s;    /* the stopping rule's time cap per variant */
+    const char *preroll;  /* --preroll's text (cstat_parse_preroll), or NULL for the default */
     const char *pins;     /* a kbv-pins/1 table of baseline kernel choices, or NULL */
     const char *precision;   /* "fp32", "bf16" or "all": which sets run (set.json "precision") */
 } copts;

@@ -1,5 +1,7 @@
 #include "cstat.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,42 @@ void cstat_rule_default(cstat_rule *r)
     r->warm_min_rounds = 3;
     r->warm_min_s = 0.5;
     r->warm_max_s = 1.5;
+    /* The variant that ran before decides how fast a timed call is, not
+     * only the call itself: in the H200 run of 4d81aa8, tf32 GEMMs ran up to
+     * 22% slower (median over problems 9%) right after a long FMA-bound
+     * candidate than right after the fp32 baseline, at an SM clock that
+     * read 1980 MHz throughout; the spread kept the paired ratios' interval
+     * wide, so such pairs ran to the 500-round limit, and the baseline's
+     * median depended on the candidate it was paired with. */
+    r->preroll_ms = 1.0;
+    r->preroll_min = 0;
+    r->preroll_max = 32;
+}
+
+int cstat_preroll_calls(const cstat_rule *r, double est_ms)
+{
+    if (!(r->preroll_ms > 0)) return 0;
+    double want = est_ms > 0 && isfinite(est_ms) ? floor(r->preroll_ms / est_ms + 0.5) : (double)r->preroll_max;
+    if (want < r->preroll_min) want = r->preroll_min;
+    if (want > r->preroll_max) want = r->preroll_max;
+    return (int)want;
+}
+
+int cstat_parse_preroll(const char *text, cstat_rule *r)
+{
+    double ms;
+    int lo, hi, used = 0;
+    if (sscanf(text, "%lf%n", &ms, &used) == 1 && text[used] == '\0') {
+        lo = r->preroll_min;
+        hi = r->preroll_max;
+    } else if (sscanf(text, "%lf:%d:%d%n", &ms, &lo, &hi, &used) != 3 || text[used] != '\0') {
+        return -1;
+    }
+    if (!(ms >= 0 && ms <= 1000) || lo < 0 || hi < lo || hi > 1000) return -1;
+    r->preroll_ms = ms;
+    r->preroll_min = lo;
+    r->preroll_max = hi;
+    return 0;
 }
 
 int cstat_should_stop_paired(const cstat_rule *r, const double *const *ratios, int n_ratios, int n,

@@ -22,9 +22,27 @@ typedef struct {
     int warm_min_rounds;    /* 3 */
     double warm_min_s;      /* 0.5 s */
     double warm_max_s;      /* 1.5 s */
+    /* Pre-roll: before each timed call the same variant runs untimed on
+     * the other input set, so that the timed call starts from the state
+     * its own work leaves the GPU in, not from whatever variant ran before
+     * it (cstat_preroll_calls).  preroll_ms 0 turns it off. */
+    double preroll_ms;      /* 1 ms of the variant's own work */
+    int preroll_min;        /* 0: a call over 2 ms runs without */
+    int preroll_max;        /* 32 calls at most */
 } cstat_rule;
 
 void cstat_rule_default(cstat_rule *r);
+
+/* The pre-roll calls of a variant whose call takes est_ms (its median over
+ * the warm-up): preroll_ms / est_ms rounded to the nearest within [preroll_min,
+ * preroll_max]; 0 when preroll_ms is 0; preroll_max when est_ms is not a
+ * positive number. */
+int cstat_preroll_calls(const cstat_rule *r, double est_ms);
+
+/* Sets r's pre-roll from the text "MS" or "MS:MIN:MAX" (--preroll):
+ * 0 <= MS <= 1000, 0 <= MIN <= MAX <= 1000; "0" turns it off.  Returns 0,
+ * or -1 with r unchanged when the text is not of that form. */
+int cstat_parse_preroll(const char *text, cstat_rule *r);
 
 enum {
     CSTAT_GO_ON = 0,

@@ -71,6 +71,7 @@ typedef struct {
     double atol, rtol;
     double copy_gbps, fp32_tflops, tf32_tflops;
     double max_s;
+    const char *preroll;      /* --preroll's text (cstat_parse_preroll), or NULL for the rule's default */
     const char *pins;         /* base_pin's text for this problem, or NULL */
     int bf16;                 /* the BF16 setting: the candidate's float tensors are bfloat16 */
     /* the record channel: fd, sequence number and the key, which lives in

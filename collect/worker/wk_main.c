@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cstat.h"
 #include "jio.h"
 #include "log.h"
 #include "memtrack.h"
@@ -248,7 +249,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: kbv-worker --device-info | --calibrate |\n"
                "       kbv-worker --run --so SO --problem ID [--seed N] [--trials T] [--atol X] [--rtol X]\n"
                "                  [--copy-gbps X] [--fp32-tflops X] [--tf32-tflops X] [--max-time S] [--pins TEXT]\n"
-               "                  [--precision fp32|bf16]\n"
+               "                  [--preroll MS[:MIN:MAX]] [--precision fp32|bf16]\n"
                "Runs one candidate for kbv-collect in a process of its own; records go to fd 3.\n");
 }
 
@@ -302,6 +303,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--tf32-tflops")) rc = cli_parse_double(a, v, 0, 1e9, &w.tf32_tflops, &e);
         else if (!strcmp(a, "--max-time")) rc = cli_parse_double(a, v, 0.001, 3600, &w.max_s, &e);
         else if (!strcmp(a, "--pins")) w.pins = v;
+        else if (!strcmp(a, "--preroll")) {
+            cstat_rule check;
+            cstat_rule_default(&check);
+            if (cstat_parse_preroll(v, &check))
+                rc = err_set(&e, KBV_EUSAGE, "--preroll %s: MS or MS:MIN:MAX (0 <= MS <= 1000, 0 <= MIN <= MAX <= 1000)", v);
+            w.preroll = v;
+        }
         else if (!strcmp(a, "--precision")) {
             if (!strcmp(v, "bf16")) w.bf16 = 1;
             else if (strcmp(v, "fp32")) rc = err_set(&e, KBV_EUSAGE, "--precision %s: fp32 or bf16", v);

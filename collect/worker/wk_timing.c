@@ -24,6 +24,20 @@
  * - Every round holds every variant, in a secretly shuffled order, so that
  *   speedups are paired by round (the stopping rule uses the per-round
  *   ratios) and a clock change weighs on all of them.
+ * - Each timed call is preceded by a pre-roll: the same variant, untimed,
+ *   on the other input set (cstat_preroll_calls: about a millisecond of its
+ *   own work; none for a call over 2 ms, whose own start outweighs what ran
+ *   before), then a device-wide synchronise.  What ran just before
+ *   changes a call's time: on the H200 a tf32 GEMM ran up to 22% slower
+ *   right after a long FMA-bound candidate than after the fp32 baseline,
+ *   at the same reported clock.  After the pre-roll every variant starts
+ *   from the state its own work leaves, as in a user's loop that times one
+ *   model, whatever the shuffled order put before it.
+ * - The candidate's inputs of a round are drawn after its pre-roll and the
+ *   synchronise, just before its timed call: a pre-roll call could
+ *   otherwise compute the timed call's output ahead, untimed, from inputs
+ *   already in memory.  A baseline's sample redraws the other set instead,
+ *   so that every timed call follows the same work.
  * - Each timed call is bracketed by two one-thread kernels that read the
  *   GPU's global timer into device memory the worker owns, outside the
  *   event window.  Event time and global-timer time must agree within
@@ -74,6 +88,7 @@ typedef struct {
     double *gpu, *wall, *gt;   /* per round; gt < 0 when the stamps were unreadable */
     unsigned *mhz;
     double gpu_s, wall_s;
+    double pre_s;              /* the wall time of its pre-roll calls */
 } tvar;
 
 typedef struct {
@@ -86,6 +101,7 @@ typedef struct {
     cudaEvent_t ev0, ev1;
     double clock_slack_ms;                       /* the clocks' absolute tolerance (empty_gap) */
     int early_left;                              /* early rounds still to verify (verify_pick) */
+    int preroll[N_VARIANTS];                     /* untimed calls before each timed one */
     int tf32_is_fp32;
     /* verification */
     int verified, failed_round, failed_set;
@@ -157,19 +173,33 @@ static void run_variant(worker *w, int v, const kbv_call *c)
     else wk_base_call(w, v, c);
 }
 
-/* One sample of variant v on set k: flush, stamp, event, call, event,
- * stamp, device-wide synchronise.  The stamps are read with the round's. */
-static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms, double *wall_ms)
+/* One sample of variant v on set k: the pre-roll on the other set and a
+ * device-wide synchronise; the redraw of set k (the candidate) or of the
+ * other set (a baseline); then flush, stamp, event, call, event, stamp,
+ * device-wide synchronise.  The stamps are read with the round's. */
+static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms, double *wall_ms, double *pre_ms)
 {
     const suite_problem *p = w->p;
     kbv_err e = {0};
     kbv_call c;
+    int other = (k + 1) % WK_TIMED_SETS;
     void **out = v == V_CAND ? t->cout[k] : t->bout;
+    double p0 = log_now();
+    if (t->preroll[v] > 0) {
+        kbv_call pre;
+        wk_make_call(w, &pre, t->in[other], v == V_CAND ? t->cout[other] : t->bout);
+        for (int i = 0; i < t->preroll[v]; i++) run_variant(w, v, &pre);
+        /* Device-wide: work the candidate left on streams of its own ends
+         * here, before the timed inputs exist. */
+        wk_device_sync(w, "pre-roll");
+    }
+    *pre_ms = (log_now() - p0) * 1e3;
+    refresh_set(w, t, v == V_CAND ? k : other);
     wk_make_call(w, &c, t->in[k], out);
     if (v == V_CAND)
         for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, out[i]);
-    /* The round's redraw of the inputs and the poisoning of the outputs are
-     * done before the wall clock starts: left on the stream, they fell inside
+    /* The redraw of the inputs and the poisoning of the outputs are done
+     * before the wall clock starts: left on the stream, they fell inside
      * the wall window of whichever call came next (4.7 ms on a 1.6 GB ReLU on
      * the H200), and the deferred-work probe took them for the candidate's
      * work outside its stream. */
@@ -215,19 +245,28 @@ static int round_order(const worker *w, int order[N_VARIANTS])
     return n;
 }
 
+/* Whole rounds, not recorded, until the clock is steady (cstat_rule).  The
+ * pre-roll counts come from the warm-up's own times: each round uses the
+ * previous round's, and the timed rounds the median over all of them. */
 static void warm_up(worker *w, tstate *t, const cstat_rule *rule)
 {
     double t_start = log_now();
     unsigned mhz[3] = {0, 0, 0};
+    enum { WARM_MAX = 256 };
+    double times[N_VARIANTS][WARM_MAX], scratch[WARM_MAX];
+    int n_times = 0;
+    memset(t->preroll, 0, sizeof t->preroll);
     for (int round = 0;; round++) {
         int order[N_VARIANTS];
         int n = round_order(w, order);
         int k = (int)wk_secret_below(WK_TIMED_SETS);
-        refresh_set(w, t, k);
         for (int j = 0; j < n; j++) {
-            double g, wl;
-            sample(w, t, order[j], k, round, &g, &wl);
+            double g, wl, pre;
+            sample(w, t, order[j], k, round, &g, &wl, &pre);
+            if (n_times < WARM_MAX) times[order[j]][n_times] = g;
+            t->preroll[order[j]] = cstat_preroll_calls(rule, g);
         }
+        if (n_times < WARM_MAX) n_times++;
         unsigned now = 0;
         int have = nvmlx_sm_mhz(w->nv, &now) == 0 && now > 0;
         mhz[round % 3] = now;
@@ -244,6 +283,8 @@ static void warm_up(worker *w, tstate *t, const cstat_rule *rule)
         if (round + 1 >= rule->warm_min_rounds && el >= rule->warm_min_s && steady) break;
         if (el >= rule->warm_max_s) break;
     }
+    for (int v = 0; v < N_VARIANTS; v++)
+        if (wk_variant_timed(w, v)) t->preroll[v] = cstat_preroll_calls(rule, cstat_median(times[v], n_times, scratch));
 }
 
 /* Checks the candidate's output of the round on set k against the
@@ -280,7 +321,7 @@ static void read_round_gpu(worker *w, round_gpu *q)
 }
 
 static void emit_sample(worker *w, int v, int round, double g, double wl, double gt, const round_gpu *q,
-                        const char *same_as)
+                        const char *same_as, int preroll)
 {
     cJSON *r = wk_rec(KBV_REC_TIME);
     cJSON_AddStringToObject(r, KBV_K_VARIANT, wk_variant_names[v]);
@@ -294,6 +335,7 @@ static void emit_sample(worker *w, int v, int round, double g, double wl, double
     if (q->have_power) jio_add_num(r, "power_w", q->power_mw * 1e-3);
     if (q->have_events && q->events) cJSON_AddNumberToObject(r, "clock_events", (double)q->events);
     if (same_as) cJSON_AddStringToObject(r, "same_as", same_as);
+    cJSON_AddNumberToObject(r, "preroll", preroll);
     wk_emit(w, r);
 }
 
@@ -390,6 +432,7 @@ void wk_timing(worker *w)
     cstat_rule rule;
     cstat_rule_default(&rule);
     rule.max_s = w->max_s;
+    if (w->preroll) cstat_parse_preroll(w->preroll, &rule);   /* checked in main */
     tstate t;
     tstate_open(w, &t);
     warm_up(w, &t, &rule);
@@ -421,9 +464,8 @@ void wk_timing(worker *w)
         int order[N_VARIANTS];
         int nv = round_order(w, order);
         int k = (int)wk_secret_below(WK_TIMED_SETS);
-        refresh_set(w, &t, k);
-        double g[N_VARIANTS], wl[N_VARIANTS], gt[N_VARIANTS];
-        for (int j = 0; j < nv; j++) sample(w, &t, order[j], k, round, &g[order[j]], &wl[order[j]]);
+        double g[N_VARIANTS], wl[N_VARIANTS], gt[N_VARIANTS], pre[N_VARIANTS];
+        for (int j = 0; j < nv; j++) sample(w, &t, order[j], k, round, &g[order[j]], &wl[order[j]], &pre[order[j]]);
         unsigned long long st[2 * N_VARIANTS];
         int have_gt = cudaMemcpy(st, t.stamps, sizeof st, cudaMemcpyDeviceToHost) == cudaSuccess;
         round_gpu q;
@@ -437,22 +479,25 @@ void wk_timing(worker *w)
             tv[v].mhz[n] = q.have_mhz ? q.mhz : 0;
             tv[v].gpu_s += g[v] * 1e-3;
             tv[v].wall_s += wl[v] * 1e-3;
-            emit_sample(w, v, round, g[v], wl[v], gt[v], &q, NULL);
+            tv[v].pre_s += pre[v] * 1e-3;
+            emit_sample(w, v, round, g[v], wl[v], gt[v], &q, NULL, t.preroll[v]);
         }
         if (t.tf32_is_fp32) {
             /* Without a matrix product the tf32 baseline is the fp32 one
              * (DESIGN.md 5): timed once, recorded for both. */
             tv[V_TF32].gpu[n] = g[V_FP32];
-            emit_sample(w, V_TF32, round, g[V_FP32], wl[V_FP32], gt[V_FP32], &q, "fp32");
+            emit_sample(w, V_TF32, round, g[V_FP32], wl[V_FP32], gt[V_FP32], &q, "fp32", t.preroll[V_FP32]);
         }
         last_k = k;
         last_verified = verify_pick(&t, round, rule.min_samples);
         if (last_verified) verify_round(w, &t, round, k, 0);
         for (int b = 0; b < nb; b++) ratio[b][n] = tv[bases[b]].gpu[n] / tv[V_CAND].gpu[n];
         n++;
-        double wall = tv[V_CAND].wall_s;
+        /* The time cap counts a variant's pre-roll too: it bounds the
+         * pair's time, and the pre-roll is most of it for a short call. */
+        double wall = tv[V_CAND].wall_s + tv[V_CAND].pre_s;
         for (int v = 0; v < N_VARIANTS; v++)
-            if (tv[v].wall_s > wall) wall = tv[v].wall_s;
+            if (tv[v].wall_s + tv[v].pre_s > wall) wall = tv[v].wall_s + tv[v].pre_s;
         const double *const rs[2] = {ratio[0], ratio[1]};
         if (cstat_should_stop_paired(&rule, rs, nb, n, tv[V_CAND].gpu_s, wall, scratch) !=
             CSTAT_GO_ON)

@@ -1,8 +1,8 @@
 /* Unit tests of collect's statistics while it runs (cstat.c) and of its
  * seeded generator (common/rng.c): the median, the order-statistic confidence
  * interval of the median (ranks checked against the binomial tables for
- * n = 6, 30 and 100), the stopping rule of DESIGN.md 5a step 7, and the
- * shuffle. */
+ * n = 6, 30 and 100), the stopping rule of DESIGN.md 5a step 7, the
+ * pre-roll counts and their --preroll text, and the shuffle. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,6 +88,43 @@ static void test_stopping_rule(void **state)
     assert_int_equal(cstat_should_stop_paired(&r, two, 2, 100, 1.0, 1.0, s), CSTAT_GO_ON);
 }
 
+/* preroll_ms / time, rounded, within [min, max]; off at 0 ms; the most calls
+ * for a time that says nothing (0, negative, not a number). */
+static void test_preroll(void **state)
+{
+    (void)state;
+    cstat_rule r;
+    cstat_rule_default(&r);
+    assert_true(r.preroll_ms == 1.0 && r.preroll_min == 0 && r.preroll_max == 32);
+    assert_int_equal(cstat_preroll_calls(&r, 0.33), 3);    /* a 0.33 ms GEMM: 0.99 ms */
+    assert_int_equal(cstat_preroll_calls(&r, 0.25), 4);    /* exactly 1 ms */
+    assert_int_equal(cstat_preroll_calls(&r, 17.0), 0);    /* a long call: the minimum */
+    assert_int_equal(cstat_preroll_calls(&r, 1.9), 1);
+    assert_int_equal(cstat_preroll_calls(&r, 0.6), 2);
+    assert_int_equal(cstat_preroll_calls(&r, 0.001), 32);  /* a 1 us call: the maximum */
+    assert_int_equal(cstat_preroll_calls(&r, 0), 32);
+    assert_int_equal(cstat_preroll_calls(&r, -1), 32);
+    assert_int_equal(cstat_preroll_calls(&r, NAN), 32);
+
+    assert_int_equal(cstat_parse_preroll("2:0:8", &r), 0);
+    assert_true(r.preroll_ms == 2.0 && r.preroll_min == 0 && r.preroll_max == 8);
+    assert_int_equal(cstat_preroll_calls(&r, 17.0), 0);
+    assert_int_equal(cstat_preroll_calls(&r, 0.5), 4);
+    assert_int_equal(cstat_parse_preroll("0.5", &r), 0);   /* MS alone keeps MIN and MAX */
+    assert_true(r.preroll_ms == 0.5 && r.preroll_min == 0 && r.preroll_max == 8);
+    assert_int_equal(cstat_parse_preroll("0", &r), 0);
+    assert_int_equal(cstat_preroll_calls(&r, 0.001), 0);   /* off */
+
+    const char *bad[] = {"", "x", "1:", "1:2", "1:3:2", "-1", "1:-1:4", "1:0:1001", "2000", "1:1:4x", "nan", NULL};
+    cstat_rule before;
+    cstat_rule_default(&r);
+    before = r;
+    for (int i = 0; bad[i]; i++) {
+        assert_int_equal(cstat_parse_preroll(bad[i], &r), -1);
+        assert_memory_equal(&r, &before, sizeof r);
+    }
+}
+
 static void test_rng(void **state)
 {
     (void)state;
@@ -128,6 +165,7 @@ int main(void)
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_ci_ranks),
         cmocka_unit_test(test_stopping_rule),
+        cmocka_unit_test(test_preroll),
         cmocka_unit_test(test_rng),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

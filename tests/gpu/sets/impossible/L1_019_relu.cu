@@ -1,13 +1,16 @@
 // impossible-speed: a correct ReLU for its first 30 calls (every check and
-// probe); after that, a call with the pointers of one of its last four calls
+// probe); after that, a call with the pointers of one of its last 128 calls
 // does nothing, as happens when a benchmark repeats one call to time it.
 // Timed calls rotate among input sets in a secret order, but each set comes
-// again within four calls: its median time is then far below the time to
+// again within a round or two: its median time is then far below the time to
 // read and write the tensors (and its verified timed outputs fail too).
 #include "kbv.h"
 
-static const void *seen_in[4];
-static void *seen_out[4];
+/* More than a round of calls: the harness runs up to 32 untimed pre-roll
+ * calls on the other input set before each timed one. */
+#define RING 128
+static const void *seen_in[RING];
+static void *seen_out[RING];
 static int calls;
 
 __global__ void relu_k(const float *x, float *y, int64_t n)
@@ -20,9 +23,9 @@ __global__ void relu_k(const float *x, float *y, int64_t n)
 extern "C" int kbv_forward(const kbv_call *c)
 {
     int same = 0;
-    for (int i = 0; i < 4; i++) same |= c->inputs[0].data == seen_in[i] && c->outputs[0].data == seen_out[i];
-    seen_in[calls % 4] = c->inputs[0].data;
-    seen_out[calls % 4] = c->outputs[0].data;
+    for (int i = 0; i < RING; i++) same |= c->inputs[0].data == seen_in[i] && c->outputs[0].data == seen_out[i];
+    seen_in[calls % RING] = c->inputs[0].data;
+    seen_out[calls % RING] = c->outputs[0].data;
     if (++calls > 30 && same) return 0;
     relu_k<<<132 * 8, 512, 0, c->stream>>>((const float *)c->inputs[0].data, (float *)c->outputs[0].data,
                                           kbv_numel(&c->inputs[0]));
