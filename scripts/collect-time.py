@@ -11,19 +11,14 @@ the builds, which run before the first pair.  The suite issue's speed
 target is this figure for one candidate set: at most 20 minutes.
 """
 import argparse
-import gzip
 import json
 import os
 import re
 import sys
 
+from runjournal import journal
 
-def journal(run):
-    for name in ("samples.jsonl", "samples.jsonl.gz"):
-        path = os.path.join(run, name)
-        if os.path.exists(path):
-            return gzip.open(path, "rt") if name.endswith(".gz") else open(path)
-    sys.exit("collect-time: no samples.jsonl(.gz) in %s" % run)
+
 
 
 def main():
@@ -32,7 +27,7 @@ def main():
     ap.add_argument("--top", type=int, default=10)
     a = ap.parse_args()
     sets, pairs = {}, []
-    with journal(a.run) as f:
+    with journal(a.run, "collect-time") as f:
         for line in f:
             if '"type":"status"' not in line:
                 continue

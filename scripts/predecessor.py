@@ -19,19 +19,14 @@ spread (default 10), with each pre-roll count the time records name.
 samples.jsonl.gz."""
 import argparse
 import collections
-import gzip
 import json
 import os
 import statistics
 import sys
 
+from runjournal import journal
 
-def journal(run):
-    for name in ("samples.jsonl", "samples.jsonl.gz"):
-        path = os.path.join(run, name)
-        if os.path.exists(path):
-            return gzip.open(path, "rt") if name.endswith(".gz") else open(path)
-    sys.exit("predecessor: no samples.jsonl(.gz) in %s" % run)
+
 
 
 def bucket(ms):
@@ -50,7 +45,7 @@ def main():
     a = ap.parse_args()
     rounds = collections.defaultdict(list)   # (set, problem, round) -> [(variant, gpu_ms)] in journal order
     preroll = {}
-    with journal(a.run) as f:
+    with journal(a.run, "predecessor") as f:
         for line in f:
             if '"type":"time"' not in line:
                 continue
