@@ -12,7 +12,6 @@ target is this figure for one candidate set: at most 20 minutes.
 """
 import argparse
 import json
-import os
 import re
 import sys
 
