@@ -5,6 +5,9 @@ usage: check_run.py RUN_DIR SETS_DIR [--journal-only]
 
 - the journal holds every (set, problem) pair exactly once: one status, at
   most one build record, no check or time record twice;
+- every time record names its pre-roll (an integer within the manifest's
+  preroll_max_calls; DESIGN.md 5a step 7), and every variant of a pair
+  that pre-rolls gets the same count in every round;
 - "expected_status": {problem: "status:substring of detail"} matches;
 - unless --journal-only, RUN_DIR/analysis.json gives every problem of
   "expected" its class; a problem that set.json also lists under
@@ -24,6 +27,9 @@ def main():
     builds = collections.Counter()
     checks = collections.Counter()
     times = collections.Counter()
+    prerolls = collections.defaultdict(set)
+    manifest = json.load(open(os.path.join(run, "manifest.json")))
+    most = manifest["config"]["timing"]["preroll_max_calls"]
     with open(os.path.join(run, "samples.jsonl")) as f:
         for n, line in enumerate(f, 1):
             if not line.endswith("\n"):
@@ -40,6 +46,10 @@ def main():
                 checks[key + (r["dist"], r["trial"])] += 1
             elif t == "time":
                 times[key + (r["variant"], r["round"])] += 1
+                pre = r.get("preroll")
+                if not isinstance(pre, int) or not 0 <= pre <= most:
+                    fails.append(f"samples.jsonl:{n}: preroll {pre!r} is not a count within 0..{most}")
+                prerolls[key + (r["variant"],)].add(pre)
     for key, recs in status.items():
         if len(recs) != 1:
             fails.append(f"{key}: {len(recs)} status records")
@@ -49,7 +59,9 @@ def main():
     for key, n in list(checks.items()) + list(times.items()):
         if n != 1:
             fails.append(f"{key}: recorded {n} times")
-    manifest = json.load(open(os.path.join(run, "manifest.json")))
+    for key, counts in prerolls.items():
+        if len(counts) != 1:
+            fails.append(f"{key}: pre-roll counts {sorted(map(str, counts))} differ between rounds")
     for s in manifest["sets"]:
         for p in manifest["problems"]:
             if (s["name"], p) not in status:
