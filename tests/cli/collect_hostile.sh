@@ -31,7 +31,7 @@ NVCC="$PWD/$F/nvcc" KBV_INCLUDE="$PWD/include" KBV_CACHE="$T/cache" CUDA_INC="$C
     bash tests/gpu/hostile.sh "$T/bin" >"$T/out" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
-    grep -v '^ok' "$T/out" | head -30
+    grep -av '^ok' "$T/out" | head -30
     fail "tests/gpu/hostile.sh on the CPU stand-ins exited $rc"
 fi
 exit 0

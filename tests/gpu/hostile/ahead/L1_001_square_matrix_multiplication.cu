@@ -1,10 +1,10 @@
 // hostile (the pre-roll of DESIGN.md 5a step 7, "compute ahead"): from its
 // 31st call on, every call also multiplies the other input set it has seen
-// (by the A pointer) into a private C, and a later call on that set copies
-// the private C instead of multiplying.  The harness runs untimed pre-roll
-// calls on the other input set just before each timed call; were the timed
-// inputs already drawn then, the copy would be right and the timed call a
-// memcpy.  They are drawn after the pre-roll and its device-wide
+// (by the A pointer) into a private C, keeps its own product too, and a
+// later call on either set copies the private C instead of multiplying.
+// The harness runs untimed pre-roll calls on the other input set just
+// before each timed call; were the timed inputs already drawn then, the
+// copy would be right and the timed call a memcpy.  They are drawn after the pre-roll and its device-wide
 // synchronise, so the copy is stale: stale-output (timed-output probe).
 #include "kbv.h"
 
@@ -69,11 +69,16 @@ extern "C" int kbv_forward(const kbv_call *c)
         mul(a, b, out, n, c->stream);
         return cudaGetLastError() != cudaSuccess;
     }
-    if (ready[me])
+    /* Its own product is kept as well, so that without a pre-roll (its
+     * calls are long enough to get none by default) every timed call is
+     * still a copy, and the class does not depend on the set draws. */
+    if (ready[me]) {
         cudaMemcpyAsync(out, copy_c[me], bytes, cudaMemcpyDeviceToDevice, c->stream);
-    else
+    } else {
         mul(a, b, out, n, c->stream);
-    ready[me] = 0;
+        cudaMemcpyAsync(copy_c[me], out, bytes, cudaMemcpyDeviceToDevice, c->stream);
+        ready[me] = 1;
+    }
     if (n_seen == 2 && live(seen_a[1 - me]) && live(seen_b[1 - me])) {
         mul(seen_a[1 - me], seen_b[1 - me], copy_c[1 - me], n, c->stream);
         ready[1 - me] = 1;
