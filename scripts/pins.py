@@ -7,7 +7,10 @@ convolution algorithms by timing and journal their choices as base_pin
 text (the "pins" of "baseline" records; convpin.h for the convolutions').
 With --bench FILE the choices come instead from kbv-baseline-bench's
 output (its fp32_pins and tf32_pins, every problem it ran), and RUN_DIR
-only gives the device (a collect run on the same GPU, its manifest).  Collected once and committed as data/baselines/<gpu>.json, the
+only gives the device (a collect run on the same GPU, its manifest); the
+bench does not time the bf16 baselines, so their choices (bf16 linear
+layers, "bf16.lin:...") come only from a run's journal, and --merge FILE
+keeps an existing table's entries that the new source lacks.  Collected once and committed as data/baselines/<gpu>.json, the
 table makes later runs on the same GPU model and cuBLAS run the same
 kernels without timing them again (issue 15).  Per problem the first
 worker's pins in journal order are kept; the GPU name and cuBLAS version
@@ -26,6 +29,9 @@ def main():
     ap.add_argument("--bench", default=None, metavar="FILE",
                     help="kbv-baseline-bench output (one JSON object a line) instead of RUN_DIR's journal")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--merge", default=None, metavar="FILE",
+                    help="a kbv-pins/1 table whose choices stay where the new source has none for that "
+                         "problem and variant (e.g. the bench's fp32/tf32 table, adding a run's bf16 pins)")
     a = ap.parse_args()
     try:
         with open(os.path.join(a.run_dir, "manifest.json")) as f:
@@ -79,9 +85,46 @@ def from_bench(path):
     return seen, set()
 
 
+def variant_of(piece):
+    """The variant a pin belongs to: a bf16 linear layer's, a convolution's
+    by its role (f and the reference r are fp32's, t is tf32's), else a GEMM
+    key, whose first field is the variant (0 fp32, 1 tf32, 2 bf16)."""
+    if piece.startswith("bf16."):
+        return "bf16"
+    if piece.startswith("conv."):
+        return {"f": "fp32", "r": "fp32", "t": "tf32", "b": "bf16"}.get(piece[5:6], "fp32")
+    return {"0": "fp32", "1": "tf32", "2": "bf16"}.get(piece.split(",", 1)[0], "fp32")
+
+
+def merge(path, dev, seen):
+    """seen with the choices of the table at path added where seen has none
+    for the problem and variant; the table must be for the same GPU and
+    cuBLAS."""
+    try:
+        with open(path) as f:
+            old = json.load(f)
+        if old.get("schema") != "kbv-pins/1" or not isinstance(old.get("problems"), dict):
+            raise ValueError("not a kbv-pins/1 table")
+        if (old.get("gpu"), old.get("cublas")) != (dev.get("name", ""), dev.get("cublas", "")):
+            raise ValueError("made for %s (cuBLAS %s), not %s (cuBLAS %s)" % (
+                old.get("gpu"), old.get("cublas"), dev.get("name", ""), dev.get("cublas", "")))
+    except (OSError, ValueError) as ex:
+        raise SystemExit(f"pins: --merge {path}: {ex}")
+    out = {p: dict(v) for p, v in seen.items()}
+    for pid, text in old["problems"].items():
+        by = {}
+        for piece in filter(None, text.split(";")):
+            by.setdefault(variant_of(piece), []).append(piece)
+        for var, pieces in by.items():
+            out.setdefault(pid, {}).setdefault(var, ";".join(pieces))
+    return out
+
+
 def write(a, dev, seen, differ):
+    if a.merge:
+        seen = merge(a.merge, dev, seen)
     doc = {"schema": "kbv-pins/1", "gpu": dev.get("name", ""), "cublas": dev.get("cublas", ""),
-           "problems": {p: ";".join(v[k] for k in ("fp32", "tf32") if k in v) for p, v in sorted(seen.items())}}
+           "problems": {p: ";".join(v[k] for k in ("fp32", "tf32", "bf16") if k in v) for p, v in sorted(seen.items())}}
     text = json.dumps(doc, indent=1) + "\n"
     if a.out:
         tmp = a.out + ".tmp"

@@ -4,7 +4,8 @@
 # CPU stand-in of the GPU a table for this device is recorded as applying in
 # the manifest's config (with its SHA-256) and one for another GPU as not;
 # scripts/pins.py turns a journal's baseline pins into a table, keeping the
-# first set's choice and counting the problems another set chose otherwise.
+# first set's choice and counting the problems another set chose otherwise,
+# and --merge adds them to an existing table (bf16 pins beside the bench's).
 # Skipped (pass) without the CUDA headers.
 set -u
 B=${1:-build}
@@ -92,6 +93,28 @@ want = {"P1": "conv.f:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=a1m3;conv.r:0,2,1,3,8,
 if d.get("problems") != want or d.get("gpu") != "NVIDIA H200":
     print("collect_pins: pins.py --bench wrote", d); sys.exit(1)
 PY
+# 5. --merge: the bench table keeps its fp32/tf32 choices, a run's journal
+# adds bf16 linear-layer pins and replaces what it chose itself; a table for
+# another GPU is refused
+mkdir -p "$T/j16"
+cp "$T/j/manifest.json" "$T/j16/"
+cat >"$T/j16/samples.jsonl" <<'J'
+{"type":"baseline","set":"n16","problem":"P1","variant":"bf16","choice":"GEMM","pins":"bf16.lin:8,8,8,1,256,256,256=lt:00ff"}
+{"type":"baseline","set":"n16","problem":"P4","variant":"fp32","choice":"GEMM","pins":"0,0,0,1,8,8,8,8,8,8,0,0,0,1,256,256,256=default"}
+J
+python3 scripts/pins.py "$T/j16" --merge "$T/btable.json" --out "$T/mtable.json" 2>"$T/mlog" || fail "pins.py --merge: $(cat "$T/mlog")"
+python3 - "$T/mtable.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))["problems"]
+want = {"P1": "conv.f:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=a1m3;conv.r:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=a0m3;"
+              "conv.t:0,2,1,3,8,1,9,9,3,1,1,1,9,9,3,1,1,1=g2e58/a1m0;bf16.lin:8,8,8,1,256,256,256=lt:00ff",
+        "P4": "0,0,0,1,8,8,8,8,8,8,0,0,0,1,256,256,256=default"}
+if d != want:
+    print("collect_pins: pins.py --merge wrote", d); sys.exit(1)
+PY
+sed 's/NVIDIA H200/NVIDIA H100/' "$T/btable.json" >"$T/h100.json"
+python3 scripts/pins.py "$T/j16" --merge "$T/h100.json" --out "$T/m2.json" 2>"$T/m2log" && fail "--merge took another GPU's table"
+grep -q "h100.json" "$T/m2log" || fail "the --merge error does not name the file: $(cat "$T/m2log")"
 echo '{"id": "P1", "fp32_pins": ' >"$T/broken.jsonl"
 python3 scripts/pins.py "$T/j" --bench "$T/broken.jsonl" --out "$T/x.json" 2>"$T/xlog" && fail "a broken bench file was taken"
 grep -q "broken.jsonl" "$T/xlog" || fail "the error does not name the file: $(cat "$T/xlog")"

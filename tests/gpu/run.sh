@@ -97,6 +97,6 @@ else
 fi
 echo "test-gpu:    in $(( $(date +%s) - t0 )) s"
 
-for t in hostile interrupt; do echo "test-gpu: $t"; bash "$HERE/$t.sh" "$BUILD" || fail=1; done  # issue 9
+for t in hostile interrupt pins; do echo "test-gpu: $t"; bash "$HERE/$t.sh" "$BUILD" || fail=1; done  # issues 9 and 15
 echo "test-gpu: $([ $fail -eq 0 ] && echo PASS || echo FAIL) in $(( $(date +%s) - t_start )) s"
 exit $fail

@@ -347,6 +347,17 @@ struct lt_bf16_plan {
     cublasLtMatmulAlgo_t algo;
 };
 
+/* A bf16 linear layer's choice of an earlier run (base_pin, text
+ * "bf16.lin:M,N,K,BIAS,ALX,ALW,ALY=lt:HEX"): the plan's key and its
+ * cuBLASLt algorithm as the library stored it. */
+enum { B16_M, B16_N, B16_K, B16_BIAS, B16_ALX, B16_ALW, B16_ALY, B16_COUNT };
+#define BF16_PIN_PREFIX "bf16.lin:"
+
+struct bf16_pin {
+    long long key[B16_COUNT];
+    cublasLtMatmulAlgo_t algo;
+};
+
 struct gemm_tuner {
     cublasLtHandle_t lt;         /* NULL until the first search */
     int lt_broken;               /* cublasLtCreate failed: defaults only */
@@ -356,6 +367,8 @@ struct gemm_tuner {
     gemm_pin pins[2 * GEMM_SHAPES];
     int n_bf16;
     lt_bf16_plan bf16[GEMM_SHAPES];
+    int n_bf16_pins;
+    bf16_pin bf16_pins[GEMM_SHAPES];
 };
 
 namespace {
@@ -773,13 +786,70 @@ int bf16_contestant(void *ctx, int i, cudaStream_t s)
            CUBLAS_STATUS_SUCCESS;
 }
 
-/* The plan's algorithm: cuBLASLt's heuristic's first (what PyTorch's
- * gemm_and_bias runs) unless another of its first LT_ALGOS beats it by
- * base_contest_winner's margin, timed as base_gemm times its contestants.
- * The contest overwrites Y.  0, or a negative KBV_E* code. */
+void bf16_key(const lt_bf16_plan *pl, long long key[B16_COUNT])
+{
+    key[B16_M] = pl->m;
+    key[B16_N] = pl->n;
+    key[B16_K] = pl->k;
+    key[B16_BIAS] = pl->has_bias;
+    key[B16_ALX] = pl->al_x;
+    key[B16_ALW] = pl->al_w;
+    key[B16_ALY] = pl->al_y;
+}
+
+/* Appends the plan's choice to the bf16 pins, as bf16_pin's text. */
+void bf16_append_pin(base_ctx *b, const lt_bf16_plan *pl)
+{
+    long long key[B16_COUNT];
+    bf16_key(pl, key);
+    char text[512];
+    size_t n = (size_t)snprintf(text, sizeof text, BF16_PIN_PREFIX);
+    for (int i = 0; i < B16_COUNT && n < sizeof text; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s%lld", i ? "," : "", key[i]);
+    if (n < sizeof text) n += (size_t)snprintf(text + n, sizeof text - n, "=lt:");
+    const unsigned char *bytes = (const unsigned char *)&pl->algo;
+    for (size_t i = 0; i < sizeof pl->algo && n + 2 < sizeof text; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%02x", bytes[i]);
+    if (n + 1 < sizeof text) base_append_pin(b, BASE_BF16, text);
+}
+
+/* The pinned algorithm of the plan's key, when base_pin named one and the
+ * library still accepts it for the plan within the workspace: 1 and
+ * pl->algo set, else 0. */
+int bf16_use_pin(const base_ctx *b, const gemm_tuner *t, lt_bf16_plan *pl)
+{
+    long long key[B16_COUNT];
+    bf16_key(pl, key);
+    for (int i = 0; i < t->n_bf16_pins; i++) {
+        const bf16_pin *pin = &t->bf16_pins[i];
+        if (memcmp(pin->key, key, sizeof key) != 0) continue;
+        cublasLtMatmulHeuristicResult_t check;
+        if (cublasLtMatmulAlgoCheck(t->lt, pl->op, pl->la, pl->lb, pl->ld, pl->ld, &pin->algo, &check) !=
+                CUBLAS_STATUS_SUCCESS ||
+            check.state != CUBLAS_STATUS_SUCCESS || check.workspaceSize > b->blas_ws_bytes)
+            return 0;
+        pl->algo = pin->algo;
+        return 1;
+    }
+    return 0;
+}
+
+/* The plan's algorithm: a pinned one (bf16_use_pin), else cuBLASLt's
+ * heuristic's first (what PyTorch's gemm_and_bias runs) unless another of
+ * its first LT_ALGOS beats it by base_contest_winner's margin, timed as
+ * base_gemm times its contestants.  The contest overwrites Y.  The choice
+ * is noted and appended to the bf16 pins.  0, or a negative KBV_E* code. */
 int bf16_plan_choose(base_ctx *b, gemm_tuner *t, lt_bf16_plan *pl, const void *X, const void *W,
                      const void *bias, void *Y, cudaStream_t s, kbv_err *e)
 {
+    char what[200];
+    if (bf16_use_pin(b, t, pl)) {
+        describe_lt(&pl->algo, what, sizeof what);
+        base_note_choice(b, BASE_BF16, "GEMM %lldx%lldx%lld bf16: %s (pinned), %s", pl->m, pl->n, pl->k, what,
+                         pl->has_bias ? "bias epilogue" : "no bias");
+        bf16_append_pin(b, pl);
+        return 0;
+    }
     cublasLtMatmulPreference_t pref = NULL;
     if (cublasLtMatmulPreferenceCreate(&pref) != CUBLAS_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLASLt preference", b->p->id);
@@ -822,11 +892,11 @@ int bf16_plan_choose(base_ctx *b, gemm_tuner *t, lt_bf16_plan *pl, const void *X
         if (best < 0) best = 0;
     }
     pl->algo = res[best].algo;
-    char what[200];
     describe_lt(&pl->algo, what, sizeof what);
     base_note_choice(b, BASE_BF16, "GEMM %lldx%lldx%lld bf16: %s%s, %s", pl->m, pl->n, pl->k, what,
                      best == 0 ? " (the heuristic's first)" : " (timed)",
                      pl->has_bias ? "bias epilogue" : "no bias");
+    bf16_append_pin(b, pl);
     return 0;
 }
 
@@ -907,6 +977,20 @@ int hexval(char c)
     return -1;
 }
 
+/* The "=lt:HEX" of a pin (from s[i], up to len) into *algo; 0 when well
+ * formed. */
+int parse_algo(const char *s, size_t i, size_t len, cublasLtMatmulAlgo_t *algo)
+{
+    if (len - i != 3 + 2 * sizeof *algo || memcmp(s + i, "lt:", 3) != 0) return -1;
+    unsigned char *bytes = (unsigned char *)algo;
+    for (size_t k = 0; k < sizeof *algo; k++) {
+        int hi = hexval(s[i + 3 + 2 * k]), lo = hexval(s[i + 4 + 2 * k]);
+        if (hi < 0 || lo < 0) return -1;
+        bytes[k] = (unsigned char)(hi * 16 + lo);
+    }
+    return 0;
+}
+
 /* One "KEY=CHOICE" of len bytes into *pin; 0 when well formed. */
 int parse_pin(const char *s, size_t len, gemm_pin *pin)
 {
@@ -926,22 +1010,38 @@ int parse_pin(const char *s, size_t len, gemm_pin *pin)
         i = j + 1;
     }
     if (len - i == 7 && memcmp(s + i, "default", 7) == 0) return 0;
-    if (len - i != 3 + 2 * sizeof pin->algo || memcmp(s + i, "lt:", 3) != 0) return -1;
-    unsigned char *bytes = (unsigned char *)&pin->algo;
-    for (size_t k = 0; k < sizeof pin->algo; k++) {
-        int hi = hexval(s[i + 3 + 2 * k]), lo = hexval(s[i + 4 + 2 * k]);
-        if (hi < 0 || lo < 0) return -1;
-        bytes[k] = (unsigned char)(hi * 16 + lo);
-    }
+    if (parse_algo(s, i, len, &pin->algo)) return -1;
     pin->use_lt = 1;
     return 0;
+}
+
+/* One bf16 linear layer's "bf16.lin:KEY=lt:HEX" of len bytes into *pin; 0
+ * when well formed. */
+int parse_bf16_pin(const char *s, size_t len, bf16_pin *pin)
+{
+    memset(pin, 0, sizeof *pin);
+    size_t i = strlen(BF16_PIN_PREFIX);
+    for (int k = 0; k < B16_COUNT; k++) {
+        char *end = NULL;
+        char buf[32];
+        size_t j = i;
+        while (j < len && s[j] != ',' && s[j] != '=') j++;
+        if (j == i || j - i >= sizeof buf) return -1;
+        memcpy(buf, s + i, j - i);
+        buf[j - i] = 0;
+        pin->key[k] = strtoll(buf, &end, 10);
+        if (*end) return -1;
+        if (j >= len || s[j] != (k + 1 < B16_COUNT ? ',' : '=')) return -1;
+        i = j + 1;
+    }
+    return parse_algo(s, i, len, &pin->algo);
 }
 
 } /* namespace */
 
 extern "C" const char *base_pins(const base_ctx *b, base_variant v)
 {
-    return b && (v == BASE_FP32 || v == BASE_TF32) ? b->pins[v] : "";
+    return b ? b->pins[v == BASE_BF16 ? 2 : v == BASE_TF32 ? 1 : 0] : "";
 }
 
 extern "C" int base_pin(base_ctx *b, const char *pins, kbv_err *e)
@@ -955,8 +1055,14 @@ extern "C" int base_pin(base_ctx *b, const char *pins, kbv_err *e)
         const char *end = strchr(s, ';');
         size_t len = end ? (size_t)(end - s) : strlen(s);
         gemm_pin pin;
+        bf16_pin pin16;
+        size_t pre16 = strlen(BF16_PIN_PREFIX);
         /* a convolution's pin is conv.cu's, read at create (convpin.h) */
-        if (len > 0 && strncmp(s, "conv.", 5) != 0) {
+        if (len > pre16 && strncmp(s, BF16_PIN_PREFIX, pre16) == 0) {
+            if (parse_bf16_pin(s, len, &pin16))
+                return err_set(e, KBV_EINPUT, "baseline %s: a malformed bf16 pin '%.60s'", b->p->id, s);
+            if (t->n_bf16_pins < GEMM_SHAPES) t->bf16_pins[t->n_bf16_pins++] = pin16;
+        } else if (len > 0 && strncmp(s, "conv.", 5) != 0) {
             if (parse_pin(s, len, &pin))
                 return err_set(e, KBV_EINPUT, "baseline %s: a malformed pin '%.60s'", b->p->id, s);
             if (t->n_pins < 2 * GEMM_SHAPES) t->pins[t->n_pins++] = pin;
