@@ -18,7 +18,7 @@ static int geom_text(char *buf, size_t len, const conv_geom *g)
 
 static int role_ok(char role)
 {
-    return role == 'f' || role == 't' || role == 'r';
+    return role == 'f' || role == 't' || role == 'r' || role == 'b';
 }
 
 int convpin_format(char *buf, size_t len, char role, const conv_geom *g, const convpin_choice *c)

@@ -10,8 +10,9 @@
  *
  *     conv.<role>:<geometry>=<choice>
  *
- * role `f` (the timed fp32 baseline), `t` (tf32) or `r` (the fp32
- * correctness reference, always an exact algorithm); geometry the
+ * role `f` (the timed fp32 baseline), `t` (tf32), `r` (the fp32
+ * correctness reference, always an exact algorithm) or `b` (the bf16
+ * baseline, on bfloat16 descriptors); geometry the
  * comma-separated numbers of conv_geom (transposed, nd, n, cin, cout,
  * groups, then in, out, k, s, p, d for each spatial axis); choice `a<algo>m<math>`
  * (a legacy algorithm and its cudnnMathType_t), `g<plan>e<engine>/a<algo>m<math>`
@@ -42,7 +43,7 @@ typedef struct {
     long long engine;         /* CONVPIN_GRAPH: its engine id */
 } convpin_choice;
 
-/* Writes the pin of role ('f', 't', 'r') for g into buf (len bytes, NUL
+/* Writes the pin of role ('f', 't', 'r', 'b') for g into buf (len bytes, NUL
  * terminated).  Returns its length, or -1 when it does not fit or the
  * role is unknown (buf then holds ""). */
 int convpin_format(char *buf, size_t len, char role, const conv_geom *g, const convpin_choice *c);

@@ -2,8 +2,9 @@
 # tests/gpu/pins.sh BUILD_DIR - the round trip of baseline kernel choices
 # (issue 15, DESIGN.md 5 "Pins") on a GPU: a collect of the naive and
 # naive-bf16 candidates of a GEMM chain (L2_012, whose bf16 baseline is a
-# cuBLASLt linear layer with a contest) and a convolution (L1_063) journals
-# every baseline's choice as pin text; scripts/pins.py makes a table of
+# cuBLASLt linear layer with a contest) and a convolution (L1_063: fp32,
+# tf32, the reference and bf16 choices) journals every baseline's choice as
+# pin text; scripts/pins.py makes a table of
 # them; a second collect with --pins must name every choice "(pinned)" and
 # journal the same pin text, variant by variant.  A choice the library
 # refused would be searched again and show up here as a difference.

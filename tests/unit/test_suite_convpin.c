@@ -108,6 +108,20 @@ static void finds_its_own_among_others(void **state)
     assert_int_equal(c.algo, 0);
     assert_int_equal(convpin_find(text, 'f', &b, &c), 1);
     assert_int_equal(c.algo, 7);
+    /* a bf16 pin is its own role: found as 'b' only */
+    convpin_choice ba = { CONVPIN_GRAPH, 1, 0, 3, 77 };
+    char p4[512], text2[2600];
+    assert_true(convpin_format(p4, sizeof p4, 'b', &a, &ba) > 0);
+    assert_true(strncmp(p4, "conv.b:", 7) == 0);
+    snprintf(text2, sizeof text2, "%s;%s", text, p4);
+    assert_int_equal(convpin_find(text2, 'b', &a, &c), 1);
+    assert_int_equal(c.kind, CONVPIN_GRAPH);
+    assert_int_equal(c.plan, 3);
+    assert_int_equal(c.engine, 77);
+    assert_int_equal(convpin_find(text, 'b', &a, &c), 0);
+    assert_int_equal(convpin_find(text2, 'f', &a, &c), 1);
+    assert_int_equal(c.algo, 1);
+    assert_true(convpin_format(p4, sizeof p4, 'x', &a, &ba) < 0);
     /* no tf32 pin, no reference pin for b, nothing in NULL or "" */
     assert_int_equal(convpin_find(text, 't', &a, &c), 0);
     assert_int_equal(convpin_find(text, 'r', &b, &c), 0);

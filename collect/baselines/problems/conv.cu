@@ -365,6 +365,11 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
         return rc;
     }
     r->ws_floor = b->ws_bytes;
+    rc = conv_find_pin16(b, r, e);   /* the bf16 path chooses later, after base_create's pins are gone */
+    if (rc) {
+        conv_runner_destroy(r);
+        return rc;
+    }
     for (int v = 0; v < 2; v++) {
         st = A.cudnnCreateConvolutionDescriptor(&r->cd[v]);
         if (st == CUDNN_STATUS_SUCCESS)

@@ -2,7 +2,8 @@
  * base_impl.h): the same convolutions on bfloat16 tensors with float
  * compute, as PyTorch runs them for bfloat16, chosen among cuDNN's legacy
  * algorithms and graph plans by timing, like the tf32 variant (conv.cu's
- * header says why).
+ * header says why), unless a pin of an earlier run names the choice
+ * (conv_apply_pin16).
  */
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -219,8 +220,11 @@ int conv_runner_run_bf16(base_ctx *b, conv_runner *r, const void *x, const void 
                          cudaStream_t s, kbv_err *e)
 {
     if (!r->ready16) {
-        int rc = choose16(b, r, x, w, y, s, e);
-        if (rc) return rc;
+        /* a pin of an earlier run (found at create) replaces the search */
+        if (!conv_apply_pin16(b, r)) {
+            int rc = choose16(b, r, x, w, y, s, e);
+            if (rc) return rc;
+        }
     }
     cudnnStatus_t st = dnn_run16(b, r, r->use16, x, w, y, s);
     if (st != CUDNN_STATUS_SUCCESS) return conv_dnn_err(r, b, "bf16 convolution", st, e);
@@ -243,8 +247,9 @@ int conv_runner_run_bf16(base_ctx *b, conv_runner *r, const void *x, const void 
         else
             snprintf(nm, sizeof nm, "legacy %s algo %d (math %d)", r->g.transposed ? "backward-data" : "forward",
                      r->legacy16.algo, (int)r->legacy16.math);
-        base_note_choice(b, BASE_BF16, "conv: cuDNN bf16 %s, fp32 compute%s", nm,
-                         bias ? ", bias by kbv's bf16 pass" : "");
+        base_note_choice(b, BASE_BF16, "conv: cuDNN bf16 %s, fp32 compute%s%s", nm,
+                         bias ? ", bias by kbv's bf16 pass" : "", r->pinned16 ? " (pinned)" : "");
+        conv_note_pin16(b, r);
     }
     return 0;
 }

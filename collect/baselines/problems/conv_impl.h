@@ -95,6 +95,9 @@ struct conv_runner {
     int noted16;
     conv_cand use16;
     conv_cand legacy16;                   /* the legacy algorithm in place (a plan's fallback) */
+    int has_pin16;                        /* base_create's text had a bf16 pin for this shape */
+    int pinned16;                         /* use16 came from it, not from the search */
+    convpin_choice pin16;
 };
 
 /* Makes candidate i of variant v the variant's choice (conv.cu).  A
@@ -120,6 +123,17 @@ int conv_apply_ref_pin(base_ctx *b, conv_runner *r, kbv_err *e);
 /* Variant vi's choice as a pin in b's pins text, and for fp32 also the
  * reference's algorithm (conv_pin.cu). */
 void conv_note_pins(base_ctx *b, const conv_runner *r, int vi);
+/* The bf16 pin for r's shape among b->pin_text, kept in r (has_pin16,
+ * pin16) for the bf16 path's first run, which chooses after create: 0, or
+ * negative for a malformed pin (conv_pin.cu). */
+int conv_find_pin16(base_ctx *b, conv_runner *r, kbv_err *e);
+/* Applies the kept bf16 pin at the bf16 path's first run: use16 and
+ * legacy16 set, the workspace grown, pinned16 and ready16 set; 1 when
+ * applied, 0 when there is none, cuDNN refuses it or its workspace cannot
+ * be had (the search then runs) (conv_pin.cu). */
+int conv_apply_pin16(base_ctx *b, conv_runner *r);
+/* The bf16 choice as a pin (role b) in b's bf16 pins text (conv_pin.cu). */
+void conv_note_pin16(base_ctx *b, const conv_runner *r);
 
 /* The message of a failed cuDNN call of runner r. */
 int conv_dnn_err(const conv_runner *r, const base_ctx *b, const char *what, cudnnStatus_t st, kbv_err *e);

@@ -117,3 +117,75 @@ void conv_note_pins(base_ctx *b, const conv_runner *r, int vi)
     c.math = (int)r->exact.math;
     if (convpin_format(pin, sizeof pin, 'r', &r->g, &c) > 0) base_append_pin(b, BASE_FP32, pin);
 }
+
+int conv_find_pin16(base_ctx *b, conv_runner *r, kbv_err *e)
+{
+    int found = convpin_find(b->pin_text, 'b', &r->g, &r->pin16);
+    if (found < 0) return err_set(e, KBV_EINPUT, "baseline %s: a malformed bf16 convolution pin", b->p->id);
+    r->has_pin16 = found == 1 && r->pin16.kind != CONVPIN_DIRECT;
+    return 0;
+}
+
+int conv_apply_pin16(base_ctx *b, conv_runner *r)
+{
+    if (!r->has_pin16) return 0;
+    const dnn_api &A = r->api;
+    const convpin_choice &pc = r->pin16;
+    conv_cand lc = { -1, pc.algo, (cudnnMathType_t)pc.math, 0 };
+    if (A.cudnnSetConvolutionMathType(r->cd16, lc.math) != CUDNN_STATUS_SUCCESS) return 0;
+    cudnnStatus_t st =
+        !r->g.transposed
+            ? A.cudnnGetConvolutionForwardWorkspaceSize(r->h, r->xd16, r->wd16, r->cd16, r->yd16,
+                                                        (cudnnConvolutionFwdAlgo_t)lc.algo, &lc.ws)
+            : A.cudnnGetConvolutionBackwardDataWorkspaceSize(r->h, r->wd16, r->xd16, r->cd16, r->yd16,
+                                                             (cudnnConvolutionBwdDataAlgo_t)lc.algo, &lc.ws);
+    if (st != CUDNN_STATUS_SUCCESS) return 0;
+    conv_cand use = lc;
+    if (pc.kind == CONVPIN_GRAPH) {
+        kbv_err ge;
+        memset(&ge, 0, sizeof ge);
+        conv_graph *cg = NULL;
+        if (conv_graph_create(A.lib, r->h, &r->gs16, 1, &cg, &ge) != 0 || !cg) return 0;
+        if (pc.plan >= conv_graph_plans(cg) || conv_graph_engine(cg, pc.plan) != pc.engine) {
+            conv_graph_destroy(cg);
+            return 0;
+        }
+        r->graph16 = cg;
+        use.plan = pc.plan;
+        use.algo = 0;
+        use.math = CUDNN_DEFAULT_MATH;
+        use.ws = conv_graph_ws(cg, pc.plan);
+    }
+    /* a workspace that cannot be had leaves the choice to the search,
+     * which can do with less */
+    size_t most = use.ws > lc.ws ? use.ws : lc.ws;
+    kbv_err scratch;
+    memset(&scratch, 0, sizeof scratch);
+    if (base_need_ws(b, most, &scratch) != 0) {
+        cudaGetLastError();   /* an allocation failure is not sticky */
+        conv_graph_destroy(r->graph16);
+        r->graph16 = NULL;
+        return 0;
+    }
+    r->cand16[0] = use;
+    r->n_cand16 = 1;
+    r->use16 = use;
+    r->legacy16 = lc;
+    r->ws_asked = b->ws_bytes;
+    r->pinned16 = 1;
+    r->ready16 = 1;
+    return 1;
+}
+
+void conv_note_pin16(base_ctx *b, const conv_runner *r)
+{
+    char pin[1024];
+    convpin_choice c;
+    memset(&c, 0, sizeof c);
+    c.kind = r->use16.plan >= 0 && r->graph16 ? CONVPIN_GRAPH : CONVPIN_LEGACY;
+    c.algo = r->legacy16.algo;
+    c.math = (int)r->legacy16.math;
+    c.plan = r->use16.plan;
+    c.engine = c.kind == CONVPIN_GRAPH ? conv_graph_engine(r->graph16, r->use16.plan) : 0;
+    if (convpin_format(pin, sizeof pin, 'b', &r->g, &c) > 0) base_append_pin(b, BASE_BF16, pin);
+}
