@@ -12,8 +12,8 @@ bench does not time the bf16 baselines, so their choices (bf16 linear
 layers, "bf16.lin:...") come only from a run's journal, and --merge FILE
 keeps an existing table's entries that the new source lacks.  Collected once and committed as data/baselines/<gpu>.json, the
 table makes later runs on the same GPU model and cuBLAS run the same
-kernels without timing them again (issue 15).  Per problem the first
-worker's pins in journal order are kept; the GPU name and cuBLAS version
+kernels without timing them again (issue 15).  Per problem and variant the
+first worker's pins in journal order are kept; the GPU name and cuBLAS version
 come from the run's manifest.  Writes FILE (default stdout) atomically and
 prints how many problems it pins and how many had differing choices."""
 import argparse
@@ -55,12 +55,14 @@ def main():
                 r = json.loads(line)
                 if r.get("type") != "baseline" or not r.get("pins"):
                     continue
-                pid = r["problem"]
-                if pid not in first:
-                    first[pid] = r["set"]
-                if first[pid] == r["set"]:
-                    seen.setdefault(pid, {})[r["variant"]] = r["pins"]
-                elif seen.get(pid, {}).get(r["variant"]) != r["pins"]:
+                pid, var = r["problem"], r["variant"]
+                # the first set that journaled this variant (a bf16 set's
+                # records come from other sets than the fp32 ones)
+                if (pid, var) not in first:
+                    first[(pid, var)] = r["set"]
+                if first[(pid, var)] == r["set"]:
+                    seen.setdefault(pid, {})[var] = r["pins"]
+                elif seen[pid][var] != r["pins"]:
                     differ.add(pid)
     except (OSError, ValueError) as ex:
         print(f"pins: {path}: {ex}", file=sys.stderr)

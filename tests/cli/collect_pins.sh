@@ -64,13 +64,15 @@ cat >"$T/j/samples.jsonl" <<'J'
 {"type":"baseline","set":"b","problem":"P1","variant":"tf32","choice":"z","pins":"K2=default"}
 {"type":"baseline","set":"b","problem":"P2","variant":"fp32","choice":"w","pins":"K3=default"}
 {"type":"baseline","set":"b","problem":"P3","variant":"fp32","choice":"conv"}
+{"type":"baseline","set":"c16","problem":"P1","variant":"bf16","choice":"v","pins":"bf16.lin:8,8,8,1,256,256,256=lt:00"}
+{"type":"baseline","set":"d16","problem":"P1","variant":"bf16","choice":"v","pins":"bf16.lin:8,8,8,1,256,256,256=lt:00"}
 J
 python3 scripts/pins.py "$T/j" --out "$T/table.json" 2>"$T/pins.log" || fail "pins.py: $(cat "$T/pins.log")"
 python3 - "$T/table.json" <<'PY' || exit 1
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = {"schema": "kbv-pins/1", "gpu": "NVIDIA H200", "cublas": "13.1.0",
-        "problems": {"P1": "K1=default;K2=lt:00", "P2": "K3=default"}}
+        "problems": {"P1": "K1=default;K2=lt:00;bf16.lin:8,8,8,1,256,256,256=lt:00", "P2": "K3=default"}}
 if d != want:
     print("collect_pins: pins.py wrote", d); sys.exit(1)
 PY
