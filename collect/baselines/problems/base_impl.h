@@ -73,13 +73,13 @@ struct base_ctx {
     void *ws;                  /* a family's own workspace (cuDNN, reductions) */
     size_t ws_bytes;
     void *state;               /* a family's own host state, freed by its destroy */
-    gemm_tuner *gemm;          /* base_gemm's timed kernel choices (matmul.cu) */
+    gemm_tuner *gemm;          /* base_gemm's timed kernel choices (gemm.cu) */
     int reference;             /* 1 inside base_run_reference: the fp32 run is the
                                   correctness reference (conv.cu's exact algorithm) */
     const char *pin_text;      /* during base_create only: the pins it was given
                                   (conv.cu reads its convolutions' there), or NULL */
     char choice[3][BASE_CHOICE_LEN];   /* per variant: what base_choice says (base_note_choice) */
-    char pins[3][BASE_PINS_LEN];       /* per variant: what base_pins says (matmul.cu) */
+    char pins[3][BASE_PINS_LEN];       /* per variant: what base_pins says (gemm.cu) */
     /* The bf16 fallback (baseline.cu): float copies of the bfloat16 inputs
      * and outputs, allocated at its first run. */
     void *wide_in[BASE_MAX_TENSORS], *wide_out[BASE_MAX_TENSORS];
@@ -135,7 +135,7 @@ void base_softmax_rows_bf16(const void *x, void *y, long long rows, long long d,
 
 /* A row-major GEMM C[m,n] = alpha op(A) op(B) + beta C, batched with
  * strides (elements; 0 = shared), through the context's cuBLAS handle in
- * the variant's compute type (matmul.cu).  lda/ldb are the row lengths of
+ * the variant's compute type (gemm.cu).  lda/ldb are the row lengths of
  * the stored buffers.  The first call of a shape times cuBLAS's and
  * cuBLASLt's candidate kernels on stream s (synchronising it, and
  * overwriting C when beta is 0) and keeps the fastest for the context. */
