@@ -91,6 +91,67 @@ if which in ("all", "conv"):
             ins = [x, w] + ([b] if b is not None else [])
             check(["naive"], pid, ins, [y.shape], y)
 
+# The phases of the strided transposed convolutions (phase_taps,
+# conv_gemm_phase and conv_transposed in the generator) on parameters the
+# problems above do not have: files generated from gen_conv with the
+# stride, padding and dilation written in, and an output_padding (the
+# output's shape), through the generator's --bf16 transformation under
+# EMU_BF16=1.  Each case runs with 10 output channels a group (the tiled
+# product, 5 input channels a group, so that row tiles cross input
+# channels) and with 3 (one thread per output).  The cases: stride 3 in
+# 3-D with groups; stride 2 with dilation 2 (odd phases reach no tap);
+# strides 4 and 3 with dilations 2 and 3 (a common factor, several taps a
+# phase); stride 5 over a kernel of 3 (phases without taps) in 1-D; an axis
+# with fewer outputs than its stride (phases without outputs); stride 2
+# with an even kernel and output padding 1 (every phase half the taps).
+PHASE = [
+    # name, input spatial, kernel, stride, padding, dilation, output padding, groups
+    ("s3_3d_groups", [4, 5, 6], [3, 2, 4], [3, 3, 3], [1, 0, 2], [1, 1, 1], [2, 1, 0], 2),
+    ("s2_d2_2d", [6, 7], [3, 3], [2, 2], [1, 2], [2, 2], [1, 1], 3),
+    ("s4_3_d2_3_2d", [5, 6], [5, 4], [4, 3], [3, 2], [2, 3], [1, 2], 1),
+    ("s5_k3_1d", [9], [3], [5], [3], [2], [4], 2),
+    ("short_axis_3d", [1, 3, 4], [1, 3, 2], [3, 2, 2], [0, 1, 0], [1, 1, 1], [0, 1, 1], 1),
+    ("s2_k4_op1_2d", [6, 5], [4, 4], [2, 2], [1, 1], [1, 1], [1, 1], 1),
+]
+
+def gen_module():
+    import importlib.util
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    spec = importlib.util.spec_from_file_location("gen", os.path.join(ROOT, "scripts", "gen-naive-candidates.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+if which in ("all", "phase"):
+    gen = gen_module()
+    for name, sp, ks, st, pd, dl, op, groups in PHASE:
+        nd = len(sp)
+        for og in (10, 3):
+            Cin = 5 * groups
+            x = U(2, Cin, *sp)
+            w = U(Cin, og, *ks, lo=-0.5, hi=0.5)
+            b = U(og * groups, lo=-0.5, hi=0.5)
+            outs = [(sp[i] - 1) * st[i] - 2 * pd[i] + dl[i] * (ks[i] - 1) + op[i] + 1 for i in range(nd)]
+            y = convT_ref(x, w, b, st, pd, dl, groups, outs)
+            ax = axes(nd)
+            attrs = [{"name": "%s_%s" % (k, a), "value": v[i]} for k, v in (("stride", st), ("padding", pd), ("dilation", dl))
+                     for i, a in enumerate(ax)]
+            pid = "L1_000_conv_transposed_%dd_phase_%s_og%d" % (nd, name, og)
+            p = {"id": pid, "number": 0, "expr": "small shapes for the CPU emulation", "attrs": attrs,
+                 "inputs": [{"shape": list(x.shape)}, {"shape": list(w.shape)}, {"shape": list(b.shape)}]}
+            text = gen.gen_conv(p)
+            src = os.path.join(W, pid + ".cu")
+            open(src, "w").write(gen.to_bf16(text) if BF16 else text)
+            res, log = run(src, [x, w, b], [y.shape], [])
+            tag = "naive-bf16" if BF16 else "naive"
+            if res is None:
+                print("ERR  %-6s %-60s %s" % (tag, pid, log.strip().splitlines()[-1] if log.strip() else "?"))
+                results.append((tag, pid, "error"))
+                continue
+            bad, mx = compare(res[0], y)
+            print("%s %-6s %-60s mismatches %d max err %.3g" % ("ok  " if bad == 0 else "FAIL", tag, pid, bad, mx))
+            results.append((tag, pid, "ok" if bad == 0 else "fail"))
+
 def pool_ref(x, k, st, pd, dl, is_max):
     x = x.astype(np.float64); nd = x.ndim - 2
     xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pd], constant_values=-np.inf if is_max else 0.0)

@@ -138,9 +138,38 @@ __global__ void conv_direct(const bf16_t *__restrict__ x, const bf16_t *__restri
     y[t] = acc;
 }
 
+/* The taps of one axis of a transposed convolution that reach the outputs
+ * of one phase.  Output o receives x[i] w[k] where o + p - k d = i s, so
+ * whether tap k reaches o depends on o only through o mod s: the outputs
+ * o = o0 + s m of phase o0 (0 <= o0 < s) share the taps k = k0 + e t, t =
+ * 0, 1, ... below K, with k0 the first that fits and e = s / gcd(s, d) the
+ * step from one to the next (k d must move by a multiple of s).  Tap t
+ * reaches output m from input i = m + q - t de, with q = (o0 + p - k0 d) / s
+ * and de = e d / s, both exact: no division per tap.  No tap fits where
+ * gcd(s, d) does not divide o0 + p or where k0 would be K or more; n is 0
+ * then.  With stride 1 every tap fits: k0 = 0, e = 1, q = p, de = d. */
+struct taps {
+    int n, k0, e, q, de;
+};
+
+__device__ __forceinline__ taps phase_taps(int o0, int p, int s, int d, int K)
+{
+    taps t;
+    int k = 0, e = 1;
+    while (k < K && (o0 + p - k * d) % s != 0) k++;
+    while (e * d % s != 0) e++;
+    t.n = k < K ? (K - 1 - k) / e + 1 : 0;
+    t.k0 = k;
+    t.e = e;
+    t.q = (o0 + p - k * d) / s;
+    t.de = e * d / s;
+    return t;
+}
+
 /* Transposed convolution as a gather: output o receives x[i] w[k] wherever
- * o = i * s - p + k * d.  Weight [Cin, Cout / groups, KD, KH, KW].  32-bit
- * index arithmetic, as conv_direct. */
+ * o = i * s - p + k * d; the loops visit only the taps of o's phase
+ * (phase_taps), in increasing order.  Weight [Cin, Cout / groups, KD, KH,
+ * KW].  32-bit index arithmetic, as conv_direct. */
 __global__ void conv_transposed(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w,
                                 const bf16_t *__restrict__ bias, float *__restrict__ y, long long N, long long Cin,
                                 long long Cout, long long groups, long long ID, long long IH, long long IW,
@@ -153,21 +182,26 @@ __global__ void conv_transposed(const bf16_t *__restrict__ x, const bf16_t *__re
     long long n = out_coords(t, (int)OD, (int)OH, (int)OW, (int)Cout, &od, &oh, &ow, &co);
     int cin_g = (int)(Cin / groups), cout_g = (int)(Cout / groups), g = co / cout_g, cog = co % cout_g;
     int plane = iD * iH * iW, kvol = KD * KH * KW;
+    taps A = phase_taps(od % sd, pd, sd, dd, KD), B = phase_taps(oh % sh, ph, sh, dh, KH);
+    taps C = phase_taps(ow % sw, pw, sw, dw, KW);
+    /* the input index the phase's tap 0 reads */
+    int bd = od / sd + A.q, bh = oh / sh + B.q, bw = ow / sw + C.q;
     float acc = bias ? bias[co] : 0.0f;
     for (int cl = 0; cl < cin_g; cl++) {
         int ci = g * cin_g + cl;
         const bf16_t *xp = x + (n * Cin + ci) * plane;
         const bf16_t *wp = w + ((long long)ci * cout_g + cog) * kvol;
-        for (int a = 0; a < KD; a++) {
-            int td = od + pd - a * dd;
-            if (td < 0 || td % sd != 0 || td / sd >= iD) continue;
-            for (int b = 0; b < KH; b++) {
-                int th = oh + ph - b * dh;
-                if (th < 0 || th % sh != 0 || th / sh >= iH) continue;
-                const bf16_t *xr = xp + ((td / sd) * iH + th / sh) * iW, *wr = wp + (a * KH + b) * KW;
-                for (int c = 0; c < KW; c++) {
-                    int tw = ow + pw - c * dw;
-                    if (tw >= 0 && tw % sw == 0 && tw / sw < iW) acc += xr[tw / sw] * wr[c];
+        for (int ta = 0; ta < A.n; ta++) {
+            int id = bd - ta * A.de;
+            if (id < 0 || id >= iD) continue;
+            for (int tb = 0; tb < B.n; tb++) {
+                int ih = bh - tb * B.de;
+                if (ih < 0 || ih >= iH) continue;
+                const bf16_t *xr = xp + (id * iH + ih) * iW;
+                const bf16_t *wr = wp + ((A.k0 + ta * A.e) * KH + B.k0 + tb * B.e) * KW + C.k0;
+                for (int tc = 0; tc < C.n; tc++) {
+                    int iw = bw - tc * C.de;
+                    if (iw >= 0 && iw < iW) acc += xr[iw] * wr[tc * C.e];
                 }
             }
         }
@@ -277,6 +311,120 @@ __global__ void conv_gemm(const bf16_t *__restrict__ x, const bf16_t *__restrict
     }
 }
 
+/* A row r of conv_gemm_phase's product as digits (ci, a, b, c) of radix
+ * (cin_g, TA, TB, TC), the phase's tap counts; all 0 where the phase has no
+ * taps (it has no rows then, and the product's loop does not run). */
+struct rdig {
+    int ci, a, b, c;
+};
+
+__device__ __forceinline__ rdig rdig_of(int r, int TA, int TB, int TC)
+{
+    rdig d = {0, 0, 0, 0};
+    int tvol = TA * TB * TC;
+    if (tvol == 0) return d;
+    d.ci = r / tvol;
+    d.a = r % tvol / (TB * TC);
+    d.b = r % (TB * TC) / TC;
+    d.c = r % TC;
+    return d;
+}
+
+/* d advanced by the step s = rdig_of(CT, ...), carrying as conv_gemm's
+ * digits do: no division in the loop. */
+__device__ __forceinline__ void rdig_add(rdig *d, rdig s, int TA, int TB, int TC)
+{
+    d->c += s.c;
+    d->b += s.b;
+    d->a += s.a;
+    d->ci += s.ci;
+    if (d->c >= TC) {
+        d->c -= TC;
+        d->b++;
+    }
+    if (d->b >= TB) {
+        d->b -= TB;
+        d->a++;
+    }
+    if (d->a >= TA) {
+        d->a -= TA;
+        d->ci++;
+    }
+}
+
+/* conv_gemm for a transposed convolution with a stride above 1, one product
+ * per group and output phase, so that no tap off the stride is visited
+ * (conv_gemm visits them all, and with stride 2 in 3-D, 7 in 8 of them are
+ * off the stride for any one output).  blockIdx.z =
+ * (group, phase), the phase (zd, zh, zw) the outputs' offsets modulo the
+ * strides; the columns j = (n, md, mh, mw) are the phase's outputs (zd + sd
+ * md, zh + sh mh, zw + sw mw), the rows r = (ci, ta, tb, tc) the input
+ * channel and the phase's taps (phase_taps) in increasing (ci, a, b, c)
+ * order, so each output adds the same products in the same order as
+ * conv_gemm, less the zeros.  A phase that no tap reaches (a stride and a
+ * dilation with a common factor, or a kernel shorter than the stride) has
+ * no rows: its outputs are the bias.  32-bit index arithmetic as conv_gemm. */
+__global__ void conv_gemm_phase(const bf16_t *__restrict__ x, const bf16_t *__restrict__ w,
+                                const bf16_t *__restrict__ bias, float *__restrict__ y, int Cin, int Cout, int cin_g,
+                                int cout_g, int N, int iD, int iH, int iW, int OD, int OH, int OW, int KD, int KH,
+                                int KW, int sd, int sh, int sw, int pd, int ph, int pw, int dd, int dh, int dw)
+{
+    __shared__ float Ws[CT][CT];
+    __shared__ float Xs[CT][CT + 1];
+    int nph = sd * sh * sw, g = blockIdx.z / nph, z = blockIdx.z % nph, tx = threadIdx.x, ty = threadIdx.y;
+    int zd = z / (sh * sw), zh = z / sw % sh, zw = z % sw;
+    /* the phase's outputs along each axis, and its taps */
+    int MD = zd < OD ? (OD - 1 - zd) / sd + 1 : 0, MH = zh < OH ? (OH - 1 - zh) / sh + 1 : 0;
+    int MW = zw < OW ? (OW - 1 - zw) / sw + 1 : 0;
+    taps A = phase_taps(zd, pd, sd, dd, KD), B = phase_taps(zh, ph, sh, dh, KH), C = phase_taps(zw, pw, sw, dw, KW);
+    int msp = MD * MH * MW, cols = N * msp;
+    /* The grid is as wide as the largest phase; the blocks past a smaller
+     * one's columns leave at once (a block's threads agree, so no barrier
+     * waits for them). */
+    if ((int)blockIdx.x * CT >= cols) return;
+    /* this thread's output: row co (also the W row it loads), column j
+     * (also the X column it gathers) */
+    int co = blockIdx.y * CT + ty, j = blockIdx.x * CT + tx;
+    int osp = OD * OH * OW, plane = iD * iH * iW, kvol = KD * KH * KW, K = cin_g * A.n * B.n * C.n;
+    int jn = j < cols ? j / msp : 0, sp = j < cols ? j % msp : 0;
+    int md = sp / (MH * MW), mh = sp / MW % MH, mw = sp % MW;
+    /* the input index the phase's tap 0 reads at this output */
+    int bd = md + A.q, bh = mh + B.q, bw = mw + C.q;
+    const bf16_t *xg = x + ((long long)jn * Cin + (long long)g * cin_g) * plane;
+    /* weight [Cin, Cout / groups, KD, KH, KW]: output channel co of the
+     * group, input channel 0 of the group */
+    const bf16_t *wg = w + ((long long)g * cin_g * cout_g + (co < cout_g ? co : 0)) * kvol;
+    /* the X row this thread gathers (r0 + ty), the W column it loads (r0 +
+     * tx), and the step of both */
+    rdig xr = rdig_of(ty, A.n, B.n, C.n), wr = rdig_of(tx, A.n, B.n, C.n), step = rdig_of(CT, A.n, B.n, C.n);
+    float acc = 0.0f;
+    for (int r0 = 0; r0 < K; r0 += CT) {
+        /* W[co, r0 + tx]: input channel wr.ci, tap (k0 + e ta, ...) */
+        float wv = 0.0f;
+        if (co < cout_g && r0 + tx < K)
+            wv = wg[wr.ci * cout_g * kvol + ((A.k0 + wr.a * A.e) * KH + B.k0 + wr.b * B.e) * KW + C.k0 + wr.c * C.e];
+        Ws[ty][tx] = wv;
+        /* X[r0 + ty, j]: the phase's tap (ta, tb, tc) of input channel ci
+         * at output j, 0 outside the input */
+        float xv = 0.0f;
+        if (j < cols && r0 + ty < K) {
+            int id = bd - xr.a * A.de, ih = bh - xr.b * B.de, iw = bw - xr.c * C.de;
+            if (id >= 0 && ih >= 0 && iw >= 0 && id < iD && ih < iH && iw < iW)
+                xv = xg[xr.ci * plane + (id * iH + ih) * iW + iw];
+        }
+        Xs[ty][tx] = xv;
+        __syncthreads();
+        for (int k = 0; k < CT; k++) acc += Ws[ty][k] * Xs[k][tx];
+        __syncthreads();
+        rdig_add(&xr, step, A.n, B.n, C.n);
+        rdig_add(&wr, step, A.n, B.n, C.n);
+    }
+    if (co < cout_g && j < cols) {
+        int oc = g * cout_g + co, so = ((zd + md * sd) * OH + zh + mh * sh) * OW + zw + mw * sw;
+        y[((long long)jn * Cout + oc) * osp + so] = bias ? acc + bias[oc] : acc;
+    }
+}
+
 struct geom {
     long long N, Cin, Cout, groups, in[3], out[3];
     int k[3];
@@ -302,8 +450,10 @@ static int geom_of(const kbv_tensor *x, const kbv_tensor *w, const kbv_tensor *y
 
 /* 0, or 1 when the shapes are beyond the kernels' 32-bit indexing or the
  * grid's limits.  Groups of 8 output channels or more take the tiled
- * product; fewer (the depthwise convolutions) would leave more than half of
- * each 16-row tile idle, so they keep one thread per output and no tiles. */
+ * product (by output phase where a transposed convolution has a stride
+ * above 1); fewer (the depthwise convolutions) would leave more than half
+ * of each 16-row tile idle, so they keep one thread per output and no
+ * tiles. */
 static int launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *w, const bf16_t *b, float *y,
                   const int *s, const int *p, const int *d, cudaStream_t st)
 {
@@ -319,6 +469,21 @@ static int launch(const geom *g, int transposed, const bf16_t *x, const bf16_t *
     long long cout_g = g->Cout / g->groups;
     if (cout_g >= 8) {
         if ((cout_g + CT - 1) / CT > 65535 || g->groups > 65535) return 1;
+        if (transposed && s[0] * s[1] * s[2] > 1) {
+            /* one product per group and output phase, each as wide as the
+             * largest phase (ceil(O / s) outputs along each axis) */
+            long long nph = s[0] * s[1] * s[2], wide = 1;
+            for (int i = 0; i < 3; i++) wide *= (g->out[i] + s[i] - 1) / s[i];
+            if (g->groups * nph > 65535) return 1;
+            dim3 block(CT, CT), grid((unsigned)((g->N * wide + CT - 1) / CT), (unsigned)((cout_g + CT - 1) / CT),
+                                     (unsigned)(g->groups * nph));
+            conv_gemm_phase<<<grid, block, 0, st>>>(x, w, b, y, (int)g->Cin, (int)g->Cout, (int)(g->Cin / g->groups),
+                                                    (int)cout_g, (int)g->N, (int)g->in[0], (int)g->in[1],
+                                                    (int)g->in[2], (int)g->out[0], (int)g->out[1], (int)g->out[2],
+                                                    g->k[0], g->k[1], g->k[2], s[0], s[1], s[2], p[0], p[1], p[2],
+                                                    d[0], d[1], d[2]);
+            return 0;
+        }
         dim3 block(CT, CT), grid((unsigned)((g->N * osp + CT - 1) / CT), (unsigned)((cout_g + CT - 1) / CT),
                                  (unsigned)g->groups);
         conv_gemm<<<grid, block, 0, st>>>(x, w, b, y, transposed, (int)g->Cin, (int)g->Cout, (int)(g->Cin / g->groups),
