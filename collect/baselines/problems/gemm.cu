@@ -751,24 +751,33 @@ int parse_algo(const char *s, size_t i, size_t len, cublasLtMatmulAlgo_t *algo)
     return 0;
 }
 
+/* The n comma-separated numbers of a pin's key, from s[*i] up to len and
+ * ending at its '=', into key; *i then indexes the choice.  0 when well
+ * formed. */
+int parse_key(const char *s, size_t len, size_t *i, long long *key, int n)
+{
+    for (int k = 0; k < n; k++) {
+        char *end = NULL;
+        char buf[32];
+        size_t j = *i;
+        while (j < len && s[j] != ',' && s[j] != '=') j++;
+        if (j == *i || j - *i >= sizeof buf) return -1;
+        memcpy(buf, s + *i, j - *i);
+        buf[j - *i] = 0;
+        key[k] = strtoll(buf, &end, 10);
+        if (*end) return -1;
+        if (j >= len || s[j] != (k + 1 < n ? ',' : '=')) return -1;
+        *i = j + 1;
+    }
+    return 0;
+}
+
 /* One "KEY=CHOICE" of len bytes into *pin; 0 when well formed. */
 int parse_pin(const char *s, size_t len, gemm_pin *pin)
 {
     memset(pin, 0, sizeof *pin);
     size_t i = 0;
-    for (int k = 0; k < K_COUNT; k++) {
-        char *end = NULL;
-        char buf[32];
-        size_t j = i;
-        while (j < len && s[j] != ',' && s[j] != '=') j++;
-        if (j == i || j - i >= sizeof buf) return -1;
-        memcpy(buf, s + i, j - i);
-        buf[j - i] = 0;
-        pin->key[k] = strtoll(buf, &end, 10);
-        if (*end) return -1;
-        if (j >= len || s[j] != (k + 1 < K_COUNT ? ',' : '=')) return -1;
-        i = j + 1;
-    }
+    if (parse_key(s, len, &i, pin->key, K_COUNT)) return -1;
     if (len - i == 7 && memcmp(s + i, "default", 7) == 0) return 0;
     if (parse_algo(s, i, len, &pin->algo)) return -1;
     pin->use_lt = 1;
@@ -781,19 +790,7 @@ int parse_bf16_pin(const char *s, size_t len, bf16_pin *pin)
 {
     memset(pin, 0, sizeof *pin);
     size_t i = strlen(BF16_PIN_PREFIX);
-    for (int k = 0; k < B16_COUNT; k++) {
-        char *end = NULL;
-        char buf[32];
-        size_t j = i;
-        while (j < len && s[j] != ',' && s[j] != '=') j++;
-        if (j == i || j - i >= sizeof buf) return -1;
-        memcpy(buf, s + i, j - i);
-        buf[j - i] = 0;
-        pin->key[k] = strtoll(buf, &end, 10);
-        if (*end) return -1;
-        if (j >= len || s[j] != (k + 1 < B16_COUNT ? ',' : '=')) return -1;
-        i = j + 1;
-    }
+    if (parse_key(s, len, &i, pin->key, B16_COUNT)) return -1;
     return parse_algo(s, i, len, &pin->algo);
 }
 
