@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/gpu/pins.sh BUILD_DIR - the round trip of baseline kernel choices
 # (issue 15, DESIGN.md 5 "Pins") on a GPU: a collect of the naive and
-# naive-bf16 candidates of a GEMM chain (L2_012, whose bf16 baseline is a
+# naive-bf16 candidates of a plain product (L1_010, whose family chooses its
+# GEMM kernels at create), a GEMM chain (L2_012, whose bf16 baseline is a
 # cuBLASLt linear layer with a contest) and a convolution (L1_063: fp32,
 # tf32, the reference and bf16 choices) journals every baseline's choice as
 # pin text; scripts/pins.py makes a table of
@@ -17,7 +18,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/kbv-pins.XXXXXX") || exit 1
 trap '[ "${KBV_KEEP_TEST:-0}" = 1 ] && echo "pins: kept $TMP" || rm -rf "$TMP"' EXIT
 export KBV_CACHE=${KBV_CACHE:-$TMP/cache}
 args=(--candidates data/candidates/naive --candidates data/candidates/naive-bf16
-      --problems 'L2_012_*,L1_063_*' --trials 1 --max-time 0.3 --timeout 60)
+      --problems 'L1_010_*,L2_012_*,L1_063_*' --trials 1 --max-time 0.3 --timeout 60)
 fail=0
 if ! "$BUILD/kbv-collect" "${args[@]}" --out "$TMP/a" 2>"$TMP/a.log"; then
     echo "FAIL pins: the first collect: $(tail -3 "$TMP/a.log")"; exit 1
