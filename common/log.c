@@ -57,11 +57,30 @@ static void format_eta(char *buf, size_t n, double seconds)
         snprintf(buf, n, "%ldm%02lds", s / 60, s % 60);
 }
 
+void log_progress_set_work(log_progress *p, long work_total)
+{
+    p->work_total = work_total;
+    p->work_done = 0;
+}
+
+void log_progress_work_done(log_progress *p)
+{
+    p->work_done++;
+}
+
+double log_progress_eta(const log_progress *p, double now)
+{
+    double elapsed = now - p->started;
+    long done = p->work_total > 0 ? p->work_done : p->done;
+    long left = p->work_total > 0 ? p->work_total - p->work_done : p->total - p->done;
+    if (done <= 0) return -1.0;
+    return elapsed / (double)done * (double)(left > 0 ? left : 0);
+}
+
 void log_progress_step(log_progress *p, long done, const char *what)
 {
     p->done = done;
-    double elapsed = log_now() - p->started;
-    double eta = done > 0 ? elapsed / (double)done * (double)(p->total - done) : -1.0;
+    double eta = log_progress_eta(p, log_now());
     char eta_s[32];
     format_eta(eta_s, sizeof eta_s, eta);
     if (p->is_tty) {

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "afile.h"
 #include "cli.h"
 #include "jio.h"
+#include "log.h"
 #include "jnl.h"
 #include "sha.h"
 #include "sums.h"
@@ -326,6 +328,30 @@ static void sums_write_and_verify(void **state)
     free(dir);
 }
 
+/* The ETA: time per item times the items left; with a work count, only
+ * the items that take time count (a resumed run's pairs, missing ones). */
+static void progress_eta_counts_work(void **state)
+{
+    (void)state;
+    log_progress p;
+    memset(&p, 0, sizeof p);
+    p.started = 100.0;
+    p.total = 10;
+    assert_true(log_progress_eta(&p, 110.0) < 0);          /* nothing done yet */
+    p.done = 2;
+    assert_true(fabs(log_progress_eta(&p, 110.0) - 40.0) < 1e-9);   /* 5 s an item, 8 left */
+    log_progress_set_work(&p, 4);                          /* 6 of the 10 are instant */
+    p.done = 7;
+    assert_true(log_progress_eta(&p, 110.0) < 0);          /* no timed item finished */
+    log_progress_work_done(&p);
+    log_progress_work_done(&p);
+    assert_true(fabs(log_progress_eta(&p, 110.0) - 10.0) < 1e-9);   /* 5 s a worked item, 2 left */
+    log_progress_work_done(&p);
+    log_progress_work_done(&p);
+    log_progress_work_done(&p);                            /* more than announced: never negative */
+    assert_true(log_progress_eta(&p, 110.0) == 0.0);
+}
+
 static void cli_numbers_are_strict(void **state)
 {
     (void)state;
@@ -362,6 +388,7 @@ int main(void)
         cmocka_unit_test(jnl_reads_gzip_and_long_lines),
         cmocka_unit_test(sums_write_and_verify),
         cmocka_unit_test(cli_numbers_are_strict),
+        cmocka_unit_test(progress_eta_counts_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
