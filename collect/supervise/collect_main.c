@@ -539,14 +539,10 @@ static int run_pairs(run *R, kbv_err *e)
     int rc = 0, next = 0, running = 0;
     long total = R->pl.n_pairs, work = 0;
     log_progress_start(&R->prog, STAGE, total);
-    /* The ETA counts the pairs that start a worker: a resumed run's
-     * finished pairs and the pairs without a candidate (most of a partial
-     * set's) take no time, and counting them made the whole suite's first
-     * estimate a third of the truth. */
-    for (int pi = 0; pi < R->pl.n_pairs; pi++) {
-        const plan_pair *pp = &R->pl.pairs[pi];
-        if (!resume_is_done(&R->done, R->pl.sets[pp->set].name, pp->p->id) && pp->src && R->items[pi].ok) work++;
-    }
+    /* The ETA counts only the pairs that start a worker (resumed and
+     * missing ones take no time). */
+    for (const plan_pair *pp = R->pl.pairs; pp < R->pl.pairs + R->pl.n_pairs; pp++)
+        work += !resume_is_done(&R->done, R->pl.sets[pp->set].name, pp->p->id) && pp->src && R->items[pp - R->pl.pairs].ok;
     log_progress_set_work(&R->prog, work);
     /* From here on the workers are this process's only children: what else
      * turns up as a child is a candidate's stray, ended after each pair. */
