@@ -14,18 +14,24 @@
 
 namespace {
 
-/* The workspace of legacy algorithm c on variant v's descriptors (whose
- * math type the caller has set) in *ws; false when cuDNN refuses it. */
-bool legacy_ws(conv_runner *r, int v, const conv_cand &c, size_t *ws)
+/* The workspace of legacy algorithm c on the descriptors x, w, cd, y
+ * (cd's math type set by the caller) in *ws; false when cuDNN refuses it. */
+bool legacy_ws_on(conv_runner *r, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
+                  cudnnConvolutionDescriptor_t cd, cudnnTensorDescriptor_t y, const conv_cand &c, size_t *ws)
 {
     const dnn_api &A = r->api;
     cudnnStatus_t st =
         !r->g.transposed
-            ? A.cudnnGetConvolutionForwardWorkspaceSize(r->h, r->xd, r->wd, r->cd[v], r->yd,
-                                                        (cudnnConvolutionFwdAlgo_t)c.algo, ws)
-            : A.cudnnGetConvolutionBackwardDataWorkspaceSize(r->h, r->wd, r->xd, r->cd[v], r->yd,
+            ? A.cudnnGetConvolutionForwardWorkspaceSize(r->h, x, w, cd, y, (cudnnConvolutionFwdAlgo_t)c.algo, ws)
+            : A.cudnnGetConvolutionBackwardDataWorkspaceSize(r->h, w, x, cd, y,
                                                              (cudnnConvolutionBwdDataAlgo_t)c.algo, ws);
     return st == CUDNN_STATUS_SUCCESS;
+}
+
+/* The same on variant v's (fp32 or tf32) descriptors. */
+bool legacy_ws(conv_runner *r, int v, const conv_cand &c, size_t *ws)
+{
+    return legacy_ws_on(r, r->xd, r->wd, r->cd[v], r->yd, c, ws);
 }
 
 } /* namespace */
@@ -132,14 +138,9 @@ int conv_apply_pin16(base_ctx *b, conv_runner *r)
     const dnn_api &A = r->api;
     const convpin_choice &pc = r->pin16;
     conv_cand lc = { -1, pc.algo, (cudnnMathType_t)pc.math, 0 };
-    if (A.cudnnSetConvolutionMathType(r->cd16, lc.math) != CUDNN_STATUS_SUCCESS) return 0;
-    cudnnStatus_t st =
-        !r->g.transposed
-            ? A.cudnnGetConvolutionForwardWorkspaceSize(r->h, r->xd16, r->wd16, r->cd16, r->yd16,
-                                                        (cudnnConvolutionFwdAlgo_t)lc.algo, &lc.ws)
-            : A.cudnnGetConvolutionBackwardDataWorkspaceSize(r->h, r->wd16, r->xd16, r->cd16, r->yd16,
-                                                             (cudnnConvolutionBwdDataAlgo_t)lc.algo, &lc.ws);
-    if (st != CUDNN_STATUS_SUCCESS) return 0;
+    if (A.cudnnSetConvolutionMathType(r->cd16, lc.math) != CUDNN_STATUS_SUCCESS ||
+        !legacy_ws_on(r, r->xd16, r->wd16, r->cd16, r->yd16, lc, &lc.ws))
+        return 0;
     conv_cand use = lc;
     if (pc.kind == CONVPIN_GRAPH) {
         kbv_err ge;
