@@ -25,13 +25,20 @@ PyTorch is timed alone as a user times it: a warm GPU (--warm-s of the
 model first), cold L2, CUDA events, the median of --samples.  The file's
 "method" says which way its ratios were made.
 
+With --torch-only, PyTorch's side alone: the output checks and PyTorch
+timed as --from-run times it, with no ratios; tests/parity/combine.py then
+divides any run's medians by it without a GPU (PyTorch's side does not
+depend on the run, so it can be measured before the run is whole).  Every
+record keeps its output-check failures as "checks" for combine.py.
+
 Writes data/parity/<gpu>.json:
   {"gpu", "torch", "cuda", "samples", "problems": [{"id", "fp32_ratio",
    "tf32_ratio", "exception", ...timings and errors...}]}
 Every ratio should be at most 1.05; a problem that is not carries an
 exception with its reason (known reasons below; anything else is marked
 "unexplained" so that the report shows it).  Results merge into an existing
-file by id, so the suite can be run in parts (--problems GLOB).
+file by id, so the suite can be run in parts (--problems GLOB), and
+--resume skips the problems the file already holds (a cut run continues).
 
 With --precision bf16 (the BF16 setting of kbv collect) the inputs, drawn
 as above, are rounded to bfloat16 (to nearest even, as kbv rounds them);
@@ -64,6 +71,7 @@ CHUNK = 1 << 26   # elements per float64 slice in check()
 # Known reasons why a ratio may exceed the limit or a check may differ.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from known import exception_text  # noqa: E402
+from combine import TORCH_ONLY, combine_problem, run_choices, run_medians, variants_of  # noqa: E402
 
 
 def parse_args():
@@ -75,35 +83,14 @@ def parse_args():
     ap.add_argument("--out", default=None, help="output JSON (default data/parity/<gpu>.json)")
     ap.add_argument("--from-run", default=None, metavar="RUN_DIR",
                     help="kbv's times from this collect run's journal (in-run medians) instead of timing here")
+    ap.add_argument("--torch-only", action="store_true",
+                    help="time PyTorch alone and check outputs, no ratios (tests/parity/combine.py adds a run's)")
+    ap.add_argument("--resume", action="store_true",
+                    help="skip the problems the output file already holds (made the same way), to continue a cut run")
     ap.add_argument("--warm-s", type=float, default=0.5, help="seconds of PyTorch calls before its samples")
     ap.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
                     help="fp32: the fp32 and tf32 baselines; bf16: the bf16 baseline on bfloat16 inputs")
     return ap.parse_args()
-
-
-def run_medians(run_dir):
-    """{problem: {"fp32": median ms, "tf32": median ms, "n_fp32", "n_tf32"}}
-    over every set of a collect run's journal (samples.jsonl or .gz)."""
-    import gzip
-    path = os.path.join(run_dir, "samples.jsonl")
-    opener = open
-    if not os.path.exists(path):
-        path += ".gz"
-        opener = gzip.open
-    times = {}
-    with opener(path, "rt") as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32", "bf16") and r.get("gpu_ms") is not None:
-                times.setdefault(r["problem"], {}).setdefault(r["variant"], []).append(r["gpu_ms"])
-    out = {}
-    for pid, v in times.items():
-        out[pid] = {k: statistics.median(x) for k, x in v.items()}
-        out[pid].update({f"n_{k}": len(x) for k, x in v.items()})
-    return out
 
 
 # ---------------------------------------------------------------- references
@@ -1398,10 +1385,10 @@ def two_sides(lib, p, seed, variant):
         torch.cuda.empty_cache()
 
 
-def run_problem(lib, p, timer, seed, inrun=None, warm_s=0.0):
-    """One problem's ratios.  inrun: None (time kbv's baselines here,
-    interleaved with PyTorch) or this problem's in-run medians
-    (run_medians), against which PyTorch is timed alone after warm_s."""
+def run_problem(lib, p, timer, seed, alone=False, warm_s=0.0):
+    """One problem's ratios: kbv's baselines timed here, interleaved with
+    PyTorch; or, alone, PyTorch timed by itself after warm_s and no ratio
+    (combine_problem divides a run's medians in)."""
     pid = p["id"]
     res = {"id": pid, "fp32_ratio": None, "tf32_ratio": None, "exception": None}
     why = ctypes.create_string_buffer(512)
@@ -1437,14 +1424,10 @@ def run_problem(lib, p, timer, seed, inrun=None, warm_s=0.0):
                     failures.append(f"{name} output: {detail}")
                 del ref
                 torch.cuda.empty_cache()
-                if inrun is not None:
-                    if name not in inrun:
-                        failures.append(f"{name}: no in-run samples")
-                        continue
+                if alone:
                     timer.warm(lambda: ref_fn(p, ins), warm_s)
-                    t_torch = timer.medians_ms([lambda: ref_fn(p, ins)])[0]
-                    t_kbv = inrun[name]
-                    res[f"{name}_kbv_samples"] = inrun.get(f"n_{name}")
+                    res[f"{name}_torch_ms"] = timer.medians_ms([lambda: ref_fn(p, ins)])[0]
+                    continue
                 else:
                     t_torch, t_kbv = timer.medians_ms(
                         [lambda: ref_fn(p, ins),
@@ -1458,6 +1441,7 @@ def run_problem(lib, p, timer, seed, inrun=None, warm_s=0.0):
     finally:
         lib.kbvb_destroy(handle)
         set_tf32(False)
+    res["checks"] = list(failures)   # the output checks' failures, for combine.py
     slow = [n for n in ("fp32", "tf32") if res[f"{n}_ratio"] is not None and res[f"{n}_ratio"] > RATIO_LIMIT]
     if slow:
         failures.append("slower than PyTorch: " + ", ".join(f"{n} ratio {res[n + '_ratio']:.3f}" for n in slow))
@@ -1488,7 +1472,7 @@ def check_bf16(out, ref):
     return mx <= 2e-2 * max(scale, 1e-30), mx, f"max |d| {mx:.3g} vs 2e-2 * max |ref| {scale:.3g}"
 
 
-def run_problem_bf16(lib, p, timer, seed, inrun=None, warm_s=0.0):
+def run_problem_bf16(lib, p, timer, seed, alone=False, warm_s=0.0):
     """The BF16 setting's ratio of one problem (see the module's text)."""
     pid = p["id"]
     res = {"id": pid, "fp32_ratio": None, "tf32_ratio": None, "bf16_ratio": None, "exception": None}
@@ -1529,15 +1513,11 @@ def run_problem_bf16(lib, p, timer, seed, inrun=None, warm_s=0.0):
                     failures.append("bf16 output: " + detail)
                 del ref
                 torch.cuda.empty_cache()
-                if inrun is not None:
-                    if "bf16" not in inrun:
-                        failures.append("bf16: no in-run samples")
-                        t_torch = t_kbv = None
-                    else:
-                        timer.warm(lambda: ref_fn(p, bins), warm_s)
-                        t_torch = timer.medians_ms([lambda: ref_fn(p, bins)])[0]
-                        t_kbv = inrun["bf16"]
-                        res["bf16_kbv_samples"] = inrun.get("n_bf16")
+                if alone:
+                    timer.warm(lambda: ref_fn(p, bins), warm_s)
+                    t_torch = timer.medians_ms([lambda: ref_fn(p, bins)])[0]
+                    res["bf16_torch_ms"] = t_torch
+                    t_torch = None   # no ratio here
                 else:
                     t_torch, t_kbv = timer.medians_ms(
                         [lambda: ref_fn(p, bins),
@@ -1553,6 +1533,7 @@ def run_problem_bf16(lib, p, timer, seed, inrun=None, warm_s=0.0):
     finally:
         lib.kbvb_destroy(handle)
         set_tf32(False)
+    res["checks"] = list(failures)   # the output checks' failures, for combine.py
     r = res["bf16_ratio"]
     if r is not None and r > RATIO_LIMIT:
         failures.append(f"slower than PyTorch: bf16 ratio {r:.3f}")
@@ -1574,11 +1555,19 @@ def main():
     out = args.out or os.path.join("data", "parity",
                                    "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") +
                                    ("-bf16" if bf16 else "") + ".json")
-    inrun = run_medians(args.from_run) if args.from_run else None
-    if inrun is not None:
-        probs = [p for p in probs if p["id"] in inrun]
+    if args.torch_only and args.from_run:
+        print("parity: --torch-only and --from-run exclude each other (combine.py joins the two)", file=sys.stderr)
+        return 2
+    alone = args.torch_only or args.from_run is not None
+    medians = run_medians(args.from_run) if args.from_run else None
+    choices = run_choices(args.from_run) if args.from_run else {}
+    torch_method = f"alone, after {args.warm_s:g} s of warm-up, cold L2, CUDA events, median of {args.samples}"
+    if medians is not None:
+        probs = [p for p in probs if p["id"] in medians]
         method = {"kbv": f"in-run medians of collect's timed rounds ({os.path.basename(os.path.abspath(args.from_run))})",
-                  "torch": f"alone, after {args.warm_s:g} s of warm-up, cold L2, CUDA events, median of {args.samples}"}
+                  "torch": torch_method}
+    elif args.torch_only:
+        method = {"kbv": TORCH_ONLY, "torch": torch_method}
     else:
         method = {"kbv": "timed here, interleaved with PyTorch", "torch": "interleaved with kbv, cold L2, CUDA events"}
     doc = {"schema": "kbv-parity/1", "gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda,
@@ -1606,11 +1595,14 @@ def main():
             f.write("\n")
         os.replace(tmp, out)
 
+    if args.resume:
+        probs = [p for p in probs if p["id"] not in byid]
     for i, p in enumerate(probs):
         print(f"[{i + 1}/{len(probs)}] {p['id']}", file=sys.stderr, flush=True)
         try:
-            r = (run_problem_bf16 if bf16 else run_problem)(
-                lib, p, timer, args.seed, inrun.get(p["id"]) if inrun is not None else None, args.warm_s)
+            r = (run_problem_bf16 if bf16 else run_problem)(lib, p, timer, args.seed, alone, args.warm_s)
+            if medians is not None:
+                r = combine_problem(r, medians.get(p["id"]), choices, variants_of(doc))
         except Exception as ex:   # a failure of one problem is a result, not the end
             r = {"id": p["id"], "fp32_ratio": None, "tf32_ratio": None, "exception": f"unexplained: {type(ex).__name__}: {ex}"}
         byid[p["id"]] = r

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""tests/parity/combine.py - a parity file from a collect run's in-run
+medians and PyTorch times measured separately, with no GPU and no PyTorch.
+
+PyTorch's side of `parity.py --from-run` does not depend on the run: the
+model, its inputs and PyTorch's kernels are the same whichever collect the
+ratio divides.  `parity.py --torch-only` measures that side alone (the
+output checks against kbv's reference, and PyTorch timed as a user times
+it) on a GPU host, whenever there is device time; this program then
+divides the run's medians by it on any machine, once the run is whole:
+
+    python3 tests/parity/parity.py --torch-only --out T.json          (GPU)
+    python3 tests/parity/combine.py --from-run RUN_DIR --torch T.json  (CPU)
+
+For each problem of T.json with in-run samples: <variant>_kbv_ms is the
+median of the run's samples of that variant over every set (the worker's
+own rounds), <variant>_ratio = kbv / torch, <variant>_choice the kernel the
+run's baseline records name, and the exception is recomputed from T.json's
+output-check failures ("checks") and the ratios over 1.05, with the reasons
+of data/parity/known.json.  Problems without in-run samples are left out
+and counted.  The output (default data/parity/<gpu>.json, or -bf16) is
+written atomically; a T.json that is not a --torch-only parity file, or a
+run without a journal, exits 2 naming the file.
+
+usage: combine.py --from-run RUN_DIR --torch FILE [--out FILE]"""
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from known import exception_text  # noqa: E402
+
+RATIO_LIMIT = 1.05
+TORCH_ONLY = "none: PyTorch alone (parity.py --torch-only); combine.py divides a run's medians by it"
+
+
+def journal_path(run_dir):
+    """RUN_DIR's journal (samples.jsonl, or the .gz of an archived run).
+    Raises FileNotFoundError naming both."""
+    for name in ("samples.jsonl", "samples.jsonl.gz"):
+        path = os.path.join(run_dir, name)
+        if os.path.exists(path):
+            return path
+    raise FileNotFoundError(f"{run_dir}: no samples.jsonl or samples.jsonl.gz")
+
+
+def journal_records(run_dir):
+    """The records of RUN_DIR's journal, skipping a torn last line."""
+    path = journal_path(run_dir)
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        for line in f:
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue
+
+
+def run_medians(run_dir):
+    """{problem: {"fp32": median ms, ..., "n_fp32": samples, ...}} over
+    every set of a collect run's journal, for the variants fp32, tf32 and
+    bf16."""
+    times = {}
+    for r in journal_records(run_dir):
+        if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32", "bf16") and r.get("gpu_ms") is not None:
+            times.setdefault(r["problem"], {}).setdefault(r["variant"], []).append(r["gpu_ms"])
+    out = {}
+    for pid, v in times.items():
+        out[pid] = {k: statistics.median(x) for k, x in v.items()}
+        out[pid].update({f"n_{k}": len(x) for k, x in v.items()})
+    return out
+
+
+def run_choices(run_dir):
+    """{(problem, variant): the kernel choice of the run's first baseline
+    record of it}: what the timed baseline ran (pinned or timed)."""
+    out = {}
+    for r in journal_records(run_dir):
+        if r.get("type") == "baseline" and isinstance(r.get("choice"), str):
+            out.setdefault((r.get("problem"), r.get("variant")), r["choice"])
+    return out
+
+
+def combine_problem(torch_rec, inrun, choices, variants):
+    """One problem's parity record: torch_rec (a --torch-only record) with
+    the run's medians (inrun, run_medians' entry, or None) and choices
+    divided in, its exception recomputed.  Returns a new dict."""
+    res = dict(torch_rec)
+    if "checks" not in res:
+        return res   # it never reached PyTorch's side (no baseline, no reference): its exception says why
+    pid = res["id"]
+    failures = list(res.get("checks") or [])
+    for name in variants:
+        t_torch = res.get(f"{name}_torch_ms")
+        if t_torch is None:
+            continue   # the output check failed or PyTorch did not run: checks says why
+        if not inrun or name not in inrun:
+            failures.append(f"{name}: no in-run samples")
+            continue
+        res[f"{name}_kbv_ms"] = inrun[name]
+        res[f"{name}_kbv_samples"] = inrun.get(f"n_{name}")
+        res[f"{name}_ratio"] = inrun[name] / t_torch if t_torch > 0 else None
+        if (pid, name) in choices:
+            res[f"{name}_choice"] = choices[(pid, name)]
+    slow = [n for n in variants if (res.get(f"{n}_ratio") or 0) > RATIO_LIMIT]
+    if slow:
+        failures.append("slower than PyTorch: " + ", ".join(f"{n} ratio {res[n + '_ratio']:.3f}" for n in slow))
+    res["exception"] = exception_text(pid, "; ".join(failures)) if failures else None
+    return res
+
+
+def variants_of(doc):
+    return ("bf16",) if doc.get("precision") == "bf16" else ("fp32", "tf32")
+
+
+def combine(torch_doc, run_dir):
+    """(the combined parity document, ids of torch_doc without in-run
+    samples).  torch_doc must be a --torch-only file."""
+    medians = run_medians(run_dir)
+    choices = run_choices(run_dir)
+    variants = variants_of(torch_doc)
+    doc = {k: v for k, v in torch_doc.items() if k != "problems"}
+    doc["method"] = {"kbv": f"in-run medians of collect's timed rounds ({os.path.basename(os.path.abspath(run_dir))})",
+                     "torch": torch_doc["method"]["torch"]}
+    problems, absent = [], []
+    for r in torch_doc["problems"]:
+        if r["id"] not in medians:
+            absent.append(r["id"])
+            continue
+        problems.append(combine_problem(r, medians[r["id"]], choices, variants))
+    doc["problems"] = problems
+    return doc, absent
+
+
+def load_torch_file(path):
+    """A --torch-only parity file.  Raises ValueError naming the file."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as ex:
+        raise ValueError(f"{path}: {ex}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("problems"), list):
+        raise ValueError(f"{path}: not a parity file (no \"problems\" list)")
+    if (doc.get("method") or {}).get("kbv") != TORCH_ONLY:
+        raise ValueError(f"{path}: not made by parity.py --torch-only (its method.kbv is {doc.get('method', {}).get('kbv')!r})")
+    if not all(isinstance(r, dict) and isinstance(r.get("id"), str) for r in doc["problems"]):
+        raise ValueError(f"{path}: a problem record without an id")
+    return doc
+
+
+def write_atomic(path, doc):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def default_out(doc):
+    gpu = "".join(c if c.isalnum() else "-" for c in str(doc.get("gpu", "gpu")).lower()).strip("-")
+    return os.path.join("data", "parity", gpu + ("-bf16" if doc.get("precision") == "bf16" else "") + ".json")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="combine.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--from-run", required=True, metavar="RUN_DIR", help="the collect run whose medians are kbv's side")
+    ap.add_argument("--torch", required=True, metavar="FILE", help="PyTorch's side, from parity.py --torch-only")
+    ap.add_argument("--out", default=None, help="output JSON (default data/parity/<gpu>.json or <gpu>-bf16.json)")
+    args = ap.parse_args(argv[1:])
+    try:
+        torch_doc = load_torch_file(args.torch)
+        doc, absent = combine(torch_doc, args.from_run)
+    except (ValueError, OSError) as ex:
+        print(f"combine: {ex}", file=sys.stderr)
+        return 2
+    out = args.out or default_out(doc)
+    write_atomic(out, doc)
+    bad = [r for r in doc["problems"] if r.get("exception")]
+    print(f"combine: {len(doc['problems'])} problems, {len(bad)} with exceptions, "
+          f"{len(absent)} without in-run samples left out -> {out}", file=sys.stderr)
+    for r in bad:
+        print(f"  {r['id']}: {r['exception']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
