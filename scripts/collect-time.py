@@ -11,38 +11,19 @@ the builds, which run before the first pair.  The suite issue's speed
 target is this figure for one candidate set: at most 20 minutes.
 """
 import argparse
-import json
-import re
+import signal
 import sys
 
-from runjournal import journal
-
-
+from runjournal import pair_seconds
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # quiet when piped into head
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run")
     ap.add_argument("--top", type=int, default=10)
     a = ap.parse_args()
-    sets, pairs = {}, []
-    with journal(a.run, "collect-time") as f:
-        for line in f:
-            if '"type":"status"' not in line:
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue  # a torn last line of an interrupted run
-            sec = r.get("seconds")
-            if not isinstance(sec, (int, float)):
-                continue  # missing pairs and statuses written by the supervisor
-            s = sets.setdefault(r["set"], {"pairs": 0, "seconds": 0.0, "phases": {}})
-            s["pairs"] += 1
-            s["seconds"] += sec
-            for name, val in re.findall(r"(\w+) ([0-9.]+)", r.get("detail", "")):
-                s["phases"][name] = s["phases"].get(name, 0.0) + float(val)
-            pairs.append((sec, r["set"], r["problem"], r.get("status", "?"), r.get("detail", "")))
+    sets, pairs = pair_seconds(a.run, "collect-time")
     if not pairs:
         sys.exit("collect-time: %s has no timed pair status" % a.run)
     total = 0.0

@@ -15,3 +15,34 @@ def journal(run, who):
         if os.path.exists(path):
             return gzip.open(path, "rt") if name.endswith(".gz") else open(path)
     sys.exit("%s: no samples.jsonl(.gz) in %s" % (who, run))
+
+
+def pair_seconds(run, who):
+    """Where a run's collect time went: (sets, pairs).  sets maps a set to
+    {"pairs", "seconds", "phases": {phase: seconds}}; pairs is a list of
+    (seconds, set, problem, status, detail).  The seconds are each worker
+    status record's "seconds" (the worker's life from start to status, what
+    one GPU spends on the pair); the phases are those its detail names
+    (setup, checks, probes, timing, memory).  Pairs without a worker (no
+    candidate, statuses the supervisor wrote) are not counted."""
+    import json
+    import re
+    sets, pairs = {}, []
+    with journal(run, who) as f:
+        for line in f:
+            if '"type":"status"' not in line:
+                continue
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # a torn last line of an interrupted run
+            sec = r.get("seconds")
+            if not isinstance(sec, (int, float)):
+                continue
+            s = sets.setdefault(r["set"], {"pairs": 0, "seconds": 0.0, "phases": {}})
+            s["pairs"] += 1
+            s["seconds"] += sec
+            for name, val in re.findall(r"(\w+) ([0-9.]+)", r.get("detail", "")):
+                s["phases"][name] = s["phases"].get(name, 0.0) + float(val)
+            pairs.append((sec, r["set"], r["problem"], r.get("status", "?"), r.get("detail", "")))
+    return sets, pairs
