@@ -12,9 +12,12 @@
 #include "nmap.h"
 #include "schema.h"
 
-enum { P_FP32 = 0, P_TF32 = 1, P_NB = 2 };
-static const char *const base_names[P_NB] = {KBV_VAR_FP32, KBV_VAR_TF32};
-static const char *const ratio_keys[P_NB] = {"fp32_ratio", "tf32_ratio"};
+/* The BF16 setting's baseline is measured apart (parity.py --precision
+ * bf16) and only where a run has it, so its ratio is optional: judged when
+ * present, never missed. */
+enum { P_FP32 = 0, P_TF32 = 1, P_BF16 = 2, P_NB = 3 };
+static const char *const base_names[P_NB] = {KBV_VAR_FP32, KBV_VAR_TF32, KBV_VAR_BF16};
+static const char *const ratio_keys[P_NB] = {"fp32_ratio", "tf32_ratio", "bf16_ratio"};
 
 /* One problem of the run as parity.json measured it. */
 typedef struct pentry {
@@ -87,8 +90,7 @@ static int read_entries(const cJSON *d, const char *path, const nmap *by_id, pen
         pentry *q = &ent[qi];
         if (q->measured) return err_set(e, KBV_EINPUT, "%s: problem '%s' appears twice", path, id);
         q->measured = 1;
-        q->ratio[P_FP32] = r[P_FP32];
-        q->ratio[P_TF32] = r[P_TF32];
+        for (int b = 0; b < P_NB; b++) q->ratio[b] = r[b];
         q->exception = cJSON_IsString(ex) && *ex->valuestring ? ex->valuestring : NULL;
     }
     return 0;
@@ -109,9 +111,9 @@ static cJSON *verdict(const char *id, const pentry *q)
     } else {
         for (int b = 0; b < P_NB; b++) {
             int w = 0;
-            if (isnan(q->ratio[b]))
+            if (isnan(q->ratio[b]) && b != P_BF16)
                 w = snprintf(reason + k, sizeof reason - k, "%sno %s ratio measured", k ? "; " : "", base_names[b]);
-            else if (q->ratio[b] > PARITY_LIMIT)
+            else if (!isnan(q->ratio[b]) && q->ratio[b] > PARITY_LIMIT)
                 w = snprintf(reason + k, sizeof reason - k, "%sslower than PyTorch: %s ratio %.3f", k ? "; " : "",
                              base_names[b], q->ratio[b]);
             if (w > 0 && (size_t)w < sizeof reason - k) k += (size_t)w;
@@ -145,7 +147,8 @@ int parity_add(const char *run_dir, const run_data *r, cJSON *root, kbv_err *e)
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < r->n_problems; i++) ent[i].ratio[P_FP32] = ent[i].ratio[P_TF32] = NAN;
+    for (size_t i = 0; i < r->n_problems; i++)
+        for (int b = 0; b < P_NB; b++) ent[i].ratio[b] = NAN;
     if ((rc = jio_load(path, &doc, e)) || (rc = read_header(doc, path, out, e)) ||
         (rc = nmap_build(r->problem_ids, r->n_problems, &by_id, e)) || (rc = read_entries(doc, path, by_id, ent, e)))
         goto done;

@@ -501,7 +501,7 @@ static int read_set(rmodel *m, const cJSON *s, int idx, rm_set *out, kbv_err *e)
 
 /* --- parity ------------------------------------------------------------------ */
 
-static const char *const parity_base_names[RM_NB] = {"fp32_ratio", "tf32_ratio"};
+static const char *const parity_base_names[RM_NBX] = {"fp32_ratio", "tf32_ratio", "bf16_ratio"};
 
 /* One problem of analysis.json's "parity" (analyze's verdict). */
 static int read_parity_item(const cJSON *it, const char *w, rm_parity *q, kbv_err *e)
@@ -511,7 +511,7 @@ static int read_parity_item(const cJSON *it, const char *w, rm_parity *q, kbv_er
         return err_set(e, KBV_EINPUT, "%s: expected an object", w);
     if ((rc = jio_get_str(it, "problem", w, &q->id, e)) || (rc = jio_get_bool(it, "within", w, &within, e)))
         return rc;
-    for (int b = 0; b < RM_NB; b++)
+    for (int b = 0; b < RM_NBX; b++)
         if (opt_num(it, parity_base_names[b], &q->ratio[b]) || (!isnan(q->ratio[b]) && !(q->ratio[b] >= 0)))
             return err_set(e, KBV_EINPUT, "%s (%s): \"%s\" must be a number >= 0 or null", w, q->id,
                            parity_base_names[b]);

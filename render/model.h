@@ -102,7 +102,7 @@ typedef struct rm_drift {
  * problem of the run.  Strings are borrowed from the model's analysis. */
 typedef struct rm_parity {
     const char *id;
-    double ratio[RM_NB];      /* kbv median / PyTorch median; NaN where null */
+    double ratio[RM_NBX];     /* kbv median / PyTorch median per baseline (bf16 too); NaN where null */
     int flagged;              /* not within the limit */
     const char *reason;       /* why not; NULL when within */
 } rm_parity;

@@ -369,13 +369,13 @@ static void parity_ratio(char *buf, size_t n, double v)
  * run order, with its whole reason (wrapped). */
 int rtab_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
 {
-    static const char *const dh[] = {"problem", "fp32\nratio", "tf32\nratio", "reason"};
+    static const char *const dh[] = {"problem", "fp32\nratio", "tf32\nratio", "bf16\nratio", "reason"};
     /* What parity was measured on goes into every row of the CSV, whose
      * first line must be its header for CSV readers. */
-    static const char *const ch[] = {"id", "fp32_ratio", "tf32_ratio", "reason", "gpu", "torch", "cuda",
-                                     "samples", "limit"};
+    static const char *const ch[] = {"id", "fp32_ratio", "tf32_ratio", "bf16_ratio", "reason", "gpu", "torch",
+                                     "cuda", "samples", "limit"};
     int rc;
-    if ((rc = tbl_init(disp, 4, dh, "lrrw", e)) || (rc = tbl_init(data, 9, ch, "lrrlllll", e)))
+    if ((rc = tbl_init(disp, 5, dh, "lrrrw", e)) || (rc = tbl_init(data, 10, ch, "lrrrllllll", e)))
         return rc;
     char ns[32], lim[32];
     snprintf(ns, sizeof ns, "%ld", r->m->parity_samples);
@@ -384,20 +384,20 @@ int rtab_parity(rctx *r, tbl *disp, tbl *data, kbv_err *e)
         const rm_parity *q = &r->m->parity[i];
         if (!q->flagged)
             continue;
-        char a[32], b[32], da[48], db[48];
-        parity_ratio(a, sizeof a, q->ratio[RM_FP32]);
-        parity_ratio(b, sizeof b, q->ratio[RM_TF32]);
+        char a[RM_NBX][32], d[RM_NBX][48];
+        for (int b = 0; b < RM_NBX; b++) {
+            parity_ratio(a[b], sizeof a[b], q->ratio[b]);
+            fmt_g(d[b], sizeof d[b], q->ratio[b]);
+        }
         /* The reason wraps in its column, whole: a cut reason left the
          * reader without the measurement that explains it. */
         const char *why = parity_reason(q);
-        const char *cp[4] = {q->id, a, b, why};
+        const char *cp[5] = {q->id, a[RM_FP32], a[RM_TF32], a[RM_BF16], why};
         if ((rc = tbl_add(disp, cp, 0, 0, e)))
             return rc;
-        fmt_g(da, sizeof da, q->ratio[RM_FP32]);
-        fmt_g(db, sizeof db, q->ratio[RM_TF32]);
-        const char *dp[9] = {q->id, da, db, why, r->m->parity_gpu ? r->m->parity_gpu : "",
-                             r->m->parity_torch ? r->m->parity_torch : "", r->m->parity_cuda ? r->m->parity_cuda : "",
-                             ns, lim};
+        const char *dp[10] = {q->id, d[RM_FP32], d[RM_TF32], d[RM_BF16], why,
+                              r->m->parity_gpu ? r->m->parity_gpu : "", r->m->parity_torch ? r->m->parity_torch : "",
+                              r->m->parity_cuda ? r->m->parity_cuda : "", ns, lim};
         if ((rc = tbl_add(data, dp, 0, 0, e)))
             return rc;
     }

@@ -93,6 +93,28 @@ if not (d["precision"] == "bf16" and c["bf16_ratio"] == 1.0 and c["exception"] i
 if by["L1_001_square_matrix_multiplication"]["exception"] != "kbv baseline unavailable here: no":
     print("parity_combine: a record without checks lost its exception"); sys.exit(1)
 P
+# --torch-bf16 adds the bf16 keys to the fp32/tf32 record, one exception for both.
+cat >"$tmp/b2.json" <<J
+{"schema": "kbv-parity/1", "gpu": "G", "precision": "bf16", "samples": 9,
+ "method": {"kbv": "$only", "torch": "alone"}, "problems": [
+ {"id": "L1_001_square_matrix_multiplication", "fp32_ratio": null, "tf32_ratio": null, "bf16_ratio": null, "exception": null, "checks": ["bf16 output: max |d| 2"], "bf16_torch_ms": 0.5}]}
+J
+printf '{"type": "time", "set": "t", "problem": "L1_001_square_matrix_multiplication", "variant": "bf16", "round": 0, "gpu_ms": 0.6}\n' >>"$tmp/run/samples.jsonl.new"
+{ head -n -1 "$tmp/run/samples.jsonl"; cat "$tmp/run/samples.jsonl.new"; } >"$tmp/run/s" && mv "$tmp/run/s" "$tmp/run/samples.jsonl"
+python3 tests/parity/combine.py --from-run "$tmp/run" --torch "$tmp/t.json" --torch-bf16 "$tmp/b2.json" --out "$tmp/pm.json" \
+    >"$tmp/out" 2>&1 || fail "--torch-bf16: exit $?: $(cat "$tmp/out")"
+python3 - "$tmp/pm.json" <<'P' || exit 1
+import json, sys
+by = {r["id"]: r for r in json.load(open(sys.argv[1]))["problems"]}
+a = by["L1_001_square_matrix_multiplication"]
+want = "unexplained: slower than PyTorch: tf32 ratio 1.100; bf16 output: max |d| 2; slower than PyTorch: bf16 ratio 1.200"
+if abs(a["bf16_ratio"] - 1.2) > 1e-12 or a["fp32_ratio"] != 1.0 or a["exception"] != want or "checks" in a:
+    print("parity_combine: merged record %r" % a); sys.exit(1)
+if "bf16_ratio" in by["L1_019_relu"]:
+    print("parity_combine: a problem without a bf16 record got bf16 keys"); sys.exit(1)
+P
+python3 tests/parity/combine.py --from-run "$tmp/run" --torch "$tmp/t.json" --torch-bf16 "$tmp/t.json" --out "$tmp/x.json" >"$tmp/out" 2>&1
+[ $? -eq 2 ] && grep -q "not a file of the BF16 setting" "$tmp/out" || fail "an fp32 file as --torch-bf16: $(cat "$tmp/out")"
 # Bad input: not a --torch-only file (a combined one), a run without a journal.
 python3 tests/parity/combine.py --from-run "$tmp/run" --torch "$tmp/p.json" --out "$tmp/x.json" >"$tmp/out" 2>&1
 [ $? -eq 2 ] || fail "a combined file as --torch did not exit 2"

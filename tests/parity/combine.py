@@ -22,7 +22,10 @@ and counted.  The output (default data/parity/<gpu>.json, or -bf16) is
 written atomically; a T.json that is not a --torch-only parity file, or a
 run without a journal, exits 2 naming the file.
 
-usage: combine.py --from-run RUN_DIR --torch FILE [--out FILE]"""
+With --torch-bf16 FILE (--torch-only --precision bf16), each problem's
+record also gets the bf16 keys, and its exception covers both settings.
+
+usage: combine.py --from-run RUN_DIR --torch FILE [--torch-bf16 FILE] [--out FILE]"""
 import argparse
 import gzip
 import json
@@ -83,13 +86,15 @@ def run_choices(run_dir):
     return out
 
 
-def combine_problem(torch_rec, inrun, choices, variants):
-    """One problem's parity record: torch_rec (a --torch-only record) with
-    the run's medians (inrun, run_medians' entry, or None) and choices
-    divided in, its exception recomputed.  Returns a new dict."""
+def measure(torch_rec, inrun, choices, variants):
+    """(record, failures): torch_rec (a --torch-only record) with the run's
+    medians (inrun, run_medians' entry, or None) and choices divided in,
+    and the failures its exception is made of.  A record that never reached
+    PyTorch's side (no "checks": no baseline, no reference) is returned as
+    it is, its exception the one failure."""
     res = dict(torch_rec)
     if "checks" not in res:
-        return res   # it never reached PyTorch's side (no baseline, no reference): its exception says why
+        return res, [res["exception"]] if res.get("exception") else []
     pid = res["id"]
     failures = list(res.get("checks") or [])
     for name in variants:
@@ -107,7 +112,15 @@ def combine_problem(torch_rec, inrun, choices, variants):
     slow = [n for n in variants if (res.get(f"{n}_ratio") or 0) > RATIO_LIMIT]
     if slow:
         failures.append("slower than PyTorch: " + ", ".join(f"{n} ratio {res[n + '_ratio']:.3f}" for n in slow))
-    res["exception"] = exception_text(pid, "; ".join(failures)) if failures else None
+    return res, failures
+
+
+def combine_problem(torch_rec, inrun, choices, variants):
+    """One problem's parity record (measure), its exception recomputed with
+    known.json's reasons.  Returns a new dict."""
+    res, failures = measure(torch_rec, inrun, choices, variants)
+    if "checks" in res:
+        res["exception"] = exception_text(res["id"], "; ".join(failures)) if failures else None
     return res
 
 
@@ -115,21 +128,34 @@ def variants_of(doc):
     return ("bf16",) if doc.get("precision") == "bf16" else ("fp32", "tf32")
 
 
-def combine(torch_doc, run_dir):
+def combine(torch_doc, run_dir, bf16_doc=None):
     """(the combined parity document, ids of torch_doc without in-run
-    samples).  torch_doc must be a --torch-only file."""
+    samples).  torch_doc must be a --torch-only file; bf16_doc, a
+    --torch-only file of the BF16 setting, adds each problem's bf16 keys
+    (bf16_ratio, ...) to its record, one exception covering both."""
     medians = run_medians(run_dir)
     choices = run_choices(run_dir)
-    variants = variants_of(torch_doc)
     doc = {k: v for k, v in torch_doc.items() if k != "problems"}
     doc["method"] = {"kbv": f"in-run medians of collect's timed rounds ({os.path.basename(os.path.abspath(run_dir))})",
                      "torch": torch_doc["method"]["torch"]}
+    bf16 = {r["id"]: r for r in (bf16_doc or {}).get("problems", [])}
     problems, absent = [], []
     for r in torch_doc["problems"]:
-        if r["id"] not in medians:
-            absent.append(r["id"])
+        pid = r["id"]
+        if pid not in medians:
+            absent.append(pid)
             continue
-        problems.append(combine_problem(r, medians[r["id"]], choices, variants))
+        res, failures = measure(r, medians[pid], choices, variants_of(torch_doc))
+        if "checks" not in r and pid not in bf16:
+            problems.append(res)   # never reached PyTorch: its exception stays as parity.py wrote it
+            continue
+        if pid in bf16:
+            b, bfail = measure(bf16[pid], medians[pid], choices, ("bf16",))
+            res.update({k: v for k, v in b.items() if k.startswith("bf16_")})
+            failures += bfail
+        res.pop("checks", None)
+        res["exception"] = exception_text(pid, "; ".join(failures)) if failures else None
+        problems.append(res)
     doc["problems"] = problems
     return doc, absent
 
@@ -168,11 +194,16 @@ def main(argv):
     ap = argparse.ArgumentParser(prog="combine.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--from-run", required=True, metavar="RUN_DIR", help="the collect run whose medians are kbv's side")
     ap.add_argument("--torch", required=True, metavar="FILE", help="PyTorch's side, from parity.py --torch-only")
+    ap.add_argument("--torch-bf16", default=None, metavar="FILE",
+                    help="the BF16 setting's PyTorch side (parity.py --torch-only --precision bf16): adds bf16 ratios")
     ap.add_argument("--out", default=None, help="output JSON (default data/parity/<gpu>.json or <gpu>-bf16.json)")
     args = ap.parse_args(argv[1:])
     try:
         torch_doc = load_torch_file(args.torch)
-        doc, absent = combine(torch_doc, args.from_run)
+        bf16_doc = load_torch_file(args.torch_bf16) if args.torch_bf16 else None
+        if bf16_doc is not None and bf16_doc.get("precision") != "bf16":
+            raise ValueError(f"{args.torch_bf16}: not a file of the BF16 setting (no \"precision\": \"bf16\")")
+        doc, absent = combine(torch_doc, args.from_run, bf16_doc)
     except (ValueError, OSError) as ex:
         print(f"combine: {ex}", file=sys.stderr)
         return 2
