@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# scripts/suite-finish.sh RUN [TORCH_FP32 [TORCH_BF16]] - what follows a
+# whole-suite collect, on any machine (no GPU): the run archived as the
+# snapshot with its parity, and the figures the README and the notes quote.
+#
+#   RUN          the whole run: a folder, or the suite-run.tar.gz of
+#                scripts/suite-session.sh (unpacked into runs/<run id>)
+#   TORCH_FP32   PyTorch's side of parity (tests/parity/parity.py
+#                --torch-only), TORCH_BF16 its BF16 twin (--precision bf16)
+#
+# Steps, each stopping the script on failure:
+#   1. kbv verify: the run is whole and as collect sealed it;
+#   2. kbv analyze, scripts/compare-expected.py --all: every pair has its
+#      set's class;
+#   3. with TORCH_FP32: tests/parity/combine.py writes data/parity/<gpu>.json
+#      from the run's medians (bf16 too with TORCH_BF16), copied into the
+#      run as parity.json and sealed beside collect's lines;
+#   4. kbv analyze again (with parity), scripts/run-figures.py into RUN.figures.md (the
+#      headline per set and level, collect time, parity worst ten);
+#   5. make snapshot: the run becomes data/snapshots/<run id>, replacing
+#      the old one; kbv report renders it, and its inflation and fast_p
+#      figures are copied to docs/ for the README.
+# The bf16 kernel choices of the run can then be added to the committed
+# table (scripts/pins.py RUN --merge data/baselines/<gpu>.json --out ...);
+# that changes the harness digest, so it is left to the caller.
+set -euo pipefail
+src=${1:?usage: scripts/suite-finish.sh RUN [TORCH_FP32 [TORCH_BF16]]}
+torch=${2:-}
+torch_bf16=${3:-}
+build=${KBV_BUILD:-build}
+cd "$(dirname "$0")/.."
+say() { echo "suite-finish: $*"; }
+[ -x "$build/kbv" ] || { say "$build/kbv not built (make all)" >&2; exit 2; }
+
+if [ -f "$src" ]; then
+    tmp=$(mktemp -d runs/.finish.XXXXXX)
+    tar -C "$tmp" -xzf "$src" || { say "$src does not unpack" >&2; exit 2; }
+    man=$(find "$tmp" -name manifest.json | head -n 1)
+    [ -n "$man" ] || { say "$src holds no manifest.json" >&2; exit 2; }
+    id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$man")
+    rm -rf "runs/$id" && mv "$(dirname "$man")" "runs/$id" && rm -rf "$tmp"
+    run="runs/$id"
+else
+    run=$src
+fi
+[ -f "$run/manifest.json" ] || { say "$run/manifest.json not found" >&2; exit 2; }
+say "run $run"
+
+"$build/kbv" verify "$run" || { say "$run fails kbv verify: not whole, or changed since collect sealed it" >&2; exit 1; }
+"$build/kbv" analyze "$run"
+expected=$(python3 scripts/compare-expected.py "$run" --all) || true
+echo "$expected" | grep -E '^!!|expectations' || true
+if echo "$expected" | grep -q '^!!'; then
+    say "some pairs do not have their set's expected class (above): look before archiving" >&2
+    exit 1
+fi
+
+if [ -n "$torch" ]; then
+    gpu=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"]["name"])' "$run/manifest.json" |
+          tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
+    bf=()
+    [ -n "$torch_bf16" ] && bf=(--torch-bf16 "$torch_bf16")
+    python3 tests/parity/combine.py --from-run "$run" --torch "$torch" "${bf[@]}" --out "data/parity/$gpu.json"
+    if [ -f "$run/parity.json" ]; then
+        say "$run already has a parity.json: kept (a sealed run's file is not replaced)"
+    else
+        cp "data/parity/$gpu.json" "$run/parity.json"
+        (cd "$run" && sha256sum parity.json >>SHA256SUMS)
+    fi
+fi
+
+"$build/kbv" analyze "$run"
+par=()
+[ -f "$run/parity.json" ] && par=(--parity "$run/parity.json")
+figs="$(dirname "$run")/$(basename "$run").figures.md"   # beside the run: kbv verify wants nothing unlisted in it
+python3 scripts/run-figures.py "$run" "${par[@]}" >"$figs"
+say "figures: $figs"
+
+scripts/snapshot.sh "$run" "$build"
+"$build/kbv" report "$run" >/dev/null
+for f in inflation fast_p_tf32; do
+    [ -f "$run/report/figures/$f.png" ] && cp "$run/report/figures/$f.png" "docs/${f%_tf32}.png"
+done
+say "done: data/snapshots/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$run/manifest.json"), docs/inflation.png, docs/fast_p.png, $figs"
