@@ -24,7 +24,7 @@ import os
 import statistics
 import sys
 
-from runjournal import journal
+from runjournal import records
 
 
 
@@ -45,20 +45,13 @@ def main():
     a = ap.parse_args()
     rounds = collections.defaultdict(list)   # (set, problem, round) -> [(variant, gpu_ms)] in journal order
     preroll = {}
-    with journal(a.run, "predecessor") as f:
-        for line in f:
-            if '"type":"time"' not in line:
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue  # a torn last line of an interrupted run
-            if r.get("same_as"):
-                continue  # not a call of its own (the fp32 sample recorded for tf32)
-            key = (r["set"], r["problem"])
-            rounds[key + (r["round"],)].append((r["variant"], r["gpu_ms"]))
-            if "preroll" in r:
-                preroll[key + (r["variant"],)] = r["preroll"]
+    for r in records(a.run, "predecessor", "time"):
+        if r.get("same_as"):
+            continue  # not a call of its own (the fp32 sample recorded for tf32)
+        key = (r["set"], r["problem"])
+        rounds[key + (r["round"],)].append((r["variant"], r["gpu_ms"]))
+        if "preroll" in r:
+            preroll[key + (r["variant"],)] = r["preroll"]
     groups = collections.defaultdict(lambda: collections.defaultdict(list))
     for (s, p, _), calls in rounds.items():
         for i, (v, ms) in enumerate(calls):

@@ -17,6 +17,22 @@ def journal(run, who):
     sys.exit("%s: no samples.jsonl(.gz) in %s" % (who, run))
 
 
+def records(run, who, rtype):
+    """The journal's records of one type ("time", "status", ...), skipping
+    a torn last line of an interrupted run; a line is parsed only when it
+    names the type, which keeps a scan of a large journal fast."""
+    import json
+    needle = '"type":"%s"' % rtype
+    with journal(run, who) as f:
+        for line in f:
+            if needle not in line:
+                continue
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue
+
+
 def pair_seconds(run, who):
     """Where a run's collect time went: (sets, pairs).  sets maps a set to
     {"pairs", "seconds", "phases": {phase: seconds}}; pairs is a list of
@@ -25,24 +41,16 @@ def pair_seconds(run, who):
     one GPU spends on the pair); the phases are those its detail names
     (setup, checks, probes, timing, memory).  Pairs without a worker (no
     candidate, statuses the supervisor wrote) are not counted."""
-    import json
     import re
     sets, pairs = {}, []
-    with journal(run, who) as f:
-        for line in f:
-            if '"type":"status"' not in line:
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue  # a torn last line of an interrupted run
-            sec = r.get("seconds")
-            if not isinstance(sec, (int, float)):
-                continue
-            s = sets.setdefault(r["set"], {"pairs": 0, "seconds": 0.0, "phases": {}})
-            s["pairs"] += 1
-            s["seconds"] += sec
-            for name, val in re.findall(r"(\w+) ([0-9.]+)", r.get("detail", "")):
-                s["phases"][name] = s["phases"].get(name, 0.0) + float(val)
-            pairs.append((sec, r["set"], r["problem"], r.get("status", "?"), r.get("detail", "")))
+    for r in records(run, who, "status"):
+        sec = r.get("seconds")
+        if not isinstance(sec, (int, float)):
+            continue
+        s = sets.setdefault(r["set"], {"pairs": 0, "seconds": 0.0, "phases": {}})
+        s["pairs"] += 1
+        s["seconds"] += sec
+        for name, val in re.findall(r"(\w+) ([0-9.]+)", r.get("detail", "")):
+            s["phases"][name] = s["phases"].get(name, 0.0) + float(val)
+        pairs.append((sec, r["set"], r["problem"], r.get("status", "?"), r.get("detail", "")))
     return sets, pairs

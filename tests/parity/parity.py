@@ -71,7 +71,7 @@ CHUNK = 1 << 26   # elements per float64 slice in check()
 # Known reasons why a ratio may exceed the limit or a check may differ.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from known import exception_text  # noqa: E402
-from combine import TORCH_ONLY, combine_problem, run_choices, run_medians, variants_of  # noqa: E402
+from combine import TORCH_ONLY, combine_problem, run_choices, run_medians, variants_of, write_atomic  # noqa: E402
 
 
 def parse_args():
@@ -1588,12 +1588,7 @@ def main():
         # after every problem, so that a run cut short keeps what it measured
         doc["problems"] = sorted(byid.values(),
                                  key=lambda r: order.index(r["id"]) if r["id"] in order else 1 << 30)
-        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-        tmp = out + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
-        os.replace(tmp, out)
+        write_atomic(out, doc)
 
     if args.resume:
         probs = [p for p in probs if p["id"] not in byid]
