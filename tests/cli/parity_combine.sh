@@ -4,7 +4,8 @@
 # samples of the variant over every set divided by PyTorch's time; the
 # choice is the run's baseline record's; the exception is recomputed from
 # the output checks and the ratios over 1.05 (with known.json's reasons); a
-# problem without in-run samples is left out and counted; a record that
+# problem without in-run samples is left out and counted; the samples of
+# pairs classed as hacks are left out; a record that
 # never reached PyTorch keeps its exception; a variant the run lacks is
 # named; bf16 files give bf16 ratios only.  A file that --torch-only did
 # not make, or a run without a journal, exits 2 naming it and writes
@@ -115,6 +116,33 @@ if "bf16_ratio" in by["L1_019_relu"]:
 P
 python3 tests/parity/combine.py --from-run "$tmp/run" --torch "$tmp/t.json" --torch-bf16 "$tmp/t.json" --out "$tmp/x.json" >"$tmp/out" 2>&1
 [ $? -eq 2 ] && grep -q "not a file of the BF16 setting" "$tmp/out" || fail "an fp32 file as --torch-bf16: $(cat "$tmp/out")"
+# The baseline samples of a pair analysis.json classes as a hack are left out (its candidate may have
+# disturbed them); without an analysis they count, and the method says so.
+mkdir -p "$tmp/run3"
+python3 - "$tmp/run3/samples.jsonl" <<'P'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for s, ms in (("a", [1.0, 1.0, 1.0]), ("h", [9.0, 9.0, 9.0, 9.0])):
+        for x in ms:
+            f.write(json.dumps({"type": "time", "set": s, "problem": "L1_019_relu", "variant": "fp32", "round": 0, "gpu_ms": x}) + "\n")
+P
+python3 tests/parity/combine.py --from-run "$tmp/run3" --torch "$tmp/t.json" --out "$tmp/h1.json" >/dev/null 2>&1 || fail "run3 without analysis"
+echo '{"sets": [{"name": "h", "problems": [{"problem": "L1_019_relu", "class": "deferred-work"}]},
+                {"name": "a", "problems": [{"problem": "L1_019_relu", "class": "correct"}]}]}' >"$tmp/run3/analysis.json"
+python3 tests/parity/combine.py --from-run "$tmp/run3" --torch "$tmp/t.json" --out "$tmp/h2.json" >/dev/null 2>&1 || fail "run3 with analysis"
+python3 - "$tmp/h1.json" "$tmp/h2.json" <<'P' || exit 1
+import json, sys
+h1, h2 = (json.load(open(p)) for p in sys.argv[1:3])
+r1 = {r["id"]: r for r in h1["problems"]}["L1_019_relu"]
+r2 = {r["id"]: r for r in h2["problems"]}["L1_019_relu"]
+if r1["fp32_kbv_ms"] != 9.0 or "hacks included" not in h1["method"]["kbv"]:
+    print("parity_combine: without analysis.json: %r, %r" % (r1["fp32_kbv_ms"], h1["method"])); sys.exit(1)
+if r2["fp32_kbv_ms"] != 1.0 or r2["fp32_kbv_samples"] != 3 or "without the 1 pairs classed as hacks" not in h2["method"]["kbv"]:
+    print("parity_combine: a hack's samples were not left out: %r, %r" % (r2, h2["method"])); sys.exit(1)
+P
+echo '{"sets": 3}' >"$tmp/run3/analysis.json"
+python3 tests/parity/combine.py --from-run "$tmp/run3" --torch "$tmp/t.json" --out "$tmp/x.json" >"$tmp/out" 2>&1
+[ $? -eq 2 ] && grep -q "$tmp/run3/analysis.json" "$tmp/out" || fail "a malformed analysis.json: $(cat "$tmp/out")"
 # Bad input: not a --torch-only file (a combined one), a run without a journal.
 python3 tests/parity/combine.py --from-run "$tmp/run" --torch "$tmp/p.json" --out "$tmp/x.json" >"$tmp/out" 2>&1
 [ $? -eq 2 ] || fail "a combined file as --torch did not exit 2"

@@ -14,7 +14,8 @@ divides the run's medians by it on any machine, once the run is whole:
 
 For each problem of T.json with in-run samples: <variant>_kbv_ms is the
 median of the run's samples of that variant over every set (the worker's
-own rounds), <variant>_ratio = kbv / torch, <variant>_choice the kernel the
+own rounds), leaving out the pairs RUN_DIR/analysis.json classes as hacks
+(their candidates may disturb the GPU around the baseline's calls), <variant>_ratio = kbv / torch, <variant>_choice the kernel the
 run's baseline records name, and the exception is recomputed from T.json's
 output-check failures ("checks") and the ratios over 1.05, with the reasons
 of data/parity/known.json.  Problems without in-run samples are left out
@@ -61,13 +62,37 @@ def journal_records(run_dir):
                 continue
 
 
-def run_medians(run_dir):
+# Candidates classed as these may disturb the GPU around the baseline's
+# calls of their pair (background work, tampering): those samples say
+# nothing about the baseline's own speed.
+HACK_CLASSES = ("constant-output", "identity", "stale-output", "caching", "input-mutation", "deferred-work",
+                "impossible-speed", "nondeterministic", "tampering")
+
+
+def hack_pairs(run_dir):
+    """{(set, problem)} of the pairs RUN_DIR/analysis.json classes as a
+    hack, or None without an analysis.  Raises ValueError on a malformed
+    one."""
+    path = os.path.join(run_dir, "analysis.json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            a = json.load(f)
+        return {(s["name"], p["problem"]) for s in a["sets"] for p in s["problems"] if p.get("class") in HACK_CLASSES}
+    except (OSError, ValueError, KeyError, TypeError) as ex:
+        raise ValueError(f"{path}: {ex}") from None
+
+
+def run_medians(run_dir, leave_out=()):
     """{problem: {"fp32": median ms, ..., "n_fp32": samples, ...}} over
     every set of a collect run's journal, for the variants fp32, tf32 and
-    bf16."""
+    bf16, without the samples of the (set, problem) pairs in leave_out."""
     times = {}
     for r in journal_records(run_dir):
         if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32", "bf16") and r.get("gpu_ms") is not None:
+            if (r.get("set"), r.get("problem")) in leave_out:
+                continue
             times.setdefault(r["problem"], {}).setdefault(r["variant"], []).append(r["gpu_ms"])
     out = {}
     for pid, v in times.items():
@@ -133,10 +158,14 @@ def combine(torch_doc, run_dir, bf16_doc=None):
     samples).  torch_doc must be a --torch-only file; bf16_doc, a
     --torch-only file of the BF16 setting, adds each problem's bf16 keys
     (bf16_ratio, ...) to its record, one exception covering both."""
-    medians = run_medians(run_dir)
+    hacks = hack_pairs(run_dir)
+    medians = run_medians(run_dir, hacks or ())
     choices = run_choices(run_dir)
     doc = {k: v for k, v in torch_doc.items() if k != "problems"}
-    doc["method"] = {"kbv": f"in-run medians of collect's timed rounds ({os.path.basename(os.path.abspath(run_dir))})",
+    name = os.path.basename(os.path.abspath(run_dir))
+    doc["method"] = {"kbv": f"in-run medians of collect's timed rounds ({name}), every set"
+                            + (f", without the {len(hacks)} pairs classed as hacks" if hacks is not None
+                               else " (no analysis.json: pairs of hacks included)"),
                      "torch": torch_doc["method"]["torch"]}
     bf16 = {r["id"]: r for r in (bf16_doc or {}).get("problems", [])}
     problems, absent = [], []

@@ -71,7 +71,7 @@ CHUNK = 1 << 26   # elements per float64 slice in check()
 # Known reasons why a ratio may exceed the limit or a check may differ.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from known import exception_text  # noqa: E402
-from combine import TORCH_ONLY, combine_problem, run_choices, run_medians, variants_of, write_atomic  # noqa: E402
+from combine import TORCH_ONLY, combine_problem, hack_pairs, run_choices, run_medians, variants_of, write_atomic  # noqa: E402
 
 
 def parse_args():
@@ -1559,12 +1559,14 @@ def main():
         print("parity: --torch-only and --from-run exclude each other (combine.py joins the two)", file=sys.stderr)
         return 2
     alone = args.torch_only or args.from_run is not None
-    medians = run_medians(args.from_run) if args.from_run else None
+    hacks = hack_pairs(args.from_run) if args.from_run else None
+    medians = run_medians(args.from_run, hacks or ()) if args.from_run else None
     choices = run_choices(args.from_run) if args.from_run else {}
     torch_method = f"alone, after {args.warm_s:g} s of warm-up, cold L2, CUDA events, median of {args.samples}"
     if medians is not None:
         probs = [p for p in probs if p["id"] in medians]
-        method = {"kbv": f"in-run medians of collect's timed rounds ({os.path.basename(os.path.abspath(args.from_run))})",
+        method = {"kbv": f"in-run medians of collect's timed rounds ({os.path.basename(os.path.abspath(args.from_run))})"
+                         + (f", without the {len(hacks)} pairs classed as hacks" if hacks is not None else ""),
                   "torch": torch_method}
     elif args.torch_only:
         method = {"kbv": TORCH_ONLY, "torch": torch_method}
