@@ -38,7 +38,9 @@ Every ratio should be at most 1.05; a problem that is not carries an
 exception with its reason (known reasons below; anything else is marked
 "unexplained" so that the report shows it).  Results merge into an existing
 file by id, so the suite can be run in parts (--problems GLOB), and
---resume skips the problems the file already holds (a cut run continues).
+--resume skips the problems the file already holds (a cut run continues;
+after a problem that leaves the CUDA context unusable parity.py exits 3,
+that problem recorded, for a new process to continue).
 
 With --precision bf16 (the BF16 setting of kbv collect) the inputs, drawn
 as above, are rounded to bfloat16 (to nearest even, as kbv rounds them);
@@ -1603,9 +1605,15 @@ def main():
         except Exception as ex:   # a failure of one problem is a result, not the end
             r = {"id": p["id"], "fp32_ratio": None, "tf32_ratio": None, "exception": f"unexplained: {type(ex).__name__}: {ex}"}
         byid[p["id"]] = r
-        torch.cuda.empty_cache()
         print("   ", json.dumps(r), file=sys.stderr, flush=True)
         save()
+        try:
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()
+        except Exception as ex:   # a sticky CUDA error: every later problem of this process would fail too
+            print(f"parity: the CUDA context is lost after {p['id']} ({type(ex).__name__}: {ex}); {out} keeps "
+                  "what was measured: continue with --resume in a new process", file=sys.stderr)
+            return 3
     save()
     bad = [r for r in doc["problems"] if r.get("exception")]
     print(f"parity: {len(doc['problems'])} problems, {len(bad)} with exceptions -> {out}", file=sys.stderr)
