@@ -130,7 +130,7 @@ static cJSON *entry_json(const run_data *r, size_t prob, int bl, double drift, c
     return o;
 }
 
-int drift_build(const run_data *r, double level, cJSON **out, kbv_err *e)
+int drift_build(const run_data *r, double level, const unsigned char *skip, cJSON **out, kbv_err *e)
 {
     int rc = 0;
     size_t maxn = 1, maxs = 1, nf = 0, nd = 0;
@@ -157,6 +157,7 @@ int drift_build(const run_data *r, double level, cJSON **out, kbv_err *e)
             }
             nd = 0;
             for (size_t s = 0; s < r->n_sets; s++) {
+                if (skip && skip[s * r->n_problems + p]) continue;
                 const run_pair *pr = run_pair_at(r, s, p);
                 const run_vec *t = &pr->times[v];
                 if (!t->n) continue;

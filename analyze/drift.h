@@ -41,7 +41,11 @@ double drift_median_ci(const double *x_sorted, size_t n, double level, double *l
  * "cause", "sets": [{"set", "median_ms", "ci_low_ms", "ci_high_ms", "n",
  * "sm_mhz", "choice"}, ... every set with samples, in run order]}, sorted
  * by drift descending, ties in run order of the problem, then fp32 before
- * tf32.
+ * tf32.  skip (NULL for none, else one byte per pair, [set * n_problems +
+ * problem], borrowed) leaves pairs out: analyze leaves out those whose
+ * candidate was classed a hack or tampering, since such a candidate may
+ * disturb the GPU around its baselines' calls, and the drift is the
+ * baseline's own.
  *
  * A set's "sm_mhz" is the median SM clock of the baseline's samples in that
  * set that carry one (absent when none does); its "choice" is the text of
@@ -53,6 +57,6 @@ double drift_median_ci(const double *x_sorted, size_t n, double level, double *l
  * DRIFT_CLOCK_LIMIT, else "unexplained".  The slowest and fastest sets are
  * those of the largest and smallest median, the first set winning a tie.
  * *out owned by the caller. */
-int drift_build(const run_data *r, double level, cJSON **out, kbv_err *e);
+int drift_build(const run_data *r, double level, const unsigned char *skip, cJSON **out, kbv_err *e);
 
 #endif

@@ -117,7 +117,7 @@ static void test_drift_known(void **state)
     run_data *r = drift_run();
     cJSON *d = NULL;
     kbv_err e;
-    assert_int_equal(drift_build(r, 0.95, &d, &e), 0);
+    assert_int_equal(drift_build(r, 0.95, NULL, &d, &e), 0);
     assert_true(cJSON_IsArray(d));
     assert_int_equal(cJSON_GetArraySize(d), 2);
 
@@ -142,7 +142,7 @@ static void test_drift_known(void **state)
     /* At 99.99% the interval is [x_(2), x_(20)] (P(B <= 1) = 22 / 2^21 =
      * 1.0e-5 < 5e-5 <= P(B <= 2) = 232 / 2^21), +-0.9% of the median: p1's
      * and p3's intervals are still apart, so the list stays the same. */
-    assert_int_equal(drift_build(r, 0.9999, &d, &e), 0);
+    assert_int_equal(drift_build(r, 0.9999, NULL, &d, &e), 0);
     assert_int_equal(cJSON_GetArraySize(d), 2);
     cJSON_Delete(d);
     run_free(r);
@@ -161,7 +161,7 @@ static void test_drift_ties(void **state)
     samples(r, "a", "p1", "tf32", 1.1, 0.001);
     cJSON *d = NULL;
     kbv_err e;
-    assert_int_equal(drift_build(r, 0.95, &d, &e), 0);
+    assert_int_equal(drift_build(r, 0.95, NULL, &d, &e), 0);
     assert_int_equal(cJSON_GetArraySize(d), 3);
     const char *want[3][2] = {{"p1", "tf32"}, {"p2", "fp32"}, {"p2", "tf32"}};
     for (int k = 0; k < 3; k++) {
@@ -200,6 +200,44 @@ static void test_drift_in_analysis(void **state)
     free(a);
     free(b);
     free(c);
+    run_free(r);
+}
+
+/* A pair left out by the skip mask does not count: without set b's p3,
+ * p3's tf32 baseline has one set and no drift. */
+static void test_drift_skip(void **state)
+{
+    (void)state;
+    run_data *r = drift_run();
+    unsigned char skip[2 * 4] = {0};
+    skip[1 * 4 + 2] = 1;   /* set b, problem p3 */
+    cJSON *d = NULL;
+    kbv_err e;
+    assert_int_equal(drift_build(r, 0.95, skip, &d, &e), 0);
+    assert_int_equal(cJSON_GetArraySize(d), 1);
+    assert_string_equal(str(cJSON_GetArrayItem(d, 0), "problem"), "p1");
+    cJSON_Delete(d);
+    run_free(r);
+}
+
+/* analyze leaves out the baselines of a pair whose candidate it classes
+ * tampering (or a hack): set b's p3 forged a record, so p3's drift, which
+ * only that pair made, is not reported. */
+static void test_drift_without_disturbed_pairs(void **state)
+{
+    (void)state;
+    run_data *r = drift_run();
+    TU_ADD(r, "{\"type\":\"tamper\",\"set\":\"b\",\"problem\":\"p3\",\"detail\":\"forged record\"}");
+    analysis_opts o;
+    analysis_default_opts(r, &o);
+    o.resamples = 200;
+    cJSON *a = NULL;
+    kbv_err e;
+    assert_int_equal(analysis_build(r, &o, &a, &e), 0);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(a, "baseline_drift");
+    assert_int_equal(cJSON_GetArraySize(d), 1);
+    assert_string_equal(str(cJSON_GetArrayItem(d, 0), "problem"), "p1");
+    cJSON_Delete(a);
     run_free(r);
 }
 
@@ -290,7 +328,7 @@ static void test_drift_cause(void **state)
     run_data *r = cause_run();
     cJSON *d = NULL;
     kbv_err e;
-    assert_int_equal(drift_build(r, 0.95, &d, &e), 0);
+    assert_int_equal(drift_build(r, 0.95, NULL, &d, &e), 0);
     assert_int_equal(cJSON_GetArraySize(d), 5);
 
     const cJSON *x = find_entry(d, "p1", "tf32");
@@ -394,6 +432,8 @@ int main(void)
         cmocka_unit_test(test_drift_known),
         cmocka_unit_test(test_drift_ties),
         cmocka_unit_test(test_drift_in_analysis),
+        cmocka_unit_test(test_drift_skip),
+        cmocka_unit_test(test_drift_without_disturbed_pairs),
         cmocka_unit_test(test_drift_cause),
         cmocka_unit_test(test_baseline_record_errors),
     };
