@@ -1,29 +1,39 @@
 """runjournal.py - opening a run's journal, for the scripts beside it.
 
 A run folder holds samples.jsonl, or samples.jsonl.gz once archived
-(make snapshot).  journal(run, who) returns it open for text reading (the
-caller closes it), or exits with a message that names the calling script
-and the folder."""
+(make snapshot).  open_journal(run) returns it open for text reading (the
+caller closes it) or raises FileNotFoundError naming the folder;
+journal(run, who) exits instead, with a message that also names the
+calling script."""
 import gzip
 import os
 import sys
 
 
-def journal(run, who):
+def open_journal(run):
     for name in ("samples.jsonl", "samples.jsonl.gz"):
         path = os.path.join(run, name)
         if os.path.exists(path):
             return gzip.open(path, "rt") if name.endswith(".gz") else open(path)
-    sys.exit("%s: no samples.jsonl(.gz) in %s" % (who, run))
+    raise FileNotFoundError("%s: no samples.jsonl or samples.jsonl.gz" % run)
 
 
-def records(run, who, rtype):
-    """The journal's records of one type ("time", "status", ...), skipping
-    a torn last line of an interrupted run; a line is parsed only when it
-    names the type, which keeps a scan of a large journal fast."""
+def journal(run, who):
+    try:
+        return open_journal(run)
+    except FileNotFoundError as ex:
+        sys.exit("%s: %s" % (who, ex))
+
+
+def records(run, who, rtype=None):
+    """The journal's records of one type ("time", "status", ...; None: all),
+    skipping a torn last line of an interrupted run; with a type, a line is
+    parsed only when it names it as collect writes it, which keeps a scan
+    of a large journal fast.  who=None raises FileNotFoundError for a run
+    without a journal instead of exiting."""
     import json
-    needle = '"type":"%s"' % rtype
-    with journal(run, who) as f:
+    needle = '"type":"%s"' % rtype if rtype else ""
+    with (open_journal(run) if who is None else journal(run, who)) as f:
         for line in f:
             if needle not in line:
                 continue

@@ -28,38 +28,18 @@ record also gets the bf16 keys, and its exception covers both settings.
 
 usage: combine.py --from-run RUN_DIR --torch FILE [--torch-bf16 FILE] [--out FILE]"""
 import argparse
-import gzip
 import json
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from known import exception_text  # noqa: E402
+from runjournal import records  # noqa: E402
 
 RATIO_LIMIT = 1.05
 TORCH_ONLY = "none: PyTorch alone (parity.py --torch-only); combine.py divides a run's medians by it"
-
-
-def journal_path(run_dir):
-    """RUN_DIR's journal (samples.jsonl, or the .gz of an archived run).
-    Raises FileNotFoundError naming both."""
-    for name in ("samples.jsonl", "samples.jsonl.gz"):
-        path = os.path.join(run_dir, name)
-        if os.path.exists(path):
-            return path
-    raise FileNotFoundError(f"{run_dir}: no samples.jsonl or samples.jsonl.gz")
-
-
-def journal_records(run_dir):
-    """The records of RUN_DIR's journal, skipping a torn last line."""
-    path = journal_path(run_dir)
-    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
-        for line in f:
-            try:
-                yield json.loads(line)
-            except ValueError:
-                continue
 
 
 # Candidates classed as these may disturb the GPU around the baseline's
@@ -89,7 +69,7 @@ def run_medians(run_dir, leave_out=()):
     every set of a collect run's journal, for the variants fp32, tf32 and
     bf16, without the samples of the (set, problem) pairs in leave_out."""
     times = {}
-    for r in journal_records(run_dir):
+    for r in records(run_dir, None):
         if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32", "bf16") and r.get("gpu_ms") is not None:
             if (r.get("set"), r.get("problem")) in leave_out:
                 continue
@@ -105,7 +85,7 @@ def run_choices(run_dir):
     """{(problem, variant): the kernel choice of the run's first baseline
     record of it}: what the timed baseline ran (pinned or timed)."""
     out = {}
-    for r in journal_records(run_dir):
+    for r in records(run_dir, None):
         if r.get("type") == "baseline" and isinstance(r.get("choice"), str):
             out.setdefault((r.get("problem"), r.get("variant")), r["choice"])
     return out
