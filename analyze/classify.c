@@ -153,7 +153,9 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         else snprintf(txt, tn, "no candidate file");
         return;
     }
-    /* error: no status (an interrupted pair), a status other than ok, a
+    /* error: no status (an interrupted pair: said as such, never with the
+     * "missing: no <file>" text by which old analyses marked a pair without
+     * a candidate), a status other than ok, a
      * failed build, or nothing to judge correctness by.  A pair whose status
      * record broke the grammar has no status either; it is tampering. */
     if (!p->have_status && p->tamper_why) {
@@ -163,7 +165,7 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
     }
     if (!p->have_status) {
         out->cls = CL_ERROR;
-        snprintf(txt, tn, "missing: the journal has no status for this pair");
+        snprintf(txt, tn, "interrupted: the journal has no status for this pair (continue the run with --resume)");
         return;
     }
     if (strcmp(p->status, "ok") != 0 || (p->have_build && !p->build_ok)) {

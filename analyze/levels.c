@@ -87,12 +87,13 @@ static int pair_missing(const run_pair *p, const char *cls, const cJSON *prob)
     if (p->have_status && p->status && strcmp(p->status, "missing") == 0)
         return 1;
     /* An analysis made before the class existed calls such a pair an error
-     * whose evidence starts "missing:". */
+     * whose evidence starts "missing: no <file>" (an interrupted pair is an
+     * error of another text, and stays one). */
     if (strcmp(cls, "error") == 0) {
         const cJSON *ev = cJSON_GetObjectItemCaseSensitive(prob, "evidence"), *it;
         cJSON_ArrayForEach(it, ev) {
             const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "text");
-            if (cJSON_IsString(t) && strncmp(t->valuestring, "missing:", 8) == 0)
+            if (cJSON_IsString(t) && strncmp(t->valuestring, "missing: no ", 12) == 0)
                 return 1;
         }
     }

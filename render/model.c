@@ -245,13 +245,15 @@ static int read_problem(const rmodel *m, const cJSON *p, const char *what, int b
 /* An analysis written before the class `missing` existed classed a pair
  * without a candidate file as `error`, its evidence "missing: no <file>".
  * Such a pair is read as `missing` (its count moved from error to missing),
- * so that old and new analyses give the same report. */
+ * so that old and new analyses give the same report.  Only that text: a
+ * pair that an interrupted collect never finished is an error, and is
+ * never hidden among the pairs without a candidate. */
 static int old_missing(const rm_problem *q)
 {
     if (strcmp(q->cls, "error") != 0)
         return 0;
     for (int k = 0; k < q->n_ev; k++)
-        if (strncmp(q->ev[k].text, "missing:", 8) == 0)
+        if (strncmp(q->ev[k].text, "missing: no ", 12) == 0)
             return 1;
     return 0;
 }

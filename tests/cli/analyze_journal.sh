@@ -8,7 +8,9 @@
 # analysis.json and the tables are valid UTF-8; a record that breaks the
 # grammar (a round out of order, a record after the status, a tamper
 # record) classes its pair tampering and is not used as data; a status
-# "missing" is the class missing, counted apart from errors.
+# "missing" is the class missing, counted apart from errors; a pair with no
+# status at all (an interrupted collect) is an error, in the set's counts
+# and its level's, never counted as missing.
 # usage: tests/cli/analyze_journal.sh BUILD_DIR
 set -u
 build=$(cd "${1:-build}" && pwd)
@@ -137,5 +139,23 @@ a = json.load(open(sys.argv[1]))
 assert a["classes"][-2:] == ["tampering", "missing"], a["classes"]
 s = [s for s in a["sets"] if s["name"] == "mixed"][0]
 assert s["counts"]["missing"] == 1, s["counts"]
+PY
+# interrupted: a pair whose records stop before its status is an error
+# that says so, counted as an error in the set and its level.
+mkrun "$tmp/r"
+rm "$tmp/r/analysis.json"
+grep -v "\"type\":\"status\",\"set\":\"mixed\",\"problem\":\"$prob\"" "$tmp/r/$j" >"$tmp/x"
+mv "$tmp/x" "$tmp/r/$j"
+"$A" "$tmp/r" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "interrupted: exit $?"; }
+class_of "$tmp/r" mixed "$prob" >"$tmp/c4"
+[ "$(head -1 "$tmp/c4")" = error ] && grep -q '^interrupted: the journal has no status' "$tmp/c4" ||
+    fail "interrupted: $(cat "$tmp/c4")"
+python3 - "$tmp/r/analysis.json" "$prob" <<'PY' || fail "interrupted counts (above)"
+import json, sys
+a, prob = json.load(open(sys.argv[1])), sys.argv[2]
+s = [s for s in a["sets"] if s["name"] == "mixed"][0]
+assert s["counts"]["missing"] == 0 and s["counts"]["error"] >= 1, s["counts"]
+lv = [l for l in s["levels"] if l["level"] == prob[:2]][0]
+assert lv["counts"]["missing"] == 0 and lv["counts"]["error"] >= 1, lv["counts"]
 PY
 exit 0

@@ -92,11 +92,12 @@ static void test_errors(void **state)
     rmdir(dir);
 }
 
-/* Writes the fixture's analysis.json into dir with the pair L1_002_relu of
- * set model-b turned into a pair without a candidate: in the old form
- * (class error, evidence "missing: ...") when old, else in the new (class
- * missing, listed in classes and counted). */
-static void write_missing_run(const char *dir, int old)
+/* Writes the fixture's analysis.json into dir with the evidence of the pair
+ * L1_002_relu of set model-b replaced by one class item (cls, text).  With
+ * cls "missing" the pair is also classed, listed and counted as the new
+ * form of a pair without a candidate; with "error" it keeps the fixture's
+ * counts, which already count it as an error. */
+static void write_missing_run(const char *dir, const char *cls, const char *text)
 {
     FILE *f = fopen("tests/fixtures/render_run/analysis.json", "rb");
     assert_non_null(f);
@@ -111,11 +112,11 @@ static void write_missing_run(const char *dir, int old)
     assert_string_equal(cJSON_GetObjectItem(p, "problem")->valuestring, "L1_002_relu");
     cJSON *ev = cJSON_CreateArray(), *item = cJSON_CreateObject();
     cJSON_AddStringToObject(item, "kind", "class");
-    cJSON_AddStringToObject(item, "name", old ? "error" : "missing");
-    cJSON_AddStringToObject(item, "text", "missing: no data/candidates/model-b/L1_002_relu.cu");
+    cJSON_AddStringToObject(item, "name", cls);
+    cJSON_AddStringToObject(item, "text", text);
     cJSON_AddItemToArray(ev, item);
     cJSON_ReplaceItemInObject(p, "evidence", ev);
-    if (!old) {
+    if (strcmp(cls, "missing") == 0) {
         cJSON_ReplaceItemInObject(p, "class", cJSON_CreateString("missing"));
         cJSON_AddItemToArray(cJSON_GetObjectItem(a, "classes"), cJSON_CreateString("missing"));
         cJSON *counts = cJSON_GetObjectItem(set, "counts");
@@ -141,8 +142,9 @@ static void test_missing(void **state)
     char dir[64], path[128];
     snprintf(dir, sizeof dir, "/tmp/kbv-render-missing-%ld", (long)getpid());
     mkdir(dir, 0755);
+    static const char no_file[] = "missing: no data/candidates/model-b/L1_002_relu.cu";
     for (int old = 0; old < 2; old++) {
-        write_missing_run(dir, old);
+        write_missing_run(dir, old ? "error" : "missing", no_file);
         rmodel *m = NULL;
         kbv_err e = {0};
         if (rmodel_load(&m, dir, &e))
@@ -157,6 +159,37 @@ static void test_missing(void **state)
             assert_int_not_equal(b->shown[k], 1);
         /* The other sets lose nothing. */
         assert_int_equal(m->sets[0].n_shown, m->sets[0].n_probs);
+        rmodel_free(m);
+    }
+    snprintf(path, sizeof path, "%s/analysis.json", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* A pair that an interrupted collect never finished is an error, shown
+ * among the problems, never hidden with those that have no candidate: in
+ * today's text and in the "missing: the journal has no status" of
+ * analyses made before it. */
+static void test_interrupted(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "interrupted: the journal has no status for this pair (continue the run with --resume)",
+        "missing: the journal has no status for this pair"};
+    char dir[64], path[128];
+    snprintf(dir, sizeof dir, "/tmp/kbv-render-interrupted-%ld", (long)getpid());
+    mkdir(dir, 0755);
+    for (int k = 0; k < 2; k++) {
+        write_missing_run(dir, "error", texts[k]);
+        rmodel *m = NULL;
+        kbv_err e = {0};
+        if (rmodel_load(&m, dir, &e))
+            fail_msg("%s", e.msg);
+        const rm_set *b = &m->sets[2];
+        assert_int_equal(b->group_counts[RM_G_MISSING], 0);
+        assert_int_equal(b->probs[1].group, RM_G_ERROR);
+        assert_string_equal(b->probs[1].cls, "error");
+        assert_int_equal(b->n_shown, b->n_probs);
         rmodel_free(m);
     }
     snprintf(path, sizeof path, "%s/analysis.json", dir);
@@ -182,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_fixture),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_missing),
+        cmocka_unit_test(test_interrupted),
         cmocka_unit_test(test_dates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
