@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""collect-time.py RUN_DIR [--top N] - where a run's collect time went.
+"""collect-time.py RUN_DIR [--top N] [--rounds] - where a run's collect time went.
 
 Reads the run's journal (samples.jsonl or samples.jsonl.gz) and prints, per
 set, the number of pairs and the sum of their worker seconds (each status
@@ -9,12 +9,60 @@ what one GPU spends on the pair), the phase totals the status detail names
 10).  The sum over all sets is the GPU time of a one-GPU collect without
 the builds, which run before the first pair.  The suite issue's speed
 target is this figure for one candidate set: at most 20 minutes.
+
+--rounds adds, per set, how many timed pairs stopped at the protocol's
+minimum of rounds (the manifest's config.timing.min_samples) and how many
+ran past it (and to max_samples), with the rounds past the minimum and the
+timing seconds of those pairs: the share of the timing phase that the
+stopping rule's 1% interval asks for.
 """
 import argparse
+import json
+import os
+import re
 import signal
 import sys
 
-from runjournal import pair_seconds
+from runjournal import pair_seconds, records
+
+
+def rounds_table(run, pairs):
+    """Per set: the candidate's timed rounds of each pair against the
+    manifest's minimum and maximum, and the timing seconds of the pairs
+    that ran past the minimum."""
+    try:
+        timing = json.load(open(os.path.join(run, "manifest.json")))["config"]["timing"]
+        lo, hi = int(timing["min_samples"]), int(timing["max_samples"])
+    except (OSError, ValueError, KeyError, TypeError) as ex:
+        sys.exit("collect-time: %s/manifest.json: no config.timing min_samples/max_samples (%s)" % (run, ex))
+    rounds = {}
+    for r in records(run, "collect-time", "time"):
+        if r.get("variant") == "candidate":
+            key = (r["set"], r["problem"])
+            rounds[key] = rounds.get(key, 0) + 1
+    per = {}
+    for sec, st, prob, status, det in pairs:
+        n = rounds.get((st, prob))
+        if not n:
+            continue
+        m = re.search(r"timing ([0-9.]+)", det)
+        t = per.setdefault(st, {"pairs": 0, "at_min": 0, "over": 0, "at_max": 0, "extra": 0, "over_s": 0.0, "timing_s": 0.0})
+        t["pairs"] += 1
+        secs = float(m.group(1)) if m else 0.0
+        t["timing_s"] += secs
+        if n <= lo:
+            t["at_min"] += 1
+        else:
+            t["over"] += 1
+            t["extra"] += n - lo
+            t["over_s"] += secs
+            t["at_max"] += n >= hi
+    print("\nrounds (minimum %d, maximum %d):" % (lo, hi))
+    print("%-14s %6s %7s %6s %7s %12s %22s" % ("set", "timed", "at min", "past", "at max", "rounds past",
+                                            "timing s (past / all)"))
+    for st, t in sorted(per.items()):
+        print("%-14s %6d %7d %6d %7d %12d %11.0f / %.0f" % (st, t["pairs"], t["at_min"], t["over"], t["at_max"],
+                                                          t["extra"], t["over_s"], t["timing_s"]))
 
 
 def main():
@@ -22,6 +70,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run")
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--rounds", action="store_true", help="rounds against the protocol's minimum, per set")
     a = ap.parse_args()
     sets, pairs = pair_seconds(a.run, "collect-time")
     if not pairs:
@@ -36,6 +85,8 @@ def main():
     print("\nslowest %d pairs:" % min(a.top, len(pairs)))
     for sec, st, prob, status, det in sorted(pairs, reverse=True)[: a.top]:
         print("  %7.1f s  %-12s %-58s %-8s %s" % (sec, st, prob, status, det))
+    if a.rounds:
+        rounds_table(a.run, pairs)
 
 
 if __name__ == "__main__":

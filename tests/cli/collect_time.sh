@@ -22,6 +22,23 @@ grep -Eq '^tuned +1 +2\.5 ' "$T/out" || fail "tuned line: $(cat "$T/out")"
 grep -Eq '^all +3 +16\.5 +\(0\.3 min\)$' "$T/out" || fail "total: $(cat "$T/out")"
 [ "$(grep -c '^ .* s  ' "$T/out")" = 2 ] || fail "--top 2 listed $(grep -c '^ .* s  ' "$T/out") pairs"
 sed -n '/slowest/{n;p}' "$T/out" | grep -q "10.5 s  naive        L1_001_a" || fail "slowest first: $(cat "$T/out")"
+# --rounds: candidate rounds against the manifest's minimum and maximum
+# (L1_001_a: 3 rounds, past a minimum of 2 and at the maximum of 3;
+# L1_002_b: 2, at the minimum; tuned's L1_001_a: no time records).
+echo '{"config":{"timing":{"min_samples":2,"max_samples":3}}}' >"$T/run/manifest.json"
+for k in 0 1 2; do
+    echo "{\"type\":\"time\",\"set\":\"naive\",\"problem\":\"L1_001_a\",\"variant\":\"candidate\",\"round\":$k,\"gpu_ms\":1}"
+    echo "{\"type\":\"time\",\"set\":\"naive\",\"problem\":\"L1_001_a\",\"variant\":\"fp32\",\"round\":$k,\"gpu_ms\":1}"
+done >>"$T/run/samples.jsonl"
+for k in 0 1; do
+    echo "{\"type\":\"time\",\"set\":\"naive\",\"problem\":\"L1_002_b\",\"variant\":\"candidate\",\"round\":$k,\"gpu_ms\":1}"
+done >>"$T/run/samples.jsonl"
+python3 scripts/collect-time.py "$T/run" --rounds >"$T/out" 2>&1 || fail "--rounds exit $?: $(cat "$T/out")"
+grep -q '^rounds (minimum 2, maximum 3):$' "$T/out" || fail "--rounds heading: $(cat "$T/out")"
+grep -Eq '^naive +2 +1 +1 +1 +1 +6 / 8$' "$T/out" || fail "--rounds naive line: $(cat "$T/out")"
+grep -Eq '^tuned ' <(sed -n '/^rounds/,$p' "$T/out") && fail "--rounds lists a set without time records"
+rm "$T/run/manifest.json"
+python3 scripts/collect-time.py "$T/run" --rounds >/dev/null 2>&1 && fail "--rounds without a manifest passed"
 gzip "$T/run/samples.jsonl"
 python3 scripts/collect-time.py "$T/run" >/dev/null 2>&1 || fail "a gzip journal is not read"
 printf '{"type":"status","set":"x","problem":"p","status":"missing","detail":""}\n' >"$T/empty.jsonl"
