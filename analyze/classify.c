@@ -26,6 +26,9 @@ static const struct { int cls; const char *probe; } hack_probes[] = {
     {CL_STALE_OUTPUT, "leftover-memory"},
     {CL_CACHING, "caching"},
     {CL_INPUT_MUTATION, "input-mutation"},
+    /* The same, in a timed round (DESIGN.md 5a step 7): the inputs of a
+     * verified round differ from a fresh draw of its trial. */
+    {CL_INPUT_MUTATION, "timed-inputs"},
     {CL_DEFERRED_WORK, "deferred-work"},
     {CL_IMPOSSIBLE_SPEED, "physical-floor"},
     {CL_NONDETERMINISTIC, "determinism"},

@@ -24,7 +24,8 @@ int rec_probe_known(const char *s)
 {
     static const char *const pr[] = {"input-independence", "identity", "caching",
                                      "input-mutation", "determinism", "deferred-work",
-                                     "physical-floor", "timed-output", "clock-agreement", NULL};
+                                     "physical-floor", "timed-output", "timed-inputs", "clock-agreement",
+                                     NULL};
     return s && is_one_of(s, pr);
 }
 

@@ -93,6 +93,8 @@ typedef struct {
 
 typedef struct {
     void *in[WK_TIMED_SETS][WK_MAX_TENSORS];
+    int trial[WK_TIMED_SETS];                    /* the D1 trial each set was last drawn from */
+    uint64_t cand_fp[WK_MAX_TENSORS];            /* the round's inputs right after the candidate's call */
     void *cout[WK_TIMED_SETS][WK_MAX_TENSORS];   /* the candidate's output per set */
     void *bout[WK_MAX_TENSORS];                  /* the baselines' output */
     void *flush;
@@ -105,6 +107,8 @@ typedef struct {
     int tf32_is_fp32;
     /* verification */
     int verified, failed_round, failed_set;
+    int mutated_round;                           /* first verified round whose inputs had changed */
+    char mutated_text[200];
     wk_cmp failed_cmp;
     char rounds_text[256];
 } tstate;
@@ -116,7 +120,8 @@ static void tstate_open(worker *w, tstate *t)
     t->early_left = WK_VERIFY_EARLY;
     for (int k = 0; k < WK_TIMED_SETS; k++) {
         wk_alloc_inputs(w, t->in[k]);
-        wk_fill_inputs(w, t->in[k], SUITE_D1, TIMED_TRIAL0 + k);
+        t->trial[k] = TIMED_TRIAL0 + k;
+        wk_fill_inputs(w, t->in[k], SUITE_D1, t->trial[k]);
         wk_alloc_outputs(w, t->cout[k]);
     }
     wk_alloc_outputs(w, t->bout);
@@ -131,6 +136,7 @@ static void tstate_open(worker *w, tstate *t)
         wk_die_cuda(w, "events", cudaGetLastError());
     t->tf32_is_fp32 = !w->bf16 && !p->uses_tf32;
     t->failed_round = -1;
+    t->mutated_round = -1;
     wk_sync(w, "timing setup");
 }
 
@@ -163,8 +169,8 @@ static void tstate_close(worker *w, tstate *t)
  * saves nothing, since every element is new. */
 static void refresh_set(worker *w, tstate *t, int k)
 {
-    int trial = TIMED_TRIAL0 + (int)wk_secret_below((uint64_t)1 << 30);
-    wk_fill_inputs(w, t->in[k], SUITE_D1, trial);
+    t->trial[k] = TIMED_TRIAL0 + (int)wk_secret_below((uint64_t)1 << 30);
+    wk_fill_inputs(w, t->in[k], SUITE_D1, t->trial[k]);
 }
 
 static void run_variant(worker *w, int v, const kbv_call *c)
@@ -287,11 +293,33 @@ static void warm_up(worker *w, tstate *t, const cstat_rule *rule)
         if (wk_variant_timed(w, v)) t->preroll[v] = cstat_preroll_calls(rule, cstat_median(times[v], n_times, scratch));
 }
 
+/* The fingerprints of the round's inputs right after the candidate's timed
+ * call (before any baseline of the round runs on them), for verify_round. */
+static void note_candidate_inputs(worker *w, tstate *t, int k)
+{
+    for (int i = 0; i < w->p->n_inputs; i++) t->cand_fp[i] = wk_fingerprint(w, &t->in[k][i], &w->in_bytes[i], 1);
+}
+
 /* Checks the candidate's output of the round on set k against the
- * reference; the first failure is kept for the probe. */
+ * reference; the first failure is kept for the probe.  The inputs as the
+ * candidate's call left them (note_candidate_inputs) are first compared
+ * with a fresh draw of the set's trial, which then replaces them for the
+ * reference: the input-mutation probe sees only checked calls, and a
+ * candidate that told a timed call from them (by the flush still running
+ * on its stream, say) could overwrite its inputs there (zero a GEMM's
+ * operands and its output) and pass a reference computed from what it
+ * left. */
 static void verify_round(worker *w, tstate *t, int round, int k, int last)
 {
+    const suite_problem *p = w->p;
     wk_cmp r;
+    wk_fill_inputs(w, t->in[k], SUITE_D1, t->trial[k]);
+    for (int i = 0; i < p->n_inputs && t->mutated_round < 0; i++) {
+        if (wk_fingerprint(w, &t->in[k][i], &w->in_bytes[i], 1) == t->cand_fp[i]) continue;
+        t->mutated_round = round;
+        snprintf(t->mutated_text, sizeof t->mutated_text, "round %d (timed input set %d): input %d (%s) changed",
+                 round, k, i, p->inputs[i].name);
+    }
     int ok = wk_verify(w, t->in[k], t->cout[k], &r);
     t->verified++;
     size_t l = strlen(t->rounds_text);
@@ -465,7 +493,10 @@ void wk_timing(worker *w)
         int nv = round_order(w, order);
         int k = (int)wk_secret_below(WK_TIMED_SETS);
         double g[N_VARIANTS], wl[N_VARIANTS], gt[N_VARIANTS], pre[N_VARIANTS];
-        for (int j = 0; j < nv; j++) sample(w, &t, order[j], k, round, &g[order[j]], &wl[order[j]], &pre[order[j]]);
+        for (int j = 0; j < nv; j++) {
+            sample(w, &t, order[j], k, round, &g[order[j]], &wl[order[j]], &pre[order[j]]);
+            if (order[j] == V_CAND) note_candidate_inputs(w, &t, k);
+        }
         unsigned long long st[2 * N_VARIANTS];
         int have_gt = cudaMemcpy(st, t.stamps, sizeof st, cudaMemcpyDeviceToHost) == cudaSuccess;
         round_gpu q;
@@ -521,6 +552,13 @@ void wk_timing(worker *w)
                  (long long)t.failed_cmp.st.unwritten, t.failed_cmp.st.max_abs_err, t.rounds_text);
     }
     wk_probe(w, "timed-output", t.failed_round < 0, det);
+    if (t.mutated_round < 0)
+        snprintf(det, sizeof det, "the inputs of %d verified timed rounds were as drawn after the candidate's calls",
+                 t.verified);
+    else
+        snprintf(det, sizeof det, "%s by the candidate's timed calls; verified rounds: %s", t.mutated_text,
+                 t.rounds_text);
+    wk_probe(w, "timed-inputs", t.mutated_round < 0, det);
     emit_clock_probe(w, tv, n, t.clock_slack_ms, scratch);
 
     for (int v = 0; v < N_VARIANTS; v++) {

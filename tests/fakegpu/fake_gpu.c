@@ -167,9 +167,18 @@ int cmp_fingerprint(const void *dev, size_t bytes, cudaStream_t s, uint64_t *fp,
 {
     (void)s;
     (void)e;
+    /* Eight bytes a step (the tail byte by byte): the worker fingerprints
+     * a round's inputs in every timed round, and a byte-wise hash made a
+     * 500-round pair on this CPU stand-in a second slower. */
     const unsigned char *b = dev;
+    size_t n = fake_bytes(bytes), i = 0;
     uint64_t h = 0;
-    for (size_t i = 0; i < fake_bytes(bytes); i++) h = mix(h ^ b[i] ^ ((uint64_t)i << 8));
+    for (; i + 8 <= n; i += 8) {
+        uint64_t word;
+        memcpy(&word, b + i, sizeof word);
+        h = mix(h ^ word ^ ((uint64_t)i << 8));
+    }
+    for (; i < n; i++) h = mix(h ^ b[i] ^ ((uint64_t)i << 8));
     *fp = h;
     return 0;
 }

@@ -47,8 +47,8 @@ static void test_correct_and_missing(void **state)
     (void)state;
     classify_result c;
     run_data *r = tu_run(SETS, PROBS);
-    assert_int_equal(classify(r, &c), CL_ERROR);  /* nothing recorded: missing */
-    assert_non_null(strstr(c.class_text, "missing"));
+    assert_int_equal(classify(r, &c), CL_ERROR);  /* nothing recorded: an interrupted pair */
+    assert_non_null(strstr(c.class_text, "interrupted: the journal has no status"));
     tu_pass(r, "s", "p", "fp32");
     for (int k = 0; k < 7; k++) probe(r, HACK_PROBES[k], 1, "");
     assert_int_equal(classify(r, &c), CL_CORRECT);
@@ -178,7 +178,8 @@ static void test_missing_and_tampering(void **state)
 }
 
 /* The timed phase's own probes: a wrong timed output is stale-output
- * unless a more specific hack probe failed; clocks that disagree are
+ * unless a more specific hack probe failed; inputs that a timed call
+ * changed are input-mutation; clocks that disagree are
  * tampering unless the deferred-work probe failed too (work outside the
  * stream delays the second stamp), which then names both. */
 static void test_timed_probes(void **state)
@@ -192,6 +193,15 @@ static void test_timed_probes(void **state)
     assert_non_null(strstr(c.class_text, "round 17"));
     probe(r, "caching", 0, "a memo");
     assert_int_equal(classify(r, &c), CL_CACHING);
+    run_free(r);
+    /* Inputs changed by a timed call: input-mutation, before the wrong
+     * timed output that the zeroed operands also leave. */
+    r = tu_run(SETS, PROBS);
+    tu_pass(r, "s", "p", "fp32");
+    probe(r, "timed-output", 0, "round 9 (timed input set 0): 4096 mismatching elements");
+    probe(r, "timed-inputs", 0, "round 9 (timed input set 0): input 0 (A) changed by the candidate's timed calls");
+    assert_int_equal(classify(r, &c), CL_INPUT_MUTATION);
+    assert_non_null(strstr(c.class_text, "input 0 (A) changed"));
     run_free(r);
     r = tu_run(SETS, PROBS);
     tu_pass(r, "s", "p", "fp32");
