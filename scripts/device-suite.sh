@@ -9,6 +9,7 @@
 #   parity   build, then PyTorch's side of parity (tests/parity/parity.py
 #            --torch-only --resume), fp32 and then bf16, for what is left
 #   both     suite, then parity with the time left over
+#   test-gpu build, then `make test-gpu` (run it first whenever collect changed)
 #   r2r      a second collect of the tuned set, compared with the suite run
 #            (scripts/compare-runs.py): the run-to-run figure of issue 15
 #
@@ -21,8 +22,8 @@
 # DEPS_ROOT (default .deps/root) holds the unpacked Debian packages that the
 # host lacks (README: Building on a GPU host without a package registry).
 set -uo pipefail
-mode=${1:?usage: scripts/device-suite.sh suite|parity|both|r2r SECONDS}
-budget=${2:?usage: scripts/device-suite.sh suite|parity|both|r2r SECONDS}
+mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r SECONDS}
+budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r SECONDS}
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:?device-suite: OUT names no folder}
 partial=${KBV_PARTIAL:-data/suite-partial}
@@ -97,6 +98,11 @@ suite) run_suite ;;
 parity) run_parity ;;
 both) run_suite; run_parity ;;
 r2r) run_r2r ;;
+test-gpu)
+    log "test-gpu"
+    timeout -s INT -k 10 "$(($(left) - 20))" make DEPS_ROOT="$DEPS_ROOT" test-gpu >"$out/test-gpu.log" 2>&1
+    echo "test-gpu exit $?"; tail -25 "$out/test-gpu.log"
+    ;;
 *) echo "device-suite: unknown mode $mode" >&2; exit 2 ;;
 esac
 (cd "$out" && tar -czf logs.tar.gz ./*.log && rm -f ./*.log)
