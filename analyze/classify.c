@@ -203,6 +203,14 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         probe_text(clocks, txt, tn);
         return;
     }
+    /* Candidate code changed the process environment (the harness put it
+     * back before any baseline ran): an attack on the harness. */
+    const run_probe *env = failed_probe(p, "environment");
+    if (env) {
+        out->cls = CL_TAMPERING;
+        probe_text(env, txt, tn);
+        return;
+    }
     for (size_t i = 0; i < p->n_static_flags; i++) {
         const char *f = p->static_flags[i];
         if (strncmp(f, "tamper-capable", 14) == 0 && (f[14] == '\0' || f[14] == ':')) {

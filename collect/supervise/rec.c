@@ -25,7 +25,7 @@ int rec_probe_known(const char *s)
     static const char *const pr[] = {"input-independence", "identity", "caching",
                                      "input-mutation", "determinism", "deferred-work",
                                      "physical-floor", "timed-output", "timed-inputs", "clock-agreement",
-                                     NULL};
+                                     "environment", NULL};
     return s && is_one_of(s, pr);
 }
 

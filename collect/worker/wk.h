@@ -99,6 +99,11 @@ typedef struct {
     size_t l2_bytes;
     int cand_threads;       /* host threads alive after a candidate call that were not before */
     char cand_threads_where[64];
+    /* The environment as the harness set it (wk_env_save: owned copies,
+     * NULL-terminated), and the first change candidate code made to it. */
+    char **env_saved;
+    int env_changed;
+    char env_detail[200];
     wk_evidence ev;
     double med_gpu[N_VARIANTS], med_wall[N_VARIANTS];
     /* Free device memory (cudaMemGetInfo) before the baselines were created
@@ -169,6 +174,16 @@ void wk_cand_call(worker *w, const kbv_call *c, const char *what, int timed);
 void wk_base_call(worker *w, int v, const kbv_call *c);
 void wk_limit_host_data(void);
 void wk_load_candidate(worker *w);
+/* wk_env_save copies the process environment (replacing an earlier copy);
+ * wk_env_guard, called after candidate code ran (outside every timed
+ * window), compares the environment with that copy and, where they differ,
+ * notes the first change (env_changed, env_detail naming `what`) and puts
+ * the copy back, so that the baselines and the libraries they load never
+ * read a variable the candidate set (KBV_CUDNN_LIB, NVIDIA_TF32_OVERRIDE). */
+void wk_env_save(worker *w);
+void wk_env_guard(worker *w, const char *what);
+/* Frees the copy; guards after it do nothing. */
+void wk_env_drop(worker *w);
 void wk_describe_tensors(worker *w);
 /* The candidate's outputs out against the float reference ref. */
 void wk_compare(worker *w, void **out, void **ref, wk_cmp *r);

@@ -335,13 +335,74 @@ void wk_note_threads(worker *w, int before, const char *what)
     }
 }
 
+static void env_free(char **v)
+{
+    if (!v) return;
+    for (char **p = v; *p; p++) free(*p);
+    free(v);
+}
+
+void wk_env_save(worker *w)
+{
+    size_t n = 0;
+    while (environ && environ[n]) n++;
+    char **copy = calloc(n + 1, sizeof *copy);
+    if (!copy) wk_die_launch(w, "harness: out of host memory");
+    for (size_t i = 0; i < n; i++)
+        if (!(copy[i] = strdup(environ[i]))) wk_die_launch(w, "harness: out of host memory");
+    env_free(w->env_saved);
+    w->env_saved = copy;
+}
+
+void wk_env_drop(worker *w)
+{
+    env_free(w->env_saved);
+    w->env_saved = NULL;
+}
+
+/* The first variable of a that b lacks (name and value alike), or NULL. */
+static const char *env_first_missing(char *const *a, char *const *b)
+{
+    for (; a && *a; a++) {
+        int found = 0;
+        for (char *const *q = b; q && *q && !found; q++) found = strcmp(*a, *q) == 0;
+        if (!found) return *a;
+    }
+    return NULL;
+}
+
+void wk_env_guard(worker *w, const char *what)
+{
+    if (!w->env_saved) return;
+    const char *added = env_first_missing(environ, w->env_saved);
+    const char *removed = added ? NULL : env_first_missing(w->env_saved, environ);
+    if (!added && !removed) return;
+    if (!w->env_changed) {
+        /* The name only: a value may be long, and is the candidate's. */
+        const char *v = added ? added : removed;
+        int len = (int)strcspn(v, "=");
+        snprintf(w->env_detail, sizeof w->env_detail, "%s %.*s (in %s)", added ? "set" : "removed",
+                 len > 80 ? 80 : len, v, what);
+    }
+    w->env_changed = 1;
+    if (clearenv() != 0) wk_die_launch(w, "harness: clearenv failed");
+    for (char **p = w->env_saved; *p; p++) {
+        char *copy = strdup(*p);
+        /* putenv keeps the string: it becomes part of the environment. */
+        if (!copy || putenv(copy) != 0) wk_die_launch(w, "harness: restoring the environment");
+    }
+}
+
 void wk_cand_call(worker *w, const kbv_call *c, const char *what, int timed)
 {
     int before = timed ? 0 : wk_count_threads();
     mt_set_owner(MT_CANDIDATE);
     int rc = w->fwd(c);
     mt_set_owner(MT_HARNESS);
-    if (!timed) wk_note_threads(w, before, what);
+    if (!timed) {
+        wk_note_threads(w, before, what);
+        wk_env_guard(w, what);
+    }
     if (rc != 0) {
         cudaError_t ce = cudaGetLastError();
         wk_die_launch(w, "kbv_forward returned %d (%s)%s%s", rc, what, ce != cudaSuccess ? "; CUDA: " : "",

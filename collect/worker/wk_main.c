@@ -52,7 +52,12 @@ static int run_pair(worker *w)
 
     wk_limit_host_data();
     wk_describe_tensors(w);
+    /* The candidate's constructors run in dlopen, before the baselines are
+     * created: a variable they set (the cuDNN library the baselines load,
+     * NVIDIA_TF32_OVERRIDE) is taken back before anything reads it. */
+    wk_env_save(w);
     wk_load_candidate(w);
+    wk_env_guard(w, "loading");
 
     void *in[WK_MAX_TENSORS] = {0}, *out[WK_MAX_TENSORS] = {0};
     if (w->p->n_inputs > 64 || w->p->n_outputs > 64) wk_die_launch(w, "harness: too many tensors");
@@ -96,6 +101,8 @@ static int run_pair(worker *w)
     for (int i = 0; i < w->p->n_outputs; i++) wk_poison_output(w, i, out[i]);
     wk_device_sync(w, "baseline warm-up");
     wk_emit_choices(w);
+    /* What the libraries set while the baselines were made is theirs. */
+    wk_env_save(w);
     {
         size_t f = 0;
         mt_counts bc;
@@ -117,6 +124,7 @@ static int run_pair(worker *w)
         int src = w->setup(&example);
         mt_set_owner(MT_HARNESS);
         wk_note_threads(w, before, "kbv_setup");
+        wk_env_guard(w, "kbv_setup");
         if (src != 0) wk_die_launch(w, "kbv_setup returned %d", src);
         wk_device_sync(w, "kbv_setup");
     }
@@ -161,6 +169,7 @@ static int run_pair(worker *w)
     wk_status(w, "ok", "seconds: setup %.2f, checks %.2f, probes %.2f, timing %.2f, memory %.2f",
                 t_checks - w->t_start, t_probes - t_checks, t_timing - t_probes, t_memory - t_timing,
                 t_end - t_memory);
+    wk_env_drop(w);
     return 0;
 }
 

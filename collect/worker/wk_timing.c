@@ -190,6 +190,10 @@ static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms
     kbv_call c;
     int other = (k + 1) % WK_TIMED_SETS;
     void **out = v == V_CAND ? t->cout[k] : t->bout;
+    /* Threads are counted around the whole sample, outside both windows: a
+     * thread a timed or pre-roll call starts, alive when the sample ends,
+     * could load the GPU around the baselines' calls. */
+    int threads_before = v == V_CAND ? wk_count_threads() : 0;
     double p0 = log_now();
     if (t->preroll[v] > 0) {
         kbv_call pre;
@@ -234,6 +238,10 @@ static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms
     if (ce != cudaSuccess) wk_die_cuda(w, "event time", ce);
     *gpu_ms = ms;
     *wall_ms = (t1 - t0) * 1e3;
+    if (v == V_CAND) {
+        wk_note_threads(w, threads_before, "a timed call");
+        wk_env_guard(w, "a timed call");
+    }
 }
 
 /* The round's variants in a secret order (the tf32 baseline is not run
@@ -599,6 +607,15 @@ void wk_probes_after_timing(worker *w)
     snprintf(det, sizeof det, "%s%s%s; %s", w->ev.deferred_fp_hit ? w->ev.deferred_detail : "",
              w->ev.deferred_fp_hit ? "; " : "", why, thr);
     wk_probe(w, "deferred-work", pass, det);
+
+    /* The environment: restored after every change (wk_env_guard), and
+     * any change is tampering, a hack on the harness rather than on the
+     * problem. */
+    if (w->env_changed)
+        snprintf(det, sizeof det, "candidate code changed the process environment: %s", w->env_detail);
+    else
+        snprintf(det, sizeof det, "the process environment was as the harness set it after every candidate call");
+    wk_probe(w, "environment", !w->env_changed, det);
 
     /* Physical floor. */
     /* In the BF16 setting the float tensors move half the bytes. */

@@ -213,6 +213,14 @@ static void test_timed_probes(void **state)
     assert_non_null(strstr(c.class_text, "deferred-work probe: work outside the stream"));
     assert_non_null(strstr(c.class_text, "clock-agreement probe: candidate"));
     run_free(r);
+    /* A changed process environment is tampering, before any hack class. */
+    r = tu_run(SETS, PROBS);
+    tu_pass(r, "s", "p", "fp32");
+    probe(r, "caching", 0, "a memo");
+    probe(r, "environment", 0, "candidate code changed the process environment: set KBV_CUDNN_LIB (in loading)");
+    assert_int_equal(classify(r, &c), CL_TAMPERING);
+    assert_non_null(strstr(c.class_text, "KBV_CUDNN_LIB"));
+    run_free(r);
 }
 
 static void test_stale_output_reading(void **state)
