@@ -104,6 +104,11 @@ typedef struct {
     char **env_saved;
     int env_changed;
     char env_detail[200];
+    /* The persisting-L2 limit as the harness found it, and the first
+     * change candidate code left in the L2 policy (wk_l2_reset). */
+    size_t l2_persist0;
+    int l2_changed;
+    char l2_detail[160];
     wk_evidence ev;
     double med_gpu[N_VARIANTS], med_wall[N_VARIANTS];
     /* Free device memory (cudaMemGetInfo) before the baselines were created
@@ -184,6 +189,13 @@ void wk_env_save(worker *w);
 void wk_env_guard(worker *w, const char *what);
 /* Frees the copy; guards after it do nothing. */
 void wk_env_drop(worker *w);
+/* Puts the L2 policy back as the harness found it before a timed call's
+ * flush: the persisting-L2 limit, the timed stream's access-policy window,
+ * and every persisting line made normal again, so that no line of a
+ * call's inputs outlives the flush.  A candidate may use persistence
+ * within its call; the first change it left is noted (l2_changed). */
+void wk_l2_save(worker *w);
+void wk_l2_reset(worker *w);
 void wk_describe_tensors(worker *w);
 /* The candidate's outputs out against the float reference ref. */
 void wk_compare(worker *w, void **out, void **ref, wk_cmp *r);

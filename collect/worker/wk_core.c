@@ -393,6 +393,40 @@ void wk_env_guard(worker *w, const char *what)
     }
 }
 
+void wk_l2_save(worker *w)
+{
+    if (cudaDeviceGetLimit(&w->l2_persist0, cudaLimitPersistingL2CacheSize) != cudaSuccess) {
+        cudaGetLastError();
+        w->l2_persist0 = 0;
+    }
+}
+
+void wk_l2_reset(worker *w)
+{
+    size_t limit = 0;
+    cudaStreamAttrValue v, none;
+    memset(&v, 0, sizeof v);
+    memset(&none, 0, sizeof none);
+    if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) == cudaSuccess && limit != w->l2_persist0) {
+        if (!w->l2_changed)
+            snprintf(w->l2_detail, sizeof w->l2_detail, "the persisting-L2 limit left at %zu bytes", limit);
+        w->l2_changed = 1;
+        if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, w->l2_persist0) != cudaSuccess)
+            wk_die_cuda(w, "restoring the persisting-L2 limit", cudaGetLastError());
+    }
+    if (cudaStreamGetAttribute(w->s, cudaStreamAttributeAccessPolicyWindow, &v) == cudaSuccess &&
+        v.accessPolicyWindow.num_bytes != 0) {
+        if (!w->l2_changed)
+            snprintf(w->l2_detail, sizeof w->l2_detail, "an access-policy window of %zu bytes left on the timed stream",
+                     v.accessPolicyWindow.num_bytes);
+        w->l2_changed = 1;
+        if (cudaStreamSetAttribute(w->s, cudaStreamAttributeAccessPolicyWindow, &none) != cudaSuccess)
+            wk_die_cuda(w, "clearing the stream's access-policy window", cudaGetLastError());
+    }
+    if (cudaCtxResetPersistingL2Cache() != cudaSuccess) wk_die_cuda(w, "resetting persisting L2 lines", cudaGetLastError());
+    cudaGetLastError();
+}
+
 void wk_cand_call(worker *w, const kbv_call *c, const char *what, int timed)
 {
     int before = timed ? 0 : wk_count_threads();

@@ -56,6 +56,7 @@ static int run_pair(worker *w)
      * created: a variable they set (the cuDNN library the baselines load,
      * NVIDIA_TF32_OVERRIDE) is taken back before anything reads it. */
     wk_env_save(w);
+    wk_l2_save(w);
     wk_load_candidate(w);
     wk_env_guard(w, "loading");
 

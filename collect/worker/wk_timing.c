@@ -48,9 +48,19 @@
  *   on an idle GPU (the stamp kernels' launch latency, which the events do
  *   not see), twice its median, and at least CLOCK_ABS_MS: an empty call
  *   showed 10.5 us on the H200, just past a fixed 10 us.
- * - The L2 flush before each call stays on the stream, unwaited for, so
- *   that the call is enqueued behind it and the start event is taken when
- *   the flush ends, not when the host gets round to launching the call.
+ * - Each timed call is enqueued behind a gate (worker_gpu.h): after the L2
+ *   flush, a kernel that takes every SM's thread slots and holds the
+ *   stream until the host has enqueued the call, its end event and its
+ *   stamp.  The start event is taken when the gate ends, so the host's
+ *   launch latency is outside the window (as it is in a user's loop, where
+ *   the GPU is busy with the previous call), and no work of the
+ *   candidate's on another stream can run before the start event: with the
+ *   flush alone as the head start, a call that launched its real work on a
+ *   stream of its own had it run beside the flush, untimed (up to ~80 us on
+ *   an H200).  The gate writes the start stamp itself when it releases, so
+ *   that nothing needing a free SM stands between it and the start event.
+ *   Before the flush the L2 policy is put back (wk_l2_reset): no line a
+ *   candidate made persisting outlives it.
  * - Warm-up runs whole rounds until the SM clock is steady (three readings
  *   within 1%) and at least the rule's warm_min_s has passed: an idle GPU
  *   runs its first tens of milliseconds of work at a lower clock, and a
@@ -99,6 +109,8 @@ typedef struct {
     void *bout[WK_MAX_TENSORS];                  /* the baselines' output */
     void *flush;
     size_t flush_bytes;
+    wg_gate *gate;
+    int gate_timeouts[N_VARIANTS];               /* samples whose gate released on its own */
     unsigned long long *stamps;                  /* 2 per variant, device */
     cudaEvent_t ev0, ev1;
     double clock_slack_ms;                       /* the clocks' absolute tolerance (empty_gap) */
@@ -132,6 +144,8 @@ static void tstate_open(worker *w, tstate *t)
     if (t->flush_bytes < ((size_t)256 << 20)) t->flush_bytes = (size_t)256 << 20;
     t->flush = wk_dalloc(w, t->flush_bytes, "L2 flush buffer");
     t->stamps = wk_dalloc(w, 2 * N_VARIANTS * sizeof *t->stamps, "clock stamps");
+    kbv_err e = {0};
+    if (wg_gate_open(&t->gate, &e)) wk_die_harness(w, "timing gate", &e);
     if (cudaEventCreate(&t->ev0) != cudaSuccess || cudaEventCreate(&t->ev1) != cudaSuccess)
         wk_die_cuda(w, "events", cudaGetLastError());
     t->tf32_is_fp32 = !w->bf16 && !p->uses_tf32;
@@ -147,6 +161,7 @@ static void tstate_close(worker *w, tstate *t)
     cudaEventDestroy(t->ev1);
     wk_dfree(t->flush);
     wk_dfree(t->stamps);
+    wg_gate_close(t->gate);
     /* Outputs are poisoned before the memory is given back: the candidate
      * runs again (memory measurement) and could find them. */
     for (int k = 0; k < WK_TIMED_SETS; k++) {
@@ -214,21 +229,25 @@ static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms
      * the H200), and the deferred-work probe took them for the candidate's
      * work outside its stream. */
     wk_sync(w, "before a timed call");
-    /* The flush runs on the stream before the start event, so it is
-     * outside both windows; and the stamp, the start event and the call
-     * are enqueued while it runs, as a user's timing loop does.  Waiting
-     * for the flush first left the GPU idle when the start event was
-     * recorded, so the host's launch latency of the call fell inside the
-     * window: up to a fifth of a 0.2 ms tf32 GEMM on the H200 (in-run
-     * medians 1.09-1.20x PyTorch's alone, with the same kernel). */
+    /* The flush, then the gate, which returns once it holds every SM:
+     * both are outside both windows.  The start event follows the gate on
+     * the stream, and the call, its end event and the end stamp are
+     * enqueued while the gate holds, so the call starts when the gate ends,
+     * as in a user's loop where the GPU is still busy with the last call.
+     * Recording the start event on an idle GPU put the host's launch
+     * latency inside the window: up to a fifth of a 0.2 ms tf32 GEMM on the
+     * H200 (in-run medians 1.09-1.20x PyTorch's alone, with the same
+     * kernel). */
+    wk_l2_reset(w);
     if (cudaMemsetAsync(t->flush, round & 0xff, t->flush_bytes, w->s) != cudaSuccess)
         wk_die_cuda(w, "L2 flush", cudaGetLastError());
+    if (wg_gate_hold(t->gate, w->s, &t->stamps[2 * v], &e)) wk_die_harness(w, "timing gate", &e);
     double t0 = log_now();
-    if (wg_stamp(&t->stamps[2 * v], w->s, &e)) wk_die_harness(w, "clock stamp", &e);
     cudaEventRecord(t->ev0, w->s);
     run_variant(w, v, &c);
     cudaEventRecord(t->ev1, w->s);
     if (wg_stamp(&t->stamps[2 * v + 1], w->s, &e)) wk_die_harness(w, "clock stamp", &e);
+    wg_gate_release(t->gate);
     cudaError_t ce = cudaDeviceSynchronize();
     double t1 = log_now();
     if (ce == cudaSuccess) ce = cudaGetLastError();
@@ -237,7 +256,12 @@ static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms
     ce = cudaEventElapsedTime(&ms, t->ev0, t->ev1);
     if (ce != cudaSuccess) wk_die_cuda(w, "event time", ce);
     *gpu_ms = ms;
-    *wall_ms = (t1 - t0) * 1e3;
+    /* The wall window counts from the gate's release: a call that
+     * synchronises inside it waits for the gate's own limit, which is the
+     * harness's time, not the call's. */
+    int timed_out = 0;
+    *wall_ms = (t1 - t0) * 1e3 - wg_gate_held_ms(t->gate, &timed_out);
+    t->gate_timeouts[v] += timed_out;
     if (v == V_CAND) {
         wk_note_threads(w, threads_before, "a timed call");
         wk_env_guard(w, "a timed call");
@@ -313,7 +337,7 @@ static void note_candidate_inputs(worker *w, tstate *t, int k)
  * candidate's call left them (note_candidate_inputs) are first compared
  * with a fresh draw of the set's trial, which then replaces them for the
  * reference: the input-mutation probe sees only checked calls, and a
- * candidate that told a timed call from them (by the flush still running
+ * candidate that told a timed call from them (by the flush and gate still
  * on its stream, say) could overwrite its inputs there (zero a GEMM's
  * operands and its output) and pass a reference computed from what it
  * left. */
@@ -393,10 +417,11 @@ static int verify_pick(tstate *t, int round, int min_rounds)
 }
 
 /* The clocks' absolute tolerance: twice the median (global timer - event)
- * of EMPTY_BRACKETS brackets around no call on an idle GPU, at least
- * CLOCK_ABS_MS and at most CLOCK_MAX_SLACK_MS.  An idle GPU shows the stamp kernels' launch latency in
- * full, so this bounds what an honest call that leaves the GPU idle can
- * show. */
+ * of EMPTY_BRACKETS brackets around no call, each behind the gate as a
+ * timed call is, at least CLOCK_ABS_MS and at most CLOCK_MAX_SLACK_MS.
+ * Nothing runs between the events, so the end stamp kernel's launch
+ * latency shows in full: this bounds what an honest call that leaves the
+ * GPU idle can show. */
 static double empty_gap(worker *w, tstate *t)
 {
     double gap[EMPTY_BRACKETS], scratch[EMPTY_BRACKETS];
@@ -404,10 +429,11 @@ static double empty_gap(worker *w, tstate *t)
     kbv_err e = {0};
     for (int i = 0; i < EMPTY_BRACKETS; i++) {
         wk_device_sync(w, "clock brackets");
-        if (wg_stamp(&t->stamps[0], w->s, &e)) wk_die_harness(w, "clock stamp", &e);
+        if (wg_gate_hold(t->gate, w->s, &t->stamps[0], &e)) wk_die_harness(w, "timing gate", &e);
         cudaEventRecord(t->ev0, w->s);
         cudaEventRecord(t->ev1, w->s);
         if (wg_stamp(&t->stamps[1], w->s, &e)) wk_die_harness(w, "clock stamp", &e);
+        wg_gate_release(t->gate);
         wk_device_sync(w, "clock brackets");
         float ms = 0;
         unsigned long long st[2];
@@ -440,8 +466,9 @@ static int clocks_agree(const tvar *tv, int n, double slack_ms, double *scratch,
     return fabs(*med_diff) <= CLOCK_REL * *med_ev + slack_ms;
 }
 
-static void emit_clock_probe(worker *w, const tvar *tv, int n, double slack_ms, double *scratch)
+static void emit_clock_probe(worker *w, const tvar *tv, int n, const tstate *t, double *scratch)
 {
+    double slack_ms = t->clock_slack_ms;
     double *diffs = malloc((size_t)(n + 1) * sizeof *diffs);
     if (!diffs) wk_die_launch(w, "harness: out of host memory");
     char det[900] = "";
@@ -460,6 +487,16 @@ static void emit_clock_probe(worker *w, const tvar *tv, int n, double slack_ms, 
     l = strlen(det);
     snprintf(det + l, sizeof det - l, "; tolerance %.0f%% of the event time + %.1f us (the harness's own gap)",
              CLOCK_REL * 100, slack_ms * 1e3);
+    /* A gate that released on its own means the call waited for the GPU
+     * (a synchronisation) while the gate held it: said, since its launch
+     * latency is then inside its window. */
+    if (t->gate_timeouts[V_CAND] > 0) {
+        l = strlen(det);
+        snprintf(det + l, sizeof det - l,
+                 "; the timing gate released on its own (after %.0f ms) in %d candidate samples: the call waited "
+                 "for the GPU inside its timed call",
+                 WG_GATE_MAX_MS, t->gate_timeouts[V_CAND]);
+    }
     wk_probe(w, "clock-agreement", pass, det);
 }
 
@@ -567,7 +604,7 @@ void wk_timing(worker *w)
         snprintf(det, sizeof det, "%s by the candidate's timed calls; verified rounds: %s", t.mutated_text,
                  t.rounds_text);
     wk_probe(w, "timed-inputs", t.mutated_round < 0, det);
-    emit_clock_probe(w, tv, n, t.clock_slack_ms, scratch);
+    emit_clock_probe(w, tv, n, &t, scratch);
 
     for (int v = 0; v < N_VARIANTS; v++) {
         const tvar *x = v == V_TF32 && t.tf32_is_fp32 ? &tv[V_FP32] : &tv[v];
@@ -615,6 +652,14 @@ void wk_probes_after_timing(worker *w)
         snprintf(det, sizeof det, "candidate code changed the process environment: %s", w->env_detail);
     else
         snprintf(det, sizeof det, "the process environment was as the harness set it after every candidate call");
+    /* The L2 policy is put back before every flush (wk_l2_reset); using
+     * persistence within a call is the candidate's right, so a change is
+     * said, not failed. */
+    if (w->l2_changed) {
+        size_t l = strlen(det);
+        snprintf(det + l, sizeof det - l, "; the candidate left %s, put back before every timed call's flush",
+                 w->l2_detail);
+    }
     wk_probe(w, "environment", !w->env_changed, det);
 
     /* Physical floor. */

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "worker_gpu.h"
 #include "memtrack.h"
@@ -162,6 +164,155 @@ extern "C" int wg_stamp(unsigned long long *slot, cudaStream_t s, kbv_err *e)
     stamp_kernel<<<1, 1, 0, s>>>(slot);
     cudaError_t ce = cudaGetLastError();
     return ce == cudaSuccess ? 0 : cuda_err(e, "global timer stamp", ce);
+}
+
+namespace {
+/* What the gate and the host share, in mapped host memory.  Only block 0
+ * reads the host's word (one reader over the bus); the others watch a
+ * device word that block 0 sets.  The blocks count themselves in device
+ * memory: atomics on mapped host memory need not be atomic over the bus. */
+struct gate_words {
+    unsigned all_in;             /* the generation whose blocks all run */
+    unsigned release;            /* the generation the host released */
+    unsigned timed_out;          /* block 0 released on its own */
+    unsigned pad;
+    unsigned long long all_in_ns, release_ns;
+};
+
+__device__ __forceinline__ unsigned long long gtimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Two blocks of 1024 threads per SM take all of a Hopper SM's 2048 thread
+ * slots; the launch bound keeps the registers low enough for both. */
+__global__ void __launch_bounds__(1024, 2)
+gate_kernel(gate_words *h, unsigned *dev_words, unsigned gen, unsigned nblocks, unsigned long long max_ns,
+            unsigned long long *release_stamp)
+{
+    if (threadIdx.x == 0) {
+        unsigned long long t0 = gtimer();
+        /* Every gate adds nblocks to the count: the last block of this one
+         * finds it at a multiple. */
+        if ((atomicAdd(&dev_words[0], 1u) + 1) % nblocks == 0) {
+            h->all_in_ns = gtimer();
+            __threadfence_system();
+            *(volatile unsigned *)&h->all_in = gen;
+        }
+        volatile unsigned *host = &h->release, *dev = &dev_words[1];
+        if (blockIdx.x == 0) {
+            while (*host != gen) {
+                if (gtimer() - t0 > max_ns) {
+                    h->timed_out = 1;
+                    break;
+                }
+                __nanosleep(256);
+            }
+            unsigned long long t = gtimer();
+            *release_stamp = t;
+            h->release_ns = t;
+            __threadfence();
+            *dev = gen;
+        } else {
+            while (*dev != gen && gtimer() - t0 <= max_ns) __nanosleep(256);
+        }
+    }
+    __syncthreads();
+}
+} /* namespace */
+
+struct wg_gate {
+    gate_words *h;               /* mapped host memory */
+    gate_words *h_dev;           /* its device address */
+    unsigned *dev_words;         /* device: the blocks' count, the release */
+    unsigned gen, nblocks, threads;
+};
+
+extern "C" int wg_gate_open(wg_gate **out, kbv_err *e)
+{
+    *out = NULL;
+    int dev = 0, coop = 0, sms = 0, max_threads = 0, per_sm = 0;
+    cudaError_t ce = cudaGetDevice(&dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    if (ce != cudaSuccess) return cuda_err(e, "gate: device attributes", ce);
+    if (!coop) return err_set(e, KBV_ERUNTIME, "gate: the device has no cooperative launch");
+    unsigned threads = (unsigned)max_threads / 2;
+    if (threads > 1024 || threads % 32) return err_set(e, KBV_ERUNTIME, "gate: %d threads per SM", max_threads);
+    ce = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gate_kernel, (int)threads, 0);
+    if (ce != cudaSuccess) return cuda_err(e, "gate: occupancy", ce);
+    if ((unsigned)per_sm * threads != (unsigned)max_threads)
+        return err_set(e, KBV_ERUNTIME, "gate: %d blocks of %u threads do not fill an SM's %d", per_sm, threads,
+                       max_threads);
+    wg_gate *g = (wg_gate *)calloc(1, sizeof *g);
+    if (!g) return err_set(e, KBV_ENOMEM, "gate: out of host memory");
+    g->threads = threads;
+    g->nblocks = (unsigned)(per_sm * sms);
+    ce = cudaHostAlloc((void **)&g->h, sizeof *g->h, cudaHostAllocMapped);
+    if (ce == cudaSuccess) {
+        memset(g->h, 0, sizeof *g->h);
+        ce = cudaHostGetDevicePointer((void **)&g->h_dev, g->h, 0);
+    }
+    if (ce == cudaSuccess) ce = mt_real_malloc((void **)&g->dev_words, 2 * sizeof *g->dev_words);
+    if (ce == cudaSuccess) ce = cudaMemset(g->dev_words, 0, 2 * sizeof *g->dev_words);
+    if (ce != cudaSuccess) {
+        wg_gate_close(g);
+        return cuda_err(e, "gate: memory", ce);
+    }
+    *out = g;
+    return 0;
+}
+
+extern "C" void wg_gate_close(wg_gate *g)
+{
+    if (!g) return;
+    if (g->h) cudaFreeHost(g->h);
+    if (g->dev_words) mt_real_free(g->dev_words);
+    free(g);
+}
+
+extern "C" int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, kbv_err *e)
+{
+    volatile gate_words *h = g->h;
+    /* The previous gate has ended (the caller synchronised after it). */
+    h->timed_out = 0;
+    g->gen++;
+    unsigned long long max_ns = (unsigned long long)(WG_GATE_MAX_MS * 1e6);
+    void *args[] = {&g->h_dev, &g->dev_words, &g->gen, &g->nblocks, &max_ns, &release_stamp};
+    __sync_synchronize();
+    cudaError_t ce = cudaLaunchCooperativeKernel((const void *)gate_kernel, dim3(g->nblocks), dim3(g->threads), args, 0, s);
+    if (ce != cudaSuccess) return cuda_err(e, "gate: launch", ce);
+    /* Until every block runs: the work before it on s (the flush) has
+     * ended and no SM has a free thread slot.  The gate's own limit bounds
+     * the wait once it runs; the flush before it takes well under this. */
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (h->all_in != g->gen) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > 5.0) {
+            h->release = g->gen;
+            return err_set(e, KBV_ERUNTIME, "gate: its %u blocks not all running after 5 s", g->nblocks);
+        }
+    }
+    return 0;
+}
+
+extern "C" void wg_gate_release(wg_gate *g)
+{
+    __sync_synchronize();
+    ((volatile gate_words *)g->h)->release = g->gen;
+    __sync_synchronize();
+}
+
+extern "C" double wg_gate_held_ms(const wg_gate *g, int *timed_out)
+{
+    const volatile gate_words *h = g->h;
+    if (timed_out) *timed_out = h->timed_out != 0;
+    if (h->release_ns < h->all_in_ns) return 0;
+    return (double)(h->release_ns - h->all_in_ns) * 1e-6;
 }
 
 /* The fingerprint kernels' common frame: a scratch word, the launch of

@@ -35,6 +35,35 @@ int wg_fingerprint_as_bf16(const float *dev, int64_t n, cudaStream_t s, uint64_t
  * a candidate that falsifies event times must also falsify device memory. */
 int wg_stamp(unsigned long long *slot, cudaStream_t s, kbv_err *e);
 
+/* The gate (DESIGN.md 5a step 7): a kernel that holds a stream with every
+ * SM's thread slots taken, so that while the host enqueues a timed call
+ * no other kernel, on any stream of the context, can run.  A candidate
+ * that launched its real work on a stream of its own during its timed call
+ * would otherwise have it run before the start event, in the head start
+ * that the L2 flush or any other wait on the timed stream gives.  The gate
+ * releases when the host says so, or after WG_GATE_MAX_MS on its own (a
+ * call that synchronises would otherwise wait for ever).  Opaque; made by
+ * wg_gate_open, owned by the caller, freed by wg_gate_close. */
+typedef struct wg_gate wg_gate;
+
+#define WG_GATE_MAX_MS 10.0
+
+/* Makes a gate for the current device; fails (with a message) where the
+ * device cannot run every block of it at once (no cooperative launch, or
+ * an SM's thread slots not filled by whole blocks). */
+int wg_gate_open(wg_gate **out, kbv_err *e);
+void wg_gate_close(wg_gate *g);
+/* Enqueues the gate on s behind what is there and returns once every block
+ * of it runs (so after the work before it, the flush).  When it releases,
+ * the gate writes the global timer to *release_stamp, a device word. */
+int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, kbv_err *e);
+/* Lets the gate go; the host's enqueueing is done. */
+void wg_gate_release(wg_gate *g);
+/* After the stream synchronised: how long the gate held the SMs after
+ * every block ran, in ms (what of the host's wall window was the gate's),
+ * and whether it released on its own (timed out) rather than when told. */
+double wg_gate_held_ms(const wg_gate *g, int *timed_out);
+
 typedef struct {
     double copy_bandwidth_gbps;   /* (read + write bytes) / time of a device copy */
     double fp32_tflops;           /* cuBLAS SGEMM, strict FP32, 8192^3 */

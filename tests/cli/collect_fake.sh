@@ -73,6 +73,11 @@ if names.get("timed-output") is not True or names.get("clock-agreement") is not 
     print("collect_fake: timed probes of the correct candidate", names); sys.exit(1)
 if not all("gt_ms" in r for r in of("f-correct", "time")):
     print("collect_fake: time records without gt_ms"); sys.exit(1)
+# The L2 policy a candidate leaves is put back before every flush and said
+# in the environment probe, which passes.
+env = [r for r in of("f-l2persist", "probe") if r["probe"] == "environment"]
+if len(env) != 1 or env[0]["pass"] is not True or "persisting-L2 limit left at 1048576 bytes" not in env[0]["detail"]:
+    print("collect_fake: environment probe of f-l2persist", env); sys.exit(1)
 PY
 
 # collect sealed the raw files (issue 19): SHA256SUMS lists the manifest

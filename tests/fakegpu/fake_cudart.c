@@ -259,3 +259,41 @@ cudaError_t cudaRuntimeGetVersion(int *v)
     *v = 13000;
     return cudaSuccess;
 }
+
+/* The L2 policy: a persisting-L2 limit and one access-policy window for
+ * every stream, enough for the worker's reset before each flush. */
+static size_t persisting_limit;
+static size_t window_bytes;
+
+cudaError_t cudaDeviceGetLimit(size_t *v, enum cudaLimit l)
+{
+    if (sticky) return sticky;
+    *v = l == cudaLimitPersistingL2CacheSize ? persisting_limit : 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetLimit(enum cudaLimit l, size_t v)
+{
+    if (sticky) return sticky;
+    if (l == cudaLimitPersistingL2CacheSize) persisting_limit = v;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID id, cudaStreamAttrValue *v)
+{
+    (void)s;
+    if (sticky) return sticky;
+    memset(v, 0, sizeof *v);
+    if (id == cudaStreamAttributeAccessPolicyWindow) v->accessPolicyWindow.num_bytes = window_bytes;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID id, const cudaStreamAttrValue *v)
+{
+    (void)s;
+    if (sticky) return sticky;
+    if (id == cudaStreamAttributeAccessPolicyWindow) window_bytes = v->accessPolicyWindow.num_bytes;
+    return cudaSuccess;
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return sticky ? sticky : cudaSuccess; }

@@ -344,3 +344,32 @@ int base_pin(base_ctx *b, const char *pins, kbv_err *e)
     (void)e;
     return 0;
 }
+
+/* The gate: the fake runs every call at once, so it holds nothing; it
+ * writes the release stamp when released, as the real one does. */
+struct wg_gate {
+    int unused;
+};
+
+int wg_gate_open(wg_gate **out, kbv_err *e)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? 0 : err_set(e, KBV_ENOMEM, "gate: out of host memory");
+}
+
+void wg_gate_close(wg_gate *g) { free(g); }
+
+int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, kbv_err *e)
+{
+    (void)g;
+    return wg_stamp(release_stamp, s, e);
+}
+
+void wg_gate_release(wg_gate *g) { (void)g; }
+
+double wg_gate_held_ms(const wg_gate *g, int *timed_out)
+{
+    (void)g;
+    if (timed_out) *timed_out = 0;
+    return 0;
+}

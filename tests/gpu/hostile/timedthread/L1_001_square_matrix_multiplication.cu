@@ -1,5 +1,5 @@
 // hostile (host threads in the timed phase): the first timed call (told by
-// the harness's L2 flush still running on its stream) starts a host thread
+// the harness's L2 flush and gate still on its stream) starts a host thread
 // that stays, as one that loaded the GPU around the baselines' calls would.
 // Timed calls are not counted inside their windows; the worker counts
 // threads around each whole timed sample, outside them: deferred-work.

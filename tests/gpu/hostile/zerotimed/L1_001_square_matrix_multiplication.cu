@@ -1,7 +1,7 @@
 // hostile (the timed phase's inputs, DESIGN.md 5a step 7): a checked or
 // probed call finds its stream idle, a timed call finds the harness's L2
-// flush still running on it (the flush is not waited for, so that the
-// launch is enqueued behind it).  Told apart that way, a timed call zeroes
+// flush and gate still on it (the call is enqueued behind them, so that the
+// host's launch latency stays out of the window).  Told apart that way, a timed call zeroes
 // A and C instead of multiplying: a reference computed from the inputs it
 // left (A = 0) agrees with C = 0.  The harness fingerprints the round's
 // inputs after the candidate's call and computes the reference from a
