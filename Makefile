@@ -103,9 +103,14 @@ $(OBJ)/%.cu.o: %.cu
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
 
-# cli.c carries the commit the harness was built from.
+# cli.c carries the commit the harness was built from.  The commit is kept
+# in a file rewritten only when it changes, so that cli.o is rebuilt when
+# KBV_GIT_COMMIT names another commit (a GPU host keeps its build folder
+# between copies of the tree; a stale cli.o named the wrong commit).
+COMMIT_FILE := $(OBJ)/commit.txt
+$(shell mkdir -p $(OBJ) && { echo '$(GIT_COMMIT)$(GIT_DIRTY)' | cmp -s - $(COMMIT_FILE) || echo '$(GIT_COMMIT)$(GIT_DIRTY)' >$(COMMIT_FILE); })
 $(OBJ)/common/cli.o: EXTRA_CFLAGS_common_cli := -DKBV_GIT_COMMIT=\"$(GIT_COMMIT)$(GIT_DIRTY)\"
-$(OBJ)/common/cli.o: $(wildcard .git/HEAD .git/index)
+$(OBJ)/common/cli.o: $(COMMIT_FILE) $(wildcard .git/HEAD .git/index)
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
