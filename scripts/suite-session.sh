@@ -66,6 +66,12 @@ echo "$commit $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$run.commits"
 gpu_slug() { tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//'; }
 slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | gpu_slug) || slug=
 [ -n "$slug" ] && [ -f "data/baselines/$slug.json" ] && args+=(--pins "data/baselines/$slug.json")
+# Every GPU of the host, one worker each (a host lent with several GPUs
+# finishes its share sooner; --gpus may change between a run and its resume).
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ') || ngpu=0
+if [ "$ngpu" -gt 1 ]; then
+    args+=(--gpus "$(seq -s, 0 $((ngpu - 1)))")
+fi
 
 echo "== $(date -u +%H:%M:%S) suite-session: ${args[*]:-a new run} for $secs s"
 timeout -s INT -k 30 "$secs" "$bin/kbv-collect" --out "$run" "${args[@]}" "$@" \
