@@ -242,11 +242,11 @@ static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms
     if (cudaMemsetAsync(t->flush, round & 0xff, t->flush_bytes, w->s) != cudaSuccess)
         wk_die_cuda(w, "L2 flush", cudaGetLastError());
     if (wg_gate_hold(t->gate, w->s, &t->stamps[2 * v], &e)) wk_die_harness(w, "timing gate", &e);
-    double t0 = log_now();
     cudaEventRecord(t->ev0, w->s);
     run_variant(w, v, &c);
     cudaEventRecord(t->ev1, w->s);
     if (wg_stamp(&t->stamps[2 * v + 1], w->s, &e)) wk_die_harness(w, "clock stamp", &e);
+    double t0 = log_now();
     wg_gate_release(t->gate);
     cudaError_t ce = cudaDeviceSynchronize();
     double t1 = log_now();
@@ -256,15 +256,16 @@ static void sample(worker *w, tstate *t, int v, int k, int round, double *gpu_ms
     ce = cudaEventElapsedTime(&ms, t->ev0, t->ev1);
     if (ce != cudaSuccess) wk_die_cuda(w, "event time", ce);
     *gpu_ms = ms;
-    /* The wall window counts from the gate's release: a call that
-     * synchronises inside it waits for the gate's own limit, which is the
-     * harness's time, not the call's.  The host saw the gate hold a moment
-     * after it did, so the difference can fall below the event time of a
-     * short call; the work took at least that. */
-    int timed_out = 0;
-    *wall_ms = (t1 - t0) * 1e3 - wg_gate_held_ms(t->gate, &timed_out);
+    /* The wall window is the host's own: from the gate's release, when the
+     * call's GPU work may start, to the end of the device-wide
+     * synchronise, so work left running outside the stream shows in it.
+     * A call that synchronised inside itself ran while the gate held it
+     * (until the gate's own limit) and returned before the release: its
+     * window is then shorter than its event time, and the work took at
+     * least that. */
+    *wall_ms = (t1 - t0) * 1e3;
     if (*wall_ms < *gpu_ms) *wall_ms = *gpu_ms;
-    t->gate_timeouts[v] += timed_out;
+    t->gate_timeouts[v] += wg_gate_timed_out(t->gate);
     if (v == V_CAND) {
         wk_note_threads(w, threads_before, "a timed call");
         wk_env_guard(w, "a timed call");

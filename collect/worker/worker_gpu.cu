@@ -170,13 +170,15 @@ namespace {
 /* What the gate and the host share, in mapped host memory.  Only block 0
  * reads the host's word (one reader over the bus); the others watch a
  * device word that block 0 sets.  The blocks count themselves in device
- * memory: atomics on mapped host memory need not be atomic over the bus. */
+ * memory: atomics on mapped host memory need not be atomic over the bus.
+ * A candidate's kernels can write all of these words (mapped memory has a
+ * device address, and device memory can be searched), so wg_gate_hold
+ * sets every one of them afresh after the device synchronised, when no
+ * candidate work can run, and the host takes no time from them. */
 struct gate_words {
     unsigned all_in;             /* the generation whose blocks all run */
     unsigned release;            /* the generation the host released */
     unsigned timed_out;          /* block 0 released on its own */
-    unsigned pad;
-    unsigned long long all_in_ns, release_ns;
 };
 
 __device__ __forceinline__ unsigned long long gtimer(void)
@@ -194,10 +196,7 @@ gate_kernel(gate_words *h, unsigned *dev_words, unsigned gen, unsigned nblocks, 
 {
     if (threadIdx.x == 0) {
         unsigned long long t0 = gtimer();
-        /* Every gate adds nblocks to the count: the last block of this one
-         * finds it at a multiple. */
-        if ((atomicAdd(&dev_words[0], 1u) + 1) % nblocks == 0) {
-            h->all_in_ns = gtimer();
+        if (atomicAdd(&dev_words[0], 1u) + 1 == nblocks) {
             __threadfence_system();
             *(volatile unsigned *)&h->all_in = gen;
         }
@@ -210,9 +209,7 @@ gate_kernel(gate_words *h, unsigned *dev_words, unsigned gen, unsigned nblocks, 
                 }
                 __nanosleep(256);
             }
-            unsigned long long t = gtimer();
-            *release_stamp = t;
-            h->release_ns = t;
+            *release_stamp = gtimer();
             __threadfence();
             *dev = gen;
         } else {
@@ -277,13 +274,21 @@ extern "C" void wg_gate_close(wg_gate *g)
 extern "C" int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, kbv_err *e)
 {
     volatile gate_words *h = g->h;
-    /* The previous gate has ended (the caller synchronised after it). */
+    /* The caller synchronised the device: the previous gate and every
+     * kernel of the candidate's have ended, so the shared words are set
+     * here before anything else can write them.  A word left at this
+     * gate's generation by a candidate's kernel would otherwise release
+     * the gate, or report it running, before it holds the SMs. */
+    h->all_in = 0;
+    h->release = 0;
     h->timed_out = 0;
     g->gen++;
+    cudaError_t ce = cudaMemsetAsync(g->dev_words, 0, 2 * sizeof *g->dev_words, s);
+    if (ce != cudaSuccess) return cuda_err(e, "gate: reset", ce);
     unsigned long long max_ns = (unsigned long long)(WG_GATE_MAX_MS * 1e6);
     void *args[] = {&g->h_dev, &g->dev_words, &g->gen, &g->nblocks, &max_ns, &release_stamp};
     __sync_synchronize();
-    cudaError_t ce = cudaLaunchCooperativeKernel((const void *)gate_kernel, dim3(g->nblocks), dim3(g->threads), args, 0, s);
+    ce = cudaLaunchCooperativeKernel((const void *)gate_kernel, dim3(g->nblocks), dim3(g->threads), args, 0, s);
     if (ce != cudaSuccess) return cuda_err(e, "gate: launch", ce);
     /* Until every block runs: the work before it on s (the flush) has
      * ended and no SM has a free thread slot.  The gate's own limit bounds
@@ -307,12 +312,9 @@ extern "C" void wg_gate_release(wg_gate *g)
     __sync_synchronize();
 }
 
-extern "C" double wg_gate_held_ms(const wg_gate *g, int *timed_out)
+extern "C" int wg_gate_timed_out(const wg_gate *g)
 {
-    const volatile gate_words *h = g->h;
-    if (timed_out) *timed_out = h->timed_out != 0;
-    if (h->release_ns < h->all_in_ns) return 0;
-    return (double)(h->release_ns - h->all_in_ns) * 1e-6;
+    return ((const volatile gate_words *)g->h)->timed_out != 0;
 }
 
 /* The fingerprint kernels' common frame: a scratch word, the launch of

@@ -54,15 +54,16 @@ typedef struct wg_gate wg_gate;
 int wg_gate_open(wg_gate **out, kbv_err *e);
 void wg_gate_close(wg_gate *g);
 /* Enqueues the gate on s behind what is there and returns once every block
- * of it runs (so after the work before it, the flush).  When it releases,
+ * of it runs (so after the work before it, the flush).  Call it with the
+ * device synchronised: it resets the words it shares with the kernel.  When it releases,
  * the gate writes the global timer to *release_stamp, a device word. */
 int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, kbv_err *e);
 /* Lets the gate go; the host's enqueueing is done. */
 void wg_gate_release(wg_gate *g);
-/* After the stream synchronised: how long the gate held the SMs after
- * every block ran, in ms (what of the host's wall window was the gate's),
- * and whether it released on its own (timed out) rather than when told. */
-double wg_gate_held_ms(const wg_gate *g, int *timed_out);
+/* After the stream synchronised: whether the gate released on its own
+ * (timed out) rather than when told.  What a candidate's kernel could have
+ * written: a note, never a measurement. */
+int wg_gate_timed_out(const wg_gate *g);
 
 typedef struct {
     double copy_bandwidth_gbps;   /* (read + write bytes) / time of a device copy */
