@@ -9,22 +9,30 @@
 // could keep its inputs' lines in L2 from one timed call to the next: the
 // harness redraws the inputs in place, and its writes would hit those lines.
 //
-// Each case prepares a buffer X (24 MiB by default, half the H200's L2),
-// then runs the flush the worker runs, then times one read of X with
-// events; the median of --samples repetitions is printed with its ratio to
-// the cold case.  A case near "warm" means its lines outlived the flush.
+// Each case prepares a buffer X (24 MiB by default, under half the H200's
+// L2), flushes (or not), then times one plain read of X with events.  The
+// cases run interleaved, one sample of each per repetition in a shuffled
+// order after a warm-up, so that clock drift falls on every case alike.
+// Each case's median is printed with its ratio to cold and the fraction of
+// the warm read's gain it keeps: (cold - case) / (cold - warm).
 //
-//   cold        X written with plain stores, flush, read
-//   warm        X written with plain stores, no flush, read
-//   ld-last     X read with an evict_last policy, rewritten with plain
-//               stores (the harness's redraw), flush, read
-//   st-last     X written with evict_last stores, flush, read
-//   st-last+ap  as st-last, then applypriority evict_normal over X before
-//               the flush (the fix if st-last survives)
+//   cold           X written plainly, reset, flush, read
+//   warm           X written plainly, read (no flush)
+//   ld-last        X read with an evict_last policy, rewritten plainly (the
+//                  harness's redraw), flush without the reset, read
+//   ld-last+reset  as ld-last, with the worker's reset before the flush:
+//                  the persisting-L2 limit put back and
+//                  cudaCtxResetPersistingL2Cache (what collect does)
+//   st-last+reset  X written with evict_last stores, reset, flush, read
+//   ld-last+evict  as ld-last+reset, then a second flush pass that writes the
+//                  flush buffer with evict_last stores and discards it from
+//                  L2 (discard.global.L2), a flush that evict_last lines
+//                  cannot outrank
 //
-// The last line is a verdict; the exit status is 0 when the flush evicts
-// the marked lines, 3 when they outlive it, 4 when warm and cold reads are
-// too close to tell.
+// The verdict covers the two cases that mirror collect (ld-last+reset and
+// st-last+reset): a case keeping more than a tenth of the warm gain is
+// "outlives".  Exit status 0: the flush as collect runs it evicts the marked
+// lines; 3: they outlive it; 4: warm and cold reads too close to tell.
 //
 // Build and run (device): nvcc -O3 -std=c++17 -arch=sm_90 bench/l2_evict_last.cu -o l2el && ./l2el
 #include <cuda_runtime.h>
@@ -33,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #define CHECK(x)                                                                       \
@@ -86,11 +95,33 @@ __global__ void read_plain(const float *x, size_t n, float *sink)
     if (s == 12345.678f) *sink = s;
 }
 
-// One applypriority per 128-byte line.
-__global__ void priority_normal(float *x, size_t n)
+// The second flush pass of ld-last+evict: every 128-byte line of the flush
+// buffer written with evict_last stores (so that it ranks with any line a
+// candidate marked and the older lines go first), then discarded from L2,
+// which leaves no flush line behind either.
+__global__ void flush_evict_last(float *f, size_t n)
+{
+    unsigned long long p = policy_evict_last();
+    for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * 32; i < n; i += (size_t)gridDim.x * blockDim.x * 32)
+        asm volatile("st.global.L2::cache_hint.v4.f32 [%0], {%1, %1, %1, %1}, %2;" ::"l"(f + i), "f"(0.0f), "l"(p)
+                     : "memory");
+}
+
+__global__ void discard_lines(float *f, size_t n)
 {
     for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * 32; i < n; i += (size_t)gridDim.x * blockDim.x * 32)
-        asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(x + i) : "memory");
+        asm volatile("discard.global.L2 [%0], 128;" ::"l"(f + i) : "memory");
+}
+
+enum { COLD, WARM, LD_LAST, LD_LAST_RESET, ST_LAST_RESET, LD_LAST_EVICT, NCASES };
+static const char *const names[NCASES] = {"cold", "warm", "ld-last", "ld-last+reset", "st-last+reset", "ld-last+evict"};
+
+// What wk_l2_reset does before each flush (the limit the worker found is
+// the default here: nothing changed it).
+static void worker_reset(size_t limit0)
+{
+    CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, limit0));
+    CHECK(cudaCtxResetPersistingL2Cache());
 }
 
 int main(int argc, char **argv)
@@ -109,9 +140,10 @@ int main(int argc, char **argv)
     CHECK(cudaGetDevice(&dev));
     CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    size_t limit0 = 0;
+    CHECK(cudaDeviceGetLimit(&limit0, cudaLimitPersistingL2CacheSize));
     size_t n = mib << 18, flush_bytes = std::max((size_t)2 * l2, (size_t)256 << 20);
-    float *x, *sink;
-    void *flush;
+    float *x, *sink, *flush;
     CHECK(cudaMalloc(&x, n * sizeof(float)));
     CHECK(cudaMalloc(&sink, sizeof(float)));
     CHECK(cudaMalloc(&flush, flush_bytes));
@@ -121,23 +153,34 @@ int main(int argc, char **argv)
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
     unsigned grid = 4 * sms, block = 256;
-    const char *names[] = {"cold", "warm", "ld-last", "st-last", "st-last+ap"};
-    printf("L2 %d bytes, buffer %zu MiB, flush %zu MiB, %d samples\n", l2, mib, flush_bytes >> 20, samples);
-    double cold = 0, med_of[5] = {0};
-    for (int c = 0; c < 5; c++) {
-        std::vector<float> t;
-        for (int k = 0; k < samples; k++) {
-            float v = (float)k;
+    printf("L2 %d bytes, persisting limit %zu, buffer %zu MiB, flush %zu MiB, %d samples per case, interleaved\n", l2,
+           limit0, mib, flush_bytes >> 20, samples);
+    std::vector<float> t[NCASES];
+    std::mt19937 rng(12345);
+    int order[NCASES];
+    for (int c = 0; c < NCASES; c++) order[c] = c;
+    const int warmup = 3;
+    for (int k = 0; k < warmup + samples; k++) {
+        std::shuffle(order, order + NCASES, rng);
+        for (int oi = 0; oi < NCASES; oi++) {
+            int c = order[oi];
+            float v = (float)(k * NCASES + oi);
             switch (c) {
-            case 0: case 1: write_plain<<<grid, block, 0, s>>>(x, n, v); break;
-            case 2:
+            case COLD: case WARM: write_plain<<<grid, block, 0, s>>>(x, n, v); break;
+            case LD_LAST: case LD_LAST_RESET: case LD_LAST_EVICT:
                 read_last<<<grid, block, 0, s>>>(x, n, sink);
                 write_plain<<<grid, block, 0, s>>>(x, n, v);
                 break;
-            case 3: case 4: write_last<<<grid, block, 0, s>>>(x, n, v); break;
+            case ST_LAST_RESET: write_last<<<grid, block, 0, s>>>(x, n, v); break;
             }
-            if (c == 4) priority_normal<<<grid, block, 0, s>>>(x, n);
-            if (c != 1) CHECK(cudaMemsetAsync(flush, k & 0xff, flush_bytes, s));
+            CHECK(cudaStreamSynchronize(s));
+            if (c != WARM && c != LD_LAST) worker_reset(limit0);
+            if (c != WARM) CHECK(cudaMemsetAsync(flush, k & 0xff, flush_bytes, s));
+            if (c == LD_LAST_EVICT) {
+                size_t nf = flush_bytes / sizeof(float);
+                flush_evict_last<<<grid, block, 0, s>>>(flush, nf);
+                discard_lines<<<grid, block, 0, s>>>(flush, nf);
+            }
             CHECK(cudaStreamSynchronize(s));
             CHECK(cudaEventRecord(e0, s));
             read_plain<<<grid, block, 0, s>>>(x, n, sink);
@@ -145,23 +188,29 @@ int main(int argc, char **argv)
             CHECK(cudaEventSynchronize(e1));
             float ms = 0;
             CHECK(cudaEventElapsedTime(&ms, e0, e1));
-            t.push_back(ms);
+            if (k >= warmup) t[c].push_back(ms);
         }
-        std::sort(t.begin(), t.end());
-        double med = t[t.size() / 2];
-        if (c == 0) cold = med;
-        med_of[c] = med;
-        printf("%-11s median %.4f ms  (%.2f x cold)  min %.4f  max %.4f\n", names[c], med, med / cold, t.front(), t.back());
     }
     CHECK(cudaGetLastError());
-    /* A case nearer warm than cold kept its lines through the flush. */
-    double mid = 0.5 * (med_of[0] + med_of[1]);
-    int kept = med_of[2] < mid || med_of[3] < mid;
-    if (!(med_of[1] < 0.9 * med_of[0])) {
+    double med[NCASES];
+    for (int c = 0; c < NCASES; c++) {
+        std::sort(t[c].begin(), t[c].end());
+        med[c] = t[c][t[c].size() / 2];
+    }
+    double gain = med[COLD] - med[WARM];
+    for (int c = 0; c < NCASES; c++)
+        printf("%-14s median %.4f ms  (%.2f x cold, keeps %5.1f%% of the warm gain)  min %.4f  max %.4f\n", names[c],
+               med[c], med[c] / med[COLD], gain > 0 ? 100.0 * (med[COLD] - med[c]) / gain : 0.0, t[c].front(),
+               t[c].back());
+    if (!(med[WARM] < 0.9 * med[COLD])) {
         printf("verdict: unclear (warm reads %.2f x cold: the buffer's L2 and memory times are too close)\n",
-               med_of[1] / med_of[0]);
+               med[WARM] / med[COLD]);
         return 4;
     }
-    printf("verdict: %s\n", kept ? "evict_last lines outlive the flush" : "the flush evicts evict_last lines");
+    double kept_ld = (med[COLD] - med[LD_LAST_RESET]) / gain, kept_st = (med[COLD] - med[ST_LAST_RESET]) / gain;
+    int kept = kept_ld > 0.1 || kept_st > 0.1;
+    printf("verdict: %s (ld-last+reset keeps %.0f%%, st-last+reset %.0f%% of the warm gain)\n",
+           kept ? "evict_last lines outlive collect's flush" : "collect's flush evicts evict_last lines",
+           100 * kept_ld, 100 * kept_st);
     return kept ? 3 : 0;
 }
