@@ -21,6 +21,12 @@
 # continued by the harness that started it (scripts/suite-session.sh).
 # DEPS_ROOT (default .deps/root) holds the unpacked Debian packages that the
 # host lacks (README: Building on a GPU host without a package registry).
+#
+# When the partial folder holds harness-src.tar.gz (scripts/harness-freeze.sh:
+# the sources of the commit that started the run), suite and r2r build and
+# run those sources in runs/harness instead of this checkout, so that the
+# run is finished by the harness that started it while main's collect
+# moves on; test-gpu and parity always use this checkout.
 set -uo pipefail
 mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r SECONDS}
 budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r SECONDS}
@@ -38,13 +44,45 @@ if [ -z "${KBV_GIT_COMMIT:-}" ] && [ -f .deps/commit ]; then
     export KBV_GIT_COMMIT
 fi
 mkdir -p "$out" runs
+out=$(cd "$out" && pwd)
+root=$PWD
+partial=$(cd "$partial" && pwd) || { echo "device-suite: no folder $partial"; exit 2; }
+frozen=$partial/harness-src.tar.gz
 
-log "build"
-if ! make -j"$(nproc)" DEPS_ROOT="$DEPS_ROOT" all >"$out/build.log" 2>&1; then
-    tail -30 "$out/build.log"
-    exit 1
-fi
-echo "harness $(scripts/harness-digest.sh)"
+build_here() {
+    log "build"
+    if ! make -j"$(nproc)" DEPS_ROOT="$DEPS_ROOT" all >"$out/build.log" 2>&1; then
+        tail -30 "$out/build.log"
+        exit 1
+    fi
+    echo "harness $(scripts/harness-digest.sh) (this checkout)"
+}
+
+# The tree that collects: this checkout, or the frozen sources unpacked
+# into runs/harness (kept between calls of one session while the archive is
+# the same, so that the build there is incremental).
+tree=$root
+build_tree() {
+    if [ ! -f "$frozen" ]; then
+        build_here
+        return
+    fi
+    local sum
+    sum=$(sha256sum "$frozen" | cut -d' ' -f1)
+    if [ "$(cat runs/harness.sha256 2>/dev/null)" != "$sum" ]; then
+        rm -rf runs/harness runs/harness.sha256 && mkdir -p runs/harness &&
+            tar -C runs/harness -xzf "$frozen" || { echo "device-suite: $frozen does not unpack"; exit 1; }
+        echo "$sum" >runs/harness.sha256
+    fi
+    tree=$root/runs/harness
+    log "build the frozen harness $(cut -c1-12 "$tree/KBV_COMMIT")"
+    if ! make -C "$tree" -j"$(nproc)" DEPS_ROOT="$DEPS_ROOT" KBV_GIT_COMMIT="$(cut -c1-12 "$tree/KBV_COMMIT")" all \
+            >"$out/build-harness.log" 2>&1; then
+        tail -30 "$out/build-harness.log"
+        exit 1
+    fi
+    echo "harness $("$tree/scripts/harness-digest.sh") (frozen at $(cut -c1-12 "$tree/KBV_COMMIT"))"
+}
 
 # Seconds kept back at the end of the call: collect's grace after SIGINT
 # (30 s), packing the run, and the copy back.
@@ -54,7 +92,7 @@ run_suite() {
     local secs=$(($(left) - reserve))
     [ "$secs" -gt 60 ] || { log "no time for a suite share"; return 0; }
     log "suite share of $secs s"
-    KBV_SUITE_CARRY="$partial/suite-run.tar.gz" scripts/suite-session.sh "$out" "$secs"
+    KBV_SUITE_CARRY="$partial/suite-run.tar.gz" "$tree/scripts/suite-session.sh" "$out" "$secs"
 }
 
 # parity.py exits 3 when the CUDA context is lost (a problem that leaves
@@ -84,8 +122,8 @@ run_r2r() {
     [ -f "$partial/suite-run.tar.gz" ] || { log "no suite run to compare with"; return 1; }
     rm -rf runs/r2r
     log "r2r collect of the tuned set for $secs s"
-    timeout -s INT -k 30 "$secs" build/kbv-collect --out runs/r2r --candidates data/candidates/tuned \
-        --pins data/baselines/nvidia-h200.json 2>"$out/r2r-collect.log"
+    timeout -s INT -k 30 "$secs" "$tree/build/kbv-collect" --out runs/r2r --candidates "$tree/data/candidates/tuned" \
+        --pins "$tree/data/baselines/nvidia-h200.json" 2>"$out/r2r-collect.log"
     echo "r2r collect exit $?"
     tar -C runs -czf "$out/r2r.tar.gz" r2r
     python3 scripts/compare-runs.py "$partial/suite-run.tar.gz" runs/r2r --json "$out/r2r-compare.json" \
@@ -94,11 +132,12 @@ run_r2r() {
 }
 
 case "$mode" in
-suite) run_suite ;;
-parity) run_parity ;;
-both) run_suite; run_parity ;;
-r2r) run_r2r ;;
+suite) build_tree; run_suite ;;
+parity) build_here; run_parity ;;
+both) build_tree; run_suite; build_here; run_parity ;;
+r2r) build_tree; run_r2r ;;
 test-gpu)
+    build_here
     log "test-gpu"
     timeout -s INT -k 10 "$(($(left) - 20))" make DEPS_ROOT="$DEPS_ROOT" test-gpu >"$out/test-gpu.log" 2>&1
     echo "test-gpu exit $?"; tail -25 "$out/test-gpu.log"
