@@ -385,54 +385,91 @@ static void scrub_free_memory(worker *w, unsigned char pattern)
     mt_real_free(p);
 }
 
+/* The determinism probe's calls, all on the same input (D1 trial 0, drawn
+ * afresh before each).  Two calls on an idle GPU often add their atomic
+ * partial sums in the same order: on the H200 a Frobenius norm gathered by
+ * a thousand blocks' float atomicAdd gave bitwise equal outputs in one
+ * whole-suite run and differing ones in the next.  So the later calls
+ * change what a kernel's result may depend on, one thing each: the free
+ * memory's contents, and the SMs and order its blocks start in (another
+ * kernel takes a share of every SM's thread slots when the call starts).
+ * The probe stops at the first call that differs from the first. */
+typedef struct {
+    unsigned char scrub;   /* fill free memory with this first (0: no scrub) */
+    double occupy_share;   /* wg_occupy's share of the thread slots (0: none) */
+    const char *what;      /* how the call differed from the first, for the detail */
+} det_call;
+
+static const det_call DET_CALLS[] = {
+    {0, 0.0, "the first call"},
+    {0x5a, 0.0, "free memory scrubbed"},
+    {0, 0.5, "half of every SM's thread slots taken when it started"},
+    {0xa5, 0.75, "free memory scrubbed again and three quarters of the thread slots taken when it started"},
+};
+#define N_DET_CALLS (int)(sizeof DET_CALLS / sizeof DET_CALLS[0])
+/* Long enough that the call's first blocks are placed while the slots are
+ * taken, short beside the probe's other costs. */
+#define DET_OCCUPY_US 200.0
+
 void wk_probe_determinism(worker *w, void **in)
 {
     const suite_problem *p = w->p;
-    void *o1[WK_MAX_TENSORS] = {0}, *o2[WK_MAX_TENSORS] = {0};
+    void *first[WK_MAX_TENSORS] = {0}, *o[WK_MAX_TENSORS] = {0};
     kbv_call c;
-    wk_fill_inputs(w, in, SUITE_D1, 0);
-    wk_alloc_outputs(w, o1);
-    wk_make_call(w, &c, in, o1);
-    wk_sync(w, "determinism probe");
-    wk_cand_call(w, &c, "determinism probe, first call", 0);
-    wk_device_sync(w, "determinism probe, first call");
-    scrub_free_memory(w, 0x5a);
-    wk_fill_inputs(w, in, SUITE_D1, 0);
-    wk_alloc_outputs(w, o2);
-    wk_make_call(w, &c, in, o2);
-    wk_sync(w, "determinism probe");
-    wk_cand_call(w, &c, "determinism probe, second call", 0);
-    wk_device_sync(w, "determinism probe, second call");
-    int all_eq = 1;
     kbv_err e = {0};
-    for (int i = 0; i < p->n_outputs; i++) {
-        int eq = 0;
-        if (cmp_equal(o1[i], o2[i], w->out_bytes[i], w->s, &eq, &e)) wk_die_harness(w, "determinism", &e);
-        all_eq &= eq;
+    cudaStream_t side = NULL;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess)
+        wk_die_cuda(w, "determinism probe: a stream", cudaGetLastError());
+    int differs_at = -1;
+    for (int k = 0; k < N_DET_CALLS && differs_at < 0; k++) {
+        const det_call *d = &DET_CALLS[k];
+        if (d->scrub) scrub_free_memory(w, d->scrub);
+        wk_fill_inputs(w, in, SUITE_D1, 0);
+        wk_alloc_outputs(w, k == 0 ? first : o);
+        wk_make_call(w, &c, in, k == 0 ? first : o);
+        wk_sync(w, "determinism probe");
+        if (d->occupy_share > 0 && wg_occupy(side, d->occupy_share, DET_OCCUPY_US, &e))
+            wk_die_harness(w, "determinism probe", &e);
+        wk_cand_call(w, &c, "determinism probe", 0);
+        wk_device_sync(w, "determinism probe");
+        if (k == 0) continue;
+        int all_eq = 1;
+        for (int i = 0; i < p->n_outputs; i++) {
+            int eq = 0;
+            if (cmp_equal(first[i], o[i], w->out_bytes[i], w->s, &eq, &e)) wk_die_harness(w, "determinism", &e);
+            all_eq &= eq;
+        }
+        if (!all_eq) differs_at = k;
+        else wk_free_bufs(o, p->n_outputs);
     }
+    cudaStreamDestroy(side);
     char det[512];
-    if (all_eq) {
-        snprintf(det, sizeof det, "two calls on the same input, with free memory scrubbed in between, gave bitwise equal outputs");
+    if (differs_at < 0) {
+        snprintf(det, sizeof det,
+                 "%d calls on the same input gave bitwise equal outputs (between them: free memory scrubbed twice, "
+                 "a share of the SMs' thread slots taken as two calls started)",
+                 N_DET_CALLS);
     } else {
         /* The first call's output as the "reference", in floats. */
         void *r1[WK_MAX_TENSORS] = {0};
         for (int i = 0; i < p->n_outputs; i++) {
-            r1[i] = o1[i];
+            r1[i] = first[i];
             if (w->out[i].dtype != KBV_BF16) continue;
             r1[i] = wk_dalloc(w, w->rout_bytes[i], "determinism probe");
-            if (gen_widen_bf16(o1[i], r1[i], suite_numel(&p->outputs[i]), w->s, &e))
+            if (gen_widen_bf16(first[i], r1[i], suite_numel(&p->outputs[i]), w->s, &e))
                 wk_die_harness(w, "determinism", &e);
         }
         wk_cmp ca;
-        wk_compare(w, o2, r1, &ca);
+        wk_compare(w, o, r1, &ca);
         for (int i = 0; i < p->n_outputs; i++)
             if (w->out[i].dtype == KBV_BF16) wk_dfree(r1[i]);
         snprintf(det, sizeof det,
-                 "two calls on the same input (D1 trial 0), with free memory scrubbed in between, differ: "
+                 "call %d of %d on the same input (D1 trial 0; %s) differs from the first: "
                  "max abs difference %.3g, %lld elements beyond the tolerance",
-                 ca.st.max_abs_err, (long long)ca.st.mismatches);
+                 differs_at + 1, N_DET_CALLS, DET_CALLS[differs_at].what, ca.st.max_abs_err,
+                 (long long)ca.st.mismatches);
+        wk_free_bufs(o, p->n_outputs);
     }
-    wk_free_bufs(o1, p->n_outputs);
-    wk_free_bufs(o2, p->n_outputs);
-    wk_probe(w, "determinism", all_eq, det);
+    wk_free_bufs(first, p->n_outputs);
+    wk_probe(w, "determinism", differs_at < 0, det);
 }

@@ -220,6 +220,32 @@ gate_kernel(gate_words *h, unsigned *dev_words, unsigned gen, unsigned nblocks, 
 }
 } /* namespace */
 
+namespace {
+__global__ void __launch_bounds__(1024, 2) occupy_kernel(unsigned long long ns)
+{
+    unsigned long long t0 = gtimer();
+    while (gtimer() - t0 < ns) __nanosleep(500);
+}
+} /* namespace */
+
+extern "C" int wg_occupy(cudaStream_t s, double share, double us, kbv_err *e)
+{
+    int dev = 0, sms = 0, max_threads = 0;
+    cudaError_t ce = cudaGetDevice(&dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    if (ce != cudaSuccess) return cuda_err(e, "occupy: device attributes", ce);
+    if (!(share > 0.0 && share <= 1.0)) return err_set(e, KBV_ERUNTIME, "occupy: share %g is not in (0, 1]", share);
+    /* Blocks of half an SM's threads, as the gate's: 2 x share of them per SM. */
+    unsigned threads = (unsigned)max_threads / 2;
+    if (threads > 1024) threads = 1024;
+    unsigned blocks = (unsigned)(2.0 * share * sms + 0.5);
+    if (blocks < 1) blocks = 1;
+    occupy_kernel<<<blocks, threads, 0, s>>>((unsigned long long)(us * 1e3));
+    ce = cudaGetLastError();
+    return ce == cudaSuccess ? 0 : cuda_err(e, "occupy: launch", ce);
+}
+
 struct wg_gate {
     gate_words *h;               /* mapped host memory */
     gate_words *h_dev;           /* its device address */

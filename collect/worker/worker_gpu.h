@@ -65,6 +65,14 @@ void wg_gate_release(wg_gate *g);
  * written: a note, never a measurement. */
 int wg_gate_timed_out(const wg_gate *g);
 
+/* Enqueues on s blocks that take a share (0 < share <= 1) of every SM's
+ * thread slots, spread as the hardware places them, and hold them for us
+ * microseconds doing nothing.  The determinism probe launches it on a
+ * stream of its own just before a candidate's call, so that the call's
+ * blocks start on other SMs and in another order than on an idle GPU: a
+ * result that depends on the order of atomic updates then shows it. */
+int wg_occupy(cudaStream_t s, double share, double us, kbv_err *e);
+
 typedef struct {
     double copy_bandwidth_gbps;   /* (read + write bytes) / time of a device copy */
     double fp32_tflops;           /* cuBLAS SGEMM, strict FP32, 8192^3 */

@@ -329,6 +329,15 @@ int wg_stamp(unsigned long long *slot, cudaStream_t s, kbv_err *e)
     return 0;
 }
 
+/* The fake runs one call at a time on the host: there are no SMs to take. */
+int wg_occupy(cudaStream_t s, double share, double us, kbv_err *e)
+{
+    (void)s;
+    (void)us;
+    if (!(share > 0.0 && share <= 1.0)) return err_set(e, KBV_ERUNTIME, "occupy: share %g is not in (0, 1]", share);
+    return 0;
+}
+
 /* The fake baselines time no choice: no pins to give or take. */
 const char *base_pins(const base_ctx *b, base_variant v)
 {
