@@ -367,8 +367,10 @@ static int add_probe(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
     else return err_set(e, KBV_EINPUT, "%s: \"pass\" must be true, false or null", what);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "skipped"))) p.pass = -1;
     if ((rc = opt_num(o, "floor_ms", NAN, &p.floor_ms, what, e)) ||
-        (rc = opt_num(o, "floor_ratio", NAN, &p.floor_ratio, what, e)))
+        (rc = opt_num(o, "floor_ratio", NAN, &p.floor_ratio, what, e)) ||
+        (rc = opt_num(o, "max_rel_err", NAN, &p.max_rel_err, what, e)))
         return rc;
+    p.tier = tier_index(opt_str(o, "tier"));
     if (pr->n_probes == pr->cap_probes) {
         size_t cap = pr->cap_probes ? 2 * pr->cap_probes : 8;
         run_probe *q = realloc(pr->probes, cap * sizeof *q);

@@ -89,6 +89,8 @@ typedef struct run_probe {
     char *detail;         /* owned, "" when absent */
     double floor_ms;      /* NAN when absent */
     double floor_ratio;   /* NAN when absent */
+    int tier;             /* RUN_TIER_*: timed-output's worst tier of the verified rounds; UNKNOWN when absent */
+    double max_rel_err;   /* NAN when absent */
 } run_probe;
 
 typedef struct run_pair {
