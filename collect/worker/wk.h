@@ -117,6 +117,11 @@ typedef struct {
      * only there. */
     size_t free_before_base, free_before_setup;
     long long base_untracked;
+    /* The candidate's highest live bytes over the timed phase (warm-up,
+     * pre-rolls and timed calls), or -1 before it: the memory call is one
+     * the candidate can tell from a timed call (its stream is idle), so the
+     * peak it reports is the larger of the two. */
+    long long cand_timed_peak;
 } worker;
 
 typedef struct {

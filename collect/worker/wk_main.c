@@ -271,6 +271,7 @@ int main(int argc, char **argv)
     w.trials = 3;
     w.atol = w.rtol = 1e-3;
     w.max_s = 10;
+    w.cand_timed_peak = -1;
     w.fd = fcntl(3, F_GETFD) >= 0 ? 3 : 1;
     /* The channel's key first, before any library or candidate code runs. */
     wk_key_init(&w);

@@ -48,6 +48,9 @@ void wk_measure_memory(worker *w, void **in, wk_memres *m)
         mt_counts mc;
         mt_get(o, &mc);
         long long extra = mc.peak;
+        /* A candidate that allocates a workspace only in calls it can tell
+         * are timed (a busy stream) shows it here. */
+        if (v == V_CAND && w->cand_timed_peak > extra) extra = w->cand_timed_peak;
         /* Baselines: every buffer they hold was allocated through the
          * interposed cudaMalloc; the workspace figure is a floor in case a
          * library allocated it some other way. */

@@ -33,7 +33,9 @@ if [ -x "$B/kbv-analyze" ]; then
 else
     python3 tests/gpu/check_run.py "$T/run" "$F/sets" --journal-only >"$T/check" || { cat "$T/check"; fail "journal"; }
 fi
-python3 - "$T/run" <<'PY' || exit 1
+analyzed=0
+[ -x "$B/kbv-analyze" ] && analyzed=1
+python3 - "$T/run" "$analyzed" <<'PY' || exit 1
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1] + "/samples.jsonl")]
 def of(s, t): return [r for r in recs if r["set"] == s and r["type"] == t]
@@ -47,6 +49,11 @@ if mem["fp32"]["peak_bytes"] != 2 * 6442450944 + (32 << 20):
 checks = of("f-stale", "check")
 if not checks or any(c["unwritten"] == 0 or c["unwritten"] != c["mismatches"] for c in checks):
     print("collect_fake: stale checks", checks[:1]); sys.exit(1)
+# A workspace taken only in timed calls counts: the peak is the larger of
+# the memory call's and the timed phase's.
+tm = {r["variant"]: r for r in of("f-timedmem", "memory")}
+if tm.get("candidate", {}).get("peak_bytes") != 2 * 6442450944 + (4 << 30):
+    print("collect_fake: f-timedmem memory", tm.get("candidate")); sys.exit(1)
 t = of("f-correct", "time")
 n = {v: sum(1 for r in t if r["variant"] == v) for v in ("candidate", "fp32", "tf32")}
 if min(n.values()) < 30 or max(n.values()) > 500:
@@ -75,6 +82,22 @@ if not all("gt_ms" in r for r in of("f-correct", "time")):
     print("collect_fake: time records without gt_ms"); sys.exit(1)
 # The L2 policy a candidate leaves is put back before every flush and said
 # in the environment probe, which passes.
+# A candidate exact where checked and TF32-close where timed is a tf32
+# candidate: the verified timed rounds' tier is in the timed-output probe,
+# and analyze takes it.
+to = [r for r in of("f-timedprec", "probe") if r["probe"] == "timed-output"]
+if len(to) != 1 or to[0].get("tier") != "tf32" or not to[0]["pass"]:
+    print("collect_fake: timed-output probe of f-timedprec", to); sys.exit(1)
+if any(c["tier"] != "fp32" for c in of("f-timedprec", "check") if c.get("pass")):
+    print("collect_fake: f-timedprec's checks should be fp32-exact"); sys.exit(1)
+if sys.argv[2] == "1":
+    a = json.load(open(sys.argv[1] + "/analysis.json"))
+    pr = [q for st in a["sets"] if st["name"] == "f-timedprec" for q in st["problems"]]
+    if len(pr) != 1 or pr[0]["tier"] != "tf32" or "precision-tf32" not in pr[0]["flags"]:
+        print("collect_fake: analysis of f-timedprec", pr); sys.exit(1)
+    ev = [x["text"] for x in pr[0]["evidence"] if x["name"] == "precision-tf32"]
+    if not ev or "timed rounds" not in ev[0]:
+        print("collect_fake: f-timedprec's flag does not say where", ev); sys.exit(1)
 env = [r for r in of("f-l2persist", "probe") if r["probe"] == "environment"]
 if len(env) != 1 or env[0]["pass"] is not True or "persisting-L2 limit left at 1048576 bytes" not in env[0]["detail"]:
     print("collect_fake: environment probe of f-l2persist", env); sys.exit(1)
