@@ -297,7 +297,8 @@ extern "C" void wg_gate_close(wg_gate *g)
     free(g);
 }
 
-extern "C" int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, kbv_err *e)
+extern "C" int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, double hold_ms,
+                            kbv_err *e)
 {
     volatile gate_words *h = g->h;
     /* The caller synchronised the device: the previous gate and every
@@ -311,7 +312,8 @@ extern "C" int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *rele
     g->gen++;
     cudaError_t ce = cudaMemsetAsync(g->dev_words, 0, 2 * sizeof *g->dev_words, s);
     if (ce != cudaSuccess) return cuda_err(e, "gate: reset", ce);
-    unsigned long long max_ns = (unsigned long long)(WG_GATE_MAX_MS * 1e6);
+    if (!(hold_ms > 0) || hold_ms > WG_GATE_MAX_MS) hold_ms = WG_GATE_MAX_MS;
+    unsigned long long max_ns = (unsigned long long)(hold_ms * 1e6);
     void *args[] = {&g->h_dev, &g->dev_words, &g->gen, &g->nblocks, &max_ns, &release_stamp};
     __sync_synchronize();
     ce = cudaLaunchCooperativeKernel((const void *)gate_kernel, dim3(g->nblocks), dim3(g->threads), args, 0, s);

@@ -55,9 +55,12 @@ int wg_gate_open(wg_gate **out, kbv_err *e);
 void wg_gate_close(wg_gate *g);
 /* Enqueues the gate on s behind what is there and returns once every block
  * of it runs (so after the work before it, the flush).  Call it with the
- * device synchronised: it resets the words it shares with the kernel.  When it releases,
- * the gate writes the global timer to *release_stamp, a device word. */
-int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, kbv_err *e);
+ * device synchronised: it resets the words it shares with the kernel.  The
+ * gate releases when told (wg_gate_release) or hold_ms after its blocks
+ * started, whichever is first (hold_ms is clamped to (0, WG_GATE_MAX_MS]).
+ * When it releases, it writes the global timer to *release_stamp, a device
+ * word. */
+int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, double hold_ms, kbv_err *e);
 /* Lets the gate go; the host's enqueueing is done. */
 void wg_gate_release(wg_gate *g);
 /* After the stream synchronised: whether the gate released on its own

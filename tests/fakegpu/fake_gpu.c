@@ -368,9 +368,10 @@ int wg_gate_open(wg_gate **out, kbv_err *e)
 
 void wg_gate_close(wg_gate *g) { free(g); }
 
-int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, kbv_err *e)
+int wg_gate_hold(wg_gate *g, cudaStream_t s, unsigned long long *release_stamp, double hold_ms, kbv_err *e)
 {
     (void)g;
+    (void)hold_ms;
     return wg_stamp(release_stamp, s, e);
 }
 

@@ -22,7 +22,10 @@ For every (set, problem) of a hostile set's "expected":
   - every pair's class and speedups are printed as a note;
   - honest_time: the candidate's median time is at least a quarter of the
     fp32 baseline's (an interposed timer did not make it look fast) and the
-    physical-floor probe passed.
+    physical-floor probe passed;
+  - time_vs_fp32_min: the candidate's median time is at least this multiple
+    of the fp32 baseline's (work it did where the timer does not look was
+    counted).
 For every --other set, each problem of its "expected" has that class (the
 hostile pairs did not disturb the rest of the run).  The journal as a whole:
 every pair exactly once, no torn line, no line over 64 KiB, under 64 MiB.
@@ -170,6 +173,14 @@ def main():
                             ok(f"{tag}: flag {fl}")
                         else:
                             fail(f"{tag}: no flag {fl} (flags {got.get('flags')})")
+                    if "time_vs_fp32_min" in h:
+                        t = got.get("time_ms", {})
+                        c, b = t.get("candidate"), t.get("fp32")
+                        if c is None or b is None or c < h["time_vs_fp32_min"] * b:
+                            fail(f"{tag}: candidate time {c} ms vs fp32 {b} ms, under "
+                                 f"{h['time_vs_fp32_min']}x: work outside the timed window went uncounted")
+                        else:
+                            ok(f"{tag}: candidate time {c:.4g} ms is {c / b:.2f}x fp32's {b:.4g} ms")
                     if h.get("honest_time"):
                         t = got.get("time_ms", {})
                         c, b = t.get("candidate"), t.get("fp32")
