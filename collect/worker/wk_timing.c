@@ -114,7 +114,6 @@ typedef struct {
     wg_gate *gate;
     int gate_timeouts[N_VARIANTS];               /* samples whose gate released on its own */
     double hold_ms[N_VARIANTS];                  /* the gate's limit per variant (gate_hold_ms) */
-    double warm_hold_ms[N_VARIANTS];             /* its value from the warm-up's median */
     unsigned long long *stamps;                  /* 2 per variant, device */
     cudaEvent_t ev0, ev1;
     double clock_slack_ms;                       /* the clocks' absolute tolerance (empty_gap) */
@@ -308,9 +307,11 @@ static int round_order(const worker *w, int order[N_VARIANTS])
  * long as the variant's own calls take, within [GATE_MIN_HOLD_MS,
  * WG_GATE_MAX_MS].  That is the warm-up's median event time (its samples
  * held the gate until the call returned, so they are the GPU's time
- * alone), or the median of the timed rounds so far where that is less: a
+ * alone), or the shortest event time of the timed rounds so far where that
+ * is less.  A median of the timed rounds would feed on itself: their times
+ * include host time beyond the hold, so a longer hold would follow, and a
  * candidate slow on purpose in the calls it guesses are warm-up would
- * otherwise buy itself a long hold.  In a user's loop the
+ * settle halfway.  The shortest time only falls.  In a user's loop the
  * GPU is busy with the previous call while the host makes the next, for
  * as long as that call runs: host time up to that is hidden, and beyond it
  * is not.  The gate holds the same way.  Until it was bounded so, it held
@@ -369,7 +370,7 @@ static void warm_up(worker *w, tstate *t, const cstat_rule *rule)
         if (wk_variant_timed(w, v)) {
             double med = cstat_median(times[v], n_times, scratch);
             t->preroll[v] = cstat_preroll_calls(rule, med);
-            t->hold_ms[v] = t->warm_hold_ms[v] = gate_hold_ms(med);
+            t->hold_ms[v] = gate_hold_ms(med);
         }
 }
 
@@ -628,8 +629,8 @@ void wk_timing(worker *w)
         n++;
         for (int j = 0; j < nv; j++) {
             int v = order[j];
-            double run = gate_hold_ms(cstat_median(tv[v].gpu, n, scratch));
-            t.hold_ms[v] = run < t.warm_hold_ms[v] ? run : t.warm_hold_ms[v];
+            double run = gate_hold_ms(g[v]);
+            if (run < t.hold_ms[v]) t.hold_ms[v] = run;
         }
         /* The time cap counts a variant's pre-roll too: it bounds the
          * pair's time, and the pre-roll is most of it for a short call. */
