@@ -322,10 +322,10 @@ static int round_order(const worker *w, int order[N_VARIANTS])
  * enqueue an ordinary call (a few launches), so that a short baseline's
  * launch latency stays out of its window, as in a busy loop. */
 #define GATE_MIN_HOLD_MS 0.02
-static double gate_hold_ms(double median_ms)
+static double gate_hold_ms(double call_ms)
 {
-    if (!(median_ms > GATE_MIN_HOLD_MS)) return GATE_MIN_HOLD_MS;
-    return median_ms < WG_GATE_MAX_MS ? median_ms : WG_GATE_MAX_MS;
+    if (!(call_ms > GATE_MIN_HOLD_MS)) return GATE_MIN_HOLD_MS;
+    return call_ms < WG_GATE_MAX_MS ? call_ms : WG_GATE_MAX_MS;
 }
 
 /* Whole rounds, not recorded, until the clock is steady (cstat_rule).  The
