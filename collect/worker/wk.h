@@ -217,6 +217,9 @@ uint64_t wk_secret_below(uint64_t n);
 
 /* --- wk_checks.c ----------------------------------------------------------- */
 
+/* A probe record (type, name, pass, detail) for the caller to add keys to
+ * and hand to wk_emit, which takes it; wk_probe emits one as it is. */
+cJSON *wk_probe_rec(const char *name, int pass, const char *detail);
 void wk_probe(worker *w, const char *name, int pass, const char *detail);
 void wk_checks(worker *w, void **slot_in);
 void wk_probes_from_checks(worker *w);

@@ -155,13 +155,18 @@ void wk_checks(worker *w, void **slot_in)
     for (int i = 0; i < p->n_inputs; i++) slot_in[i] = prev[i];
 }
 
-void wk_probe(worker *w, const char *name, int pass, const char *detail)
+cJSON *wk_probe_rec(const char *name, int pass, const char *detail)
 {
     cJSON *r = wk_rec(KBV_REC_PROBE);
     cJSON_AddStringToObject(r, KBV_K_PROBE, name);
     cJSON_AddBoolToObject(r, "pass", pass);
     cJSON_AddStringToObject(r, KBV_K_DETAIL, detail);
-    wk_emit(w, r);
+    return r;
+}
+
+void wk_probe(worker *w, const char *name, int pass, const char *detail)
+{
+    wk_emit(w, wk_probe_rec(name, pass, detail));
 }
 
 void wk_probes_from_checks(worker *w)

@@ -664,10 +664,7 @@ void wk_timing(worker *w)
     /* The tier of the passing timed outputs goes with the probe, so that
      * analyze judges the candidate's precision by the calls it was timed
      * on as well as by its checks. */
-    cJSON *rec = wk_rec(KBV_REC_PROBE);
-    cJSON_AddStringToObject(rec, KBV_K_PROBE, "timed-output");
-    cJSON_AddBoolToObject(rec, "pass", t.failed_round < 0);
-    cJSON_AddStringToObject(rec, KBV_K_DETAIL, det);
+    cJSON *rec = wk_probe_rec("timed-output", t.failed_round < 0, det);
     if (t.worst_tier >= 0) {
         cJSON_AddStringToObject(rec, "tier", verdict_tier_name(t.worst_tier));
         jio_add_num(rec, "max_rel_err", t.worst_rel);
@@ -756,10 +753,7 @@ void wk_probes_after_timing(worker *w)
              "median %.4g ms vs floor %.4g ms = max(%.4g bytes / %.4g GB/s copy bandwidth, %.4g FLOP / (2 x %.4g TFLOP/s tf32))%s",
              t, floor_ms, min_bytes, w->copy_gbps, flops, w->tf32_tflops,
              fpass ? "" : ": faster than the hardware can move or compute it");
-    cJSON *r = wk_rec(KBV_REC_PROBE);
-    cJSON_AddStringToObject(r, KBV_K_PROBE, "physical-floor");
-    cJSON_AddBoolToObject(r, "pass", fpass);
-    cJSON_AddStringToObject(r, KBV_K_DETAIL, det);
+    cJSON *r = wk_probe_rec("physical-floor", fpass, det);
     jio_add_num(r, "floor_ms", floor_ms);
     jio_add_num(r, "time_ms", t);
     wk_emit(w, r);
