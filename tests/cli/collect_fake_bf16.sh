@@ -5,7 +5,10 @@
 # that a bf16 pair times only the candidate and the bf16 baseline, with the
 # BF16 tolerance 1e-2 min(1, max|ref|) + 1e-2 |ref| (a candidate 0.4% off
 # passes, one 5% off fails, at D1's scale and D3's), that
-# bfloat16 poison shows as unwritten elements, and what the manifest says.
+# bfloat16 poison shows as unwritten elements, and what the manifest says;
+# and that the identity probe compares at bfloat16 precision: a correct
+# tanh, a bitwise copy of its input on D3's small values, is not an
+# identity hack there, and a copy of the input still is.
 # Skipped (pass) without the CUDA headers.
 set -u
 B=${1:-build}
@@ -103,6 +106,27 @@ f = [s["name"] for s in json.load(open(t + "/fp32/manifest.json"))["sets"]]
 if b != ["fb-correct", "fb-incorrect", "fb-stale", "fb-tolerance"] or f != ["f-correct"]:
     print("collect_fake_bf16: --precision kept", b, f); sys.exit(1)
 PY
+"$T/bin/kbv-collect" --suite level1 --problems L1_022_tanh --timeout 10 --max-time 0.3 \
+    --candidates "$F/sets-bf16-tanh" --out "$T/tanh" 2>"$T/log5" || fail "collect of the tanh sets: $(tail -3 "$T/log5")"
+python3 - "$T/tanh" <<'PY' || exit 1
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/samples.jsonl")]
+def probe(s):
+    p = [r for r in recs if r["set"] == s and r["type"] == "probe" and r["probe"] == "identity"]
+    if len(p) != 1:
+        print("collect_fake_bf16: identity probes of", s, p); sys.exit(1)
+    return p[0]
+ok, copy = probe("fb-tanh"), probe("fb-copy")
+if ok["pass"] is not True:
+    print("collect_fake_bf16: a correct bf16 tanh taken for an identity:", ok["detail"]); sys.exit(1)
+if copy["pass"] is not False or "rounded to bfloat16" not in copy["detail"]:
+    print("collect_fake_bf16: the copy of the input passed the identity probe:", copy); sys.exit(1)
+d3 = [r for r in recs if r["set"] == "fb-tanh" and r["type"] == "check" and r["dist"] == "D3"]
+if not d3 or not all(r["pass"] for r in d3):
+    print("collect_fake_bf16: the bf16 tanh on D3", d3[:1]); sys.exit(1)
+PY
+"$B/kbv" analyze "$T/tanh" >/dev/null 2>"$T/log6" || fail "analyze of the tanh run: $(tail -3 "$T/log6")"
+python3 tests/gpu/check_run.py "$T/tanh" "$F/sets-bf16-tanh" >"$T/check2" || { cat "$T/check2"; fail "tanh classes"; }
 "$T/bin/kbv-collect" "${C[@]}" --precision half --out "$T/x" 2>"$T/log4"
 [ $? -eq 2 ] && grep -q "fp32, bf16 or all" "$T/log4" || fail "--precision half: $(cat "$T/log4")"
 echo "collect_fake_bf16: ok"

@@ -1,5 +1,7 @@
 /* fake_gpu.c - gpu.h and worker_gpu.h on host memory for tests (see
- * fakecuda.h).  The fake baseline of every problem is ReLU of input 0, and
+ * fakecuda.h).  The fake baseline of every problem is ReLU of input 0 (tanh
+ * for a problem whose id names tanh, a function that is the identity at
+ * bfloat16 precision near 0), and
  * every operation covers the first FAKE_CAP_ELEMS elements only; the fake
  * candidates in tests/fakegpu/sets follow the same rules. */
 #include <cuda_runtime_api.h>
@@ -193,16 +195,17 @@ int cmp_equal(const void *a, const void *b, size_t bytes, cudaStream_t s, int *e
 
 struct base_ctx {
     void *ws;
+    int tanh;
 };
 
 int base_create(const suite_problem *p, const kbv_call *example, const char *pins, base_ctx **out,
                 kbv_err *e)
 {
-    (void)p;
     (void)example;
     (void)pins;
     (void)e;
     base_ctx *b = calloc(1, sizeof *b);
+    b->tanh = strstr(p->id, "tanh") != NULL;
     /* A workspace through the (interposed) cudaMalloc, like the real one. */
     cudaMalloc(&b->ws, (size_t)32 << 20);
     *out = b;
@@ -213,6 +216,19 @@ int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e)
 {
     (void)b;
     (void)e;
+    if (b->tanh) {
+        /* tanh in float; the bf16 variant on the widened inputs, rounded. */
+        int64_t n = fake_elems(kbv_numel(&call->outputs[0]));
+        for (int64_t i = 0; i < n; i++) {
+            if (v != BASE_BF16) {
+                ((float *)call->outputs[0].data)[i] = tanhf(((const float *)call->inputs[0].data)[i]);
+                continue;
+            }
+            float x = from_bf16_bits(((const uint16_t *)call->inputs[0].data)[i]);
+            ((uint16_t *)call->outputs[0].data)[i] = to_bf16_bits(tanhf(x));
+        }
+        return 0;
+    }
     if (v == BASE_BF16) {
         /* ReLU on bfloat16 values: exact, as rounding a ReLU of floats. */
         const uint16_t *x = call->inputs[0].data;
@@ -241,6 +257,7 @@ size_t base_workspace_bytes(const base_ctx *b) { return b ? (size_t)32 << 20 : 0
 const char *base_choice(const base_ctx *b, base_variant v)
 {
     if (!b) return "";
+    if (b->tanh) return v == BASE_BF16 ? "fake: host tanh loop on bf16" : "fake: host tanh loop";
     return v == BASE_BF16   ? "fake: host ReLU loop on bf16"
            : v == BASE_TF32 ? "fake: host ReLU loop (tf32 slot)"
                             : "fake: host ReLU loop";
