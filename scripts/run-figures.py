@@ -9,7 +9,11 @@ level, the speedup against the fast baseline (tf32 for fp32 sets, bf16 for
 bf16 sets).  From the journal: the collect time per set (the sum of worker
 seconds; the suite issue's speed figure) and the N slowest pairs.  From
 each parity file given (data/parity/<gpu>.json, its -bf16 twin, or a run's
-parity.json): the N highest ratios of each baseline with their exceptions.
+parity.json): the N highest ratios of each baseline with their exceptions,
+and where the file has them (parity.py --precision bf16 records
+bf16_torch_collect_check), the problems whose PyTorch bf16 eager output
+itself fails collect's BF16 check against the float reference: a bf16
+candidate failing there measures the tolerance as much as the candidate.
 """
 import argparse
 import json
@@ -105,6 +109,31 @@ def parity_worst(path, top):
         for v, pid, ex in sorted(rows, reverse=True)[:top]:
             print("| %s | %.3f | %s |" % (pid, v, ex[:140] + ("..." if len(ex) > 140 else "")))
         print()
+    bf16_tolerance(probs)
+
+
+def bf16_tolerance(probs):
+    """The problems where PyTorch's bf16 eager fails collect's BF16 check
+    (all of them, worst share of mismatches first), beside kbv's bf16
+    baseline judged the same way."""
+    judged = [r for r in probs if isinstance(r.get("bf16_torch_collect_check"), dict)]
+    if not judged:
+        return
+    fails = [r for r in judged if not r["bf16_torch_collect_check"].get("pass")]
+    print("PyTorch's bf16 eager under collect's BF16 check (1e-2 min(1, max|ref|) + 1e-2 |ref| against the "
+          "float computation on the same rounded inputs): %d of %d problems fail\n" % (len(fails), len(judged)))
+    if not fails:
+        return
+    def share(c):
+        return c.get("mismatches", 0) / max(1, c.get("count", 0))
+    print("| problem | PyTorch bf16: mismatches | max abs err | max abs ref | kbv bf16 baseline: mismatches |")
+    print("|---|---|---|---|---|")
+    for r in sorted(fails, key=lambda r: -share(r["bf16_torch_collect_check"])):
+        c, k = r["bf16_torch_collect_check"], r.get("bf16_kbv_collect_check")
+        kb = "%d of %d" % (k["mismatches"], k["count"]) if isinstance(k, dict) else "-"
+        print("| %s | %d of %d | %.3g | %.3g | %s |" % (r["id"], c["mismatches"], c["count"], c["max_abs_err"],
+                                                      c["ref_absmax"], kb))
+    print()
 
 
 def main():

@@ -98,7 +98,8 @@ P
 cat >"$tmp/b2.json" <<J
 {"schema": "kbv-parity/1", "gpu": "G", "precision": "bf16", "samples": 9,
  "method": {"kbv": "$only", "torch": "alone"}, "problems": [
- {"id": "L1_001_square_matrix_multiplication", "fp32_ratio": null, "tf32_ratio": null, "bf16_ratio": null, "exception": null, "checks": ["bf16 output: max |d| 2"], "bf16_torch_ms": 0.5}]}
+ {"id": "L1_001_square_matrix_multiplication", "fp32_ratio": null, "tf32_ratio": null, "bf16_ratio": null, "exception": null, "checks": ["bf16 output: max |d| 2"], "bf16_torch_ms": 0.5,
+  "bf16_torch_collect_check": {"pass": false, "mismatches": 3, "count": 8, "max_abs_err": 0.2, "ref_absmax": 1.5}}]}
 J
 printf '{"type": "time", "set": "t", "problem": "L1_001_square_matrix_multiplication", "variant": "bf16", "round": 0, "gpu_ms": 0.6}\n' >>"$tmp/run/samples.jsonl.new"
 { head -n -1 "$tmp/run/samples.jsonl"; cat "$tmp/run/samples.jsonl.new"; } >"$tmp/run/s" && mv "$tmp/run/s" "$tmp/run/samples.jsonl"
@@ -109,6 +110,8 @@ import json, sys
 by = {r["id"]: r for r in json.load(open(sys.argv[1]))["problems"]}
 a = by["L1_001_square_matrix_multiplication"]
 want = "unexplained: slower than PyTorch: tf32 ratio 1.100; bf16 output: max |d| 2; slower than PyTorch: bf16 ratio 1.200"
+if a.get("bf16_torch_collect_check", {}).get("mismatches") != 3:
+    print("parity_combine: the bf16 collect check of PyTorch was not carried: %r" % a); sys.exit(1)
 if abs(a["bf16_ratio"] - 1.2) > 1e-12 or a["fp32_ratio"] != 1.0 or a["exception"] != want or "checks" in a:
     print("parity_combine: merged record %r" % a); sys.exit(1)
 if "bf16_ratio" in by["L1_019_relu"]:
