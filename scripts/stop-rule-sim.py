@@ -8,7 +8,8 @@ what a looser rule would save before anyone collects with it.
 For each timed pair the journal holds every round's samples.  The replay
 walks the rounds in order and stops where the worker's rule would
 (collect/supervise/cstat.c cstat_should_stop_paired): at --max-rounds; when
-a variant's timed wall time plus its pre-roll reaches --max-s; else, once
+a variant's timed wall time plus its pre-roll reaches --max-s (with --cap pair,
+the sum over the round's variants: the contract's reading of "10 s"); else, once
 --min-rounds rounds and --min-gpu-s seconds of candidate GPU time are
 reached, when every paired speedup (each baseline's time / the candidate's
 in the same round: fp32 and tf32, or bf16) has a 95% order-statistic
@@ -84,7 +85,8 @@ def replay(rounds, rule, ranks):
             if rec.get("same_as"):
                 continue
             wall[v] = wall.get(v, 0.0) + (rec.get("wall_ms", 0) + rec.get("preroll", 0) * rec["gpu_ms"]) * 1e-3
-        if n >= rule["max_rounds"] or max(wall.values()) >= rule["max_s"]:
+        capped = sum(wall.values()) if rule["cap"] == "pair" else max(wall.values())
+        if n >= rule["max_rounds"] or capped >= rule["max_s"]:
             return n
         if n < rule["min_rounds"] or cand_gpu_s < rule["min_gpu_s"]:
             continue
@@ -103,13 +105,16 @@ def main():
     ap.add_argument("--halfwidth", type=float, help="the interval's relative half-width (0.01: 1%%)")
     ap.add_argument("--max-rounds", type=int)
     ap.add_argument("--max-s", type=float)
+    ap.add_argument("--cap", choices=("variant", "pair"),
+                    help="what --max-s bounds: one variant's wall time, or the sum of the round's variants")
     a = ap.parse_args()
     who = "stop-rule-sim"
     try:
         t = json.load(open(os.path.join(a.run, "manifest.json")))["config"]["timing"]
         own = {"min_rounds": int(t["min_samples"]), "min_gpu_s": float(t["min_gpu_s"]),
                "halfwidth": float(t["ci_rel_halfwidth"]), "level": float(t["ci_level"]),
-               "max_rounds": int(t["max_samples"]), "max_s": float(t["max_s"])}
+               "max_rounds": int(t["max_samples"]), "max_s": float(t["max_s"]),
+               "cap": t.get("max_s_scope", "variant")}
         warm_s = float(t["warmup_min_ms"]) * 1e-3
     except (OSError, ValueError, KeyError, TypeError) as ex:
         sys.exit("%s: %s/manifest.json: no usable config.timing (%s)" % (who, a.run, ex))
@@ -120,6 +125,8 @@ def main():
             if v < 0 or (key in ("min_rounds", "max_rounds") and v < 1):
                 sys.exit("%s: --%s must be positive" % (who, key.replace("_", "-")))
             new[key] = v
+    if a.cap:
+        new["cap"] = a.cap
 
     timing_s = {}
     for r in records(a.run, who, "status"):
@@ -152,8 +159,9 @@ def main():
         for i, n in enumerate((n_run, n_own, n_new)):
             s["rounds"][i] += n
             s["secs"][i] += secs if i == 0 else min(secs, warm_s) + n * per_round
-    desc = "min %d rounds, %.3g s GPU, +-%.3g%%, max %d rounds, %.3g s" % (
-        new["min_rounds"], new["min_gpu_s"], new["halfwidth"] * 100, new["max_rounds"], new["max_s"])
+    desc = "min %d rounds, %.3g s GPU, +-%.3g%%, max %d rounds, %.3g s of %s" % (
+        new["min_rounds"], new["min_gpu_s"], new["halfwidth"] * 100, new["max_rounds"], new["max_s"],
+        "the pair's rounds" if new["cap"] == "pair" else "one variant")
     print("rule replayed: %s" % desc)
     print("%-12s %6s %8s  %-17s %-17s %-17s" % ("set", "pairs", "replay=", "as run", "run's rule", "this rule"))
     tot = [0.0, 0.0, 0.0]

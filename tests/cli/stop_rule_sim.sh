@@ -1,7 +1,8 @@
 #!/bin/bash
 # scripts/stop-rule-sim.py on a small run: the replay of the run's own rule
 # stops each pair where it stopped, and a looser rule (no GPU-time minimum)
-# stops earlier, with the timing seconds scaled by the rounds; bad options
+# stops earlier, with the timing seconds scaled by the rounds; --cap pair
+# bounds the round's variants' summed wall time instead of one's; bad options
 # and a run without a manifest are errors.
 set -u
 T=$(mktemp -d /tmp/kbv-cli-srsim.XXXXXX)
@@ -29,6 +30,13 @@ python3 scripts/stop-rule-sim.py "$T/run" --min-gpu-s 0 >"$T/out" 2>&1 || fail "
 grep -q '^rule replayed: min 6 rounds, 0 s GPU, ' "$T/out" || fail "rule line: $(cat "$T/out")"
 grep -Eq '^naive +1 +1 +10 r +1 s +10 r +1 s +6 r +1 s$' "$T/out" || fail "no GPU minimum: $(cat "$T/out")"
 grep -q '(-40.0%)' "$T/out" || fail "the estimate is not 6/10 of the timing: $(cat "$T/out")"
+# A 0.2 s cap: one variant's wall time (fp32's 20.1 ms a round) reaches it
+# in round 10, the pair's (30.2 ms a round; tf32 is fp32's samples) in 7.
+python3 scripts/stop-rule-sim.py "$T/run" --max-s 0.2 >"$T/out" 2>&1 || fail "exit $?: $(cat "$T/out")"
+grep -Eq '^naive +1 +1 +10 r .* +10 r +1 s$' "$T/out" || fail "variant cap: $(cat "$T/out")"
+python3 scripts/stop-rule-sim.py "$T/run" --max-s 0.2 --cap pair >"$T/out" 2>&1 || fail "exit $?: $(cat "$T/out")"
+grep -q "0.2 s of the pair's rounds" "$T/out" || fail "pair cap rule line: $(cat "$T/out")"
+grep -Eq '^naive +1 +1 +10 r .* +7 r +1 s$' "$T/out" || fail "pair cap: $(cat "$T/out")"
 python3 scripts/stop-rule-sim.py "$T/run" --max-rounds 0 >/dev/null 2>&1 && fail "--max-rounds 0 passed"
 python3 scripts/stop-rule-sim.py "$T/run" --set tuned >/dev/null 2>&1 && fail "a set without pairs passed"
 rm "$T/run/manifest.json"
