@@ -11,13 +11,19 @@
 #   both     suite, then parity with the time left over
 #   test-gpu build, then `make test-gpu` (run it first whenever collect changed)
 #   r2r      a second collect of the tuned set, compared with the suite run
-#            (scripts/compare-runs.py): the run-to-run figure of issue 15
+#            (scripts/compare-runs.py): the run-to-run figure of issue 15;
+#            continued with --resume from r2r-run.tar.gz when that is in
+#            the partial folder
+#   auto     what is left, in order, for as long as the call lasts: the
+#            suite until it is whole, then parity until both of PyTorch's
+#            files are, then r2r; the same command for every call
 #
 # Ignored folders are not kept from one session to the next here, so the
 # work in progress lives in tracked files under data/suite-partial/ (the
 # run so far, and PyTorch's parity files), so that it reaches the device with
 # the working tree and survives between sessions whose ignored folders are
-# not kept; copy what comes back in OUT there after each call.  A run is only
+# not kept; copy what comes back in OUT there after each call
+# (scripts/device-suite-keep.sh OUT_COPY does, and says what it kept).  A run is only
 # continued by the harness that started it (scripts/suite-session.sh).
 # DEPS_ROOT (default .deps/root) holds the unpacked Debian packages that the
 # host lacks (README: Building on a GPU host without a package registry).
@@ -28,8 +34,8 @@
 # run is finished by the harness that started it while main's collect
 # moves on; test-gpu and parity always use this checkout.
 set -uo pipefail
-mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r SECONDS}
-budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r SECONDS}
+mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|auto SECONDS}
+budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|auto SECONDS}
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:?device-suite: OUT names no folder}
 partial=${KBV_PARTIAL:-data/suite-partial}
@@ -85,8 +91,14 @@ build_tree() {
 }
 
 # Seconds kept back at the end of the call: collect's grace after SIGINT
-# (30 s), packing the run, and the copy back.
-reserve=75
+# (30 s), packing the run, and the copy back (the calls of run 9d20bada
+# ended 73 s early with 75 kept back: collect stops at once on SIGINT).
+reserve=45
+
+# 0 when the suite run in the partial folder is whole (sealed by collect).
+suite_whole() {
+    [ -f "$partial/suite-run.tar.gz" ] && tar -tzf "$partial/suite-run.tar.gz" | grep -qx 'suite/SHA256SUMS'
+}
 
 run_suite() {
     local secs=$(($(left) - reserve))
@@ -97,6 +109,7 @@ run_suite() {
 
 # parity.py exits 3 when the CUDA context is lost (a problem that leaves
 # the device unusable): the next invocation resumes after it.
+parity_done=0
 run_parity() {
     local prec file secs rc
     for prec in fp32 bf16; do
@@ -115,20 +128,47 @@ run_parity() {
             break
         done
     done
+    parity_done=1
 }
 
+# The second collect lives in r2r-run.tar.gz of the partial folder between
+# calls (runs/r2r packed, SHA256SUMS in it once whole), as the suite run does.
 run_r2r() {
-    local secs=$(($(left) - reserve))
+    local secs=$(($(left) - reserve)) resume=()
     [ -f "$partial/suite-run.tar.gz" ] || { log "no suite run to compare with"; return 1; }
+    [ "$secs" -gt 60 ] || { log "no time for r2r"; return 0; }
     rm -rf runs/r2r
-    log "r2r collect of the tuned set for $secs s"
-    timeout -s INT -k 30 "$secs" "$tree/build/kbv-collect" --out runs/r2r --candidates "$tree/data/candidates/tuned" \
-        --pins "$tree/data/baselines/nvidia-h200.json" 2>"$out/r2r-collect.log"
-    echo "r2r collect exit $?"
-    tar -C runs -czf "$out/r2r.tar.gz" r2r
+    if [ -f "$partial/r2r-run.tar.gz" ]; then
+        tar -C runs -xzf "$partial/r2r-run.tar.gz" || { log "r2r-run.tar.gz does not unpack"; return 1; }
+        [ -f runs/r2r/manifest.json ] && resume=(--resume)
+    fi
+    log "r2r collect of the tuned set for $secs s ${resume[*]}"
+    timeout -s INT -k 30 "$secs" "$tree/build/kbv-collect" --out runs/r2r "${resume[@]}" \
+        --candidates "$tree/data/candidates/tuned" --pins "$tree/data/baselines/nvidia-h200.json" \
+        2>"$out/r2r-collect.log"
+    echo "r2r collect exit $?"; tail -2 "$out/r2r-collect.log"
+    [ -d runs/r2r ] && tar -C runs -czf "$out/r2r-run.tar.gz" r2r
+    [ -f runs/r2r/SHA256SUMS ] || { log "r2r not whole yet: continue with the next call"; return 0; }
     python3 scripts/compare-runs.py "$partial/suite-run.tar.gz" runs/r2r --json "$out/r2r-compare.json" \
         >"$out/r2r-compare.txt" 2>&1
     echo "compare exit $?"; tail -5 "$out/r2r-compare.txt"
+}
+
+run_auto() {
+    if ! suite_whole; then
+        build_tree
+        run_suite
+        # The run in the partial folder is the one before this call's share.
+        [ -f "$out/suite-run.tar.gz" ] && cp "$out/suite-run.tar.gz" "$partial/suite-run.tar.gz"
+        suite_whole || return 0
+    fi
+    build_here
+    run_parity
+    [ "$parity_done" = 1 ] || return 0
+    [ -f "$partial/r2r-run.tar.gz" ] && tar -tzf "$partial/r2r-run.tar.gz" | grep -qx 'r2r/SHA256SUMS' &&
+        [ -f "$partial/r2r-compare.json" ] && { log "suite, parity and r2r are done"; return 0; }
+    build_tree   # incremental where the suite's share built it in this call
+    run_r2r
 }
 
 case "$mode" in
@@ -136,6 +176,7 @@ suite) build_tree; run_suite ;;
 parity) build_here; run_parity ;;
 both) build_tree; run_suite; build_here; run_parity ;;
 r2r) build_tree; run_r2r ;;
+auto) run_auto ;;
 test-gpu)
     build_here
     log "test-gpu"

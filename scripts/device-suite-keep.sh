@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# scripts/device-suite-keep.sh DIR - after a call of scripts/device-suite.sh,
+# copies the work in progress that came back (DIR: the call's $OUT files on
+# this machine) into the partial folder (KBV_PARTIAL, default
+# data/suite-partial), to be committed: the suite run, PyTorch's parity
+# files, the second collect and its comparison.  Each file is written under
+# a temporary name and renamed, so that a failed copy leaves the old one.
+# Prints what it kept and the suite's progress; exits 1 when DIR holds none
+# of them, 2 on bad arguments.
+set -uo pipefail
+from=${1:?usage: scripts/device-suite-keep.sh DIR}
+[ -d "$from" ] || { echo "device-suite-keep: $from is not a folder" >&2; exit 2; }
+cd "$(dirname "$0")/.." || exit 2
+partial=${KBV_PARTIAL:-data/suite-partial}
+[ -d "$partial" ] || { echo "device-suite-keep: no folder $partial" >&2; exit 2; }
+kept=0
+for f in suite-run.tar.gz torch-fp32.json torch-bf16.json r2r-run.tar.gz r2r-compare.json r2r-compare.txt; do
+    [ -f "$from/$f" ] || continue
+    case "$f" in
+        *.tar.gz) gzip -t "$from/$f" 2>/dev/null || { echo "device-suite-keep: $from/$f is not a whole gzip file: not kept" >&2; continue; } ;;
+        *.json) python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$from/$f" 2>/dev/null ||
+                    { echo "device-suite-keep: $from/$f is not JSON: not kept" >&2; continue; } ;;
+    esac
+    cp "$from/$f" "$partial/.$f.tmp" && chmod 644 "$partial/.$f.tmp" && mv "$partial/.$f.tmp" "$partial/$f" ||
+        { echo "device-suite-keep: could not copy $f" >&2; rm -f "$partial/.$f.tmp"; exit 1; }
+    echo "kept $partial/$f"
+    kept=$((kept + 1))
+done
+[ -f "$from/suite-progress.txt" ] && cat "$from/suite-progress.txt"
+[ "$kept" -gt 0 ] || { echo "device-suite-keep: nothing to keep in $from" >&2; exit 1; }

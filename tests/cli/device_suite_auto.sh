@@ -1,0 +1,57 @@
+#!/bin/bash
+# scripts/device-suite.sh auto, its order of work without a GPU: make,
+# timeout and nvidia-smi are stand-ins that log their arguments.  A suite
+# run that is not whole gets the call's share and nothing else; a whole one
+# goes on to PyTorch's parity (fp32, then bf16, resumed into OUT) and then
+# the second collect; a run, parity files and a whole second collect with
+# its comparison leave nothing to do.  An unknown mode exits 2.
+set -u
+T=$(mktemp -d /tmp/kbv-cli-devauto.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "device_suite_auto: $*"; exit 1; }
+R=$T/repo
+mkdir -p "$R/scripts" "$R/tests/parity" "$T/bin" "$T/partial" "$T/stage/suite" "$T/stage/r2r"
+cp scripts/device-suite.sh "$R/scripts/"
+printf '#!/bin/sh\necho digest\n' >"$R/scripts/harness-digest.sh"
+printf '#!/bin/sh\necho "suite-session $*" >>"%s/calls"\n' "$T" >"$R/scripts/suite-session.sh"
+printf '#!/bin/sh\necho "make $*" >>"%s/calls"\n' "$T" >"$T/bin/make"
+printf '#!/bin/sh\nshift 3\necho "timeout $*" >>"%s/calls"\n' "$T" >"$T/bin/timeout"
+chmod +x "$R/scripts/"*.sh "$T/bin/"*
+export PATH="$T/bin:$PATH" KBV_PARTIAL="$T/partial"
+run() { rm -f "$T/calls"; rm -rf "$T/out"; OUT="$T/out" bash "$R/scripts/device-suite.sh" auto 300 >"$T/log" 2>&1; }
+
+touch "$T/stage/suite/manifest.json"
+tar -C "$T/stage" -czf "$T/partial/suite-run.tar.gz" suite
+run || fail "exit $?: $(cat "$T/log")"
+grep -q '^suite-session ' "$T/calls" || fail "no suite share for a run that is not whole: $(cat "$T/calls")"
+grep -q 'parity' "$T/calls" && fail "parity ran before the suite was whole: $(cat "$T/calls")"
+
+touch "$T/stage/suite/SHA256SUMS"
+tar -C "$T/stage" -czf "$T/partial/suite-run.tar.gz" suite
+run || fail "exit $?: $(cat "$T/log")"
+grep -q '^suite-session ' "$T/calls" && fail "a whole suite got another share"
+grep -n 'parity.py\|kbv-collect' "$T/calls" | cut -d: -f1 | tr '\n' ' ' >"$T/order"
+[ "$(wc -w <"$T/order")" = 3 ] || fail "want parity fp32, parity bf16, r2r: $(cat "$T/calls")"
+sed -n "$(cut -d' ' -f1 "$T/order")p" "$T/calls" | grep -q -- '--precision fp32 .*--out '"$T"'/out/torch-fp32.json' ||
+    fail "first parity call: $(cat "$T/calls")"
+sed -n "$(cut -d' ' -f2 "$T/order")p" "$T/calls" | grep -q -- '--resume --precision bf16' || fail "second: $(cat "$T/calls")"
+sed -n "$(cut -d' ' -f3 "$T/order")p" "$T/calls" | grep -q -- 'kbv-collect --out runs/r2r --candidates' ||
+    fail "third, a fresh second collect: $(cat "$T/calls")"
+grep -q "r2r not whole yet" "$T/log" || fail "an unfinished r2r not said: $(cat "$T/log")"
+[ -f "$T/out/logs.tar.gz" ] || fail "no logs.tar.gz"
+
+touch "$T/stage/r2r/manifest.json"
+tar -C "$T/stage" -czf "$T/partial/r2r-run.tar.gz" r2r
+run || fail "exit $?: $(cat "$T/log")"
+grep -q 'kbv-collect --out runs/r2r --resume ' "$T/calls" || fail "the second collect not resumed: $(cat "$T/calls")"
+
+touch "$T/stage/r2r/SHA256SUMS"
+tar -C "$T/stage" -czf "$T/partial/r2r-run.tar.gz" r2r
+echo '{}' >"$T/partial/r2r-compare.json"
+run || fail "exit $?: $(cat "$T/log")"
+grep -q 'kbv-collect' "$T/calls" && fail "a whole second collect ran again: $(cat "$T/calls")"
+grep -q "suite, parity and r2r are done" "$T/log" || fail "done not said: $(cat "$T/log")"
+
+OUT="$T/out" bash "$R/scripts/device-suite.sh" nosuch 10 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "an unknown mode did not exit 2"
+echo "device_suite_auto: ok"
