@@ -214,7 +214,6 @@ int base_create(const suite_problem *p, const kbv_call *example, const char *pin
 
 int base_run(base_ctx *b, base_variant v, const kbv_call *call, kbv_err *e)
 {
-    (void)b;
     (void)e;
     if (b->tanh) {
         /* tanh in float; the bf16 variant on the widened inputs, rounded. */
