@@ -6,7 +6,9 @@
 # t-bf16-wrong in the BF16 setting), analyzes the
 # run and checks every class against the sets' set.json; then kills a
 # collect with SIGKILL mid-run, resumes it and checks that every pair is in
-# the journal exactly once.  Takes a few minutes on an H200.
+# the journal exactly once; then collects tests/gpu/sets-tanh (a correct
+# bf16 tanh, whose D3 outputs copy its inputs, and a copy of the input) for
+# the identity probe at bfloat16 precision.  Takes a few minutes on an H200.
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -94,6 +96,29 @@ else
     "$BUILD/kbv-collect" "${args[@]}" --resume --seed 8 2>/dev/null
     rc=$?
     if [ $rc -ne 2 ]; then echo "FAIL: --resume with another seed exited $rc, not 2"; fail=1; fi
+fi
+echo "test-gpu:    in $(( $(date +%s) - t0 )) s"
+
+echo "test-gpu: 3. the identity probe at bfloat16 precision (tests/gpu/sets-tanh)"
+t0=$(date +%s)
+if ! "$BUILD/kbv-collect" --suite level1 --problems L1_022_tanh --candidates tests/gpu/sets-tanh --out "$TMP/tanh" \
+        --trials 1 --max-time 0.3 --timeout 60 2>"$TMP/tanh.log"; then
+    echo "FAIL: kbv-collect on sets-tanh: $(tail -3 "$TMP/tanh.log")"; fail=1
+elif ! "$BUILD/kbv" analyze "$TMP/tanh" >/dev/null 2>>"$TMP/tanh.log"; then
+    echo "FAIL: kbv analyze on sets-tanh: $(tail -3 "$TMP/tanh.log")"; fail=1
+else
+    python3 "$HERE/check_run.py" "$TMP/tanh" tests/gpu/sets-tanh || fail=1
+    python3 - "$TMP/tanh" <<'PY' || fail=1
+import json, sys
+probes = {(r["set"], r["probe"]): r for r in map(json.loads, open(sys.argv[1] + "/samples.jsonl"))
+          if r["type"] == "probe"}
+ok, copy = probes.get(("t-tanh-bf16", "identity")), probes.get(("t-copy-bf16", "identity"))
+if not ok or ok["pass"] is not True:
+    print("FAIL: the correct bf16 tanh failed the identity probe:", ok); sys.exit(1)
+if not copy or copy["pass"] is not False:
+    print("FAIL: the bf16 copy passed the identity probe:", copy); sys.exit(1)
+print("ok   identity probe: bf16 tanh passes, the copy of its input fails")
+PY
 fi
 echo "test-gpu:    in $(( $(date +%s) - t0 )) s"
 
