@@ -1135,13 +1135,21 @@ L3_BUILD = {
 _nets = {}
 
 
+def keep_one_net():
+    """Makes room for one more model in _nets, keeping the newest: the BF16
+    setting's bfloat16 model and its float twin (the collect check's
+    reference) are each built once per problem, not once per use."""
+    while len(_nets) > 1:
+        _nets.pop(next(iter(_nets)))
+
+
 def network(n):
     """The reference of level-3 problem n: the model, built once per
     parameter tensor, its parameters views of kbv's packed tensor."""
     def run(p, t):
         key = (n, t[1].data_ptr())
         if key not in _nets:
-            _nets.clear()
+            keep_one_net()
             m = L3_BUILD[n]().cuda().train()
             if sum(q.numel() for q in m.parameters()) != t[1].numel():
                 raise RuntimeError("parity.py: the model's parameter count differs from params")
@@ -1248,7 +1256,7 @@ def model(n):
     def run(p, t):
         key = (n, t[-1].data_ptr())
         if key not in _nets:
-            _nets.clear()
+            keep_one_net()
             m = L3_MODEL_BUILD[n]().cuda().train()
             if sum(q.numel() for q in m.parameters()) != t[-1].numel():
                 raise RuntimeError("parity.py: the model's parameter count differs from params")
@@ -1569,7 +1577,6 @@ def run_problem_bf16(lib, p, timer, seed, alone=False, warm_s=0.0):
                     del ref32
                 except (RuntimeError, torch.cuda.OutOfMemoryError) as ex:
                     res["bf16_collect_check_error"] = str(ex).splitlines()[0][:200]
-                _nets.clear()   # the float model, keyed on the copies' address
                 del ref
                 torch.cuda.empty_cache()
                 if alone:
