@@ -144,6 +144,11 @@ static void global_vars(rctx *r)
     tvars_set(v, "max_rounds", "%s", rep_jtext(tm, "max_samples", b, sizeof b, "500"));
     tvars_set(v, "min_gpu_s", "%s", rep_jtext(tm, "min_gpu_s", b, sizeof b, "0.5"));
     tvars_set(v, "max_s", "%s", rep_jtext(tm, "max_s", b, sizeof b, "10"));
+    const cJSON *scope = tm ? cJSON_GetObjectItemCaseSensitive(tm, "max_s_scope") : NULL;
+    tvars_set(v, "max_s_of", "%s",
+              cJSON_IsString(scope) && !strcmp(scope->valuestring, "pair")
+                  ? "of the pair's timed calls and pre-rolls"
+                  : "of one variant's timed calls and pre-rolls");
     const cJSON *hw = tm ? cJSON_GetObjectItemCaseSensitive(tm, "ci_rel_halfwidth") : NULL;
     if (cJSON_IsNumber(hw))
         tvars_set(v, "ci_halfwidth_pct", "%g", hw->valuedouble * 100);

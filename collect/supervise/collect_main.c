@@ -370,6 +370,7 @@ static cJSON *make_config(const copts *o, const plan *pl)
     cJSON_AddNumberToObject(t, "ci_rel_halfwidth", rule.rel_halfwidth);
     cJSON_AddNumberToObject(t, "max_samples", rule.max_samples);
     jio_add_num(t, "max_s", o->max_time_s);
+    cJSON_AddStringToObject(t, "max_s_scope", "pair"); /* absent: max_s bounded one variant */
     jio_add_num(t, "preroll_ms", rule.preroll_ms);
     cJSON_AddNumberToObject(t, "preroll_min_calls", rule.preroll_min);
     cJSON_AddNumberToObject(t, "preroll_max_calls", rule.preroll_max);
@@ -382,8 +383,7 @@ static cJSON *make_config(const copts *o, const plan *pl)
     cJSON_AddStringToObject(t, "preroll",
                             "before each timed call the same variant runs untimed on the other input set, "
                             "preroll_ms / its median warm-up time calls, rounded, within [preroll_min_calls, "
-                            "preroll_max_calls], then a device-wide synchronise; the candidate's inputs are "
-                            "drawn after it");
+                            "preroll_max_calls], then a device-wide synchronise; the candidate's inputs are drawn after it");
     cJSON_AddNumberToObject(c, "timeout_s", o->timeout_s);
     return c;
 }

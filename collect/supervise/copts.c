@@ -40,7 +40,7 @@ void copts_usage(FILE *f)
             "                     BF16 setting's is fixed: 1e-2 min(1, max|ref|) + 1e-2 |ref|\n"
             "  --jobs N           parallel compilers (default: the number of CPUs)\n"
             "  --arch SM          compile for sm_SM (default: the GPU's own; 90 without one)\n"
-            "  --max-time S       the stopping rule's time cap per timed variant (default 10)\n"
+            "  --max-time S       the stopping rule's time cap: a pair's timed rounds, every variant summed (default 10)\n"
             "  --preroll MS[:MIN:MAX]\n"
             "                     before each timed call, run the same variant untimed for\n"
             "                     about MS milliseconds of its own work, MIN to MAX calls\n"

@@ -15,7 +15,8 @@ typedef struct {
     double ci_level;        /* 0.95 */
     double rel_halfwidth;   /* 0.01: half-width of the CI below 1% of the median */
     int max_samples;        /* 500 */
-    double max_s;           /* 10 s of the variant's own timed wall time */
+    double max_s;           /* 10 s of the pair's timed wall time: every
+                             * variant's calls and pre-rolls, summed */
     /* Warm-up before the first timed round: whole rounds, at least
      * warm_min_rounds of them and warm_min_s seconds, until the SM clock is
      * steady, at most warm_max_s. */
@@ -54,7 +55,8 @@ enum {
 /* The paired rule of DESIGN.md 5a step 7: n rounds so far, each holding
  * every variant; ratios[k][0..n-1] (k < n_ratios) are the per-round
  * speedups (baseline time / candidate time of one round), cand_gpu_s the
- * candidate's GPU time and wall_s the largest wall time of one variant.
+ * candidate's GPU time and wall_s the rounds' wall time so far, every
+ * variant's timed calls and pre-rolls summed.
  * It may stop when every ratio's median has a CI half-width under
  * rel_halfwidth of the median (with min_samples rounds and min_gpu_s
  * reached), or at max_samples rounds or max_s.  scratch holds n doubles. */

@@ -44,6 +44,8 @@ if sets["fb-correct"]["precision"] != "bf16" or sets["fb-correct"].get("compare_
     bad("bf16 set entry", sets["fb-correct"])
 if "compare_with" in sets["fb-stale"]:
     bad("compare_with where set.json has none", sets["fb-stale"])
+if m["config"]["timing"].get("max_s_scope") != "pair" or m["config"]["timing"].get("max_s") != 0.3:
+    bad("config.timing: the time cap bounds the pair's rounds", m["config"]["timing"])
 if m["config"].get("tolerance_bf16") != {"atol": 0.01, "rtol": 0.01, "atol_scale": "min(1, max|ref|)"}:
     bad("config.tolerance_bf16", m["config"].get("tolerance_bf16"))
 def of(s, t): return [r for r in recs if r["set"] == s and r["type"] == t]
