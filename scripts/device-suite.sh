@@ -14,6 +14,9 @@
 #            (scripts/compare-runs.py): the run-to-run figure of issue 15;
 #            continued with --resume from r2r-run.tar.gz when that is in
 #            the partial folder
+#   speed    a collect of the naive set by this checkout (not the frozen
+#            harness), continued from speed-run.tar.gz: issue 16's collect
+#            time of one set, from scripts/collect-time.py once it is whole
 #   auto     what is left, in order, for as long as the call lasts: the
 #            suite until it is whole, then parity until both of PyTorch's
 #            files are, then r2r; the same command for every call
@@ -34,8 +37,8 @@
 # run is finished by the harness that started it while main's collect
 # moves on; test-gpu and parity always use this checkout.
 set -uo pipefail
-mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|auto SECONDS}
-budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|auto SECONDS}
+mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|auto SECONDS}
+budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|auto SECONDS}
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:?device-suite: OUT names no folder}
 partial=${KBV_PARTIAL:-data/suite-partial}
@@ -131,25 +134,32 @@ run_parity() {
     parity_done=1
 }
 
-# The second collect lives in r2r-run.tar.gz of the partial folder between
-# calls (runs/r2r packed, SHA256SUMS in it once whole), as the suite run does.
-run_r2r() {
-    local secs=$(($(left) - reserve)) resume=()
-    [ -f "$partial/suite-run.tar.gz" ] || { log "no suite run to compare with"; return 1; }
-    [ "$secs" -gt 60 ] || { log "no time for r2r"; return 0; }
-    rm -rf runs/r2r
-    if [ -f "$partial/r2r-run.tar.gz" ]; then
-        tar -C runs -xzf "$partial/r2r-run.tar.gz" || { log "r2r-run.tar.gz does not unpack"; return 1; }
-        [ -f runs/r2r/manifest.json ] && resume=(--resume)
+# A collect of one set besides the suite run (NAME: r2r or speed), kept in
+# NAME-run.tar.gz of the partial folder between calls (runs/NAME packed,
+# SHA256SUMS in it once whole) and continued with --resume, as the suite
+# run is.  Returns 0 once the run is whole, 1 while it is not.
+run_set() {
+    local name=$1 bin=$2 set=$3 secs=$(($(left) - reserve)) resume=()
+    [ "$secs" -gt 60 ] || { log "no time for $name"; return 1; }
+    mkdir -p runs && rm -rf "runs/$name"
+    if [ -f "$partial/$name-run.tar.gz" ]; then
+        tar -C runs -xzf "$partial/$name-run.tar.gz" || { log "$name-run.tar.gz does not unpack"; return 1; }
+        [ -f "runs/$name/manifest.json" ] && resume=(--resume)
     fi
-    log "r2r collect of the tuned set for $secs s ${resume[*]}"
-    timeout -s INT -k 30 "$secs" "$tree/build/kbv-collect" --out runs/r2r "${resume[@]}" \
-        --candidates "$tree/data/candidates/tuned" --pins "$tree/data/baselines/nvidia-h200.json" \
-        2>"$out/r2r-collect.log"
-    echo "r2r collect exit $?"; tail -2 "$out/r2r-collect.log"
-    [ -d runs/r2r ] && tar -C runs -czf "$out/r2r-run.tar.gz" r2r
-    [ -f runs/r2r/SHA256SUMS ] || { log "r2r not whole yet: continue with the next call"; return 0; }
-    python3 scripts/compare-runs.py "$partial/suite-run.tar.gz" runs/r2r --json "$out/r2r-compare.json" \
+    log "$name: collect of $set for $secs s ${resume[*]}"
+    timeout -s INT -k 30 "$secs" "$bin/kbv-collect" --out "runs/$name" "${resume[@]}" \
+        --candidates "$set" --pins data/baselines/nvidia-h200.json 2>"$out/$name-collect.log"
+    echo "$name collect exit $?"; tail -2 "$out/$name-collect.log"
+    [ -d "runs/$name" ] && tar -C runs -czf "$out/$name-run.tar.gz" "$name"
+    [ -f "runs/$name/SHA256SUMS" ] || { log "$name not whole yet: continue with the next call"; return 1; }
+}
+
+# The second collect of the tuned set, by the suite run's harness, and its
+# comparison with the suite run.
+run_r2r() {
+    [ -f "$partial/suite-run.tar.gz" ] || { log "no suite run to compare with"; return 1; }
+    (cd "$tree" && run_set r2r "$tree/build" "$tree/data/candidates/tuned") || return 0
+    python3 scripts/compare-runs.py "$partial/suite-run.tar.gz" "$tree/runs/r2r" --json "$out/r2r-compare.json" \
         >"$out/r2r-compare.txt" 2>&1
     echo "compare exit $?"; tail -5 "$out/r2r-compare.txt"
 }
@@ -176,6 +186,15 @@ suite) build_tree; run_suite ;;
 parity) build_here; run_parity ;;
 both) build_tree; run_suite; build_here; run_parity ;;
 r2r) build_tree; run_r2r ;;
+speed)
+    # The naive set by this checkout's harness: issue 16's collect time of
+    # one set (scripts/collect-time.py on the whole run).
+    build_here
+    if run_set speed "$root/build" "$root/data/candidates/naive"; then
+        python3 scripts/collect-time.py runs/speed >"$out/speed-time.txt" 2>&1
+        echo "collect-time exit $?"; head -20 "$out/speed-time.txt"
+    fi
+    ;;
 auto) run_auto ;;
 test-gpu)
     build_here

@@ -4,7 +4,8 @@
 # run that is not whole gets the call's share and nothing else; a whole one
 # goes on to PyTorch's parity (fp32, then bf16, resumed into OUT) and then
 # the second collect; a run, parity files and a whole second collect with
-# its comparison leave nothing to do.  An unknown mode exits 2.
+# its comparison leave nothing to do.  speed collects the naive set with
+# the checkout's own build.  An unknown mode exits 2.
 set -u
 T=$(mktemp -d /tmp/kbv-cli-devauto.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -51,6 +52,13 @@ echo '{}' >"$T/partial/r2r-compare.json"
 run || fail "exit $?: $(cat "$T/log")"
 grep -q 'kbv-collect' "$T/calls" && fail "a whole second collect ran again: $(cat "$T/calls")"
 grep -q "suite, parity and r2r are done" "$T/log" || fail "done not said: $(cat "$T/log")"
+
+# speed: the naive set by the checkout's own build, continued like r2r.
+rm -f "$T/calls"; rm -rf "$T/out"
+OUT="$T/out" bash "$R/scripts/device-suite.sh" speed 300 >"$T/log" 2>&1 || fail "speed: exit $?: $(cat "$T/log")"
+grep -q "kbv-collect --out runs/speed --candidates $R/data/candidates/naive " "$T/calls" ||
+    fail "speed: the naive set's collect: $(cat "$T/calls")"
+grep -q "speed not whole yet" "$T/log" || fail "speed: an unfinished run not said: $(cat "$T/log")"
 
 OUT="$T/out" bash "$R/scripts/device-suite.sh" nosuch 10 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown mode did not exit 2"
