@@ -104,7 +104,7 @@ t0=$(date +%s)
 if ! "$BUILD/kbv-collect" --suite level1 --problems L1_022_tanh --candidates tests/gpu/sets-tanh --out "$TMP/tanh" \
         --trials 1 --max-time 0.3 --timeout 60 2>"$TMP/tanh.log"; then
     echo "FAIL: kbv-collect on sets-tanh: $(tail -3 "$TMP/tanh.log")"; fail=1
-elif ! "$BUILD/kbv" analyze "$TMP/tanh" >/dev/null 2>>"$TMP/tanh.log"; then
+elif ! "$BUILD/kbv-analyze" "$TMP/tanh" >/dev/null 2>>"$TMP/tanh.log"; then
     echo "FAIL: kbv analyze on sets-tanh: $(tail -3 "$TMP/tanh.log")"; fail=1
 else
     python3 "$HERE/check_run.py" "$TMP/tanh" tests/gpu/sets-tanh || fail=1
