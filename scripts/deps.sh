@@ -2,6 +2,9 @@
 # The Debian packages kbv and its tests need.
 #   scripts/deps.sh check [build|test]   exit 0 when everything is present
 #   scripts/deps.sh install              apt-get install them when root, else print the line
+#   scripts/deps.sh unpack DIR           download the shared libraries collect and render
+#                                        need and unpack them into DIR, for a GPU host without
+#                                        a package registry (README; make DEPS_ROOT=DIR)
 # `build` is what building and `make report` need; `test` (the default) adds
 # the tools the tests use.  DEPS_ROOT names a folder of unpacked packages
 # (usr/include, usr/lib, usr/share/fonts) that counts as installed.
@@ -55,6 +58,13 @@ have_all() {
     return 0
 }
 
+# What a host without a registry lacks for `make all` and render: the
+# libraries and their headers, not the compilers or the test tools.
+unpacked=(libcjson1 libcjson-dev libcairo2 libcairo2-dev libhpdf-2.3.0 libhpdf-dev libpixman-1-0
+          libfreetype6 libfreetype-dev libfontconfig1 libfontconfig-dev libpng16-16 libpng-dev libxcb1
+          libxcb-render0 libxcb-shm0 libx11-6 libxext6 libxrender1 libxau6 libxdmcp6 libbsd0 libmd0
+          libbrotli1 libexpat1 fonts-dejavu-core)
+
 case "${1:-check}" in
 check)
     have_all "${2:-test}"
@@ -75,8 +85,25 @@ install)
         { echo "kbv: deps: apt-get failed" >&2; exit 1; }
     have_all
     ;;
+unpack)
+    dir=${2:?usage: scripts/deps.sh unpack DIR}
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/kbv-debs.XXXXXX") || exit 1
+    trap 'rm -rf "$tmp"' EXIT
+    (cd "$tmp" && apt-get download "${unpacked[@]}" >/dev/null) ||
+        { echo "kbv: deps: apt-get download failed (no registry here? run it where there is one)" >&2; exit 1; }
+    mkdir -p "$dir" || exit 1
+    n=0
+    for f in "$tmp"/*.deb; do
+        [ -f "$f" ] || continue
+        dpkg -x "$f" "$dir" || { echo "kbv: deps: $f does not unpack into $dir" >&2; exit 1; }
+        n=$((n + 1))
+    done
+    [ "$n" -eq "${#unpacked[@]}" ] ||
+        { echo "kbv: deps: $n packages downloaded, ${#unpacked[@]} wanted" >&2; exit 1; }
+    echo "kbv: deps: $n packages unpacked into $dir (make DEPS_ROOT=$dir)"
+    ;;
 *)
-    echo "usage: scripts/deps.sh check|install" >&2
+    echo "usage: scripts/deps.sh check|install|unpack DIR" >&2
     exit 2
     ;;
 esac
