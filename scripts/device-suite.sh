@@ -98,9 +98,10 @@ build_tree() {
 # ended 73 s early with 75 kept back: collect stops at once on SIGINT).
 reserve=45
 
-# 0 when the suite run in the partial folder is whole (sealed by collect).
-suite_whole() {
-    [ -f "$partial/suite-run.tar.gz" ] && tar -tzf "$partial/suite-run.tar.gz" | grep -qx 'suite/SHA256SUMS'
+# 0 when the run NAME-run.tar.gz of the partial folder (suite, r2r, speed)
+# is whole: sealed by collect, SHA256SUMS in it.
+sealed() {
+    [ -f "$partial/$1-run.tar.gz" ] && tar -tzf "$partial/$1-run.tar.gz" | grep -qx "$1/SHA256SUMS"
 }
 
 run_suite() {
@@ -165,18 +166,17 @@ run_r2r() {
 }
 
 run_auto() {
-    if ! suite_whole; then
+    if ! sealed suite; then
         build_tree
         run_suite
         # The run in the partial folder is the one before this call's share.
         [ -f "$out/suite-run.tar.gz" ] && cp "$out/suite-run.tar.gz" "$partial/suite-run.tar.gz"
-        suite_whole || return 0
+        sealed suite || return 0
     fi
     build_here
     run_parity
     [ "$parity_done" = 1 ] || return 0
-    [ -f "$partial/r2r-run.tar.gz" ] && tar -tzf "$partial/r2r-run.tar.gz" | grep -qx 'r2r/SHA256SUMS' &&
-        [ -f "$partial/r2r-compare.json" ] && { log "suite, parity and r2r are done"; return 0; }
+    sealed r2r && [ -f "$partial/r2r-compare.json" ] && { log "suite, parity and r2r are done"; return 0; }
     build_tree   # incremental where the suite's share built it in this call
     run_r2r
 }
