@@ -23,8 +23,13 @@ def open_run(path, tmp):
     if path.endswith(".tar.gz"):
         with tarfile.open(path) as t:
             t.extractall(tmp, filter="data")
-        (name,) = [d for d in os.listdir(tmp)]
-        path = os.path.join(tmp, name)
+        # The suite's archive also carries files beside the run folder
+        # (suite.harness, suite.commits): the run is the one folder with
+        # a manifest.
+        runs = [d for d in os.listdir(tmp) if os.path.isfile(os.path.join(tmp, d, "manifest.json"))]
+        if len(runs) != 1:
+            raise ValueError(f"{path}: holds {len(runs)} run folders, not one")
+        path = os.path.join(tmp, runs[0])
     return path
 
 
