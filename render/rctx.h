@@ -154,6 +154,10 @@ int rtab_problems(rctx *r, int si, tbl *disp, kbv_err *e);
 
 int rtab_problems_data(rctx *r, tbl *data, kbv_err *e);
 
+/* The BF16 sets' pairs against bf16 (problems_bf16): every pair in the
+ * CSV, the pairs with a candidate in the LaTeX table. */
+int rtab_problems_bf16(rctx *r, tbl *disp, tbl *data, kbv_err *e);
+
 /* --- rbf16.c: the BF16 setting's tables --- */
 
 /* Per BF16 set: counts, geometric means and fast_1 against bf16, beside

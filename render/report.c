@@ -267,7 +267,7 @@ static int build_all(rctx *r, kbv_err *e)
 static int build_text_and_pdf(rctx *r, kbv_err *e)
 {
     enum { T_HEAD, T_INFL, T_FASTP, T_HACKS, T_PARITY, T_DRIFT, T_LEVELS, T_FAIL, T_TOL, T_BF16, T_BF16FP, T_N };
-    tbl disp[T_N], data[T_N], pall = {0}, pdata = {0};
+    tbl disp[T_N], data[T_N], pall = {0}, pdata = {0}, bdisp = {0}, bdata = {0};
     memset(disp, 0, sizeof disp);
     memset(data, 0, sizeof data);
     int rc, n_findings = 0;
@@ -322,6 +322,11 @@ static int build_text_and_pdf(rctx *r, kbv_err *e)
     }
     if ((rc = rtab_emit(r, "problems", &pall, &pdata, NULL, e)))
         goto done;
+    /* A run with BF16 sets lists their pairs apart: their one baseline is
+     * not problems.csv's two. */
+    if (r->m->n_bsets > 0 && ((rc = rtab_problems_bf16(r, &bdisp, &bdata, e)) ||
+                              (rc = rtab_emit(r, "problems_bf16", &bdisp, &bdata, NULL, e))))
+        goto done;
     rc = rflow_pdf(r, disp, n_findings, e);
 done:
     for (int i = 0; i < T_N; i++) {
@@ -330,6 +335,8 @@ done:
     }
     tbl_free(&pall);
     tbl_free(&pdata);
+    tbl_free(&bdisp);
+    tbl_free(&bdata);
     return rc;
 }
 

@@ -865,3 +865,83 @@ int rtab_problems_data(rctx *r, tbl *data, kbv_err *e)
     return 0;
 }
 
+
+/* The BF16 sets' pairs, one row each (problems_bf16): against the one bf16
+ * baseline, with the columns of problems.csv that a BF16 pair has.  The
+ * LaTeX table lists the pairs with a candidate, as problems.tex does. */
+int rtab_problems_bf16(rctx *r, tbl *disp, tbl *data, kbv_err *e)
+{
+    enum { ND = 7, NC = 16 };
+    static const char *const dh[ND] = {"set", "problem", "class\nflags", "time ms\ncand.\nbf16",
+                                       "speedup\nvs bf16", "peak MiB\ncand.\nbaseline", "n\ncand."};
+    static const char *const ch[NC] = {
+        "set", "problem", "class", "flags", "time_ms_candidate", "time_ms_bf16", "n_samples_candidate",
+        "n_samples_bf16", "speedup_bf16", "speedup_bf16_ci_low", "speedup_bf16_ci_high",
+        "peak_bytes_candidate", "peak_bytes_bf16", "max_rel_err", "baseline_parity", "d5"};
+    int rc;
+    if ((rc = tbl_init(disp, ND, dh, "lwwrrrr", e)) || (rc = tbl_init(data, NC, ch, "llllrrrrrrrrrrll", e)))
+        return rc;
+    for (int i = 0; i < r->m->n_bsets; i++) {
+        const rm_set *s = &r->m->bsets[i];
+        for (int p = 0; p < s->n_probs; p++) {
+            const rm_problem *q = &s->probs[p];
+            char d[NC][320];
+            int k = 0;
+            snprintf(d[k++], 160, "%s", s->name);
+            snprintf(d[k++], 160, "%s", q->id);
+            snprintf(d[k++], 160, "%s", q->cls);
+            flags_text(d[k++], 160, q, ";");
+            fmt_g(d[k++], 160, q->t_ms[RM_CAND]);
+            fmt_g(d[k++], 160, q->t_ms[RM_VBF16]);
+            for (int v = 0; v < 2; v++) {
+                long n = q->n_samples[v ? RM_VBF16 : RM_CAND];
+                if (n >= 0)
+                    snprintf(d[k++], 160, "%ld", n);
+                else
+                    d[k++][0] = 0;
+            }
+            fmt_g(d[k++], 160, q->sp[RM_BF16].ok ? q->sp[RM_BF16].est : NAN);
+            fmt_g(d[k++], 160, q->sp[RM_BF16].lo);
+            fmt_g(d[k++], 160, q->sp[RM_BF16].hi);
+            fmt_g(d[k++], 160, q->peak[RM_CAND]);
+            fmt_g(d[k++], 160, q->peak[RM_VBF16]);
+            fmt_g(d[k++], 160, q->max_rel_err);
+            snprintf(d[k++], 160, "%s", !r->m->has_parity ? "" : q->parity ? "exception" : "ok");
+            const char *d5 = rmodel_d5(r->m, q->id);
+            snprintf(d[k++], 320, "%s", d5 ? d5 : "");
+            const char *dp[NC];
+            for (int j = 0; j < NC; j++)
+                dp[j] = d[j];
+            if ((rc = tbl_add(data, dp, 0, 0, e)))
+                return rc;
+        }
+        for (int sp = 0; sp < s->n_shown; sp++) {
+            const rm_problem *q = &s->probs[s->shown[sp]];
+            char c[ND][320], fl[128], t0[32], t1[32], a[64], ci[80], pc[32], pb[32];
+            int k = 0;
+            snprintf(c[k++], 160, "%s", sp == 0 ? s->name : "");
+            snprintf(c[k++], 320, "%s", q->id);
+            flags_mark(fl, sizeof fl, q, "\n");
+            snprintf(c[k++], 160, "%s%s%.100s", q->cls, *fl ? "\n" : "", fl);
+            snprintf(c[k++], 160, "%s\n%s", fmt_ms(t0, sizeof t0, q->t_ms[RM_CAND]),
+                     fmt_ms(t1, sizeof t1, q->t_ms[RM_VBF16]));
+            if (q->sp[RM_BF16].ok)
+                snprintf(c[k++], 160, "%s\n%s", fmt_2(a, sizeof a, q->sp[RM_BF16].est),
+                         fmt_ci(ci, sizeof ci, &q->sp[RM_BF16]));
+            else
+                snprintf(c[k++], 160, FMT_NA);
+            snprintf(c[k++], 160, "%s\n%s", fmt_mib(pc, sizeof pc, q->peak[RM_CAND]),
+                     fmt_mib(pb, sizeof pb, q->peak[RM_VBF16]));
+            if (q->n_samples[RM_CAND] >= 0)
+                snprintf(c[k++], 160, "%ld", q->n_samples[RM_CAND]);
+            else
+                snprintf(c[k++], 160, FMT_NA);
+            const char *cp[ND];
+            for (int j = 0; j < ND; j++)
+                cp[j] = c[j];
+            if ((rc = tbl_add(disp, cp, q->group != RM_G_CORRECT, sp == 0 && i > 0, e)))
+                return rc;
+        }
+    }
+    return 0;
+}

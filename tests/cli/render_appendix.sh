@@ -55,8 +55,20 @@ def bad(msg):
 def missing(p):
     return p["class"] == "missing" or (p["class"] == "error" and any(
         e["text"].startswith("missing: no ") for e in p.get("evidence", [])))
-head = list(csv.DictReader(open(os.path.join(rep, "tables", "headline.csv"))))
-for s, h in zip(a["sets"], head):
+# The fp32 sets have their row in headline.csv and the bf16 sets theirs in
+# headline_bf16.csv; every set has exactly one row.
+head = {}
+for t in ("headline.csv", "headline_bf16.csv"):
+    fn = os.path.join(rep, "tables", t)
+    if os.path.exists(fn):
+        for h in csv.DictReader(open(fn)):
+            if h["set"] in head:
+                bad("set %s has rows in two headline tables" % h["set"])
+            head[h["set"]] = h
+for s in a["sets"]:
+    h = head.get(s["name"])
+    if h is None:
+        bad("no headline row for set %s" % s["name"])
     nm = sum(missing(p) for p in s["problems"])
     errors = sum(p["class"] == "error" for p in s["problems"]) - sum(
         p["class"] == "error" and missing(p) for p in s["problems"])
@@ -68,9 +80,16 @@ for s, h in zip(a["sets"], head):
 hacks = list(csv.DictReader(open(os.path.join(rep, "tables", "hacks.csv"))))
 if any(r["class"] == "missing" or r["text"].startswith("missing:") for r in hacks):
     bad("hacks.csv lists pairs without a candidate")
-probs = list(csv.DictReader(open(os.path.join(rep, "tables", "problems.csv"))))
-if len(probs) != sum(len(s["problems"]) for s in a["sets"]):
-    bad("problems.csv does not list every pair")
+# problems.csv lists the pairs of the FP32 sets and problems_bf16.csv those
+# of the BF16 sets: together, every pair once.
+rows = []
+for t in ("problems.csv", "problems_bf16.csv"):
+    fn = os.path.join(rep, "tables", t)
+    if os.path.exists(fn):
+        rows += [(p["set"], p["problem"], p["class"]) for p in csv.DictReader(open(fn))]
+want = sorted((s["name"], p["problem"], p["class"]) for s in a["sets"] for p in s["problems"])
+if sorted(rows) != want:
+    bad("problems.csv and problems_bf16.csv do not list every pair once with its class")
 # Every forest figure fits a page (A4 at the PNG scale of 2: 1684 px).
 for f in os.listdir(os.path.join(rep, "figures")):
     if f.startswith("forest_") and f.endswith(".png"):
