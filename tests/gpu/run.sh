@@ -8,7 +8,9 @@
 # collect with SIGKILL mid-run, resumes it and checks that every pair is in
 # the journal exactly once; then collects tests/gpu/sets-tanh (a correct
 # bf16 tanh, whose D3 outputs copy its inputs, and a copy of the input) for
-# the identity probe at bfloat16 precision.  Takes a few minutes on an H200.
+# the identity probe at bfloat16 precision; then checks that the recurrent
+# baselines replayed as a CUDA graph compute what their direct launch does
+# (tests/gpu/replay.py, with PyTorch).  Takes a few minutes on an H200.
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -119,6 +121,16 @@ if not copy or copy["pass"] is not False:
     print("FAIL: the bf16 copy passed the identity probe:", copy); sys.exit(1)
 print("ok   identity probe: bf16 tanh passes, the copy of its input fails")
 PY
+fi
+echo "test-gpu:    in $(( $(date +%s) - t0 )) s"
+
+echo "test-gpu: 4. the recurrent baselines replayed as a CUDA graph (tests/gpu/replay.py)"
+t0=$(date +%s)
+if python3 -c 'import torch' 2>/dev/null; then
+    python3 "$HERE/replay.py" "$BUILD" >"$TMP/replay.log" 2>&1 || { fail=1; grep -v '^ok' "$TMP/replay.log" | tail -20; }
+    tail -1 "$TMP/replay.log"
+else
+    echo "test-gpu:    skipped: replay.py needs PyTorch for its tensors"
 fi
 echo "test-gpu:    in $(( $(date +%s) - t0 )) s"
 

@@ -32,6 +32,26 @@
  * one kernel over a table of row blocks (a few microseconds; PyTorch's
  * own loop does the same concatenation every step).
  *
+ * Replayed as a CUDA graph.  cuDNN's standard algorithm launches a few
+ * small kernels per time step and layer: thousands per call (L3_035: 512
+ * steps, 6 layers), each a few microseconds of GPU work, so that the call's
+ * time is the rate at which the host launches them, not the GPU's.  In the
+ * whole-suite run of 2026-12-02 such a baseline's samples ranged from 20
+ * to 45 ms within one run, beside a candidate steady to 0.3%, and its
+ * median moved by up to 28% between two runs: a baseline that measures the
+ * CPU makes no stable speedup.  So the first call of each variant runs
+ * directly (the head GEMM's contest synchronises its stream, which a
+ * capture may not), and is then captured once on a stream of the state's
+ * own, on staging buffers of the inputs and the output; every later call
+ * copies its inputs in, launches the graph and copies the output out
+ * (three copies of a few megabytes: microseconds against milliseconds).
+ * The same kernels run, now back to back, so the baseline is as fast as
+ * the GPU runs cuDNN's kernels and faster than PyTorch eager, which
+ * launches them one by one: a stricter baseline, which the parity file
+ * shows as a ratio below 1.  The staging buffers count toward the
+ * baseline's memory.  A capture that fails (a library that synchronises)
+ * leaves the variant launching directly, and its choice says why.
+ *
  * The single step of 33 is what PyTorch runs: cat(x, h0), one GEMM with
  * i2h, bias and tanh in one pass, the h2o GEMM and its bias.
  *
@@ -282,6 +302,15 @@ struct rnn_state {
     seg *dev_segs;
     int n_segs;
     float *y;                         /* the output sequence when the result is not it */
+    /* the replay of the recurrent networks (run_graph) */
+    cudaStream_t cap;                 /* the stream the graphs are captured on, never run on */
+    cudaGraphExec_t gx[2];            /* per variant, once captured */
+    const void *g_ws[2], *g_blas_ws[2];   /* the workspaces a graph was captured with */
+    int direct[2];                    /* per variant: launched directly (the capture failed) */
+    int tried[2];                     /* per variant: the first, direct call has run */
+    char *stage;                      /* the staged inputs, then the output */
+    size_t in_off[4], in_bytes[4], out_off, out_bytes;
+    int n_in;
     /* the cell of 33 and NetVLAD */
     float *buf0, *buf1;
     double2 *part;
@@ -551,6 +580,125 @@ int run_rnn(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_er
     return 0;
 }
 
+/* --- the replay of the recurrent networks (see the top of the file) ---------------- */
+
+/* Allocates the staging buffers for the tensors of c (floats: the fp32
+ * call, or the bf16 fallback's widened one) and the capture stream. */
+int stage_make(base_ctx *b, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    if (c->n_inputs > 4 || c->n_outputs != 1)
+        return err_set(e, KBV_EINPUT, "baseline %s: the graph replay takes at most 4 inputs and one output", b->p->id);
+    size_t off = 0;
+    s->n_in = c->n_inputs;
+    for (int i = 0; i < c->n_inputs; i++) {
+        s->in_off[i] = off;
+        s->in_bytes[i] = (size_t)kbv_numel(&c->inputs[i]) * sizeof(float);
+        off += (s->in_bytes[i] + 255) / 256 * 256;
+    }
+    s->out_off = off;
+    s->out_bytes = (size_t)kbv_numel(&c->outputs[0]) * sizeof(float);
+    off += s->out_bytes;
+    cudaError_t ce = cudaMalloc(&s->stage, off ? off : 1);
+    if (ce != cudaSuccess) {
+        s->stage = NULL;
+        return base_cuda_err(e, b, "graph staging buffers", ce);
+    }
+    ce = cudaStreamCreateWithFlags(&s->cap, cudaStreamNonBlocking);
+    if (ce != cudaSuccess) {
+        s->cap = NULL;
+        return base_cuda_err(e, b, "graph capture stream", ce);
+    }
+    return 0;
+}
+
+/* Captures variant v's call on the staging buffers into s->gx[vi].  A
+ * failed capture is not an error: the variant launches directly from then
+ * on (s->direct), and its choice says why. */
+void graph_capture(base_ctx *b, base_variant v, int vi, rnn_state *s, const kbv_call *c)
+{
+    kbv_tensor in[4], out[1];
+    kbv_call sc = *c;
+    for (int i = 0; i < s->n_in; i++) {
+        in[i] = c->inputs[i];
+        in[i].data = s->stage + s->in_off[i];
+    }
+    out[0] = c->outputs[0];
+    out[0].data = s->stage + s->out_off;
+    sc.inputs = in;
+    sc.outputs = out;
+    sc.stream = s->cap;
+    const char *why = NULL;
+    cudaGraph_t g = NULL;
+    cudaError_t ce = cudaStreamBeginCapture(s->cap, cudaStreamCaptureModeThreadLocal);
+    if (ce == cudaSuccess) {
+        kbv_err under_capture;
+        memset(&under_capture, 0, sizeof under_capture);
+        int rc = run_rnn(b, v, s, &sc, &under_capture);
+        cudaError_t end = cudaStreamEndCapture(s->cap, &g);
+        if (rc) why = "the call failed under capture";
+        else if (end != cudaSuccess) why = cudaGetErrorString(end);
+    } else {
+        why = cudaGetErrorString(ce);
+    }
+    if (!why) {
+        ce = cudaGraphInstantiate(&s->gx[vi], g, 0);
+        if (ce != cudaSuccess) {
+            s->gx[vi] = NULL;
+            why = cudaGetErrorString(ce);
+        }
+    }
+    if (g) cudaGraphDestroy(g);
+    if (why) {
+        /* A refused capture leaves a non-sticky error behind: the direct
+         * calls from now on must not find it. */
+        cudaGetLastError();
+        s->direct[vi] = 1;
+        base_note_choice(b, v, "launched directly (graph capture failed: %s)", why);
+        return;
+    }
+    s->g_ws[vi] = b->ws;
+    s->g_blas_ws[vi] = b->blas_ws;
+}
+
+int run_graph(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    int vi = v == BASE_FP32 ? 0 : 1;
+    if (s->direct[vi]) return run_rnn(b, v, s, c, e);
+    if (!s->tried[vi]) {
+        /* The first call runs directly: it settles the head GEMM's
+         * kernel, whose contest synchronises the stream. */
+        int rc = run_rnn(b, v, s, c, e);
+        if (rc) return rc;
+        s->tried[vi] = 1;
+        if (!s->stage && (rc = stage_make(b, s, c, e))) return rc;
+        graph_capture(b, v, vi, s, c);
+        if (!s->direct[vi]) base_note_choice(b, v, "replayed as one CUDA graph on staged inputs");
+        return 0;
+    }
+    if (c->n_inputs != s->n_in) return err_set(e, KBV_EINPUT, "baseline %s: the call's inputs changed", b->p->id);
+    for (int i = 0; i < s->n_in; i++)
+        if ((size_t)kbv_numel(&c->inputs[i]) * sizeof(float) != s->in_bytes[i])
+            return err_set(e, KBV_EINPUT, "baseline %s: input %d changed size", b->p->id, i);
+    if ((size_t)kbv_numel(&c->outputs[0]) * sizeof(float) != s->out_bytes)
+        return err_set(e, KBV_EINPUT, "baseline %s: the output changed size", b->p->id);
+    /* A workspace that moved (base_shrink_ws, a larger need) would leave
+     * the graph writing to freed memory: capture again. */
+    if (s->g_ws[vi] != b->ws || s->g_blas_ws[vi] != b->blas_ws) {
+        cudaGraphExecDestroy(s->gx[vi]);
+        s->gx[vi] = NULL;
+        graph_capture(b, v, vi, s, c);
+        if (s->direct[vi]) return run_rnn(b, v, s, c, e);
+    }
+    cudaStream_t st = c->stream;
+    cudaError_t ce = cudaSuccess;
+    for (int i = 0; i < s->n_in && ce == cudaSuccess; i++)
+        ce = cudaMemcpyAsync(s->stage + s->in_off[i], c->inputs[i].data, s->in_bytes[i], cudaMemcpyDeviceToDevice, st);
+    if (ce == cudaSuccess) ce = cudaGraphLaunch(s->gx[vi], st);
+    if (ce == cudaSuccess)
+        ce = cudaMemcpyAsync(c->outputs[0].data, s->stage + s->out_off, s->out_bytes, cudaMemcpyDeviceToDevice, st);
+    return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "graph replay", ce);
+}
+
 /* --- the single-step cell (33) --------------------------------------------------- */
 
 int create_cell(base_ctx *b, rnn_state *s, kbv_err *e)
@@ -662,7 +810,7 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     int rc;
     if (s->spec->kind == MODEL_NETVLAD) rc = run_vlad(b, v, s, c, e);
     else if (s->spec->kind == MODEL_CAT_RNN && s->plan->T == 1 && c->inputs[0].ndim == 2) rc = run_cell(b, v, s, c, e);
-    else rc = run_rnn(b, v, s, c, e);
+    else rc = run_graph(b, v, s, c, e);
     if (rc) return rc;
     cudaError_t ce = cudaGetLastError();
     return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "model launch", ce);
@@ -673,6 +821,11 @@ void destroy(base_ctx *b)
     rnn_state *s = (rnn_state *)b->state;
     if (!s) return;
     rnn_api &A = s->api;
+    /* The graphs hold cuDNN's kernels: destroyed before its library is
+     * closed. */
+    for (int v = 0; v < 2; v++)
+        if (s->gx[v]) cudaGraphExecDestroy(s->gx[v]);
+    if (s->cap) cudaStreamDestroy(s->cap);
     if (A.lib) {
         for (int v = 0; v < 2; v++)
             if (s->rd[v]) A.cudnnDestroyRNNDescriptor(s->rd[v]);
@@ -684,7 +837,7 @@ void destroy(base_ctx *b)
         if (s->h) A.cudnnDestroy(s->h);
         dlclose(A.lib);
     }
-    void *bufs[] = { s->dev_lens, s->wspace, s->dev_segs, s->y, s->buf0, s->buf1, s->part, s->stat };
+    void *bufs[] = { s->dev_lens, s->wspace, s->dev_segs, s->y, s->buf0, s->buf1, s->part, s->stat, s->stage };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) cudaFree(bufs[i]);
     free(s->plan);
