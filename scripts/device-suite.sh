@@ -17,9 +17,15 @@
 #   speed    a collect of the naive set by this checkout (not the frozen
 #            harness), continued from speed-run.tar.gz: issue 16's collect
 #            time of one set, from scripts/collect-time.py once it is whole
-#   auto     what is left, in order, for as long as the call lasts: the
-#            suite until it is whole, then parity until both of PyTorch's
-#            files are, then r2r; the same command for every call
+#   main     what this checkout's harness still owes, in order: make
+#            test-gpu once per commit (test-gpu.txt), two collects of the
+#            tuned set compared (r2ra, r2rb: r2r-main-compare.json), then
+#            the naive set's collect time (speed)
+#   auto     what is left, in order, for as long as the call lasts: with a
+#            suite run in the partial folder, the suite until it is whole,
+#            then parity until both of PyTorch's files are, then r2r;
+#            without one, main; the same command for every call (a new
+#            suite run is started by `suite` only)
 #
 # Ignored folders are not kept from one session to the next here, so the
 # work in progress lives in tracked files under data/suite-partial/ (the
@@ -37,8 +43,8 @@
 # run is finished by the harness that started it while main's collect
 # moves on; test-gpu and parity always use this checkout.
 set -uo pipefail
-mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|auto SECONDS}
-budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|auto SECONDS}
+mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|auto SECONDS}
+budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|auto SECONDS}
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:?device-suite: OUT names no folder}
 partial=${KBV_PARTIAL:-data/suite-partial}
@@ -165,7 +171,48 @@ run_r2r() {
     echo "compare exit $?"; tail -5 "$out/r2r-compare.txt"
 }
 
+# Two collects of the tuned set by this checkout (r2ra, r2rb), one after
+# the other, and their comparison: the run-to-run figure of main's harness.
+run_r2r_main() {
+    run_set r2ra "$root/build" "$root/data/candidates/tuned" || return 1
+    run_set r2rb "$root/build" "$root/data/candidates/tuned" || return 1
+    python3 scripts/compare-runs.py runs/r2ra runs/r2rb --json "$out/r2r-main-compare.json" \
+        >"$out/r2r-main-compare.txt" 2>&1
+    echo "compare exit $?"; tail -5 "$out/r2r-main-compare.txt"
+}
+
+# What main's harness still owes, in order, for as long as the call lasts:
+# make test-gpu once per commit (its verdict kept in test-gpu.txt), the two
+# tuned collects and their comparison, then the naive set's collect time.
+run_main() {
+    local commit
+    commit=$(cut -c1-12 .deps/commit 2>/dev/null || echo unknown)
+    build_here
+    if ! grep -q "^$commit PASS" "$partial/test-gpu.txt" 2>/dev/null; then
+        log "test-gpu at $commit"
+        timeout -s INT -k 10 "$(($(left) - 20))" make DEPS_ROOT="$DEPS_ROOT" test-gpu >"$out/test-gpu.log" 2>&1
+        local rc=$?
+        echo "test-gpu exit $rc"; tail -25 "$out/test-gpu.log"
+        echo "$commit $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") $(tail -1 "$out/test-gpu.log")" \
+            >"$out/test-gpu.txt"
+        [ $rc -eq 0 ] || return 0
+    fi
+    if [ ! -f "$partial/r2r-main-compare.json" ]; then
+        run_r2r_main || return 0
+    fi
+    if run_set speed "$root/build" "$root/data/candidates/naive"; then
+        python3 scripts/collect-time.py runs/speed >"$out/speed-time.txt" 2>&1
+        echo "collect-time exit $?"; head -20 "$out/speed-time.txt"
+        log "test-gpu, r2r and speed are done"
+    fi
+}
+
 run_auto() {
+    # No suite run in progress: main's harness's own work.
+    if [ ! -f "$partial/suite-run.tar.gz" ]; then
+        run_main
+        return 0
+    fi
     if ! sealed suite; then
         build_tree
         run_suite
@@ -196,6 +243,7 @@ speed)
     fi
     ;;
 auto) run_auto ;;
+main) run_main ;;
 test-gpu)
     build_here
     log "test-gpu"
