@@ -18,7 +18,9 @@
 #            harness), continued from speed-run.tar.gz: issue 16's collect
 #            time of one set, from scripts/collect-time.py once it is whole
 #   main     what this checkout's harness still owes, in order: make
-#            test-gpu once per commit (test-gpu.txt), two collects of the
+#            test-gpu once per commit (test-gpu.txt), parity.py on the
+#            baselines changed since the archived run (parity-spot-*.json),
+#            two collects of the
 #            tuned set compared (r2ra, r2rb: r2r-main-compare.json), then
 #            the naive set's collect time (speed)
 #   auto     what is left, in order, for as long as the call lasts: with a
@@ -196,6 +198,17 @@ run_main() {
         echo "$commit $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") $(tail -1 "$out/test-gpu.log")" \
             >"$out/test-gpu.txt"
         [ $rc -eq 0 ] || return 0
+    fi
+    # The baselines changed since the archived run, measured interleaved
+    # with PyTorch (parity.py's own loop): the recurrent networks replayed
+    # as a graph (fp32, tf32) and the MLPs' native bf16 path.
+    if [ ! -f "$partial/parity-spot-bf16.json" ]; then
+        log "parity of the changed baselines"
+        timeout -s INT -k 10 120 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 \
+            --problems 'L3_03[4-9]_*,L3_04[0-2]_*' --out "$out/parity-spot-fp32.json" >"$out/parity-spot.log" 2>&1
+        timeout -s INT -k 10 60 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 --precision bf16 \
+            --problems 'L3_00[123]_*' --out "$out/parity-spot-bf16.json" >>"$out/parity-spot.log" 2>&1
+        tail -12 "$out/parity-spot.log"
     fi
     if [ ! -f "$partial/r2r-main-compare.json" ]; then
         run_r2r_main || return 0

@@ -2,6 +2,7 @@
 #include "bf16path.h"
 
 #include "chain.h"
+#include "net.h"
 #include "ops.h"
 
 /* A level-2 chain: a linear layer whose steps are elementwise only runs
@@ -25,6 +26,23 @@ static bf16_path chain_path(const suite_problem *p)
     return sp->in_pool > 0 ? BF16_FALLBACK : BF16_NATIVE_PRODUCER;
 }
 
+/* A layer program of linear layers and ReLUs only (the MLPs) runs
+ * natively: each layer one cuBLASLt product with the bias as its epilogue,
+ * the ReLU one bfloat16 pass (net.cu's run_bf16).  Any other layer falls
+ * back. */
+static bf16_path net_path(const suite_problem *p)
+{
+    const net_spec *sp = suite_net_of(p);
+    if (!sp || sp->n_layers < 1) return BF16_FALLBACK;
+    int linear = 0;
+    for (int l = 0; l < sp->n_layers; l++) {
+        int k = sp->layers[l].kind;
+        if (k == NET_LINEAR) linear = 1;
+        else if (k != NET_RELU && k != NET_DROPOUT && k != NET_FLATTEN && k != NET_END) return BF16_FALLBACK;
+    }
+    return linear ? BF16_NATIVE : BF16_FALLBACK;
+}
+
 bf16_path suite_bf16_path(const suite_problem *p)
 {
     if (!p) return BF16_FALLBACK;
@@ -40,6 +58,8 @@ bf16_path suite_bf16_path(const suite_problem *p)
     if (op >= OP_SDPA && op <= OP_ATTENTION_LAST) return BF16_NATIVE;
     if ((op >= OP_CHAIN_FIRST && op <= OP_CHAIN_LAST) || (op >= OP_CONV_CHAIN_FIRST && op <= OP_CONV_CHAIN_LAST))
         return chain_path(p);
+    if (op >= OP_NET_FIRST && op <= OP_NET_LAST && !(op >= OP_MODEL_FIRST && op <= OP_MODEL_LAST))
+        return net_path(p);
     return BF16_FALLBACK;
 }
 

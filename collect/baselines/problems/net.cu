@@ -29,6 +29,7 @@
  * the group of layers that writes last writes straight into the output.
  * Convolutions of the same geometry share one cuDNN runner.
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -294,6 +295,7 @@ struct net_state {
     float *patches;                        /* a patch embedding's input as rows */
     net_tok_scratch tok;                   /* the transformer layers' (net_tokens.cu) */
     int last_write;                        /* the last layer that writes data */
+    __nv_bfloat16 *bbuf[2];                /* the BF16 setting's activations (run_bf16) */
 };
 
 int64_t numel(const net_shape &s)
@@ -716,10 +718,77 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     return 0;
 }
 
+/* --- the BF16 setting of the MLPs ------------------------------------------ */
+
+__global__ void relu_bf16(const __nv_bfloat16 *x, __nv_bfloat16 *y, long long n)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        float v = __bfloat162float(x[i]);
+        y[i] = __float2bfloat16(v > 0.0f ? v : 0.0f);
+    }
+}
+
+/* A program of linear layers and ReLUs (bf16path.c's native nets) on the
+ * bfloat16 tensors, as PyTorch eager runs it in bfloat16: each linear
+ * layer one cuBLASLt product, float accumulation, the bias as its epilogue
+ * (base_linear_bf16), each ReLU one bfloat16 pass.  Activations alternate
+ * between two bfloat16 buffers of the widest layer's size, made on the
+ * first call (untimed: the worker's warm-up); the last layer that writes
+ * writes into the output. */
+int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    net_state *ns = (net_state *)b->state;
+    const net_spec *sp = ns->spec;
+    const net_plan *pl = ns->plan;
+    cudaStream_t st = c->stream;
+    if (!ns->bbuf[0]) {
+        int64_t most = 1;
+        for (int l = 0; l < sp->n_layers; l++)
+            if (numel(pl->out[l]) > most) most = numel(pl->out[l]);
+        for (int i = 0; i < 2; i++) {
+            cudaError_t ce = cudaMalloc(&ns->bbuf[i], (size_t)most * sizeof(__nv_bfloat16));
+            if (ce != cudaSuccess) {
+                ns->bbuf[i] = NULL;
+                return base_cuda_err(e, b, "bf16 activation buffers", ce);
+            }
+        }
+    }
+    const __nv_bfloat16 *params = (const __nv_bfloat16 *)c->inputs[1].data;
+    const __nv_bfloat16 *cur = (const __nv_bfloat16 *)c->inputs[0].data;
+    __nv_bfloat16 *out = (__nv_bfloat16 *)c->outputs[0].data;
+    for (int l = 0; l < sp->n_layers; l++) {
+        const net_layer *L = &sp->layers[l];
+        if (L->kind != NET_LINEAR && L->kind != NET_RELU) continue;   /* flatten, dropout: no data moves */
+        __nv_bfloat16 *dst = l == ns->last_write ? out : cur == ns->bbuf[0] ? ns->bbuf[1] : ns->bbuf[0];
+        const net_shape &in = pl->in[l];
+        if (L->kind == NET_LINEAR) {
+            const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
+            long long kk = in.d[in.ndim - 1], n = L->out, m = numel(in) / kk;
+            int rc = base_linear_bf16(b, m, n, kk, cur, params + w->offset, bi ? params + bi->offset : NULL, dst,
+                                      st, e);
+            if (rc) return rc;
+        } else {
+            long long n = numel(in);
+            relu_bf16<<<base_grid(b, n, 256, 8), 256, 0, st>>>(cur, dst, n);
+        }
+        cur = dst;
+    }
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 network launch", ce);
+    if (cur != out) {
+        ce = cudaMemcpyAsync(out, cur, (size_t)kbv_numel(&c->outputs[0]) * sizeof(__nv_bfloat16),
+                             cudaMemcpyDeviceToDevice, st);
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "copy", ce);
+    }
+    return 0;
+}
+
 void destroy(base_ctx *b)
 {
     net_state *ns = (net_state *)b->state;
     if (!ns) return;
+    for (int i = 0; i < 2; i++)
+        if (ns->bbuf[i]) cudaFree(ns->bbuf[i]);
     for (int l = 0; l < NET_MAX_LAYERS; l++)
         if (ns->conv_owner[l]) conv_runner_destroy(ns->conv[l]);
     for (int i = 0; i < ns->n_buf; i++)
@@ -740,10 +809,11 @@ int available(const suite_problem *p, const char **why)
 
 } /* namespace */
 
-/* No native bf16 path: the BF16 setting runs the fp32 interpreter on
- * widened inputs (baseline.cu's fallback). */
+/* The BF16 setting: the programs of linear layers and ReLUs natively
+ * (run_bf16); the others run the fp32 interpreter on widened inputs
+ * (baseline.cu's fallback), as bf16path.c decides. */
 const base_family base_fam_net = {
-    "net", OP_NET_FIRST, OP_NET_LAST, create, run, destroy, NULL, NULL,
+    "net", OP_NET_FIRST, OP_NET_LAST, create, run, destroy, NULL, run_bf16,
 };
 const base_family base_fam_conv_net = {
     "conv-net", OP_CONV_NET_FIRST, OP_CONV_NET_LAST, create, run, destroy, available, NULL,
