@@ -3,7 +3,8 @@
 # copies the work in progress that came back (DIR: the call's $OUT files on
 # this machine) into the partial folder (KBV_PARTIAL, default
 # data/suite-partial), to be committed: the suite run, PyTorch's parity
-# files, the second collect and its comparison.  Each file is written under
+# files, the second collect and its comparison; the call's GPU is appended
+# to devices.txt.  Each file is written under
 # a temporary name and renamed, so that a failed copy leaves the old one.
 # Prints what it kept and the suite's progress; exits 1 when DIR holds none
 # of them, 2 on bad arguments.
@@ -28,5 +29,14 @@ for f in suite-run.tar.gz torch-fp32.json torch-bf16.json r2r-run.tar.gz r2r-com
     echo "kept $partial/$f"
     kept=$((kept + 1))
 done
+# The call's GPU, one line per call, with the commit it ran (devices.txt
+# grows; it says which calls shared a GPU).
+if [ -f "$from/device.txt" ]; then
+    commit=$(cut -c1-12 .deps/commit 2>/dev/null || echo unknown)
+    while IFS= read -r line; do
+        echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $commit $line"
+    done <"$from/device.txt" >>"$partial/devices.txt"
+    echo "kept $partial/devices.txt: $(head -1 "$from/device.txt")"
+fi
 [ -f "$from/suite-progress.txt" ] && cat "$from/suite-progress.txt"
 [ "$kept" -gt 0 ] || { echo "device-suite-keep: nothing to keep in $from" >&2; exit 1; }

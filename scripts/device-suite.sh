@@ -66,6 +66,13 @@ root=$PWD
 partial=$(cd "$partial" && pwd) || { echo "device-suite: no folder $partial"; exit 2; }
 frozen=$partial/harness-src.tar.gz
 
+# Which GPU this call has (the lent hosts change between calls): kept
+# beside the work (device-suite-keep appends it to devices.txt), so that a
+# comparison of two collects can say whether they ran on one GPU.
+nvidia-smi --query-gpu=index,name,uuid,serial,pci.bus_id --format=csv,noheader >"$out/device.txt" 2>/dev/null ||
+    echo "unknown (nvidia-smi failed)" >"$out/device.txt"
+echo "device: $(head -1 "$out/device.txt")"
+
 build_here() {
     log "build"
     if ! make -j"$(nproc)" DEPS_ROOT="$DEPS_ROOT" all >"$out/build.log" 2>&1; then

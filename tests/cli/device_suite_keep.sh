@@ -2,7 +2,8 @@
 # scripts/device-suite-keep.sh: the files a device call brought back are
 # copied into the partial folder (mode 644), a torn archive or a file that
 # is not JSON is refused and the kept copy left as it was, the progress
-# line is printed, and a folder with nothing to keep exits 1.
+# line is printed, the call's GPU is appended to devices.txt, and a folder
+# with nothing to keep exits 1.
 set -u
 T=$(mktemp -d /tmp/kbv-cli-keep.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -24,6 +25,12 @@ grep -q '"problems": \[\]}' "$T/partial/torch-bf16.json" && ! grep -q probl\$ "$
 grep -q "torch-bf16.json is not JSON: not kept" "$T/log" || fail "no word on the torn file: $(cat "$T/log")"
 grep -q "3 of 9 pairs done" "$T/log" || fail "no progress line: $(cat "$T/log")"
 ls -a "$T/partial" | grep -q '\.tmp$' && fail "a temporary file was left"
+# The call's GPU is appended to devices.txt, one line per call.
+echo '0, NVIDIA H200, GPU-1234, 1650, 00000000:00:06.0' >"$T/out/device.txt"
+KBV_PARTIAL="$T/partial" bash scripts/device-suite-keep.sh "$T/out" >/dev/null 2>&1
+KBV_PARTIAL="$T/partial" bash scripts/device-suite-keep.sh "$T/out" >/dev/null 2>&1
+[ "$(grep -c 'GPU-1234' "$T/partial/devices.txt")" = 2 ] || fail "devices.txt: $(cat "$T/partial/devices.txt")"
+rm "$T/out/device.txt"
 printf 'not gzip' >"$T/out/suite-run.tar.gz"
 rm "$T/out/torch-fp32.json" "$T/out/torch-bf16.json"
 KBV_PARTIAL="$T/partial" bash scripts/device-suite-keep.sh "$T/out" >"$T/log" 2>&1
