@@ -20,6 +20,7 @@
 #   main     what this checkout's harness still owes, in order: make
 #            test-gpu once per commit (test-gpu.txt), parity.py on the
 #            baselines changed since the archived run (parity-spot-*.json),
+#            the kernels behind the fp32 parity exceptions (kernels-fp32.txt),
 #            two collects of the
 #            tuned set compared (r2ra, r2rb: r2r-main-compare.json), then
 #            the naive set's collect time (speed)
@@ -217,6 +218,14 @@ run_main() {
         timeout -s INT -k 10 60 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 --precision bf16 \
             --problems 'L3_00[123]_*' --out "$out/parity-spot-bf16.json" >>"$out/parity-spot.log" 2>&1
         tail -12 "$out/parity-spot.log"
+    fi
+    # The kernels behind the archived run's fp32 ratios above 1.05
+    # (GoogLeNet, L2_023, ResNet-101), PyTorch's and kbv's side by side.
+    if [ ! -f "$partial/kernels-fp32.txt" ] && [ "$(left)" -gt 150 ]; then
+        log "kernels of the fp32 parity exceptions"
+        timeout -s INT -k 10 100 python3 tests/parity/kernels.py --variant fp32 \
+            'L3_007_*,L2_023_*,L3_010_*' >"$out/kernels-fp32.txt" 2>"$out/kernels.log"
+        echo "kernels exit $?"
     fi
     if [ ! -f "$partial/r2r-main-compare.json" ]; then
         run_r2r_main || return 0
