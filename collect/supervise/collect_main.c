@@ -696,29 +696,29 @@ static int open_run_dir(run *R, cJSON **old_m, char *run_id, size_t run_id_len, 
 }
 
 /* The device's compute capability (for -arch, where *arch is 0): from a
- * one-shot worker when resuming (the run's calibration is in its manifest),
- * else from the first line of the calibrating worker *calib, started here
- * and left running while the candidates build (its context calib_ctx).
- * *failed tells a calibration worker that ended without its device line. */
-static int start_device(run *R, int resuming, super_child **calib, pair_ctx *calib_ctx, int *arch, int *failed,
-                        kbv_err *e)
+ * one-shot worker when resuming old_m (its manifest has the calibration;
+ * resume_note_gpu), else from the first line of the calibrating worker
+ * *calib, started here and left running while the candidates build (its
+ * context calib_ctx); *failed: it ended without its device line. */
+static int start_device(run *R, const cJSON *old_m, super_child **calib, pair_ctx *calib_ctx, int *arch,
+                        int *failed, kbv_err *e)
 {
     const copts *o = R->o;
     int rc;
-    if (resuming) {
+    if (old_m) {
         cJSON *info = NULL;
         rc = worker_oneshot(R->worker, "--device-info", R->scratch_root, o->gpus[0], 120, NULL, &info, e);
         if (rc) return rc;
         const cJSON *cc = cJSON_GetObjectItemCaseSensitive(info, "cc");
         if (!*arch && cJSON_IsNumber(cc)) *arch = cc->valueint;
+        resume_note_gpu(old_m, info);
         cJSON_Delete(info);
     } else {
         /* One worker process calibrates; its first line is the compute
          * capability, and the builds start as soon as it is there. */
         char sdir[PATH_MAX + 32];
         snprintf(sdir, sizeof sdir, "%s/calibrate", R->scratch_root);
-        rc = afile_mkdirs(sdir, e);
-        if (rc) return rc;
+        if ((rc = afile_mkdirs(sdir, e))) return rc;
         static char *cargv[3];
         cargv[0] = R->worker;
         cargv[1] = "--calibrate";
@@ -895,7 +895,7 @@ static int collect_main(copts *o, kbv_err *e)
     super_child *calib = NULL;
     pair_ctx calib_ctx = {0};
     if (!o->build_only) {
-        rc = start_device(&R, old_m != NULL, &calib, &calib_ctx, &arch, &calib_failed, e);
+        rc = start_device(&R, old_m, &calib, &calib_ctx, &arch, &calib_failed, e);
         if (rc || calib_failed) goto out_calib;
     }
     if (!arch) arch = 90;

@@ -10,6 +10,7 @@
 #include "afile.h"
 #include "jgram.h"
 #include "jnl.h"
+#include "log.h"
 #include "plan.h"
 
 #include <cjson/cJSON.h>
@@ -161,4 +162,17 @@ fail:
     jgram_free(gram);
     resume_done_free(done);
     return rc;
+}
+
+void resume_note_gpu(const cJSON *old_manifest, const cJSON *device_info)
+{
+    const cJSON *now = cJSON_GetObjectItemCaseSensitive(device_info, "uuid");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(old_manifest, "device");
+    const cJSON *first = d ? cJSON_GetObjectItemCaseSensitive(d, "uuid") : NULL;
+    if (!cJSON_IsString(now)) return;
+    if (!cJSON_IsString(first))
+        log_info("collect", "this share runs on %s (the run's manifest names no GPU UUID)", now->valuestring);
+    else if (strcmp(first->valuestring, now->valuestring) != 0)
+        log_warn("collect", "this share runs on %s, another GPU than the run started on (%s)", now->valuestring,
+                 first->valuestring);
 }

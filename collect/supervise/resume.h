@@ -8,6 +8,7 @@
 #ifndef KBV_RESUME_H
 #define KBV_RESUME_H
 
+#include <cjson/cJSON.h>
 #include "err.h"
 
 typedef struct {
@@ -28,5 +29,12 @@ typedef struct {
 int resume_prepare(const char *path, resume_done *done, resume_stats *st, kbv_err *e);
 int resume_is_done(const resume_done *d, const char *set, const char *problem);
 void resume_done_free(resume_done *d);
+
+/* Logs which GPU a resumed run's share runs on when it is not the one the
+ * run started on: the "uuid" of the one-shot worker's device-info record
+ * against the old manifest's device "uuid" (the manifest keeps the first
+ * device; a share on another GPU of the model is allowed, since lent hosts
+ * change, but whoever compares runs needs to know).  Both borrowed. */
+void resume_note_gpu(const cJSON *old_manifest, const cJSON *device_info);
 
 #endif

@@ -174,6 +174,16 @@ static int run_pair(worker *w)
     return 0;
 }
 
+/* The device's UUID as nvidia-smi prints it ("GPU-" and the 16 bytes as
+ * 8-4-4-4-12 hex digits), so that a run's devices can be told apart: the
+ * lent hosts may hand out another physical GPU of the same model. */
+static void uuid_text(const struct cudaDeviceProp *p, char *buf, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)p->uuid.bytes;
+    snprintf(buf, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+             u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
 static int device_info(worker *w)
 {
     int n = 0;
@@ -191,6 +201,12 @@ static int device_info(worker *w)
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
     cJSON_AddNumberToObject(r, "cc", major * 10 + minor);
     cJSON_AddNumberToObject(r, "devices", n);
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+        char id[64];
+        uuid_text(&prop, id, sizeof id);
+        cJSON_AddStringToObject(r, "uuid", id);
+    }
     wk_emit(w, r);
     return 0;
 }
@@ -238,6 +254,9 @@ static int calibrate(worker *w)
     if (nvmlx_sm_max_mhz(nv, &mhz) == 0) cJSON_AddNumberToObject(r, "sm_max_mhz", mhz);
     if (nvmlx_sm_mhz(nv, &mhz) == 0) cJSON_AddNumberToObject(r, "sm_mhz", mhz);
     cJSON_AddStringToObject(r, "pci_bus_id", pci);
+    char id[64];
+    uuid_text(&prop, id, sizeof id);
+    cJSON_AddStringToObject(r, "uuid", id);
     wg_calib cal;
     kbv_err e = {0};
     if (wg_calibrate(&cal, &e)) {

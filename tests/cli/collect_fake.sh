@@ -5,7 +5,8 @@
 # unchanged, so this runs the whole protocol without a GPU: one candidate per
 # class, a crasher, a hanger, an out-of-memory and an illegal address, each
 # classified by kbv-analyze as its set.json expects; then a kill -9 in the
-# middle of a run and --resume, with every pair in the journal exactly once.
+# middle of a run and --resume, with every pair in the journal exactly once
+# (the resume on "another GPU", whose UUID collect logs).
 # Skipped (pass) without the CUDA headers.
 set -u
 B=${1:-build}
@@ -115,7 +116,7 @@ fi
 # kill -9 while the hanger runs (after at least one pair finished), then resume.
 args=(--suite smoke --problems L1_019_relu --candidates "$F/sets/correct" --candidates "$F/sets/hang"
       --candidates "$F/sets/incorrect" --out "$T/run2" --timeout 5)
-"$T/bin/kbv-collect" "${args[@]}" 2>"$T/log2" &
+KBV_FAKE_GPU_UUID=1 "$T/bin/kbv-collect" "${args[@]}" 2>"$T/log2" &
 pid=$!
 for _ in $(seq 1 200); do
     grep -q '"set":"f-hang".*"type":"\|"type":"build","set":"f-hang"' "$T/run2/samples.jsonl" 2>/dev/null && break
@@ -125,8 +126,13 @@ sleep 0.5
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 grep -q '"status","set":"f-hang"\|"set":"f-hang","problem":"L1_019_relu","status"' "$T/run2/samples.jsonl" && fail "the kill came too late"
-"$T/bin/kbv-collect" "${args[@]}" --resume 2>"$T/log3" || fail "--resume exited $?: $(tail -3 "$T/log3")"
+KBV_FAKE_GPU_UUID=2 "$T/bin/kbv-collect" "${args[@]}" --resume 2>"$T/log3" || fail "--resume exited $?: $(tail -3 "$T/log3")"
 grep -q "resume: 1 pairs done" "$T/log3" || fail "resume did not find the finished pair: $(grep resume "$T/log3")"
+# The manifest keeps the first GPU's UUID; the share on another one is logged.
+grep -q '"uuid":[[:space:]]*"GPU-01010101-0101-0101-0101-010101010101"' "$T/run2/manifest.json" ||
+    fail "the manifest lacks the first GPU's UUID: $(grep uuid "$T/run2/manifest.json")"
+grep -q "this share runs on GPU-02020202-0202-0202-0202-020202020202, another GPU than the run started on" "$T/log3" ||
+    fail "a share on another GPU was not logged: $(grep -i gpu "$T/log3" | head -3)"
 python3 tests/gpu/check_run.py "$T/run2" "$F/sets" --journal-only >"$T/check2" || { cat "$T/check2"; fail "journal after resume"; }
 # The killed run was never sealed; the resume that completed it was.
 if [ -x "$B/kbv" ]; then
