@@ -20,7 +20,8 @@
 #   main     what this checkout's harness still owes, in order: make
 #            test-gpu once per commit (test-gpu.txt), parity.py on the
 #            baselines changed since the archived run (parity-spot-*.json),
-#            the kernels behind the fp32 parity exceptions (kernels-fp32.txt),
+#            the kernels behind the fp32 and bf16 parity exceptions
+#            (kernels-fp32.txt, kernels-bf16.txt),
 #            two collects of the
 #            tuned set compared (r2ra, r2rb: r2r-main-compare.json), then
 #            the naive set's collect time (speed)
@@ -225,6 +226,15 @@ run_main() {
         log "kernels of the fp32 parity exceptions"
         timeout -s INT -k 10 100 python3 tests/parity/kernels.py --variant fp32 \
             'L3_007_*,L2_023_*,L3_010_*' >"$out/kernels-fp32.txt" 2>"$out/kernels.log"
+        echo "kernels exit $?"
+    fi
+    # The same for the native bf16 baselines furthest over PyTorch's bf16
+    # eager (a transposed 3-d and a 2-d convolution chain, a GEMM chain,
+    # the average pooling).
+    if [ ! -f "$partial/kernels-bf16.txt" ] && [ "$(left)" -gt 150 ]; then
+        log "kernels of the bf16 parity exceptions"
+        timeout -s INT -k 10 100 python3 tests/parity/kernels.py --variant bf16 \
+            'L2_100_*,L2_026_*,L2_005_*,L2_004_*,L2_022_*,L1_045_*' >"$out/kernels-bf16.txt" 2>"$out/kernels16.log"
         echo "kernels exit $?"
     fi
     if [ ! -f "$partial/r2r-main-compare.json" ]; then

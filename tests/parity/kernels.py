@@ -3,7 +3,7 @@
 baseline run for a problem, and how long each takes: the evidence behind a
 parity ratio above 1.05 (a different cuBLAS or cuDNN kernel, an extra pass).
 
-usage: python3 tests/parity/kernels.py [--build build] [--variant tf32|fp32]
+usage: python3 tests/parity/kernels.py [--build build] [--variant tf32|fp32|bf16]
                                        [--reps 5] PROBLEM_GLOB[,GLOB...]
 Runs each side --reps times after a warm-up under torch.profiler, in the
 same process and on the same inputs as parity.py, and prints per side the
@@ -44,7 +44,7 @@ def kernels(fn, reps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build")
-    ap.add_argument("--variant", default="tf32", choices=["tf32", "fp32"])
+    ap.add_argument("--variant", default="tf32", choices=["tf32", "fp32", "bf16"])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("problems")
@@ -52,7 +52,7 @@ def main():
     lib = ctypes.CDLL(os.path.join(a.build, "libkbv_baseline.so"))
     listing = json.loads(subprocess.check_output([os.path.join(a.build, "kbv-list"), "--json"]))
     probs = [p for p in listing["problems"] if any(fnmatch.fnmatch(p["id"], g) for g in a.problems.split(","))]
-    variant = 1 if a.variant == "tf32" else 0
+    variant = {"fp32": 0, "tf32": 1, "bf16": 2}[a.variant]
     for p in probs:
         pid = p["id"]
         print(f"== {pid} ({a.variant})")

@@ -1382,12 +1382,22 @@ def setup(lib, p, seed):
 @contextlib.contextmanager
 def two_sides(lib, p, seed, variant):
     """For the tools that look at one problem's two sides (kernels.py,
-    hostgap.py): setup() in the variant's TF32 mode (0 fp32, 1 tf32),
+    hostgap.py): setup() in the variant's TF32 mode (0 fp32, 1 tf32; 2
+    bf16 runs both sides on bfloat16 copies of the inputs),
     yielding ([("torch", call), ("kbv", call)], kbv's handle) under
     no_grad; afterwards the handle is destroyed, TF32 is off again and the
     cached memory is released.  Raises setup()'s RuntimeError."""
     ins, outs, in_ptrs, out_ptrs, handle, sp, err = setup(lib, p, seed)
     ref = reference(p)
+    if variant == 2:
+        # the BF16 setting: both sides on the bfloat16 copies, as
+        # run_problem_bf16 times them
+        ins = [t.to(torch.bfloat16) if t.dtype == torch.float32 else t for t in ins]
+        outs = [torch.empty_like(t, dtype=torch.bfloat16) if t.dtype == torch.float32 else torch.empty_like(t)
+                for t in outs]
+        in_ptrs = (ctypes.c_void_p * len(ins))(*[t.data_ptr() for t in ins])
+        out_ptrs = (ctypes.c_void_p * len(outs))(*[t.data_ptr() for t in outs])
+        torch.cuda.empty_cache()
     set_tf32(variant == 1)
     try:
         with torch.no_grad():
