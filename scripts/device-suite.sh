@@ -18,7 +18,7 @@
 #            harness), continued from speed-run.tar.gz: issue 16's collect
 #            time of one set, from scripts/collect-time.py once it is whole
 #   main     what this checkout's harness still owes, in order: make
-#            test-gpu once per commit (test-gpu.txt), parity.py on the
+#            test-gpu once per state of the sources it tests (test-gpu.txt), parity.py on the
 #            baselines changed since the archived run (parity-spot-*.json),
 #            the kernels behind the fp32 and bf16 parity exceptions
 #            (kernels-fp32.txt, kernels-bf16.txt),
@@ -193,18 +193,24 @@ run_r2r_main() {
 }
 
 # What main's harness still owes, in order, for as long as the call lasts:
-# make test-gpu once per commit (its verdict kept in test-gpu.txt), the two
+# make test-gpu once per state of what it tests (its verdict kept in test-gpu.txt), the two
 # tuned collects and their comparison, then the naive set's collect time.
 run_main() {
-    local commit
+    local commit key
     commit=$(cut -c1-12 .deps/commit 2>/dev/null || echo unknown)
+    # test-gpu's verdict holds for what it tests, not for a commit: the
+    # harness (scripts/harness-digest.sh), the GPU tests and analyze, so
+    # that a commit to scripts or documentation does not spend nine device
+    # minutes on it again.
+    key=$({ scripts/harness-digest.sh; find tests/gpu analyze -type f ! -name '*.pyc' -print0 |
+            LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-16)
     build_here
-    if ! grep -q "^$commit PASS" "$partial/test-gpu.txt" 2>/dev/null; then
-        log "test-gpu at $commit"
+    if ! grep -q "^$key .* PASS" "$partial/test-gpu.txt" 2>/dev/null; then
+        log "test-gpu at $commit (tested sources $key)"
         timeout -s INT -k 10 "$(($(left) - 20))" make DEPS_ROOT="$DEPS_ROOT" test-gpu >"$out/test-gpu.log" 2>&1
         local rc=$?
         echo "test-gpu exit $rc"; tail -25 "$out/test-gpu.log"
-        echo "$commit $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") $(tail -1 "$out/test-gpu.log")" \
+        echo "$key $commit $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") $(tail -1 "$out/test-gpu.log")" \
             >"$out/test-gpu.txt"
         [ $rc -eq 0 ] || return 0
     fi
