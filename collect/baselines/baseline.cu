@@ -109,7 +109,7 @@ unsigned base_grid(const base_ctx *b, long long items, int threads, int per_sm)
     return (unsigned)need;
 }
 
-int base_bf16_widen(base_ctx *b, const kbv_call *call, int first, kbv_tensor *in, kbv_tensor *out,
+int base_bf16_widen(base_ctx *b, const kbv_call *call, unsigned keep, kbv_tensor *in, kbv_tensor *out,
                     kbv_call *wide, kbv_err *e)
 {
     const suite_problem *p = b->p;
@@ -117,7 +117,7 @@ int base_bf16_widen(base_ctx *b, const kbv_call *call, int first, kbv_tensor *in
         return err_set(e, KBV_EINPUT, "baseline %s: too many tensors for the bf16 path", p->id);
     for (int i = 0; i < call->n_inputs; i++) {
         in[i] = call->inputs[i];
-        if (i < first || in[i].dtype != KBV_BF16) continue;
+        if ((i < 32 && (keep >> i) & 1u) || in[i].dtype != KBV_BF16) continue;
         int64_t n = kbv_numel(&in[i]);
         if (!b->wide_in[i]) {
             cudaError_t ce = cudaMalloc(&b->wide_in[i], (size_t)(n > 0 ? n : 1) * sizeof(float));
@@ -171,7 +171,7 @@ int base_bf16_fallback(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
     kbv_call wide;
-    int rc = base_bf16_widen(b, call, 0, in, out, &wide, e);
+    int rc = base_bf16_widen(b, call, 0u, in, out, &wide, e);
     if (rc) return rc;
     base_variant v = b->p->uses_tf32 ? BASE_TF32 : BASE_FP32;
     rc = b->fam->run(b, v, &wide, e);

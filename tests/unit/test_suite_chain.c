@@ -249,6 +249,56 @@ static void test_post_stage_samples(void **state)
     assert_int_equal(chain_stage_shape(p, &st, &d), -1);
 }
 
+/* What each chain reads after its producer (chain_reads_input): a bf16
+ * path that leaves the producer's inputs in bfloat16 widens exactly these. */
+static void test_inputs_read_after_the_producer(void **state)
+{
+    (void)state;
+    /* x + original_x: the call's input again at the end */
+    const suite_problem *p = suite_find("L2_051_gemm_subtract_globalavgpool_logsumexp_gelu_residualadd");
+    assert_non_null(p);
+    const chain_spec *sp = suite_chain(p->op);
+    assert_true(chain_reads_input(sp, 0));
+    assert_false(chain_reads_input(sp, 1));
+    assert_true(chain_reads_input(sp, 3));   /* self.subtract */
+    /* x is the product's alone */
+    p = suite_find("L2_022_matmul_scale_residualadd_clamp_logsumexp_mish");
+    assert_non_null(p);
+    assert_false(chain_reads_input(suite_chain(p->op), 0));
+    /* the added tensor comes before the weight */
+    p = suite_find("L2_026_convtranspose3d_add_hardswish");
+    assert_non_null(p);
+    assert_true(chain_reads_input(suite_chain(p->op), 1));
+    assert_false(chain_reads_input(suite_chain(p->op), 0));
+    /* group norm's affine parameters */
+    p = suite_find("L2_030_gemm_groupnorm_hardtanh");
+    assert_non_null(p);
+    sp = suite_chain(p->op);
+    assert_true(chain_reads_input(sp, sp->gamma) && chain_reads_input(sp, sp->beta));
+    assert_false(chain_reads_input(NULL, 0));
+    /* Every input of every chain is read by someone: the producer (x, its
+     * weight and bias, a second layer's) or a step after it; an input that
+     * neither reads would be one the bf16 path forgets to widen. */
+    int chains = 0;
+    for (int k = 0; k < suite_count(); k++) {
+        p = suite_get(k);
+        sp = suite_chain(p->op);
+        if (!sp) continue;
+        chains++;
+        int wi = sp->w_in > 0 ? sp->w_in : 1;
+        for (int i = 0; i < p->n_inputs; i++) {
+            int producer = i == 0 || i == wi || (sp->has_bias && i == wi + 1) ||
+                           (sp->w2 > 0 && (i == sp->w2 || i == sp->w2 + 1));
+            /* KernelBench's model 26 declares a bias it never uses */
+            int unused = strcmp(p->id, "L2_026_convtranspose3d_add_hardswish") == 0 && i == 4;
+            if (!producer && !unused && !chain_reads_input(sp, i))
+                fail_msg("%s: input %d (%s) is read by nothing", p->id, i, p->inputs[i].name);
+            if (unused && chain_reads_input(sp, i)) fail_msg("%s: input %d is read after all", p->id, i);
+        }
+    }
+    assert_true(chains >= 97);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_chain_output_shapes),
         cmocka_unit_test(test_chain_samples),
         cmocka_unit_test(test_post_stage_samples),
+        cmocka_unit_test(test_inputs_read_after_the_producer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -234,11 +234,13 @@ int conv_graph_exec(conv_graph *cg, int i, const void *x, const void *w, void *y
 void conv_graph_destroy(conv_graph *cg);
 
 /* --- the bf16 baseline's float paths (baseline.cu) ----------------------
- * A call on bfloat16 tensors as a float call: inputs from index `first` on
- * widened (exactly) into buffers the context keeps, every bfloat16 output
- * redirected to a float buffer of its own; in and out (BASE_MAX_TENSORS
- * each) hold the float descriptors that *wide points at. */
-int base_bf16_widen(base_ctx *b, const kbv_call *call, int first, kbv_tensor *in, kbv_tensor *out,
+ * A call on bfloat16 tensors as a float call: every bfloat16 input widened
+ * (exactly) into buffers the context keeps, except input i where bit i of
+ * `keep` is set (the caller's producer reads those in bfloat16, and
+ * nothing else reads them), every bfloat16 output redirected to a float
+ * buffer of its own; in and out (BASE_MAX_TENSORS each) hold the float
+ * descriptors that *wide points at. */
+int base_bf16_widen(base_ctx *b, const kbv_call *call, unsigned keep, kbv_tensor *in, kbv_tensor *out,
                     kbv_call *wide, kbv_err *e);
 /* Rounds the float outputs of wide into call's bfloat16 outputs. */
 int base_bf16_narrow(const kbv_call *call, const kbv_call *wide, kbv_err *e);

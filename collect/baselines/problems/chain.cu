@@ -395,8 +395,10 @@ void launch_ew(const base_ctx *b, const float *x, TO *y, ew_args A, cudaStream_t
  * parameters are float.  With out16 (the bf16 baseline: the bfloat16
  * output of the call that c widens) and no post stages, a last
  * elementwise pass writes its result rounded into out16 instead, saving
- * the separate rounding pass, and *wrote16 says so. */
-int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16 = NULL, int *wrote16 = NULL)
+ * the separate rounding pass, and *wrote16 says so.  bias_done: the
+ * producer has added its bias already (a cuBLASLt epilogue). */
+int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16 = NULL, int *wrote16 = NULL,
+             int bias_done = 0)
 {
     if (wrote16) *wrote16 = 0;
     chain_state *cs = (chain_state *)b->state;
@@ -415,7 +417,7 @@ int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16
         /* the first steps went with the first layer */
         A.bias = (const float *)c->inputs[sp->w2 + 1].data;
     } else {
-        A.bias = sp->has_bias ? (const float *)c->inputs[wi + 1].data : NULL;
+        A.bias = sp->has_bias && !bias_done ? (const float *)c->inputs[wi + 1].data : NULL;
         chain_fill_ops(&A, sp->ew1, c);
     }
     /* A per-channel bias straight before a batch or instance norm shifts
@@ -648,24 +650,35 @@ int run_bf16_linear_ew(base_ctx *b, const kbv_call *call, kbv_err *e)
  * chain's steps as in fp32 on the widened parameters, the output rounded
  * once.  PyTorch runs the steps on bfloat16 tensors one kernel each; here
  * they are fused as in fp32 but read and write float. */
+/* The bfloat16 buffer of the producer's output (N C S values), made on
+ * first use and kept with the chain's state. */
+int need_pre16(base_ctx *b, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    long long n = cs->N * cs->C * cs->S;
+    if (cs->pre16) return 0;
+    cudaError_t ce = cudaMalloc(&cs->pre16, (size_t)(n > 0 ? n : 1) * 2);
+    if (ce != cudaSuccess) {
+        cs->pre16 = NULL;
+        return base_cuda_err(e, b, "bf16 producer output", ce);
+    }
+    return 0;
+}
+
 int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
     const int wi = sp->w_in > 0 ? sp->w_in : 1;
     long long n = cs->N * cs->C * cs->S;
-    if (!cs->pre16) {
-        cudaError_t ce = cudaMalloc(&cs->pre16, (size_t)(n > 0 ? n : 1) * 2);
-        if (ce != cudaSuccess) {
-            cs->pre16 = NULL;
-            return base_cuda_err(e, b, "bf16 convolution output", ce);
-        }
-    }
+    int rc = need_pre16(b, e);
+    if (rc) return rc;
     kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
     kbv_call wide;
-    /* everything but x widened: the weight (small; the convolution reads the
-     * bfloat16 one) and the parameters the steps read */
-    int rc = base_bf16_widen(b, call, 1, in, out, &wide, e);
+    /* everything but x widened (x too where a step reads it again): the
+     * weight (small; the convolution reads the bfloat16 one) and the
+     * parameters the steps read */
+    rc = base_bf16_widen(b, call, chain_reads_input(sp, 0) ? 0u : 1u, in, out, &wide, e);
     if (rc) return rc;
     if (!b->choice[BASE_BF16][0])
         base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight), then the chain's fp32 "
@@ -686,9 +699,10 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
  * are all elementwise runs natively (run_bf16_linear_ew); a convolution's
  * chain runs its convolution in bf16 (run_bf16_conv); another single
  * linear layer (a norm, a reduction, a softmax or post stages after it)
- * runs its product on the bfloat16 operands (cuBLAS, CUBLAS_COMPUTE_32F,
- * the library's kernel) into the float intermediate, whose steps then run
- * as in fp32 on the widened parameters, the output rounded to bfloat16
+ * runs its layer as PyTorch's nn.Linear does in bfloat16 (one cuBLASLt
+ * product with the bias as its epilogue, bfloat16 output:
+ * base_linear_bf16), widened into the float intermediate, whose steps then
+ * run as in fp32 on the widened parameters, the output rounded to bfloat16
  * once.  Two linear layers and a pooled input take the dispatcher's
  * fallback (baseline.cu) and never come here. */
 int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
@@ -706,24 +720,29 @@ int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
                        suite_bf16_path_name(path));
     kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
     kbv_call wide;
-    int rc = base_bf16_widen(b, call, 2, in, out, &wide, e);
+    /* x and the weight stay bfloat16 for the product, unless a step reads
+     * them again (x + original_x) */
+    unsigned keep = (chain_reads_input(sp, 0) ? 0u : 1u) | (chain_reads_input(sp, 1) ? 0u : 2u);
+    int rc = base_bf16_widen(b, call, keep, in, out, &wide, e);
+    if (rc) return rc;
+    rc = need_pre16(b, e);
     if (rc) return rc;
     float *o = cs->post ? cs->mid : (float *)wide.outputs[0].data;
     float *pre = cs->pre ? cs->pre : o;
     long long N = cs->N, C = cs->C, K = call->inputs[0].shape[1];
-    float one = 1.0f, zero = 0.0f;
-    cublasStatus_t bs = cublasGemmEx_64(b->blas, CUBLAS_OP_T, CUBLAS_OP_N, C, N, K, &one, call->inputs[1].data,
-                                        CUDA_R_16BF, K, call->inputs[0].data, CUDA_R_16BF, K, &zero, pre,
-                                        CUDA_R_32F, C, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    if (bs != CUBLAS_STATUS_SUCCESS)
-        return err_set(e, KBV_ERUNTIME, "baseline %s: bf16 GEMM: %s", b->p->id, cublasGetStatusString(bs));
+    /* the choice text begins with what kind of baseline this is; the
+     * product's kernel follows it (base_linear_bf16 names it) */
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16 linear layer: cuBLASLt GEMM, bf16 operands, bias and output, "
+                                       "CUBLAS_COMPUTE_32F, %s; widened, then the chain's fp32 steps, output "
+                                       "rounded to bf16",
+                         sp->has_bias ? "the bias as its epilogue" : "no bias");
+    rc = base_linear_bf16(b, N, C, K, call->inputs[0].data, call->inputs[1].data,
+                          sp->has_bias ? call->inputs[2].data : NULL, cs->pre16, call->stream, e);
+    if (!rc) rc = gen_widen_bf16(cs->pre16, pre, N * C, call->stream, e);
     int wrote16 = 0;
-    rc = run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16);
+    if (!rc) rc = run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16, 1);
     if (!rc && !wrote16) rc = base_bf16_narrow(call, &wide, e);
-    if (!rc && !b->choice[BASE_BF16][0])
-        base_note_choice(b, BASE_BF16, "native bf16 GEMM: cublasGemmEx bf16 operands, fp32 output, "
-                                       "CUBLAS_COMPUTE_32F, default algorithm; then the chain's fp32 steps, "
-                                       "output rounded to bf16");
     return rc;
 }
 

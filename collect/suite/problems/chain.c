@@ -148,3 +148,24 @@ const chain_spec *suite_chain(int op)
             if (tables[t].rows[i].op == op) return &tables[t].rows[i];
     return NULL;
 }
+
+static int ew_reads_input(const chain_ew *ops, int i)
+{
+    for (int k = 0; k < CHAIN_MAX_EW && ops[k].kind != EW_END; k++)
+        if (ops[k].p == i) return 1;
+    return 0;
+}
+
+int chain_reads_input(const chain_spec *sp, int i)
+{
+    if (!sp || i < 0) return 0;
+    if (ew_reads_input(sp->ew1, i) || ew_reads_input(sp->ew2, i)) return 1;
+    if (sp->mid != MID_NONE && (sp->gamma == i || sp->beta == i)) return 1;
+    for (int k = 0; k < CHAIN_MAX_STAGES && sp->post[k].kind != ST_END; k++) {
+        const chain_stage *st = &sp->post[k];
+        if (ew_reads_input(st->ew, i) || st->gamma == i || st->beta == i) return 1;
+        if (st->kind == ST_OUTER_ADD_P && st->p == i) return 1;
+        if (st->kind == ST_ADD_X0 && i == 0) return 1;
+    }
+    return 0;
+}

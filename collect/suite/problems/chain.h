@@ -147,4 +147,11 @@ int chain_stage_shape(const suite_problem *p, const chain_stage *st, chain_dims 
 int chain_shapes(const suite_problem *p, const chain_spec *sp, chain_dims *after_producer,
                  chain_dims *after_mid, chain_dims *final_, long long *post_max);
 
+/* Whether the chain reads input i after its producer: an elementwise step
+ * or a stage whose parameter is input i, a norm's affine parameter, or
+ * (i == 0) a post stage that adds the call's input back (ST_ADD_X0).  A
+ * path that keeps some inputs in bfloat16 for the producer must widen
+ * these too, since the steps read float. */
+int chain_reads_input(const chain_spec *sp, int i);
+
 #endif
