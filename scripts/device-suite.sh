@@ -202,7 +202,7 @@ run_main() {
     # harness (scripts/harness-digest.sh), the GPU tests and analyze, so
     # that a commit to scripts or documentation does not spend nine device
     # minutes on it again.
-    key=$({ scripts/harness-digest.sh; find tests/gpu analyze -type f ! -name '*.pyc' -print0 |
+    key=$({ scripts/harness-digest.sh; find tests/gpu analyze -type f ! -name '*.pyc' -print0 2>/dev/null |
             LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-16)
     build_here
     if ! grep -q "^$key .* PASS" "$partial/test-gpu.txt" 2>/dev/null; then

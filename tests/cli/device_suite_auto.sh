@@ -6,7 +6,8 @@
 # the second collect; a run, parity files and a whole second collect with
 # its comparison leave nothing to do.  speed collects the naive set with
 # the checkout's own build.  Without a suite run in progress, auto does
-# main's work: make test-gpu once per commit, then the tuned collects.  An
+# main's work: make test-gpu once per state of the sources it tests, then
+# the tuned collects.  An
 # unknown mode exits 2.
 set -u
 T=$(mktemp -d /tmp/kbv-cli-devauto.XXXXXX)
@@ -63,22 +64,28 @@ grep -q "kbv-collect --out runs/speed --candidates $R/data/candidates/naive " "$
 grep -q "speed not whole yet" "$T/log" || fail "speed: an unfinished run not said: $(cat "$T/log")"
 
 # auto without a suite run in progress: main's work, make test-gpu first
-# (once per commit), then the two tuned collects; never a new suite run.
+# (once per state of what it tests), then the two tuned collects; never a
+# new suite run.
 rm -f "$T/partial/"*
 mkdir -p "$R/.deps" && echo 0123456789abcdef >"$R/.deps/commit"
 run || fail "main: exit $?: $(cat "$T/log")"
 grep -q '^suite-session ' "$T/calls" && fail "main: a new suite run was started: $(cat "$T/calls")"
 grep -q 'make .*test-gpu' "$T/calls" || fail "main: no make test-gpu: $(cat "$T/calls")"
-grep -q '^0123456789ab PASS' "$T/out/test-gpu.txt" || fail "main: test-gpu.txt: $(cat "$T/out/test-gpu.txt")"
+grep -Eq '^[0-9a-f]{16} 0123456789ab PASS' "$T/out/test-gpu.txt" || fail "main: test-gpu.txt: $(cat "$T/out/test-gpu.txt")"
 grep -q "kbv-collect --out runs/r2ra --candidates $R/data/candidates/tuned " "$T/calls" ||
     fail "main: the first tuned collect: $(cat "$T/calls")"
 cp "$T/out/test-gpu.txt" "$T/partial/"
 run || fail "main again: exit $?: $(cat "$T/log")"
-grep -q 'make .*test-gpu' "$T/calls" && fail "main: test-gpu ran twice at one commit: $(cat "$T/calls")"
+grep -q 'make .*test-gpu' "$T/calls" && fail "main: test-gpu ran twice on the same sources: $(cat "$T/calls")"
 grep -q 'kbv-collect --out runs/r2ra ' "$T/calls" || fail "main: r2ra not continued: $(cat "$T/calls")"
+# A commit that leaves the tested sources as they were does not re-run it;
+# another harness does.
 echo fedcba9876543210 >"$R/.deps/commit"
 run || fail "main at another commit: exit $?: $(cat "$T/log")"
-grep -q 'make .*test-gpu' "$T/calls" || fail "main: test-gpu not re-run at a new commit: $(cat "$T/calls")"
+grep -q 'make .*test-gpu' "$T/calls" && fail "main: test-gpu re-run for a commit of untested files: $(cat "$T/calls")"
+printf '#!/bin/sh\necho another\n' >"$R/scripts/harness-digest.sh"
+run || fail "main with another harness: exit $?: $(cat "$T/log")"
+grep -q 'make .*test-gpu' "$T/calls" || fail "main: test-gpu not re-run for another harness: $(cat "$T/calls")"
 
 OUT="$T/out" bash "$R/scripts/device-suite.sh" nosuch 10 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown mode did not exit 2"
