@@ -6,10 +6,9 @@
 #include "ops.h"
 
 /* A level-2 chain: a linear layer whose steps are elementwise only runs
- * natively (cuBLASLt with the bias epilogue, one bf16 pass); a single
- * linear layer with more after it, and a convolution without an input
- * pooling, run their producer in bf16; the rest (two linear layers, a
- * pooled input) fall back. */
+ * natively (cuBLASLt with the bias epilogue, one bf16 pass); linear layers
+ * with more after them (or a second layer), and a convolution without an
+ * input pooling, run their producer in bf16; a pooled input falls back. */
 static bf16_path chain_path(const suite_problem *p)
 {
     const chain_spec *sp = suite_chain(p->op);
@@ -18,10 +17,10 @@ static bf16_path chain_path(const suite_problem *p)
     long long post_max = 0;
     if (chain_shapes(p, sp, &prod, &mid, &fin, &post_max)) return BF16_FALLBACK;
     if (sp->producer == CHAIN_LINEAR) {
-        if (sp->w2 > 0) return BF16_FALLBACK;
-        if (sp->mid == MID_NONE && sp->post[0].kind == ST_END && chain_numel(&fin) == chain_numel(&prod))
+        if (sp->w2 == 0 && sp->mid == MID_NONE && sp->post[0].kind == ST_END &&
+            chain_numel(&fin) == chain_numel(&prod))
             return BF16_NATIVE;
-        return sp->w_in <= 1 ? BF16_NATIVE_PRODUCER : BF16_FALLBACK;
+        return BF16_NATIVE_PRODUCER;
     }
     return sp->in_pool > 0 ? BF16_FALLBACK : BF16_NATIVE_PRODUCER;
 }

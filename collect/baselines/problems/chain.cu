@@ -415,7 +415,7 @@ int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16
     A.L = S > 1 ? S : C;
     if (sp->w2 > 0) {
         /* the first steps went with the first layer */
-        A.bias = (const float *)c->inputs[sp->w2 + 1].data;
+        A.bias = bias_done ? NULL : (const float *)c->inputs[sp->w2 + 1].data;
     } else {
         A.bias = sp->has_bias && !bias_done ? (const float *)c->inputs[wi + 1].data : NULL;
         chain_fill_ops(&A, sp->ew1, c);
@@ -697,14 +697,15 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
 
 /* bf16 (the paths are bf16path.c's): a single linear layer whose steps
  * are all elementwise runs natively (run_bf16_linear_ew); a convolution's
- * chain runs its convolution in bf16 (run_bf16_conv); another single
- * linear layer (a norm, a reduction, a softmax or post stages after it)
- * runs its layer as PyTorch's nn.Linear does in bfloat16 (one cuBLASLt
- * product with the bias as its epilogue, bfloat16 output:
- * base_linear_bf16), widened into the float intermediate, whose steps then
- * run as in fp32 on the widened parameters, the output rounded to bfloat16
- * once.  Two linear layers and a pooled input take the dispatcher's
- * fallback (baseline.cu) and never come here. */
+ * chain runs its convolution in bf16 (run_bf16_conv); another linear
+ * chain (a norm, a reduction, a softmax or post stages after its layer,
+ * or a second layer) runs each layer as PyTorch's nn.Linear does in
+ * bfloat16 (one cuBLASLt product with the bias as its epilogue, bfloat16
+ * output: base_linear_bf16; the first layer's steps one bfloat16 pass
+ * between them), the last layer's output widened into the float
+ * intermediate, whose steps then run as in fp32 on the widened
+ * parameters, the output rounded to bfloat16 once.  A pooled input takes
+ * the dispatcher's fallback (baseline.cu) and never comes here. */
 int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
@@ -715,14 +716,18 @@ int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
     if (path == BF16_NATIVE && sp->producer == CHAIN_LINEAR && !cs->post && !cs->pre)
         return run_bf16_linear_ew(b, call, e);
     if (path == BF16_NATIVE_PRODUCER && sp->producer != CHAIN_LINEAR && !cs->xin) return run_bf16_conv(b, call, e);
-    if (path != BF16_NATIVE_PRODUCER || sp->producer != CHAIN_LINEAR || sp->w2 > 0 || (sp->w_in > 0 && sp->w_in != 1))
+    if (path != BF16_NATIVE_PRODUCER || sp->producer != CHAIN_LINEAR)
         return err_set(e, KBV_EINPUT, "baseline %s: bf16path.c's %s does not fit the chain", b->p->id,
                        suite_bf16_path_name(path));
     kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
     kbv_call wide;
-    /* x and the weight stay bfloat16 for the product, unless a step reads
-     * them again (x + original_x) */
-    unsigned keep = (chain_reads_input(sp, 0) ? 0u : 1u) | (chain_reads_input(sp, 1) ? 0u : 2u);
+    /* x and the weights (and biases) stay bfloat16 for the products,
+     * unless a step reads them again (x + original_x) */
+    const int wi = sp->w_in > 0 ? sp->w_in : 1;
+    int layer_in[5] = { 0, wi, sp->has_bias ? wi + 1 : -1, sp->w2 > 0 ? sp->w2 : -1, sp->w2 > 0 ? sp->w2 + 1 : -1 };
+    unsigned keep = 0;
+    for (int k = 0; k < 5; k++)
+        if (layer_in[k] >= 0 && layer_in[k] < 32 && !chain_reads_input(sp, layer_in[k])) keep |= 1u << layer_in[k];
     int rc = base_bf16_widen(b, call, keep, in, out, &wide, e);
     if (rc) return rc;
     rc = need_pre16(b, e);
@@ -733,12 +738,32 @@ int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
     /* the choice text begins with what kind of baseline this is; the
      * product's kernel follows it (base_linear_bf16 names it) */
     if (!b->choice[BASE_BF16][0])
-        base_note_choice(b, BASE_BF16, "native bf16 linear layer: cuBLASLt GEMM, bf16 operands, bias and output, "
+        base_note_choice(b, BASE_BF16, "native bf16 linear layer%s: cuBLASLt GEMM, bf16 operands, bias and output, "
                                        "CUBLAS_COMPUTE_32F, %s; widened, then the chain's fp32 steps, output "
                                        "rounded to bf16",
+                         sp->w2 > 0 ? "s (the first layer's steps one bf16 pass between them)" : "",
                          sp->has_bias ? "the bias as its epilogue" : "no bias");
-    rc = base_linear_bf16(b, N, C, K, call->inputs[0].data, call->inputs[1].data,
-                          sp->has_bias ? call->inputs[2].data : NULL, cs->pre16, call->stream, e);
+    const void *x = call->inputs[0].data;
+    if (sp->w2 > 0) {
+        /* The first layer into the hidden buffer, which holds N H floats
+         * for the float paths; bfloat16 values take half of it here. */
+        long long H = call->inputs[wi].shape[0];
+        __nv_bfloat16 *hid16 = (__nv_bfloat16 *)cs->hid;
+        rc = base_linear_bf16(b, N, H, K, x, call->inputs[wi].data, sp->has_bias ? call->inputs[wi + 1].data : NULL,
+                              hid16, call->stream, e);
+        if (rc) return rc;
+        ew_args L1;
+        memset(&L1, 0, sizeof L1);
+        L1.C = H; L1.S = 1; L1.rows = N; L1.L = H;
+        L1.pbf16 = 1;
+        chain_fill_ops(&L1, sp->ew1, call);
+        if (L1.n_ops) launch_ew_bf16(b, hid16, hid16, L1, call->stream);
+        rc = base_linear_bf16(b, N, C, H, hid16, call->inputs[sp->w2].data, call->inputs[sp->w2 + 1].data,
+                              cs->pre16, call->stream, e);
+    } else {
+        rc = base_linear_bf16(b, N, C, K, x, call->inputs[wi].data, sp->has_bias ? call->inputs[wi + 1].data : NULL,
+                              cs->pre16, call->stream, e);
+    }
     if (!rc) rc = gen_widen_bf16(cs->pre16, pre, N * C, call->stream, e);
     int wrote16 = 0;
     if (!rc) rc = run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16, 1);
