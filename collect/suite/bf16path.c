@@ -2,6 +2,7 @@
 #include "bf16path.h"
 
 #include "chain.h"
+#include "l3model.h"
 #include "net.h"
 #include "ops.h"
 
@@ -59,6 +60,13 @@ bf16_path suite_bf16_path(const suite_problem *p)
         return chain_path(p);
     if (op >= OP_NET_FIRST && op <= OP_NET_LAST && !(op >= OP_MODEL_FIRST && op <= OP_MODEL_LAST))
         return net_path(p);
+    /* The single-step cell (KernelBench 33: cat, two linear layers and a
+     * tanh) runs natively (rnn.cu's run_bf16); the other models fall
+     * back. */
+    if (op >= OP_MODEL_FIRST && op <= OP_MODEL_LAST) {
+        const model_spec *ms = suite_model_of(p);
+        if (ms && ms->kind == MODEL_CAT_RNN && p->n_inputs > 0 && p->inputs[0].ndim == 2) return BF16_NATIVE;
+    }
     return BF16_FALLBACK;
 }
 

@@ -63,6 +63,7 @@
  * [b, d K + k] it is; one block per sample then subtracts a_sum * clusters2,
  * normalises each cluster's column over D and the whole row, in place.
  */
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
 #include <dlfcn.h>
@@ -145,15 +146,25 @@ __global__ void __launch_bounds__(256) bias_act(float *__restrict__ y, const flo
     }
 }
 
-/* cat((x [B, I], h [B, H]), dim 1) into c [B, I + H]. */
-__global__ void __launch_bounds__(256) concat_rows(const float *__restrict__ x, const float *__restrict__ h,
-                                                   float *__restrict__ c, long long B, long long I, long long H)
+/* cat((x [B, I], h [B, H]), dim 1) into c [B, I + H]; T float or
+ * bfloat16 (the values are copied, not converted). */
+template <typename T>
+__global__ void __launch_bounds__(256) concat_rows(const T *__restrict__ x, const T *__restrict__ h,
+                                                   T *__restrict__ c, long long B, long long I, long long H)
 {
     long long W = I + H, total = B * W;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
         long long r = i / W, j = i - r * W;
         c[i] = j < I ? x[r * I + j] : h[r * H + j - I];
     }
+}
+
+/* y = tanh(y) on bfloat16 values in place, float arithmetic, one
+ * rounding: PyTorch's torch.tanh on a bfloat16 tensor. */
+__global__ void __launch_bounds__(256) tanh_bf16(__nv_bfloat16 *__restrict__ y, long long n)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        y[i] = __float2bfloat16_rn(tanhf(__bfloat162float(y[i])));
 }
 
 /* NetVLAD's batch statistics, pass 1: block b sums its rows of a [R, C]
@@ -720,7 +731,7 @@ int run_cell(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_e
     float *out = (float *)c->outputs[0].data;
     const model_part *wi = part_named(pl, "i2h.weight"), *bi = part_named(pl, "i2h.bias");
     const model_part *wo = part_named(pl, "h2o.weight"), *bo = part_named(pl, "h2o.bias");
-    concat_rows<<<grid_of(b, B * (I + H)), 256, 0, st>>>((const float *)c->inputs[0].data,
+    concat_rows<float><<<grid_of(b, B * (I + H)), 256, 0, st>>>((const float *)c->inputs[0].data,
                                                           (const float *)c->inputs[1].data, s->buf0, B, I, H);
     int rc = base_gemm(b, v, 0, 1, B, H, I + H, 1.0f, s->buf0, I + H, 0, params + wi->offset, I + H, 0, 0.0f, s->buf1,
                        H, 0, 1, st, e);
@@ -730,6 +741,32 @@ int run_cell(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_e
     if (rc) return rc;
     bias_act<<<grid_of(b, B * O), 256, 0, st>>>(out, params + bo->offset, B, O, 0);
     return 0;
+}
+
+/* The cell in bf16, as PyTorch eager runs it on bfloat16 tensors: the
+ * concatenation, i2h as nn.Linear (one cuBLASLt product with bfloat16
+ * operands, bias and output, the bias as its epilogue: base_linear_bf16),
+ * tanh as one bfloat16 pass, and h2o the same way into the output.  The
+ * cell's float buffers hold the bfloat16 values (half their size). */
+int run_cell_bf16(base_ctx *b, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    const model_plan *pl = s->plan;
+    long long B = pl->B, I = s->spec->input, H = s->spec->hidden, O = s->spec->head;
+    cudaStream_t st = c->stream;
+    const __nv_bfloat16 *params = (const __nv_bfloat16 *)c->inputs[2].data;
+    __nv_bfloat16 *cat = (__nv_bfloat16 *)s->buf0, *hid = (__nv_bfloat16 *)s->buf1;
+    const model_part *wi = part_named(pl, "i2h.weight"), *bi = part_named(pl, "i2h.bias");
+    const model_part *wo = part_named(pl, "h2o.weight"), *bo = part_named(pl, "h2o.bias");
+    if (!wi || !bi || !wo || !bo) return err_set(e, KBV_EINPUT, "baseline %s: the cell's parameters", b->p->id);
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16 cell: cat, two cuBLASLt GEMMs (bf16 operands, bias and output, "
+                                       "CUBLAS_COMPUTE_32F, the bias as their epilogue) around a bf16 tanh pass");
+    concat_rows<__nv_bfloat16><<<grid_of(b, B * (I + H)), 256, 0, st>>>(
+        (const __nv_bfloat16 *)c->inputs[0].data, (const __nv_bfloat16 *)c->inputs[1].data, cat, B, I, H);
+    int rc = base_linear_bf16(b, B, H, I + H, cat, params + wi->offset, params + bi->offset, hid, st, e);
+    if (rc) return rc;
+    tanh_bf16<<<grid_of(b, B * H), 256, 0, st>>>(hid, B * H);
+    return base_linear_bf16(b, B, O, H, hid, params + wo->offset, params + bo->offset, c->outputs[0].data, st, e);
 }
 
 /* --- NetVLAD ---------------------------------------------------------------------- */
@@ -850,13 +887,26 @@ int available(const suite_problem *p, const char **why)
     return suite_host_available(p, why);
 }
 
+/* bf16: the single-step cell natively (bf16path.c says which); the
+ * dispatcher sends no other model here. */
+int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
+{
+    rnn_state *s = (rnn_state *)b->state;
+    if (!(s->spec->kind == MODEL_CAT_RNN && s->plan->T == 1 && c->inputs[0].ndim == 2))
+        return err_set(e, KBV_EINPUT, "baseline %s: no native bf16 path for this model", b->p->id);
+    int rc = run_cell_bf16(b, s, c, e);
+    if (rc) return rc;
+    cudaError_t ce = cudaGetLastError();
+    return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "model launch", ce);
+}
+
 } /* namespace */
 
-/* No native bf16 path: the BF16 setting runs the fp32 path on widened
- * inputs (baseline.cu's fallback). */
+/* No native bf16 path for the recurrent networks: the BF16 setting runs
+ * their fp32 path on widened inputs (baseline.cu's fallback). */
 const base_family base_fam_rnn = {
     "rnn", OP_RNN_FIRST, OP_RNN_LAST, create, run, destroy, available, NULL,
 };
 const base_family base_fam_model = {
-    "model", OP_MODEL_FIRST, OP_MODEL_LAST, create, run, destroy, NULL, NULL,
+    "model", OP_MODEL_FIRST, OP_MODEL_LAST, create, run, destroy, NULL, run_bf16,
 };
