@@ -55,6 +55,7 @@ bf16_path suite_bf16_path(const suite_problem *p)
     if (op >= OP_MAXPOOL && op <= OP_POOL_LAST) return BF16_NATIVE;
     if (op >= OP_SUM_DIM && op <= OP_REDUCE_LAST) return BF16_NATIVE;
     if (op >= OP_MSE && op <= OP_LOSS_LAST) return BF16_NATIVE;
+    if (op >= OP_CUMSUM && op <= OP_SCAN_LAST) return BF16_NATIVE;
     if (op >= OP_SDPA && op <= OP_ATTENTION_LAST) return BF16_NATIVE;
     if ((op >= OP_CHAIN_FIRST && op <= OP_CHAIN_LAST) || (op >= OP_CONV_CHAIN_FIRST && op <= OP_CONV_CHAIN_LAST))
         return chain_path(p);
