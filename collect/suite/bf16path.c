@@ -8,8 +8,9 @@
 
 /* A level-2 chain: a linear layer whose steps are elementwise only runs
  * natively (cuBLASLt with the bias epilogue, one bf16 pass); linear layers
- * with more after them (or a second layer), and a convolution without an
- * input pooling, run their producer in bf16; a pooled input falls back. */
+ * with more after them (or a second layer) and a convolution (its input
+ * average-pooled first, in bf16, where the chain says so) run their
+ * producer in bf16. */
 static bf16_path chain_path(const suite_problem *p)
 {
     const chain_spec *sp = suite_chain(p->op);
@@ -23,7 +24,7 @@ static bf16_path chain_path(const suite_problem *p)
             return BF16_NATIVE;
         return BF16_NATIVE_PRODUCER;
     }
-    return sp->in_pool > 0 ? BF16_FALLBACK : BF16_NATIVE_PRODUCER;
+    return BF16_NATIVE_PRODUCER;
 }
 
 /* A layer program of linear layers and ReLUs only (the MLPs) runs

@@ -292,13 +292,14 @@ static void test_bf16_paths(void **state)
     assert_int_equal(suite_bf16_path(need("L2_063_gemm_relu_divide")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L2_014_gemm_divide_sum_scaling")), BF16_NATIVE_PRODUCER);
     assert_int_equal(suite_bf16_path(need("L2_021_conv2d_add_scale_sigmoid_groupnorm")), BF16_NATIVE_PRODUCER);
-    /* so do two linear layers, and a layer whose weight is not input 1;
-     * a pooled input falls back; the scans run kbv's scan on bfloat16
+    /* so do two linear layers, a layer whose weight is not input 1 and a
+     * convolution of a pooled input; the scans run kbv's scan on bfloat16
      * rows, attention PyTorch's math path natively */
     assert_int_equal(suite_bf16_path(need("L2_045_gemm_sigmoid_logsumexp")), BF16_NATIVE_PRODUCER);
     assert_int_equal(suite_bf16_path(need("L2_028_bmm_instancenorm_sum_residualadd_multiply")),
                      BF16_NATIVE_PRODUCER);
-    assert_int_equal(suite_bf16_path(need("L2_038_convtranspose3d_avgpool_clamp_softmax_multiply")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L2_038_convtranspose3d_avgpool_clamp_softmax_multiply")),
+                     BF16_NATIVE_PRODUCER);
     assert_int_equal(suite_bf16_path(need("L1_089_cumsum")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_093_masked_cumsum")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_097_scaleddotproductattention")), BF16_NATIVE);

@@ -650,6 +650,38 @@ int run_bf16_linear_ew(base_ctx *b, const kbv_call *call, kbv_err *e)
  * chain's steps as in fp32 on the widened parameters, the output rounded
  * once.  PyTorch runs the steps on bfloat16 tensors one kernel each; here
  * they are fused as in fp32 but read and write float. */
+/* The input's average pooling (in_pool) on bfloat16, as PyTorch's
+ * avg_pool on a bfloat16 tensor: window k, stride k on each of the nd
+ * spatial axes of x [planes, in...], no padding, a float sum, the mean
+ * rounded once; one output element a thread. */
+__global__ void __launch_bounds__(256) input_pool_bf16(const __nv_bfloat16 *__restrict__ x,
+                                                       __nv_bfloat16 *__restrict__ y, long long planes, int nd,
+                                                       long long i0, long long i1, long long i2, int k)
+{
+    long long in_d[3] = { i0, i1, i2 }, out_d[3], per_out = 1, per_in = 1;
+    for (int a = 0; a < 3; a++) {
+        if (a >= nd) in_d[a] = 1;
+        out_d[a] = a < nd ? in_d[a] / k : 1;
+        per_out *= out_d[a];
+        per_in *= in_d[a];
+    }
+    long long total = planes * per_out;
+    int k1 = nd > 1 ? k : 1, k2 = nd > 2 ? k : 1;
+    float inv = 1.0f / (float)(k * k1 * k2);
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long pl = i / per_out, r = i - pl * per_out;
+        long long o2 = r % out_d[2], o1 = (r / out_d[2]) % out_d[1], o0 = r / (out_d[2] * out_d[1]);
+        const __nv_bfloat16 *base = x + pl * per_in;
+        float sum = 0.0f;
+        for (int a = 0; a < k; a++)
+            for (int b1 = 0; b1 < k1; b1++)
+                for (int c = 0; c < k2; c++)
+                    sum += __bfloat162float(base[((o0 * k + a) * in_d[1] + o1 * k1 + b1) * in_d[2] + o2 * k2 + c]);
+        y[i] = __float2bfloat16_rn(sum * inv);
+    }
+}
+
 /* The bfloat16 buffer of the producer's output (N C S values), made on
  * first use and kept with the chain's state. */
 int need_pre16(base_ctx *b, kbv_err *e)
@@ -681,10 +713,27 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
     rc = base_bf16_widen(b, call, chain_reads_input(sp, 0) ? 0u : 1u, in, out, &wide, e);
     if (rc) return rc;
     if (!b->choice[BASE_BF16][0])
-        base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight), then the chain's fp32 "
-                                       "steps on its widened output, output rounded to bf16");
-    rc = conv_runner_run_bf16(b, cs->conv, call->inputs[0].data, call->inputs[wi].data, NULL, cs->pre16,
-                              call->stream, e);
+        base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight%s), then the chain's fp32 "
+                                       "steps on its widened output, output rounded to bf16",
+                         cs->xin ? ", the input average-pooled in bf16 first" : "");
+    const void *x = call->inputs[0].data;
+    if (cs->xin) {
+        /* the pooled input in bfloat16, in the float buffer of the fp32
+         * path (half of it) */
+        const kbv_tensor &xt = call->inputs[0];
+        int nd = xt.ndim - 2;
+        if (nd < 1 || nd > 3) return err_set(e, KBV_EINPUT, "baseline %s: pooled input of %d axes", b->p->id, xt.ndim);
+        long long d[3] = { 1, 1, 1 }, out = xt.shape[0] * xt.shape[1];
+        for (int i = 0; i < nd; i++) {
+            d[i] = xt.shape[2 + i];
+            out *= d[i] / sp->in_pool;
+        }
+        input_pool_bf16<<<base_grid(b, out, 256, 8), 256, 0, call->stream>>>(
+            (const __nv_bfloat16 *)x, (__nv_bfloat16 *)cs->xin, xt.shape[0] * xt.shape[1], nd, d[0], d[1], d[2],
+            sp->in_pool);
+        x = cs->xin;
+    }
+    rc = conv_runner_run_bf16(b, cs->conv, x, call->inputs[wi].data, NULL, cs->pre16, call->stream, e);
     if (rc) return rc;
     float *o = cs->post ? cs->mid : (float *)wide.outputs[0].data;
     float *pre = cs->pre ? cs->pre : o;
@@ -715,7 +764,7 @@ int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
     bf16_path path = suite_bf16_path(b->p);
     if (path == BF16_NATIVE && sp->producer == CHAIN_LINEAR && !cs->post && !cs->pre)
         return run_bf16_linear_ew(b, call, e);
-    if (path == BF16_NATIVE_PRODUCER && sp->producer != CHAIN_LINEAR && !cs->xin) return run_bf16_conv(b, call, e);
+    if (path == BF16_NATIVE_PRODUCER && sp->producer != CHAIN_LINEAR) return run_bf16_conv(b, call, e);
     if (path != BF16_NATIVE_PRODUCER || sp->producer != CHAIN_LINEAR)
         return err_set(e, KBV_EINPUT, "baseline %s: bf16path.c's %s does not fit the chain", b->p->id,
                        suite_bf16_path_name(path));
