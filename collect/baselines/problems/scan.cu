@@ -210,8 +210,7 @@ bool aligned16(const void *p)
 }
 
 /* The scan of the call's rows, on elements of type T (float, or
- * bfloat16 in the BF16 setting), a mask of type M (the masked cumsum's
- * mask keeps float32 in both settings). */
+ * bfloat16 in the BF16 setting) and a mask of type M. */
 template <typename T, typename M>
 int run_rows(base_ctx *b, const kbv_call *c, kbv_err *e)
 {
@@ -269,12 +268,14 @@ int run(base_ctx *b, base_variant, const kbv_call *c, kbv_err *e)
 /* bf16: the same scan on the bfloat16 tensors (float arithmetic). */
 int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
 {
-    if (c->inputs[0].dtype != KBV_BF16 || c->outputs[0].dtype != KBV_BF16)
+    /* every tensor is bfloat16, the masked sum's 0/1 mask too */
+    for (int i = 0; i < c->n_inputs; i++)
+        if (c->inputs[i].dtype != KBV_BF16)
+            return err_set(e, KBV_EINPUT, "baseline %s: the bf16 scan of a tensor of another type", b->p->id);
+    if (c->outputs[0].dtype != KBV_BF16)
         return err_set(e, KBV_EINPUT, "baseline %s: the bf16 scan of a tensor of another type", b->p->id);
     if (!b->choice[BASE_BF16][0])
         base_note_choice(b, BASE_BF16, "native bf16: kbv's CUB block scan on the bf16 rows, float arithmetic");
-    if (b->p->op == OP_MASKED_CUMSUM && c->n_inputs > 1 && c->inputs[1].dtype == KBV_F32)
-        return run_rows<__nv_bfloat16, float>(b, c, e);
     return run_rows<__nv_bfloat16, __nv_bfloat16>(b, c, e);
 }
 
