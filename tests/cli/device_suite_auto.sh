@@ -22,7 +22,8 @@ printf '#!/bin/sh\necho "make $*" >>"%s/calls"\n' "$T" >"$T/bin/make"
 printf '#!/bin/sh\nshift 3\necho "timeout $*" >>"%s/calls"\n' "$T" >"$T/bin/timeout"
 chmod +x "$R/scripts/"*.sh "$T/bin/"*
 export PATH="$T/bin:$PATH" KBV_PARTIAL="$T/partial"
-run() { rm -f "$T/calls"; rm -rf "$T/out"; OUT="$T/out" bash "$R/scripts/device-suite.sh" auto 300 >"$T/log" 2>&1; }
+budget=300
+run() { rm -f "$T/calls"; rm -rf "$T/out"; OUT="$T/out" bash "$R/scripts/device-suite.sh" auto "$budget" >"$T/log" 2>&1; }
 
 touch "$T/stage/suite/manifest.json"
 tar -C "$T/stage" -czf "$T/partial/suite-run.tar.gz" suite
@@ -68,6 +69,7 @@ grep -q "speed not whole yet" "$T/log" || fail "speed: an unfinished run not sai
 # new suite run.
 rm -f "$T/partial/"*
 mkdir -p "$R/.deps" && echo 0123456789abcdef >"$R/.deps/commit"
+budget=590   # a whole call: time for the spot parity before the collects
 run || fail "main: exit $?: $(cat "$T/log")"
 grep -q '^suite-session ' "$T/calls" && fail "main: a new suite run was started: $(cat "$T/calls")"
 grep -q 'make .*test-gpu' "$T/calls" || fail "main: no make test-gpu: $(cat "$T/calls")"
