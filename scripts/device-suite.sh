@@ -226,7 +226,7 @@ run_main() {
         timeout -s INT -k 10 120 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 \
             --problems 'L3_03[4-9]_*,L3_04[0-2]_*' --out "$out/parity-spot-fp32.json" >"$out/parity-spot.log" 2>&1
         timeout -s INT -k 10 200 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 --precision bf16 \
-            --problems 'L3_00[123]_*,L3_033_*,L2_038_*,L1_089_*,L1_09[0-3]_*,L2_014_*,L2_018_*,L2_022_*,L2_028_*,L2_045_*,L2_030_*,L2_033_*,L2_037_*,L2_039_*,L2_041_*,L2_051_*,L2_055_*,L2_056_*,L2_062_*,L2_064_*,L2_075_*,L2_080_*,L2_084_*,L2_088_*,L2_094_*,L2_097_*,L2_098_*,L2_099_*' --out "$out/parity-spot-bf16.json" >>"$out/parity-spot.log" 2>&1
+            --problems 'L3_00[12345]_*,L3_01[12]_*,L3_033_*,L2_038_*,L1_089_*,L1_09[0-3]_*,L2_014_*,L2_018_*,L2_022_*,L2_028_*,L2_045_*,L2_030_*,L2_033_*,L2_037_*,L2_039_*,L2_041_*,L2_051_*,L2_055_*,L2_056_*,L2_062_*,L2_064_*,L2_075_*,L2_080_*,L2_084_*,L2_088_*,L2_094_*,L2_097_*,L2_098_*,L2_099_*' --out "$out/parity-spot-bf16.json" >>"$out/parity-spot.log" 2>&1
         tail -12 "$out/parity-spot.log"
     fi
     # The kernels behind the archived run's fp32 ratios above 1.05

@@ -27,21 +27,26 @@ static bf16_path chain_path(const suite_problem *p)
     return BF16_NATIVE_PRODUCER;
 }
 
-/* A layer program of linear layers and ReLUs only (the MLPs) runs
- * natively: each layer one cuBLASLt product with the bias as its epilogue,
- * the ReLU one bfloat16 pass (net.cu's run_bf16).  Any other layer falls
- * back. */
+/* A layer program of linear layers, convolutions (not a patch
+ * embedding's), max and average poolings and ReLUs only (the MLPs, LeNet-5,
+ * AlexNet, the VGGs) runs natively: each linear layer one cuBLASLt product
+ * with the bias as its epilogue, each convolution cuDNN in bf16, each
+ * pooling and ReLU one bfloat16 pass (net.cu's run_bf16).  Any other
+ * layer falls back. */
 static bf16_path net_path(const suite_problem *p)
 {
     const net_spec *sp = suite_net_of(p);
     if (!sp || sp->n_layers < 1) return BF16_FALLBACK;
-    int linear = 0;
+    int computes = 0;
     for (int l = 0; l < sp->n_layers; l++) {
-        int k = sp->layers[l].kind;
-        if (k == NET_LINEAR) linear = 1;
-        else if (k != NET_RELU && k != NET_DROPOUT && k != NET_FLATTEN && k != NET_END) return BF16_FALLBACK;
+        const net_layer *L = &sp->layers[l];
+        int k = L->kind;
+        if (k == NET_LINEAR || ((k == NET_CONV2D || k == NET_CONVT2D) && !net_is_patch_conv(L))) computes = 1;
+        else if (k != NET_RELU && k != NET_MAXPOOL2D && k != NET_AVGPOOL2D && k != NET_DROPOUT &&
+                 k != NET_FLATTEN && k != NET_END)
+            return BF16_FALLBACK;
     }
-    return linear ? BF16_NATIVE : BF16_FALLBACK;
+    return computes ? BF16_NATIVE : BF16_FALLBACK;
 }
 
 bf16_path suite_bf16_path(const suite_problem *p)
@@ -60,7 +65,8 @@ bf16_path suite_bf16_path(const suite_problem *p)
     if (op >= OP_SDPA && op <= OP_ATTENTION_LAST) return BF16_NATIVE;
     if ((op >= OP_CHAIN_FIRST && op <= OP_CHAIN_LAST) || (op >= OP_CONV_CHAIN_FIRST && op <= OP_CONV_CHAIN_LAST))
         return chain_path(p);
-    if (op >= OP_NET_FIRST && op <= OP_NET_LAST && !(op >= OP_MODEL_FIRST && op <= OP_MODEL_LAST))
+    if ((op >= OP_NET_FIRST && op <= OP_NET_LAST && !(op >= OP_MODEL_FIRST && op <= OP_MODEL_LAST)) ||
+        (op >= OP_CONV_NET_FIRST && op <= OP_CONV_NET_LAST))
         return net_path(p);
     /* The single-step cell (KernelBench 33: cat, two linear layers and a
      * tanh) runs natively (rnn.cu's run_bf16); the other models fall

@@ -303,13 +303,15 @@ static void test_bf16_paths(void **state)
     assert_int_equal(suite_bf16_path(need("L1_089_cumsum")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_093_masked_cumsum")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_097_scaleddotproductattention")), BF16_NATIVE);
-    /* the level-3 MLPs (linear layers and ReLUs) are native; a network
-     * with any other layer, a recurrent network over a sequence, fall
-     * back */
+    /* the level-3 MLPs and plain convolutional nets (linear layers,
+     * convolutions, poolings and ReLUs) are native; a network with any
+     * other layer, a recurrent network over a sequence, fall back */
     assert_int_equal(suite_bf16_path(need("L3_001_mlp")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_002_shallowwidemlp")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_003_deepnarrowmlp")), BF16_NATIVE);
-    assert_int_equal(suite_bf16_path(need("L3_004_lenet5")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L3_004_lenet5")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L3_011_vgg16")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L3_008_resnetbasicblock")), BF16_FALLBACK);   /* batch norm */
     assert_int_equal(suite_bf16_path(need("L3_028_visiontransformer")), BF16_FALLBACK);
     assert_int_equal(suite_bf16_path(need("L3_035_lstm")), BF16_FALLBACK);
     /* the single-step vanilla RNN cell is two linear layers around a tanh */

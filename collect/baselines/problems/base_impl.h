@@ -125,6 +125,9 @@ double base_attr(const suite_problem *p, const char *name, double def);
  * failed (cudaGetLastError says why).  The planes must fit 32-bit indices. */
 int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long planes, int H, int W, int OH,
                 int OW, int k, int s, int p, cudaStream_t st);
+/* The same on bfloat16 planes (float arithmetic, one rounding). */
+int base_pool2d_bf16(const base_ctx *b, int max, const void *x, void *y, long long planes, int H, int W, int OH,
+                     int OW, int k, int s, int p, cudaStream_t st);
 
 /* Row softmax (or log-softmax) of [rows, d] on stream s (softmax.cu). */
 void base_softmax_rows(const float *x, float *y, long long rows, long long d, int log_softmax,

@@ -718,7 +718,7 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     return 0;
 }
 
-/* --- the BF16 setting of the MLPs ------------------------------------------ */
+/* --- the BF16 setting of the MLPs and the plain convolutional nets --------- */
 
 __global__ void relu_bf16(const __nv_bfloat16 *x, __nv_bfloat16 *y, long long n)
 {
@@ -728,10 +728,13 @@ __global__ void relu_bf16(const __nv_bfloat16 *x, __nv_bfloat16 *y, long long n)
     }
 }
 
-/* A program of linear layers and ReLUs (bf16path.c's native nets) on the
- * bfloat16 tensors, as PyTorch eager runs it in bfloat16: each linear
- * layer one cuBLASLt product, float accumulation, the bias as its epilogue
- * (base_linear_bf16), each ReLU one bfloat16 pass.  Activations alternate
+/* A program of linear layers, convolutions, poolings and ReLUs
+ * (bf16path.c's native nets) on the bfloat16 tensors, as PyTorch eager
+ * runs it in bfloat16: each linear layer one cuBLASLt product, float
+ * accumulation, the bias as its epilogue (base_linear_bf16); each
+ * convolution cuDNN on the bfloat16 tensors with float compute and its
+ * bias one bfloat16 pass (conv_runner_run_bf16); each pooling and ReLU one
+ * bfloat16 pass.  Activations alternate
  * between two bfloat16 buffers of the widest layer's size, made on the
  * first call (untimed: the worker's warm-up); the last layer that writes
  * writes into the output. */
@@ -753,12 +756,19 @@ int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
             }
         }
     }
+    /* the choice text begins with what kind of baseline this is; each
+     * layer's kernel choice follows it */
+    if (!b->choice[BASE_BF16][0])
+        base_note_choice(b, BASE_BF16, "native bf16 layer program: cuBLASLt linear layers with the bias epilogue, "
+                                       "cuDNN bf16 convolutions, kbv's bf16 pooling and ReLU passes");
     const __nv_bfloat16 *params = (const __nv_bfloat16 *)c->inputs[1].data;
     const __nv_bfloat16 *cur = (const __nv_bfloat16 *)c->inputs[0].data;
     __nv_bfloat16 *out = (__nv_bfloat16 *)c->outputs[0].data;
     for (int l = 0; l < sp->n_layers; l++) {
         const net_layer *L = &sp->layers[l];
-        if (L->kind != NET_LINEAR && L->kind != NET_RELU) continue;   /* flatten, dropout: no data moves */
+        if (L->kind != NET_LINEAR && L->kind != NET_RELU && L->kind != NET_CONV2D && L->kind != NET_CONVT2D &&
+            L->kind != NET_MAXPOOL2D && L->kind != NET_AVGPOOL2D)
+            continue;   /* flatten, dropout: no data moves */
         __nv_bfloat16 *dst = l == ns->last_write ? out : cur == ns->bbuf[0] ? ns->bbuf[1] : ns->bbuf[0];
         const net_shape &in = pl->in[l];
         if (L->kind == NET_LINEAR) {
@@ -767,6 +777,17 @@ int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
             int rc = base_linear_bf16(b, m, n, kk, cur, params + w->offset, bi ? params + bi->offset : NULL, dst,
                                       st, e);
             if (rc) return rc;
+        } else if (L->kind == NET_CONV2D || L->kind == NET_CONVT2D) {
+            const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
+            if (!ns->conv[l]) return err_set(e, KBV_EINPUT, "baseline %s: layer %d has no bf16 convolution", b->p->id, l);
+            int rc = conv_runner_run_bf16(b, ns->conv[l], cur, params + w->offset, bi ? params + bi->offset : NULL,
+                                          dst, st, e);
+            if (rc) return rc;
+        } else if (L->kind == NET_MAXPOOL2D || L->kind == NET_AVGPOOL2D) {
+            const net_shape &o = pl->out[l];
+            if (base_pool2d_bf16(b, L->kind == NET_MAXPOOL2D, cur, dst, in.d[0] * in.d[1], (int)in.d[2],
+                                 (int)in.d[3], (int)o.d[2], (int)o.d[3], L->k, L->s, L->p, st))
+                return base_cuda_err(e, b, "bf16 pool launch", cudaGetLastError());
         } else {
             long long n = numel(in);
             relu_bf16<<<base_grid(b, n, 256, 8), 256, 0, st>>>(cur, dst, n);
@@ -816,5 +837,5 @@ const base_family base_fam_net = {
     "net", OP_NET_FIRST, OP_NET_LAST, create, run, destroy, NULL, run_bf16,
 };
 const base_family base_fam_conv_net = {
-    "conv-net", OP_CONV_NET_FIRST, OP_CONV_NET_LAST, create, run, destroy, available, NULL,
+    "conv-net", OP_CONV_NET_FIRST, OP_CONV_NET_LAST, create, run, destroy, available, run_bf16,
 };

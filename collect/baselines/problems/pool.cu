@@ -255,10 +255,10 @@ int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
     return rc;
 }
 
-} /* namespace */
-
-int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long planes, int H, int W, int OH,
-                int OW, int k, int s, int p, cudaStream_t st)
+/* base_pool2d on elements of type T. */
+template <class T>
+int pool2d_as(const base_ctx *b, int max, const T *x, T *y, long long planes, int H, int W, int OH, int OW, int k,
+              int s, int p, cudaStream_t st)
 {
     pool_geom g;
     memset(&g, 0, sizeof g);
@@ -290,6 +290,21 @@ int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long 
     else if (k == 2) launch<2, false, 2, 1>(grid, st, x, y, g);
     else launch<2, false, 0, 0>(grid, st, x, y, g);
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+} /* namespace */
+
+int base_pool2d(const base_ctx *b, int max, const float *x, float *y, long long planes, int H, int W, int OH,
+                int OW, int k, int s, int p, cudaStream_t st)
+{
+    return pool2d_as<float>(b, max, x, y, planes, H, W, OH, OW, k, s, p, st);
+}
+
+int base_pool2d_bf16(const base_ctx *b, int max, const void *x, void *y, long long planes, int H, int W, int OH,
+                     int OW, int k, int s, int p, cudaStream_t st)
+{
+    return pool2d_as<__nv_bfloat16>(b, max, (const __nv_bfloat16 *)x, (__nv_bfloat16 *)y, planes, H, W, OH, OW, k,
+                                    s, p, st);
 }
 
 const base_family base_fam_pool = {
