@@ -25,6 +25,9 @@
 #            two collects of the
 #            tuned set compared (r2ra, r2rb: r2r-main-compare.json), then
 #            the naive set's collect time (speed)
+#   spot     build, then main's spot checks alone (parity.py on the
+#            baselines changed since the archived run, kernels.py on the
+#            worst ratios), for a call too short for test-gpu
 #   auto     what is left, in order, for as long as the call lasts: with a
 #            suite run in the partial folder, the suite until it is whole,
 #            then parity until both of PyTorch's files are, then r2r;
@@ -47,8 +50,8 @@
 # run is finished by the harness that started it while main's collect
 # moves on; test-gpu and parity always use this checkout.
 set -uo pipefail
-mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|auto SECONDS}
-budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|auto SECONDS}
+mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|auto SECONDS}
+budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|auto SECONDS}
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:?device-suite: OUT names no folder}
 partial=${KBV_PARTIAL:-data/suite-partial}
@@ -192,28 +195,12 @@ run_r2r_main() {
     echo "compare exit $?"; tail -5 "$out/r2r-main-compare.txt"
 }
 
-# What main's harness still owes, in order, for as long as the call lasts:
-# make test-gpu once per state of what it tests (its verdict kept in test-gpu.txt), the two
-# tuned collects and their comparison, then the naive set's collect time.
-run_main() {
-    local commit key
-    commit=$(cut -c1-12 .deps/commit 2>/dev/null || echo unknown)
-    # test-gpu's verdict holds for what it tests, not for a commit: the
-    # harness (scripts/harness-digest.sh), the GPU tests and analyze, so
-    # that a commit to scripts or documentation does not spend nine device
-    # minutes on it again.
-    key=$({ scripts/harness-digest.sh; find tests/gpu analyze -type f ! -name '*.pyc' -print0 2>/dev/null |
-            LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-16)
-    build_here
-    if ! grep -q "^$key .* PASS" "$partial/test-gpu.txt" 2>/dev/null; then
-        log "test-gpu at $commit (tested sources $key)"
-        timeout -s INT -k 10 "$(($(left) - 20))" make DEPS_ROOT="$DEPS_ROOT" test-gpu >"$out/test-gpu.log" 2>&1
-        local rc=$?
-        echo "test-gpu exit $rc"; tail -25 "$out/test-gpu.log"
-        echo "$key $commit $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") $(tail -1 "$out/test-gpu.log")" \
-            >"$out/test-gpu.txt"
-        [ $rc -eq 0 ] || return 0
-    fi
+# The spot checks of the baselines changed since the archived run:
+# parity.py on them (parity-spot-*.json) and the kernels behind the fp32
+# and bf16 parity exceptions (kernels-*.txt), each once (a file kept in
+# the partial folder says it is done).  Returns 1 when time ran out
+# before the parity.
+run_spot() {
     # The baselines changed since the archived run, measured interleaved
     # with PyTorch (parity.py's own loop): the recurrent networks replayed
     # as a graph (fp32, tf32); in bf16 the MLPs, the vanilla RNN cell, the
@@ -221,7 +208,7 @@ run_main() {
     # layers now cuBLASLt's bf16 product with the bias epilogue, as
     # PyTorch's nn.Linear).
     if [ ! -f "$partial/parity-spot-bf16.json" ]; then
-        [ "$(left)" -gt 380 ] || { log "no time for the changed baselines' parity"; return 0; }
+        [ "$(left)" -gt 380 ] || { log "no time for the changed baselines' parity"; return 1; }
         log "parity of the changed baselines"
         timeout -s INT -k 10 120 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 \
             --problems 'L3_03[4-9]_*,L3_04[0-2]_*' --out "$out/parity-spot-fp32.json" >"$out/parity-spot.log" 2>&1
@@ -246,6 +233,32 @@ run_main() {
             'L2_100_*,L2_026_*,L2_005_*,L2_004_*,L2_022_*,L1_045_*' >"$out/kernels-bf16.txt" 2>"$out/kernels16.log"
         echo "kernels exit $?"
     fi
+    return 0
+}
+
+# What main's harness still owes, in order, for as long as the call lasts:
+# make test-gpu once per state of what it tests (its verdict kept in test-gpu.txt), the two
+# tuned collects and their comparison, then the naive set's collect time.
+run_main() {
+    local commit key
+    commit=$(cut -c1-12 .deps/commit 2>/dev/null || echo unknown)
+    # test-gpu's verdict holds for what it tests, not for a commit: the
+    # harness (scripts/harness-digest.sh), the GPU tests and analyze, so
+    # that a commit to scripts or documentation does not spend nine device
+    # minutes on it again.
+    key=$({ scripts/harness-digest.sh; find tests/gpu analyze -type f ! -name '*.pyc' -print0 2>/dev/null |
+            LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-16)
+    build_here
+    if ! grep -q "^$key .* PASS" "$partial/test-gpu.txt" 2>/dev/null; then
+        log "test-gpu at $commit (tested sources $key)"
+        timeout -s INT -k 10 "$(($(left) - 20))" make DEPS_ROOT="$DEPS_ROOT" test-gpu >"$out/test-gpu.log" 2>&1
+        local rc=$?
+        echo "test-gpu exit $rc"; tail -25 "$out/test-gpu.log"
+        echo "$key $commit $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") $(tail -1 "$out/test-gpu.log")" \
+            >"$out/test-gpu.txt"
+        [ $rc -eq 0 ] || return 0
+    fi
+    run_spot || return 0
     if [ ! -f "$partial/r2r-main-compare.json" ]; then
         run_r2r_main || return 0
     fi
@@ -293,6 +306,7 @@ speed)
     ;;
 auto) run_auto ;;
 main) run_main ;;
+spot) build_here; run_spot ;;
 test-gpu)
     build_here
     log "test-gpu"

@@ -7,8 +7,8 @@
 # its comparison leave nothing to do.  speed collects the naive set with
 # the checkout's own build.  Without a suite run in progress, auto does
 # main's work: make test-gpu once per state of the sources it tests, then
-# the tuned collects.  An
-# unknown mode exits 2.
+# the tuned collects; spot runs the spot checks alone.  An unknown mode
+# exits 2.
 set -u
 T=$(mktemp -d /tmp/kbv-cli-devauto.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -88,6 +88,13 @@ grep -q 'make .*test-gpu' "$T/calls" && fail "main: test-gpu re-run for a commit
 printf '#!/bin/sh\necho another\n' >"$R/scripts/harness-digest.sh"
 run || fail "main with another harness: exit $?: $(cat "$T/log")"
 grep -q 'make .*test-gpu' "$T/calls" || fail "main: test-gpu not re-run for another harness: $(cat "$T/calls")"
+
+# spot: the spot checks alone, no test-gpu, no collect
+rm -f "$T/partial/"* "$T/calls"; rm -rf "$T/out"
+OUT="$T/out" bash "$R/scripts/device-suite.sh" spot 590 >"$T/log" 2>&1 || fail "spot: exit $?: $(cat "$T/log")"
+grep -q 'parity.py .*--precision bf16' "$T/calls" || fail "spot: no bf16 spot parity: $(cat "$T/calls")"
+grep -q 'kernels.py --variant bf16' "$T/calls" || fail "spot: no bf16 kernels: $(cat "$T/calls")"
+grep -q 'test-gpu\|kbv-collect' "$T/calls" && fail "spot: more than the spot checks: $(cat "$T/calls")"
 
 OUT="$T/out" bash "$R/scripts/device-suite.sh" nosuch 10 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown mode did not exit 2"
