@@ -644,12 +644,6 @@ int run_bf16_linear_ew(base_ctx *b, const kbv_call *call, kbv_err *e)
     return 0;
 }
 
-/* bf16, a convolution's chain: the convolution on the bfloat16 input and
- * weight (cuDNN, bfloat16 tensors, float compute: conv_runner_run_bf16)
- * into a bfloat16 buffer, widened into the float intermediate, then the
- * chain's steps as in fp32 on the widened parameters, the output rounded
- * once.  PyTorch runs the steps on bfloat16 tensors one kernel each; here
- * they are fused as in fp32 but read and write float. */
 /* The input's average pooling (in_pool) on bfloat16, as PyTorch's
  * avg_pool on a bfloat16 tensor: window k, stride k on each of the nd
  * spatial axes of x [planes, in...], no padding, a float sum, the mean
@@ -697,6 +691,13 @@ int need_pre16(base_ctx *b, kbv_err *e)
     return 0;
 }
 
+/* bf16, a convolution's chain: the convolution on the bfloat16 input
+ * (average-pooled first in bfloat16 where the chain says so) and weight
+ * (cuDNN, bfloat16 tensors, float compute: conv_runner_run_bf16) into a
+ * bfloat16 buffer, widened into the float intermediate, then the chain's
+ * steps as in fp32 on the widened parameters, the output rounded once.
+ * PyTorch runs the steps on bfloat16 tensors one kernel each; here they
+ * are fused as in fp32 but read and write float. */
 int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
@@ -753,8 +754,7 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
  * output: base_linear_bf16; the first layer's steps one bfloat16 pass
  * between them), the last layer's output widened into the float
  * intermediate, whose steps then run as in fp32 on the widened
- * parameters, the output rounded to bfloat16 once.  A pooled input takes
- * the dispatcher's fallback (baseline.cu) and never comes here. */
+ * parameters, the output rounded to bfloat16 once. */
 int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
