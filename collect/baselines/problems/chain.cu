@@ -691,32 +691,86 @@ int need_pre16(base_ctx *b, kbv_err *e)
     return 0;
 }
 
+/* Whether the operation list b may run in the pass of list a: together
+ * they fit one list, and b reads no remembered value before it remembers
+ * one (a pass starts its remembered value at the value it reads). */
+int ew_lists_join(const chain_ew *a, const chain_ew *b)
+{
+    int na = 0, nb = 0;
+    while (na < CHAIN_MAX_EW && a[na].kind != EW_END) na++;
+    for (; nb < CHAIN_MAX_EW && b[nb].kind != EW_END; nb++) {
+        int k = b[nb].kind;
+        if (k == EW_SAVE) break;
+        if (k == EW_ADD_SAVED || k == EW_MUL_SAVED || k == EW_SUB_SAVED) return na == 0;
+    }
+    while (nb < CHAIN_MAX_EW && b[nb].kind != EW_END) nb++;
+    return na + nb <= CHAIN_MAX_EW;
+}
+
+/* bf16, a convolution's chain of elementwise steps only (no middle stage,
+ * no post stage): the convolution into the call's bfloat16 output, then
+ * its bias and every step in one bfloat16 pass in place (two when the
+ * lists cannot join), the parameters read as they are, float arithmetic:
+ * PyTorch's kernels for these steps fused, reading and writing bfloat16
+ * as they do.  x is the convolution's input (pooled already). */
+int run_bf16_conv_ew(base_ctx *b, const kbv_call *call, const void *x, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    const chain_spec *sp = cs->spec;
+    const int wi = sp->w_in > 0 ? sp->w_in : 1;
+    void *y = call->outputs[0].data;
+    int rc = conv_runner_run_bf16(b, cs->conv, x, call->inputs[wi].data, NULL, y, call->stream, e);
+    if (rc) return rc;
+    ew_args A, B;
+    memset(&A, 0, sizeof A);
+    A.C = cs->C; A.S = cs->S;
+    A.rows = cs->S > 1 ? cs->N * cs->C : cs->N;
+    A.L = cs->S > 1 ? cs->S : cs->C;
+    A.pbf16 = 1;
+    B = A;
+    A.bias = sp->has_bias ? call->inputs[wi + 1].data : NULL;
+    if (ew_lists_join(sp->ew1, sp->ew2)) {
+        chain_ew joined[CHAIN_MAX_EW + 1];
+        int n = 0;
+        for (int k = 0; k < CHAIN_MAX_EW && sp->ew1[k].kind != EW_END; k++) joined[n++] = sp->ew1[k];
+        for (int k = 0; k < CHAIN_MAX_EW && sp->ew2[k].kind != EW_END; k++) joined[n++] = sp->ew2[k];
+        joined[n].kind = EW_END;
+        chain_fill_ops(&A, joined, call);
+    } else {
+        chain_fill_ops(&A, sp->ew1, call);
+        chain_fill_ops(&B, sp->ew2, call);
+    }
+    if (A.bias || A.n_ops) launch_ew_bf16(b, (const __nv_bfloat16 *)y, (__nv_bfloat16 *)y, A, call->stream);
+    if (B.n_ops) launch_ew_bf16(b, (const __nv_bfloat16 *)y, (__nv_bfloat16 *)y, B, call->stream);
+    cudaError_t ce = cudaGetLastError();
+    return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "bf16 chain launch", ce);
+}
+
 /* bf16, a convolution's chain: the convolution on the bfloat16 input
  * (average-pooled first in bfloat16 where the chain says so) and weight
- * (cuDNN, bfloat16 tensors, float compute: conv_runner_run_bf16) into a
- * bfloat16 buffer, widened into the float intermediate, then the chain's
- * steps as in fp32 on the widened parameters, the output rounded once.
- * PyTorch runs the steps on bfloat16 tensors one kernel each; here they
- * are fused as in fp32 but read and write float. */
+ * (cuDNN, bfloat16 tensors, float compute: conv_runner_run_bf16).  A
+ * chain of elementwise steps only runs them on its bfloat16 output
+ * (run_bf16_conv_ew); any other writes a bfloat16 buffer, widens it into
+ * the float intermediate and runs the chain's steps as in fp32 on the
+ * widened parameters, the output rounded once. */
 int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
     const int wi = sp->w_in > 0 ? sp->w_in : 1;
     long long n = cs->N * cs->C * cs->S;
-    int rc = need_pre16(b, e);
-    if (rc) return rc;
-    kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
-    kbv_call wide;
-    /* everything but x widened (x too where a step reads it again): the
-     * weight (small; the convolution reads the bfloat16 one) and the
-     * parameters the steps read */
-    rc = base_bf16_widen(b, call, chain_reads_input(sp, 0) ? 0u : 1u, in, out, &wide, e);
-    if (rc) return rc;
-    if (!b->choice[BASE_BF16][0])
-        base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight%s), then the chain's fp32 "
-                                       "steps on its widened output, output rounded to bf16",
-                         cs->xin ? ", the input average-pooled in bf16 first" : "");
+    const int ew_only = sp->mid == MID_NONE && !cs->post && !cs->pre;
+    if (!b->choice[BASE_BF16][0]) {
+        if (ew_only)
+            base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight%s), then its bias and "
+                                           "the chain's steps in one bf16 pass per list on its output (fp32 "
+                                           "arithmetic)",
+                             cs->xin ? ", the input average-pooled in bf16 first" : "");
+        else
+            base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight%s), then the chain's "
+                                           "fp32 steps on its widened output, output rounded to bf16",
+                             cs->xin ? ", the input average-pooled in bf16 first" : "");
+    }
     const void *x = call->inputs[0].data;
     if (cs->xin) {
         /* the pooled input in bfloat16, in the float buffer of the fp32
@@ -734,6 +788,17 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
             sp->in_pool);
         x = cs->xin;
     }
+    if (ew_only) return run_bf16_conv_ew(b, call, x, e);
+    int rc = need_pre16(b, e);
+    if (rc) return rc;
+    kbv_tensor in[BASE_MAX_TENSORS], out[BASE_MAX_TENSORS];
+    kbv_call wide;
+    /* everything but x and the weight widened (the convolution reads
+     * them in bfloat16; x is widened too where a step reads it again):
+     * the parameters the steps read */
+    unsigned keep = (chain_reads_input(sp, 0) ? 0u : 1u) | (wi < 32 && !chain_reads_input(sp, wi) ? 1u << wi : 0u);
+    rc = base_bf16_widen(b, call, keep, in, out, &wide, e);
+    if (rc) return rc;
     rc = conv_runner_run_bf16(b, cs->conv, x, call->inputs[wi].data, NULL, cs->pre16, call->stream, e);
     if (rc) return rc;
     float *o = cs->post ? cs->mid : (float *)wide.outputs[0].data;
