@@ -107,44 +107,48 @@ __device__ __forceinline__ float apply(const ew_args &A, float v, long long row,
     return apply_ops(A, v, c, row * A.L + j, pre);
 }
 
-/* apply() on four consecutive elements of a row: the same operations in
- * the same order, with each operation's dispatch done once for the four
- * (the fused epilogue of a GEMM spent as long choosing operations as
- * computing them). */
-__device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long row, long long j)
+/* apply() on U elements at once: element u is column j[u] of row r[u]
+ * (consecutive elements of a row, or a flat run across row ends); the
+ * same operations in the same order, with each operation's dispatch done
+ * once for the U (the fused epilogue of a GEMM spent as long choosing
+ * operations as computing them). */
+template <int U>
+__device__ __forceinline__ void apply_n(const ew_args &A, float *v, const long long *r, const long long *j)
 {
-    float v[4] = { in.x, in.y, in.z, in.w };
-    long long c[4];
-    const long long rc = A.S > 1 ? row % A.C : 0;
+    long long c[U];
 #pragma unroll
-    for (int u = 0; u < 4; u++) c[u] = A.S > 1 ? rc : j + u;
+    for (int u = 0; u < U; u++) c[u] = A.S > 1 ? r[u] % A.C : j[u];
     if (A.bias) {
 #pragma unroll
-        for (int u = 0; u < 4; u++) v[u] += ew_par(A, A.bias, c[u]);
+        for (int u = 0; u < U; u++) v[u] += ew_par(A, A.bias, c[u]);
     }
-    float saved[4] = { v[0], v[1], v[2], v[3] };
+    float saved[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) saved[u] = v[u];
     if (A.norm) {
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
+        for (int u = 0; u < U; u++) {
             long long g;
             if (A.norm == MID_BATCHNORM) g = c[u];
-            else if (A.norm == MID_INSTANCENORM) g = row;
-            else g = (A.S > 1 ? (row / A.C) : row) * A.G + c[u] / (A.C / A.G);
+            else if (A.norm == MID_INSTANCENORM) g = r[u];
+            else g = (A.S > 1 ? (r[u] / A.C) : r[u]) * A.G + c[u] / (A.C / A.G);
             float2 st = A.stat[g];
             v[u] = (v[u] - st.x) * st.y;
             if (A.gamma) v[u] = v[u] * ew_par(A, A.gamma, c[u]) + ew_par(A, A.beta, c[u]);
         }
     }
     for (int k = 0; k < A.n_ops; k++) {
-        float pv[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+        float pv[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) pv[u] = 0.0f;
         if (A.p[k]) {
 #pragma unroll
-            for (int u = 0; u < 4; u++)
-                pv[u] = ew_par(A, A.p[k], A.p_scalar[k] == 1 ? 0 : A.p_scalar[k] == 2 ? row * A.L + j + u : c[u]);
+            for (int u = 0; u < U; u++)
+                pv[u] = ew_par(A, A.p[k], A.p_scalar[k] == 1 ? 0 : A.p_scalar[k] == 2 ? r[u] * A.L + j[u] : c[u]);
         }
         const float a = A.a[k], b = A.b[k];
 #define EACH(expr)                                                                    \
-    _Pragma("unroll") for (int u = 0; u < 4; u++) { const float x = v[u]; (void)x;  \
+    _Pragma("unroll") for (int u = 0; u < U; u++) { const float x = v[u]; (void)x;  \
                                                     v[u] = (expr); }                 \
     break
         switch (A.kind[k]) {
@@ -168,7 +172,7 @@ __device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long 
         case EW_CLAMP: EACH(fminf(fmaxf(x, a), b));
         case EW_SAVE:
 #pragma unroll
-            for (int u = 0; u < 4; u++) saved[u] = v[u];
+            for (int u = 0; u < U; u++) saved[u] = v[u];
             break;
         case EW_ADD_SAVED: EACH(x + saved[u]);
         case EW_MUL_SAVED: EACH(x * saved[u]);
@@ -177,6 +181,19 @@ __device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long 
         }
 #undef EACH
     }
+}
+
+/* apply() on four consecutive elements of row `row`, from column j. */
+__device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long row, long long j)
+{
+    float v[4] = { in.x, in.y, in.z, in.w };
+    long long r[4], jj[4];
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+        r[u] = row;
+        jj[u] = j + u;
+    }
+    apply_n<4>(A, v, r, jj);
     return make_float4(v[0], v[1], v[2], v[3]);
 }
 
