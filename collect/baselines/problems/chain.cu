@@ -224,12 +224,17 @@ __device__ __forceinline__ void rows_fold(float &acc, float v)
     else acc += v;
 }
 
-template <int MID>
-__global__ void __launch_bounds__(1024) reduce_rows(const float *__restrict__ x,
+/* One value of a row as a float (reduce_rows reads float rows, or a bf16
+ * linear layer's output as it is). */
+__device__ __forceinline__ float row_value(const float *p) { return *p; }
+__device__ __forceinline__ float row_value(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
+
+template <int MID, typename T>
+__global__ void __launch_bounds__(1024) reduce_rows(const T *__restrict__ x,
                                                     float *__restrict__ y, long long L, ew_args A,
                                                     int fuse)
 {
-    const float *p = x + (long long)blockIdx.x * L;
+    const T *p = x + (long long)blockIdx.x * L;
     __shared__ float sh[32];
     __shared__ float bc;
     float acc = MID == MID_MIN_C ? INFINITY : (MID == MID_MAX_C || MID == MID_LSE_C) ? -INFINITY : 0.0f;
@@ -238,7 +243,7 @@ __global__ void __launch_bounds__(1024) reduce_rows(const float *__restrict__ x,
     for (; i + (ROWS_ILP - 1) * step < L; i += ROWS_ILP * step) {
         float v[ROWS_ILP];
 #pragma unroll
-        for (int u = 0; u < ROWS_ILP; u++) v[u] = p[i + u * step];
+        for (int u = 0; u < ROWS_ILP; u++) v[u] = row_value(p + i + u * step);
         if (fuse) {
             /* the steps' dispatch once for the ROWS_ILP values */
             long long r[ROWS_ILP], j[ROWS_ILP];
@@ -252,7 +257,10 @@ __global__ void __launch_bounds__(1024) reduce_rows(const float *__restrict__ x,
 #pragma unroll
         for (int u = 0; u < ROWS_ILP; u++) rows_fold<MID>(acc, v[u]);
     }
-    for (; i < L; i += step) rows_fold<MID>(acc, fuse ? apply(A, p[i], blockIdx.x, i) : p[i]);
+    for (; i < L; i += step) {
+        float v = row_value(p + i);
+        rows_fold<MID>(acc, fuse ? apply(A, v, blockIdx.x, i) : v);
+    }
     /* block combine */
     for (int o = 16; o > 0; o >>= 1) rows_fold<MID>(acc, __shfl_xor_sync(0xffffffffu, acc, o));
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
@@ -272,7 +280,7 @@ __global__ void __launch_bounds__(1024) reduce_rows(const float *__restrict__ x,
             long long r[ROWS_ILP], j[ROWS_ILP];
 #pragma unroll
             for (int u = 0; u < ROWS_ILP; u++) {
-                v[u] = p[k + u * step];
+                v[u] = row_value(p + k + u * step);
                 r[u] = blockIdx.x;
                 j[u] = k + u * step;
             }
@@ -280,7 +288,10 @@ __global__ void __launch_bounds__(1024) reduce_rows(const float *__restrict__ x,
 #pragma unroll
             for (int u = 0; u < ROWS_ILP; u++) s += expf(v[u] - m);
         }
-        for (; k < L; k += step) s += expf((fuse ? apply(A, p[k], blockIdx.x, k) : p[k]) - m);
+        for (; k < L; k += step) {
+            float v = row_value(p + k);
+            s += expf((fuse ? apply(A, v, blockIdx.x, k) : v) - m);
+        }
         double a = s, b = 0.0;
         block_sum2(a, b);
         if (threadIdx.x == 0) y[blockIdx.x] = m + (float)log(a);
@@ -418,9 +429,11 @@ void launch_ew(const base_ctx *b, const float *x, TO *y, ew_args A, cudaStream_t
  * output of the call that c widens) and no post stages, a last
  * elementwise pass writes its result rounded into out16 instead, saving
  * the separate rounding pass, and *wrote16 says so.  bias_done: the
- * producer has added its bias already (a cuBLASLt epilogue). */
+ * producer has added its bias already (a cuBLASLt epilogue).  pre16: the
+ * producer's output is still this bfloat16 buffer, widened into pre here
+ * unless a reduction over each row reads it first (one pass fewer). */
 int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16 = NULL, int *wrote16 = NULL,
-             int bias_done = 0)
+             int bias_done = 0, const void *pre16 = NULL)
 {
     if (wrote16) *wrote16 = 0;
     chain_state *cs = (chain_state *)b->state;
@@ -448,9 +461,17 @@ int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16
     if (A.n_ops == 0 && (sp->mid == MID_BATCHNORM || sp->mid == MID_INSTANCENORM)) A.bias = NULL;
     /* A reduction over the features of each row reads the producer's
      * output once: the steps before it are applied as it reads. */
-    const int fuse = S == 1 && (sp->mid == MID_SUM_C || sp->mid == MID_MEAN_C || sp->mid == MID_MIN_C ||
-                                sp->mid == MID_MAX_C || sp->mid == MID_LSE_C) &&
-                     (A.bias || A.n_ops);
+    const int row_reduction = S == 1 && (sp->mid == MID_SUM_C || sp->mid == MID_MEAN_C || sp->mid == MID_MIN_C ||
+                                         sp->mid == MID_MAX_C || sp->mid == MID_LSE_C);
+    const int fuse = row_reduction && (A.bias || A.n_ops);
+    /* a bf16 producer's output: the row reduction reads it as it is when
+     * nothing comes before it; anything else reads the widened floats */
+    const __nv_bfloat16 *rows16 = pre16 && row_reduction && (fuse || !(A.bias || A.n_ops))
+                                      ? (const __nv_bfloat16 *)pre16 : NULL;
+    if (pre16 && !rows16) {
+        int rc = gen_widen_bf16(pre16, pre, N * C * S, s, e);
+        if (rc) return rc;
+    }
     if ((A.bias || A.n_ops) && !fuse) launch_ew(b, pre, pre, A, s);
     /* 3. middle stage */
     ew_args B;
@@ -496,12 +517,22 @@ int run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16
         } else {
             unsigned g = (unsigned)N;
             int t = rows_threads(C);
-            switch (sp->mid) {
-            case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
-            case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
-            case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
-            case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
-            default: reduce_rows<MID_LSE_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+            if (rows16) {
+                switch (sp->mid) {
+                case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
+                case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
+                case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
+                case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
+                default: reduce_rows<MID_LSE_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
+                }
+            } else {
+                switch (sp->mid) {
+                case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+                case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+                case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+                case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+                default: reduce_rows<MID_LSE_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
+                }
             }
         }
         cur = out;
@@ -948,9 +979,8 @@ int run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
         rc = base_linear_bf16(b, N, C, K, x, call->inputs[wi].data, sp->has_bias ? call->inputs[wi + 1].data : NULL,
                               cs->pre16, call->stream, e);
     }
-    if (!rc) rc = gen_widen_bf16(cs->pre16, pre, N * C, call->stream, e);
     int wrote16 = 0;
-    if (!rc) rc = run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16, 1);
+    if (!rc) rc = run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16, 1, cs->pre16);
     if (!rc && !wrote16) rc = base_bf16_narrow(call, &wide, e);
     return rc;
 }
