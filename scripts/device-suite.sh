@@ -18,13 +18,12 @@
 #            harness), continued from speed-run.tar.gz: issue 16's collect
 #            time of one set, from scripts/collect-time.py once it is whole
 #   main     what this checkout's harness still owes, in order: make
-#            test-gpu once per state of the sources it tests (test-gpu.txt), parity.py on the
-#            baselines changed since the archived run (parity-spot-*.json),
-#            the kernels behind the fp32 and bf16 parity exceptions
-#            (kernels-fp32.txt, kernels-bf16.txt),
-#            two collects of the
-#            tuned set compared (r2ra, r2rb: r2r-main-compare.json), then
-#            the naive set's collect time (speed)
+#            test-gpu once per state of the sources it tests
+#            (test-gpu.txt), parity.py on the baselines changed since the
+#            archived run (parity-spot-*.json), the kernels behind the
+#            fp32 and bf16 parity exceptions (kernels-*.txt), two collects
+#            of the tuned set compared (r2ra, r2rb: r2r-main-compare.json),
+#            then the naive set's collect time (speed)
 #   spot     build, then main's spot checks alone (parity.py on the
 #            baselines changed since the archived run, kernels.py on the
 #            worst ratios), for a call too short for test-gpu
@@ -238,8 +237,9 @@ run_spot() {
 }
 
 # What main's harness still owes, in order, for as long as the call lasts:
-# make test-gpu once per state of what it tests (its verdict kept in test-gpu.txt), the two
-# tuned collects and their comparison, then the naive set's collect time.
+# make test-gpu once per state of what it tests (its verdict kept in
+# test-gpu.txt), the spot checks, the two tuned collects and their
+# comparison, then the naive set's collect time.
 run_main() {
     local commit key
     commit=$(cut -c1-12 .deps/commit 2>/dev/null || echo unknown)
