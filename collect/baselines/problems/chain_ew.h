@@ -1,7 +1,8 @@
 /* chain_ew.h - the elementwise steps of a level-2 chain on the GPU
  * (chain.h's EW_* kinds), shared by chain.cu (the producer's epilogue and
- * the middle stage) and chain_post.cu (the post stages).  C++ only,
- * private to collect/baselines/problems/.
+ * the middle stage), chain_post.cu (the post stages) and chain_bf16.cu
+ * (the bf16 paths), and the chain's state they share.  C++ only, private
+ * to collect/baselines/problems/.
  */
 #ifndef KBV_CHAIN_EW_H
 #define KBV_CHAIN_EW_H
@@ -30,7 +31,7 @@ struct ew_args {
     int G;
     /* The type of the tensors p, bias, gamma and beta point at: 0 float,
      * 1 bfloat16 (the BF16 setting's parameters, read as they are and
-     * widened in registers; chain.cu's native bf16 path). */
+     * widened in registers; chain_bf16.cu's native paths). */
     int pbf16;
 };
 
@@ -214,6 +215,31 @@ int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, 
                    kbv_err *e);
 
 void chain_post_destroy(chain_post *cp);
+
+/* A chain baseline's state (chain.cu's create makes it, destroy frees it;
+ * chain_bf16.cu's paths use it too). */
+struct chain_state {
+    const chain_spec *spec;
+    conv_runner *conv;
+    long long N, C, S;          /* after the producer */
+    float *pre;                 /* the producer's output when it is not the final output */
+    float *mid;                 /* the middle stage's result when post stages follow */
+    chain_dims after_mid;       /* its shape */
+    chain_post *post;           /* the post stages, or NULL */
+    float *hid;                 /* the first of two linear layers (w2) */
+    float *xin;                 /* the average-pooled input (in_pool) */
+    double2 *part;              /* plane sums */
+    float2 *stat;               /* per statistic group */
+    void *pre16;                /* bf16: a convolution's bfloat16 output, allocated at its first bf16 run */
+};
+
+/* Steps 2 to 5 of the chain on the producer's output (chain.cu; its
+ * comment says what each argument does). */
+int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16, int *wrote16,
+                   int bias_done, const void *pre16);
+
+/* The chain families' bf16 baseline (chain_bf16.cu). */
+int chain_run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e);
 
 /* y = x average-pooled with window and stride k on every spatial axis of
  * xt's shape (floor mode), enqueued on s (chain.h's in_pool). */
