@@ -299,6 +299,21 @@ __global__ void __launch_bounds__(1024) reduce_rows(const T *__restrict__ x,
     if (threadIdx.x == 0) y[blockIdx.x] = (MID == MID_MEAN_C || MID == MID_GAP) ? bc / (float)L : bc;
 }
 
+/* reduce_rows of the middle stage mid (a MID_*_C reduction) on g rows of
+ * L values of type T, t threads a row. */
+template <typename T>
+void launch_reduce_rows(int mid, unsigned g, int t, cudaStream_t s, const T *x, float *y, long long L,
+                        const ew_args &A, int fuse)
+{
+    switch (mid) {
+    case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, t, 0, s>>>(x, y, L, A, fuse); break;
+    case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, t, 0, s>>>(x, y, L, A, fuse); break;
+    case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, t, 0, s>>>(x, y, L, A, fuse); break;
+    case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, t, 0, s>>>(x, y, L, A, fuse); break;
+    default: reduce_rows<MID_LSE_C><<<g, t, 0, s>>>(x, y, L, A, fuse); break;
+    }
+}
+
 /* Threads per row of reduce_rows: 1024 for rows of 16384 or more (few
  * rows, each long: the loads in flight must come from one block), 256
  * otherwise (many short rows keep every SM busy anyway). */
@@ -504,23 +519,8 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
         } else {
             unsigned g = (unsigned)N;
             int t = rows_threads(C);
-            if (rows16) {
-                switch (sp->mid) {
-                case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
-                case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
-                case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
-                case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
-                default: reduce_rows<MID_LSE_C><<<g, t, 0, s>>>(rows16, out, C, A, fuse); break;
-                }
-            } else {
-                switch (sp->mid) {
-                case MID_SUM_C: reduce_rows<MID_SUM_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
-                case MID_MEAN_C: reduce_rows<MID_MEAN_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
-                case MID_MIN_C: reduce_rows<MID_MIN_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
-                case MID_MAX_C: reduce_rows<MID_MAX_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
-                default: reduce_rows<MID_LSE_C><<<g, t, 0, s>>>(pre, out, C, A, fuse); break;
-                }
-            }
+            if (rows16) launch_reduce_rows(sp->mid, g, t, s, rows16, out, C, A, fuse);
+            else launch_reduce_rows(sp->mid, g, t, s, (const float *)pre, out, C, A, fuse);
         }
         cur = out;
         B.C = 1; B.S = S; B.rows = N; B.L = S;
