@@ -72,8 +72,7 @@ bf16_path suite_bf16_path(const suite_problem *p)
      * tanh) runs natively (rnn.cu's run_bf16); the other models fall
      * back. */
     if (op >= OP_MODEL_FIRST && op <= OP_MODEL_LAST) {
-        const model_spec *ms = suite_model_of(p);
-        if (ms && ms->kind == MODEL_CAT_RNN && p->n_inputs > 0 && p->inputs[0].ndim == 2) return BF16_NATIVE;
+        if (p->n_inputs > 0 && model_is_single_step(suite_model_of(p), p->inputs[0].ndim)) return BF16_NATIVE;
     }
     return BF16_FALLBACK;
 }

@@ -819,6 +819,12 @@ int run_vlad(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_e
 
 /* --- the family ------------------------------------------------------------------- */
 
+/* Whether the call is KernelBench 33's single step (run_cell). */
+int is_cell(const model_spec *sp, const kbv_tensor *x)
+{
+    return model_is_single_step(sp, x->ndim);
+}
+
 int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
 {
     const model_spec *sp = suite_model_of(b->p);
@@ -837,7 +843,7 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
         kbv_numel(&ex->inputs[ex->n_inputs - 1]) != s->plan->n_param_floats)
         return err_set(e, KBV_EINPUT, "baseline %s: inputs or params differ from the model", b->p->id);
     if (sp->kind == MODEL_NETVLAD) return create_vlad(b, s, e);
-    if (sp->kind == MODEL_CAT_RNN && x->ndim == 2) return create_cell(b, s, e);
+    if (is_cell(sp, x)) return create_cell(b, s, e);
     return create_rnn(b, s, ex, e);
 }
 
@@ -846,7 +852,7 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     rnn_state *s = (rnn_state *)b->state;
     int rc;
     if (s->spec->kind == MODEL_NETVLAD) rc = run_vlad(b, v, s, c, e);
-    else if (s->spec->kind == MODEL_CAT_RNN && s->plan->T == 1 && c->inputs[0].ndim == 2) rc = run_cell(b, v, s, c, e);
+    else if (is_cell(s->spec, &c->inputs[0])) rc = run_cell(b, v, s, c, e);
     else rc = run_graph(b, v, s, c, e);
     if (rc) return rc;
     cudaError_t ce = cudaGetLastError();
@@ -892,7 +898,7 @@ int available(const suite_problem *p, const char **why)
 int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
 {
     rnn_state *s = (rnn_state *)b->state;
-    if (!(s->spec->kind == MODEL_CAT_RNN && s->plan->T == 1 && c->inputs[0].ndim == 2))
+    if (!is_cell(s->spec, &c->inputs[0]))
         return err_set(e, KBV_EINPUT, "baseline %s: no native bf16 path for this model", b->p->id);
     int rc = run_cell_bf16(b, s, c, e);
     if (rc) return rc;

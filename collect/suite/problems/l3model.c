@@ -335,3 +335,8 @@ int model_describe(sbuf *b, const suite_problem *p)
     free(pl);
     return 0;
 }
+
+int model_is_single_step(const model_spec *sp, int x_ndim)
+{
+    return sp && sp->kind == MODEL_CAT_RNN && x_ndim == 2;
+}

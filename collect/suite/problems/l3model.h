@@ -96,6 +96,11 @@ const model_spec *suite_model(int op);
 /* The spec of a problem whose op is a model's, or NULL. */
 const model_spec *suite_model_of(const suite_problem *p);
 
+/* Whether a model with an input of x_ndim dimensions is KernelBench 33's
+ * single step (cat, two linear layers and a tanh, x [B, input]), which
+ * the baselines run as plain layers rather than through cuDNN's RNN API. */
+int model_is_single_step(const model_spec *sp, int x_ndim);
+
 /* Works out sp over an input x of ndim dimensions: the steps and batch,
  * the state's and the output's shapes, the packed parameter layout and the
  * FLOPs.  0, or -1 with the reason in why (x of the wrong rank or width,
