@@ -125,7 +125,7 @@ def combine_problem(torch_rec, inrun, choices, variants):
     known.json's reasons.  Returns a new dict."""
     res, failures = measure(torch_rec, inrun, choices, variants)
     if "checks" in res:
-        res["exception"] = exception_text(res["id"], "; ".join(failures)) if failures else None
+        res["exception"] = exception_text(res["id"], "; ".join(failures), res) if failures else None
     return res
 
 
@@ -163,7 +163,7 @@ def combine(torch_doc, run_dir, bf16_doc=None):
             res.update({k: v for k, v in b.items() if k.startswith("bf16_")})
             failures += bfail
         res.pop("checks", None)
-        res["exception"] = exception_text(pid, "; ".join(failures)) if failures else None
+        res["exception"] = exception_text(pid, "; ".join(failures), res) if failures else None
         problems.append(res)
     doc["problems"] = problems
     return doc, absent

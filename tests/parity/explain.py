@@ -2,8 +2,10 @@
 """tests/parity/explain.py - re-applies the reasons of data/parity/known.json
 (read through known.py) to a parity file (data/parity/<gpu>.json) without
 measuring again: an exception that starts "unexplained: " or "known: <old
-reason>; " gets the present reason of its problem, or "unexplained: " when
-known.json has none.  An archived run's parity.json is sealed (SHA256SUMS):
+reason>; " gets the present reason of its problem, or the one its own
+measurements give (known.output_reason: PyTorch's bf16 output fails
+collect's check where kbv's passes), or "unexplained: " when there is
+none.  An archived run's parity.json is sealed (SHA256SUMS):
 explain a copy, then `kbv analyze --parity-only` the run it belongs to.  The
 measurements are not touched.  Writes the file in place, atomically.
 
@@ -17,7 +19,8 @@ from known import KNOWN, exception_text  # noqa: E402
 
 
 # How the measured part of an exception begins (parity.py's failures).
-MEASURED = ("slower than PyTorch", "fp32 run:", "tf32 run:", "fp32 output:", "tf32 output:")
+MEASURED = ("slower than PyTorch", "fp32 run:", "tf32 run:", "fp32 output:", "tf32 output:", "bf16 run:",
+            "bf16 output:", "fallback baseline")
 
 
 def failures_of(pid, exception):
@@ -56,7 +59,7 @@ def main(argv):
         if not exc or not (exc.startswith("unexplained: ") or exc.startswith("known: ")):
             continue
         fails = failures_of(r.get("id"), exc)
-        new = exception_text(r.get("id"), fails)
+        new = exception_text(r.get("id"), fails, r)
         if new != exc:
             r["exception"] = new
             changed += 1

@@ -1471,7 +1471,7 @@ def run_problem(lib, p, timer, seed, alone=False, warm_s=0.0):
     if slow:
         failures.append("slower than PyTorch: " + ", ".join(f"{n} ratio {res[n + '_ratio']:.3f}" for n in slow))
     if failures:
-        res["exception"] = exception_text(pid, "; ".join(failures))
+        res["exception"] = exception_text(pid, "; ".join(failures), res)
     return res
 
 
@@ -1614,7 +1614,7 @@ def run_problem_bf16(lib, p, timer, seed, alone=False, warm_s=0.0):
     if r is not None and r > RATIO_LIMIT:
         failures.append(f"slower than PyTorch: bf16 ratio {r:.3f}")
     if failures:
-        res["exception"] = exception_text(pid, "; ".join(failures))
+        res["exception"] = exception_text(pid, "; ".join(failures), res)
     return res
 
 
