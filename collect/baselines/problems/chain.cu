@@ -52,37 +52,54 @@ __device__ __forceinline__ void st4(__nv_bfloat16 *y, long long i4, float4 v)
 __device__ __forceinline__ void st1(float *y, long long j, float v) { y[j] = v; }
 __device__ __forceinline__ void st1(__nv_bfloat16 *y, long long j, float v) { y[j] = __float2bfloat16_rn(v); }
 
-/* grid (x: chunks of a row, y: rows); in place is allowed (x == y). */
-template <class TO>
-__global__ void __launch_bounds__(256) ew_kernel(const float *x, TO *y, ew_args A)
+/* Loads of a pass or a reduction: one value, or four at element 4 i4,
+ * as floats, from float or bfloat16 (a bf16 producer's output read as it
+ * is). */
+__device__ __forceinline__ float row_value(const float *p) { return *p; }
+__device__ __forceinline__ float row_value(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
+__device__ __forceinline__ float4 ld4(const float *x, long long i4) { return reinterpret_cast<const float4 *>(x)[i4]; }
+__device__ __forceinline__ float4 ld4(const __nv_bfloat16 *x, long long i4)
+{
+    uint2 raw = reinterpret_cast<const uint2 *>(x)[i4];
+    float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&raw.x));
+    float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&raw.y));
+    return make_float4(lo.x, lo.y, hi.x, hi.y);
+}
+
+/* grid (x: chunks of a row, y: rows); in place is allowed (x == y, same
+ * type). */
+template <class TI, class TO>
+__global__ void __launch_bounds__(256) ew_kernel(const TI *x, TO *y, ew_args A)
 {
     for (long long row = blockIdx.y; row < A.rows; row += gridDim.y) {
-        const float *xr = x + row * A.L;
+        const TI *xr = x + row * A.L;
         TO *yr = y + row * A.L;
         if (A.L % 4 == 0) {
             long long l4 = A.L / 4;
             for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < l4;
-                 i += (long long)gridDim.x * blockDim.x) {
-                float4 v = reinterpret_cast<const float4 *>(xr)[i];
-                st4(yr, i, apply4(A, v, row, 4 * i));
-            }
+                 i += (long long)gridDim.x * blockDim.x)
+                st4(yr, i, apply4(A, ld4(xr, i), row, 4 * i));
         } else {
             for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < A.L;
                  j += (long long)gridDim.x * blockDim.x)
-                st1(yr, j, apply(A, xr[j], row, j));
+                st1(yr, j, apply(A, row_value(xr + j), row, j));
         }
     }
 }
 
 
-/* one block per plane (row of length L): sum and sum of squares */
+/* one block per plane (row of length L): sum and sum of squares, of the
+ * values plus their channel's bias where bias is not NULL (channel =
+ * plane % C) */
 __global__ void __launch_bounds__(256) plane_sums(const float *__restrict__ x, long long L,
-                                                  double2 *__restrict__ part)
+                                                  double2 *__restrict__ part, const float *__restrict__ bias,
+                                                  long long C)
 {
     const float *p = x + (long long)blockIdx.x * L;
+    const float add = bias ? bias[blockIdx.x % C] : 0.0f;
     float s = 0.0f, ss = 0.0f;
     for (long long i = threadIdx.x; i < L; i += blockDim.x) {
-        float v = p[i];
+        float v = p[i] + add;
         s += v;
         ss += v * v;
     }
@@ -126,8 +143,8 @@ __global__ void plane_finalize(const double2 *__restrict__ part, int norm, long 
  * across the warp), one double2 partial per (slice, column). */
 const int COL_SLICES = 64;
 
-__global__ void column_partial(const float *__restrict__ x, long long N, long long C,
-                               double2 *__restrict__ part)
+template <typename T>
+__global__ void column_partial(const T *__restrict__ x, long long N, long long C, double2 *__restrict__ part)
 {
     long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= C) return;
@@ -135,7 +152,7 @@ __global__ void column_partial(const float *__restrict__ x, long long N, long lo
     long long lo = (long long)blockIdx.y * per, hi = lo + per < N ? lo + per : N;
     float s = 0.0f, ss = 0.0f;
     for (long long n = lo; n < hi; n++) {
-        float v = x[n * C + c];
+        float v = row_value(x + n * C + c);
         s += v;
         ss += v * v;
     }
@@ -156,17 +173,20 @@ __global__ void column_finalize(const double2 *__restrict__ part, int slices, lo
 }
 
 /* group norm over [N, C] (S = 1): one warp per (n, group) of C / G
- * consecutive features */
-__global__ void warp_group_stats(const float *__restrict__ x, long long groups, long long len,
-                                 double eps, float2 *__restrict__ stat)
+ * consecutive features, each plus its bias where bias is not NULL (G
+ * groups a row) */
+template <typename T>
+__global__ void warp_group_stats(const T *__restrict__ x, long long groups, long long len, double eps,
+                                 float2 *__restrict__ stat, const float *__restrict__ bias, int G)
 {
     long long g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
     if (g >= groups) return;
-    const float *p = x + g * len;
+    const T *p = x + g * len;
+    const float *b = bias ? bias + (g % G) * len : NULL;
     double s = 0, ss = 0;
     for (long long i = lane; i < len; i += 32) {
-        double v = p[i];
+        double v = row_value(p + i) + (b ? b[i] : 0.0f);
         s += v;
         ss += v * v;
     }
@@ -222,11 +242,6 @@ __device__ __forceinline__ void rows_fold(float &acc, float v)
     else if (MID == MID_MAX_C || MID == MID_LSE_C) acc = (v > acc || isnan(v)) ? v : acc;
     else acc += v;
 }
-
-/* One value of a row as a float (reduce_rows reads float rows, or a bf16
- * linear layer's output as it is). */
-__device__ __forceinline__ float row_value(const float *p) { return *p; }
-__device__ __forceinline__ float row_value(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
 
 template <int MID, typename T>
 __global__ void __launch_bounds__(1024) reduce_rows(const T *__restrict__ x,
@@ -411,8 +426,8 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     return 0;
 }
 
-template <class TO>
-void launch_ew(const base_ctx *b, const float *x, TO *y, ew_args A, cudaStream_t s)
+template <class TI, class TO>
+void launch_ew(const base_ctx *b, const TI *x, TO *y, ew_args A, cudaStream_t s)
 {
     long long per_row = A.L % 4 == 0 ? A.L / 4 : A.L;
     unsigned gx = (unsigned)((per_row + 255) / 256);
@@ -420,10 +435,56 @@ void launch_ew(const base_ctx *b, const float *x, TO *y, ew_args A, cudaStream_t
     long long want = (long long)b->sm_count * 64 / (gy ? gy : 1);
     if (want < 1) want = 1;
     if ((long long)gx > want) gx = (unsigned)want;
-    ew_kernel<TO><<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
+    ew_kernel<TI, TO><<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
+}
+
+/* The middle stage's norm statistics into cs->stat, from pre (float) or
+ * stats16 (the bfloat16 producer output, S = 1), each value plus
+ * fold_bias's channel value where it is not NULL.  -1 for an instance
+ * norm without spatial extent. */
+int norm_stats(const chain_state *cs, const float *pre, const __nv_bfloat16 *stats16, const float *fold_bias,
+               cudaStream_t s)
+{
+    const chain_spec *sp = cs->spec;
+    long long N = cs->N, C = cs->C, S = cs->S;
+    if (S > 1) {
+        plane_sums<<<(unsigned)(N * C), 256, 0, s>>>(pre, S, cs->part, fold_bias, C);
+        long long groups = sp->mid == MID_BATCHNORM ? C : sp->mid == MID_INSTANCENORM ? N * C : N * sp->groups;
+        plane_finalize<<<(unsigned)((groups + 127) / 128), 128, 0, s>>>(cs->part, sp->mid, N, C, S, sp->groups,
+                                                                         sp->eps, cs->stat);
+    } else if (sp->mid == MID_BATCHNORM) {
+        dim3 grid((unsigned)((C + 255) / 256), COL_SLICES);
+        if (stats16) column_partial<<<grid, 256, 0, s>>>(stats16, N, C, cs->part);
+        else column_partial<<<grid, 256, 0, s>>>(pre, N, C, cs->part);
+        column_finalize<<<(unsigned)((C + 127) / 128), 128, 0, s>>>(cs->part, COL_SLICES, N, C, sp->eps, cs->stat);
+    } else if (sp->mid == MID_GROUPNORM) {
+        long long groups = N * sp->groups;
+        unsigned blocks = (unsigned)((groups * 32 + 255) / 256);
+        if (stats16)
+            warp_group_stats<<<blocks, 256, 0, s>>>(stats16, groups, C / sp->groups, sp->eps, cs->stat, fold_bias,
+                                                    sp->groups);
+        else
+            warp_group_stats<<<blocks, 256, 0, s>>>(pre, groups, C / sp->groups, sp->eps, cs->stat, fold_bias,
+                                                    sp->groups);
+    } else {
+        return -1;
+    }
+    return 0;
 }
 
 } /* namespace */
+
+chain_rest16 chain_rest_bf16(const chain_state *cs, int final16)
+{
+    const chain_spec *sp = cs->spec;
+    if (cs->S != 1) return REST16_WIDEN;
+    switch (sp->mid) {
+    case MID_SUM_C: case MID_MEAN_C: case MID_MIN_C: case MID_MAX_C: case MID_LSE_C: return REST16_ROWS;
+    case MID_BATCHNORM: case MID_GROUPNORM: return REST16_STATS;
+    case MID_SOFTMAX_C: return final16 && sp->ew2[0].kind == EW_END ? REST16_SOFTMAX : REST16_WIDEN;
+    default: return REST16_WIDEN;
+    }
+}
 
 /* Steps 2 to 5 of the chain on the producer's output pre (float): into
  * c's output, or into the middle buffer when post stages follow; c's
@@ -432,8 +493,13 @@ void launch_ew(const base_ctx *b, const float *x, TO *y, ew_args A, cudaStream_t
  * elementwise pass writes its result rounded into out16 instead, saving
  * the separate rounding pass, and *wrote16 says so.  bias_done: the
  * producer has added its bias already (a cuBLASLt epilogue).  pre16: the
- * producer's output is still this bfloat16 buffer, widened into pre here
- * unless a reduction over each row reads it first (one pass fewer). */
+ * producer's output is still this bfloat16 buffer: a reduction over each
+ * row reads it as it is; a batch or group norm over a linear layer's
+ * features keeps it in bfloat16 through its statistics to the last pass,
+ * as PyTorch's bfloat16 kernels do (the first steps a bfloat16 pass in
+ * place); a softmax over them with nothing after it is the bfloat16
+ * softmax into out16; anything else widens it into pre in the pass of
+ * the bias and the first steps. */
 int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void *out16, int *wrote16,
                    int bias_done, const void *pre16)
 {
@@ -466,15 +532,25 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     const int row_reduction = S == 1 && (sp->mid == MID_SUM_C || sp->mid == MID_MEAN_C || sp->mid == MID_MIN_C ||
                                          sp->mid == MID_MAX_C || sp->mid == MID_LSE_C);
     const int fuse = row_reduction && (A.bias || A.n_ops);
-    /* a bf16 producer's output: the row reduction reads it as it is when
-     * nothing comes before it; anything else reads the widened floats */
-    const __nv_bfloat16 *rows16 = pre16 && row_reduction && (fuse || !(A.bias || A.n_ops))
-                                      ? (const __nv_bfloat16 *)pre16 : NULL;
-    if (pre16 && !rows16) {
-        int rc = gen_widen_bf16(pre16, pre, N * C * S, s, e);
-        if (rc) return rc;
+    /* a bf16 producer's output (pre16): how chain_rest_bf16 says */
+    const int final16 = out16 && wrote16 && !cs->post;
+    const chain_rest16 how16 = pre16 ? chain_rest_bf16(cs, final16) : REST16_WIDEN;
+    const __nv_bfloat16 *rows16 = how16 == REST16_ROWS ? (const __nv_bfloat16 *)pre16 : NULL;
+    __nv_bfloat16 *stats16 = how16 == REST16_STATS ? (__nv_bfloat16 *)pre16 : NULL;
+    __nv_bfloat16 *soft16 = how16 == REST16_SOFTMAX ? (__nv_bfloat16 *)pre16 : NULL;
+    /* A bias alone before a group norm (a batch or instance norm removes
+     * it, above): the statistics and the last pass add it as they read,
+     * one pass over the tensor fewer (PyTorch adds it in its own pass) */
+    const float *fold_bias = A.bias && A.n_ops == 0 && sp->mid == MID_GROUPNORM && (!pre16 || stats16)
+                                 ? (const float *)A.bias : NULL;
+    if (stats16 || soft16) {
+        if ((A.bias && !fold_bias) || A.n_ops)
+            chain_launch_ew_bf16(b, (const __nv_bfloat16 *)pre16, (__nv_bfloat16 *)pre16, A, s);
+    } else if (pre16 && !rows16) {
+        launch_ew(b, (const __nv_bfloat16 *)pre16, pre, A, s);
+    } else if ((A.bias || A.n_ops) && !fuse && !fold_bias) {
+        launch_ew(b, (const float *)pre, pre, A, s);
     }
-    if ((A.bias || A.n_ops) && !fuse) launch_ew(b, pre, pre, A, s);
     /* 3. middle stage */
     ew_args B;
     memset(&B, 0, sizeof B);
@@ -482,24 +558,10 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     float *cur = pre;
     switch (sp->mid) {
     case MID_BATCHNORM: case MID_GROUPNORM: case MID_INSTANCENORM: {
-        if (S > 1) {
-            plane_sums<<<(unsigned)(N * C), 256, 0, s>>>(pre, S, cs->part);
-            long long groups = sp->mid == MID_BATCHNORM ? C : sp->mid == MID_INSTANCENORM ? N * C
-                                                                                          : N * sp->groups;
-            plane_finalize<<<(unsigned)((groups + 127) / 128), 128, 0, s>>>(cs->part, sp->mid, N, C, S,
-                                                                             sp->groups, sp->eps, cs->stat);
-        } else if (sp->mid == MID_BATCHNORM) {
-            column_partial<<<dim3((unsigned)((C + 255) / 256), COL_SLICES), 256, 0, s>>>(pre, N, C, cs->part);
-            column_finalize<<<(unsigned)((C + 127) / 128), 128, 0, s>>>(cs->part, COL_SLICES, N, C,
-                                                                        sp->eps, cs->stat);
-        } else if (sp->mid == MID_GROUPNORM) {
-            long long groups = N * sp->groups;
-            warp_group_stats<<<(unsigned)((groups * 32 + 255) / 256), 256, 0, s>>>(
-                pre, groups, C / sp->groups, sp->eps, cs->stat);
-        } else {
+        if (norm_stats(cs, pre, stats16, fold_bias, s) != 0)
             return err_set(e, KBV_EINPUT, "baseline %s: instance norm needs spatial extent", b->p->id);
-        }
         B.norm = sp->mid;
+        B.bias = fold_bias;
         B.stat = cs->stat;
         B.G = sp->groups;
         B.gamma = sp->gamma >= 0 ? (const float *)c->inputs[sp->gamma].data : NULL;
@@ -533,6 +595,12 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
         break;
     case MID_SOFTMAX_C:
         if (S != 1) return err_set(e, KBV_EINPUT, "baseline %s: softmax over channels of a map", b->p->id);
+        if (soft16) {
+            base_softmax_rows_bf16(soft16, out16, N, C, 0, s);
+            *wrote16 = 1;
+            cudaError_t ce = cudaGetLastError();
+            return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "chain launch", ce);
+        }
         base_softmax_rows(pre, out, N, C, 0, s);
         cur = out;
         break;
@@ -541,11 +609,17 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     }
     /* 4. the normalisation and the last steps, into the output */
     chain_fill_ops(&B, sp->ew2, c);
-    if ((B.norm || B.n_ops) && out16 && wrote16 && !cs->post) {
-        launch_ew(b, cur, (__nv_bfloat16 *)out16, B, s);
+    if (stats16 && final16) {
+        chain_launch_ew_bf16(b, stats16, (__nv_bfloat16 *)out16, B, s);
+        *wrote16 = 1;
+    } else if (stats16) {
+        launch_ew(b, (const __nv_bfloat16 *)stats16, out, B, s);
+        cur = out;
+    } else if ((B.norm || B.n_ops) && final16) {
+        launch_ew(b, (const float *)cur, (__nv_bfloat16 *)out16, B, s);
         *wrote16 = 1;
     } else if (B.norm || B.n_ops) {
-        launch_ew(b, cur, out, B, s);
+        launch_ew(b, (const float *)cur, out, B, s);
         cur = out;
     } else if (cur != out && !cs->post) {
         cudaError_t ce = cudaMemcpyAsync(out, cur, (size_t)kbv_numel(&c->outputs[0]) * sizeof(float),
@@ -587,7 +661,7 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
         L1.C = H; L1.S = 1; L1.rows = N; L1.L = H;
         L1.bias = sp->has_bias ? (const float *)c->inputs[wi + 1].data : NULL;
         chain_fill_ops(&L1, sp->ew1, c);
-        launch_ew(b, cs->hid, cs->hid, L1, s);
+        launch_ew(b, (const float *)cs->hid, cs->hid, L1, s);
         const float *w2 = (const float *)c->inputs[sp->w2].data;
         rc = base_gemm(b, v, 0, 1, N, C, H, 1.0f, cs->hid, H, 0, w2, H, 0, 0.0f, pre, C, 0, 1, s, e);
     } else if (sp->producer == CHAIN_LINEAR) {

@@ -57,21 +57,27 @@ __global__ void __launch_bounds__(256) ew_kernel_bf16(const __nv_bfloat16 *x, __
 
 /* The elementwise steps A on bfloat16 rows whose length is no multiple
  * of eight, taken flat: eight values (16 bytes) a load across row ends,
- * each value's row and column worked out from its flat index, float
- * arithmetic, one rounding; the last n % 8 values one at a time.  x and y
- * 16-byte aligned (in place allowed).  The row-wise kernel's scalar path
- * took 0.7 TB/s on a transposed 3-d convolution's output (L2_100), 4x
- * PyTorch's three separate vectorised passes. */
+ * the row and column of the first worked out from its flat index (one
+ * division per eight values, 32-bit where the tensor allows) and the
+ * others' stepped from it, channels too; float arithmetic, one rounding;
+ * the last n % 8 values one at a time.  x and y 16-byte aligned (in
+ * place allowed).  The row-wise kernel's scalar path took 0.7 TB/s on a
+ * transposed 3-d convolution's output (L2_100), 4x PyTorch's three
+ * separate vectorised passes; this kernel with a 64-bit remainder per
+ * value still took 3.3 ms there against PyTorch's 0.8 for one pass. */
 __global__ void __launch_bounds__(256) ew_flat_bf16(const __nv_bfloat16 *x, __nv_bfloat16 *y, ew_args A)
 {
     const long long n = A.rows * A.L, n8 = n / 8;
+    const bool narrow = n < 0x7fffffffLL;
     for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < n8;
          q += (long long)gridDim.x * blockDim.x) {
         uint4 raw = reinterpret_cast<const uint4 *>(x)[q];
         __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
         float v[8];
-        long long r[8], j[8];
-        long long row = 8 * q / A.L, col = 8 * q - row * A.L;
+        long long r[8], j[8], c[8];
+        long long row = narrow ? (long long)((unsigned)(8 * q) / (unsigned)A.L) : 8 * q / A.L;
+        long long col = 8 * q - row * A.L;
+        long long ch = A.S > 1 ? (narrow ? (long long)((unsigned)row % (unsigned)A.C) : row % A.C) : 0;
 #pragma unroll
         for (int u = 0; u < 4; u++) {
             float2 f = __bfloat1622float2(h[u]);
@@ -82,12 +88,14 @@ __global__ void __launch_bounds__(256) ew_flat_bf16(const __nv_bfloat16 *x, __nv
         for (int u = 0; u < 8; u++) {
             r[u] = row;
             j[u] = col;
+            c[u] = A.S > 1 ? ch : col;
             if (++col == A.L) {
                 col = 0;
                 row++;
+                if (++ch == A.C) ch = 0;
             }
         }
-        apply_n<8>(A, v, r, j);
+        apply_nc<8>(A, v, r, j, c);
 #pragma unroll
         for (int u = 0; u < 4; u++) h[u] = __floats2bfloat162_rn(v[2 * u], v[2 * u + 1]);
         reinterpret_cast<uint4 *>(y)[q] = raw;
@@ -99,7 +107,9 @@ __global__ void __launch_bounds__(256) ew_flat_bf16(const __nv_bfloat16 *x, __nv
         }
 }
 
-void launch_ew_bf16(const base_ctx *b, const __nv_bfloat16 *x, __nv_bfloat16 *y, ew_args A, cudaStream_t s)
+} /* namespace */
+
+void chain_launch_ew_bf16(const base_ctx *b, const __nv_bfloat16 *x, __nv_bfloat16 *y, ew_args A, cudaStream_t s)
 {
     if (A.L % 8 != 0 && ((uintptr_t)x & 15) == 0 && ((uintptr_t)y & 15) == 0) {
         ew_flat_bf16<<<base_grid(b, A.rows * A.L / 8 + 1, 256, 8), 256, 0, s>>>(x, y, A);
@@ -113,6 +123,8 @@ void launch_ew_bf16(const base_ctx *b, const __nv_bfloat16 *x, __nv_bfloat16 *y,
     if ((long long)gx > want) gx = (unsigned)want;
     ew_kernel_bf16<<<dim3(gx, gy), 256, 0, s>>>(x, y, A);
 }
+
+namespace {
 
 /* bf16, a single linear layer whose steps are elementwise (no middle
  * stage, no post stage): what PyTorch runs on bfloat16 tensors, with its
@@ -146,7 +158,7 @@ int run_bf16_linear_ew(base_ctx *b, const kbv_call *call, kbv_err *e)
         A.C = C; A.S = 1; A.rows = N; A.L = C;
         A.pbf16 = 1;
         chain_fill_ops(&A, lists[l], call);
-        if (A.n_ops) launch_ew_bf16(b, y, y, A, call->stream);
+        if (A.n_ops) chain_launch_ew_bf16(b, y, y, A, call->stream);
     }
     cudaError_t ce = cudaGetLastError();
     if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 chain launch", ce);
@@ -249,8 +261,8 @@ int run_bf16_conv_ew(base_ctx *b, const kbv_call *call, const void *x, kbv_err *
         chain_fill_ops(&A, sp->ew1, call);
         chain_fill_ops(&B, sp->ew2, call);
     }
-    if (A.bias || A.n_ops) launch_ew_bf16(b, (const __nv_bfloat16 *)y, (__nv_bfloat16 *)y, A, call->stream);
-    if (B.n_ops) launch_ew_bf16(b, (const __nv_bfloat16 *)y, (__nv_bfloat16 *)y, B, call->stream);
+    if (A.bias || A.n_ops) chain_launch_ew_bf16(b, (const __nv_bfloat16 *)y, (__nv_bfloat16 *)y, A, call->stream);
+    if (B.n_ops) chain_launch_ew_bf16(b, (const __nv_bfloat16 *)y, (__nv_bfloat16 *)y, B, call->stream);
     cudaError_t ce = cudaGetLastError();
     return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "bf16 chain launch", ce);
 }
@@ -259,15 +271,15 @@ int run_bf16_conv_ew(base_ctx *b, const kbv_call *call, const void *x, kbv_err *
  * (average-pooled first in bfloat16 where the chain says so) and weight
  * (cuDNN, bfloat16 tensors, float compute: conv_runner_run_bf16).  A
  * chain of elementwise steps only runs them on its bfloat16 output
- * (run_bf16_conv_ew); any other writes a bfloat16 buffer, widens it into
- * the float intermediate and runs the chain's steps as in fp32 on the
- * widened parameters, the output rounded once. */
+ * (run_bf16_conv_ew); any other writes a bfloat16 buffer, which the
+ * pass of its bias and first steps widens into the float intermediate,
+ * and runs the rest of the chain as in fp32 on the widened parameters
+ * (chain_run_rest), the output rounded once. */
 int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
     const chain_spec *sp = cs->spec;
     const int wi = sp->w_in > 0 ? sp->w_in : 1;
-    long long n = cs->N * cs->C * cs->S;
     const int ew_only = sp->mid == MID_NONE && !cs->post && !cs->pre;
     if (!b->choice[BASE_BF16][0]) {
         if (ew_only)
@@ -312,9 +324,8 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
     if (rc) return rc;
     float *o = cs->post ? cs->mid : (float *)wide.outputs[0].data;
     float *pre = cs->pre ? cs->pre : o;
-    rc = gen_widen_bf16(cs->pre16, pre, n, call->stream, e);
     int wrote16 = 0;
-    if (!rc) rc = chain_run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16, 0, NULL);
+    rc = chain_run_rest(b, &wide, pre, e, call->outputs[0].data, &wrote16, 0, cs->pre16);
     if (!rc && !wrote16) rc = base_bf16_narrow(call, &wide, e);
     return rc;
 }
@@ -328,9 +339,10 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
  * or a second layer) runs each layer as PyTorch's nn.Linear does in
  * bfloat16 (one cuBLASLt product with the bias as its epilogue, bfloat16
  * output: base_linear_bf16; the first layer's steps one bfloat16 pass
- * between them), the last layer's output widened into the float
- * intermediate, whose steps then run as in fp32 on the widened
- * parameters, the output rounded to bfloat16 once. */
+ * between them); the rest of the chain takes the last layer's bfloat16
+ * output as chain_rest_bf16 says (kept in bfloat16 where its middle
+ * stage allows, else widened and run as in fp32 on the widened
+ * parameters, the output rounded to bfloat16 once). */
 int chain_run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
 {
     chain_state *cs = (chain_state *)b->state;
@@ -362,12 +374,22 @@ int chain_run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
     long long N = cs->N, C = cs->C, K = call->inputs[0].shape[1];
     /* the choice text begins with what kind of baseline this is; the
      * product's kernel follows it (base_linear_bf16 names it) */
-    if (!b->choice[BASE_BF16][0])
+    if (!b->choice[BASE_BF16][0]) {
+        /* in chain_rest16's order */
+        static const char *const rest[] = {
+            "widened in the pass of the first steps, then the chain's fp32 steps, output "
+            "rounded to bf16",
+            "the row reduction reads the bf16 output, the first steps applied as it reads; "
+            "the rest in fp32, output rounded to bf16",
+            "the first steps one bf16 pass in place, the norm's statistics read from bf16, "
+            "the normalisation and the last steps one pass from bf16 (fp32 arithmetic)",
+            "the first steps one bf16 pass in place, then kbv's bf16 softmax into the output",
+        };
         base_note_choice(b, BASE_BF16, "native bf16 linear layer%s: cuBLASLt GEMM, bf16 operands, bias and output, "
-                                       "CUBLAS_COMPUTE_32F, %s; widened, then the chain's fp32 steps, output "
-                                       "rounded to bf16",
+                                       "CUBLAS_COMPUTE_32F, %s; %s",
                          sp->w2 > 0 ? "s (the first layer's steps one bf16 pass between them)" : "",
-                         sp->has_bias ? "the bias as its epilogue" : "no bias");
+                         sp->has_bias ? "the bias as its epilogue" : "no bias", rest[chain_rest_bf16(cs, !cs->post)]);
+    }
     const void *x = call->inputs[0].data;
     if (sp->w2 > 0) {
         /* The first layer into the hidden buffer, which holds N H floats
@@ -382,7 +404,7 @@ int chain_run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
         L1.C = H; L1.S = 1; L1.rows = N; L1.L = H;
         L1.pbf16 = 1;
         chain_fill_ops(&L1, sp->ew1, call);
-        if (L1.n_ops) launch_ew_bf16(b, hid16, hid16, L1, call->stream);
+        if (L1.n_ops) chain_launch_ew_bf16(b, hid16, hid16, L1, call->stream);
         rc = base_linear_bf16(b, N, C, H, hid16, call->inputs[sp->w2].data, call->inputs[sp->w2 + 1].data,
                               cs->pre16, call->stream, e);
     } else {

@@ -114,11 +114,26 @@ __device__ __forceinline__ float apply(const ew_args &A, float v, long long row,
  * once for the U (the fused epilogue of a GEMM spent as long choosing
  * operations as computing them). */
 template <int U>
+__device__ __forceinline__ void apply_nc(const ew_args &A, float *v, const long long *r, const long long *j,
+                                         const long long *c);
+
+template <int U>
 __device__ __forceinline__ void apply_n(const ew_args &A, float *v, const long long *r, const long long *j)
 {
     long long c[U];
 #pragma unroll
     for (int u = 0; u < U; u++) c[u] = A.S > 1 ? r[u] % A.C : j[u];
+    apply_nc<U>(A, v, r, j, c);
+}
+
+/* apply_n with each element's channel c[u] given (A.S > 1: r[u] % A.C,
+ * else j[u]), for a caller that steps through the channels instead of
+ * dividing: a 64-bit remainder per value cost a flat pass over a 3-d
+ * convolution's output three quarters of its time. */
+template <int U>
+__device__ __forceinline__ void apply_nc(const ew_args &A, float *v, const long long *r, const long long *j,
+                                         const long long *c)
+{
     if (A.bias) {
 #pragma unroll
         for (int u = 0; u < U; u++) v[u] += ew_par(A, A.bias, c[u]);
@@ -198,6 +213,12 @@ __device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long 
     return make_float4(v[0], v[1], v[2], v[3]);
 }
 
+/* The elementwise steps A on bfloat16 values, x to y (in place allowed),
+ * float arithmetic, each result rounded to bfloat16 once (chain_bf16.cu):
+ * row by row, eight values a load, where A.L is a multiple of eight, else
+ * flat across row ends when x and y are 16-byte aligned. */
+void chain_launch_ew_bf16(const base_ctx *b, const __nv_bfloat16 *x, __nv_bfloat16 *y, ew_args A, cudaStream_t s);
+
 /* Fills A's operation list from ops, with the parameter pointers of call
  * c (chain.cu). */
 void chain_fill_ops(ew_args *A, const chain_ew *ops, const kbv_call *c);
@@ -232,6 +253,16 @@ struct chain_state {
     float2 *stat;               /* per statistic group */
     void *pre16;                /* bf16: a convolution's bfloat16 output, allocated at its first bf16 run */
 };
+
+/* How chain_run_rest takes a bfloat16 producer output of cs (S = 1 only;
+ * final16: no post stages, the output is the call's bfloat16 one):
+ * widened into the float intermediate in the pass of the bias and first
+ * steps; read as it is by a reduction over each row (the first steps
+ * applied as it reads); kept in bfloat16 through a norm's statistics to
+ * the last pass; or the first steps a bfloat16 pass, then the bfloat16
+ * softmax into the output. */
+enum chain_rest16 { REST16_WIDEN, REST16_ROWS, REST16_STATS, REST16_SOFTMAX };
+chain_rest16 chain_rest_bf16(const chain_state *cs, int final16);
 
 /* Steps 2 to 5 of the chain on the producer's output (chain.cu; its
  * comment says what each argument does). */
