@@ -34,13 +34,17 @@
  * engine configuration of heuristic mode A that finalizes.  Some of those
  * engines cannot be selected through the legacy algorithm enum, and on the
  * H200 they left tf32 convolutions 5-14% faster in PyTorch than the best
- * legacy algorithm.  So the tf32 variant also gets up to CONV_GRAPH_PLANS
- * plans of the graph API (conv_graph.cu) as candidates, interleaved with
- * the legacy ones (legacy first, graph first, legacy second, ...: the two
- * that are always timed are the search's first and PyTorch's pick), and
- * the fastest of all wins.  A failure of the graph path only leaves the
- * legacy candidates; its reason is kept.  The fp32 variant stays on the
- * legacy path, where FMA math excludes tensor cores for certain.  Should
+ * legacy algorithm, and fp32 networks too (GoogLeNet and ResNet-101 ran
+ * the legacy implicit_convolve_sgemm where PyTorch ran sm80_xmma fprop
+ * kernels: tests/parity/kernels.py, data/parity/spot).  So each variant
+ * also gets up to CONV_GRAPH_PLANS plans of the graph API (conv_graph.cu)
+ * as candidates, interleaved with the legacy ones (legacy first, graph
+ * first, legacy second, ...: the two that are always timed are the
+ * search's first and PyTorch's pick), and the fastest of all wins.  The
+ * fp32 variant's plans leave out every engine with cuDNN's tensor-core
+ * note (as PyTorch does with TF32 off) and, like the tf32 ones, every
+ * engine that down-converts its inputs.  A failure of the graph path only
+ * leaves the legacy candidates; its reason is kept.  Should
  * a later run's buffers lack the alignment the graph was built for, the
  * variant runs its fallback: the fastest legacy candidate whose workspace
  * the chosen plan's covers (else the legacy one of least workspace), for
@@ -171,17 +175,17 @@ void add_graph_cands(conv_runner *r, int v, const conv_graph_shape *gs)
 {
     const char *env = getenv("KBV_CONV_GRAPH");
     if (env && strcmp(env, "0") == 0) {
-        snprintf(r->graph_why, sizeof r->graph_why, "off (KBV_CONV_GRAPH=0)");
+        snprintf(r->graph_why[v], sizeof r->graph_why[v], "off (KBV_CONV_GRAPH=0)");
         return;
     }
     kbv_err ge;
     memset(&ge, 0, sizeof ge);
     conv_graph *cg = NULL;
-    if (conv_graph_create(r->api.lib, r->h, gs, 1, &cg, &ge) != 0 || !cg) {
-        snprintf(r->graph_why, sizeof r->graph_why, "failed: %.240s", ge.msg[0] ? ge.msg : "unknown");
+    if (conv_graph_create(r->api.lib, r->h, gs, v == BASE_TF32, &cg, &ge) != 0 || !cg) {
+        snprintf(r->graph_why[v], sizeof r->graph_why[v], "failed: %.240s", ge.msg[0] ? ge.msg : "unknown");
         return;
     }
-    r->graph = cg;
+    r->graph[v] = cg;
     conv_cand legacy[CONV_CANDS];
     memset(legacy, 0, sizeof legacy);
     int nl = r->n_cand[v] < CONV_CANDS ? r->n_cand[v] : CONV_CANDS;
@@ -199,7 +203,7 @@ void add_graph_cands(conv_runner *r, int v, const conv_graph_shape *gs)
         }
     }
     r->n_cand[v] = n;
-    snprintf(r->graph_why, sizeof r->graph_why, "%d plan%s", ng, ng == 1 ? "" : "s");
+    snprintf(r->graph_why[v], sizeof r->graph_why[v], "%d plan%s", ng, ng == 1 ? "" : "s");
 }
 
 /* cuDNN's search for variant v on r's descriptors: with cands, the
@@ -273,7 +277,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     r->plan[0] = r->plan[1] = -1;
     const char *dbg = getenv("KBV_CONV_DEBUG");
     r->debug = dbg && strcmp(dbg, "1") == 0;
-    snprintf(r->graph_why, sizeof r->graph_why, "not built");
+    for (int v = 0; v < 2; v++) snprintf(r->graph_why[v], sizeof r->graph_why[v], "not built");
     int rc = dnn_load(&r->api, b->p->id, e);
     if (rc) {
         free(r);
@@ -319,7 +323,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
     int bdims[5] = { 1, (int)g->cout, 1, 1, 1 }, bstr[5];
     bstr[rank - 1] = 1;
     for (int i = rank - 2; i >= 0; i--) bstr[i] = bstr[i + 1] * bdims[i + 1];
-    /* the same shapes for the graph path (tf32 only) */
+    /* the same shapes for the graph path */
     conv_graph_shape gs;
     memset(&gs, 0, sizeof gs);
     gs.rank = rank;
@@ -391,7 +395,7 @@ int conv_runner_create(base_ctx *b, const conv_geom *g, conv_runner **out, kbv_e
             return KBV_EINPUT;
         }
         if (st == CUDNN_STATUS_SUCCESS && (!pinned || !ref_pinned)) st = search(r, v, !pinned, !ref_pinned);
-        if (st == CUDNN_STATUS_SUCCESS && !pinned && v == BASE_TF32) add_graph_cands(r, v, &gs);
+        if (st == CUDNN_STATUS_SUCCESS && !pinned) add_graph_cands(r, v, &gs);
         if (st == CUDNN_STATUS_SUCCESS && !pinned) st = conv_use_cand(r, v, 0);
         if (st != CUDNN_STATUS_SUCCESS) {
             rc = conv_dnn_err(r, b, v == BASE_TF32 ? "algorithm search (tf32)" : "algorithm search (fp32)",
@@ -533,7 +537,7 @@ namespace {
  * one, and they have the alignment it was built for. */
 int graph_runs(const conv_runner *r, int vi, const float *x, const float *w, const float *y)
 {
-    return r->plan[vi] >= 0 && r->graph && conv_graph_fits(r->graph, x, w, y);
+    return r->plan[vi] >= 0 && r->graph[vi] && conv_graph_fits(r->graph[vi], x, w, y);
 }
 
 /* The cuDNN calls of one convolution with the variant's current choice,
@@ -554,7 +558,7 @@ cudnnStatus_t dnn_run(base_ctx *b, conv_runner *r, int vi, const float *x, const
         const float *xc = x + n0 * r->x_per;
         float *yc = y + n0 * r->y_per;
         if (plan >= 0)
-            st = (cudnnStatus_t)conv_graph_exec(r->graph, plan, xc, w, yc, b->ws);
+            st = (cudnnStatus_t)conv_graph_exec(r->graph[vi], plan, xc, w, yc, b->ws);
         else if (!r->g.transposed)
             st = A.cudnnConvolutionForward(r->h, &one, r->xd, xc, r->wd, w, r->cd[vi],
                                            (cudnnConvolutionFwdAlgo_t)lc.algo, b->ws, lc.ws, &zero,
@@ -601,10 +605,10 @@ int fit_ws(base_ctx *b, conv_runner *r, kbv_err *e)
     return rc;
 }
 
-/* The name of candidate c, for the debug line. */
-void cand_name(const conv_runner *r, const conv_cand &c, char *buf, size_t len)
+/* The name of candidate c of variant vi, for the debug line. */
+void cand_name(const conv_runner *r, int vi, const conv_cand &c, char *buf, size_t len)
 {
-    if (c.plan >= 0) conv_graph_describe(r->graph, c.plan, buf, len);
+    if (c.plan >= 0) conv_graph_describe(r->graph[vi], c.plan, buf, len);
     else snprintf(buf, len, "legacy algo %d (math %d)", c.algo, (int)c.math);
 }
 
@@ -619,7 +623,7 @@ void debug_line(const base_ctx *b, const conv_runner *r, int vi, const float *me
     at += (size_t)snprintf(line + at, sizeof line - at, "kbv conv %s %s:", b->p->id,
                            vi == BASE_TF32 ? "tf32" : "fp32");
     for (int i = 0; i < r->n_cand[vi] && at < sizeof line; i++) {
-        cand_name(r, r->cand[vi][i], nm, sizeof nm);
+        cand_name(r, vi, r->cand[vi][i], nm, sizeof nm);
         if (med[i] >= 0.0f)
             at += (size_t)snprintf(line + at, sizeof line - at, " [%s: %.4f ms, ws %zu]", nm, (double)med[i],
                                    r->cand[vi][i].ws);
@@ -628,16 +632,15 @@ void debug_line(const base_ctx *b, const conv_runner *r, int vi, const float *me
                                    r->cand[vi][i].ws);
     }
     if (at < sizeof line) {
-        cand_name(r, r->cand[vi][chosen], nm, sizeof nm);
+        cand_name(r, vi, r->cand[vi][chosen], nm, sizeof nm);
         at += (size_t)snprintf(line + at, sizeof line - at, "; chose %s", nm);
     }
     if (at < sizeof line && r->plan[vi] >= 0) {
-        cand_name(r, r->legacy[vi], nm, sizeof nm);
+        cand_name(r, vi, r->legacy[vi], nm, sizeof nm);
         at += (size_t)snprintf(line + at, sizeof line - at, " (fallback %s)", nm);
     }
     if (at < sizeof line)
-        snprintf(line + at, sizeof line - at, "; graph: %s",
-                 vi == BASE_TF32 ? r->graph_why : "tf32 only");
+        snprintf(line + at, sizeof line - at, "; graph: %s", r->graph_why[vi]);
     fprintf(stderr, "%s\n", line);
 }
 
@@ -722,7 +725,7 @@ void note_choice(base_ctx *b, conv_runner *r, int vi, const float *x, const floa
         return;
     }
     char nm[96];
-    if (graph_runs(r, vi, x, w, y)) conv_graph_describe(r->graph, r->plan[vi], nm, sizeof nm);
+    if (graph_runs(r, vi, x, w, y)) conv_graph_describe(r->graph[vi], r->plan[vi], nm, sizeof nm);
     else snprintf(nm, sizeof nm, "legacy %s algo %d (math %d)",
                   r->g.transposed ? "backward-data" : "forward", r->legacy[vi].algo,
                   (int)r->legacy[vi].math);
@@ -776,8 +779,10 @@ void conv_runner_destroy(conv_runner *r)
     if (A.lib) {
         /* the graph's descriptors first: its functions come from the
          * library, and its plans were made on the handle */
-        conv_graph_destroy(r->graph);
-        r->graph = NULL;
+        for (int v = 0; v < 2; v++) {
+            conv_graph_destroy(r->graph[v]);
+            r->graph[v] = NULL;
+        }
         conv_graph_destroy(r->graph16);
         r->graph16 = NULL;
         for (int v = 0; v < 2; v++)

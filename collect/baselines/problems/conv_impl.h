@@ -66,10 +66,11 @@ struct conv_runner {
     conv_cand exact;                      /* the correctness reference's algorithm: the fp32
                                              search's first exact one (conv_algo_exact) */
     conv_cand cand[2][CONV_ALL];          /* per variant: the search's first successful results,
-                                             interleaved with the graph plans (tf32) */
+                                             interleaved with the graph plans */
     int n_cand[2];
-    conv_graph *graph;                    /* the tf32 variant's graph plans, or NULL */
-    char graph_why[256];                  /* why there is no graph, for KBV_CONV_DEBUG */
+    conv_graph *graph[2];                 /* per variant: its graph plans (fp32: engines without
+                                             tensor cores), or NULL */
+    char graph_why[2][256];               /* per variant: why there is no graph, for KBV_CONV_DEBUG */
     int debug;                            /* KBV_CONV_DEBUG=1 */
     int timed[2];                         /* per variant: the candidates were re-timed */
     int pinned[2];                        /* per variant: the choice came from a pin (no search,

@@ -58,13 +58,13 @@ int conv_apply_pin(base_ctx *b, conv_runner *r, int v, const conv_graph_shape *g
             kbv_err ge;
             memset(&ge, 0, sizeof ge);
             conv_graph *cg = NULL;
-            if (v != BASE_TF32 || conv_graph_create(r->api.lib, r->h, gs, 1, &cg, &ge) != 0 || !cg) return 0;
+            if (conv_graph_create(r->api.lib, r->h, gs, v == BASE_TF32, &cg, &ge) != 0 || !cg) return 0;
             if (pc.plan >= conv_graph_plans(cg) || conv_graph_engine(cg, pc.plan) != pc.engine) {
                 conv_graph_destroy(cg);
                 return 0;
             }
-            r->graph = cg;
-            snprintf(r->graph_why, sizeof r->graph_why, "pinned plan %d", pc.plan);
+            r->graph[v] = cg;
+            snprintf(r->graph_why[v], sizeof r->graph_why[v], "pinned plan %d", pc.plan);
             conv_cand &gc = r->cand[v][r->n_cand[v]++];
             gc.plan = pc.plan;
             gc.algo = 0;
@@ -74,8 +74,8 @@ int conv_apply_pin(base_ctx *b, conv_runner *r, int v, const conv_graph_shape *g
         /* the legacy algorithm first (a plan's fallback), then the plan */
         for (int i = 0; i < r->n_cand[v]; i++)
             if (conv_use_cand(r, v, i) != CUDNN_STATUS_SUCCESS) {
-                conv_graph_destroy(r->graph);   /* the search builds its own */
-                r->graph = NULL;
+                conv_graph_destroy(r->graph[v]);   /* the search builds its own */
+                r->graph[v] = NULL;
                 r->plan[v] = -1;
                 return 0;
             }
@@ -108,11 +108,11 @@ void conv_note_pins(base_ctx *b, const conv_runner *r, int vi)
     if (r->direct[vi]) {
         c.kind = CONVPIN_DIRECT;
     } else {
-        c.kind = r->plan[vi] >= 0 && r->graph ? CONVPIN_GRAPH : CONVPIN_LEGACY;
+        c.kind = r->plan[vi] >= 0 && r->graph[vi] ? CONVPIN_GRAPH : CONVPIN_LEGACY;
         c.algo = r->legacy[vi].algo;
         c.math = (int)r->legacy[vi].math;
         c.plan = r->plan[vi];
-        c.engine = conv_graph_engine(r->graph, r->plan[vi]);
+        c.engine = conv_graph_engine(r->graph[vi], r->plan[vi]);
     }
     if (convpin_format(pin, sizeof pin, vi == BASE_TF32 ? 't' : 'f', &r->g, &c) > 0)
         base_append_pin(b, (base_variant)vi, pin);
