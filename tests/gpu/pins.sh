@@ -50,6 +50,11 @@ for key in sorted(a):
     ok = pa == pb and "(pinned)" in cb
     print("%s pins %s/%s %s: %s" % ("ok  " if ok else "FAIL", key[0], key[1], key[2], cb[:140]))
     bad += not ok
+# The strict fp32 baseline never runs tensor cores: its convolutions' graph
+# plans leave out every engine with cuDNN's tensor-core note.
+for key in sorted(a):
+    if key[2] == "fp32" and "tensor cores" in a[key][0]:
+        print("FAIL pins %s/%s fp32 chose a tensor-core kernel: %s" % (key[0], key[1], a[key][0][:140])); bad += 1
 if not any(k[2] == "bf16" and a[k][1] for k in a):
     print("FAIL pins: no bf16 baseline journaled pin text"); bad += 1
 sys.exit(1 if bad else 0)
