@@ -136,6 +136,15 @@ static inline __nv_bfloat16 __float2bfloat16_rn(float f)
     return __nv_bfloat16{(unsigned short)(b >> 16)};
 }
 static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.x; }
+// pairs, as the baselines' vector loads use them (tests/emu/test_chain_ew.py)
+struct __nv_bfloat162 { __nv_bfloat16 x, y; };
+struct uint2 { unsigned x, y; };
+static inline uint2 make_uint2(unsigned a, unsigned b) { return uint2{a, b}; }
+static inline float2 __bfloat1622float2(__nv_bfloat162 h) { return float2{__bfloat162float(h.x), __bfloat162float(h.y)}; }
+static inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b)
+{
+    return __nv_bfloat162{__float2bfloat16_rn(a), __float2bfloat16_rn(b)};
+}
 
 // --- WMMA, each thread holding the whole tile ----------------------------------
 namespace nvcuda { namespace wmma {
