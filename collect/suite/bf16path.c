@@ -28,11 +28,30 @@ static bf16_path chain_path(const suite_problem *p)
 }
 
 /* A layer program of linear layers, convolutions (not a patch
- * embedding's), max and average poolings and ReLUs only (the MLPs, LeNet-5,
- * AlexNet, the VGGs) runs natively: each linear layer one cuBLASLt product
- * with the bias as its epilogue, each convolution cuDNN in bf16, each
- * pooling and ReLU one bfloat16 pass (net.cu's run_bf16).  Any other
- * layer falls back. */
+ * embedding's), batch norms, poolings, activations, residual sums,
+ * concatenations, channel shuffles and softmaxes (the MLPs, LeNet-5,
+ * AlexNet, the VGGs, GoogLeNet, the ResNets, DenseNets, SqueezeNets,
+ * MobileNets, EfficientNets, ShuffleNets, RegNet, the U-Net) runs
+ * natively: net.cu's interpreter on the bfloat16 tensors (run_bf16),
+ * each linear layer one cuBLASLt product with the bias as its epilogue,
+ * each convolution cuDNN in bf16, every other layer kbv's bfloat16 pass.
+ * A program with a transformer layer (tokens, attention, layer norm,
+ * Swin's windows) or a patch embedding falls back. */
+static int net_layer_bf16(const net_layer *L)
+{
+    switch (L->kind) {
+    case NET_LINEAR: case NET_BN2D: case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_GELU:
+    case NET_GELU_TANH: case NET_MAXPOOL2D: case NET_AVGPOOL2D: case NET_GAP: case NET_FLATTEN: case NET_DROPOUT:
+    case NET_SAVE: case NET_SWAP: case NET_ADD: case NET_PUSH: case NET_EXCHANGE: case NET_CONCAT: case NET_SHUFFLE:
+    case NET_SOFTMAX: case NET_END:
+        return 1;
+    case NET_CONV2D: case NET_CONVT2D:
+        return !net_is_patch_conv(L);
+    default:
+        return 0;
+    }
+}
+
 static bf16_path net_path(const suite_problem *p)
 {
     const net_spec *sp = suite_net_of(p);
@@ -40,11 +59,8 @@ static bf16_path net_path(const suite_problem *p)
     int computes = 0;
     for (int l = 0; l < sp->n_layers; l++) {
         const net_layer *L = &sp->layers[l];
-        int k = L->kind;
-        if (k == NET_LINEAR || ((k == NET_CONV2D || k == NET_CONVT2D) && !net_is_patch_conv(L))) computes = 1;
-        else if (k != NET_RELU && k != NET_MAXPOOL2D && k != NET_AVGPOOL2D && k != NET_DROPOUT &&
-                 k != NET_FLATTEN && k != NET_END)
-            return BF16_FALLBACK;
+        if (!net_layer_bf16(L)) return BF16_FALLBACK;
+        if (L->kind == NET_LINEAR || L->kind == NET_CONV2D || L->kind == NET_CONVT2D) computes = 1;
     }
     return computes ? BF16_NATIVE : BF16_FALLBACK;
 }

@@ -303,16 +303,21 @@ static void test_bf16_paths(void **state)
     assert_int_equal(suite_bf16_path(need("L1_089_cumsum")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_093_masked_cumsum")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L1_097_scaleddotproductattention")), BF16_NATIVE);
-    /* the level-3 MLPs and plain convolutional nets (linear layers,
-     * convolutions, poolings and ReLUs) are native; a network with any
-     * other layer, a recurrent network over a sequence, fall back */
+    /* the level-3 layer programs of linear layers, convolutions, batch
+     * norms, poolings, activations, residual sums, concatenations and
+     * shuffles are native; a network with a transformer layer or a patch
+     * embedding, a recurrent network over a sequence, fall back */
     assert_int_equal(suite_bf16_path(need("L3_001_mlp")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_002_shallowwidemlp")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_003_deepnarrowmlp")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_004_lenet5")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_011_vgg16")), BF16_NATIVE);
-    assert_int_equal(suite_bf16_path(need("L3_008_resnetbasicblock")), BF16_FALLBACK);   /* batch norm */
+    assert_int_equal(suite_bf16_path(need("L3_008_resnetbasicblock")), BF16_NATIVE);   /* batch norm, residual */
+    assert_int_equal(suite_bf16_path(need("L3_007_googlenetinceptionv1")), BF16_NATIVE); /* concatenation */
+    assert_int_equal(suite_bf16_path(need("L3_026_shufflenet")), BF16_NATIVE);          /* channel shuffle */
+    assert_int_equal(suite_bf16_path(need("L3_020_mobilenetv2")), BF16_NATIVE);         /* ReLU6, depthwise */
     assert_int_equal(suite_bf16_path(need("L3_028_visiontransformer")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L3_044_minigptblock")), BF16_FALLBACK);
     assert_int_equal(suite_bf16_path(need("L3_035_lstm")), BF16_FALLBACK);
     /* the single-step vanilla RNN cell is two linear layers around a tanh */
     assert_int_equal(suite_bf16_path(need("L3_033_vanillarnn")), BF16_NATIVE);

@@ -11,6 +11,7 @@
 #ifndef KBV_BASE_IMPL_H
 #define KBV_BASE_IMPL_H
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include <stddef.h>
@@ -20,6 +21,25 @@
 
 extern "C" {
 #include "convpin.h"
+}
+
+/* Four bfloat16 values at element 4 i4 of p (8-byte aligned), widened;
+ * and four floats rounded to bfloat16 and stored there: the vector
+ * accesses of the passes that read or write bfloat16 activations. */
+__device__ __forceinline__ float4 base_ld4_bf16(const __nv_bfloat16 *p, long long i4)
+{
+    uint2 raw = reinterpret_cast<const uint2 *>(p)[i4];
+    float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&raw.x));
+    float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&raw.y));
+    return make_float4(lo.x, lo.y, hi.x, hi.y);
+}
+__device__ __forceinline__ void base_st4_bf16(__nv_bfloat16 *p, long long i4, float4 v)
+{
+    __nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y), hi = __floats2bfloat162_rn(v.z, v.w);
+    uint2 raw;
+    raw.x = *reinterpret_cast<const unsigned *>(&lo);
+    raw.y = *reinterpret_cast<const unsigned *>(&hi);
+    reinterpret_cast<uint2 *>(p)[i4] = raw;
 }
 
 /* Sums a and b over the block (blockDim.x a multiple of 32, at most 1024):

@@ -40,15 +40,7 @@ namespace {
 /* Stores of the elementwise pass: float, or bfloat16 (the bf16 baseline's
  * last pass, straight into the call's output). */
 __device__ __forceinline__ void st4(float *y, long long i4, float4 v) { reinterpret_cast<float4 *>(y)[i4] = v; }
-__device__ __forceinline__ unsigned bf_pack2(float lo, float hi)
-{
-    return (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) |
-           ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);
-}
-__device__ __forceinline__ void st4(__nv_bfloat16 *y, long long i4, float4 v)
-{
-    reinterpret_cast<uint2 *>(y)[i4] = make_uint2(bf_pack2(v.x, v.y), bf_pack2(v.z, v.w));
-}
+__device__ __forceinline__ void st4(__nv_bfloat16 *y, long long i4, float4 v) { base_st4_bf16(y, i4, v); }
 __device__ __forceinline__ void st1(float *y, long long j, float v) { y[j] = v; }
 __device__ __forceinline__ void st1(__nv_bfloat16 *y, long long j, float v) { y[j] = __float2bfloat16_rn(v); }
 
@@ -58,13 +50,7 @@ __device__ __forceinline__ void st1(__nv_bfloat16 *y, long long j, float v) { y[
 __device__ __forceinline__ float row_value(const float *p) { return *p; }
 __device__ __forceinline__ float row_value(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
 __device__ __forceinline__ float4 ld4(const float *x, long long i4) { return reinterpret_cast<const float4 *>(x)[i4]; }
-__device__ __forceinline__ float4 ld4(const __nv_bfloat16 *x, long long i4)
-{
-    uint2 raw = reinterpret_cast<const uint2 *>(x)[i4];
-    float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&raw.x));
-    float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&raw.y));
-    return make_float4(lo.x, lo.y, hi.x, hi.y);
-}
+__device__ __forceinline__ float4 ld4(const __nv_bfloat16 *x, long long i4) { return base_ld4_bf16(x, i4); }
 
 /* grid (x: chunks of a row, y: rows); in place is allowed (x == y, same
  * type). */

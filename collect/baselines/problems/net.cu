@@ -51,20 +51,39 @@ namespace {
  * the batch norm (mean, rstd per channel, then gamma, beta), the residual
  * sum, the ReLU.  The tensor is [N, C, S] (S = 1 for a linear layer). */
 struct ew_args {
-    const float *bias;          /* per channel, or NULL */
+    const void *bias;           /* per channel, or NULL */
     const float2 *stat;         /* per channel, or NULL */
-    const float *gamma, *beta;  /* with stat */
-    const float *skip;          /* same shape, or NULL */
+    const void *gamma, *beta;   /* with stat */
+    const void *skip;           /* same shape and type as the activations, or NULL */
     int relu;                   /* 0 none, 1 ReLU, 2 ReLU6, 3 sigmoid, 4 GELU (tanh form), 5 GELU (erf) */
+    int pbf16;                  /* bias, gamma and beta are bfloat16 (the BF16 setting's parameters) */
     long long C, S, n;
 };
 
+/* Loads and stores of the activations, float or bfloat16 (the BF16
+ * setting: each value widened on load, rounded once on store); four at
+ * element 4 i4 for rows of a multiple of four. */
+__device__ __forceinline__ float ldv(const float *p, long long i) { return p[i]; }
+__device__ __forceinline__ float ldv(const __nv_bfloat16 *p, long long i) { return __bfloat162float(p[i]); }
+__device__ __forceinline__ void stv(float *p, long long i, float v) { p[i] = v; }
+__device__ __forceinline__ void stv(__nv_bfloat16 *p, long long i, float v) { p[i] = __float2bfloat16_rn(v); }
+__device__ __forceinline__ float4 ld4v(const float *p, long long i4) { return reinterpret_cast<const float4 *>(p)[i4]; }
+__device__ __forceinline__ float4 ld4v(const __nv_bfloat16 *p, long long i4) { return base_ld4_bf16(p, i4); }
+__device__ __forceinline__ void st4v(float *p, long long i4, float4 v) { reinterpret_cast<float4 *>(p)[i4] = v; }
+__device__ __forceinline__ void st4v(__nv_bfloat16 *p, long long i4, float4 v) { base_st4_bf16(p, i4, v); }
+
+/* Element c of a parameter of A, as a float. */
+__device__ __forceinline__ float par(const ew_args &A, const void *p, long long c)
+{
+    return A.pbf16 ? __bfloat162float(static_cast<const __nv_bfloat16 *>(p)[c]) : static_cast<const float *>(p)[c];
+}
+
 __device__ __forceinline__ float ew_one(const ew_args &A, float v, long long c, float sk)
 {
-    if (A.bias) v += A.bias[c];
+    if (A.bias) v += par(A, A.bias, c);
     if (A.stat) {
         float2 st = A.stat[c];
-        v = (v - st.x) * st.y * A.gamma[c] + A.beta[c];
+        v = (v - st.x) * st.y * par(A, A.gamma, c) + par(A, A.beta, c);
     }
     if (A.skip) v += sk;
     if (A.relu == 3) return 1.0f / (1.0f + expf(-v));
@@ -80,27 +99,29 @@ __device__ __forceinline__ float ew_one(const ew_args &A, float v, long long c, 
  * or one sample of C features when S == 1 (the channel is the position),
  * so that no element needs a 64-bit division.  vec: rows of a multiple of
  * 4 elements, read and written as float4. */
-__global__ void __launch_bounds__(256) ew_kernel(const float *__restrict__ x, float *y, ew_args A,
-                                                 long long rows, long long L, int vec)
+template <typename T>
+__global__ void __launch_bounds__(256) ew_kernel(const T *__restrict__ x, T *y, ew_args A, long long rows,
+                                                 long long L, int vec)
 {
+    const T *skip = static_cast<const T *>(A.skip);
     for (long long row = blockIdx.y; row < rows; row += gridDim.y) {
         const long long base = row * L, rc = A.S > 1 ? row % A.C : 0;
         const long long step = (long long)gridDim.x * blockDim.x;
         const long long t0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
         if (vec) {
             for (long long i = t0; i < L / 4; i += step) {
-                float4 v = reinterpret_cast<const float4 *>(x + base)[i];
-                float4 k = A.skip ? reinterpret_cast<const float4 *>(A.skip + base)[i] : make_float4(0, 0, 0, 0);
+                float4 v = ld4v(x + base, i);
+                float4 k = skip ? ld4v(skip + base, i) : make_float4(0, 0, 0, 0);
                 long long c = A.S > 1 ? rc : 4 * i, dc = A.S > 1 ? 0 : 1;
                 v.x = ew_one(A, v.x, c, k.x);
                 v.y = ew_one(A, v.y, c + dc, k.y);
                 v.z = ew_one(A, v.z, c + 2 * dc, k.z);
                 v.w = ew_one(A, v.w, c + 3 * dc, k.w);
-                reinterpret_cast<float4 *>(y + base)[i] = v;
+                st4v(y + base, i, v);
             }
         } else {
             for (long long j = t0; j < L; j += step)
-                y[base + j] = ew_one(A, x[base + j], A.S > 1 ? rc : j, A.skip ? A.skip[base + j] : 0.0f);
+                stv(y, base + j, ew_one(A, ldv(x, base + j), A.S > 1 ? rc : j, skip ? ldv(skip, base + j) : 0.0f));
         }
     }
 }
@@ -108,13 +129,13 @@ __global__ void __launch_bounds__(256) ew_kernel(const float *__restrict__ x, fl
 /* Batch-norm statistics, pass 1: one block per (n, c) plane of S
  * elements, sums in double (a channel's mean can be large next to its
  * spread, and E[x^2] - E[x]^2 must not cancel to noise). */
-__global__ void __launch_bounds__(256) plane_sums(const float *__restrict__ x, long long S,
-                                                  double2 *__restrict__ part)
+template <typename T>
+__global__ void __launch_bounds__(256) plane_sums(const T *__restrict__ x, long long S, double2 *__restrict__ part)
 {
-    const float *p = x + (long long)blockIdx.x * S;
+    const T *p = x + (long long)blockIdx.x * S;
     double s = 0.0, ss = 0.0;
     for (long long i = threadIdx.x; i < S; i += blockDim.x) {
-        double v = p[i];
+        double v = ldv(p, i);
         s += v;
         ss += v * v;
     }
@@ -139,17 +160,18 @@ __global__ void bn_finalize(const double2 *__restrict__ part, long long N, long 
 }
 
 /* The global average pool: one warp per plane. */
-__global__ void __launch_bounds__(256) gap_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                                  long long planes, long long S)
+template <typename T>
+__global__ void __launch_bounds__(256) gap_kernel(const T *__restrict__ x, T *__restrict__ y, long long planes,
+                                                  long long S)
 {
     long long pl = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
     if (pl >= planes) return;
-    const float *p = x + pl * S;
+    const T *p = x + pl * S;
     float s = 0.0f;
-    for (long long i = lane; i < S; i += 32) s += p[i];
+    for (long long i = lane; i < S; i += 32) s += ldv(p, i);
     for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    if (lane == 0) y[pl] = s / (float)S;
+    if (lane == 0) stv(y, pl, s / (float)S);
 }
 
 /* Softmax over rows of L elements (the last dimension), one warp per row
@@ -158,27 +180,26 @@ __global__ void __launch_bounds__(256) gap_kernel(const float *__restrict__ x, f
  * it may run in place (x == y: no __restrict__).  With A.stat, the batch norm before it is applied as the
  * row loads: the row's channel is (row / H) % C for rows of an [N, C, H, W]
  * tensor. */
-template <int VPT>
-__global__ void __launch_bounds__(256) softmax_rows(const float *x, float *y, long long rows, int L, long long H,
-                                                    ew_args A)
+template <int VPT, typename T>
+__global__ void __launch_bounds__(256) softmax_rows(const T *x, T *y, long long rows, int L, long long H, ew_args A)
 {
     const long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31;
     if (row >= rows) return;
-    const float *p = x + row * L;
-    float *q = y + row * L;
+    const T *p = x + row * L;
+    T *q = y + row * L;
     float sc = 1.0f, sh = 0.0f;
     if (A.stat) {
         long long c = (row / H) % A.C;
         float2 st = A.stat[c];
-        sc = st.y * A.gamma[c];
-        sh = A.beta[c] - st.x * sc;
+        sc = st.y * par(A, A.gamma, c);
+        sh = par(A, A.beta, c) - st.x * sc;
     }
     float v[VPT], m = -INFINITY;
 #pragma unroll
     for (int i = 0; i < VPT; i++) {
         int j = lane + 32 * i;
-        v[i] = j < L ? fmaf(p[j], sc, sh) : -INFINITY;
+        v[i] = j < L ? fmaf(ldv(p, j), sc, sh) : -INFINITY;
         m = fmaxf(m, v[i]);
     }
     for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
@@ -192,53 +213,56 @@ __global__ void __launch_bounds__(256) softmax_rows(const float *x, float *y, lo
     const float inv = 1.0f / sum;
 #pragma unroll
     for (int i = 0; i < VPT; i++)
-        if (lane + 32 * i < L) q[lane + 32 * i] = v[i] * inv;
+        if (lane + 32 * i < L) stv(q, lane + 32 * i, v[i] * inv);
 }
 
 /* The same for rows longer than 1024: three passes over the row (maximum,
  * sum, output), one warp per row.  Each element is read before it is
  * written, by the same thread, so it may run in place. */
-__global__ void __launch_bounds__(256) softmax_long(const float *x, float *y, long long rows, long long L,
-                                                    long long H, ew_args A)
+template <typename T>
+__global__ void __launch_bounds__(256) softmax_long(const T *x, T *y, long long rows, long long L, long long H,
+                                                    ew_args A)
 {
     const long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31;
     if (row >= rows) return;
-    const float *p = x + row * L;
-    float *q = y + row * L;
+    const T *p = x + row * L;
+    T *q = y + row * L;
     float sc = 1.0f, sh = 0.0f;
     if (A.stat) {
         long long c = (row / H) % A.C;
         float2 st = A.stat[c];
-        sc = st.y * A.gamma[c];
-        sh = A.beta[c] - st.x * sc;
+        sc = st.y * par(A, A.gamma, c);
+        sh = par(A, A.beta, c) - st.x * sc;
     }
     float m = -INFINITY;
-    for (long long j = lane; j < L; j += 32) m = fmaxf(m, fmaf(p[j], sc, sh));
+    for (long long j = lane; j < L; j += 32) m = fmaxf(m, fmaf(ldv(p, j), sc, sh));
     for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
     float sum = 0.0f;
-    for (long long j = lane; j < L; j += 32) sum += expf(fmaf(p[j], sc, sh) - m);
+    for (long long j = lane; j < L; j += 32) sum += expf(fmaf(ldv(p, j), sc, sh) - m);
     for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
     const float inv = 1.0f / sum;
-    for (long long j = lane; j < L; j += 32) q[j] = expf(fmaf(p[j], sc, sh) - m) * inv;
+    for (long long j = lane; j < L; j += 32) stv(q, j, expf(fmaf(ldv(p, j), sc, sh) - m) * inv);
 }
 
 /* One part of a concatenation along channels: rows (samples) of len
  * elements of src into rows of stride elements of dst, from element off of
  * each.  grid (x: chunks of a row, y: rows, strided); vec: len, stride and
- * off multiples of 4, moved as float4. */
-__global__ void __launch_bounds__(256) copy_rows(const float *__restrict__ src, float *__restrict__ dst,
-                                                 long long rows, long long len, long long stride,
-                                                 long long off, int vec)
+ * off multiples of VEC16 (16 bytes: 4 floats, 8 bfloat16), moved as 16
+ * bytes. */
+template <typename T>
+__global__ void __launch_bounds__(256) copy_rows(const T *__restrict__ src, T *__restrict__ dst, long long rows,
+                                                 long long len, long long stride, long long off, int vec)
 {
     const long long step = (long long)gridDim.x * blockDim.x;
     const long long t0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long per = 16 / (long long)sizeof(T);
     for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
-        const float *a = src + r * len;
-        float *b = dst + r * stride + off;
+        const T *a = src + r * len;
+        T *b = dst + r * stride + off;
         if (vec)
-            for (long long i = t0; i < len / 4; i += step)
-                reinterpret_cast<float4 *>(b)[i] = reinterpret_cast<const float4 *>(a)[i];
+            for (long long i = t0; i < len / per; i += step)
+                reinterpret_cast<uint4 *>(b)[i] = reinterpret_cast<const uint4 *>(a)[i];
         else
             for (long long i = t0; i < len; i += step) b[i] = a[i];
     }
@@ -246,21 +270,22 @@ __global__ void __launch_bounds__(256) copy_rows(const float *__restrict__ src, 
 
 /* The channel shuffle: output channel c' = j g + i is input channel
  * c = i (C / g) + j.  grid (x: chunks of a plane, y: output planes n C + c',
- * strided); vec: planes of a multiple of 4 elements. */
-__global__ void __launch_bounds__(256) shuffle_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                                      long long planes, long long C, long long g,
-                                                      long long S, int vec)
+ * strided); vec: planes of a multiple of 16 bytes. */
+template <typename T>
+__global__ void __launch_bounds__(256) shuffle_kernel(const T *__restrict__ x, T *__restrict__ y, long long planes,
+                                                      long long C, long long g, long long S, int vec)
 {
     const long long step = (long long)gridDim.x * blockDim.x;
     const long long t0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long per = 16 / (long long)sizeof(T);
     for (long long pl = blockIdx.y; pl < planes; pl += gridDim.y) {
         long long n = pl / C, co = pl % C;
         long long ci = (co % g) * (C / g) + co / g;
-        const float *a = x + (n * C + ci) * S;
-        float *b = y + pl * S;
+        const T *a = x + (n * C + ci) * S;
+        T *b = y + pl * S;
         if (vec)
-            for (long long i = t0; i < S / 4; i += step)
-                reinterpret_cast<float4 *>(b)[i] = reinterpret_cast<const float4 *>(a)[i];
+            for (long long i = t0; i < S / per; i += step)
+                reinterpret_cast<uint4 *>(b)[i] = reinterpret_cast<const uint4 *>(a)[i];
         else
             for (long long i = t0; i < S; i += step) b[i] = a[i];
     }
@@ -288,14 +313,13 @@ struct net_state {
     conv_runner *conv[NET_MAX_LAYERS];     /* per conv layer; shared by equal geometries */
     conv_geom geom[NET_MAX_LAYERS];
     int conv_owner[NET_MAX_LAYERS];        /* 1: this layer's runner is its own to free */
-    float *buf[3 + NET_STACK_MAX];
+    void *buf[3 + NET_STACK_MAX];          /* of the largest activation's size in floats */
     int n_buf;                             /* 3 + the deepest the stack gets */
     double2 *part;                         /* plane sums, N * C of the widest norm */
     float2 *stat;                          /* per channel */
     float *patches;                        /* a patch embedding's input as rows */
     net_tok_scratch tok;                   /* the transformer layers' (net_tokens.cu) */
     int last_write;                        /* the last layer that writes data */
-    __nv_bfloat16 *bbuf[2];                /* the BF16 setting's activations (run_bf16) */
 };
 
 int64_t numel(const net_shape &s)
@@ -416,24 +440,25 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
      * (conv.cu), on scratch buffers: the weight, C k^2 floats, fits in one. */
     for (int l = 0; !rc && l < sp->n_layers; l++)
         if (ns->conv_owner[l] && ns->geom[l].groups > 1)
-            rc = conv_runner_tune(b, ns->conv[l], ns->buf[0], ns->buf[1], ns->buf[2], ex->stream, e);
+            rc = conv_runner_tune(b, ns->conv[l], (const float *)ns->buf[0], (const float *)ns->buf[1],
+                                  (float *)ns->buf[2], ex->stream, e);
     return rc;
 }
 
 /* Where the walk stands while running: the current tensor, the skip and
- * the stack (aliases of the tensors saved). */
+ * the stack (aliases of the tensors saved), of the activations' type. */
 struct cursor {
-    const float *cur;
-    float *skip;
-    const float *stack[NET_STACK_MAX];
+    const void *cur;
+    void *skip;
+    const void *stack[NET_STACK_MAX];
     net_shape stack_shape[NET_STACK_MAX];
     int depth;
-    const float *x;
-    float *out;
+    const void *x;
+    void *out;
 };
 
 /* Whether t is held by the skip or the stack. */
-int held(const cursor &k, const float *t)
+int held(const cursor &k, const void *t)
 {
     if (t == k.skip) return 1;
     for (int i = 0; i < k.depth; i++)
@@ -442,7 +467,7 @@ int held(const cursor &k, const float *t)
 }
 
 /* A buffer that is neither the current tensor nor held. */
-float *free_buf(const net_state *ns, const cursor &k)
+void *free_buf(const net_state *ns, const cursor &k)
 {
     for (int i = 0; i < ns->n_buf; i++)
         if (ns->buf[i] != k.cur && !held(k, ns->buf[i])) return ns->buf[i];
@@ -451,18 +476,19 @@ float *free_buf(const net_state *ns, const cursor &k)
 
 /* Softmax along the last dimension of the tensor of shape s, from x to y,
  * with A's batch norm applied first when A.stat is set. */
-void launch_softmax(const float *x, float *y, const net_shape &s, const ew_args &A, cudaStream_t st)
+template <typename T>
+void launch_softmax(const T *x, T *y, const net_shape &s, const ew_args &A, cudaStream_t st)
 {
     long long L = s.d[s.ndim - 1], rows = 1;
     for (int a = 0; a < s.ndim - 1; a++) rows *= s.d[a];
     long long H = s.ndim == 4 ? s.d[2] : 1;
     unsigned blocks = (unsigned)((rows * 32 + 255) / 256);
-    if (L <= 32) softmax_rows<1><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
-    else if (L <= 64) softmax_rows<2><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
-    else if (L <= 128) softmax_rows<4><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
-    else if (L <= 256) softmax_rows<8><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
-    else if (L <= 512) softmax_rows<16><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
-    else if (L <= 1024) softmax_rows<32><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    if (L <= 32) softmax_rows<1, T><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 64) softmax_rows<2, T><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 128) softmax_rows<4, T><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 256) softmax_rows<8, T><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 512) softmax_rows<16, T><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
+    else if (L <= 1024) softmax_rows<32, T><<<blocks, 256, 0, st>>>(x, y, rows, (int)L, H, A);
     else softmax_long<<<blocks, 256, 0, st>>>(x, y, rows, L, H, A);
 }
 
@@ -478,7 +504,8 @@ dim3 rows_grid(const base_ctx *b, long long rows, long long per_row)
     return dim3((unsigned)gx, gy ? gy : 1);
 }
 
-void launch_ew(const base_ctx *b, const float *x, float *y, const ew_args &A, cudaStream_t s)
+template <typename T>
+void launch_ew(const base_ctx *b, const T *x, T *y, const ew_args &A, cudaStream_t s)
 {
     long long L = A.S > 1 ? A.S : A.C, rows = A.n / L;
     int vec = L % 4 == 0;
@@ -493,16 +520,17 @@ void launch_ew(const base_ctx *b, const float *x, float *y, const ew_args &A, cu
 /* The concatenation along channels: the popped entries of the stack,
  * oldest first, then the current tensor, each at its channel offset of
  * every sample of dst; pops them. */
+template <typename T>
 void run_concat(const base_ctx *b, const net_layer *L, const net_shape &in, const net_shape &out, cursor &k,
-                float *dst, cudaStream_t s)
+                T *dst, cudaStream_t s)
 {
-    long long S = out.d[2] * out.d[3], stride = out.d[1] * S, off = 0;
+    long long S = out.d[2] * out.d[3], stride = out.d[1] * S, off = 0, per = 16 / (long long)sizeof(T);
     for (int e = k.depth - L->k; e <= k.depth; e++) {
-        const float *src = e < k.depth ? k.stack[e] : k.cur;
+        const T *src = static_cast<const T *>(e < k.depth ? k.stack[e] : k.cur);
         long long len = (e < k.depth ? k.stack_shape[e].d[1] : in.d[1]) * S;
-        int vec = len % 4 == 0 && stride % 4 == 0 && off % 4 == 0;
-        copy_rows<<<rows_grid(b, out.d[0], vec ? len / 4 : len), 256, 0, s>>>(src, dst, out.d[0], len, stride,
-                                                                               off, vec);
+        int vec = len % per == 0 && stride % per == 0 && off % per == 0;
+        copy_rows<<<rows_grid(b, out.d[0], vec ? len / per : len), 256, 0, s>>>(src, dst, out.d[0], len, stride,
+                                                                                 off, vec);
         off += len;
     }
     k.depth -= L->k;
@@ -517,7 +545,7 @@ void run_stack(const net_layer *L, const net_shape &in, cursor &k)
         k.stack[k.depth++] = k.cur;
         return;
     }
-    const float *t = k.cur;
+    const void *t = k.cur;
     k.cur = k.stack[k.depth - 1];
     k.stack[k.depth - 1] = t;
     k.stack_shape[k.depth - 1] = in;
@@ -563,10 +591,92 @@ int fuse(const net_spec *sp, int l, const cursor &k, ew_args &A, int *bn_softmax
     return last;
 }
 
-/* Layer l and the layers fused into it; *last_out gets the index of the
- * last layer it consumed.  0 or a negative KBV_E* code. */
-int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, const float *params,
-              cudaStream_t s, int *last_out, kbv_err *e)
+/* The producers of layer l in the activations' type: the linear layer or
+ * convolution of L into dst, its bias left in A.bias for the pass after
+ * it, or added by the product's epilogue (a bfloat16 linear layer, as
+ * PyTorch's nn.Linear runs it).  0 or a negative KBV_E* code. */
+int run_product(base_ctx *b, base_variant v, net_state *ns, int l, const float *x, const float *params, float *dst,
+                ew_args &A, cudaStream_t s, kbv_err *e)
+{
+    const net_plan *pl = ns->plan;
+    const net_layer *L = &ns->spec->layers[l];
+    const net_shape &in = pl->in[l], &out = pl->out[l];
+    const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
+    A.bias = bi ? params + bi->offset : NULL;
+    if (L->kind == NET_LINEAR) {
+        long long kk = in.d[in.ndim - 1], n = out.d[out.ndim - 1], m = numel(in) / kk;
+        return base_gemm(b, v, 0, 1, m, n, kk, 1.0f, x, kk, 0, params + w->offset, kk, 0, 0.0f, dst, n, 0, 1, s, e);
+    }
+    if (net_is_patch_conv(L)) {
+        /* disjoint patches: per sample, y [Cout, P] = W [Cout, C k^2] x
+         * the patch rows [P, C k^2] transposed */
+        long long N = in.d[0], K = in.d[1] * L->k * L->k, P = out.d[2] * out.d[3];
+        patch_rows<<<base_grid(b, numel(in), 256, 8), 256, 0, s>>>(x, ns->patches, numel(in), in.d[1], in.d[2],
+                                                                   in.d[3], L->k);
+        return base_gemm(b, v, 0, 1, out.d[1], P, K, 1.0f, params + w->offset, K, 0, ns->patches, K, P * K, 0.0f,
+                         dst, P, out.d[1] * P, N, s, e);
+    }
+    return conv_runner_run(b, ns->conv[l], v, x, params + w->offset, NULL, dst, s, e);
+}
+
+int run_product(base_ctx *b, base_variant, net_state *ns, int l, const __nv_bfloat16 *x,
+                const __nv_bfloat16 *params, __nv_bfloat16 *dst, ew_args &A, cudaStream_t s, kbv_err *e)
+{
+    const net_plan *pl = ns->plan;
+    const net_layer *L = &ns->spec->layers[l];
+    const net_shape &in = pl->in[l], &out = pl->out[l];
+    const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
+    if (L->kind == NET_LINEAR) {
+        long long kk = in.d[in.ndim - 1], n = out.d[out.ndim - 1], m = numel(in) / kk;
+        A.bias = NULL;
+        return base_linear_bf16(b, m, n, kk, x, params + w->offset, bi ? params + bi->offset : NULL, dst, s, e);
+    }
+    if (net_is_patch_conv(L) || !ns->conv[l])
+        return err_set(e, KBV_EINPUT, "baseline %s: layer %d has no bf16 path", b->p->id, l + 1);
+    A.bias = bi ? params + bi->offset : NULL;
+    return conv_runner_run_bf16(b, ns->conv[l], x, params + w->offset, NULL, dst, s, e);
+}
+
+/* A pooling layer of kind L in the activations' type. */
+int run_pool(const base_ctx *b, const net_layer *L, const net_shape &in, const net_shape &out, const float *x,
+             float *y, cudaStream_t s)
+{
+    return base_pool2d(b, L->kind == NET_MAXPOOL2D, x, y, in.d[0] * in.d[1], (int)in.d[2], (int)in.d[3],
+                       (int)out.d[2], (int)out.d[3], L->k, L->s, L->p, s);
+}
+
+int run_pool(const base_ctx *b, const net_layer *L, const net_shape &in, const net_shape &out,
+             const __nv_bfloat16 *x, __nv_bfloat16 *y, cudaStream_t s)
+{
+    return base_pool2d_bf16(b, L->kind == NET_MAXPOOL2D, x, y, in.d[0] * in.d[1], (int)in.d[2], (int)in.d[3],
+                            (int)out.d[2], (int)out.d[3], L->k, L->s, L->p, s);
+}
+
+/* The transformer layers (net_tokens.cu) and the moves of flatten and
+ * dropout: float only (bf16path.c keeps the programs that have them on
+ * the fallback in the BF16 setting).  1: the layer moved nothing. */
+int run_tokens(base_ctx *b, base_variant v, net_state *ns, int l, const float *x, const void *skip, float *dst,
+               int in_place, const float *params, cudaStream_t s, float **wrote, kbv_err *e)
+{
+    return net_tok_run(b, v, ns->spec, ns->plan, l, x, static_cast<const float *>(skip), dst, in_place, params,
+                       &ns->tok, s, wrote, e);
+}
+
+int run_tokens(base_ctx *b, base_variant, net_state *ns, int l, const __nv_bfloat16 *, const void *,
+               __nv_bfloat16 *, int, const __nv_bfloat16 *, cudaStream_t, __nv_bfloat16 **, kbv_err *e)
+{
+    int kind = ns->spec->layers[l].kind;
+    if (kind == NET_FLATTEN || kind == NET_DROPOUT) return 1;
+    return err_set(e, KBV_EINPUT, "baseline %s: layer %d (kind %d) has no bf16 path", b->p->id, l + 1, kind);
+}
+
+/* Layer l and the layers fused into it, on activations of type T (float;
+ * bfloat16 in the BF16 setting, whose parameters are bfloat16 too);
+ * *last_out gets the index of the last layer it consumed.  0 or a
+ * negative KBV_E* code. */
+template <typename T>
+int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, const T *params, cudaStream_t s,
+              int *last_out, kbv_err *e)
 {
     const net_spec *sp = ns->spec;
     const net_plan *pl = ns->plan;
@@ -574,6 +684,7 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     const net_shape &in = pl->in[l], &out = pl->out[l];
     ew_args A;
     memset(&A, 0, sizeof A);
+    A.pbf16 = sizeof(T) == 2;
     int bn_softmax = 0;
     int last = fuse(sp, l, k, A, &bn_softmax);
     *last_out = last;
@@ -581,94 +692,70 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     /* in place where the current tensor is a scratch buffer neither the
      * skip nor the stack holds; else into a free one */
     int in_place_ok = k.cur != k.x && !held(k, k.cur);
-    float *dst = to_out ? k.out : free_buf(ns, k);
+    T *dst = static_cast<T *>(to_out ? k.out : free_buf(ns, k));
+    T *cur_w = const_cast<T *>(static_cast<const T *>(k.cur));   /* written only where in_place_ok */
+    const T *cur = cur_w;
     /* channels: dimension 1 of a map, the last of [N, F] and of tokens */
     A.C = out.ndim == 4 ? out.d[1] : out.d[out.ndim - 1];
     A.S = out.ndim == 4 ? out.d[2] * out.d[3] : 1;
     A.n = numel(out);
     int rc = 0;
     switch (L->kind) {
-    case NET_LINEAR: {
-        const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
-        long long kk = in.d[in.ndim - 1], n = out.d[out.ndim - 1], m = numel(in) / kk;
-        rc = base_gemm(b, v, 0, 1, m, n, kk, 1.0f, k.cur, kk, 0, params + w->offset, kk, 0, 0.0f, dst, n, 0,
-                       1, s, e);
-        A.bias = bi ? params + bi->offset : NULL;
-        if (!rc && (A.bias || A.relu || A.skip)) launch_ew(b, dst, dst, A, s);
+    case NET_LINEAR: case NET_CONV2D: case NET_CONVT2D:
+        rc = run_product(b, v, ns, l, cur, params, dst, A, s, e);
+        if (!rc && (A.bias || A.relu || A.skip)) launch_ew(b, (const T *)dst, dst, A, s);
         break;
-    }
-    case NET_CONV2D: case NET_CONVT2D: {
-        const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
-        if (net_is_patch_conv(L)) {
-            /* disjoint patches: per sample, y [Cout, P] = W [Cout, C k^2] x
-             * the patch rows [P, C k^2] transposed */
-            long long N = in.d[0], K = in.d[1] * L->k * L->k, P = out.d[2] * out.d[3];
-            patch_rows<<<base_grid(b, numel(in), 256, 8), 256, 0, s>>>(k.cur, ns->patches, numel(in), in.d[1],
-                                                                       in.d[2], in.d[3], L->k);
-            rc = base_gemm(b, v, 0, 1, out.d[1], P, K, 1.0f, params + w->offset, K, 0, ns->patches, K, P * K, 0.0f,
-                           dst, P, out.d[1] * P, N, s, e);
-        } else {
-            rc = conv_runner_run(b, ns->conv[l], v, k.cur, params + w->offset, NULL, dst, s, e);
-        }
-        A.bias = bi ? params + bi->offset : NULL;
-        if (!rc && (A.bias || A.relu)) launch_ew(b, dst, dst, A, s);
-        break;
-    }
     case NET_BN2D: {
         long long N = in.d[0], C = in.d[1], S = in.d[2] * in.d[3];
-        plane_sums<<<(unsigned)(N * C), 256, 0, s>>>(k.cur, S, ns->part);
+        plane_sums<<<(unsigned)(N * C), 256, 0, s>>>(cur, S, ns->part);
         bn_finalize<<<(unsigned)((C + 127) / 128), 128, 0, s>>>(ns->part, N, C, S, sp->eps, ns->stat);
         const net_param *g = net_param_of(pl, l, 0), *be = net_param_of(pl, l, 1);
         A.stat = ns->stat;
         A.gamma = params + g->offset;
         A.beta = params + be->offset;
-        if (!to_out && in_place_ok) dst = (float *)k.cur;
-        if (bn_softmax) launch_softmax(k.cur, dst, out, A, s);
-        else launch_ew(b, k.cur, dst, A, s);
+        if (!to_out && in_place_ok) dst = cur_w;
+        if (bn_softmax) launch_softmax(cur, dst, out, A, s);
+        else launch_ew(b, cur, dst, A, s);
         break;
     }
     case NET_SOFTMAX:
-        if (!to_out && in_place_ok) dst = (float *)k.cur;
-        launch_softmax(k.cur, dst, out, A, s);
+        if (!to_out && in_place_ok) dst = cur_w;
+        launch_softmax(cur, dst, out, A, s);
         break;
     case NET_CONCAT:
         run_concat(b, L, in, out, k, dst, s);
         break;
     case NET_SHUFFLE: {
-        long long S = out.d[2] * out.d[3], planes = out.d[0] * out.d[1];
-        int vec = S % 4 == 0;
-        shuffle_kernel<<<rows_grid(b, planes, vec ? S / 4 : S), 256, 0, s>>>(k.cur, dst, planes, out.d[1],
-                                                                             L->groups, S, vec);
+        long long S = out.d[2] * out.d[3], planes = out.d[0] * out.d[1], per = 16 / (long long)sizeof(T);
+        int vec = S % per == 0;
+        shuffle_kernel<<<rows_grid(b, planes, vec ? S / per : S), 256, 0, s>>>(cur, dst, planes, out.d[1],
+                                                                               L->groups, S, vec);
         break;
     }
     case NET_RELU: case NET_RELU6: case NET_SIGMOID: case NET_ADD: case NET_GELU_TANH: case NET_GELU:
         A.relu = L->kind == NET_RELU ? 1 : L->kind == NET_RELU6 ? 2 : L->kind == NET_SIGMOID ? 3 :
                  L->kind == NET_GELU_TANH ? 4 : L->kind == NET_GELU ? 5 : 0;
         A.skip = L->kind == NET_ADD ? k.skip : NULL;
-        if (!to_out && in_place_ok) dst = (float *)k.cur;
-        launch_ew(b, k.cur, dst, A, s);
+        if (!to_out && in_place_ok) dst = cur_w;
+        launch_ew(b, cur, dst, A, s);
         break;
-    case NET_MAXPOOL2D: case NET_AVGPOOL2D: {
-        if (base_pool2d(b, L->kind == NET_MAXPOOL2D, k.cur, dst, in.d[0] * in.d[1], (int)in.d[2], (int)in.d[3],
-                        (int)out.d[2], (int)out.d[3], L->k, L->s, L->p, s))
-            return base_cuda_err(e, b, "pool launch", cudaGetLastError());
+    case NET_MAXPOOL2D: case NET_AVGPOOL2D:
+        if (run_pool(b, L, in, out, cur, dst, s)) return base_cuda_err(e, b, "pool launch", cudaGetLastError());
         break;
-    }
     case NET_GAP: {
         long long planes = in.d[0] * in.d[1];
-        gap_kernel<<<(unsigned)((planes * 32 + 255) / 256), 256, 0, s>>>(k.cur, dst, planes,
-                                                                          in.d[2] * in.d[3]);
+        gap_kernel<<<(unsigned)((planes * 32 + 255) / 256), 256, 0, s>>>(cur, dst, planes, in.d[2] * in.d[3]);
         break;
     }
     case NET_SAVE:
         /* the skip aliases the current tensor; writers never write in
          * place over it (in_place_ok) */
-        k.skip = (float *)k.cur;
+        k.skip = cur_w;
         return 0;
     case NET_SWAP: {
-        const float *t = k.cur;
+        const void *t = k.cur;
         k.cur = k.skip;
-        k.skip = (float *)t;
+        k.skip = const_cast<void *>(t);
         return 0;
     }
     case NET_PUSH: case NET_EXCHANGE:
@@ -677,9 +764,8 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     default: {
         /* the transformer layers (net_tokens.cu); flatten and dropout
          * move nothing */
-        float *wrote = dst;
-        rc = net_tok_run(b, v, sp, pl, l, k.cur, A.skip, dst, !to_out && in_place_ok, params, &ns->tok, s, &wrote,
-                         e);
+        T *wrote = dst;
+        rc = run_tokens(b, v, ns, l, cur, A.skip, dst, !to_out && in_place_ok, params, s, &wrote, e);
         if (rc == 1) return 0;
         dst = wrote;
         break;
@@ -691,19 +777,21 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     return 0;
 }
 
-int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
+/* The program on c's tensors of type T (see run_group). */
+template <typename T>
+int run_program(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
 {
     net_state *ns = (net_state *)b->state;
     cursor k;
-    k.x = (const float *)c->inputs[0].data;
+    k.x = c->inputs[0].data;
     k.cur = k.x;
     k.skip = NULL;
     k.depth = 0;
-    k.out = (float *)c->outputs[0].data;
-    const float *params = (const float *)c->inputs[1].data;
+    k.out = c->outputs[0].data;
+    const T *params = (const T *)c->inputs[1].data;
     for (int l = 0; l < ns->spec->n_layers; l++) {
         int last = l;
-        int rc = run_group(b, v, ns, l, k, params, c->stream, &last, e);
+        int rc = run_group<T>(b, v, ns, l, k, params, c->stream, &last, e);
         if (rc) return rc;
         l = last;
     }
@@ -711,105 +799,43 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     if (ce != cudaSuccess) return base_cuda_err(e, b, "network launch", ce);
     /* a program whose last writer is followed by a swap ends elsewhere */
     if (k.cur != k.out) {
-        ce = cudaMemcpyAsync(k.out, k.cur, (size_t)kbv_numel(&c->outputs[0]) * sizeof(float),
-                             cudaMemcpyDeviceToDevice, c->stream);
+        ce = cudaMemcpyAsync(k.out, k.cur, (size_t)kbv_numel(&c->outputs[0]) * sizeof(T), cudaMemcpyDeviceToDevice,
+                             c->stream);
         if (ce != cudaSuccess) return base_cuda_err(e, b, "copy", ce);
     }
     return 0;
 }
 
-/* --- the BF16 setting of the MLPs and the plain convolutional nets --------- */
-
-__global__ void relu_bf16(const __nv_bfloat16 *x, __nv_bfloat16 *y, long long n)
+int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
 {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        float v = __bfloat162float(x[i]);
-        y[i] = __float2bfloat16(v > 0.0f ? v : 0.0f);
-    }
+    return run_program<float>(b, v, c, e);
 }
 
-/* A program of linear layers, convolutions, poolings and ReLUs
- * (bf16path.c's native nets) on the bfloat16 tensors, as PyTorch eager
- * runs it in bfloat16: each linear layer one cuBLASLt product, float
- * accumulation, the bias as its epilogue (base_linear_bf16); each
- * convolution cuDNN on the bfloat16 tensors with float compute and its
- * bias one bfloat16 pass (conv_runner_run_bf16); each pooling and ReLU one
- * bfloat16 pass.  Activations alternate
- * between two bfloat16 buffers of the widest layer's size, made on the
- * first call (untimed: the worker's warm-up); the last layer that writes
- * writes into the output. */
+/* The BF16 setting (bf16path.c's native nets: programs of linear layers,
+ * convolutions, batch norms, poolings, activations, residual sums,
+ * concatenations and channel shuffles) runs the same interpreter on the
+ * bfloat16 tensors, as PyTorch eager runs the program in bfloat16: each
+ * linear layer one cuBLASLt product, float accumulation, the bias as its
+ * epilogue (base_linear_bf16); each convolution cuDNN on the bfloat16
+ * tensors with float compute (conv_runner_run_bf16); every other kernel
+ * kbv's, reading and writing bfloat16 with float arithmetic (the batch
+ * norm's statistics in double), each activation rounded once where it is
+ * written, the bfloat16 parameters read as they are. */
 int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
 {
-    net_state *ns = (net_state *)b->state;
-    const net_spec *sp = ns->spec;
-    const net_plan *pl = ns->plan;
-    cudaStream_t st = c->stream;
-    if (!ns->bbuf[0]) {
-        int64_t most = 1;
-        for (int l = 0; l < sp->n_layers; l++)
-            if (numel(pl->out[l]) > most) most = numel(pl->out[l]);
-        for (int i = 0; i < 2; i++) {
-            cudaError_t ce = cudaMalloc(&ns->bbuf[i], (size_t)most * sizeof(__nv_bfloat16));
-            if (ce != cudaSuccess) {
-                ns->bbuf[i] = NULL;
-                return base_cuda_err(e, b, "bf16 activation buffers", ce);
-            }
-        }
-    }
     /* the choice text begins with what kind of baseline this is; each
      * layer's kernel choice follows it */
     if (!b->choice[BASE_BF16][0])
         base_note_choice(b, BASE_BF16, "native bf16 layer program: cuBLASLt linear layers with the bias epilogue, "
-                                       "cuDNN bf16 convolutions, kbv's bf16 pooling and ReLU passes");
-    const __nv_bfloat16 *params = (const __nv_bfloat16 *)c->inputs[1].data;
-    const __nv_bfloat16 *cur = (const __nv_bfloat16 *)c->inputs[0].data;
-    __nv_bfloat16 *out = (__nv_bfloat16 *)c->outputs[0].data;
-    for (int l = 0; l < sp->n_layers; l++) {
-        const net_layer *L = &sp->layers[l];
-        if (L->kind != NET_LINEAR && L->kind != NET_RELU && L->kind != NET_CONV2D && L->kind != NET_CONVT2D &&
-            L->kind != NET_MAXPOOL2D && L->kind != NET_AVGPOOL2D)
-            continue;   /* flatten, dropout: no data moves */
-        __nv_bfloat16 *dst = l == ns->last_write ? out : cur == ns->bbuf[0] ? ns->bbuf[1] : ns->bbuf[0];
-        const net_shape &in = pl->in[l];
-        if (L->kind == NET_LINEAR) {
-            const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
-            long long kk = in.d[in.ndim - 1], n = L->out, m = numel(in) / kk;
-            int rc = base_linear_bf16(b, m, n, kk, cur, params + w->offset, bi ? params + bi->offset : NULL, dst,
-                                      st, e);
-            if (rc) return rc;
-        } else if (L->kind == NET_CONV2D || L->kind == NET_CONVT2D) {
-            const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
-            if (!ns->conv[l]) return err_set(e, KBV_EINPUT, "baseline %s: layer %d has no bf16 convolution", b->p->id, l);
-            int rc = conv_runner_run_bf16(b, ns->conv[l], cur, params + w->offset, bi ? params + bi->offset : NULL,
-                                          dst, st, e);
-            if (rc) return rc;
-        } else if (L->kind == NET_MAXPOOL2D || L->kind == NET_AVGPOOL2D) {
-            const net_shape &o = pl->out[l];
-            if (base_pool2d_bf16(b, L->kind == NET_MAXPOOL2D, cur, dst, in.d[0] * in.d[1], (int)in.d[2],
-                                 (int)in.d[3], (int)o.d[2], (int)o.d[3], L->k, L->s, L->p, st))
-                return base_cuda_err(e, b, "bf16 pool launch", cudaGetLastError());
-        } else {
-            long long n = numel(in);
-            relu_bf16<<<base_grid(b, n, 256, 8), 256, 0, st>>>(cur, dst, n);
-        }
-        cur = dst;
-    }
-    cudaError_t ce = cudaGetLastError();
-    if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 network launch", ce);
-    if (cur != out) {
-        ce = cudaMemcpyAsync(out, cur, (size_t)kbv_numel(&c->outputs[0]) * sizeof(__nv_bfloat16),
-                             cudaMemcpyDeviceToDevice, st);
-        if (ce != cudaSuccess) return base_cuda_err(e, b, "copy", ce);
-    }
-    return 0;
+                                       "cuDNN bf16 convolutions, kbv's bf16 passes (bias, norm, activation and "
+                                       "residual fused as in fp32)");
+    return run_program<__nv_bfloat16>(b, BASE_BF16, c, e);
 }
 
 void destroy(base_ctx *b)
 {
     net_state *ns = (net_state *)b->state;
     if (!ns) return;
-    for (int i = 0; i < 2; i++)
-        if (ns->bbuf[i]) cudaFree(ns->bbuf[i]);
     for (int l = 0; l < NET_MAX_LAYERS; l++)
         if (ns->conv_owner[l]) conv_runner_destroy(ns->conv[l]);
     for (int i = 0; i < ns->n_buf; i++)
