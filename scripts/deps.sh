@@ -11,7 +11,7 @@
 set -u
 packages=(build-essential pkg-config libcjson-dev libssl-dev zlib1g-dev libcairo2-dev
           libhpdf-dev fonts-dejavu-core libcmocka-dev qpdf poppler-utils libxml2-utils
-          librsvg2-bin python3 slurm-wlm munge clang libclang-rt-14-dev)
+          librsvg2-bin python3 python3-numpy slurm-wlm munge clang libclang-rt-14-dev)
 
 # What each package provides that kbv uses, so that `check` looks at the
 # files themselves (packages installed another way count too).
@@ -39,6 +39,8 @@ have_all() {
     command -v pdftotext >/dev/null || missing+=(poppler-utils)
     command -v xmllint >/dev/null || missing+=(libxml2-utils)
     command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+    # tests/emu/ (the baseline's interpreter on the CPU, against numpy)
+    python3 -c 'import numpy' 2>/dev/null || missing+=(python3-numpy)
     # tests/fuzz/ (make fuzz-ci): clang and its libFuzzer runtime, which
     # Debian ships in libclang-rt-14-dev (only recommended by clang-14).
     command -v clang >/dev/null || missing+=(clang)

@@ -48,6 +48,8 @@ enum { cudaLaunchAttributeClusterDimension = 4 };
 struct cudaLaunchConfig_t { dim3 gridDim, blockDim; size_t dynamicSmemBytes; void *stream; cudaLaunchAttribute *attrs; unsigned numAttrs; };
 
 cudaError_t cudaMalloc(void **p, size_t n);
+/* the runtime's typed overload */
+template <class T> static inline cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc((void **)p, n); }
 cudaError_t cudaFree(void *p);
 cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st = 0);
 cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st = 0);

@@ -21,6 +21,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srcparts import base_device_helpers, definition  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 PROB = os.path.join(ROOT, "collect", "baselines", "problems")
@@ -35,32 +38,9 @@ PRELUDE = r'''
 extern "C" {
 #include "chain.h"
 }
-/* what the kernels take from base_impl.h, for the CPU */
-struct kbv_err { int code; char msg[256]; };
+#define EMU_GRID_CAP 3
+#include "base_stub.h"
 struct conv_runner;
-struct base_ctx { int sm_count; };
-/* few blocks, so that the grid-stride loops go round */
-static unsigned base_grid(const base_ctx *, long long items, int threads, int)
-{
-    long long b = (items + threads - 1) / threads;
-    return (unsigned)(b < 1 ? 1 : b > 3 ? 3 : b);
-}
-static inline void block_sum2(double &a, double &b)
-{
-    static double sa[32], sb[32];
-    for (int o = 16; o > 0; o >>= 1) {
-        a += __shfl_xor_sync(0xffffffffu, a, o);
-        b += __shfl_xor_sync(0xffffffffu, b, o);
-    }
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    __syncthreads();
-    if (lane == 0) { sa[warp] = a; sb[warp] = b; }
-    __syncthreads();
-    a = b = 0.0;
-    if (threadIdx.x == 0)
-        for (int w = 0; w < (int)(blockDim.x >> 5); w++) { a += sa[w]; b += sb[w]; }
-    __syncthreads();
-}
 '''
 
 HARNESS = r'''
@@ -118,7 +98,9 @@ static void run_case(const char *name, long long rows, long long L, long long C,
     } else {
         A.bias = P1;
     }
-    base_ctx b = { 4 };
+    base_ctx b;
+    memset(&b, 0, sizeof b);
+    b.sm_count = 4;
     /* bf16 to bf16 (chain_launch_ew_bf16: flat or row-wise) */
     chain_launch_ew_bf16(&b, xs, ys, A, 0);
     /* bf16 to float, then float to bf16 with no steps (chain.cu's pass) */
@@ -205,16 +187,6 @@ int main(void)
 '''
 
 
-def block(text, start, what):
-    """The text of text from the line that starts with `start` to the end
-    of that definition (the first line that is "}" alone)."""
-    i = text.find(start)
-    if i < 0:
-        raise SystemExit("test_chain_ew: %s not found in %s" % (start, what))
-    j = text.find("\n}\n", i)
-    return text[i:j + 3]
-
-
 def source():
     ew_h = open(os.path.join(PROB, "chain_ew.h")).read()
     chain = open(os.path.join(PROB, "chain.cu")).read()
@@ -222,21 +194,18 @@ def source():
     # chain_ew.h without its includes and its C linkage block
     ew_h = re.sub(r'#include [<"][^>"]+[>"]\n', "", ew_h)
     ew_h = ew_h.replace('extern "C" {\n}\n', "")
-    parts = [PRELUDE, ew_h]
+    parts = [PRELUDE, base_device_helpers(), ew_h]
     # chain.cu's loads, stores, the pass and the group statistics
-    for start in ("__device__ __forceinline__ unsigned bf_pack2(",
-                  "__device__ __forceinline__ void st4(__nv_bfloat16 *y",
-                  "__device__ __forceinline__ float4 ld4(const __nv_bfloat16 *x",
-                  "template <class TI, class TO>\n__global__ void __launch_bounds__(256) ew_kernel(",
+    for start in ("template <class TI, class TO>\n__global__ void __launch_bounds__(256) ew_kernel(",
                   "__device__ __forceinline__ float2 mean_rstd(",
                   "template <typename T>\n__global__ void warp_group_stats(",
                   "template <class TI, class TO>\nvoid launch_ew("):
-        parts.append(block(chain, start, "chain.cu"))
+        parts.append(definition(chain, start, "chain.cu"))
     one_liners = [l for l in chain.split("\n") if l.startswith("__device__ __forceinline__ void st1(")
                   or l.startswith("__device__ __forceinline__ float row_value(")
-                  or l.startswith("__device__ __forceinline__ float4 ld4(const float *x")
-                  or l.startswith("__device__ __forceinline__ void st4(float *y")]
-    parts.insert(2, "\n".join(one_liners) + "\n")
+                  or l.startswith("__device__ __forceinline__ float4 ld4(")
+                  or l.startswith("__device__ __forceinline__ void st4(")]
+    parts.insert(3, "\n".join(one_liners) + "\n")
     # chain_bf16.cu's passes, from the row-wise kernel to the launcher
     i = bf16.find("__global__ void __launch_bounds__(256) ew_kernel_bf16(")
     j = bf16.find("/* bf16, a single linear layer")

@@ -36,18 +36,9 @@ PRELUDE = r'''
 extern "C" {
 #include "net.h"
 }
-/* what net_tokens.cu takes from base_impl.h, for the CPU */
-typedef int base_variant;
-struct kbv_err { int code; char msg[256]; };
-struct base_ctx { const suite_problem *p; int sm_count; };
-#define KBV_EINPUT (-2)
-static int err_set(kbv_err *, int, const char *, ...) { return -1; }
-static int base_cuda_err(kbv_err *, const base_ctx *, const char *, cudaError_t) { return -3; }
-static unsigned base_grid(const base_ctx *, long long items, int threads, int)
-{
-    long long b = (items + threads - 1) / threads;
-    return (unsigned)(b < 1 ? 1 : b > 16 ? 16 : b);
-}
+/* what net_tokens.cu takes from base_impl.h, for the CPU (base_stub.h;
+ * the row softmax and the strided copy below) */
+#include "base_stub.h"
 static void base_softmax_rows(const float *x, float *y, long long rows, long long d, int, cudaStream_t)
 {
     for (long long r = 0; r < rows; r++) {
@@ -56,22 +47,6 @@ static void base_softmax_rows(const float *x, float *y, long long rows, long lon
         for (long long j = 0; j < d; j++) s += exp(x[r * d + j] - m);
         for (long long j = 0; j < d; j++) y[r * d + j] = (float)(exp(x[r * d + j] - m) / s);
     }
-}
-static int base_gemm(base_ctx *, base_variant, int ta, int tb, long long m, long long n, long long k, float alpha,
-                     const float *A, long long lda, long long sa, const float *B, long long ldb, long long sb,
-                     float beta, float *C, long long ldc, long long sc, long long batch, cudaStream_t, kbv_err *)
-{
-    for (long long q = 0; q < batch; q++)
-        for (long long i = 0; i < m; i++)
-            for (long long j = 0; j < n; j++) {
-                double acc = 0.0;
-                for (long long t = 0; t < k; t++)
-                    acc += (double)(ta ? A[q * sa + t * lda + i] : A[q * sa + i * lda + t]) *
-                           (double)(tb ? B[q * sb + j * ldb + t] : B[q * sb + t * ldb + j]);
-                float *c = C + q * sc + i * ldc + j;
-                *c = (float)(alpha * acc + (beta != 0.0f ? beta * *c : 0.0));
-            }
-    return 0;
 }
 static cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, cudaMemcpyKind,
                                      cudaStream_t)
@@ -93,7 +68,9 @@ extern "C" int kbv_forward(const kbv_call *call)
     char why[200];
     const kbv_tensor *x = &call->inputs[0];
     if (net_plan_make(&sp, x->shape, x->ndim, &pl, why, sizeof why)) { fprintf(stderr, "%%s\n", why); return 1; }
-    base_ctx b = { NULL, 4 };
+    base_ctx b;
+    memset(&b, 0, sizeof b);
+    b.sm_count = 4;
     net_tok_scratch t;
     int blas = 0;
     kbv_err e;
@@ -110,13 +87,13 @@ extern "C" int kbv_forward(const kbv_call *call)
         if (Ly->kind == NET_LINEAR) {
             const net_param *w = net_param_of(&pl, l, 0), *bi = net_param_of(&pl, l, 1);
             long long K = pl.in[l].d[pl.in[l].ndim - 1], N = pl.out[l].d[pl.out[l].ndim - 1], M = n / N;
-            base_gemm(&b, 0, 0, 1, M, N, K, 1.0f, cur, K, 0, P + w->offset, K, 0, 0.0f, dst, N, 0, 1, 0, &e);
+            base_gemm(&b, BASE_FP32, 0, 1, M, N, K, 1.0f, cur, K, 0, P + w->offset, K, 0, 0.0f, dst, N, 0, 1, 0, &e);
             if (bi) for (long long i = 0; i < n; i++) dst[i] += P[bi->offset + i %% N];
         } else if (Ly->kind == NET_ADD) {
             for (long long i = 0; i < n; i++) dst[i] = cur[i] + skip[i];
         } else {
             int fuse = Ly->kind == NET_WINDOW_MLP && l + 1 < sp.n_layers && PROG[l + 1].kind == NET_ADD;
-            int rc = net_tok_run(&b, 0, &sp, &pl, l, cur, fuse ? skip : NULL, dst, %(inplace)d, P, &t, 0, &wrote, &e);
+            int rc = net_tok_run(&b, BASE_FP32, &sp, &pl, l, cur, fuse ? skip : NULL, dst, %(inplace)d, P, &t, 0, &wrote, &e);
             if (rc) { fprintf(stderr, "layer %%d: net_tok_run %%d\n", l + 1, rc); return 3; }
             if (fuse) l++;
         }

@@ -1,0 +1,58 @@
+/* base_stub.h - what kbv's baseline kernels take from
+ * collect/baselines/problems/base_impl.h, for the CPU harnesses of
+ * test_chain_ew.py, test_l3_net.py and test_l3_baseline.py: the context,
+ * the error helpers, the grid size (EMU_GRID_CAP blocks at most, so that
+ * the grid-stride loops go round) and cuBLAS's product as a plain loop in
+ * double (base_gemm's contract: row-major, ta/tb, leading dimensions and
+ * batch strides, alpha and beta).  The harness includes emu.h first; the
+ * device helpers of base_impl.h itself (block_sum2, the bfloat16 vector
+ * accesses) are taken from that file as they are (srcparts.py). */
+#pragma once
+#include <stdarg.h>
+#include <stdio.h>
+
+#ifndef EMU_GRID_CAP
+#define EMU_GRID_CAP 16
+#endif
+
+enum base_variant { BASE_FP32 = 0, BASE_TF32 = 1, BASE_BF16 = 2 };
+struct kbv_err { int code; char msg[256]; };
+enum { KBV_EINPUT = -2, KBV_ENOMEM = -3, KBV_ERUNTIME = -4 };
+struct base_ctx { const suite_problem *p; int sm_count; void *state; char choice[3][512]; };
+
+static int err_set(kbv_err *e, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", e->msg);
+    return code;
+}
+static int base_cuda_err(kbv_err *, const base_ctx *, const char *what, cudaError_t)
+{
+    fprintf(stderr, "cuda error: %s\n", what);
+    return -5;
+}
+static void base_note_choice(base_ctx *, base_variant, const char *, ...) {}
+static unsigned base_grid(const base_ctx *, long long items, int threads, int)
+{
+    long long b = (items + threads - 1) / threads;
+    return (unsigned)(b < 1 ? 1 : b > EMU_GRID_CAP ? EMU_GRID_CAP : b);
+}
+static int base_gemm(base_ctx *, base_variant, int ta, int tb, long long m, long long n, long long k, float alpha,
+                     const float *A, long long lda, long long sa, const float *B, long long ldb, long long sb,
+                     float beta, float *C, long long ldc, long long sc, long long batch, cudaStream_t, kbv_err *)
+{
+    for (long long q = 0; q < batch; q++)
+        for (long long i = 0; i < m; i++)
+            for (long long j = 0; j < n; j++) {
+                double acc = 0.0;
+                for (long long t = 0; t < k; t++)
+                    acc += (double)(ta ? A[q * sa + t * lda + i] : A[q * sa + i * lda + t]) *
+                           (double)(tb ? B[q * sb + j * ldb + t] : B[q * sb + t * ldb + j]);
+                float *c = C + q * sc + i * ldc + j;
+                *c = (float)(alpha * acc + (beta != 0.0f ? beta * *c : 0.0));
+            }
+    return 0;
+}

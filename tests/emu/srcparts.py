@@ -1,0 +1,31 @@
+"""srcparts.py - pieces of kbv's CUDA sources, as they are, for the CPU
+harnesses that run baseline kernels under the emulator."""
+import os
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+PROB = os.path.join(ROOT, "collect", "baselines", "problems")
+
+
+def source(name):
+    """The text of collect/baselines/problems/<name>."""
+    return open(os.path.join(PROB, name)).read()
+
+
+def definition(text, start, what="the source"):
+    """The definition in text that begins with `start`, to its end: the
+    first line that is "}" alone after it."""
+    i = text.find(start)
+    if i < 0:
+        raise SystemExit("srcparts: %s not found in %s" % (start.splitlines()[0], what))
+    j = text.find("\n}\n", i)
+    return text[i:j + 3]
+
+
+def base_device_helpers():
+    """base_impl.h's device helpers that the kernels call: the bfloat16
+    vector accesses and block_sum2."""
+    text = source("base_impl.h")
+    return "\n".join(definition(text, s, "base_impl.h") for s in (
+        "__device__ __forceinline__ float4 base_ld4_bf16(",
+        "__device__ __forceinline__ void base_st4_bf16(",
+        "__device__ __forceinline__ void block_sum2(")) + "\n"
