@@ -201,23 +201,23 @@ run_r2r_main() {
 # before the parity.
 run_spot() {
     # The baselines changed since the archived run, measured interleaved
-    # with PyTorch (parity.py's own loop): the recurrent networks replayed
-    # as a graph (fp32, tf32), and the convolutions whose fp32 variant now
-    # also times cuDNN's graph plans (the networks GoogLeNet, ResNet-18 and
-    # -101, a level-1 and level-2 convolution) and the chains whose bias
-    # is now folded into their group norm's statistics and last pass; in
-    # bf16 the MLPs, the vanilla RNN cell, the
-    # scans and L2_038 (native now), the level-2 linear chains (their
-    # layers now cuBLASLt's bf16 product with the bias epilogue, as
-    # PyTorch's nn.Linear) and five convolution chains (elementwise steps
-    # on the bf16 output now).
+    # with PyTorch (parity.py's own loop).  fp32 and tf32: the recurrent
+    # networks replayed as a graph; the convolutions whose fp32 variant
+    # now also times cuDNN's graph plans (GoogLeNet, ResNet-18 and -101, a
+    # level-1 and a level-2 convolution); the chains whose bias is now
+    # folded into their group norm.  bf16: the level-3 networks that the
+    # interpreter runs natively (every layer program without a transformer
+    # layer), the vanilla RNN cell, the scans, L2_038, the level-2 linear
+    # chains (each layer cuBLASLt's bf16 product with the bias epilogue;
+    # the norm and softmax ones kept in bf16) and five convolution chains
+    # (their steps on the bf16 output).
     if [ ! -f "$partial/parity-spot-bf16.json" ]; then
-        [ "$(left)" -gt 480 ] || { log "no time for the changed baselines' parity"; return 1; }
+        [ "$(left)" -gt 540 ] || { log "no time for the changed baselines' parity"; return 1; }
         log "parity of the changed baselines"
         timeout -s INT -k 10 180 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 \
             --problems 'L3_03[4-9]_*,L3_04[0-2]_*,L3_007_*,L3_009_*,L3_010_*,L1_063_*,L2_008_*,L2_023_*,L2_028_*,L2_030_*,L2_062_*,L2_075_*,L2_083_*,L2_085_*,L2_088_*,L2_092_*' --out "$out/parity-spot-fp32.json" >"$out/parity-spot.log" 2>&1
-        timeout -s INT -k 10 240 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 --precision bf16 \
-            --problems 'L3_00[12345]_*,L3_01[12]_*,L3_033_*,L2_038_*,L1_089_*,L1_09[0-3]_*,L2_014_*,L2_018_*,L2_022_*,L2_028_*,L2_045_*,L2_030_*,L2_033_*,L2_037_*,L2_039_*,L2_041_*,L2_051_*,L2_055_*,L2_056_*,L2_062_*,L2_064_*,L2_075_*,L2_080_*,L2_084_*,L2_088_*,L2_094_*,L2_097_*,L2_098_*,L2_099_*,L2_100_*,L2_026_*,L2_005_*,L2_004_*,L2_078_*' --out "$out/parity-spot-bf16.json" >>"$out/parity-spot.log" 2>&1
+        timeout -s INT -k 10 330 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 --precision bf16 \
+            --problems 'L3_00[1-9]_*,L3_01[0-9]_*,L3_02[0-7]_*,L3_045_*,L3_033_*,L2_038_*,L1_089_*,L1_09[0-3]_*,L2_014_*,L2_018_*,L2_022_*,L2_028_*,L2_045_*,L2_030_*,L2_033_*,L2_037_*,L2_039_*,L2_041_*,L2_051_*,L2_055_*,L2_056_*,L2_062_*,L2_064_*,L2_075_*,L2_080_*,L2_084_*,L2_088_*,L2_094_*,L2_097_*,L2_098_*,L2_099_*,L2_100_*,L2_026_*,L2_005_*,L2_004_*,L2_078_*' --out "$out/parity-spot-bf16.json" >>"$out/parity-spot.log" 2>&1
         tail -12 "$out/parity-spot.log"
     fi
     # The kernels behind the archived run's fp32 ratios above 1.05
