@@ -3,7 +3,8 @@
 # run on the CPU under tests/emu's emulator (their library calls replaced
 # by loops) and checked, each script saying how: test_chain_ew.py (the
 # level-2 chains' elementwise passes and group statistics against their
-# scalar form, bit for bit), test_l3_net.py (the level-3 interpreter in
+# scalar form, bit for bit, and chain_run_rest's middle-stage paths in
+# fp32 and bf16 against double), test_l3_net.py (the level-3 interpreter in
 # fp32 and bf16 on every conv-net program of test_l3.py, against numpy)
 # and test_l3_baseline.py (its transformer layers, against numpy).  The
 # candidate checks of tests/emu take minutes and are run by hand; these

@@ -14,6 +14,16 @@ whole-tensor and remembered-value steps; the group statistics from
 bfloat16 with a bias folded in are compared with a sum in double.  The
 passes must agree bit for bit: they run the same float operations.
 
+A second program runs chain.cu's chain_run_rest itself (steps 2 to 4 of a
+chain: the first pass, the middle stage, the last pass) on hand-made
+chains of every middle-stage path that the fp32 and bf16 baselines take
+now: a group norm with its bias folded into the statistics (a linear
+layer's features and a map's planes), one after a step, a batch norm
+after a scale, a softmax after GELU; in fp32 from the float producer
+output, in bf16 from the bfloat16 output with the bias added by the
+product (kept in bfloat16 through the statistics, or the bf16 softmax),
+against a reference in double (bf16: rounded where the baseline rounds).
+
 usage: python3 tests/emu/test_chain_ew.py   (g++; prints one line per case)
 """
 import os
@@ -181,44 +191,253 @@ int main(void)
     run_case("bias only, long map", 2 * 4, 1001, 4, 1001, 2, 1, 0);
     stats_case(3, 32, 4);
     stats_case(2, 96, 3);
-    printf("chain_ew: %d failed\n", failures);
+    printf("chain_ew kernels: %d failed\n", failures);
     return failures ? 1 : 0;
 }
 '''
 
 
-def source():
-    ew_h = open(os.path.join(PROB, "chain_ew.h")).read()
+REST_PRELUDE = r'''
+/* what chain_run_rest calls beyond the kernels: the row softmax (float and
+ * bfloat16, softmax.cu's contract) as loops; no post stages here */
+static void base_softmax_rows(const float *x, float *y, long long rows, long long d, int, cudaStream_t)
+{
+    for (long long r = 0; r < rows; r++) {
+        double m = -INFINITY, s = 0.0;
+        for (long long j = 0; j < d; j++) m = fmax(m, x[r * d + j]);
+        for (long long j = 0; j < d; j++) s += exp(x[r * d + j] - m);
+        for (long long j = 0; j < d; j++) y[r * d + j] = (float)(exp(x[r * d + j] - m) / s);
+    }
+}
+static void base_softmax_rows_bf16(const void *x, void *y, long long rows, long long d, int, cudaStream_t)
+{
+    const __nv_bfloat16 *p = (const __nv_bfloat16 *)x;
+    __nv_bfloat16 *q = (__nv_bfloat16 *)y;
+    for (long long r = 0; r < rows; r++) {
+        double m = -INFINITY, s = 0.0;
+        for (long long j = 0; j < d; j++) m = fmax(m, __bfloat162float(p[r * d + j]));
+        for (long long j = 0; j < d; j++) s += exp(__bfloat162float(p[r * d + j]) - m);
+        for (long long j = 0; j < d; j++) q[r * d + j] = __float2bfloat16_rn((float)(exp(__bfloat162float(p[r * d + j]) - m) / s));
+    }
+}
+int chain_post_run(base_ctx *, chain_post *, const float *, chain_dims, const kbv_call *, kbv_err *) { return -9; }
+'''
+
+REST_HARNESS = r'''
+static double gelu_d(double v) { return 0.5 * v * (1.0 + erf(v / sqrt(2.0))); }
+static float r16(double v) { return __bfloat162float(__float2bfloat16_rn((float)v)); }
+static unsigned long long rs = 0x9E3779B97F4A7C15ull;
+static float rn(void) { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return (float)((rs >> 11) % 20001) / 10000.0f - 1.0f; }
+
+/* The reference of the chains below, in double: the producer's output
+ * (with its bias) v, the first steps, the middle stage, the last steps;
+ * with bf16, rounded where the baseline rounds (the first steps' pass, the
+ * output). */
+static void reference(const chain_spec &sp, long long N, long long C, long long S, const float *pre,
+                      const float *const *par, int bf16, std::vector<double> &out)
+{
+    long long n = N * C * S;
+    std::vector<double> v((size_t)n);
+    for (long long i = 0; i < n; i++) {
+        long long c = (i / S) % C;
+        double x = (double)pre[i] + (sp.has_bias ? par[2][c] : 0.0);
+        if (bf16) x = r16(x);   /* the product's bfloat16 output, its bias added by the epilogue */
+        for (int k = 0; k < CHAIN_MAX_EW && sp.ew1[k].kind != EW_END; k++) {
+            const chain_ew &o = sp.ew1[k];
+            if (o.kind == EW_MUL_P) x *= par[o.p][c];
+            else if (o.kind == EW_GELU) x = gelu_d(x);
+            else if (o.kind == EW_RELU) x = x > 0 ? x : 0;
+        }
+        if (bf16 && sp.ew1[0].kind != EW_END) x = r16(x);   /* the first steps' bfloat16 pass */
+        v[(size_t)i] = x;
+    }
+    out.assign((size_t)n, 0.0);
+    if (sp.mid == MID_SOFTMAX_C) {
+        for (long long r = 0; r < N; r++) {
+            double m = -INFINITY, s = 0;
+            for (long long j = 0; j < C; j++) m = fmax(m, v[(size_t)(r * C + j)]);
+            for (long long j = 0; j < C; j++) s += exp(v[(size_t)(r * C + j)] - m);
+            for (long long j = 0; j < C; j++) out[(size_t)(r * C + j)] = exp(v[(size_t)(r * C + j)] - m) / s;
+        }
+    } else {
+        /* a group (or batch) norm: the statistic group of element i */
+        long long G = sp.mid == MID_GROUPNORM ? sp.groups : 0;
+        long long groups = G ? N * G : C;
+        std::vector<double> sum((size_t)groups, 0), sq((size_t)groups, 0), cnt((size_t)groups, 0);
+        auto grp = [&](long long i) { long long c = (i / S) % C; return G ? (i / (C * S)) * G + c / (C / G) : c; };
+        for (long long i = 0; i < n; i++) {
+            long long g = grp(i);
+            sum[(size_t)g] += v[(size_t)i]; sq[(size_t)g] += v[(size_t)i] * v[(size_t)i]; cnt[(size_t)g] += 1;
+        }
+        for (long long i = 0; i < n; i++) {
+            long long g = grp(i), c = (i / S) % C;
+            double mean = sum[(size_t)g] / cnt[(size_t)g], var = sq[(size_t)g] / cnt[(size_t)g] - mean * mean;
+            double x = (v[(size_t)i] - mean) / sqrt(var + sp.eps);
+            if (sp.gamma >= 0) x = x * par[sp.gamma][c] + par[sp.beta][c];
+            for (int k = 0; k < CHAIN_MAX_EW && sp.ew2[k].kind != EW_END; k++)
+                if (sp.ew2[k].kind == EW_CLAMP) x = fmin(fmax(x, sp.ew2[k].a), sp.ew2[k].b);
+            out[(size_t)i] = x;
+        }
+    }
+    if (bf16)
+        for (long long i = 0; i < n; i++) out[(size_t)i] = r16(out[(size_t)i]);
+}
+
+static int failures = 0;
+
+static void rest_case(const char *name, const chain_spec &sp, long long N, long long C, long long S)
+{
+    long long n = N * C * S, groups = sp.mid == MID_GROUPNORM ? N * sp.groups : C;
+    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)n), pars[6];
+    for (auto &v : pre) v = rn() * 2.0f;
+    const float *par[6];
+    for (int k = 0; k < 6; k++) {
+        pars[k].resize((size_t)C);
+        for (auto &v : pars[k]) v = r16(rn());
+        par[k] = pars[k].data();
+    }
+    kbv_tensor in[6], o[1];
+    memset(in, 0, sizeof in);
+    memset(o, 0, sizeof o);
+    for (int k = 0; k < 6; k++) { in[k].data = (void *)par[k]; in[k].ndim = 1; in[k].shape[0] = C; }
+    o[0].data = out.data();
+    o[0].ndim = 3; o[0].shape[0] = N; o[0].shape[1] = C; o[0].shape[2] = S;
+    kbv_call c;
+    memset(&c, 0, sizeof c);
+    c.inputs = in; c.n_inputs = 6; c.outputs = o; c.n_outputs = 1;
+    chain_state cs;
+    memset(&cs, 0, sizeof cs);
+    cs.spec = &sp; cs.N = N; cs.C = C; cs.S = S;
+    std::vector<double2> part((size_t)(64 * C + N * C));
+    std::vector<float2> stat((size_t)groups);
+    cs.part = part.data(); cs.stat = stat.data();
+    base_ctx b;
+    memset(&b, 0, sizeof b);
+    b.sm_count = 4;
+    b.state = &cs;
+    kbv_err e;
+    memset(&e, 0, sizeof e);
+    std::vector<double> ref;
+    /* fp32: the float producer output without its bias */
+    work = pre;
+    int rc = chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
+    reference(sp, N, C, S, pre.data(), par, 0, ref);
+    long long bad = 0;
+    double worst = 0;
+    for (long long i = 0; i < n; i++) {
+        double d = fabs(out[(size_t)i] - ref[(size_t)i]);
+        worst = fmax(worst, d);
+        if (d > 1e-4 + 1e-4 * fabs(ref[(size_t)i])) bad++;
+    }
+    if (rc || bad) { failures++; printf("FAIL %-40s fp32: rc %d, %lld of %lld beyond (max %.3g)\n", name, rc, bad, n, worst); }
+    else printf("ok   %-40s fp32 max err %.2g\n", name, worst);
+    /* bf16: the bfloat16 product output with its bias (the epilogue's) */
+    std::vector<__nv_bfloat16> p16((size_t)n), o16((size_t)n);
+    for (long long i = 0; i < n; i++)
+        p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i] + (sp.has_bias ? par[2][(i / S) % C] : 0.0f));
+    int wrote16 = 0;
+    rc = chain_run_rest(&b, &c, work.data(), &e, o16.data(), &wrote16, 1, p16.data());
+    reference(sp, N, C, S, pre.data(), par, 1, ref);
+    bad = 0;
+    worst = 0;
+    for (long long i = 0; i < n; i++) {
+        double d = fabs(__bfloat162float(o16[(size_t)i]) - ref[(size_t)i]);
+        worst = fmax(worst, d);
+        if (d > 1.6e-2 * fmax(1.0, fabs(ref[(size_t)i]))) bad++;
+    }
+    if (rc || bad || !wrote16) {
+        failures++;
+        printf("FAIL %-40s bf16: rc %d, wrote %d, %lld of %lld beyond (max %.3g)\n", name, rc, wrote16, bad, n, worst);
+    } else {
+        printf("ok   %-40s bf16 max err %.2g\n", name, worst);
+    }
+}
+
+static chain_spec spec(int mid, int groups, int has_bias, chain_ew e1, chain_ew e2)
+{
+    chain_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.producer = CHAIN_LINEAR;
+    sp.has_bias = has_bias;
+    sp.ew1[0] = e1;
+    sp.mid = mid;
+    sp.groups = groups;
+    sp.eps = 1e-5;
+    sp.gamma = mid == MID_SOFTMAX_C ? -1 : 4;
+    sp.beta = mid == MID_SOFTMAX_C ? -1 : 5;
+    sp.ew2[0] = e2;
+    return sp;
+}
+
+int main(void)
+{
+    const chain_ew none = { EW_END, 0, 0, -1 };
+    rest_case("group norm of features, bias folded", spec(MID_GROUPNORM, 4, 1, none, { EW_CLAMP, -0.5, 0.5, -1 }), 6, 16, 1);
+    rest_case("group norm of a map, bias folded", spec(MID_GROUPNORM, 2, 1, none, none), 2, 8, 9);
+    rest_case("group norm after a ReLU (no fold)", spec(MID_GROUPNORM, 2, 1, { EW_RELU, 0, 0, -1 }, none), 3, 8, 1);
+    rest_case("batch norm after a scale", spec(MID_BATCHNORM, 0, 1, { EW_MUL_P, 0, 0, 3 }, none), 8, 12, 1);
+    rest_case("softmax after GELU", spec(MID_SOFTMAX_C, 0, 1, { EW_GELU, 0, 0, -1 }, none), 5, 20, 1);
+    printf("chain_rest: %d failed\n", failures);
+    return failures ? 1 : 0;
+}
+'''
+
+
+def rest_source():
+    """chain.cu without its create, run, destroy and family tables (the
+    kernels, launch_ew, norm_stats, chain_rest_bf16, chain_run_rest,
+    chain_fill_ops), with chain_bf16.cu's passes and the stubs."""
     chain = open(os.path.join(PROB, "chain.cu")).read()
+    body = "\n".join(l for l in chain.split("\n") if not l.startswith("#include"))
+    body = body.replace('extern "C" {\n}\n', "")
+    i, j = body.index("int create(base_ctx *b, const kbv_call *ex, kbv_err *e)"), body.index("template <class TI, class TO>\nvoid launch_ew(")
+    body = body[:i] + body[j:]
+    i, j = body.index("namespace {\n\nint run(base_ctx *b, base_variant v"), body.index("void chain_fill_ops(")
+    body = body[:i] + body[j:]
+    body = body[:body.index("const base_family base_fam_chain")]
+    parts = common_parts()
+    parts[0] = PRELUDE + "#include <vector>\n"
+    return '#include "kbv.h"\n' + "\n".join(parts) + REST_PRELUDE + body + REST_HARNESS
+
+
+def common_parts():
+    """The prelude, base_impl.h's device helpers, chain_ew.h (without its
+    includes and its C linkage block) and chain_bf16.cu's passes (from the
+    row-wise kernel to the launcher)."""
+    ew_h = open(os.path.join(PROB, "chain_ew.h")).read()
     bf16 = open(os.path.join(PROB, "chain_bf16.cu")).read()
-    # chain_ew.h without its includes and its C linkage block
     ew_h = re.sub(r'#include [<"][^>"]+[>"]\n', "", ew_h)
     ew_h = ew_h.replace('extern "C" {\n}\n', "")
-    parts = [PRELUDE, base_device_helpers(), ew_h]
-    # chain.cu's loads, stores, the pass and the group statistics
+    i = bf16.find("__global__ void __launch_bounds__(256) ew_kernel_bf16(")
+    j = bf16.find("/* bf16, a single linear layer")
+    if i < 0 or j < 0:
+        raise SystemExit("test_chain_ew: chain_bf16.cu's passes not found")
+    return [PRELUDE, base_device_helpers(), ew_h, "namespace {\n" + bf16[i:j] + "}\n"]
+
+
+def source():
+    """The kernel program: chain.cu's loads, stores, pass, group statistics
+    and launch_ew, beside the common parts."""
+    chain = open(os.path.join(PROB, "chain.cu")).read()
+    parts = common_parts()
+    one_liners = [l for l in chain.split("\n") if l.startswith("__device__ __forceinline__ void st1(")
+                  or l.startswith("__device__ __forceinline__ float row_value(")
+                  or l.startswith("__device__ __forceinline__ float4 ld4(")
+                  or l.startswith("__device__ __forceinline__ void st4(")]
+    parts.append("\n".join(one_liners) + "\n")
     for start in ("template <class TI, class TO>\n__global__ void __launch_bounds__(256) ew_kernel(",
                   "__device__ __forceinline__ float2 mean_rstd(",
                   "template <typename T>\n__global__ void warp_group_stats(",
                   "template <class TI, class TO>\nvoid launch_ew("):
         parts.append(definition(chain, start, "chain.cu"))
-    one_liners = [l for l in chain.split("\n") if l.startswith("__device__ __forceinline__ void st1(")
-                  or l.startswith("__device__ __forceinline__ float row_value(")
-                  or l.startswith("__device__ __forceinline__ float4 ld4(")
-                  or l.startswith("__device__ __forceinline__ void st4(")]
-    parts.insert(3, "\n".join(one_liners) + "\n")
-    # chain_bf16.cu's passes, from the row-wise kernel to the launcher
-    i = bf16.find("__global__ void __launch_bounds__(256) ew_kernel_bf16(")
-    j = bf16.find("/* bf16, a single linear layer")
-    if i < 0 or j < 0:
-        raise SystemExit("test_chain_ew: chain_bf16.cu's passes not found")
-    parts.append("namespace {\n" + bf16[i:j] + "}\n")
     return '#include "kbv.h"\n' + "\n".join(parts) + HARNESS
 
 
-def main():
-    os.makedirs(CACHE, exist_ok=True)
-    src = os.path.join(CACHE, "chain_ew.cu")
-    open(src, "w").write(source())
+def build_run(name, text):
+    """Builds the program text under the emulator and runs it: its exit
+    status, or 1 when it does not build."""
+    src = os.path.join(CACHE, name + ".cu")
+    open(src, "w").write(text)
     emu_o = os.path.join(CACHE, "emu1.o")
     if not os.path.exists(emu_o):
         subprocess.run(["g++", "-std=c++17", "-O1", "-DEMU_CLUSTER=1", "-I" + HERE, "-I" + os.path.join(ROOT, "include"),
@@ -230,9 +449,19 @@ def main():
                        capture_output=True, text=True)
     if r.returncode:
         print(r.stderr[-3000:])
-        print("chain_ew: 1 failed (the harness does not build)")
+        print("%s: the harness does not build" % name)
         return 1
+    sys.stdout.flush()
     return subprocess.run([exe]).returncode
+
+
+def main():
+    os.makedirs(CACHE, exist_ok=True)
+    rc = build_run("chain_ew", source())
+    rc2 = build_run("chain_rest", rest_source())
+    failed = (rc != 0) + (rc2 != 0)
+    print("chain_ew: %d failed" % failed)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
