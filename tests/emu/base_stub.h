@@ -2,9 +2,9 @@
  * collect/baselines/problems/base_impl.h, for the CPU harnesses of
  * test_chain_ew.py, test_l3_net.py and test_l3_baseline.py: the context,
  * the error helpers, the grid size (EMU_GRID_CAP blocks at most, so that
- * the grid-stride loops go round) and cuBLAS's product as a plain loop in
+ * the grid-stride loops go round), cuBLAS's product as a plain loop in
  * double (base_gemm's contract: row-major, ta/tb, leading dimensions and
- * batch strides, alpha and beta).  The harness includes emu.h first; the
+ * batch strides, alpha and beta) and the row softmax (softmax.cu's).  The harness includes emu.h first; the
  * device helpers of base_impl.h itself (block_sum2, the bfloat16 vector
  * accesses) are taken from that file as they are (srcparts.py). */
 #pragma once
@@ -55,4 +55,13 @@ static int base_gemm(base_ctx *, base_variant, int ta, int tb, long long m, long
                 *c = (float)(alpha * acc + (beta != 0.0f ? beta * *c : 0.0));
             }
     return 0;
+}
+static void base_softmax_rows(const float *x, float *y, long long rows, long long d, int, cudaStream_t)
+{
+    for (long long r = 0; r < rows; r++) {
+        double m = -INFINITY, s = 0.0;
+        for (long long j = 0; j < d; j++) m = fmax(m, x[r * d + j]);
+        for (long long j = 0; j < d; j++) s += exp(x[r * d + j] - m);
+        for (long long j = 0; j < d; j++) y[r * d + j] = (float)(exp(x[r * d + j] - m) / s);
+    }
 }

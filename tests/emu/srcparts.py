@@ -1,6 +1,8 @@
 """srcparts.py - pieces of kbv's CUDA sources, as they are, for the CPU
 harnesses that run baseline kernels under the emulator."""
 import os
+import subprocess
+import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 PROB = os.path.join(ROOT, "collect", "baselines", "problems")
@@ -29,3 +31,22 @@ def base_device_helpers():
         "__device__ __forceinline__ float4 base_ld4_bf16(",
         "__device__ __forceinline__ void base_st4_bf16(",
         "__device__ __forceinline__ void block_sum2(")) + "\n"
+
+
+def emu_build(src_path, cache, objs=()):
+    """Compiles the CUDA program src_path for the emulator (xform.py, then
+    g++ with the emulator's object, made once in cache, and objs): (the
+    executable, "") or (None, the compiler's complaint)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    emu_o = os.path.join(cache, "emu1.o")
+    if not os.path.exists(emu_o):
+        subprocess.run(["g++", "-std=c++17", "-O1", "-DEMU_CLUSTER=1", "-I" + here, "-I" + os.path.join(ROOT, "include"),
+                        "-c", os.path.join(here, "emu.cpp"), "-o", emu_o], check=True)
+    cpp, exe = src_path + ".cpp", src_path + ".exe"
+    subprocess.run([sys.executable, os.path.join(here, "xform.py"), src_path, cpp], check=True)
+    inc = ["-I" + os.path.join(ROOT, d) for d in ("include", "common", "collect/suite", "collect/suite/problems")]
+    r = subprocess.run(["g++", "-std=c++20", "-O1", "-w", "-I" + here] + inc + ["-o", exe, cpp, emu_o] + list(objs) +
+                       ["-lm"], capture_output=True, text=True)
+    if r.returncode:
+        return None, r.stderr[-3000:]
+    return exe, ""

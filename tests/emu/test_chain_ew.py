@@ -32,7 +32,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srcparts import base_device_helpers, definition  # noqa: E402
+from srcparts import base_device_helpers, definition, emu_build  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -198,17 +198,9 @@ int main(void)
 
 
 REST_PRELUDE = r'''
-/* what chain_run_rest calls beyond the kernels: the row softmax (float and
- * bfloat16, softmax.cu's contract) as loops; no post stages here */
-static void base_softmax_rows(const float *x, float *y, long long rows, long long d, int, cudaStream_t)
-{
-    for (long long r = 0; r < rows; r++) {
-        double m = -INFINITY, s = 0.0;
-        for (long long j = 0; j < d; j++) m = fmax(m, x[r * d + j]);
-        for (long long j = 0; j < d; j++) s += exp(x[r * d + j] - m);
-        for (long long j = 0; j < d; j++) y[r * d + j] = (float)(exp(x[r * d + j] - m) / s);
-    }
-}
+/* what chain_run_rest calls beyond the kernels: the row softmax (float:
+ * base_stub.h's; bfloat16 here, softmax.cu's contract) as loops; no post
+ * stages here */
 static void base_softmax_rows_bf16(const void *x, void *y, long long rows, long long d, int, cudaStream_t)
 {
     const __nv_bfloat16 *p = (const __nv_bfloat16 *)x;
@@ -438,17 +430,9 @@ def build_run(name, text):
     status, or 1 when it does not build."""
     src = os.path.join(CACHE, name + ".cu")
     open(src, "w").write(text)
-    emu_o = os.path.join(CACHE, "emu1.o")
-    if not os.path.exists(emu_o):
-        subprocess.run(["g++", "-std=c++17", "-O1", "-DEMU_CLUSTER=1", "-I" + HERE, "-I" + os.path.join(ROOT, "include"),
-                        "-c", os.path.join(HERE, "emu.cpp"), "-o", emu_o], check=True)
-    cpp, exe = src + ".cpp", src + ".exe"
-    subprocess.run([sys.executable, os.path.join(HERE, "xform.py"), src, cpp], check=True)
-    inc = ["-I" + os.path.join(ROOT, d) for d in ("include", "common", "collect/suite", "collect/suite/problems")]
-    r = subprocess.run(["g++", "-std=c++20", "-O1", "-w", "-I" + HERE] + inc + ["-o", exe, cpp, emu_o, "-lm"],
-                       capture_output=True, text=True)
-    if r.returncode:
-        print(r.stderr[-3000:])
+    exe, log = emu_build(src, CACHE)
+    if exe is None:
+        print(log)
         print("%s: the harness does not build" % name)
         return 1
     sys.stdout.flush()

@@ -37,17 +37,8 @@ extern "C" {
 #include "net.h"
 }
 /* what net_tokens.cu takes from base_impl.h, for the CPU (base_stub.h;
- * the row softmax and the strided copy below) */
+ * the strided copy below) */
 #include "base_stub.h"
-static void base_softmax_rows(const float *x, float *y, long long rows, long long d, int, cudaStream_t)
-{
-    for (long long r = 0; r < rows; r++) {
-        double m = -INFINITY, s = 0.0;
-        for (long long j = 0; j < d; j++) m = fmax(m, x[r * d + j]);
-        for (long long j = 0; j < d; j++) s += exp(x[r * d + j] - m);
-        for (long long j = 0; j < d; j++) y[r * d + j] = (float)(exp(x[r * d + j] - m) / s);
-    }
-}
 static cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, cudaMemcpyKind,
                                      cudaStream_t)
 {

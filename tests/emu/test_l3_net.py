@@ -32,7 +32,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srcparts import base_device_helpers, source  # noqa: E402
+from srcparts import base_device_helpers, emu_build, source  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -128,26 +128,23 @@ static void conv_loop(const conv_geom &g, const T *x, const T *w, const T *bias,
             for (long long co = 0; co < cout; co++)
                 for (long long ci = 0; ci < cin; ci++)
                     for (long long a = 0; a < k; a++)
-                        for (long long c = 0; c < k; c++)
-                            if (!g.transposed) {
-                                float wv = ld(w, ((gi * cout + co) * cin + ci) * k * k + a * k + c);
-                                for (long long oh = 0; oh < OH; oh++)
-                                    for (long long ow = 0; ow < OW; ow++) {
-                                        long long ih = oh * g.s[0] - g.p[0] + a, iw = ow * g.s[1] - g.p[1] + c;
-                                        if (ih < 0 || ih >= H || iw < 0 || iw >= Wd) continue;
-                                        acc[(size_t)(((n * g.cout + gi * cout + co) * OH + oh) * OW + ow)] +=
-                                            ld(x, ((n * g.cin + gi * cin + ci) * H + ih) * Wd + iw) * wv;
-                                    }
-                            } else {
-                                float wv = ld(w, ((gi * cin + ci) * cout + co) * k * k + a * k + c);
-                                for (long long ih = 0; ih < H; ih++)
-                                    for (long long iw = 0; iw < Wd; iw++) {
-                                        long long oh = ih * g.s[0] - g.p[0] + a, ow = iw * g.s[1] - g.p[1] + c;
-                                        if (oh < 0 || oh >= OH || ow < 0 || ow >= OW) continue;
-                                        acc[(size_t)(((n * g.cout + gi * cout + co) * OH + oh) * OW + ow)] +=
-                                            ld(x, ((n * g.cin + gi * cin + ci) * H + ih) * Wd + iw) * wv;
-                                    }
-                            }
+                        for (long long c = 0; c < k; c++) {
+                            /* forward: each output reads input (u s - p + a); transposed:
+                             * each input adds into output (u s - p + a) */
+                            float wv = ld(w, (g.transposed ? (gi * cin + ci) * cout + co : (gi * cout + co) * cin + ci) *
+                                                 k * k + a * k + c);
+                            long long UH = g.transposed ? H : OH, UW = g.transposed ? Wd : OW;
+                            for (long long u = 0; u < UH; u++)
+                                for (long long v = 0; v < UW; v++) {
+                                    long long t = u * g.s[0] - g.p[0] + a, q = v * g.s[1] - g.p[1] + c;
+                                    long long ih = g.transposed ? u : t, iw = g.transposed ? v : q;
+                                    long long oh = g.transposed ? t : u, ow = g.transposed ? q : v;
+                                    if (ih < 0 || ih >= H || iw < 0 || iw >= Wd || oh < 0 || oh >= OH || ow < 0 || ow >= OW)
+                                        continue;
+                                    acc[(size_t)(((n * g.cout + gi * cout + co) * OH + oh) * OW + ow)] +=
+                                        ld(x, ((n * g.cin + gi * cin + ci) * H + ih) * Wd + iw) * wv;
+                                }
+                        }
     for (long long i = 0; i < (long long)acc.size(); i++)
         st(y, i, acc[(size_t)i] + (bias ? ld(bias, (i / (OH * OW)) % g.cout) : 0.0f));
 }
@@ -323,17 +320,7 @@ def build(src_path):
         if r.returncode:
             return None, r.stderr[-1500:]
         objs.append(o)
-    emu_o = os.path.join(CACHE, "emu1.o")
-    if not os.path.exists(emu_o):
-        subprocess.run(["g++", "-std=c++17", "-O1", "-DEMU_CLUSTER=1", "-I" + HERE, "-I" + os.path.join(ROOT, "include"),
-                        "-c", os.path.join(HERE, "emu.cpp"), "-o", emu_o], check=True)
-    cpp, exe = src_path + ".cpp", src_path + ".exe"
-    subprocess.run([sys.executable, os.path.join(HERE, "xform.py"), src_path, cpp], check=True)
-    r = subprocess.run(["g++", "-std=c++20", "-O1", "-w", "-I" + HERE] + inc + ["-o", exe, cpp, emu_o] + objs + ["-lm"],
-                       capture_output=True, text=True)
-    if r.returncode:
-        return None, r.stderr[-3000:]
-    return exe, ""
+    return emu_build(src_path, CACHE, objs)
 
 
 def bf16_round(a):
