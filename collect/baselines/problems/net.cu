@@ -28,6 +28,13 @@
  * the skip or the stack still holds.  x is read-only and never written;
  * the group of layers that writes last writes straight into the output.
  * Convolutions of the same geometry share one cuDNN runner.
+ *
+ * The walk is a template on the activations' element type: float, and
+ * bfloat16 for the BF16 setting (run_bf16), where the products are the
+ * libraries' bfloat16 ones and every kernel here reads and writes
+ * bfloat16 with float arithmetic; the transformer layers and the patch
+ * embedding have no bfloat16 form (bf16path.c keeps their programs on the
+ * fallback).
  */
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -248,8 +255,8 @@ __global__ void __launch_bounds__(256) softmax_long(const T *x, T *y, long long 
 /* One part of a concatenation along channels: rows (samples) of len
  * elements of src into rows of stride elements of dst, from element off of
  * each.  grid (x: chunks of a row, y: rows, strided); vec: len, stride and
- * off multiples of VEC16 (16 bytes: 4 floats, 8 bfloat16), moved as 16
- * bytes. */
+ * off multiples of 16 bytes' worth of elements (4 floats, 8 bfloat16),
+ * moved 16 bytes at a time. */
 template <typename T>
 __global__ void __launch_bounds__(256) copy_rows(const T *__restrict__ src, T *__restrict__ dst, long long rows,
                                                  long long len, long long stride, long long off, int vec)
