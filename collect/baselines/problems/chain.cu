@@ -463,7 +463,9 @@ int norm_stats(const chain_state *cs, const float *pre, const __nv_bfloat16 *sta
 chain_rest16 chain_rest_bf16(const chain_state *cs, int final16)
 {
     const chain_spec *sp = cs->spec;
-    if (cs->S != 1) return REST16_WIDEN;
+    if (cs->S != 1)
+        return sp->mid == MID_NONE && sp->ew2[0].kind == EW_END && chain_post_reads_bf16(cs->post, cs->after_mid)
+                   ? REST16_POST : REST16_WIDEN;
     switch (sp->mid) {
     case MID_SUM_C: case MID_MEAN_C: case MID_MIN_C: case MID_MAX_C: case MID_LSE_C: return REST16_ROWS;
     case MID_BATCHNORM: case MID_GROUPNORM: return REST16_STATS;
@@ -524,12 +526,15 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     const __nv_bfloat16 *rows16 = how16 == REST16_ROWS ? (const __nv_bfloat16 *)pre16 : NULL;
     __nv_bfloat16 *stats16 = how16 == REST16_STATS ? (__nv_bfloat16 *)pre16 : NULL;
     __nv_bfloat16 *soft16 = how16 == REST16_SOFTMAX ? (__nv_bfloat16 *)pre16 : NULL;
+    const __nv_bfloat16 *post16 = how16 == REST16_POST ? (const __nv_bfloat16 *)pre16 : NULL;
     /* A bias alone before a group norm (a batch or instance norm removes
      * it, above): the statistics and the last pass add it as they read,
      * one pass over the tensor fewer (PyTorch adds it in its own pass) */
     const float *fold_bias = A.bias && A.n_ops == 0 && sp->mid == MID_GROUPNORM && (!pre16 || stats16)
                                  ? (const float *)A.bias : NULL;
-    if (stats16 || soft16) {
+    if (post16) {
+        /* no pass: the first post stage reads pre16 through A (step 5) */
+    } else if (stats16 || soft16) {
         if ((A.bias && !fold_bias) || A.n_ops)
             chain_launch_ew_bf16(b, (const __nv_bfloat16 *)pre16, (__nv_bfloat16 *)pre16, A, s);
     } else if (pre16 && !rows16) {
@@ -615,6 +620,7 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     cudaError_t ce = cudaGetLastError();
     if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
     /* 5. the post stages, from the result so far into the output */
+    if (post16) return chain_post_run16(b, cs->post, post16, A, cs->after_mid, c, e);
     if (cs->post) return chain_post_run(b, cs->post, cur, cs->after_mid, c, e);
     return 0;
 }

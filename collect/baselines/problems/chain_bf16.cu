@@ -287,6 +287,11 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
                                            "the chain's steps in one bf16 pass per list on its output (fp32 "
                                            "arithmetic)",
                              cs->xin ? ", the input average-pooled in bf16 first" : "");
+        else if (chain_rest_bf16(cs, !cs->post) == REST16_POST)
+            base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight%s), then the first post "
+                                           "stage reads its bf16 output (bias and first steps applied as it "
+                                           "reads), the rest in fp32, output rounded to bf16",
+                             cs->xin ? ", the input average-pooled in bf16 first" : "");
         else
             base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight%s), then the chain's "
                                            "fp32 steps on its widened output, output rounded to bf16",
@@ -384,6 +389,8 @@ int chain_run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
             "the first steps one bf16 pass in place, the norm's statistics read from bf16, "
             "the normalisation and the last steps one pass from bf16 (fp32 arithmetic)",
             "the first steps one bf16 pass in place, then kbv's bf16 softmax into the output",
+            "the first post stage reads the bf16 output, the first steps applied as it reads; the rest in fp32, "
+            "output rounded to bf16",
         };
         base_note_choice(b, BASE_BF16, "native bf16 linear layer%s: cuBLASLt GEMM, bf16 operands, bias and output, "
                                        "CUBLAS_COMPUTE_32F, %s; %s",

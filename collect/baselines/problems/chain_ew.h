@@ -235,6 +235,18 @@ int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_e
 int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c,
                    kbv_err *e);
 
+/* Whether the first post stage of cp, on shape d, can read a bfloat16
+ * producer output itself (a pooling, or a reduction or softmax over the
+ * channels of a map). */
+int chain_post_reads_bf16(const chain_post *cp, chain_dims d);
+
+/* chain_post_run with the first stage reading src16, the producer's
+ * bfloat16 output of shape d, through the steps P (the bias and the first
+ * list, on rows of planes: P.S > 1) as it reads each value: no widened
+ * copy.  chain_post_reads_bf16 must hold. */
+int chain_post_run16(base_ctx *b, chain_post *cp, const __nv_bfloat16 *src16, const ew_args &P, chain_dims d,
+                     const kbv_call *c, kbv_err *e);
+
 void chain_post_destroy(chain_post *cp);
 
 /* A chain baseline's state (chain.cu's create makes it, destroy frees it;
@@ -254,14 +266,16 @@ struct chain_state {
     void *pre16;                /* bf16: a convolution's bfloat16 output, allocated at its first bf16 run */
 };
 
-/* How chain_run_rest takes a bfloat16 producer output of cs (S = 1 only;
- * final16: no post stages, the output is the call's bfloat16 one):
+/* How chain_run_rest takes a bfloat16 producer output of cs (final16: no
+ * post stages, the output is the call's bfloat16 one):
  * widened into the float intermediate in the pass of the bias and first
  * steps; read as it is by a reduction over each row (the first steps
  * applied as it reads); kept in bfloat16 through a norm's statistics to
  * the last pass; or the first steps a bfloat16 pass, then the bfloat16
- * softmax into the output. */
-enum chain_rest16 { REST16_WIDEN, REST16_ROWS, REST16_STATS, REST16_SOFTMAX };
+ * softmax into the output; or (a map with post stages right after the
+ * first steps) read by the first post stage itself, the bias and first
+ * steps applied as it reads (chain_post_run16). */
+enum chain_rest16 { REST16_WIDEN, REST16_ROWS, REST16_STATS, REST16_SOFTMAX, REST16_POST };
 chain_rest16 chain_rest_bf16(const chain_state *cs, int final16);
 
 /* Steps 2 to 5 of the chain on the producer's output (chain.cu; its

@@ -45,14 +45,31 @@ __device__ __forceinline__ float nan_min(float acc, float v)
     return (v < acc || isnan(v)) ? v : acc;
 }
 
+/* What a stage reads: the float tensor before it; or, for the first
+ * stage of a bf16 chain, the producer's bfloat16 output [N, C, S] with
+ * the chain's bias and first steps P applied to each value as it is read
+ * (chain_post_run16: no widened copy).  at(i, row, j): element i, which
+ * is element j of plane row. */
+struct in_f32 {
+    const float *x;
+    __device__ __forceinline__ float at(long long i, long long, long long) const { return x[i]; }
+};
+struct in_bf16 {
+    const __nv_bfloat16 *x;
+    ew_args P;
+    __device__ __forceinline__ float at(long long i, long long row, long long j) const
+    {
+        return apply(P, __bfloat162float(x[i]), row, j);
+    }
+};
+
 struct pool_geo {
     long long planes;
     int in[3], out[3], k[3], s[3], p[3];
 };
 
-template <int MAX>
-__global__ void pool_kernel(const float *__restrict__ x, float *__restrict__ y, pool_geo g, ew_args A,
-                            long long So, long long Co)
+template <int MAX, class IN>
+__global__ void pool_kernel(IN x, float *__restrict__ y, pool_geo g, ew_args A, long long So, long long Co)
 {
     long long total = g.planes * g.out[0] * g.out[1] * g.out[2];
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
@@ -64,7 +81,7 @@ __global__ void pool_kernel(const float *__restrict__ x, float *__restrict__ y, 
         r /= g.out[1];
         int o0 = (int)(r % g.out[0]);
         long long pl = r / g.out[0];
-        const float *xp = x + pl * g.in[0] * g.in[1] * g.in[2];
+        const long long base = pl * g.in[0] * g.in[1] * g.in[2];
         float acc = MAX ? -INFINITY : 0.0f;
         for (int a = 0; a < g.k[0]; a++) {
             int i0 = o0 * g.s[0] - g.p[0] + a;
@@ -75,7 +92,8 @@ __global__ void pool_kernel(const float *__restrict__ x, float *__restrict__ y, 
                 for (int c = 0; c < g.k[2]; c++) {
                     int i2 = o2 * g.s[2] - g.p[2] + c;
                     if (i2 < 0 || i2 >= g.in[2]) continue;
-                    float v = xp[((long long)i0 * g.in[1] + i1) * g.in[2] + i2];
+                    const long long off = ((long long)i0 * g.in[1] + i1) * g.in[2] + i2;
+                    float v = x.at(base + off, pl, off);
                     acc = MAX ? nan_max(acc, v) : acc + v;
                 }
             }
@@ -86,28 +104,28 @@ __global__ void pool_kernel(const float *__restrict__ x, float *__restrict__ y, 
 }
 
 /* over dim 1 of [N, C, S], S > 1: one thread per (n, s), coalesced over s */
-template <int K>
-__global__ void chan_kernel(const float *__restrict__ x, float *__restrict__ y, long long N, long long C,
-                            long long S, ew_args A, long long So, long long Co)
+template <int K, class IN>
+__global__ void chan_kernel(IN x, float *__restrict__ y, long long N, long long C, long long S, ew_args A,
+                            long long So, long long Co)
 {
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < N * S;
          t += (long long)gridDim.x * blockDim.x) {
         long long n = t / S, s = t % S;
-        const float *p = x + n * C * S + s;
+        const long long base = n * C * S + s;
         float acc = K == ST_MIN_C ? INFINITY : (K == ST_SUM_C || K == ST_MEAN_C) ? 0.0f : -INFINITY;
         for (long long c = 0; c < C; c++) {
-            float v = p[c * S];
+            float v = x.at(base + c * S, n * C + c, s);
             if (K == ST_MIN_C) acc = nan_min(acc, v);
             else if (K == ST_SUM_C || K == ST_MEAN_C) acc += v;
             else acc = nan_max(acc, v);
         }
         if (K == ST_LSE_C || K == ST_SOFTMAX_C) {
             float m = isinf(acc) ? 0.0f : acc, sum = 0.0f;
-            for (long long c = 0; c < C; c++) sum += expf(p[c * S] - m);
+            for (long long c = 0; c < C; c++) sum += expf(x.at(base + c * S, n * C + c, s) - m);
             if (K == ST_SOFTMAX_C) {
                 for (long long c = 0; c < C; c++) {
                     long long idx = (n * C + c) * S + s;
-                    y[idx] = out_val(A, expf(p[c * S] - m) / sum, idx, So, Co);
+                    y[idx] = out_val(A, expf(x.at(base + c * S, n * C + c, s) - m) / sum, idx, So, Co);
                 }
                 continue;
             }
@@ -293,8 +311,9 @@ void launch_row(const float *x, float *y, long long rows, long long L, const ew_
     row_kernel<K><<<(unsigned)rows, row_threads(L), 0, s>>>(x, y, L, A, So, Co, g, bt, eps);
 }
 
-void launch_pool(const base_ctx *b, const chain_stage *st, const float *x, float *y, const chain_dims &d,
-                 const chain_dims &o, const ew_args &A, cudaStream_t s)
+template <class IN>
+void launch_pool(const base_ctx *b, const chain_stage *st, IN x, float *y, const chain_dims &d, const chain_dims &o,
+                 const ew_args &A, cudaStream_t s)
 {
     pool_geo g;
     g.planes = d.N * d.C;
@@ -312,6 +331,23 @@ void launch_pool(const base_ctx *b, const chain_stage *st, const float *x, float
         pool_kernel<1><<<nb, THREADS, 0, s>>>(x, y, g, A, chain_spatial(&o), o.C);
     else
         pool_kernel<0><<<nb, THREADS, 0, s>>>(x, y, g, A, chain_spatial(&o), o.C);
+}
+
+/* a reduction or softmax over dim 1 of a map (S > 1) */
+template <class IN>
+void launch_chan_map(const base_ctx *b, int kind, IN x, float *y, const chain_dims &d, const chain_dims &o,
+                     const ew_args &A, cudaStream_t s)
+{
+    long long S = chain_spatial(&d), So = chain_spatial(&o);
+    unsigned nb = blocks_for(b, d.N * S);
+    switch (kind) {
+    case ST_SUM_C: chan_kernel<ST_SUM_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    case ST_MEAN_C: chan_kernel<ST_MEAN_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    case ST_MAX_C: chan_kernel<ST_MAX_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    case ST_MIN_C: chan_kernel<ST_MIN_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    case ST_LSE_C: chan_kernel<ST_LSE_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    default: chan_kernel<ST_SOFTMAX_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
+    }
 }
 
 /* a reduction or softmax over dim 1 */
@@ -333,15 +369,7 @@ void launch_chan(const base_ctx *b, int kind, const float *x, float *y, const ch
         }
         return;
     }
-    unsigned nb = blocks_for(b, d.N * S);
-    switch (kind) {
-    case ST_SUM_C: chan_kernel<ST_SUM_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
-    case ST_MEAN_C: chan_kernel<ST_MEAN_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
-    case ST_MAX_C: chan_kernel<ST_MAX_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
-    case ST_MIN_C: chan_kernel<ST_MIN_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
-    case ST_LSE_C: chan_kernel<ST_LSE_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
-    default: chan_kernel<ST_SOFTMAX_C><<<nb, THREADS, 0, s>>>(x, y, d.N, d.C, S, A, So, o.C); break;
-    }
+    launch_chan_map(b, kind, in_f32{x}, y, d, o, A, s);
 }
 
 /* one stage from x (shape d) into y (shape o) */
@@ -357,7 +385,7 @@ int run_stage(base_ctx *b, chain_post *cp, const chain_stage *st, const float *x
     const float *bt = st->beta >= 0 && st->beta < c->n_inputs ? (const float *)c->inputs[st->beta].data : NULL;
     switch (st->kind) {
     case ST_MAXPOOL: case ST_AVGPOOL:
-        launch_pool(b, st, x, y, d, o, A, s);
+        launch_pool(b, st, in_f32{x}, y, d, o, A, s);
         break;
     case ST_SUM_C: case ST_MEAN_C: case ST_MAX_C: case ST_MIN_C: case ST_LSE_C: case ST_SOFTMAX_C:
         launch_chan(b, st->kind, x, y, d, o, A, s);
@@ -434,7 +462,7 @@ void chain_input_pool(const base_ctx *b, const float *x, float *y, const kbv_ten
     for (int i = 0; i < o.nd; i++) o.d[i] = d.d[i] / k;
     ew_args A;
     memset(&A, 0, sizeof A);
-    launch_pool(b, &st, x, y, d, o, A, s);
+    launch_pool(b, &st, in_f32{x}, y, d, o, A, s);
 }
 
 int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_err *e)
@@ -469,7 +497,25 @@ int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_e
     return 0;
 }
 
-int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c, kbv_err *e)
+namespace {
+
+/* Whether stage st, shape d, can read the producer's bfloat16 output
+ * itself: a pooling, or a reduction or softmax over the channels of a
+ * map (their kernels read through in_bf16). */
+int reads_bf16(const chain_stage *st, const chain_dims &d)
+{
+    switch (st->kind) {
+    case ST_MAXPOOL: case ST_AVGPOOL: return 1;
+    case ST_SUM_C: case ST_MEAN_C: case ST_MAX_C: case ST_MIN_C: case ST_LSE_C: case ST_SOFTMAX_C:
+        return chain_spatial(&d) > 1;
+    default: return 0;
+    }
+}
+
+/* The stages from src (float), or with src16 the first stage from it
+ * through P (chain_post_run16). */
+int run_stages(base_ctx *b, chain_post *cp, const float *src, const __nv_bfloat16 *src16, const ew_args *P,
+               chain_dims d, const kbv_call *c, kbv_err *e)
 {
     const chain_spec *sp = cp->sp;
     int n = 0;
@@ -487,12 +533,44 @@ int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, 
         }
         float *dst = i + 1 == n ? (float *)c->outputs[0].data : cp->buf[which];
         which ^= 1;
-        int rc = run_stage(b, cp, st, cur, dst, d, o, c, e);
+        int rc;
+        if (i == 0 && src16) {
+            if (!reads_bf16(st, d))
+                return err_set(e, KBV_EINPUT, "baseline %s: post stage 0 cannot read bfloat16", b->p->id);
+            ew_args A;
+            memset(&A, 0, sizeof A);
+            chain_fill_ops(&A, st->ew, c);
+            in_bf16 in = { src16, *P };
+            if (st->kind == ST_MAXPOOL || st->kind == ST_AVGPOOL) launch_pool(b, st, in, dst, d, o, A, c->stream);
+            else launch_chan_map(b, st->kind, in, dst, d, o, A, c->stream);
+            cudaError_t ce = cudaGetLastError();
+            rc = ce == cudaSuccess ? 0 : base_cuda_err(e, b, "post stage launch", ce);
+        } else {
+            rc = run_stage(b, cp, st, cur, dst, d, o, c, e);
+        }
         if (rc) return rc;
         cur = dst;
         d = o;
     }
     return 0;
+}
+
+} /* namespace */
+
+int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c, kbv_err *e)
+{
+    return run_stages(b, cp, src, NULL, NULL, d, c, e);
+}
+
+int chain_post_reads_bf16(const chain_post *cp, chain_dims d)
+{
+    return cp && cp->sp->post[0].kind != ST_END && reads_bf16(&cp->sp->post[0], d);
+}
+
+int chain_post_run16(base_ctx *b, chain_post *cp, const __nv_bfloat16 *src16, const ew_args &P, chain_dims d,
+                     const kbv_call *c, kbv_err *e)
+{
+    return run_stages(b, cp, NULL, src16, &P, d, c, e);
 }
 
 void chain_post_destroy(chain_post *cp)
