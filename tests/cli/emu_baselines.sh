@@ -26,7 +26,7 @@ while IFS='|' read -r script summary least; do
         fail=1
     fi
 done <<'LIST'
-test_chain_ew.py|^chain_ew: 0 failed$|26
+test_chain_ew.py|^chain_ew: 0 failed$|30
 test_l3_net.py|^l3_net: [0-9]+ programs, 0 failed$|12
 test_l3_baseline.py|^emu: [0-9]+ checks, 0 not ok$|16
 LIST

@@ -19,7 +19,9 @@ chain: the first pass, the middle stage, the last pass) on hand-made
 chains of every middle-stage path that the fp32 and bf16 baselines take
 now: a group norm with its bias folded into the statistics (a linear
 layer's features and a map's planes), one after a step, a batch norm
-after a scale, a softmax after GELU; in fp32 from the float producer
+after a scale, a softmax after GELU, a map's post stages (chain_post.cu:
+a max pool and a channel sum, a channel softmax) whose first stage reads
+the bfloat16 output through the steps; in fp32 from the float producer
 output, in bf16 from the bfloat16 output with the bias added by the
 product (kept in bfloat16 through the statistics, or the bf16 softmax),
 against a reference in double (bf16: rounded where the baseline rounds).
@@ -199,8 +201,14 @@ int main(void)
 
 REST_PRELUDE = r'''
 /* what chain_run_rest calls beyond the kernels: the row softmax (float:
- * base_stub.h's; bfloat16 here, softmax.cu's contract) as loops; no post
- * stages here */
+ * base_stub.h's; bfloat16 here, softmax.cu's contract) as loops; the post
+ * stages are chain_post.cu's, with chain.c's shape functions */
+/* chain_post_create's (not called here: the harness makes its chain_post) */
+extern "C" int chain_shapes(const suite_problem *, const chain_spec *, chain_dims *, chain_dims *, chain_dims *,
+                            long long *)
+{
+    return -1;
+}
 static void base_softmax_rows_bf16(const void *x, void *y, long long rows, long long d, int, cudaStream_t)
 {
     const __nv_bfloat16 *p = (const __nv_bfloat16 *)x;
@@ -212,7 +220,6 @@ static void base_softmax_rows_bf16(const void *x, void *y, long long rows, long 
         for (long long j = 0; j < d; j++) q[r * d + j] = __float2bfloat16_rn((float)(exp(__bfloat162float(p[r * d + j]) - m) / s));
     }
 }
-int chain_post_run(base_ctx *, chain_post *, const float *, chain_dims, const kbv_call *, kbv_err *) { return -9; }
 '''
 
 REST_HARNESS = r'''
@@ -345,6 +352,103 @@ static void rest_case(const char *name, const chain_spec &sp, long long N, long 
     }
 }
 
+/* A map's chain with post stages right after its first steps (the bias
+ * and a ReLU), as a convolution chain runs them: fp32 from the float
+ * output, bf16 with the first post stage reading the bfloat16 output
+ * through the steps (chain_post_run16); the output is the float one
+ * either way (the caller rounds it).  The stages: a 2x2 max pool then a
+ * sum over channels, or a softmax over channels. */
+static void post_case(const char *name, int softmax, long long N, long long C, long long H, long long Wd)
+{
+    chain_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.producer = CHAIN_CONV;
+    sp.has_bias = 1;
+    sp.ew1[0] = { EW_RELU, 0, 0, -1 };
+    sp.gamma = sp.beta = -1;
+    if (softmax) {
+        sp.post[0].kind = ST_SOFTMAX_C;
+    } else {
+        sp.post[0].kind = ST_MAXPOOL;
+        sp.post[0].k = 2;
+        sp.post[0].s = 2;
+        sp.post[1].kind = ST_SUM_C;
+    }
+    long long S = H * Wd, n = N * C * S, OH = softmax ? H : H / 2, OW = softmax ? Wd : Wd / 2;
+    long long on = softmax ? n : N * OH * OW;
+    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)on), bias((size_t)C);
+    for (auto &v : pre) v = rn() * 2.0f;
+    for (auto &v : bias) v = r16(rn());
+    kbv_tensor in[3], o[1];
+    memset(in, 0, sizeof in);
+    memset(o, 0, sizeof o);
+    in[2].data = bias.data(); in[2].ndim = 1; in[2].shape[0] = C;
+    o[0].data = out.data();
+    kbv_call c;
+    memset(&c, 0, sizeof c);
+    c.inputs = in; c.n_inputs = 3; c.outputs = o; c.n_outputs = 1;
+    chain_post cp;
+    memset(&cp, 0, sizeof cp);
+    cp.sp = &sp;
+    std::vector<float> b0((size_t)n), b1((size_t)n);
+    cp.buf[0] = b0.data(); cp.buf[1] = b1.data();
+    chain_state cs;
+    memset(&cs, 0, sizeof cs);
+    cs.spec = &sp; cs.N = N; cs.C = C; cs.S = S; cs.post = &cp;
+    cs.after_mid.N = N; cs.after_mid.C = C; cs.after_mid.nd = 2; cs.after_mid.d[0] = H; cs.after_mid.d[1] = Wd;
+    cs.mid = work.data();
+    suite_problem prob;
+    memset(&prob, 0, sizeof prob);
+    prob.id = "L2_emu";
+    base_ctx b;
+    memset(&b, 0, sizeof b);
+    b.sm_count = 4; b.state = &cs; b.p = &prob;
+    kbv_err e;
+    memset(&e, 0, sizeof e);
+    std::vector<__nv_bfloat16> p16((size_t)n);
+    for (long long i = 0; i < n; i++) p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i]);
+    if (chain_rest_bf16(&cs, 0) != REST16_POST) { failures++; printf("FAIL %-40s not the post path\n", name); return; }
+    for (int bf = 0; bf < 2; bf++) {
+        /* the reference: v = relu(pre + bias), then the stages, in double */
+        std::vector<double> v((size_t)n), ref((size_t)on, 0.0);
+        for (long long i = 0; i < n; i++) {
+            double x = (bf ? (double)__bfloat162float(p16[(size_t)i]) : (double)pre[(size_t)i]) + bias[(size_t)((i / S) % C)];
+            v[(size_t)i] = x > 0 ? x : 0;
+        }
+        for (long long q = 0; q < N; q++)
+            for (long long s2 = 0; s2 < (softmax ? S : OH * OW); s2++) {
+                if (softmax) {
+                    double m = -INFINITY, sum = 0;
+                    for (long long ch = 0; ch < C; ch++) m = fmax(m, v[(size_t)((q * C + ch) * S + s2)]);
+                    for (long long ch = 0; ch < C; ch++) sum += exp(v[(size_t)((q * C + ch) * S + s2)] - m);
+                    for (long long ch = 0; ch < C; ch++)
+                        ref[(size_t)((q * C + ch) * S + s2)] = exp(v[(size_t)((q * C + ch) * S + s2)] - m) / sum;
+                } else {
+                    long long oh = s2 / OW, ow = s2 % OW;
+                    for (long long ch = 0; ch < C; ch++) {
+                        double m = -INFINITY;
+                        for (int a = 0; a < 2; a++)
+                            for (int c2 = 0; c2 < 2; c2++)
+                                m = fmax(m, v[(size_t)((q * C + ch) * S + (2 * oh + a) * Wd + 2 * ow + c2)]);
+                        ref[(size_t)(q * OH * OW + s2)] += m;
+                    }
+                }
+            }
+        work = pre;
+        int rc = bf ? chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, p16.data())
+                    : chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
+        long long bad = 0;
+        double worst = 0;
+        for (long long i = 0; i < on; i++) {
+            double d = fabs(out[(size_t)i] - ref[(size_t)i]);
+            worst = fmax(worst, d);
+            if (d > 1e-4 + 1e-4 * fabs(ref[(size_t)i])) bad++;
+        }
+        if (rc || bad) { failures++; printf("FAIL %-40s %s: rc %d, %lld of %lld beyond (max %.3g)\n", name, bf ? "bf16" : "fp32", rc, bad, on, worst); }
+        else printf("ok   %-40s %s max err %.2g\n", name, bf ? "bf16" : "fp32", worst);
+    }
+}
+
 static chain_spec spec(int mid, int groups, int has_bias, chain_ew e1, chain_ew e2)
 {
     chain_spec sp;
@@ -369,6 +473,8 @@ int main(void)
     rest_case("group norm after a ReLU (no fold)", spec(MID_GROUPNORM, 2, 1, { EW_RELU, 0, 0, -1 }, none), 3, 8, 1);
     rest_case("batch norm after a scale", spec(MID_BATCHNORM, 0, 1, { EW_MUL_P, 0, 0, 3 }, none), 8, 12, 1);
     rest_case("softmax after GELU", spec(MID_SOFTMAX_C, 0, 1, { EW_GELU, 0, 0, -1 }, none), 5, 20, 1);
+    post_case("max pool, channel sum after bias and ReLU", 0, 2, 5, 6, 8);
+    post_case("channel softmax after bias and ReLU", 1, 2, 6, 3, 5);
     printf("chain_rest: %d failed\n", failures);
     return failures ? 1 : 0;
 }
@@ -387,9 +493,15 @@ def rest_source():
     i, j = body.index("namespace {\n\nint run(base_ctx *b, base_variant v"), body.index("void chain_fill_ops(")
     body = body[:i] + body[j:]
     body = body[:body.index("const base_family base_fam_chain")]
+    shapes = open(os.path.join(ROOT, "collect", "suite", "problems", "chain.c")).read()
+    shapes = 'extern "C" {\n' + "\n".join(definition(shapes, start, "chain.c") for start in (
+        "long long chain_spatial(", "long long chain_numel(", "static int pool_shape(",
+        "int chain_stage_shape(")) + "}\n"
+    post = open(os.path.join(PROB, "chain_post.cu")).read()
+    post = "\n".join(l for l in post.split("\n") if not l.startswith("#include"))
     parts = common_parts()
     parts[0] = PRELUDE + "#include <vector>\n"
-    return '#include "kbv.h"\n' + "\n".join(parts) + REST_PRELUDE + body + REST_HARNESS
+    return '#include "kbv.h"\n' + "\n".join(parts) + REST_PRELUDE + shapes + body + post + REST_HARNESS
 
 
 def common_parts():
