@@ -47,19 +47,22 @@ __device__ __forceinline__ float nan_min(float acc, float v)
 
 /* What a stage reads: the float tensor before it; or, for the first
  * stage of a bf16 chain, the producer's bfloat16 output [N, C, S] with
- * the chain's bias and first steps P applied to each value as it is read
- * (chain_post_run16: no widened copy).  at(i, row, j): element i, which
- * is element j of plane row. */
+ * the chain's bias and first steps P (no norm) applied to each value as
+ * it is read (chain_post_run16: no widened copy).  at(i, row, j, ch):
+ * element i, which is element j of plane row, of channel ch (the caller
+ * knows it without a division). */
 struct in_f32 {
     const float *x;
-    __device__ __forceinline__ float at(long long i, long long, long long) const { return x[i]; }
+    __device__ __forceinline__ float at(long long i, long long, long long, long long) const { return x[i]; }
 };
 struct in_bf16 {
     const __nv_bfloat16 *x;
     ew_args P;
-    __device__ __forceinline__ float at(long long i, long long row, long long j) const
+    __device__ __forceinline__ float at(long long i, long long row, long long j, long long ch) const
     {
-        return apply(P, __bfloat162float(x[i]), row, j);
+        float v = __bfloat162float(x[i]);
+        if (P.bias) v += ew_par(P, P.bias, ch);
+        return apply_ops(P, v, ch, row * P.L + j, v);
     }
 };
 
@@ -69,7 +72,8 @@ struct pool_geo {
 };
 
 template <int MAX, class IN>
-__global__ void pool_kernel(IN x, float *__restrict__ y, pool_geo g, ew_args A, long long So, long long Co)
+__global__ void pool_kernel(IN x, float *__restrict__ y, pool_geo g, ew_args A, long long So, long long Co,
+                            long long Ci)
 {
     long long total = g.planes * g.out[0] * g.out[1] * g.out[2];
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
@@ -81,7 +85,7 @@ __global__ void pool_kernel(IN x, float *__restrict__ y, pool_geo g, ew_args A, 
         r /= g.out[1];
         int o0 = (int)(r % g.out[0]);
         long long pl = r / g.out[0];
-        const long long base = pl * g.in[0] * g.in[1] * g.in[2];
+        const long long base = pl * g.in[0] * g.in[1] * g.in[2], ch = pl % Ci;
         float acc = MAX ? -INFINITY : 0.0f;
         for (int a = 0; a < g.k[0]; a++) {
             int i0 = o0 * g.s[0] - g.p[0] + a;
@@ -93,7 +97,7 @@ __global__ void pool_kernel(IN x, float *__restrict__ y, pool_geo g, ew_args A, 
                     int i2 = o2 * g.s[2] - g.p[2] + c;
                     if (i2 < 0 || i2 >= g.in[2]) continue;
                     const long long off = ((long long)i0 * g.in[1] + i1) * g.in[2] + i2;
-                    float v = x.at(base + off, pl, off);
+                    float v = x.at(base + off, pl, off, ch);
                     acc = MAX ? nan_max(acc, v) : acc + v;
                 }
             }
@@ -114,18 +118,18 @@ __global__ void chan_kernel(IN x, float *__restrict__ y, long long N, long long 
         const long long base = n * C * S + s;
         float acc = K == ST_MIN_C ? INFINITY : (K == ST_SUM_C || K == ST_MEAN_C) ? 0.0f : -INFINITY;
         for (long long c = 0; c < C; c++) {
-            float v = x.at(base + c * S, n * C + c, s);
+            float v = x.at(base + c * S, n * C + c, s, c);
             if (K == ST_MIN_C) acc = nan_min(acc, v);
             else if (K == ST_SUM_C || K == ST_MEAN_C) acc += v;
             else acc = nan_max(acc, v);
         }
         if (K == ST_LSE_C || K == ST_SOFTMAX_C) {
             float m = isinf(acc) ? 0.0f : acc, sum = 0.0f;
-            for (long long c = 0; c < C; c++) sum += expf(x.at(base + c * S, n * C + c, s) - m);
+            for (long long c = 0; c < C; c++) sum += expf(x.at(base + c * S, n * C + c, s, c) - m);
             if (K == ST_SOFTMAX_C) {
                 for (long long c = 0; c < C; c++) {
                     long long idx = (n * C + c) * S + s;
-                    y[idx] = out_val(A, expf(x.at(base + c * S, n * C + c, s) - m) / sum, idx, So, Co);
+                    y[idx] = out_val(A, expf(x.at(base + c * S, n * C + c, s, c) - m) / sum, idx, So, Co);
                 }
                 continue;
             }
@@ -328,9 +332,9 @@ void launch_pool(const base_ctx *b, const chain_stage *st, IN x, float *y, const
     }
     unsigned nb = blocks_for(b, chain_numel(&o));
     if (st->kind == ST_MAXPOOL)
-        pool_kernel<1><<<nb, THREADS, 0, s>>>(x, y, g, A, chain_spatial(&o), o.C);
+        pool_kernel<1><<<nb, THREADS, 0, s>>>(x, y, g, A, chain_spatial(&o), o.C, d.C);
     else
-        pool_kernel<0><<<nb, THREADS, 0, s>>>(x, y, g, A, chain_spatial(&o), o.C);
+        pool_kernel<0><<<nb, THREADS, 0, s>>>(x, y, g, A, chain_spatial(&o), o.C, d.C);
 }
 
 /* a reduction or softmax over dim 1 of a map (S > 1) */
