@@ -284,6 +284,26 @@ static void reference(const chain_spec &sp, long long N, long long C, long long 
 
 static int failures = 0;
 
+/* Judges n float outputs against ref (1e-4 + 1e-4 |ref|) and prints the
+ * case's line. */
+static void judge32(const char *name, const char *what, int rc, const float *out, const std::vector<double> &ref,
+                    long long n)
+{
+    long long bad = 0;
+    double worst = 0;
+    for (long long i = 0; i < n; i++) {
+        double d = fabs(out[i] - ref[(size_t)i]);
+        worst = fmax(worst, d);
+        if (d > 1e-4 + 1e-4 * fabs(ref[(size_t)i])) bad++;
+    }
+    if (rc || bad) {
+        failures++;
+        printf("FAIL %-40s %s: rc %d, %lld of %lld beyond (max %.3g)\n", name, what, rc, bad, n, worst);
+    } else {
+        printf("ok   %-40s %s max err %.2g\n", name, what, worst);
+    }
+}
+
 static void rest_case(const char *name, const chain_spec &sp, long long N, long long C, long long S)
 {
     long long n = N * C * S, groups = sp.mid == MID_GROUPNORM ? N * sp.groups : C;
@@ -321,15 +341,7 @@ static void rest_case(const char *name, const chain_spec &sp, long long N, long 
     work = pre;
     int rc = chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
     reference(sp, N, C, S, pre.data(), par, 0, ref);
-    long long bad = 0;
-    double worst = 0;
-    for (long long i = 0; i < n; i++) {
-        double d = fabs(out[(size_t)i] - ref[(size_t)i]);
-        worst = fmax(worst, d);
-        if (d > 1e-4 + 1e-4 * fabs(ref[(size_t)i])) bad++;
-    }
-    if (rc || bad) { failures++; printf("FAIL %-40s fp32: rc %d, %lld of %lld beyond (max %.3g)\n", name, rc, bad, n, worst); }
-    else printf("ok   %-40s fp32 max err %.2g\n", name, worst);
+    judge32(name, "fp32", rc, out.data(), ref, n);
     /* bf16: the bfloat16 product output with its bias (the epilogue's) */
     std::vector<__nv_bfloat16> p16((size_t)n), o16((size_t)n);
     for (long long i = 0; i < n; i++)
@@ -337,8 +349,8 @@ static void rest_case(const char *name, const chain_spec &sp, long long N, long 
     int wrote16 = 0;
     rc = chain_run_rest(&b, &c, work.data(), &e, o16.data(), &wrote16, 1, p16.data());
     reference(sp, N, C, S, pre.data(), par, 1, ref);
-    bad = 0;
-    worst = 0;
+    long long bad = 0;
+    double worst = 0;
     for (long long i = 0; i < n; i++) {
         double d = fabs(__bfloat162float(o16[(size_t)i]) - ref[(size_t)i]);
         worst = fmax(worst, d);
@@ -437,15 +449,7 @@ static void post_case(const char *name, int softmax, long long N, long long C, l
         work = pre;
         int rc = bf ? chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, p16.data())
                     : chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
-        long long bad = 0;
-        double worst = 0;
-        for (long long i = 0; i < on; i++) {
-            double d = fabs(out[(size_t)i] - ref[(size_t)i]);
-            worst = fmax(worst, d);
-            if (d > 1e-4 + 1e-4 * fabs(ref[(size_t)i])) bad++;
-        }
-        if (rc || bad) { failures++; printf("FAIL %-40s %s: rc %d, %lld of %lld beyond (max %.3g)\n", name, bf ? "bf16" : "fp32", rc, bad, on, worst); }
-        else printf("ok   %-40s %s max err %.2g\n", name, bf ? "bf16" : "fp32", worst);
+        judge32(name, bf ? "bf16" : "fp32", rc, out.data(), ref, on);
     }
 }
 
