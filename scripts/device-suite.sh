@@ -24,6 +24,11 @@
 #            fp32 and bf16 parity exceptions (kernels-*.txt), two collects
 #            of the tuned set compared (r2ra, r2rb: r2r-main-compare.json),
 #            then the naive set's collect time (speed)
+#   repin    build, then kbv-baseline-bench, unpinned, on every problem
+#            whose convolutions the committed pin table pins (their fp32
+#            variant now also times cuDNN's graph plans), continued from
+#            repin-bench.jsonl, for scripts/pins.py --bench to re-make
+#            the table from
 #   spot     build, then main's spot checks alone (parity.py on the
 #            baselines changed since the archived run, kernels.py on the
 #            worst ratios), for a call too short for test-gpu
@@ -49,8 +54,8 @@
 # run is finished by the harness that started it while main's collect
 # moves on; test-gpu and parity always use this checkout.
 set -uo pipefail
-mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|auto SECONDS}
-budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|auto SECONDS}
+mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|repin|auto SECONDS}
+budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|repin|auto SECONDS}
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:?device-suite: OUT names no folder}
 partial=${KBV_PARTIAL:-data/suite-partial}
@@ -318,6 +323,32 @@ test-gpu)
     log "test-gpu"
     timeout -s INT -k 10 "$(($(left) - 20))" make DEPS_ROOT="$DEPS_ROOT" test-gpu >"$out/test-gpu.log" 2>&1
     echo "test-gpu exit $?"; tail -25 "$out/test-gpu.log"
+    ;;
+repin)
+    # The fp32 convolutions now also time cuDNN's graph plans, but the
+    # committed table (data/baselines/nvidia-h200.json) pins each one's
+    # choice of the older contest: time every problem with a pinned
+    # convolution again, unpinned (kbv-baseline-bench), continuing
+    # repin-bench.jsonl of the partial folder; then, here,
+    # `python3 scripts/pins.py RUN_DIR --bench data/suite-partial/repin-bench.jsonl
+    # --merge data/baselines/nvidia-h200.json --out data/baselines/nvidia-h200.json`
+    # (RUN_DIR: any run on the same GPU, for its name and cuBLAS version).
+    build_here
+    [ -f "$partial/repin-bench.jsonl" ] && cp "$partial/repin-bench.jsonl" "$out/repin-bench.jsonl"
+    touch "$out/repin-bench.jsonl"
+    python3 - data/baselines/nvidia-h200.json "$out/repin-bench.jsonl" >"$out/repin-todo.txt" <<'PY'
+import json, sys
+table = json.load(open(sys.argv[1]))["problems"]
+done = {json.loads(l).get("id") for l in open(sys.argv[2]) if l.strip()}
+print("\n".join(p for p, pins in sorted(table.items()) if "conv.f:" in pins and p not in done))
+PY
+    log "repin: $(wc -l <"$out/repin-todo.txt") problems with pinned convolutions left"
+    while read -r pid; do
+        [ "$(left)" -gt $((reserve + 30)) ] || { log "repin: out of time"; break; }
+        timeout -s INT -k 10 $(($(left) - reserve)) build/kbv-baseline-bench --problems "$pid" --samples 5 \
+            >>"$out/repin-bench.jsonl" 2>>"$out/repin.log" || { echo "repin: $pid exit $?"; }
+    done <"$out/repin-todo.txt"
+    rm -f "$out/repin-todo.txt"
     ;;
 *) echo "device-suite: unknown mode $mode" >&2; exit 2 ;;
 esac
