@@ -460,14 +460,27 @@ int norm_stats(const chain_state *cs, const float *pre, const __nv_bfloat16 *sta
 
 } /* namespace */
 
+namespace {
+
+/* Whether the middle stage of sp reduces each row of features (S = 1):
+ * it reads the producer's output once, the steps before it applied as it
+ * reads, in either element type. */
+int reduces_rows(const chain_spec *sp, long long S)
+{
+    return S == 1 && (sp->mid == MID_SUM_C || sp->mid == MID_MEAN_C || sp->mid == MID_MIN_C ||
+                      sp->mid == MID_MAX_C || sp->mid == MID_LSE_C);
+}
+
+} /* namespace */
+
 chain_rest16 chain_rest_bf16(const chain_state *cs, int final16)
 {
     const chain_spec *sp = cs->spec;
     if (cs->S != 1)
         return sp->mid == MID_NONE && sp->ew2[0].kind == EW_END && chain_post_reads_bf16(cs->post, cs->after_mid)
                    ? REST16_POST : REST16_WIDEN;
+    if (reduces_rows(sp, cs->S)) return REST16_ROWS;
     switch (sp->mid) {
-    case MID_SUM_C: case MID_MEAN_C: case MID_MIN_C: case MID_MAX_C: case MID_LSE_C: return REST16_ROWS;
     case MID_BATCHNORM: case MID_GROUPNORM: return REST16_STATS;
     case MID_SOFTMAX_C: return final16 && sp->ew2[0].kind == EW_END ? REST16_SOFTMAX : REST16_WIDEN;
     default: return REST16_WIDEN;
@@ -515,10 +528,7 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
      * every value of its statistic group equally, so the norm removes it
      * exactly: skip the pass that would add it. */
     if (A.n_ops == 0 && (sp->mid == MID_BATCHNORM || sp->mid == MID_INSTANCENORM)) A.bias = NULL;
-    /* A reduction over the features of each row reads the producer's
-     * output once: the steps before it are applied as it reads. */
-    const int row_reduction = S == 1 && (sp->mid == MID_SUM_C || sp->mid == MID_MEAN_C || sp->mid == MID_MIN_C ||
-                                         sp->mid == MID_MAX_C || sp->mid == MID_LSE_C);
+    const int row_reduction = reduces_rows(sp, S);
     const int fuse = row_reduction && (A.bias || A.n_ops);
     /* a bf16 producer's output (pre16): how chain_rest_bf16 says */
     const int final16 = out16 && wrote16 && !cs->post;
