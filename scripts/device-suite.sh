@@ -204,6 +204,17 @@ run_r2r_main() {
 # and bf16 parity exceptions (kernels-*.txt), each once (a file kept in
 # the partial folder says it is done).  Returns 1 when time ran out
 # before the parity.
+#
+# SPOT_FP32, SPOT_BF16 (parity.py --problems) and SPOT_K32, SPOT_K16
+# (kernels.py) replace the lists below for a check of a few changed
+# baselines; SPOT_T32 and SPOT_T16 are the two parity runs' limits in
+# seconds (180 and 330).
+spot_fp32=${SPOT_FP32:-'L3_03[4-9]_*,L3_04[0-2]_*,L3_007_*,L3_009_*,L3_010_*,L1_063_*,L2_008_*,L2_023_*,L2_028_*,L2_030_*,L2_062_*,L2_075_*,L2_083_*,L2_085_*,L2_088_*,L2_092_*'}
+spot_bf16=${SPOT_BF16:-'L3_00[1-9]_*,L3_01[0-9]_*,L3_02[0-7]_*,L3_045_*,L3_033_*,L2_038_*,L1_089_*,L1_09[0-3]_*,L2_014_*,L2_018_*,L2_022_*,L2_028_*,L2_045_*,L2_030_*,L2_033_*,L2_037_*,L2_039_*,L2_041_*,L2_051_*,L2_055_*,L2_056_*,L2_062_*,L2_064_*,L2_075_*,L2_080_*,L2_084_*,L2_088_*,L2_094_*,L2_097_*,L2_098_*,L2_099_*,L2_100_*,L2_026_*,L2_005_*,L2_004_*,L2_078_*'}
+spot_k32=${SPOT_K32:-'L3_007_*,L2_023_*,L3_010_*'}
+spot_k16=${SPOT_K16:-'L2_038_*,L2_078_*,L2_028_*,L2_033_*,L2_084_*,L2_099_*,L2_100_*,L1_045_*'}
+spot_t32=${SPOT_T32:-180}
+spot_t16=${SPOT_T16:-330}
 run_spot() {
     # The baselines changed since the archived run, measured interleaved
     # with PyTorch (parity.py's own loop).  fp32 and tf32: the recurrent
@@ -217,12 +228,12 @@ run_spot() {
     # the norm and softmax ones kept in bf16) and five convolution chains
     # (their steps on the bf16 output).
     if [ ! -f "$partial/parity-spot-bf16.json" ]; then
-        [ "$(left)" -gt 540 ] || { log "no time for the changed baselines' parity"; return 1; }
+        [ "$(left)" -gt $((spot_t32 + spot_t16 + 30)) ] || { log "no time for the changed baselines' parity"; return 1; }
         log "parity of the changed baselines"
-        timeout -s INT -k 10 180 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 \
-            --problems 'L3_03[4-9]_*,L3_04[0-2]_*,L3_007_*,L3_009_*,L3_010_*,L1_063_*,L2_008_*,L2_023_*,L2_028_*,L2_030_*,L2_062_*,L2_075_*,L2_083_*,L2_085_*,L2_088_*,L2_092_*' --out "$out/parity-spot-fp32.json" >"$out/parity-spot.log" 2>&1
-        timeout -s INT -k 10 330 python3 tests/parity/parity.py --samples 10 --warm-s 0.3 --precision bf16 \
-            --problems 'L3_00[1-9]_*,L3_01[0-9]_*,L3_02[0-7]_*,L3_045_*,L3_033_*,L2_038_*,L1_089_*,L1_09[0-3]_*,L2_014_*,L2_018_*,L2_022_*,L2_028_*,L2_045_*,L2_030_*,L2_033_*,L2_037_*,L2_039_*,L2_041_*,L2_051_*,L2_055_*,L2_056_*,L2_062_*,L2_064_*,L2_075_*,L2_080_*,L2_084_*,L2_088_*,L2_094_*,L2_097_*,L2_098_*,L2_099_*,L2_100_*,L2_026_*,L2_005_*,L2_004_*,L2_078_*' --out "$out/parity-spot-bf16.json" >>"$out/parity-spot.log" 2>&1
+        timeout -s INT -k 10 "$spot_t32" python3 tests/parity/parity.py --samples 10 --warm-s 0.3 \
+            --problems "$spot_fp32" --out "$out/parity-spot-fp32.json" >"$out/parity-spot.log" 2>&1
+        timeout -s INT -k 10 "$spot_t16" python3 tests/parity/parity.py --samples 10 --warm-s 0.3 --precision bf16 \
+            --problems "$spot_bf16" --out "$out/parity-spot-bf16.json" >>"$out/parity-spot.log" 2>&1
         tail -12 "$out/parity-spot.log"
     fi
     # The kernels behind the archived run's fp32 ratios above 1.05
@@ -230,7 +241,7 @@ run_spot() {
     if [ ! -f "$partial/kernels-fp32.txt" ] && [ "$(left)" -gt 150 ]; then
         log "kernels of the fp32 parity exceptions"
         timeout -s INT -k 10 100 python3 tests/parity/kernels.py --variant fp32 \
-            'L3_007_*,L2_023_*,L3_010_*' >"$out/kernels-fp32.txt" 2>"$out/kernels.log"
+            "$spot_k32" >"$out/kernels-fp32.txt" 2>"$out/kernels.log"
         echo "kernels exit $?"
     fi
     # The same for the native bf16 baselines furthest over PyTorch's bf16
@@ -240,7 +251,7 @@ run_spot() {
     if [ ! -f "$partial/kernels-bf16.txt" ] && [ "$(left)" -gt 150 ]; then
         log "kernels of the bf16 parity exceptions"
         timeout -s INT -k 10 100 python3 tests/parity/kernels.py --variant bf16 \
-            'L2_038_*,L2_078_*,L2_028_*,L2_033_*,L2_084_*,L2_099_*,L2_100_*,L1_045_*' >"$out/kernels-bf16.txt" 2>"$out/kernels16.log"
+            "$spot_k16" >"$out/kernels-bf16.txt" 2>"$out/kernels16.log"
         echo "kernels exit $?"
     fi
     return 0

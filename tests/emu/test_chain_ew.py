@@ -20,8 +20,11 @@ chains of every middle-stage path that the fp32 and bf16 baselines take
 now: a group norm with its bias folded into the statistics (a linear
 layer's features and a map's planes), one after a step, a batch norm
 after a scale, a softmax after GELU, a map's post stages (chain_post.cu:
-a max pool and a channel sum, a channel softmax) whose first stage reads
-the bfloat16 output through the steps; in fp32 from the float producer
+a max pool and a channel sum, a channel softmax, a softmax over each
+plane's positions with a step of its own, which as the last stage writes
+the bfloat16 output itself) whose first stage reads the bfloat16 output
+through the steps; a map's group norm whose post stage (each sample's
+mean) reads the norm's input through the last pass, never written; in fp32 from the float producer
 output, in bf16 from the bfloat16 output with the bias added by the
 product (kept in bfloat16 through the statistics, or the bf16 softmax),
 against a reference in double (bf16: rounded where the baseline rounds).
@@ -367,10 +370,14 @@ static void rest_case(const char *name, const chain_spec &sp, long long N, long 
 /* A map's chain with post stages right after its first steps (the bias
  * and a ReLU), as a convolution chain runs them: fp32 from the float
  * output, bf16 with the first post stage reading the bfloat16 output
- * through the steps (chain_post_run16); the output is the float one
- * either way (the caller rounds it).  The stages: a 2x2 max pool then a
- * sum over channels, or a softmax over channels. */
-static void post_case(const char *name, int softmax, long long N, long long C, long long H, long long Wd)
+ * through the steps (chain_post_run16).  The stages: a 2x2 max pool then
+ * a sum over channels, or a softmax over channels (the output the float
+ * one, which the caller rounds), or a softmax over each plane's
+ * positions whose values are then scaled per channel (a stage step),
+ * which as the last stage writes the bfloat16 output itself. */
+enum { POST_POOL_SUM, POST_SOFTMAX_C, POST_SOFTMAX_S };
+
+static void post_case(const char *name, int kind, long long N, long long C, long long H, long long Wd)
 {
     chain_spec sp;
     memset(&sp, 0, sizeof sp);
@@ -378,27 +385,33 @@ static void post_case(const char *name, int softmax, long long N, long long C, l
     sp.has_bias = 1;
     sp.ew1[0] = { EW_RELU, 0, 0, -1 };
     sp.gamma = sp.beta = -1;
-    if (softmax) {
+    if (kind == POST_SOFTMAX_C) {
         sp.post[0].kind = ST_SOFTMAX_C;
+    } else if (kind == POST_SOFTMAX_S) {
+        sp.post[0].kind = ST_SOFTMAX_S;
+        sp.post[0].ew[0] = { EW_MUL_P, 0, 0, 3 };
     } else {
         sp.post[0].kind = ST_MAXPOOL;
         sp.post[0].k = 2;
         sp.post[0].s = 2;
         sp.post[1].kind = ST_SUM_C;
     }
-    long long S = H * Wd, n = N * C * S, OH = softmax ? H : H / 2, OW = softmax ? Wd : Wd / 2;
-    long long on = softmax ? n : N * OH * OW;
-    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)on), bias((size_t)C);
+    const int pooled = kind == POST_POOL_SUM;
+    long long S = H * Wd, n = N * C * S, OH = pooled ? H / 2 : H, OW = pooled ? Wd / 2 : Wd;
+    long long on = pooled ? N * OH * OW : n;
+    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)on), bias((size_t)C), scale((size_t)C);
     for (auto &v : pre) v = rn() * 2.0f;
     for (auto &v : bias) v = r16(rn());
-    kbv_tensor in[3], o[1];
+    for (auto &v : scale) v = r16(1.0f + rn());
+    kbv_tensor in[4], o[1];
     memset(in, 0, sizeof in);
     memset(o, 0, sizeof o);
     in[2].data = bias.data(); in[2].ndim = 1; in[2].shape[0] = C;
+    in[3].data = scale.data(); in[3].ndim = 1; in[3].shape[0] = C;
     o[0].data = out.data();
     kbv_call c;
     memset(&c, 0, sizeof c);
-    c.inputs = in; c.n_inputs = 3; c.outputs = o; c.n_outputs = 1;
+    c.inputs = in; c.n_inputs = 4; c.outputs = o; c.n_outputs = 1;
     chain_post cp;
     memset(&cp, 0, sizeof cp);
     cp.sp = &sp;
@@ -417,7 +430,7 @@ static void post_case(const char *name, int softmax, long long N, long long C, l
     b.sm_count = 4; b.state = &cs; b.p = &prob;
     kbv_err e;
     memset(&e, 0, sizeof e);
-    std::vector<__nv_bfloat16> p16((size_t)n);
+    std::vector<__nv_bfloat16> p16((size_t)n), o16((size_t)on, __float2bfloat16_rn(NAN));
     for (long long i = 0; i < n; i++) p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i]);
     if (chain_rest_bf16(&cs, 0) != REST16_POST) { failures++; printf("FAIL %-40s not the post path\n", name); return; }
     for (int bf = 0; bf < 2; bf++) {
@@ -427,9 +440,18 @@ static void post_case(const char *name, int softmax, long long N, long long C, l
             double x = (bf ? (double)__bfloat162float(p16[(size_t)i]) : (double)pre[(size_t)i]) + bias[(size_t)((i / S) % C)];
             v[(size_t)i] = x > 0 ? x : 0;
         }
-        for (long long q = 0; q < N; q++)
-            for (long long s2 = 0; s2 < (softmax ? S : OH * OW); s2++) {
-                if (softmax) {
+        if (kind == POST_SOFTMAX_S) {
+            for (long long r = 0; r < N * C; r++) {
+                double m = -INFINITY, sum = 0;
+                for (long long j = 0; j < S; j++) m = fmax(m, v[(size_t)(r * S + j)]);
+                for (long long j = 0; j < S; j++) sum += exp(v[(size_t)(r * S + j)] - m);
+                for (long long j = 0; j < S; j++)
+                    ref[(size_t)(r * S + j)] = exp(v[(size_t)(r * S + j)] - m) / sum * scale[(size_t)(r % C)];
+            }
+        }
+        for (long long q = 0; q < N && kind != POST_SOFTMAX_S; q++)
+            for (long long s2 = 0; s2 < OH * OW; s2++) {
+                if (kind == POST_SOFTMAX_C) {
                     double m = -INFINITY, sum = 0;
                     for (long long ch = 0; ch < C; ch++) m = fmax(m, v[(size_t)((q * C + ch) * S + s2)]);
                     for (long long ch = 0; ch < C; ch++) sum += exp(v[(size_t)((q * C + ch) * S + s2)] - m);
@@ -447,9 +469,147 @@ static void post_case(const char *name, int softmax, long long N, long long C, l
                 }
             }
         work = pre;
-        int rc = bf ? chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, p16.data())
-                    : chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
-        judge32(name, bf ? "bf16" : "fp32", rc, out.data(), ref, on);
+        if (!bf) {
+            int rc = chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
+            judge32(name, "fp32", rc, out.data(), ref, on);
+            continue;
+        }
+        int wrote16 = 0;
+        int rc = chain_run_rest(&b, &c, work.data(), &e, o16.data(), &wrote16, 0, p16.data());
+        /* only a stage over each plane's positions writes the bf16
+         * output; the others leave the float one for the caller */
+        if (wrote16 != (kind == POST_SOFTMAX_S)) {
+            failures++;
+            printf("FAIL %-40s bf16: wrote16 %d\n", name, wrote16);
+            continue;
+        }
+        if (!wrote16) {
+            judge32(name, "bf16", rc, out.data(), ref, on);
+            continue;
+        }
+        long long bad = 0;
+        double worst = 0;
+        for (long long i = 0; i < on; i++) {
+            double d = fabs(__bfloat162float(o16[(size_t)i]) - ref[(size_t)i]);
+            if (!(d <= worst)) worst = d;
+            if (!(d <= 4e-3 * fabs(ref[(size_t)i]) + 1e-7)) bad++;
+        }
+        if (rc || bad) {
+            failures++;
+            printf("FAIL %-40s bf16 output: rc %d, %lld of %lld beyond (max %.3g)\n", name, rc, bad, on, worst);
+        } else {
+            printf("ok   %-40s bf16 output max err %.2g\n", name, worst);
+        }
+    }
+}
+
+/* A map's chain whose middle stage is a group norm (bias before it,
+ * gamma and beta after) and whose one post stage reduces each whole
+ * sample to its mean: the first post stage reads the norm's input
+ * through the last pass (chain_post_run_through), which is never
+ * written.  fp32 from the float producer output; bf16 from the bfloat16
+ * output, widened with the bias, the mean written into the bfloat16
+ * output by the stage itself. */
+static void norm_post_case(const char *name, long long N, long long C, long long G, long long H, long long Wd)
+{
+    chain_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.producer = CHAIN_CONV;
+    sp.has_bias = 1;
+    sp.mid = MID_GROUPNORM;
+    sp.groups = (int)G;
+    sp.eps = 1e-5;
+    sp.gamma = 3;
+    sp.beta = 4;
+    sp.post[0].kind = ST_MEAN_ALL;
+    long long S = H * Wd, n = N * C * S;
+    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)N), pars[3];
+    for (auto &v : pre) v = rn() * 2.0f;
+    for (int k = 0; k < 3; k++) {
+        pars[k].resize((size_t)C);
+        for (auto &v : pars[k]) v = r16(k == 1 ? 1.0f + rn() : rn());
+    }
+    kbv_tensor in[5], o[1];
+    memset(in, 0, sizeof in);
+    memset(o, 0, sizeof o);
+    for (int k = 0; k < 3; k++) { in[2 + k].data = pars[k].data(); in[2 + k].ndim = 1; in[2 + k].shape[0] = C; }
+    o[0].data = out.data();
+    kbv_call c;
+    memset(&c, 0, sizeof c);
+    c.inputs = in; c.n_inputs = 5; c.outputs = o; c.n_outputs = 1;
+    chain_post cp;
+    memset(&cp, 0, sizeof cp);
+    cp.sp = &sp;
+    std::vector<float> b0((size_t)n), b1((size_t)n), mid((size_t)n);
+    cp.buf[0] = b0.data(); cp.buf[1] = b1.data();
+    chain_state cs;
+    memset(&cs, 0, sizeof cs);
+    cs.spec = &sp; cs.N = N; cs.C = C; cs.S = S; cs.post = &cp;
+    cs.after_mid.N = N; cs.after_mid.C = C; cs.after_mid.nd = 2; cs.after_mid.d[0] = H; cs.after_mid.d[1] = Wd;
+    /* the norm's output buffer, poisoned: the fused path never writes it */
+    for (auto &v : mid) v = NAN;
+    cs.mid = mid.data();
+    std::vector<double2> part((size_t)(N * C));
+    std::vector<float2> stat((size_t)(N * G));
+    cs.part = part.data(); cs.stat = stat.data();
+    suite_problem prob;
+    memset(&prob, 0, sizeof prob);
+    prob.id = "L2_emu";
+    base_ctx b;
+    memset(&b, 0, sizeof b);
+    b.sm_count = 4; b.state = &cs; b.p = &prob;
+    kbv_err e;
+    memset(&e, 0, sizeof e);
+    std::vector<__nv_bfloat16> p16((size_t)n), o16((size_t)N, __float2bfloat16_rn(NAN));
+    for (long long i = 0; i < n; i++) p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i]);
+    for (int bf = 0; bf < 2; bf++) {
+        /* the reference in double: the group statistics of pre + bias,
+         * then the mean of the normalised, scaled and shifted values */
+        std::vector<double> v((size_t)n), ref((size_t)N, 0.0);
+        for (long long i = 0; i < n; i++)
+            v[(size_t)i] = (bf ? (double)__bfloat162float(p16[(size_t)i]) : (double)pre[(size_t)i]) +
+                           pars[0][(size_t)((i / S) % C)];
+        long long len = C / G * S;
+        for (long long q = 0; q < N; q++)
+            for (long long g = 0; g < G; g++) {
+                double sum = 0, sq = 0;
+                const double *p = &v[(size_t)((q * G + g) * len)];
+                for (long long k = 0; k < len; k++) { sum += p[k]; sq += p[k] * p[k]; }
+                double mu = sum / (double)len, var = sq / (double)len - mu * mu, rs = 1.0 / sqrt(var + 1e-5);
+                for (long long k = 0; k < len; k++) {
+                    long long ch = g * (C / G) + k / S;
+                    ref[(size_t)q] += ((p[k] - mu) * rs * pars[1][(size_t)ch] + pars[2][(size_t)ch]) / (double)(C * S);
+                }
+            }
+        work = pre;
+        int wrote16 = 0, rc;
+        if (bf) rc = chain_run_rest(&b, &c, work.data(), &e, o16.data(), &wrote16, 0, p16.data());
+        else rc = chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
+        int touched = 0;
+        for (auto x : mid) touched |= !std::isnan(x);
+        if (touched || (bf && !wrote16)) {
+            failures++;
+            printf("FAIL %-40s %s: %s\n", name, bf ? "bf16" : "fp32",
+                   touched ? "the norm's output was written" : "the bf16 output was not written by the stage");
+            continue;
+        }
+        if (!bf) {
+            judge32(name, "fp32", rc, out.data(), ref, N);
+            continue;
+        }
+        long long bad = 0;
+        double worst = 0;
+        for (long long q = 0; q < N; q++) {
+            double d = fabs(__bfloat162float(o16[(size_t)q]) - ref[(size_t)q]);
+            if (!(d <= worst)) worst = d;
+            if (!(d <= 4e-3 * fabs(ref[(size_t)q]) + 1e-6)) bad++;
+        }
+        if (rc || bad) {
+            failures++;
+            printf("FAIL %-40s bf16 output: rc %d, %lld of %lld beyond (max %.3g)\n", name, rc, bad, N, worst);
+        } else {
+            printf("ok   %-40s bf16 output max err %.2g\n", name, worst);
+        }
     }
 }
 
@@ -477,8 +637,10 @@ int main(void)
     rest_case("group norm after a ReLU (no fold)", spec(MID_GROUPNORM, 2, 1, { EW_RELU, 0, 0, -1 }, none), 3, 8, 1);
     rest_case("batch norm after a scale", spec(MID_BATCHNORM, 0, 1, { EW_MUL_P, 0, 0, 3 }, none), 8, 12, 1);
     rest_case("softmax after GELU", spec(MID_SOFTMAX_C, 0, 1, { EW_GELU, 0, 0, -1 }, none), 5, 20, 1);
-    post_case("max pool, channel sum after bias and ReLU", 0, 2, 5, 6, 8);
-    post_case("channel softmax after bias and ReLU", 1, 2, 6, 3, 5);
+    post_case("max pool, channel sum after bias and ReLU", POST_POOL_SUM, 2, 5, 6, 8);
+    post_case("channel softmax after bias and ReLU", POST_SOFTMAX_C, 2, 6, 3, 5);
+    post_case("plane softmax, scaled, after bias and ReLU", POST_SOFTMAX_S, 2, 3, 7, 9);
+    norm_post_case("group norm of a map, then each sample's mean", 3, 8, 4, 5, 7);
     printf("chain_rest: %d failed\n", failures);
     return failures ? 1 : 0;
 }

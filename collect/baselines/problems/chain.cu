@@ -473,11 +473,22 @@ int reduces_rows(const chain_spec *sp, long long S)
 
 } /* namespace */
 
+namespace {
+
+/* Whether the last pass B runs over the planes of shape d (S > 1), so
+ * that a post stage on d can apply it as it reads (in_ew's geometry). */
+int pass_fits_stage(const ew_args &B, const chain_dims &d)
+{
+    return B.S > 1 && B.S == chain_spatial(&d) && B.C == d.C && B.rows == d.N * d.C && B.L == B.S;
+}
+
+} /* namespace */
+
 chain_rest16 chain_rest_bf16(const chain_state *cs, int final16)
 {
     const chain_spec *sp = cs->spec;
     if (cs->S != 1)
-        return sp->mid == MID_NONE && sp->ew2[0].kind == EW_END && chain_post_reads_bf16(cs->post, cs->after_mid)
+        return sp->mid == MID_NONE && sp->ew2[0].kind == EW_END && chain_post_reads_through(cs->post, cs->after_mid)
                    ? REST16_POST : REST16_WIDEN;
     if (reduces_rows(sp, cs->S)) return REST16_ROWS;
     switch (sp->mid) {
@@ -619,6 +630,15 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     } else if ((B.norm || B.n_ops) && final16) {
         launch_ew(b, (const float *)cur, (__nv_bfloat16 *)out16, B, s);
         *wrote16 = 1;
+    } else if ((B.norm || B.n_ops) && cs->post && pass_fits_stage(B, cs->after_mid) &&
+               chain_post_reads_through(cs->post, cs->after_mid)) {
+        /* 5, with this pass: the first post stage reads cur through B, and
+         * the pass's output is never written (a group norm and a mean over
+         * each sample: one read of the tensor instead of a read, a write
+         * and a read) */
+        cudaError_t ce = cudaGetLastError();
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
+        return chain_post_run_through(b, cs->post, cur, B, cs->after_mid, c, out16, wrote16, e);
     } else if (B.norm || B.n_ops) {
         launch_ew(b, (const float *)cur, out, B, s);
         cur = out;
@@ -630,7 +650,7 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     cudaError_t ce = cudaGetLastError();
     if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
     /* 5. the post stages, from the result so far into the output */
-    if (post16) return chain_post_run16(b, cs->post, post16, A, cs->after_mid, c, e);
+    if (post16) return chain_post_run16(b, cs->post, post16, A, cs->after_mid, c, out16, wrote16, e);
     if (cs->post) return chain_post_run(b, cs->post, cur, cs->after_mid, c, e);
     return 0;
 }

@@ -290,7 +290,8 @@ int run_bf16_conv(base_ctx *b, const kbv_call *call, kbv_err *e)
         else if (chain_rest_bf16(cs, !cs->post) == REST16_POST)
             base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight%s), then the first post "
                                            "stage reads its bf16 output (bias and first steps applied as it "
-                                           "reads), the rest in fp32, output rounded to bf16",
+                                           "reads), the rest in fp32, output rounded to bf16 (by that stage "
+                                           "itself when it is the last, over each plane's positions)",
                              cs->xin ? ", the input average-pooled in bf16 first" : "");
         else
             base_note_choice(b, BASE_BF16, "native bf16 convolution (bf16 input and weight%s), then the chain's "

@@ -91,9 +91,10 @@ __device__ __forceinline__ float apply_ops(const ew_args &A, float v, long long 
     return v;
 }
 
-__device__ __forceinline__ float apply(const ew_args &A, float v, long long row, long long j)
+/* apply() with the value's channel c given (A.S > 1: row % A.C, else j),
+ * for a caller that knows it without a division. */
+__device__ __forceinline__ float apply_at(const ew_args &A, float v, long long row, long long j, long long c)
 {
-    long long c = A.S > 1 ? row % A.C : j;
     if (A.bias) v += ew_par(A, A.bias, c);
     const float pre = v;
     if (A.norm) {
@@ -106,6 +107,13 @@ __device__ __forceinline__ float apply(const ew_args &A, float v, long long row,
         if (A.gamma) v = v * ew_par(A, A.gamma, c) + ew_par(A, A.beta, c);
     }
     return apply_ops(A, v, c, row * A.L + j, pre);
+}
+
+/* The bias, norm and operation list of A on one value: element j of row
+ * row (A.rows rows of A.L values). */
+__device__ __forceinline__ float apply(const ew_args &A, float v, long long row, long long j)
+{
+    return apply_at(A, v, row, j, A.S > 1 ? row % A.C : j);
 }
 
 /* apply() on U elements at once: element u is column j[u] of row r[u]
@@ -235,17 +243,29 @@ int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_e
 int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c,
                    kbv_err *e);
 
-/* Whether the first post stage of cp, on shape d, can read a bfloat16
- * producer output itself (a pooling, or a reduction or softmax over the
- * channels of a map). */
-int chain_post_reads_bf16(const chain_post *cp, chain_dims d);
+/* Whether the first post stage of cp, on shape d, can read its input
+ * through the chain's last elementwise pass itself (a pooling, a
+ * reduction or softmax over the channels of a map, a reduction, softmax
+ * or centering over the positions of each plane, or a reduction over
+ * each whole sample; d has S > 1). */
+int chain_post_reads_through(const chain_post *cp, chain_dims d);
 
 /* chain_post_run with the first stage reading src16, the producer's
  * bfloat16 output of shape d, through the steps P (the bias and the first
  * list, on rows of planes: P.S > 1) as it reads each value: no widened
- * copy.  chain_post_reads_bf16 must hold. */
+ * copy.  chain_post_reads_through must hold.  With out16 and wrote16 (the
+ * bf16 call's output, which the caller otherwise rounds from c's float
+ * output), a first stage that is also the last and runs over rows writes
+ * out16 itself, rounded once, and sets *wrote16 (else 0); the caller owns
+ * both. */
 int chain_post_run16(base_ctx *b, chain_post *cp, const __nv_bfloat16 *src16, const ew_args &P, chain_dims d,
-                     const kbv_call *c, kbv_err *e);
+                     const kbv_call *c, void *out16, int *wrote16, kbv_err *e);
+
+/* The same from the float src, the middle stage's input of shape d,
+ * through the chain's last pass P (its norm and last steps, on rows of
+ * planes: P.S > 1): the pass's output is never written. */
+int chain_post_run_through(base_ctx *b, chain_post *cp, const float *src, const ew_args &P, chain_dims d,
+                           const kbv_call *c, void *out16, int *wrote16, kbv_err *e);
 
 void chain_post_destroy(chain_post *cp);
 

@@ -45,24 +45,28 @@ __device__ __forceinline__ float nan_min(float acc, float v)
     return (v < acc || isnan(v)) ? v : acc;
 }
 
-/* What a stage reads: the float tensor before it; or, for the first
- * stage of a bf16 chain, the producer's bfloat16 output [N, C, S] with
- * the chain's bias and first steps P (no norm) applied to each value as
- * it is read (chain_post_run16: no widened copy).  at(i, row, j, ch):
- * element i, which is element j of plane row, of channel ch (the caller
- * knows it without a division). */
+/* What a stage reads: the float tensor before it (in_f32); or, for the
+ * first stage, the tensor before the chain's last elementwise pass with
+ * that pass P applied to each value as it is read (in_ew: no pass over
+ * the whole tensor, no copy of it): the producer's bfloat16 output with
+ * the bias and first steps (a bf16 chain, chain_post_run16), or the
+ * float middle-stage input with the norm and last steps
+ * (chain_post_run_through).  at(i, row, j, ch): element i, which is
+ * element j of plane row of [N, C, S], of channel ch (the caller knows it
+ * without a division); P's rows are those planes. */
 struct in_f32 {
     const float *x;
     __device__ __forceinline__ float at(long long i, long long, long long, long long) const { return x[i]; }
 };
-struct in_bf16 {
-    const __nv_bfloat16 *x;
+__device__ __forceinline__ float widen(float v) { return v; }
+__device__ __forceinline__ float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T>
+struct in_ew {
+    const T *x;
     ew_args P;
     __device__ __forceinline__ float at(long long i, long long row, long long j, long long ch) const
     {
-        float v = __bfloat162float(x[i]);
-        if (P.bias) v += ew_par(P, P.bias, ch);
-        return apply_ops(P, v, ch, row * P.L + j, v);
+        return apply_at(P, widen(x[i]), row, j, ch);
     }
 };
 
@@ -175,35 +179,54 @@ __device__ float row_ext(float v, float *sh)
 
 /* one block per contiguous row of L values: reductions to one value,
  * or softmax, centering and layer norm of the row (gamma, beta indexed by
- * the position in the row) */
+ * the position in the row).  x reads through IN (in_f32, or in_ew for a
+ * first stage: a row is then one (n, c) plane of channel row % Cin, or,
+ * with Sp = S > 0, a whole sample of Cin planes of Sp values); y is
+ * float, or the bf16 chain's bfloat16 output when the stage is its last
+ * (rounded once, here). */
 enum { ROW_SUM, ROW_MEAN, ROW_MAX, ROW_MIN, ROW_LSE, ROW_SOFTMAX, ROW_CENTER, ROW_LN };
 
-template <int K>
-__global__ void __launch_bounds__(1024) row_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                                   long long L, ew_args A, long long So, long long Co,
-                                                   const float *gamma, const float *beta, float eps)
+__device__ __forceinline__ void store(float *y, long long i, float v) { y[i] = v; }
+__device__ __forceinline__ void store(__nv_bfloat16 *y, long long i, float v) { y[i] = __float2bfloat16_rn(v); }
+
+template <class IN>
+__device__ __forceinline__ float row_at(const IN &x, long long base, long long row, long long j, long long Cin,
+                                        long long ch, unsigned Sp)
+{
+    if (!Sp) return x.at(base + j, row, j, ch);
+    /* a row of a whole sample [C, S]: plane row * Cin + j / S (32-bit:
+     * the launcher checks that L fits) */
+    const unsigned c = (unsigned)j / Sp;
+    return x.at(base + j, row * Cin + c, (long long)((unsigned)j - c * Sp), (long long)c);
+}
+
+template <int K, class IN, class OUT>
+__global__ void __launch_bounds__(1024) row_kernel(IN x, OUT *__restrict__ y, long long L, ew_args A, long long So,
+                                                   long long Co, const float *gamma, const float *beta, float eps,
+                                                   long long Cin, unsigned Sp)
 {
     __shared__ double shd[2];
     __shared__ float shf[33];
-    const long long row = blockIdx.x;
-    const float *p = x + row * L;
+    const long long row = blockIdx.x, base = row * L, ch = row % Cin;
     float m = 0.0f;
     double s = 0.0, ss = 0.0;
     if (K == ROW_MAX || K == ROW_MIN || K == ROW_LSE || K == ROW_SOFTMAX) {
         float acc = K == ROW_MIN ? INFINITY : -INFINITY;
-        for (long long j = threadIdx.x; j < L; j += blockDim.x)
-            acc = K == ROW_MIN ? nan_min(acc, p[j]) : nan_max(acc, p[j]);
+        for (long long j = threadIdx.x; j < L; j += blockDim.x) {
+            float v = row_at(x, base, row, j, Cin, ch, Sp);
+            acc = K == ROW_MIN ? nan_min(acc, v) : nan_max(acc, v);
+        }
         m = K == ROW_MIN ? row_ext<1>(acc, shf) : row_ext<0>(acc, shf);
         if (K == ROW_LSE || K == ROW_SOFTMAX) {
             float mm = isinf(m) ? 0.0f : m, e = 0.0f;
-            for (long long j = threadIdx.x; j < L; j += blockDim.x) e += expf(p[j] - mm);
+            for (long long j = threadIdx.x; j < L; j += blockDim.x) e += expf(row_at(x, base, row, j, Cin, ch, Sp) - mm);
             s = row_sum(e, shd);
             m = mm;
         }
     } else {
         float a = 0.0f, q = 0.0f;
         for (long long j = threadIdx.x; j < L; j += blockDim.x) {
-            float v = p[j];
+            float v = row_at(x, base, row, j, Cin, ch, Sp);
             a += v;
             q += v * v;
         }
@@ -214,7 +237,7 @@ __global__ void __launch_bounds__(1024) row_kernel(const float *__restrict__ x, 
         if (threadIdx.x != 0) return;
         float r = K == ROW_SUM ? (float)s : K == ROW_MEAN ? (float)(s / (double)L)
                 : K == ROW_LSE ? m + (float)log(s) : m;
-        y[row] = out_val(A, r, row, So, Co);
+        store(y, row, out_val(A, r, row, So, Co));
         return;
     }
     float mean = (float)(s / (double)L), rstd = 1.0f;
@@ -224,11 +247,11 @@ __global__ void __launch_bounds__(1024) row_kernel(const float *__restrict__ x, 
         mean = (float)mu;
     }
     for (long long j = threadIdx.x; j < L; j += blockDim.x) {
-        float v = p[j];
+        float v = row_at(x, base, row, j, Cin, ch, Sp);
         if (K == ROW_SOFTMAX) v = expf(v - m) / (float)s;
         else if (K == ROW_CENTER) v = v - mean;
         else v = (v - mean) * rstd * (gamma ? gamma[j] : 1.0f) + (beta ? beta[j] : 0.0f);
-        y[row * L + j] = out_val(A, v, row * L + j, So, Co);
+        store(y, base + j, out_val(A, v, base + j, So, Co));
     }
 }
 
@@ -308,11 +331,24 @@ int row_threads(long long L)
     return L >= 8192 ? 1024 : L >= 1024 ? 256 : L > 64 ? 64 : 32;
 }
 
-template <int K>
-void launch_row(const float *x, float *y, long long rows, long long L, const ew_args &A, long long So,
-                long long Co, const float *g, const float *bt, float eps, cudaStream_t s)
+template <int K, class IN = in_f32, class OUT = float>
+void launch_row(IN x, OUT *y, long long rows, long long L, const ew_args &A, long long So, long long Co,
+                const float *g, const float *bt, float eps, cudaStream_t s, long long Cin = 1, unsigned Sp = 0)
 {
-    row_kernel<K><<<(unsigned)rows, row_threads(L), 0, s>>>(x, y, L, A, So, Co, g, bt, eps);
+    row_kernel<K><<<(unsigned)rows, row_threads(L), 0, s>>>(x, y, L, A, So, Co, g, bt, eps, Cin, Sp);
+}
+
+/* A first stage over the planes of a map (one row per (n, c), L = S) or
+ * over whole samples (one row per n, L = C S) through in_ew: into float
+ * y, or, as the chain's last stage, into its bfloat16 output y16. */
+template <int K, class IN>
+void launch_rows_through(IN x, float *y, __nv_bfloat16 *y16, const chain_dims &d, int whole, const ew_args &A,
+                         long long So, long long Co, cudaStream_t s)
+{
+    long long S = chain_spatial(&d), rows = whole ? d.N : d.N * d.C, L = whole ? d.C * S : S;
+    unsigned Sp = whole ? (unsigned)S : 0u;
+    if (y16) launch_row<K>(x, y16, rows, L, A, So, Co, NULL, NULL, 0, s, d.C, Sp);
+    else launch_row<K>(x, y, rows, L, A, So, Co, NULL, NULL, 0, s, d.C, Sp);
 }
 
 template <class IN>
@@ -364,12 +400,12 @@ void launch_chan(const base_ctx *b, int kind, const float *x, float *y, const ch
         int k = kind == ST_SUM_C ? ROW_SUM : kind == ST_MEAN_C ? ROW_MEAN : kind == ST_MAX_C ? ROW_MAX
               : kind == ST_MIN_C ? ROW_MIN : kind == ST_LSE_C ? ROW_LSE : ROW_SOFTMAX;
         switch (k) {
-        case ROW_SUM: launch_row<ROW_SUM>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
-        case ROW_MEAN: launch_row<ROW_MEAN>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
-        case ROW_MAX: launch_row<ROW_MAX>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
-        case ROW_MIN: launch_row<ROW_MIN>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
-        case ROW_LSE: launch_row<ROW_LSE>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
-        default: launch_row<ROW_SOFTMAX>(x, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        case ROW_SUM: launch_row<ROW_SUM>(in_f32{x}, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        case ROW_MEAN: launch_row<ROW_MEAN>(in_f32{x}, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        case ROW_MAX: launch_row<ROW_MAX>(in_f32{x}, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        case ROW_MIN: launch_row<ROW_MIN>(in_f32{x}, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        case ROW_LSE: launch_row<ROW_LSE>(in_f32{x}, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
+        default: launch_row<ROW_SOFTMAX>(in_f32{x}, y, d.N, d.C, A, So, o.C, NULL, NULL, 0, s); break;
         }
         return;
     }
@@ -394,16 +430,16 @@ int run_stage(base_ctx *b, chain_post *cp, const chain_stage *st, const float *x
     case ST_SUM_C: case ST_MEAN_C: case ST_MAX_C: case ST_MIN_C: case ST_LSE_C: case ST_SOFTMAX_C:
         launch_chan(b, st->kind, x, y, d, o, A, s);
         break;
-    case ST_SUM_S: launch_row<ROW_SUM>(x, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
-    case ST_MEAN_S: launch_row<ROW_MEAN>(x, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
-    case ST_SUM_ALL: launch_row<ROW_SUM>(x, y, d.N, d.C * S, A, So, o.C, NULL, NULL, 0, s); break;
-    case ST_MEAN_ALL: launch_row<ROW_MEAN>(x, y, d.N, d.C * S, A, So, o.C, NULL, NULL, 0, s); break;
-    case ST_MAX_ALL: launch_row<ROW_MAX>(x, y, d.N, d.C * S, A, So, o.C, NULL, NULL, 0, s); break;
-    case ST_SOFTMAX_S: launch_row<ROW_SOFTMAX>(x, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
-    case ST_CENTER_S: launch_row<ROW_CENTER>(x, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_SUM_S: launch_row<ROW_SUM>(in_f32{x}, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_MEAN_S: launch_row<ROW_MEAN>(in_f32{x}, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_SUM_ALL: launch_row<ROW_SUM>(in_f32{x}, y, d.N, d.C * S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_MEAN_ALL: launch_row<ROW_MEAN>(in_f32{x}, y, d.N, d.C * S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_MAX_ALL: launch_row<ROW_MAX>(in_f32{x}, y, d.N, d.C * S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_SOFTMAX_S: launch_row<ROW_SOFTMAX>(in_f32{x}, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
+    case ST_CENTER_S: launch_row<ROW_CENTER>(in_f32{x}, y, d.N * d.C, S, A, So, o.C, NULL, NULL, 0, s); break;
     case ST_LAYERNORM_LAST: {
         long long L = d.d[d.nd - 1];
-        launch_row<ROW_LN>(x, y, n / L, L, A, So, o.C, g, bt, (float)st->eps, s);
+        launch_row<ROW_LN>(in_f32{x}, y, n / L, L, A, So, o.C, g, bt, (float)st->eps, s);
         break;
     }
     case ST_SUM_AXIS: case ST_MEAN_AXIS: case ST_MIN_AXIS: {
@@ -503,29 +539,71 @@ int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_e
 
 namespace {
 
-/* Whether stage st, shape d, can read the producer's bfloat16 output
- * itself: a pooling, or a reduction or softmax over the channels of a
- * map (their kernels read through in_bf16). */
-int reads_bf16(const chain_stage *st, const chain_dims &d)
+/* Whether stage st, shape d (S > 1), can read its input through the
+ * chain's last elementwise pass (in_ew): a pooling, a reduction or
+ * softmax over the channels of a map, a reduction, softmax or centering
+ * over the positions of each plane, or a reduction over each whole
+ * sample (whose row_kernel finds a value's plane with a 32-bit division,
+ * so C S must fit). */
+int reads_through(const chain_stage *st, const chain_dims &d)
 {
+    long long S = chain_spatial(&d);
+    if (S <= 1) return 0;
     switch (st->kind) {
-    case ST_MAXPOOL: case ST_AVGPOOL: return 1;
+    case ST_MAXPOOL: case ST_AVGPOOL:
     case ST_SUM_C: case ST_MEAN_C: case ST_MAX_C: case ST_MIN_C: case ST_LSE_C: case ST_SOFTMAX_C:
-        return chain_spatial(&d) > 1;
+    case ST_SUM_S: case ST_MEAN_S: case ST_SOFTMAX_S: case ST_CENTER_S:
+        return 1;
+    case ST_SUM_ALL: case ST_MEAN_ALL: case ST_MAX_ALL:
+        return d.C * S < 0x7fffffffLL;
     default: return 0;
     }
 }
 
-/* The stages from src (float), or with src16 the first stage from it
- * through P (chain_post_run16). */
+/* The first stage from src (T: float or bfloat16) through P (stage shape
+ * d to o) into y, or, when it is the chain's last stage and the caller
+ * gave out16, a row stage into out16 (*wrote16 = 1). */
+template <class T>
+int run_first_through(base_ctx *b, const chain_stage *st, const T *src, const ew_args &P, float *y,
+                      const chain_dims &d, const chain_dims &o, int last, void *out16, int *wrote16,
+                      const kbv_call *c, kbv_err *e)
+{
+    if (!reads_through(st, d))
+        return err_set(e, KBV_EINPUT, "baseline %s: post stage 0 cannot read through the last pass", b->p->id);
+    ew_args A;
+    memset(&A, 0, sizeof A);
+    chain_fill_ops(&A, st->ew, c);
+    in_ew<T> in = { src, P };
+    long long So = chain_spatial(&o);
+    __nv_bfloat16 *y16 = last && out16 && wrote16 ? (__nv_bfloat16 *)out16 : NULL;
+    cudaStream_t s = c->stream;
+    switch (st->kind) {
+    case ST_MAXPOOL: case ST_AVGPOOL: launch_pool(b, st, in, y, d, o, A, s); y16 = NULL; break;
+    case ST_SUM_S: launch_rows_through<ROW_SUM>(in, y, y16, d, 0, A, So, o.C, s); break;
+    case ST_MEAN_S: launch_rows_through<ROW_MEAN>(in, y, y16, d, 0, A, So, o.C, s); break;
+    case ST_SOFTMAX_S: launch_rows_through<ROW_SOFTMAX>(in, y, y16, d, 0, A, So, o.C, s); break;
+    case ST_CENTER_S: launch_rows_through<ROW_CENTER>(in, y, y16, d, 0, A, So, o.C, s); break;
+    case ST_SUM_ALL: launch_rows_through<ROW_SUM>(in, y, y16, d, 1, A, So, o.C, s); break;
+    case ST_MEAN_ALL: launch_rows_through<ROW_MEAN>(in, y, y16, d, 1, A, So, o.C, s); break;
+    case ST_MAX_ALL: launch_rows_through<ROW_MAX>(in, y, y16, d, 1, A, So, o.C, s); break;
+    default: launch_chan_map(b, st->kind, in, y, d, o, A, s); y16 = NULL; break;
+    }
+    if (y16) *wrote16 = 1;
+    cudaError_t ce = cudaGetLastError();
+    return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "post stage launch", ce);
+}
+
+/* The stages from src (float); with P, the first reads src (bfloat16
+ * when src16) through P, and may write out16 (run_first_through). */
 int run_stages(base_ctx *b, chain_post *cp, const float *src, const __nv_bfloat16 *src16, const ew_args *P,
-               chain_dims d, const kbv_call *c, kbv_err *e)
+               chain_dims d, const kbv_call *c, void *out16, int *wrote16, kbv_err *e)
 {
     const chain_spec *sp = cp->sp;
     int n = 0;
     while (n < CHAIN_MAX_STAGES && sp->post[n].kind != ST_END) n++;
     const float *cur = src;
     int which = 0;
+    if (wrote16) *wrote16 = 0;
     for (int i = 0; i < n; i++) {
         const chain_stage *st = &sp->post[i];
         chain_dims o = d;
@@ -538,20 +616,12 @@ int run_stages(base_ctx *b, chain_post *cp, const float *src, const __nv_bfloat1
         float *dst = i + 1 == n ? (float *)c->outputs[0].data : cp->buf[which];
         which ^= 1;
         int rc;
-        if (i == 0 && src16) {
-            if (!reads_bf16(st, d))
-                return err_set(e, KBV_EINPUT, "baseline %s: post stage 0 cannot read bfloat16", b->p->id);
-            ew_args A;
-            memset(&A, 0, sizeof A);
-            chain_fill_ops(&A, st->ew, c);
-            in_bf16 in = { src16, *P };
-            if (st->kind == ST_MAXPOOL || st->kind == ST_AVGPOOL) launch_pool(b, st, in, dst, d, o, A, c->stream);
-            else launch_chan_map(b, st->kind, in, dst, d, o, A, c->stream);
-            cudaError_t ce = cudaGetLastError();
-            rc = ce == cudaSuccess ? 0 : base_cuda_err(e, b, "post stage launch", ce);
-        } else {
+        if (i == 0 && P && src16)
+            rc = run_first_through(b, st, src16, *P, dst, d, o, i + 1 == n, out16, wrote16, c, e);
+        else if (i == 0 && P)
+            rc = run_first_through(b, st, src, *P, dst, d, o, i + 1 == n, out16, wrote16, c, e);
+        else
             rc = run_stage(b, cp, st, cur, dst, d, o, c, e);
-        }
         if (rc) return rc;
         cur = dst;
         d = o;
@@ -563,18 +633,24 @@ int run_stages(base_ctx *b, chain_post *cp, const float *src, const __nv_bfloat1
 
 int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c, kbv_err *e)
 {
-    return run_stages(b, cp, src, NULL, NULL, d, c, e);
+    return run_stages(b, cp, src, NULL, NULL, d, c, NULL, NULL, e);
 }
 
-int chain_post_reads_bf16(const chain_post *cp, chain_dims d)
+int chain_post_reads_through(const chain_post *cp, chain_dims d)
 {
-    return cp && cp->sp->post[0].kind != ST_END && reads_bf16(&cp->sp->post[0], d);
+    return cp && cp->sp->post[0].kind != ST_END && reads_through(&cp->sp->post[0], d);
 }
 
 int chain_post_run16(base_ctx *b, chain_post *cp, const __nv_bfloat16 *src16, const ew_args &P, chain_dims d,
-                     const kbv_call *c, kbv_err *e)
+                     const kbv_call *c, void *out16, int *wrote16, kbv_err *e)
 {
-    return run_stages(b, cp, NULL, src16, &P, d, c, e);
+    return run_stages(b, cp, NULL, src16, &P, d, c, out16, wrote16, e);
+}
+
+int chain_post_run_through(base_ctx *b, chain_post *cp, const float *src, const ew_args &P, chain_dims d,
+                           const kbv_call *c, void *out16, int *wrote16, kbv_err *e)
+{
+    return run_stages(b, cp, src, NULL, &P, d, c, out16, wrote16, e);
 }
 
 void chain_post_destroy(chain_post *cp)
