@@ -509,8 +509,13 @@ static void post_case(const char *name, int kind, long long N, long long C, long
  * through the last pass (chain_post_run_through), which is never
  * written.  fp32 from the float producer output; bf16 from the bfloat16
  * output, widened with the bias, the mean written into the bfloat16
- * output by the stage itself. */
-static void norm_post_case(const char *name, long long N, long long C, long long G, long long H, long long Wd)
+ * output by the stage itself.  Or the post stage is a softmax over each
+ * plane, which reads every value three times and so does not read
+ * through a norm: the norm's output is written and the stage reads it
+ * (the bf16 output then rounded by the caller from the float one).
+ * Planes of a multiple of eight values take the eight-wide kernel. */
+static void norm_post_case(const char *name, int stage, long long N, long long C, long long G, long long H,
+                           long long Wd)
 {
     chain_spec sp;
     memset(&sp, 0, sizeof sp);
@@ -521,9 +526,10 @@ static void norm_post_case(const char *name, long long N, long long C, long long
     sp.eps = 1e-5;
     sp.gamma = 3;
     sp.beta = 4;
-    sp.post[0].kind = ST_MEAN_ALL;
-    long long S = H * Wd, n = N * C * S;
-    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)N), pars[3];
+    sp.post[0].kind = stage;
+    const int through = stage == ST_MEAN_ALL;
+    long long S = H * Wd, n = N * C * S, on = through ? N : n;
+    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)on), pars[3];
     for (auto &v : pre) v = rn() * 2.0f;
     for (int k = 0; k < 3; k++) {
         pars[k].resize((size_t)C);
@@ -546,8 +552,6 @@ static void norm_post_case(const char *name, long long N, long long C, long long
     memset(&cs, 0, sizeof cs);
     cs.spec = &sp; cs.N = N; cs.C = C; cs.S = S; cs.post = &cp;
     cs.after_mid.N = N; cs.after_mid.C = C; cs.after_mid.nd = 2; cs.after_mid.d[0] = H; cs.after_mid.d[1] = Wd;
-    /* the norm's output buffer, poisoned: the fused path never writes it */
-    for (auto &v : mid) v = NAN;
     cs.mid = mid.data();
     std::vector<double2> part((size_t)(N * C));
     std::vector<float2> stat((size_t)(N * G));
@@ -560,12 +564,12 @@ static void norm_post_case(const char *name, long long N, long long C, long long
     b.sm_count = 4; b.state = &cs; b.p = &prob;
     kbv_err e;
     memset(&e, 0, sizeof e);
-    std::vector<__nv_bfloat16> p16((size_t)n), o16((size_t)N, __float2bfloat16_rn(NAN));
+    std::vector<__nv_bfloat16> p16((size_t)n), o16((size_t)on, __float2bfloat16_rn(NAN));
     for (long long i = 0; i < n; i++) p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i]);
     for (int bf = 0; bf < 2; bf++) {
         /* the reference in double: the group statistics of pre + bias,
-         * then the mean of the normalised, scaled and shifted values */
-        std::vector<double> v((size_t)n), ref((size_t)N, 0.0);
+         * the normalised, scaled and shifted values, then the stage */
+        std::vector<double> v((size_t)n), nv((size_t)n), ref((size_t)on, 0.0);
         for (long long i = 0; i < n; i++)
             v[(size_t)i] = (bf ? (double)__bfloat162float(p16[(size_t)i]) : (double)pre[(size_t)i]) +
                            pars[0][(size_t)((i / S) % C)];
@@ -578,35 +582,46 @@ static void norm_post_case(const char *name, long long N, long long C, long long
                 double mu = sum / (double)len, var = sq / (double)len - mu * mu, rs = 1.0 / sqrt(var + 1e-5);
                 for (long long k = 0; k < len; k++) {
                     long long ch = g * (C / G) + k / S;
-                    ref[(size_t)q] += ((p[k] - mu) * rs * pars[1][(size_t)ch] + pars[2][(size_t)ch]) / (double)(C * S);
+                    nv[(size_t)((q * G + g) * len + k)] = (p[k] - mu) * rs * pars[1][(size_t)ch] + pars[2][(size_t)ch];
                 }
             }
+        if (through) {
+            for (long long i = 0; i < n; i++) ref[(size_t)(i / (C * S))] += nv[(size_t)i] / (double)(C * S);
+        } else {
+            for (long long r = 0; r < N * C; r++) {
+                double m = -INFINITY, sum = 0;
+                for (long long j = 0; j < S; j++) m = fmax(m, nv[(size_t)(r * S + j)]);
+                for (long long j = 0; j < S; j++) sum += exp(nv[(size_t)(r * S + j)] - m);
+                for (long long j = 0; j < S; j++) ref[(size_t)(r * S + j)] = exp(nv[(size_t)(r * S + j)] - m) / sum;
+            }
+        }
+        for (auto &x : mid) x = NAN;
         work = pre;
         int wrote16 = 0, rc;
         if (bf) rc = chain_run_rest(&b, &c, work.data(), &e, o16.data(), &wrote16, 0, p16.data());
         else rc = chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
         int touched = 0;
         for (auto x : mid) touched |= !std::isnan(x);
-        if (touched || (bf && !wrote16)) {
+        if (touched == through || (bf && wrote16 != through)) {
             failures++;
-            printf("FAIL %-40s %s: %s\n", name, bf ? "bf16" : "fp32",
-                   touched ? "the norm's output was written" : "the bf16 output was not written by the stage");
+            printf("FAIL %-40s %s: the norm's output was %swritten, the bf16 output %sby the stage\n", name,
+                   bf ? "bf16" : "fp32", touched ? "" : "not ", wrote16 ? "" : "not ");
             continue;
         }
-        if (!bf) {
-            judge32(name, "fp32", rc, out.data(), ref, N);
+        if (!wrote16) {
+            judge32(name, bf ? "bf16" : "fp32", rc, out.data(), ref, on);
             continue;
         }
         long long bad = 0;
         double worst = 0;
-        for (long long q = 0; q < N; q++) {
+        for (long long q = 0; q < on; q++) {
             double d = fabs(__bfloat162float(o16[(size_t)q]) - ref[(size_t)q]);
             if (!(d <= worst)) worst = d;
             if (!(d <= 4e-3 * fabs(ref[(size_t)q]) + 1e-6)) bad++;
         }
         if (rc || bad) {
             failures++;
-            printf("FAIL %-40s bf16 output: rc %d, %lld of %lld beyond (max %.3g)\n", name, rc, bad, N, worst);
+            printf("FAIL %-40s bf16 output: rc %d, %lld of %lld beyond (max %.3g)\n", name, rc, bad, on, worst);
         } else {
             printf("ok   %-40s bf16 output max err %.2g\n", name, worst);
         }
@@ -640,7 +655,10 @@ int main(void)
     post_case("max pool, channel sum after bias and ReLU", POST_POOL_SUM, 2, 5, 6, 8);
     post_case("channel softmax after bias and ReLU", POST_SOFTMAX_C, 2, 6, 3, 5);
     post_case("plane softmax, scaled, after bias and ReLU", POST_SOFTMAX_S, 2, 3, 7, 9);
-    norm_post_case("group norm of a map, then each sample's mean", 3, 8, 4, 5, 7);
+    post_case("plane softmax, scaled, eight-wide", POST_SOFTMAX_S, 2, 3, 4, 6);
+    norm_post_case("group norm of a map, then each sample's mean", ST_MEAN_ALL, 3, 8, 4, 5, 7);
+    norm_post_case("group norm, each sample's mean, eight-wide", ST_MEAN_ALL, 2, 8, 2, 4, 4);
+    norm_post_case("group norm, plane softmax (not through)", ST_SOFTMAX_S, 2, 4, 2, 4, 6);
     printf("chain_rest: %d failed\n", failures);
     return failures ? 1 : 0;
 }

@@ -482,13 +482,31 @@ int pass_fits_stage(const ew_args &B, const chain_dims &d)
     return B.S > 1 && B.S == chain_spatial(&d) && B.C == d.C && B.rows == d.N * d.C && B.L == B.S;
 }
 
+/* Whether a list of steps (EW_END-terminated), or a pass, is cheap to
+ * repeat on each read (chain_ew_cheap; a norm is not). */
+int list_cheap(const chain_ew *ops)
+{
+    for (int k = 0; k < CHAIN_MAX_EW && ops[k].kind != EW_END; k++)
+        if (!chain_ew_cheap(ops[k].kind)) return 0;
+    return 1;
+}
+
+int pass_cheap(const ew_args &B)
+{
+    if (B.norm) return 0;
+    for (int k = 0; k < B.n_ops; k++)
+        if (!chain_ew_cheap(B.kind[k])) return 0;
+    return 1;
+}
+
 } /* namespace */
 
 chain_rest16 chain_rest_bf16(const chain_state *cs, int final16)
 {
     const chain_spec *sp = cs->spec;
     if (cs->S != 1)
-        return sp->mid == MID_NONE && sp->ew2[0].kind == EW_END && chain_post_reads_through(cs->post, cs->after_mid)
+        return sp->mid == MID_NONE && sp->ew2[0].kind == EW_END &&
+                       chain_post_reads_through(cs->post, cs->after_mid, list_cheap(sp->ew1))
                    ? REST16_POST : REST16_WIDEN;
     if (reduces_rows(sp, cs->S)) return REST16_ROWS;
     switch (sp->mid) {
@@ -631,7 +649,7 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
         launch_ew(b, (const float *)cur, (__nv_bfloat16 *)out16, B, s);
         *wrote16 = 1;
     } else if ((B.norm || B.n_ops) && cs->post && pass_fits_stage(B, cs->after_mid) &&
-               chain_post_reads_through(cs->post, cs->after_mid)) {
+               chain_post_reads_through(cs->post, cs->after_mid, pass_cheap(B))) {
         /* 5, with this pass: the first post stage reads cur through B, and
          * the pass's output is never written (a group norm and a mean over
          * each sample: one read of the tensor instead of a read, a write

@@ -247,8 +247,14 @@ int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, 
  * through the chain's last elementwise pass itself (a pooling, a
  * reduction or softmax over the channels of a map, a reduction, softmax
  * or centering over the positions of each plane, or a reduction over
- * each whole sample; d has S > 1). */
-int chain_post_reads_through(const chain_post *cp, chain_dims d);
+ * each whole sample; d has S > 1).  A stage that reads each value more
+ * than once does only when cheap_pass says the pass has no norm and no
+ * transcendental step (chain_ew_cheap). */
+int chain_post_reads_through(const chain_post *cp, chain_dims d, int cheap_pass);
+
+/* Whether an elementwise step of this kind (EW_*) is arithmetic only, no
+ * transcendental function: cheap to repeat on every read. */
+int chain_ew_cheap(int kind);
 
 /* chain_post_run with the first stage reading src16, the producer's
  * bfloat16 output of shape d, through the steps P (the bias and the first

@@ -60,6 +60,37 @@ struct in_f32 {
 };
 __device__ __forceinline__ float widen(float v) { return v; }
 __device__ __forceinline__ float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ void load8(const float *p, float *v)
+{
+    float4 a = reinterpret_cast<const float4 *>(p)[0], b = reinterpret_cast<const float4 *>(p)[1];
+    v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
+    v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
+}
+__device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *v)
+{
+    uint4 raw = *reinterpret_cast<const uint4 *>(p);
+    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+        float2 f = __bfloat1622float2(h[u]);
+        v[2 * u] = f.x;
+        v[2 * u + 1] = f.y;
+    }
+}
+__device__ __forceinline__ void store8(float *p, const float *v)
+{
+    reinterpret_cast<float4 *>(p)[0] = make_float4(v[0], v[1], v[2], v[3]);
+    reinterpret_cast<float4 *>(p)[1] = make_float4(v[4], v[5], v[6], v[7]);
+}
+__device__ __forceinline__ void store8(__nv_bfloat16 *p, const float *v)
+{
+    uint4 raw;
+    __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
+#pragma unroll
+    for (int u = 0; u < 4; u++) h[u] = __floats2bfloat162_rn(v[2 * u], v[2 * u + 1]);
+    *reinterpret_cast<uint4 *>(p) = raw;
+}
+
 template <class T>
 struct in_ew {
     const T *x;
@@ -67,6 +98,20 @@ struct in_ew {
     __device__ __forceinline__ float at(long long i, long long row, long long j, long long ch) const
     {
         return apply_at(P, widen(x[i]), row, j, ch);
+    }
+    /* elements i .. i + 7, which are j .. j + 7 of plane row (16-byte
+     * aligned for T = bfloat16, 32 for float) */
+    __device__ __forceinline__ void at8(long long i, long long row, long long j, long long ch, float *v) const
+    {
+        load8(x + i, v);
+        long long r[8], jj[8], c[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            r[u] = row;
+            jj[u] = j + u;
+            c[u] = ch;
+        }
+        apply_nc<8>(P, v, r, jj, c);
     }
 };
 
@@ -255,6 +300,76 @@ __global__ void __launch_bounds__(1024) row_kernel(IN x, OUT *__restrict__ y, lo
     }
 }
 
+/* row_kernel for a first stage through in_ew, eight values a load and a
+ * store: rows of planes (Sp = 0; the stage's output, when it has one
+ * value per input, is in the same planes, so a value's channel is the
+ * row's) or of whole samples (Sp = S), L and S multiples of eight, so
+ * that eight values never cross a plane.  The sums and extremes are the
+ * same as row_kernel's up to the order of the float additions. */
+template <int K, class IN, class OUT>
+__global__ void __launch_bounds__(1024) row_kernel8(IN x, OUT *__restrict__ y, long long L, ew_args A, long long So,
+                                                    long long Co, long long Cin, unsigned Sp)
+{
+    __shared__ double shd[2];
+    __shared__ float shf[33];
+    const long long row = blockIdx.x, base = row * L, ch = row % Cin, L8 = L / 8;
+    auto load = [&](long long q, float *v) {
+        const long long j = 8 * q;
+        if (!Sp) {
+            x.at8(base + j, row, j, ch, v);
+        } else {
+            const unsigned c = (unsigned)j / Sp;
+            x.at8(base + j, row * Cin + c, (long long)((unsigned)j - c * Sp), (long long)c, v);
+        }
+    };
+    float m = 0.0f;
+    double s = 0.0;
+    float v[8];
+    if (K == ROW_MAX || K == ROW_SOFTMAX) {
+        float acc = -INFINITY;
+        for (long long q = threadIdx.x; q < L8; q += blockDim.x) {
+            load(q, v);
+#pragma unroll
+            for (int u = 0; u < 8; u++) acc = nan_max(acc, v[u]);
+        }
+        m = row_ext<0>(acc, shf);
+        if (K == ROW_SOFTMAX) {
+            float mm = isinf(m) ? 0.0f : m, e = 0.0f;
+            for (long long q = threadIdx.x; q < L8; q += blockDim.x) {
+                load(q, v);
+#pragma unroll
+                for (int u = 0; u < 8; u++) e += expf(v[u] - mm);
+            }
+            s = row_sum(e, shd);
+            m = mm;
+        }
+    } else {
+        float a = 0.0f;
+        for (long long q = threadIdx.x; q < L8; q += blockDim.x) {
+            load(q, v);
+#pragma unroll
+            for (int u = 0; u < 8; u++) a += v[u];
+        }
+        s = row_sum(a, shd);
+    }
+    if (K == ROW_SUM || K == ROW_MEAN || K == ROW_MAX) {
+        if (threadIdx.x != 0) return;
+        float r = K == ROW_SUM ? (float)s : K == ROW_MEAN ? (float)(s / (double)L) : m;
+        store(y, row, out_val(A, r, row, So, Co));
+        return;
+    }
+    const float mean = (float)(s / (double)L);
+    for (long long q = threadIdx.x; q < L8; q += blockDim.x) {
+        load(q, v);
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            float w = K == ROW_SOFTMAX ? expf(v[u] - m) / (float)s : v[u] - mean;
+            v[u] = A.n_ops ? apply_ops(A, w, ch, base + 8 * q + u, w) : w;
+        }
+        store8(y + base + 8 * q, v);
+    }
+}
+
 /* over one axis: [outer, len, inner] -> [outer, inner] */
 template <int K>
 __global__ void axis_kernel(const float *__restrict__ x, float *__restrict__ y, long long outer, long long len,
@@ -347,6 +462,13 @@ void launch_rows_through(IN x, float *y, __nv_bfloat16 *y16, const chain_dims &d
 {
     long long S = chain_spatial(&d), rows = whole ? d.N : d.N * d.C, L = whole ? d.C * S : S;
     unsigned Sp = whole ? (unsigned)S : 0u;
+    if (S % 8 == 0 && K != ROW_MIN && K != ROW_LSE) {
+        /* eight values a load; the rows start 16-byte aligned (32 for
+         * float), the buffers being cudaMalloc's */
+        if (y16) row_kernel8<K><<<(unsigned)rows, row_threads(L / 8), 0, s>>>(x, y16, L, A, So, Co, d.C, Sp);
+        else row_kernel8<K><<<(unsigned)rows, row_threads(L / 8), 0, s>>>(x, y, L, A, So, Co, d.C, Sp);
+        return;
+    }
     if (y16) launch_row<K>(x, y16, rows, L, A, So, Co, NULL, NULL, 0, s, d.C, Sp);
     else launch_row<K>(x, y, rows, L, A, So, Co, NULL, NULL, 0, s, d.C, Sp);
 }
@@ -544,16 +666,25 @@ namespace {
  * softmax over the channels of a map, a reduction, softmax or centering
  * over the positions of each plane, or a reduction over each whole
  * sample (whose row_kernel finds a value's plane with a 32-bit division,
- * so C S must fit). */
-int reads_through(const chain_stage *st, const chain_dims &d)
+ * so C S must fit).  A stage that reads each value more than once (a
+ * softmax, a log-sum-exp, a centering, overlapping pooling windows)
+ * repeats the pass for each read, so it reads through only a cheap one
+ * (no norm, no transcendental step: cheap_pass), whose repetition costs
+ * less than the tensor it does not write and read again; with a norm
+ * and tanh before a log-sum-exp over channels (L2_092) the fused stage
+ * took 1.5x the separate pass and stage. */
+int reads_through(const chain_stage *st, const chain_dims &d, int cheap_pass)
 {
     long long S = chain_spatial(&d);
     if (S <= 1) return 0;
     switch (st->kind) {
     case ST_MAXPOOL: case ST_AVGPOOL:
-    case ST_SUM_C: case ST_MEAN_C: case ST_MAX_C: case ST_MIN_C: case ST_LSE_C: case ST_SOFTMAX_C:
-    case ST_SUM_S: case ST_MEAN_S: case ST_SOFTMAX_S: case ST_CENTER_S:
+        return cheap_pass || (st->s > 0 ? st->s : st->k) >= st->k;
+    case ST_SUM_C: case ST_MEAN_C: case ST_MAX_C: case ST_MIN_C:
+    case ST_SUM_S: case ST_MEAN_S:
         return 1;
+    case ST_LSE_C: case ST_SOFTMAX_C: case ST_SOFTMAX_S: case ST_CENTER_S:
+        return cheap_pass;
     case ST_SUM_ALL: case ST_MEAN_ALL: case ST_MAX_ALL:
         return d.C * S < 0x7fffffffLL;
     default: return 0;
@@ -568,7 +699,7 @@ int run_first_through(base_ctx *b, const chain_stage *st, const T *src, const ew
                       const chain_dims &d, const chain_dims &o, int last, void *out16, int *wrote16,
                       const kbv_call *c, kbv_err *e)
 {
-    if (!reads_through(st, d))
+    if (!reads_through(st, d, 1))
         return err_set(e, KBV_EINPUT, "baseline %s: post stage 0 cannot read through the last pass", b->p->id);
     ew_args A;
     memset(&A, 0, sizeof A);
@@ -636,9 +767,17 @@ int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, 
     return run_stages(b, cp, src, NULL, NULL, d, c, NULL, NULL, e);
 }
 
-int chain_post_reads_through(const chain_post *cp, chain_dims d)
+int chain_post_reads_through(const chain_post *cp, chain_dims d, int cheap_pass)
 {
-    return cp && cp->sp->post[0].kind != ST_END && reads_through(&cp->sp->post[0], d);
+    return cp && cp->sp->post[0].kind != ST_END && reads_through(&cp->sp->post[0], d, cheap_pass);
+}
+
+int chain_ew_cheap(int kind)
+{
+    switch (kind) {
+    case EW_GELU: case EW_SIGMOID: case EW_TANH: case EW_SWISH: case EW_MISH: return 0;
+    default: return 1;
+    }
 }
 
 int chain_post_run16(base_ctx *b, chain_post *cp, const __nv_bfloat16 *src16, const ew_args &P, chain_dims d,
