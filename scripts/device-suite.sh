@@ -209,10 +209,10 @@ run_r2r_main() {
 # (kernels.py) replace the lists below for a check of a few changed
 # baselines; SPOT_T32 and SPOT_T16 are the two parity runs' limits in
 # seconds (180 and 330).
-spot_fp32=${SPOT_FP32:-'L3_03[4-9]_*,L3_04[0-2]_*,L3_007_*,L3_009_*,L3_010_*,L1_063_*,L2_008_*,L2_023_*,L2_028_*,L2_030_*,L2_062_*,L2_075_*,L2_083_*,L2_085_*,L2_088_*,L2_092_*'}
-spot_bf16=${SPOT_BF16:-'L3_00[1-9]_*,L3_01[0-9]_*,L3_02[0-7]_*,L3_045_*,L3_033_*,L2_038_*,L1_089_*,L1_09[0-3]_*,L2_014_*,L2_018_*,L2_022_*,L2_028_*,L2_045_*,L2_030_*,L2_033_*,L2_037_*,L2_039_*,L2_041_*,L2_051_*,L2_055_*,L2_056_*,L2_062_*,L2_064_*,L2_075_*,L2_080_*,L2_084_*,L2_088_*,L2_094_*,L2_097_*,L2_098_*,L2_099_*,L2_100_*,L2_026_*,L2_005_*,L2_004_*,L2_078_*'}
-spot_k32=${SPOT_K32:-'L3_007_*,L2_023_*,L3_010_*'}
-spot_k16=${SPOT_K16:-'L2_038_*,L2_078_*,L2_028_*,L2_033_*,L2_084_*,L2_099_*,L2_100_*,L1_045_*'}
+spot_fp32=${SPOT_FP32:-'L3_03[4-9]_*,L3_04[0-2]_*,L3_007_*,L3_009_*,L3_010_*,L1_063_*,L2_008_*,L2_023_*,L2_028_*,L2_030_*,L2_062_*,L2_075_*,L2_083_*,L2_085_*,L2_088_*,L2_092_*,L2_011_*,L2_015_*,L2_027_*,L2_072_*,L2_077_*,L2_079_*'}
+spot_bf16=${SPOT_BF16:-'L3_00[1-9]_*,L3_01[0-9]_*,L3_02[0-7]_*,L3_045_*,L3_033_*,L2_038_*,L1_089_*,L1_09[0-3]_*,L2_014_*,L2_018_*,L2_022_*,L2_028_*,L2_045_*,L2_030_*,L2_033_*,L2_037_*,L2_039_*,L2_041_*,L2_051_*,L2_055_*,L2_056_*,L2_062_*,L2_064_*,L2_075_*,L2_080_*,L2_084_*,L2_088_*,L2_094_*,L2_097_*,L2_098_*,L2_099_*,L2_100_*,L2_026_*,L2_005_*,L2_004_*,L2_078_*,L2_011_*,L2_015_*,L2_023_*,L2_027_*,L2_072_*,L2_077_*,L2_079_*,L2_085_*,L2_092_*'}
+spot_k32=${SPOT_K32:-'L3_007_*,L3_010_*'}
+spot_k16=${SPOT_K16:-'L3_025_*,L2_028_*,L2_033_*,L2_051_*,L2_084_*,L2_098_*,L1_045_*'}
 spot_t32=${SPOT_T32:-180}
 spot_t16=${SPOT_T16:-330}
 run_spot() {
@@ -226,7 +226,8 @@ run_spot() {
     # layer), the vanilla RNN cell, the scans, L2_038, the level-2 linear
     # chains (each layer cuBLASLt's bf16 product with the bias epilogue;
     # the norm and softmax ones kept in bf16) and five convolution chains
-    # (their steps on the bf16 output).
+    # (their steps on the bf16 output).  Both: the convolution chains whose
+    # first post stage now reads through the chain's last pass (19ca832).
     if [ ! -f "$partial/parity-spot-bf16.json" ]; then
         [ "$(left)" -gt $((spot_t32 + spot_t16 + 30)) ] || { log "no time for the changed baselines' parity"; return 1; }
         log "parity of the changed baselines"
@@ -237,7 +238,8 @@ run_spot() {
         tail -12 "$out/parity-spot.log"
     fi
     # The kernels behind the archived run's fp32 ratios above 1.05
-    # (GoogLeNet, L2_023, ResNet-101), PyTorch's and kbv's side by side.
+    # (GoogLeNet, ResNet-101; L2_023's went with 19ca832), PyTorch's and
+    # kbv's side by side.
     if [ ! -f "$partial/kernels-fp32.txt" ] && [ "$(left)" -gt 150 ]; then
         log "kernels of the fp32 parity exceptions"
         timeout -s INT -k 10 100 python3 tests/parity/kernels.py --variant fp32 \
@@ -245,9 +247,9 @@ run_spot() {
         echo "kernels exit $?"
     fi
     # The same for the native bf16 baselines furthest over PyTorch's bf16
-    # eager at the last spot check (two transposed 3-d convolution chains
-    # with post stages, GEMM chains with a norm or a softmax, the average
-    # pooling) and L2_100 (the flat bf16 pass).
+    # eager at the last spot check (the ShuffleNet unit, whose 1x1
+    # convolutions took cuDNN's explicit GEMM; GEMM chains with a norm, a
+    # softmax or a pooling; the average pooling).
     if [ ! -f "$partial/kernels-bf16.txt" ] && [ "$(left)" -gt 150 ]; then
         log "kernels of the bf16 parity exceptions"
         timeout -s INT -k 10 100 python3 tests/parity/kernels.py --variant bf16 \
