@@ -307,6 +307,27 @@ static void judge32(const char *name, const char *what, int rc, const float *out
     }
 }
 
+/* A bf16 output that the stage wrote itself, against the reference in
+ * double: within its own rounding (2^-9 relative) and the float sums'
+ * error, 4e-3 relative plus floor (for values near zero). */
+static void judge16(const char *name, int rc, const __nv_bfloat16 *out, const std::vector<double> &ref, long long n,
+                    double floor)
+{
+    long long bad = 0;
+    double worst = 0;
+    for (long long i = 0; i < n; i++) {
+        double d = fabs(__bfloat162float(out[i]) - ref[(size_t)i]);
+        if (!(d <= worst)) worst = d;
+        if (!(d <= 4e-3 * fabs(ref[(size_t)i]) + floor)) bad++;
+    }
+    if (rc || bad) {
+        failures++;
+        printf("FAIL %-40s bf16 output: rc %d, %lld of %lld beyond (max %.3g)\n", name, rc, bad, n, worst);
+    } else {
+        printf("ok   %-40s bf16 output max err %.2g\n", name, worst);
+    }
+}
+
 static void rest_case(const char *name, const chain_spec &sp, long long N, long long C, long long S)
 {
     long long n = N * C * S, groups = sp.mid == MID_GROUPNORM ? N * sp.groups : C;
@@ -367,6 +388,38 @@ static void rest_case(const char *name, const chain_spec &sp, long long N, long 
     }
 }
 
+/* What chain_run_rest needs around a map's chain [N, C, H, Wd] with
+ * post stages, as chain.cu's create makes it: the post stages' two
+ * buffers, the chain state (mid: the middle stage's output buffer), the
+ * problem and the context.  Fixed in memory once made (pointers into
+ * itself). */
+struct map_rig {
+    std::vector<float> b0, b1;
+    chain_post cp;
+    chain_state cs;
+    suite_problem prob;
+    base_ctx b;
+    kbv_err e;
+    map_rig(const chain_spec *sp, long long N, long long C, long long H, long long Wd, float *mid)
+        : b0((size_t)(N * C * H * Wd)), b1((size_t)(N * C * H * Wd))
+    {
+        memset(&cp, 0, sizeof cp);
+        cp.sp = sp;
+        cp.buf[0] = b0.data(); cp.buf[1] = b1.data();
+        memset(&cs, 0, sizeof cs);
+        cs.spec = sp; cs.N = N; cs.C = C; cs.S = H * Wd; cs.post = &cp;
+        cs.after_mid.N = N; cs.after_mid.C = C; cs.after_mid.nd = 2; cs.after_mid.d[0] = H; cs.after_mid.d[1] = Wd;
+        cs.mid = mid;
+        memset(&prob, 0, sizeof prob);
+        prob.id = "L2_emu";
+        memset(&b, 0, sizeof b);
+        b.sm_count = 4; b.state = &cs; b.p = &prob;
+        memset(&e, 0, sizeof e);
+    }
+    map_rig(const map_rig &) = delete;
+    map_rig &operator=(const map_rig &) = delete;
+};
+
 /* A map's chain with post stages right after its first steps (the bias
  * and a ReLU), as a convolution chain runs them: fp32 from the float
  * output, bf16 with the first post stage reading the bfloat16 output
@@ -412,27 +465,10 @@ static void post_case(const char *name, int kind, long long N, long long C, long
     kbv_call c;
     memset(&c, 0, sizeof c);
     c.inputs = in; c.n_inputs = 4; c.outputs = o; c.n_outputs = 1;
-    chain_post cp;
-    memset(&cp, 0, sizeof cp);
-    cp.sp = &sp;
-    std::vector<float> b0((size_t)n), b1((size_t)n);
-    cp.buf[0] = b0.data(); cp.buf[1] = b1.data();
-    chain_state cs;
-    memset(&cs, 0, sizeof cs);
-    cs.spec = &sp; cs.N = N; cs.C = C; cs.S = S; cs.post = &cp;
-    cs.after_mid.N = N; cs.after_mid.C = C; cs.after_mid.nd = 2; cs.after_mid.d[0] = H; cs.after_mid.d[1] = Wd;
-    cs.mid = work.data();
-    suite_problem prob;
-    memset(&prob, 0, sizeof prob);
-    prob.id = "L2_emu";
-    base_ctx b;
-    memset(&b, 0, sizeof b);
-    b.sm_count = 4; b.state = &cs; b.p = &prob;
-    kbv_err e;
-    memset(&e, 0, sizeof e);
+    map_rig R(&sp, N, C, H, Wd, work.data());
     std::vector<__nv_bfloat16> p16((size_t)n), o16((size_t)on, __float2bfloat16_rn(NAN));
     for (long long i = 0; i < n; i++) p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i]);
-    if (chain_rest_bf16(&cs, 0) != REST16_POST) { failures++; printf("FAIL %-40s not the post path\n", name); return; }
+    if (chain_rest_bf16(&R.cs, 0) != REST16_POST) { failures++; printf("FAIL %-40s not the post path\n", name); return; }
     for (int bf = 0; bf < 2; bf++) {
         /* the reference: v = relu(pre + bias), then the stages, in double */
         std::vector<double> v((size_t)n), ref((size_t)on, 0.0);
@@ -470,12 +506,12 @@ static void post_case(const char *name, int kind, long long N, long long C, long
             }
         work = pre;
         if (!bf) {
-            int rc = chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
+            int rc = chain_run_rest(&R.b, &c, work.data(), &R.e, NULL, NULL, 0, NULL);
             judge32(name, "fp32", rc, out.data(), ref, on);
             continue;
         }
         int wrote16 = 0;
-        int rc = chain_run_rest(&b, &c, work.data(), &e, o16.data(), &wrote16, 0, p16.data());
+        int rc = chain_run_rest(&R.b, &c, work.data(), &R.e, o16.data(), &wrote16, 0, p16.data());
         /* only a stage over each plane's positions writes the bf16
          * output; the others leave the float one for the caller */
         if (wrote16 != (kind == POST_SOFTMAX_S)) {
@@ -487,19 +523,7 @@ static void post_case(const char *name, int kind, long long N, long long C, long
             judge32(name, "bf16", rc, out.data(), ref, on);
             continue;
         }
-        long long bad = 0;
-        double worst = 0;
-        for (long long i = 0; i < on; i++) {
-            double d = fabs(__bfloat162float(o16[(size_t)i]) - ref[(size_t)i]);
-            if (!(d <= worst)) worst = d;
-            if (!(d <= 4e-3 * fabs(ref[(size_t)i]) + 1e-7)) bad++;
-        }
-        if (rc || bad) {
-            failures++;
-            printf("FAIL %-40s bf16 output: rc %d, %lld of %lld beyond (max %.3g)\n", name, rc, bad, on, worst);
-        } else {
-            printf("ok   %-40s bf16 output max err %.2g\n", name, worst);
-        }
+        judge16(name, rc, o16.data(), ref, on, 1e-7);
     }
 }
 
@@ -543,27 +567,11 @@ static void norm_post_case(const char *name, int stage, long long N, long long C
     kbv_call c;
     memset(&c, 0, sizeof c);
     c.inputs = in; c.n_inputs = 5; c.outputs = o; c.n_outputs = 1;
-    chain_post cp;
-    memset(&cp, 0, sizeof cp);
-    cp.sp = &sp;
-    std::vector<float> b0((size_t)n), b1((size_t)n), mid((size_t)n);
-    cp.buf[0] = b0.data(); cp.buf[1] = b1.data();
-    chain_state cs;
-    memset(&cs, 0, sizeof cs);
-    cs.spec = &sp; cs.N = N; cs.C = C; cs.S = S; cs.post = &cp;
-    cs.after_mid.N = N; cs.after_mid.C = C; cs.after_mid.nd = 2; cs.after_mid.d[0] = H; cs.after_mid.d[1] = Wd;
-    cs.mid = mid.data();
+    std::vector<float> mid((size_t)n);
+    map_rig R(&sp, N, C, H, Wd, mid.data());
     std::vector<double2> part((size_t)(N * C));
     std::vector<float2> stat((size_t)(N * G));
-    cs.part = part.data(); cs.stat = stat.data();
-    suite_problem prob;
-    memset(&prob, 0, sizeof prob);
-    prob.id = "L2_emu";
-    base_ctx b;
-    memset(&b, 0, sizeof b);
-    b.sm_count = 4; b.state = &cs; b.p = &prob;
-    kbv_err e;
-    memset(&e, 0, sizeof e);
+    R.cs.part = part.data(); R.cs.stat = stat.data();
     std::vector<__nv_bfloat16> p16((size_t)n), o16((size_t)on, __float2bfloat16_rn(NAN));
     for (long long i = 0; i < n; i++) p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i]);
     for (int bf = 0; bf < 2; bf++) {
@@ -598,8 +606,8 @@ static void norm_post_case(const char *name, int stage, long long N, long long C
         for (auto &x : mid) x = NAN;
         work = pre;
         int wrote16 = 0, rc;
-        if (bf) rc = chain_run_rest(&b, &c, work.data(), &e, o16.data(), &wrote16, 0, p16.data());
-        else rc = chain_run_rest(&b, &c, work.data(), &e, NULL, NULL, 0, NULL);
+        if (bf) rc = chain_run_rest(&R.b, &c, work.data(), &R.e, o16.data(), &wrote16, 0, p16.data());
+        else rc = chain_run_rest(&R.b, &c, work.data(), &R.e, NULL, NULL, 0, NULL);
         int touched = 0;
         for (auto x : mid) touched |= !std::isnan(x);
         if (touched == through || (bf && wrote16 != through)) {
@@ -612,19 +620,7 @@ static void norm_post_case(const char *name, int stage, long long N, long long C
             judge32(name, bf ? "bf16" : "fp32", rc, out.data(), ref, on);
             continue;
         }
-        long long bad = 0;
-        double worst = 0;
-        for (long long q = 0; q < on; q++) {
-            double d = fabs(__bfloat162float(o16[(size_t)q]) - ref[(size_t)q]);
-            if (!(d <= worst)) worst = d;
-            if (!(d <= 4e-3 * fabs(ref[(size_t)q]) + 1e-6)) bad++;
-        }
-        if (rc || bad) {
-            failures++;
-            printf("FAIL %-40s bf16 output: rc %d, %lld of %lld beyond (max %.3g)\n", name, rc, bad, on, worst);
-        } else {
-            printf("ok   %-40s bf16 output max err %.2g\n", name, worst);
-        }
+        judge16(name, rc, o16.data(), ref, on, 1e-6);
     }
 }
 
