@@ -72,7 +72,9 @@ static int failures = 0;
 
 /* One case: rows x L values (C channels, S > 1: row = plane), the steps
  * of list `kind` (0: per-channel add, multiply, clamp, tanh; 1: bias,
- * remember, whole-tensor add, sigmoid, add remembered; 2: bias only), the
+ * remember, whole-tensor add, sigmoid, add remembered; 2: bias only; 3
+ * and 4: a batch or group norm with gamma and beta, then whole-tensor,
+ * per-channel and scalar parameters), the
  * parameters bfloat16 (pbf16) or float, x offset by `shift` values. */
 static void run_case(const char *name, long long rows, long long L, long long C, long long S, int kind, int pbf16,
                      int shift)
@@ -82,10 +84,14 @@ static void run_case(const char *name, long long rows, long long L, long long C,
     __nv_bfloat16 *y = (__nv_bfloat16 *)calloc((size_t)(n + 16), 2);
     float *yf = (float *)calloc((size_t)(n + 16), 4);
     __nv_bfloat16 *y2 = (__nv_bfloat16 *)calloc((size_t)(n + 16), 2);
-    float pf[3][4096];
-    __nv_bfloat16 pb[3][4096];
-    static float tf[1 << 16];
-    static __nv_bfloat16 tb[1 << 16];
+    /* aligned as cudaMalloc's buffers are: the row-wise passes load
+     * parameters eight (or four) at a time */
+    alignas(16) float pf[3][4096];
+    alignas(16) __nv_bfloat16 pb[3][4096];
+    alignas(16) static float tf[1 << 16];
+    alignas(16) static __nv_bfloat16 tb[1 << 16];
+    static float2 st[4096];
+    for (int i = 0; i < 4096; i++) st[i] = make_float2(rnd() * 0.5f, 0.5f + 0.25f * (rnd() + 2.0f));
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < 4096; i++) { pb[k][i] = bf(rnd()); pf[k][i] = fl(pb[k][i]); }
     for (long long i = 0; i < n; i++) { tb[i] = bf(rnd()); tf[i] = fl(tb[i]); }
@@ -110,6 +116,20 @@ static void run_case(const char *name, long long rows, long long L, long long C,
         A.kind[1] = EW_ADD_T; A.p[1] = T; A.p_scalar[1] = 2;
         A.kind[2] = EW_SIGMOID;
         A.kind[3] = EW_ADD_SAVED;
+    } else if (kind == 3 || kind == 4) {
+        /* a batch norm (3) or a group norm of C / 2 groups (4) with gamma
+         * and beta, then a whole-tensor product, a per-channel product
+         * and a scalar addition */
+        A.norm = kind == 3 ? MID_BATCHNORM : MID_GROUPNORM;
+        A.G = (int)(C / 2);
+        A.stat = st;
+        A.gamma = P0;
+        A.beta = P1;
+        const void *P2 = pbf16 ? (const void *)pb[2] : (const void *)pf[2];
+        A.n_ops = 3;
+        A.kind[0] = EW_MUL_T; A.p[0] = T; A.p_scalar[0] = 2;
+        A.kind[1] = EW_MUL_P; A.p[1] = P2; A.p_scalar[1] = 0;
+        A.kind[2] = EW_ADD_P; A.p[2] = P2; A.p_scalar[2] = 1;
     } else {
         A.bias = P1;
     }
@@ -191,6 +211,16 @@ int main(void)
         run_case(nm, 2 * 3, 24, 3, 24, 1, pb, 0);
         snprintf(nm, sizeof nm, "map, unaligned, one at a time (%s)", t);
         run_case(nm, 4 * 3, 11, 3, 11, 0, pb, 1);
+        snprintf(nm, sizeof nm, "features, batch norm (%s)", t);
+        run_case(nm, 6, 32, 32, 1, 3, pb, 0);
+        snprintf(nm, sizeof nm, "features, group norm (%s)", t);
+        run_case(nm, 6, 24, 24, 1, 4, pb, 0);
+        snprintf(nm, sizeof nm, "map, batch norm (%s)", t);
+        run_case(nm, 3 * 4, 16, 4, 16, 3, pb, 0);
+        snprintf(nm, sizeof nm, "map, group norm (%s)", t);
+        run_case(nm, 3 * 4, 40, 4, 40, 4, pb, 0);
+        snprintf(nm, sizeof nm, "map, group norm, flat (%s)", t);
+        run_case(nm, 3 * 4, 13, 4, 13, 4, pb, 0);
     }
     run_case("bias only, map, flat", 2 * 6, 9, 6, 9, 2, 0, 0);
     run_case("bias only, long map", 2 * 4, 1001, 4, 1001, 2, 1, 0);

@@ -121,54 +121,138 @@ __device__ __forceinline__ float apply(const ew_args &A, float v, long long row,
  * same operations in the same order, with each operation's dispatch done
  * once for the U (the fused epilogue of a GEMM spent as long choosing
  * operations as computing them). */
-template <int U>
+template <int U, bool RUN = false>
 __device__ __forceinline__ void apply_nc(const ew_args &A, float *v, const long long *r, const long long *j,
                                          const long long *c);
 
-template <int U>
+template <int U, bool RUN = false>
 __device__ __forceinline__ void apply_n(const ew_args &A, float *v, const long long *r, const long long *j)
 {
     long long c[U];
 #pragma unroll
     for (int u = 0; u < U; u++) c[u] = A.S > 1 ? r[u] % A.C : j[u];
-    apply_nc<U>(A, v, r, j, c);
+    apply_nc<U, RUN>(A, v, r, j, c);
+}
+
+/* U consecutive parameters of p from index i0, as floats: one 16-byte
+ * load per eight bfloat16 or four float values.  i0 is a multiple of U
+ * and p 16-byte aligned (cudaMalloc's), so every load is aligned. */
+template <int U>
+__device__ __forceinline__ void ew_par_run(const ew_args &A, const void *p, long long i0, float *pv)
+{
+    if (A.pbf16 && U % 8 == 0) {
+        const uint4 *q = reinterpret_cast<const uint4 *>(static_cast<const __nv_bfloat16 *>(p) + i0);
+#pragma unroll
+        for (int t = 0; t < U / 8; t++) {
+            uint4 raw = q[t];
+            const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+#pragma unroll
+            for (int w = 0; w < 4; w++) {
+                float2 f = __bfloat1622float2(h[w]);
+                pv[8 * t + 2 * w] = f.x;
+                pv[8 * t + 2 * w + 1] = f.y;
+            }
+        }
+    } else if (A.pbf16 && U == 4) {
+        uint2 raw = *reinterpret_cast<const uint2 *>(static_cast<const __nv_bfloat16 *>(p) + i0);
+        const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+        float2 f0 = __bfloat1622float2(h[0]), f1 = __bfloat1622float2(h[1]);
+        pv[0] = f0.x; pv[1] = f0.y; pv[2] = f1.x; pv[3] = f1.y;
+    } else if (!A.pbf16 && U % 4 == 0) {
+        const float4 *q = reinterpret_cast<const float4 *>(static_cast<const float *>(p) + i0);
+#pragma unroll
+        for (int t = 0; t < U / 4; t++) {
+            float4 f = q[t];
+            pv[4 * t] = f.x; pv[4 * t + 1] = f.y; pv[4 * t + 2] = f.z; pv[4 * t + 3] = f.w;
+        }
+    } else {
+#pragma unroll
+        for (int u = 0; u < U; u++) pv[u] = ew_par(A, p, i0 + u);
+    }
+}
+
+/* The U values of a per-channel parameter p (bias, gamma, beta, an
+ * EW_*_P step's): with RUN, one value when the U share a channel
+ * (A.S > 1) or one run of U when their channels are consecutive. */
+template <int U, bool RUN>
+__device__ __forceinline__ void ew_par_ch(const ew_args &A, const void *p, const long long *c, float *pv)
+{
+    if (RUN && A.S > 1) {
+        const float q = ew_par(A, p, c[0]);
+#pragma unroll
+        for (int u = 0; u < U; u++) pv[u] = q;
+    } else if (RUN) {
+        ew_par_run<U>(A, p, c[0], pv);
+    } else {
+#pragma unroll
+        for (int u = 0; u < U; u++) pv[u] = ew_par(A, p, c[u]);
+    }
 }
 
 /* apply_n with each element's channel c[u] given (A.S > 1: r[u] % A.C,
  * else j[u]), for a caller that steps through the channels instead of
  * dividing: a 64-bit remainder per value cost a flat pass over a 3-d
  * convolution's output three quarters of its time. */
-template <int U>
+template <int U, bool RUN>
 __device__ __forceinline__ void apply_nc(const ew_args &A, float *v, const long long *r, const long long *j,
                                          const long long *c)
 {
+    /* RUN: the U are consecutive elements of one row from a column that
+     * is a multiple of U (a row-wise kernel's vector): their channel is
+     * one (A.S > 1) or U consecutive ones (A.S = 1), and a whole-tensor
+     * parameter's U values are consecutive, so parameters load as runs. */
+    float pv[U];
     if (A.bias) {
+        ew_par_ch<U, RUN>(A, A.bias, c, pv);
 #pragma unroll
-        for (int u = 0; u < U; u++) v[u] += ew_par(A, A.bias, c[u]);
+        for (int u = 0; u < U; u++) v[u] += pv[u];
     }
     float saved[U];
 #pragma unroll
     for (int u = 0; u < U; u++) saved[u] = v[u];
     if (A.norm) {
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            long long g;
-            if (A.norm == MID_BATCHNORM) g = c[u];
-            else if (A.norm == MID_INSTANCENORM) g = r[u];
-            else g = (A.S > 1 ? (r[u] / A.C) : r[u]) * A.G + c[u] / (A.C / A.G);
+        if (RUN && A.S > 1) {
+            /* one statistic group for the U */
+            long long g = A.norm == MID_BATCHNORM ? c[0] : A.norm == MID_INSTANCENORM ? r[0]
+                        : (r[0] / A.C) * A.G + c[0] / (A.C / A.G);
             float2 st = A.stat[g];
-            v[u] = (v[u] - st.x) * st.y;
-            if (A.gamma) v[u] = v[u] * ew_par(A, A.gamma, c[u]) + ew_par(A, A.beta, c[u]);
+#pragma unroll
+            for (int u = 0; u < U; u++) v[u] = (v[u] - st.x) * st.y;
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                long long g;
+                if (A.norm == MID_BATCHNORM) g = c[u];
+                else if (A.norm == MID_INSTANCENORM) g = r[u];
+                else g = (A.S > 1 ? (r[u] / A.C) : r[u]) * A.G + c[u] / (A.C / A.G);
+                float2 st = A.stat[g];
+                v[u] = (v[u] - st.x) * st.y;
+            }
+        }
+        if (A.gamma) {
+            float gv[U];
+            ew_par_ch<U, RUN>(A, A.gamma, c, gv);
+            ew_par_ch<U, RUN>(A, A.beta, c, pv);
+#pragma unroll
+            for (int u = 0; u < U; u++) v[u] = v[u] * gv[u] + pv[u];
         }
     }
     for (int k = 0; k < A.n_ops; k++) {
-        float pv[U];
 #pragma unroll
         for (int u = 0; u < U; u++) pv[u] = 0.0f;
         if (A.p[k]) {
+            if (A.p_scalar[k] == 1) {
+                const float q = ew_par(A, A.p[k], 0);
 #pragma unroll
-            for (int u = 0; u < U; u++)
-                pv[u] = ew_par(A, A.p[k], A.p_scalar[k] == 1 ? 0 : A.p_scalar[k] == 2 ? r[u] * A.L + j[u] : c[u]);
+                for (int u = 0; u < U; u++) pv[u] = q;
+            } else if (A.p_scalar[k] == 2 && RUN) {
+                ew_par_run<U>(A, A.p[k], r[0] * A.L + j[0], pv);
+            } else if (A.p_scalar[k] == 2) {
+#pragma unroll
+                for (int u = 0; u < U; u++) pv[u] = ew_par(A, A.p[k], r[u] * A.L + j[u]);
+            } else {
+                ew_par_ch<U, RUN>(A, A.p[k], c, pv);
+            }
         }
         const float a = A.a[k], b = A.b[k];
 #define EACH(expr)                                                                    \
@@ -207,7 +291,9 @@ __device__ __forceinline__ void apply_nc(const ew_args &A, float *v, const long 
     }
 }
 
-/* apply() on four consecutive elements of row `row`, from column j. */
+/* apply() on four consecutive elements of row `row`, from column j, a
+ * multiple of four (a row-wise kernel's vector: the row length is one
+ * too), the parameters loaded as runs (apply_nc's RUN). */
 __device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long row, long long j)
 {
     float v[4] = { in.x, in.y, in.z, in.w };
@@ -217,7 +303,7 @@ __device__ __forceinline__ float4 apply4(const ew_args &A, float4 in, long long 
         r[u] = row;
         jj[u] = j + u;
     }
-    apply_n<4>(A, v, r, jj);
+    apply_n<4, true>(A, v, r, jj);
     return make_float4(v[0], v[1], v[2], v[3]);
 }
 

@@ -111,7 +111,7 @@ struct in_ew {
             jj[u] = j + u;
             c[u] = ch;
         }
-        apply_nc<8>(P, v, r, jj, c);
+        apply_nc<8, true>(P, v, r, jj, c);
     }
 };
 
