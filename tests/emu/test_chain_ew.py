@@ -564,12 +564,13 @@ static void post_case(const char *name, int kind, long long N, long long C, long
  * written.  fp32 from the float producer output; bf16 from the bfloat16
  * output, widened with the bias, the mean written into the bfloat16
  * output by the stage itself.  Or the post stage is a softmax over each
- * plane, which reads every value three times and so does not read
- * through a norm: the norm's output is written and the stage reads it
- * (the bf16 output then rounded by the caller from the float one).
- * Planes of a multiple of eight values take the eight-wide kernel. */
-static void norm_post_case(const char *name, int stage, long long N, long long C, long long G, long long H,
-                           long long Wd)
+ * plane, which reads every value three times: it reads through the norm
+ * alone, but not through a tanh after it (tanh_after), whose pass then
+ * writes its output for the stage to read (the bf16 output then rounded
+ * by the caller from the float one).  Planes of a multiple of eight
+ * values take the eight-wide kernel. */
+static void norm_post_case(const char *name, int stage, int tanh_after, long long N, long long C, long long G,
+                           long long H, long long Wd)
 {
     chain_spec sp;
     memset(&sp, 0, sizeof sp);
@@ -581,8 +582,9 @@ static void norm_post_case(const char *name, int stage, long long N, long long C
     sp.gamma = 3;
     sp.beta = 4;
     sp.post[0].kind = stage;
-    const int through = stage == ST_MEAN_ALL;
-    long long S = H * Wd, n = N * C * S, on = through ? N : n;
+    if (tanh_after) sp.ew2[0] = { EW_TANH, 0, 0, -1 };
+    const int through = stage == ST_MEAN_ALL || !tanh_after;
+    long long S = H * Wd, n = N * C * S, on = stage == ST_MEAN_ALL ? N : n;
     std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)on), pars[3];
     for (auto &v : pre) v = rn() * 2.0f;
     for (int k = 0; k < 3; k++) {
@@ -620,10 +622,11 @@ static void norm_post_case(const char *name, int stage, long long N, long long C
                 double mu = sum / (double)len, var = sq / (double)len - mu * mu, rs = 1.0 / sqrt(var + 1e-5);
                 for (long long k = 0; k < len; k++) {
                     long long ch = g * (C / G) + k / S;
-                    nv[(size_t)((q * G + g) * len + k)] = (p[k] - mu) * rs * pars[1][(size_t)ch] + pars[2][(size_t)ch];
+                    double y = (p[k] - mu) * rs * pars[1][(size_t)ch] + pars[2][(size_t)ch];
+                    nv[(size_t)((q * G + g) * len + k)] = tanh_after ? tanh(y) : y;
                 }
             }
-        if (through) {
+        if (stage == ST_MEAN_ALL) {
             for (long long i = 0; i < n; i++) ref[(size_t)(i / (C * S))] += nv[(size_t)i] / (double)(C * S);
         } else {
             for (long long r = 0; r < N * C; r++) {
@@ -682,9 +685,10 @@ int main(void)
     post_case("channel softmax after bias and ReLU", POST_SOFTMAX_C, 2, 6, 3, 5);
     post_case("plane softmax, scaled, after bias and ReLU", POST_SOFTMAX_S, 2, 3, 7, 9);
     post_case("plane softmax, scaled, eight-wide", POST_SOFTMAX_S, 2, 3, 4, 6);
-    norm_post_case("group norm of a map, then each sample's mean", ST_MEAN_ALL, 3, 8, 4, 5, 7);
-    norm_post_case("group norm, each sample's mean, eight-wide", ST_MEAN_ALL, 2, 8, 2, 4, 4);
-    norm_post_case("group norm, plane softmax (not through)", ST_SOFTMAX_S, 2, 4, 2, 4, 6);
+    norm_post_case("group norm of a map, then each sample's mean", ST_MEAN_ALL, 0, 3, 8, 4, 5, 7);
+    norm_post_case("group norm, each sample's mean, eight-wide", ST_MEAN_ALL, 0, 2, 8, 2, 4, 4);
+    norm_post_case("group norm, plane softmax, eight-wide", ST_SOFTMAX_S, 0, 2, 4, 2, 4, 6);
+    norm_post_case("group norm, tanh, plane softmax (not through)", ST_SOFTMAX_S, 1, 2, 4, 2, 4, 6);
     printf("chain_rest: %d failed\n", failures);
     return failures ? 1 : 0;
 }

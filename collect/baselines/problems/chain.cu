@@ -483,7 +483,8 @@ int pass_fits_stage(const ew_args &B, const chain_dims &d)
 }
 
 /* Whether a list of steps (EW_END-terminated), or a pass, is cheap to
- * repeat on each read (chain_ew_cheap; a norm is not). */
+ * repeat on each read (chain_ew_cheap; a norm is, its statistics read
+ * per channel or group). */
 int list_cheap(const chain_ew *ops)
 {
     for (int k = 0; k < CHAIN_MAX_EW && ops[k].kind != EW_END; k++)
@@ -493,7 +494,6 @@ int list_cheap(const chain_ew *ops)
 
 int pass_cheap(const ew_args &B)
 {
-    if (B.norm) return 0;
     for (int k = 0; k < B.n_ops; k++)
         if (!chain_ew_cheap(B.kind[k])) return 0;
     return 1;

@@ -334,7 +334,7 @@ int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, 
  * reduction or softmax over the channels of a map, a reduction, softmax
  * or centering over the positions of each plane, or a reduction over
  * each whole sample; d has S > 1).  A stage that reads each value more
- * than once does only when cheap_pass says the pass has no norm and no
+ * than once does only when cheap_pass says the pass has no
  * transcendental step (chain_ew_cheap). */
 int chain_post_reads_through(const chain_post *cp, chain_dims d, int cheap_pass);
 
