@@ -24,7 +24,10 @@ a max pool and a channel sum, a channel softmax, a softmax over each
 plane's positions with a step of its own, which as the last stage writes
 the bfloat16 output itself) whose first stage reads the bfloat16 output
 through the steps; a map's group norm whose post stage (each sample's
-mean) reads the norm's input through the last pass, never written; in fp32 from the float producer
+mean, or each plane's softmax unless a tanh follows the norm) reads the
+norm's input through the last pass, never written; a linear chain's
+batch norm and scale whose post stage (a softmax or minimum over the
+features) reads the same way, in bf16 from the bfloat16 product output; in fp32 from the float producer
 output, in bf16 from the bfloat16 output with the bias added by the
 product (kept in bfloat16 through the statistics, or the bf16 softmax),
 against a reference in double (bf16: rounded where the baseline rounds).
@@ -418,11 +421,11 @@ static void rest_case(const char *name, const chain_spec &sp, long long N, long 
     }
 }
 
-/* What chain_run_rest needs around a map's chain [N, C, H, Wd] with
- * post stages, as chain.cu's create makes it: the post stages' two
- * buffers, the chain state (mid: the middle stage's output buffer), the
- * problem and the context.  Fixed in memory once made (pointers into
- * itself). */
+/* What chain_run_rest needs around a map's chain [N, C, H, Wd] (H = 0:
+ * a linear chain's [N, C]) with post stages, as chain.cu's create makes
+ * it: the post stages' two buffers, the chain state (mid: the middle
+ * stage's output buffer), the problem and the context.  Fixed in memory
+ * once made (pointers into itself). */
 struct map_rig {
     std::vector<float> b0, b1;
     chain_post cp;
@@ -431,14 +434,15 @@ struct map_rig {
     base_ctx b;
     kbv_err e;
     map_rig(const chain_spec *sp, long long N, long long C, long long H, long long Wd, float *mid)
-        : b0((size_t)(N * C * H * Wd)), b1((size_t)(N * C * H * Wd))
+        : b0((size_t)(N * C * (H ? H * Wd : 1))), b1((size_t)(N * C * (H ? H * Wd : 1)))
     {
         memset(&cp, 0, sizeof cp);
         cp.sp = sp;
         cp.buf[0] = b0.data(); cp.buf[1] = b1.data();
         memset(&cs, 0, sizeof cs);
-        cs.spec = sp; cs.N = N; cs.C = C; cs.S = H * Wd; cs.post = &cp;
-        cs.after_mid.N = N; cs.after_mid.C = C; cs.after_mid.nd = 2; cs.after_mid.d[0] = H; cs.after_mid.d[1] = Wd;
+        cs.spec = sp; cs.N = N; cs.C = C; cs.S = H ? H * Wd : 1; cs.post = &cp;
+        cs.after_mid.N = N; cs.after_mid.C = C; cs.after_mid.nd = H ? 2 : 0;
+        cs.after_mid.d[0] = H; cs.after_mid.d[1] = Wd;
         cs.mid = mid;
         memset(&prob, 0, sizeof prob);
         prob.id = "L2_emu";
@@ -657,6 +661,94 @@ static void norm_post_case(const char *name, int stage, int tanh_after, long lon
     }
 }
 
+/* A linear chain [N, C] whose middle stage is a batch norm (gamma,
+ * beta), whose second list scales each feature, and whose one post stage
+ * is a softmax over the features or their minimum: the stage reads the
+ * norm's input through the last pass, in fp32 from the float product
+ * output, in bf16 from the bfloat16 one that the statistics read
+ * (chain_post_run16), the result written into the bfloat16 output by the
+ * stage itself.  The norm's output buffer is never written. */
+static void feature_post_case(const char *name, int stage, long long N, long long C)
+{
+    chain_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.producer = CHAIN_LINEAR;
+    sp.has_bias = 1;
+    sp.mid = MID_BATCHNORM;
+    sp.eps = 1e-5;
+    sp.gamma = 3;
+    sp.beta = 4;
+    sp.ew2[0] = { EW_MUL_P, 0, 0, 5 };
+    sp.post[0].kind = stage;
+    const int soft = stage == ST_SOFTMAX_C;
+    long long n = N * C, on = soft ? n : N;
+    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)on), mid((size_t)n), pars[6];
+    for (auto &v : pre) v = rn() * 2.0f;
+    kbv_tensor in[6], o[1];
+    memset(in, 0, sizeof in);
+    memset(o, 0, sizeof o);
+    for (int k = 2; k < 6; k++) {
+        pars[k].resize((size_t)C);
+        for (auto &v : pars[k]) v = r16(k == 3 || k == 5 ? 1.0f + 0.5f * rn() : rn());
+        in[k].data = pars[k].data(); in[k].ndim = 1; in[k].shape[0] = C;
+    }
+    o[0].data = out.data();
+    kbv_call c;
+    memset(&c, 0, sizeof c);
+    c.inputs = in; c.n_inputs = 6; c.outputs = o; c.n_outputs = 1;
+    map_rig R(&sp, N, C, 0, 0, mid.data());
+    std::vector<double2> part((size_t)(64 * C + N * C));
+    std::vector<float2> stat((size_t)C);
+    R.cs.part = part.data(); R.cs.stat = stat.data();
+    std::vector<__nv_bfloat16> p16((size_t)n), o16((size_t)on, __float2bfloat16_rn(NAN));
+    for (long long i = 0; i < n; i++) p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i] + pars[2][(size_t)(i % C)]);
+    for (int bf = 0; bf < 2; bf++) {
+        /* the reference in double: batch statistics per feature, the
+         * normalised values scaled and shifted, times the feature's
+         * scale, then the stage over each row */
+        std::vector<double> v((size_t)n), ref((size_t)on, 0.0);
+        for (long long i = 0; i < n; i++)
+            v[(size_t)i] = bf ? (double)__bfloat162float(p16[(size_t)i]) : (double)pre[(size_t)i] + pars[2][(size_t)(i % C)];
+        for (long long f = 0; f < C; f++) {
+            double sum = 0, sq = 0;
+            for (long long q = 0; q < N; q++) { sum += v[(size_t)(q * C + f)]; sq += v[(size_t)(q * C + f)] * v[(size_t)(q * C + f)]; }
+            double mu = sum / (double)N, rs = 1.0 / sqrt(sq / (double)N - mu * mu + 1e-5);
+            for (long long q = 0; q < N; q++) {
+                double &x = v[(size_t)(q * C + f)];
+                x = ((x - mu) * rs * pars[3][(size_t)f] + pars[4][(size_t)f]) * pars[5][(size_t)f];
+            }
+        }
+        for (long long q = 0; q < N; q++) {
+            const double *r = &v[(size_t)(q * C)];
+            if (soft) {
+                double m = -INFINITY, sum = 0;
+                for (long long f = 0; f < C; f++) m = fmax(m, r[f]);
+                for (long long f = 0; f < C; f++) sum += exp(r[f] - m);
+                for (long long f = 0; f < C; f++) ref[(size_t)(q * C + f)] = exp(r[f] - m) / sum;
+            } else {
+                double m = INFINITY;
+                for (long long f = 0; f < C; f++) m = fmin(m, r[f]);
+                ref[(size_t)q] = m;
+            }
+        }
+        for (auto &x : mid) x = NAN;
+        work = pre;
+        int wrote16 = 0, rc;
+        if (bf) rc = chain_run_rest(&R.b, &c, work.data(), &R.e, o16.data(), &wrote16, 1, p16.data());
+        else rc = chain_run_rest(&R.b, &c, work.data(), &R.e, NULL, NULL, 0, NULL);
+        int touched = 0;
+        for (auto x : mid) touched |= !std::isnan(x);
+        if (touched || (bf && !wrote16)) {
+            failures++;
+            printf("FAIL %-40s %s: the norm's output was %swritten, the bf16 output %sby the stage\n", name,
+                   bf ? "bf16" : "fp32", touched ? "" : "not ", wrote16 ? "" : "not ");
+            continue;
+        }
+        if (bf) judge16(name, rc, o16.data(), ref, on, 1e-6);
+        else judge32(name, "fp32", rc, out.data(), ref, on);
+    }
+}
+
 static chain_spec spec(int mid, int groups, int has_bias, chain_ew e1, chain_ew e2)
 {
     chain_spec sp;
@@ -689,6 +781,9 @@ int main(void)
     norm_post_case("group norm, each sample's mean, eight-wide", ST_MEAN_ALL, 0, 2, 8, 2, 4, 4);
     norm_post_case("group norm, plane softmax, eight-wide", ST_SOFTMAX_S, 0, 2, 4, 2, 4, 6);
     norm_post_case("group norm, tanh, plane softmax (not through)", ST_SOFTMAX_S, 1, 2, 4, 2, 4, 6);
+    feature_post_case("batch norm, scale, softmax of features", ST_SOFTMAX_C, 6, 24);
+    feature_post_case("batch norm, scale, softmax, scalar rows", ST_SOFTMAX_C, 5, 13);
+    feature_post_case("batch norm, scale, min of features", ST_MIN_C, 6, 16);
     printf("chain_rest: %d failed\n", failures);
     return failures ? 1 : 0;
 }

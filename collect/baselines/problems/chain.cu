@@ -475,11 +475,14 @@ int reduces_rows(const chain_spec *sp, long long S)
 
 namespace {
 
-/* Whether the last pass B runs over the planes of shape d (S > 1), so
- * that a post stage on d can apply it as it reads (in_ew's geometry). */
+/* Whether the last pass B runs over the planes of shape d (S > 1) or
+ * its rows of features (S = 1), so that a post stage on d can apply it
+ * as it reads (in_ew's geometry). */
 int pass_fits_stage(const ew_args &B, const chain_dims &d)
 {
-    return B.S > 1 && B.S == chain_spatial(&d) && B.C == d.C && B.rows == d.N * d.C && B.L == B.S;
+    const long long S = chain_spatial(&d);
+    if (B.S != S || B.C != d.C) return 0;
+    return S > 1 ? B.rows == d.N * d.C && B.L == S : B.rows == d.N && B.L == d.C;
 }
 
 /* Whether a list of steps (EW_END-terminated), or a pass, is cheap to
@@ -642,6 +645,14 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     if (stats16 && final16) {
         chain_launch_ew_bf16(b, stats16, (__nv_bfloat16 *)out16, B, s);
         *wrote16 = 1;
+    } else if (stats16 && cs->post && pass_fits_stage(B, cs->after_mid) &&
+               chain_post_reads_through(cs->post, cs->after_mid, pass_cheap(B))) {
+        /* 5, with this pass: the first post stage reads the bfloat16
+         * tensor through the norm and the last steps (L2_084's softmax
+         * over features after a batch norm and a scale) */
+        cudaError_t ce = cudaGetLastError();
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
+        return chain_post_run16(b, cs->post, stats16, B, cs->after_mid, c, out16, wrote16, e);
     } else if (stats16) {
         launch_ew(b, (const __nv_bfloat16 *)stats16, out, B, s);
         cur = out;

@@ -330,10 +330,11 @@ int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, 
                    kbv_err *e);
 
 /* Whether the first post stage of cp, on shape d, can read its input
- * through the chain's last elementwise pass itself (a pooling, a
- * reduction or softmax over the channels of a map, a reduction, softmax
- * or centering over the positions of each plane, or a reduction over
- * each whole sample; d has S > 1).  A stage that reads each value more
+ * through the chain's last elementwise pass itself: of a map (S > 1) a
+ * pooling, a reduction or softmax over the channels, a reduction,
+ * softmax or centering over the positions of each plane, or a reduction
+ * over each whole sample; of rows of features (S = 1) a reduction or
+ * softmax over them.  A stage that reads each value more
  * than once does only when cheap_pass says the pass has no
  * transcendental step (chain_ew_cheap). */
 int chain_post_reads_through(const chain_post *cp, chain_dims d, int cheap_pass);
@@ -342,10 +343,11 @@ int chain_post_reads_through(const chain_post *cp, chain_dims d, int cheap_pass)
  * transcendental function: cheap to repeat on every read. */
 int chain_ew_cheap(int kind);
 
-/* chain_post_run with the first stage reading src16, the producer's
- * bfloat16 output of shape d, through the steps P (the bias and the first
- * list, on rows of planes: P.S > 1) as it reads each value: no widened
- * copy.  chain_post_reads_through must hold.  With out16 and wrote16 (the
+/* chain_post_run with the first stage reading src16, a bfloat16 tensor
+ * of shape d, through the pass P (the bias and the first list on a
+ * convolution's output, or the norm and the last list on a linear
+ * chain's kept in bfloat16; P's rows are d's planes, or its rows of
+ * features when S = 1) as it reads each value: no widened copy.  chain_post_reads_through must hold.  With out16 and wrote16 (the
  * bf16 call's output, which the caller otherwise rounds from c's float
  * output), a first stage that is also the last and runs over rows writes
  * out16 itself, rounded once, and sets *wrote16 (else 0); the caller owns
@@ -354,8 +356,8 @@ int chain_post_run16(base_ctx *b, chain_post *cp, const __nv_bfloat16 *src16, co
                      const kbv_call *c, void *out16, int *wrote16, kbv_err *e);
 
 /* The same from the float src, the middle stage's input of shape d,
- * through the chain's last pass P (its norm and last steps, on rows of
- * planes: P.S > 1): the pass's output is never written. */
+ * through the chain's last pass P (its norm and last steps, over d's
+ * planes or rows of features): the pass's output is never written. */
 int chain_post_run_through(base_ctx *b, chain_post *cp, const float *src, const ew_args &P, chain_dims d,
                            const kbv_call *c, void *out16, int *wrote16, kbv_err *e);
 

@@ -99,9 +99,11 @@ struct in_ew {
     {
         return apply_at(P, widen(x[i]), row, j, ch);
     }
-    /* elements i .. i + 7, which are j .. j + 7 of plane row (16-byte
-     * aligned for T = bfloat16, 32 for float) */
-    __device__ __forceinline__ void at8(long long i, long long row, long long j, long long ch, float *v) const
+    /* elements i .. i + 7, which are j .. j + 7 of plane row, of channel
+     * ch, or (feat, a row of features: P.S = 1) of channels j .. j + 7;
+     * 16-byte aligned for T = bfloat16, 32 for float */
+    __device__ __forceinline__ void at8(long long i, long long row, long long j, long long ch, float *v,
+                                        int feat = 0) const
     {
         load8(x + i, v);
         long long r[8], jj[8], c[8];
@@ -109,7 +111,7 @@ struct in_ew {
         for (int u = 0; u < 8; u++) {
             r[u] = row;
             jj[u] = j + u;
-            c[u] = ch;
+            c[u] = feat ? j + u : ch;
         }
         apply_nc<8, true>(P, v, r, jj, c);
     }
@@ -226,7 +228,8 @@ __device__ float row_ext(float v, float *sh)
  * or softmax, centering and layer norm of the row (gamma, beta indexed by
  * the position in the row).  x reads through IN (in_f32, or in_ew for a
  * first stage: a row is then one (n, c) plane of channel row % Cin, or,
- * with Sp = S > 0, a whole sample of Cin planes of Sp values); y is
+ * with Sp = S > 0, a whole sample of Cin planes of Sp values, which for
+ * Sp = 1 is a row of Cin features, the channel of each its position); y is
  * float, or the bf16 chain's bfloat16 output when the stage is its last
  * (rounded once, here). */
 enum { ROW_SUM, ROW_MEAN, ROW_MAX, ROW_MIN, ROW_LSE, ROW_SOFTMAX, ROW_CENTER, ROW_LN };
@@ -239,6 +242,7 @@ __device__ __forceinline__ float row_at(const IN &x, long long base, long long r
                                         long long ch, unsigned Sp)
 {
     if (!Sp) return x.at(base + j, row, j, ch);
+    if (Sp == 1) return x.at(base + j, row, j, j);
     /* a row of a whole sample [C, S]: plane row * Cin + j / S (32-bit:
      * the launcher checks that L fits) */
     const unsigned c = (unsigned)j / Sp;
@@ -304,8 +308,9 @@ __global__ void __launch_bounds__(1024) row_kernel(IN x, OUT *__restrict__ y, lo
  * store: rows of planes (Sp = 0; the stage's output, when it has one
  * value per input, is in the same planes, so a value's channel is the
  * row's) or of whole samples (Sp = S), L and S multiples of eight, so
- * that eight values never cross a plane.  The sums and extremes are the
- * same as row_kernel's up to the order of the float additions. */
+ * that eight values never cross a plane, or of features (Sp = 1, L a
+ * multiple of eight).  The sums and extremes are the same as
+ * row_kernel's up to the order of the float additions. */
 template <int K, class IN, class OUT>
 __global__ void __launch_bounds__(1024) row_kernel8(IN x, OUT *__restrict__ y, long long L, ew_args A, long long So,
                                                     long long Co, long long Cin, unsigned Sp)
@@ -317,6 +322,8 @@ __global__ void __launch_bounds__(1024) row_kernel8(IN x, OUT *__restrict__ y, l
         const long long j = 8 * q;
         if (!Sp) {
             x.at8(base + j, row, j, ch, v);
+        } else if (Sp == 1) {
+            x.at8(base + j, row, j, 0, v, 1);
         } else {
             const unsigned c = (unsigned)j / Sp;
             x.at8(base + j, row * Cin + c, (long long)((unsigned)j - c * Sp), (long long)c, v);
@@ -364,7 +371,7 @@ __global__ void __launch_bounds__(1024) row_kernel8(IN x, OUT *__restrict__ y, l
 #pragma unroll
         for (int u = 0; u < 8; u++) {
             float w = K == ROW_SOFTMAX ? expf(v[u] - m) / (float)s : v[u] - mean;
-            v[u] = A.n_ops ? apply_ops(A, w, ch, base + 8 * q + u, w) : w;
+            v[u] = A.n_ops ? apply_ops(A, w, Sp == 1 ? 8 * q + u : ch, base + 8 * q + u, w) : w;
         }
         store8(y + base + 8 * q, v);
     }
@@ -454,15 +461,17 @@ void launch_row(IN x, OUT *y, long long rows, long long L, const ew_args &A, lon
 }
 
 /* A first stage over the planes of a map (one row per (n, c), L = S) or
- * over whole samples (one row per n, L = C S) through in_ew: into float
- * y, or, as the chain's last stage, into its bfloat16 output y16. */
+ * over whole samples (one row per n, L = C S; with S = 1 a row of
+ * features) through in_ew: into float y, or, as the chain's last stage,
+ * into its bfloat16 output y16. */
 template <int K, class IN>
 void launch_rows_through(IN x, float *y, __nv_bfloat16 *y16, const chain_dims &d, int whole, const ew_args &A,
                          long long So, long long Co, cudaStream_t s)
 {
     long long S = chain_spatial(&d), rows = whole ? d.N : d.N * d.C, L = whole ? d.C * S : S;
     unsigned Sp = whole ? (unsigned)S : 0u;
-    if (S % 8 == 0 && K != ROW_MIN && K != ROW_LSE) {
+    /* eight values never cross a plane (or, for features, a row) */
+    if ((S > 1 ? S : L) % 8 == 0 && K != ROW_MIN && K != ROW_LSE) {
         /* eight values a load; the rows start 16-byte aligned (32 for
          * float), the buffers being cudaMalloc's */
         if (y16) row_kernel8<K><<<(unsigned)rows, row_threads(L / 8), 0, s>>>(x, y16, L, A, So, Co, d.C, Sp);
@@ -678,7 +687,19 @@ namespace {
 int reads_through(const chain_stage *st, const chain_dims &d, int cheap_pass)
 {
     long long S = chain_spatial(&d);
-    if (S <= 1) return 0;
+    if (S < 1) return 0;
+    if (S == 1) {
+        /* rows of features: the reductions and softmax over them, and
+         * over the whole sample, which is the same row */
+        switch (st->kind) {
+        case ST_SUM_C: case ST_MEAN_C: case ST_MAX_C: case ST_MIN_C:
+        case ST_SUM_ALL: case ST_MEAN_ALL: case ST_MAX_ALL:
+            return d.C < 0x7fffffffLL;
+        case ST_LSE_C: case ST_SOFTMAX_C:
+            return cheap_pass && d.C < 0x7fffffffLL;
+        default: return 0;
+        }
+    }
     switch (st->kind) {
     case ST_MAXPOOL: case ST_AVGPOOL:
         return cheap_pass || (st->s > 0 ? st->s : st->k) >= st->k;
@@ -710,6 +731,20 @@ int run_first_through(base_ctx *b, const chain_stage *st, const T *src, const ew
     long long So = chain_spatial(&o);
     __nv_bfloat16 *y16 = last && out16 && wrote16 ? (__nv_bfloat16 *)out16 : NULL;
     cudaStream_t s = c->stream;
+    if (chain_spatial(&d) == 1) {
+        /* rows of features (launch_chan's S = 1 rows, through P) */
+        switch (st->kind) {
+        case ST_SUM_C: case ST_SUM_ALL: launch_rows_through<ROW_SUM>(in, y, y16, d, 1, A, So, o.C, s); break;
+        case ST_MEAN_C: case ST_MEAN_ALL: launch_rows_through<ROW_MEAN>(in, y, y16, d, 1, A, So, o.C, s); break;
+        case ST_MAX_C: case ST_MAX_ALL: launch_rows_through<ROW_MAX>(in, y, y16, d, 1, A, So, o.C, s); break;
+        case ST_MIN_C: launch_rows_through<ROW_MIN>(in, y, y16, d, 1, A, So, o.C, s); break;
+        case ST_LSE_C: launch_rows_through<ROW_LSE>(in, y, y16, d, 1, A, So, o.C, s); break;
+        default: launch_rows_through<ROW_SOFTMAX>(in, y, y16, d, 1, A, So, o.C, s); break;
+        }
+        if (y16) *wrote16 = 1;
+        cudaError_t ce = cudaGetLastError();
+        return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "post stage launch", ce);
+    }
     switch (st->kind) {
     case ST_MAXPOOL: case ST_AVGPOOL: launch_pool(b, st, in, y, d, o, A, s); y16 = NULL; break;
     case ST_SUM_S: launch_rows_through<ROW_SUM>(in, y, y16, d, 0, A, So, o.C, s); break;
