@@ -419,6 +419,38 @@ static void rest_case(const char *name, const chain_spec &sp, long long N, long 
     } else {
         printf("ok   %-40s bf16 max err %.2g\n", name, worst);
     }
+    /* bf16 with the parameters as the call's bfloat16 tensors (nothing
+     * widened: chain_run_bf16 where the rest stays in bfloat16, a norm or
+     * the softmax of features): the same values, so the same output, bit
+     * for bit */
+    const chain_rest16 how = chain_rest_bf16(&cs, 1);
+    if (how != REST16_STATS && how != REST16_SOFTMAX) return;
+    std::vector<__nv_bfloat16> p16s[6], o16b((size_t)n);
+    kbv_tensor in16[6];
+    memcpy(in16, in, sizeof in);
+    for (int k = 0; k < 6; k++) {
+        p16s[k].resize((size_t)C);
+        for (long long i = 0; i < C; i++) p16s[k][(size_t)i] = __float2bfloat16_rn(par[k][i]);
+        in16[k].data = p16s[k].data();
+        in16[k].dtype = KBV_BF16;
+    }
+    kbv_call c16 = c;
+    c16.inputs = in16;
+    /* the first run's steps went over p16 in place: make it again */
+    for (long long i = 0; i < n; i++)
+        p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i] + (sp.has_bias ? par[2][(i / S) % C] : 0.0f));
+    int wrote16b = 0;
+    rc = chain_run_rest(&b, &c16, NULL, &e, o16b.data(), &wrote16b, 1, p16.data());
+    long long differ = 0;
+    for (long long i = 0; i < n; i++)
+        differ += __bfloat16_as_ushort(o16b[(size_t)i]) != __bfloat16_as_ushort(o16[(size_t)i]);
+    if (rc || !wrote16b || differ) {
+        failures++;
+        printf("FAIL %-40s bf16 parameters: rc %d, wrote %d, %lld values differ from the float parameters' run\n",
+               name, rc, wrote16b, differ);
+    } else {
+        printf("ok   %-40s bf16 parameters: the same output\n", name);
+    }
 }
 
 /* What chain_run_rest needs around a map's chain [N, C, H, Wd] (H = 0:
@@ -805,7 +837,7 @@ def rest_source():
     shapes = open(os.path.join(ROOT, "collect", "suite", "problems", "chain.c")).read()
     shapes = 'extern "C" {\n' + "\n".join(definition(shapes, start, "chain.c") for start in (
         "long long chain_spatial(", "long long chain_numel(", "static int pool_shape(",
-        "int chain_stage_shape(")) + "}\n"
+        "int chain_stage_shape(", "static int ew_reads_input(", "int chain_reads_input(")) + "}\n"
     post = open(os.path.join(PROB, "chain_post.cu")).read()
     post = "\n".join(l for l in post.split("\n") if not l.startswith("#include"))
     parts = common_parts()

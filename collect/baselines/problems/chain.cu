@@ -485,6 +485,17 @@ int pass_fits_stage(const ew_args &B, const chain_dims &d)
     return S > 1 ? B.rows == d.N * d.C && B.L == S : B.rows == d.N && B.L == d.C;
 }
 
+/* Whether the inputs that the chain reads after its producer are the BF16
+ * setting's bfloat16 tensors in c (a bf16 path that keeps every input:
+ * chain_run_bf16), not float ones (c widened them, or the FP32 setting);
+ * the steps' ew_args then read them as bfloat16 (pbf16). */
+int params_bf16(const chain_spec *sp, const kbv_call *c)
+{
+    for (int i = 0; i < c->n_inputs; i++)
+        if (chain_reads_input(sp, i)) return c->inputs[i].dtype == KBV_BF16;
+    return 0;
+}
+
 /* Whether a list of steps (EW_END-terminated), or a pass, is cheap to
  * repeat on each read (chain_ew_cheap; a norm is, its statistics read
  * per channel or group). */
@@ -549,6 +560,9 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     A.C = C; A.S = S;
     A.rows = S > 1 ? N * C : N;
     A.L = S > 1 ? S : C;
+    /* The parameters the steps read are float, as c widened them, or
+     * bfloat16 where the bf16 caller kept them (params_bf16) */
+    A.pbf16 = params_bf16(sp, c);
     if (sp->w2 > 0) {
         /* the first steps went with the first layer */
         A.bias = bias_done ? NULL : (const float *)c->inputs[sp->w2 + 1].data;
@@ -588,6 +602,7 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     ew_args B;
     memset(&B, 0, sizeof B);
     B.C = C; B.S = S; B.rows = A.rows; B.L = A.L;
+    B.pbf16 = A.pbf16;
     float *cur = pre;
     switch (sp->mid) {
     case MID_BATCHNORM: case MID_GROUPNORM: case MID_INSTANCENORM: {
