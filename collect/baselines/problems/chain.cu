@@ -515,6 +515,31 @@ int pass_cheap(const ew_args &B)
 
 } /* namespace */
 
+namespace {
+
+/* Whether the first post stage of cs reads its input through the last
+ * pass B itself (chain_post_reads_through), so that the pass's output is
+ * never written. */
+int post_reads_through(const chain_state *cs, const ew_args &B)
+{
+    return cs->post && pass_fits_stage(B, cs->after_mid) &&
+           chain_post_reads_through(cs->post, cs->after_mid, pass_cheap(B));
+}
+
+/* Step 5 with the last pass B: the post stages from cur (float) or src16
+ * (bfloat16), the first reading through B. */
+int run_post_through(base_ctx *b, const kbv_call *c, const float *cur, const __nv_bfloat16 *src16, const ew_args &B,
+                     void *out16, int *wrote16, kbv_err *e)
+{
+    chain_state *cs = (chain_state *)b->state;
+    cudaError_t ce = cudaGetLastError();
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
+    return src16 ? chain_post_run16(b, cs->post, src16, B, cs->after_mid, c, out16, wrote16, e)
+                 : chain_post_run_through(b, cs->post, cur, B, cs->after_mid, c, out16, wrote16, e);
+}
+
+} /* namespace */
+
 chain_rest16 chain_rest_bf16(const chain_state *cs, int final16)
 {
     const chain_spec *sp = cs->spec;
@@ -660,29 +685,20 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     if (stats16 && final16) {
         chain_launch_ew_bf16(b, stats16, (__nv_bfloat16 *)out16, B, s);
         *wrote16 = 1;
-    } else if (stats16 && cs->post && pass_fits_stage(B, cs->after_mid) &&
-               chain_post_reads_through(cs->post, cs->after_mid, pass_cheap(B))) {
-        /* 5, with this pass: the first post stage reads the bfloat16
-         * tensor through the norm and the last steps (L2_084's softmax
-         * over features after a batch norm and a scale) */
-        cudaError_t ce = cudaGetLastError();
-        if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
-        return chain_post_run16(b, cs->post, stats16, B, cs->after_mid, c, out16, wrote16, e);
+    } else if (stats16 && post_reads_through(cs, B)) {
+        /* 5, with this pass: L2_084's softmax over features after a
+         * batch norm and a scale reads the bfloat16 tensor */
+        return run_post_through(b, c, NULL, stats16, B, out16, wrote16, e);
     } else if (stats16) {
         launch_ew(b, (const __nv_bfloat16 *)stats16, out, B, s);
         cur = out;
     } else if ((B.norm || B.n_ops) && final16) {
         launch_ew(b, (const float *)cur, (__nv_bfloat16 *)out16, B, s);
         *wrote16 = 1;
-    } else if ((B.norm || B.n_ops) && cs->post && pass_fits_stage(B, cs->after_mid) &&
-               chain_post_reads_through(cs->post, cs->after_mid, pass_cheap(B))) {
-        /* 5, with this pass: the first post stage reads cur through B, and
-         * the pass's output is never written (a group norm and a mean over
-         * each sample: one read of the tensor instead of a read, a write
-         * and a read) */
-        cudaError_t ce = cudaGetLastError();
-        if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
-        return chain_post_run_through(b, cs->post, cur, B, cs->after_mid, c, out16, wrote16, e);
+    } else if ((B.norm || B.n_ops) && post_reads_through(cs, B)) {
+        /* 5, with this pass: a group norm and a mean over each sample
+         * read the tensor once instead of a read, a write and a read */
+        return run_post_through(b, c, (const float *)cur, NULL, B, out16, wrote16, e);
     } else if (B.norm || B.n_ops) {
         launch_ew(b, (const float *)cur, out, B, s);
         cur = out;
