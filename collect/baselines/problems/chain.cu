@@ -513,10 +513,6 @@ int pass_cheap(const ew_args &B)
     return 1;
 }
 
-} /* namespace */
-
-namespace {
-
 /* Whether the first post stage of cs reads its input through the last
  * pass B itself (chain_post_reads_through), so that the pass's output is
  * never written. */
