@@ -27,7 +27,9 @@ through the steps; a map's group norm whose post stage (each sample's
 mean, or each plane's softmax unless a tanh follows the norm) reads the
 norm's input through the last pass, never written; a linear chain's
 batch norm and scale whose post stage (a softmax or minimum over the
-features) reads the same way, in bf16 from the bfloat16 product output; in fp32 from the float producer
+features) reads the same way, in bf16 from the bfloat16 product output;
+a linear output viewed as one map whose pooling reads the bfloat16
+product output itself; in fp32 from the float producer
 output, in bf16 from the bfloat16 output with the bias added by the
 product (kept in bfloat16 through the statistics, or the bf16 softmax),
 against a reference in double (bf16: rounded where the baseline rounds).
@@ -781,6 +783,59 @@ static void feature_post_case(const char *name, int stage, long long N, long lon
     }
 }
 
+/* A linear output [N, C] viewed as one map (ST_FLAT), average-pooled by
+ * four, then its maximum: in bf16 the pooling reads the bfloat16 product
+ * output itself (REST16_POST after the view), against a reference in
+ * double from those bfloat16 values; in fp32 from the float output. */
+static void view_post_case(const char *name, long long N, long long C)
+{
+    chain_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.producer = CHAIN_LINEAR;
+    sp.has_bias = 1;
+    sp.gamma = sp.beta = -1;
+    sp.post[0].kind = ST_FLAT;
+    sp.post[1].kind = ST_AVGPOOL;
+    sp.post[1].k = 4;
+    sp.post[1].s = 4;
+    sp.post[2].kind = ST_MAX_ALL;
+    long long n = N * C;
+    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)N), bias((size_t)C);
+    for (auto &v : pre) v = rn() * 2.0f;
+    for (auto &v : bias) v = r16(rn());
+    kbv_tensor in[3], o[1];
+    memset(in, 0, sizeof in);
+    memset(o, 0, sizeof o);
+    in[2].data = bias.data(); in[2].ndim = 1; in[2].shape[0] = C;
+    o[0].data = out.data();
+    kbv_call c;
+    memset(&c, 0, sizeof c);
+    c.inputs = in; c.n_inputs = 3; c.outputs = o; c.n_outputs = 1;
+    map_rig R(&sp, N, C, 0, 0, work.data());
+    if (chain_rest_bf16(&R.cs, 0) != REST16_POST) { failures++; printf("FAIL %-40s not the post path\n", name); return; }
+    std::vector<__nv_bfloat16> p16((size_t)n);
+    for (long long i = 0; i < n; i++) p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i] + bias[(size_t)(i % C)]);
+    for (int bf = 0; bf < 2; bf++) {
+        std::vector<double> ref((size_t)N);
+        for (long long q = 0; q < N; q++) {
+            double m = -INFINITY;
+            for (long long w = 0; w < C / 4; w++) {
+                double a = 0;
+                for (int k = 0; k < 4; k++) {
+                    long long i = q * C + 4 * w + k;
+                    a += bf ? (double)__bfloat162float(p16[(size_t)i]) : (double)pre[(size_t)i] + bias[(size_t)(i % C)];
+                }
+                m = fmax(m, a / 4);
+            }
+            ref[(size_t)q] = m;
+        }
+        work = pre;
+        int rc = bf ? chain_run_rest(&R.b, &c, work.data(), &R.e, NULL, NULL, 1, p16.data())
+                    : chain_run_rest(&R.b, &c, work.data(), &R.e, NULL, NULL, 0, NULL);
+        judge32(name, bf ? "bf16" : "fp32", rc, out.data(), ref, N);
+    }
+}
+
 static chain_spec spec(int mid, int groups, int has_bias, chain_ew e1, chain_ew e2)
 {
     chain_spec sp;
@@ -816,6 +871,7 @@ int main(void)
     feature_post_case("batch norm, scale, softmax of features", ST_SOFTMAX_C, 6, 24);
     feature_post_case("batch norm, scale, softmax, scalar rows", ST_SOFTMAX_C, 5, 13);
     feature_post_case("batch norm, scale, min of features", ST_MIN_C, 6, 16);
+    view_post_case("a linear output as one map: pool, max", 3, 32);
     printf("chain_rest: %d failed\n", failures);
     return failures ? 1 : 0;
 }

@@ -544,6 +544,12 @@ chain_rest16 chain_rest_bf16(const chain_state *cs, int final16)
                        chain_post_reads_through(cs->post, cs->after_mid, list_cheap(sp->ew1))
                    ? REST16_POST : REST16_WIDEN;
     if (reduces_rows(sp, cs->S)) return REST16_ROWS;
+    /* A linear output viewed as one map (L2_055, L2_098): with its bias
+     * in the product's epilogue and no steps before the view, the stage
+     * after the view reads the bfloat16 output as it is. */
+    if (sp->producer == CHAIN_LINEAR && sp->mid == MID_NONE && sp->ew1[0].kind == EW_END &&
+        sp->ew2[0].kind == EW_END && chain_post_view_reads16(cs->post, cs->after_mid))
+        return REST16_POST;
     switch (sp->mid) {
     case MID_BATCHNORM: case MID_GROUPNORM: return REST16_STATS;
     case MID_SOFTMAX_C: return final16 && sp->ew2[0].kind == EW_END ? REST16_SOFTMAX : REST16_WIDEN;

@@ -339,6 +339,12 @@ int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, 
  * transcendental step (chain_ew_cheap). */
 int chain_post_reads_through(const chain_post *cp, chain_dims d, int cheap_pass);
 
+/* Whether cp's post stages begin with the view of a linear output as one
+ * map (ST_FLAT, of shape d) and the stage after it can read a bfloat16
+ * tensor itself on that map (reads through an empty pass: the view's
+ * values have no channel of their own). */
+int chain_post_view_reads16(const chain_post *cp, chain_dims d);
+
 /* Whether an elementwise step of this kind (EW_*) is arithmetic only, no
  * transcendental function: cheap to repeat on every read. */
 int chain_ew_cheap(int kind);

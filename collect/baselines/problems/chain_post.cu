@@ -761,8 +761,9 @@ int run_first_through(base_ctx *b, const chain_stage *st, const T *src, const ew
     return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "post stage launch", ce);
 }
 
-/* The stages from src (float); with P, the first reads src (bfloat16
- * when src16) through P, and may write out16 (run_first_through). */
+/* The stages from src (float); with P, the first that is not a view
+ * (ST_FLAT) reads src (bfloat16 when src16) through P, and may write
+ * out16 (run_first_through). */
 int run_stages(base_ctx *b, chain_post *cp, const float *src, const __nv_bfloat16 *src16, const ew_args *P,
                chain_dims d, const kbv_call *c, void *out16, int *wrote16, kbv_err *e)
 {
@@ -770,7 +771,7 @@ int run_stages(base_ctx *b, chain_post *cp, const float *src, const __nv_bfloat1
     int n = 0;
     while (n < CHAIN_MAX_STAGES && sp->post[n].kind != ST_END) n++;
     const float *cur = src;
-    int which = 0;
+    int which = 0, first = 1;
     if (wrote16) *wrote16 = 0;
     for (int i = 0; i < n; i++) {
         const chain_stage *st = &sp->post[i];
@@ -784,12 +785,13 @@ int run_stages(base_ctx *b, chain_post *cp, const float *src, const __nv_bfloat1
         float *dst = i + 1 == n ? (float *)c->outputs[0].data : cp->buf[which];
         which ^= 1;
         int rc;
-        if (i == 0 && P && src16)
+        if (first && P && src16)
             rc = run_first_through(b, st, src16, *P, dst, d, o, i + 1 == n, out16, wrote16, c, e);
-        else if (i == 0 && P)
+        else if (first && P)
             rc = run_first_through(b, st, src, *P, dst, d, o, i + 1 == n, out16, wrote16, c, e);
         else
             rc = run_stage(b, cp, st, cur, dst, d, o, c, e);
+        first = 0;
         if (rc) return rc;
         cur = dst;
         d = o;
@@ -807,6 +809,13 @@ int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, 
 int chain_post_reads_through(const chain_post *cp, chain_dims d, int cheap_pass)
 {
     return cp && cp->sp->post[0].kind != ST_END && reads_through(&cp->sp->post[0], d, cheap_pass);
+}
+
+int chain_post_view_reads16(const chain_post *cp, chain_dims d)
+{
+    if (!cp || cp->sp->post[0].kind != ST_FLAT || cp->sp->post[1].kind == ST_END) return 0;
+    if (chain_stage_shape(NULL, &cp->sp->post[0], &d)) return 0;
+    return reads_through(&cp->sp->post[1], d, 1);
 }
 
 int chain_ew_cheap(int kind)
