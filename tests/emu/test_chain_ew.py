@@ -29,7 +29,8 @@ norm's input through the last pass, never written; a linear chain's
 batch norm and scale whose post stage (a softmax or minimum over the
 features) reads the same way, in bf16 from the bfloat16 product output;
 a linear output viewed as one map whose pooling reads the bfloat16
-product output itself; in fp32 from the float producer
+product output itself; x + original_x after a mean over features, the
+bf16 input x read as it is and the bf16 output written by that stage; in fp32 from the float producer
 output, in bf16 from the bfloat16 output with the bias added by the
 product (kept in bfloat16 through the statistics, or the bf16 softmax),
 against a reference in double (bf16: rounded where the baseline rounds).
@@ -836,6 +837,86 @@ static void view_post_case(const char *name, long long N, long long C)
     }
 }
 
+/* A linear chain [N, C]: a per-feature subtraction, the mean over the
+ * features, GELU, then x + original_x (ST_ADD_X0: the [N] means added to
+ * the call's input x [N, F]).  In bf16 the mean reads the bfloat16
+ * product output, and the last stage reads x as the call has it,
+ * bfloat16 (chain_run_bf16 keeps it: chain_reads_param), writing the
+ * bfloat16 output itself. */
+static void add_x0_case(const char *name, long long N, long long C, long long F)
+{
+    chain_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.producer = CHAIN_LINEAR;
+    sp.has_bias = 1;
+    sp.gamma = sp.beta = -1;
+    sp.ew1[0] = { EW_SUB_P, 0, 0, 3 };
+    sp.mid = MID_MEAN_C;
+    sp.ew2[0] = { EW_GELU, 0, 0, -1 };
+    sp.post[0].kind = ST_ADD_X0;
+    sp.post[0].gamma = sp.post[0].beta = -1;
+    long long n = N * C, on = N * F;
+    std::vector<float> pre((size_t)n), work((size_t)n), out((size_t)on), x((size_t)on), bias((size_t)C),
+        sub((size_t)C), mid((size_t)N);
+    for (auto &v : pre) v = rn() * 2.0f;
+    for (auto &v : x) v = r16(rn());
+    for (auto &v : bias) v = r16(rn());
+    for (auto &v : sub) v = r16(rn());
+    std::vector<__nv_bfloat16> x16((size_t)on), p16((size_t)n), o16((size_t)on, __float2bfloat16_rn(NAN));
+    for (long long i = 0; i < on; i++) x16[(size_t)i] = __float2bfloat16_rn(x[(size_t)i]);
+    for (long long i = 0; i < n; i++) p16[(size_t)i] = __float2bfloat16_rn(pre[(size_t)i] + bias[(size_t)(i % C)]);
+    kbv_tensor in[4], o[1];
+    memset(in, 0, sizeof in);
+    memset(o, 0, sizeof o);
+    in[0].ndim = 2; in[0].shape[0] = N; in[0].shape[1] = F;
+    in[2].data = bias.data(); in[2].ndim = 1; in[2].shape[0] = C;
+    in[3].data = sub.data(); in[3].ndim = 1; in[3].shape[0] = C;
+    o[0].data = out.data();
+    kbv_call c;
+    memset(&c, 0, sizeof c);
+    c.inputs = in; c.n_inputs = 4; c.outputs = o; c.n_outputs = 1;
+    map_rig R(&sp, N, C, 0, 0, mid.data());
+    R.cs.after_mid.C = 1;
+    /* the stage's shape comes from the problem's input 0 */
+    suite_tensor x_t;
+    memset(&x_t, 0, sizeof x_t);
+    x_t.ndim = 2; x_t.shape[0] = N; x_t.shape[1] = F;
+    R.prob.inputs = &x_t;
+    R.prob.n_inputs = 1;
+    if (chain_rest_bf16(&R.cs, 0) != REST16_ROWS) { failures++; printf("FAIL %-40s not the rows path\n", name); return; }
+    for (int bf = 0; bf < 2; bf++) {
+        std::vector<double> ref((size_t)on);
+        for (long long q = 0; q < N; q++) {
+            double m = 0;
+            for (long long f = 0; f < C; f++) {
+                long long i = q * C + f;
+                double v = bf ? (double)__bfloat162float(p16[(size_t)i]) : (double)pre[(size_t)i] + bias[(size_t)f];
+                m += v - sub[(size_t)f];
+            }
+            double g = gelu_d(m / (double)C);
+            for (long long f = 0; f < F; f++) ref[(size_t)(q * F + f)] = g + x[(size_t)(q * F + f)];
+        }
+        work = pre;
+        int wrote16 = 0, rc;
+        if (bf) {
+            in[0].data = x16.data();
+            in[0].dtype = KBV_BF16;
+            rc = chain_run_rest(&R.b, &c, work.data(), &R.e, o16.data(), &wrote16, 1, p16.data());
+            if (!wrote16) {
+                failures++;
+                printf("FAIL %-40s bf16: the last stage did not write the bf16 output\n", name);
+                continue;
+            }
+            judge16(name, rc, o16.data(), ref, on, 1e-6);
+        } else {
+            in[0].data = x.data();
+            in[0].dtype = KBV_F32;
+            rc = chain_run_rest(&R.b, &c, work.data(), &R.e, NULL, NULL, 0, NULL);
+            judge32(name, "fp32", rc, out.data(), ref, on);
+        }
+    }
+}
+
 static chain_spec spec(int mid, int groups, int has_bias, chain_ew e1, chain_ew e2)
 {
     chain_spec sp;
@@ -872,6 +953,7 @@ int main(void)
     feature_post_case("batch norm, scale, softmax, scalar rows", ST_SOFTMAX_C, 5, 13);
     feature_post_case("batch norm, scale, min of features", ST_MIN_C, 6, 16);
     view_post_case("a linear output as one map: pool, max", 3, 32);
+    add_x0_case("mean of features, GELU, plus x", 4, 24, 40);
     printf("chain_rest: %d failed\n", failures);
     return failures ? 1 : 0;
 }
@@ -893,7 +975,8 @@ def rest_source():
     shapes = open(os.path.join(ROOT, "collect", "suite", "problems", "chain.c")).read()
     shapes = 'extern "C" {\n' + "\n".join(definition(shapes, start, "chain.c") for start in (
         "long long chain_spatial(", "long long chain_numel(", "static int pool_shape(",
-        "int chain_stage_shape(", "static int ew_reads_input(", "int chain_reads_input(")) + "}\n"
+        "int chain_stage_shape(", "static int ew_reads_input(", "int chain_reads_param(",
+        "int chain_reads_input(")) + "}\n"
     post = open(os.path.join(PROB, "chain_post.cu")).read()
     post = "\n".join(l for l in post.split("\n") if not l.startswith("#include"))
     parts = common_parts()

@@ -485,14 +485,15 @@ int pass_fits_stage(const ew_args &B, const chain_dims &d)
     return S > 1 ? B.rows == d.N * d.C && B.L == S : B.rows == d.N && B.L == d.C;
 }
 
-/* Whether the inputs that the chain reads after its producer are the BF16
- * setting's bfloat16 tensors in c (a bf16 path that keeps every input:
- * chain_run_bf16), not float ones (c widened them, or the FP32 setting);
- * the steps' ew_args then read them as bfloat16 (pbf16). */
+/* Whether the inputs that the chain's steps and norms read after its
+ * producer (chain_reads_param) are the BF16 setting's bfloat16 tensors in
+ * c (a bf16 path that keeps every input: chain_run_bf16), not float ones
+ * (c widened them, or the FP32 setting); the steps' ew_args then read
+ * them as bfloat16 (pbf16). */
 int params_bf16(const chain_spec *sp, const kbv_call *c)
 {
     for (int i = 0; i < c->n_inputs; i++)
-        if (chain_reads_input(sp, i)) return c->inputs[i].dtype == KBV_BF16;
+        if (chain_reads_param(sp, i)) return c->inputs[i].dtype == KBV_BF16;
     return 0;
 }
 
@@ -713,7 +714,7 @@ int chain_run_rest(base_ctx *b, const kbv_call *c, float *pre, kbv_err *e, void 
     if (ce != cudaSuccess) return base_cuda_err(e, b, "chain launch", ce);
     /* 5. the post stages, from the result so far into the output */
     if (post16) return chain_post_run16(b, cs->post, post16, A, cs->after_mid, c, out16, wrote16, e);
-    if (cs->post) return chain_post_run(b, cs->post, cur, cs->after_mid, c, e);
+    if (cs->post) return chain_post_run(b, cs->post, cur, cs->after_mid, c, out16, wrote16, e);
     return 0;
 }
 

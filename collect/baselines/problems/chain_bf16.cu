@@ -376,8 +376,10 @@ int chain_run_bf16(base_ctx *b, const kbv_call *call, kbv_err *e)
     const int all16 = !cs->post && (how == REST16_STATS || how == REST16_SOFTMAX) && sp->w2 <= 0;
     int layer_in[5] = { 0, wi, sp->has_bias ? wi + 1 : -1, sp->w2 > 0 ? sp->w2 : -1, sp->w2 > 0 ? sp->w2 + 1 : -1 };
     unsigned keep = 0;
+    /* (x that a post stage adds back, L2_051's x + original_x, stays
+     * bfloat16 too: that stage reads either type, chain_reads_param) */
     for (int k = 0; k < 5; k++)
-        if (layer_in[k] >= 0 && layer_in[k] < 32 && !chain_reads_input(sp, layer_in[k])) keep |= 1u << layer_in[k];
+        if (layer_in[k] >= 0 && layer_in[k] < 32 && !chain_reads_param(sp, layer_in[k])) keep |= 1u << layer_in[k];
     int rc = all16 ? 0 : base_bf16_widen(b, call, keep, in, out, &wide, e);
     if (rc) return rc;
     rc = need_pre16(b, e);

@@ -325,9 +325,12 @@ struct chain_post;
 int chain_post_create(base_ctx *b, const chain_spec *sp, chain_post **out, kbv_err *e);
 
 /* Runs the post stages from src (the tensor after the middle stage and the
- * second list, shape d) into the call's output; src is not changed. */
-int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c,
-                   kbv_err *e);
+ * second list, shape d) into the call's output; src is not changed.  With
+ * out16 and wrote16 (a bf16 chain's output, else NULL), a last stage that
+ * adds an input back (ST_ADD_X0, ST_OUTER_ADD_P) writes out16 itself and
+ * sets *wrote16. */
+int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c, void *out16,
+                   int *wrote16, kbv_err *e);
 
 /* Whether the first post stage of cp, on shape d, can read its input
  * through the chain's last elementwise pass itself: of a map (S > 1) a

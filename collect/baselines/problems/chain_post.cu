@@ -427,14 +427,40 @@ __global__ void group_apply(const float *__restrict__ x, float *__restrict__ y, 
     }
 }
 
-/* [N] + p[Cp] -> [Cp, N], and [N] + x0[N, F] -> [N, F] */
-__global__ void outer_kernel(const float *__restrict__ x, float *__restrict__ y, long long N, long long M,
-                             const float *__restrict__ q, int x0, ew_args A, long long So, long long Co)
+/* [N] + p[Cp] -> [Cp, N], and [N] + x0[N, F] -> [N, F]; q, the input
+ * added, is float or the BF16 setting's bfloat16 x0 as the call has it,
+ * y float or the bf16 chain's output (rounded once). */
+template <class TQ, class TY>
+__global__ void outer_kernel(const float *__restrict__ x, TY *__restrict__ y, long long N, long long M,
+                             const TQ *__restrict__ q, int x0, ew_args A, long long So, long long Co)
 {
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < N * M;
          t += (long long)gridDim.x * blockDim.x) {
-        float v = x0 ? x[t / M] + q[t] : x[t % N] + q[t / N];
-        y[t] = out_val(A, v, t, So, Co);
+        float v = x0 ? x[t / M] + widen(q[t]) : x[t % N] + widen(q[t / N]);
+        store(y, t, out_val(A, v, t, So, Co));
+    }
+}
+
+unsigned blocks_for(const base_ctx *b, long long n);
+
+/* ST_OUTER_ADD_P or ST_ADD_X0 from x (shape d) into y, or into the bf16
+ * chain's output y16; the input added is read in the type the call has
+ * it (a bf16 path keeps x0 bfloat16: chain_reads_param). */
+void launch_outer(const base_ctx *b, const chain_stage *st, const float *x, float *y, __nv_bfloat16 *y16,
+                  const chain_dims &d, const chain_dims &o, const ew_args &A, const kbv_call *c, cudaStream_t s)
+{
+    const int x0 = st->kind == ST_ADD_X0;
+    const kbv_tensor &qt = c->inputs[x0 ? 0 : st->p];
+    unsigned nb = blocks_for(b, chain_numel(&o));
+    long long So = chain_spatial(&o);
+    if (qt.dtype == KBV_BF16) {
+        const __nv_bfloat16 *q = (const __nv_bfloat16 *)qt.data;
+        if (y16) outer_kernel<<<nb, THREADS, 0, s>>>(x, y16, d.N, o.C, q, x0, A, So, o.C);
+        else outer_kernel<<<nb, THREADS, 0, s>>>(x, y, d.N, o.C, q, x0, A, So, o.C);
+    } else {
+        const float *q = (const float *)qt.data;
+        if (y16) outer_kernel<<<nb, THREADS, 0, s>>>(x, y16, d.N, o.C, q, x0, A, So, o.C);
+        else outer_kernel<<<nb, THREADS, 0, s>>>(x, y, d.N, o.C, q, x0, A, So, o.C);
     }
 }
 
@@ -593,13 +619,8 @@ int run_stage(base_ctx *b, chain_post *cp, const chain_stage *st, const float *x
         group_apply<<<blocks_for(b, n), THREADS, 0, s>>>(x, y, n, d.C, S, G, cp->stat, g, bt, A);
         break;
     }
-    case ST_OUTER_ADD_P:
-        outer_kernel<<<blocks_for(b, chain_numel(&o)), THREADS, 0, s>>>(
-            x, y, d.N, o.C, (const float *)c->inputs[st->p].data, 0, A, So, o.C);
-        break;
-    case ST_ADD_X0:
-        outer_kernel<<<blocks_for(b, chain_numel(&o)), THREADS, 0, s>>>(
-            x, y, d.N, o.C, (const float *)c->inputs[0].data, 1, A, So, o.C);
+    case ST_OUTER_ADD_P: case ST_ADD_X0:
+        launch_outer(b, st, x, y, NULL, d, o, A, c, s);
         break;
     case ST_FLAT: {
         cudaError_t ce = cudaMemcpyAsync(y, x, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, s);
@@ -785,12 +806,22 @@ int run_stages(base_ctx *b, chain_post *cp, const float *src, const __nv_bfloat1
         float *dst = i + 1 == n ? (float *)c->outputs[0].data : cp->buf[which];
         which ^= 1;
         int rc;
-        if (first && P && src16)
+        if (first && P && src16) {
             rc = run_first_through(b, st, src16, *P, dst, d, o, i + 1 == n, out16, wrote16, c, e);
-        else if (first && P)
+        } else if (first && P) {
             rc = run_first_through(b, st, src, *P, dst, d, o, i + 1 == n, out16, wrote16, c, e);
-        else
+        } else if (i + 1 == n && out16 && wrote16 && (st->kind == ST_ADD_X0 || st->kind == ST_OUTER_ADD_P)) {
+            /* the last stage writes the bf16 output itself */
+            ew_args A;
+            memset(&A, 0, sizeof A);
+            chain_fill_ops(&A, st->ew, c);
+            launch_outer(b, st, cur, NULL, (__nv_bfloat16 *)out16, d, o, A, c, c->stream);
+            cudaError_t ce = cudaGetLastError();
+            rc = ce == cudaSuccess ? 0 : base_cuda_err(e, b, "post stage launch", ce);
+            *wrote16 = 1;
+        } else {
             rc = run_stage(b, cp, st, cur, dst, d, o, c, e);
+        }
         first = 0;
         if (rc) return rc;
         cur = dst;
@@ -801,9 +832,10 @@ int run_stages(base_ctx *b, chain_post *cp, const float *src, const __nv_bfloat1
 
 } /* namespace */
 
-int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c, kbv_err *e)
+int chain_post_run(base_ctx *b, chain_post *cp, const float *src, chain_dims d, const kbv_call *c, void *out16,
+                   int *wrote16, kbv_err *e)
 {
-    return run_stages(b, cp, src, NULL, NULL, d, c, NULL, NULL, e);
+    return run_stages(b, cp, src, NULL, NULL, d, c, out16, wrote16, e);
 }
 
 int chain_post_reads_through(const chain_post *cp, chain_dims d, int cheap_pass)

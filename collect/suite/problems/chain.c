@@ -156,7 +156,7 @@ static int ew_reads_input(const chain_ew *ops, int i)
     return 0;
 }
 
-int chain_reads_input(const chain_spec *sp, int i)
+int chain_reads_param(const chain_spec *sp, int i)
 {
     if (!sp || i < 0) return 0;
     if (ew_reads_input(sp->ew1, i) || ew_reads_input(sp->ew2, i)) return 1;
@@ -165,7 +165,14 @@ int chain_reads_input(const chain_spec *sp, int i)
         const chain_stage *st = &sp->post[k];
         if (ew_reads_input(st->ew, i) || st->gamma == i || st->beta == i) return 1;
         if (st->kind == ST_OUTER_ADD_P && st->p == i) return 1;
-        if (st->kind == ST_ADD_X0 && i == 0) return 1;
     }
+    return 0;
+}
+
+int chain_reads_input(const chain_spec *sp, int i)
+{
+    if (chain_reads_param(sp, i)) return 1;
+    for (int k = 0; sp && i == 0 && k < CHAIN_MAX_STAGES && sp->post[k].kind != ST_END; k++)
+        if (sp->post[k].kind == ST_ADD_X0) return 1;
     return 0;
 }

@@ -151,7 +151,12 @@ int chain_shapes(const suite_problem *p, const chain_spec *sp, chain_dims *after
  * or a stage whose parameter is input i, a norm's affine parameter, or
  * (i == 0) a post stage that adds the call's input back (ST_ADD_X0).  A
  * path that keeps some inputs in bfloat16 for the producer must widen
- * these too, since the steps read float. */
+ * these too where the steps read float. */
 int chain_reads_input(const chain_spec *sp, int i);
+
+/* chain_reads_input but for ST_ADD_X0's read of the call's input 0, which
+ * that stage does in either type (chain_post.cu): the inputs that the
+ * chain's steps, norms and parameter stages read. */
+int chain_reads_param(const chain_spec *sp, int i);
 
 #endif
