@@ -249,8 +249,9 @@ static void test_post_stage_samples(void **state)
     assert_int_equal(chain_stage_shape(p, &st, &d), -1);
 }
 
-/* What each chain reads after its producer (chain_reads_input): a bf16
- * path that leaves the producer's inputs in bfloat16 widens exactly these. */
+/* What each chain reads after its producer (chain_reads_input, and
+ * chain_reads_param without ST_ADD_X0's x): a bf16 path that leaves the
+ * producer's inputs in bfloat16 widens exactly the latter. */
 static void test_inputs_read_after_the_producer(void **state)
 {
     (void)state;
@@ -261,6 +262,10 @@ static void test_inputs_read_after_the_producer(void **state)
     assert_true(chain_reads_input(sp, 0));
     assert_false(chain_reads_input(sp, 1));
     assert_true(chain_reads_input(sp, 3));   /* self.subtract */
+    /* but the stage that adds x back reads it in either type: no
+     * parameter read of x, so the bf16 path keeps it bfloat16 */
+    assert_false(chain_reads_param(sp, 0));
+    assert_true(chain_reads_param(sp, 3));
     /* x is the product's alone */
     p = suite_find("L2_022_matmul_scale_residualadd_clamp_logsumexp_mish");
     assert_non_null(p);
@@ -293,6 +298,9 @@ static void test_inputs_read_after_the_producer(void **state)
             int unused = strcmp(p->id, "L2_026_convtranspose3d_add_hardswish") == 0 && i == 4;
             if (!producer && !unused && !chain_reads_input(sp, i))
                 fail_msg("%s: input %d (%s) is read by nothing", p->id, i, p->inputs[i].name);
+            /* the two differ only in x that ST_ADD_X0 adds back */
+            if (chain_reads_param(sp, i) != chain_reads_input(sp, i) && i != 0)
+                fail_msg("%s: input %d: chain_reads_param differs beyond x", p->id, i);
             if (unused && chain_reads_input(sp, i)) fail_msg("%s: input %d is read after all", p->id, i);
         }
     }
