@@ -202,32 +202,30 @@ static void stats_case(long long N, long long C, int G)
 
 int main(void)
 {
-    for (int pb = 0; pb < 2; pb++) {
-        const char *t = pb ? "bf16 parameters" : "float parameters";
-        char nm[64];
-        snprintf(nm, sizeof nm, "map, flat, steps (%s)", t);
-        run_case(nm, 3 * 5, 13, 5, 13, 0, pb, 0);
-        snprintf(nm, sizeof nm, "map rows < 8, flat (%s)", t);
-        run_case(nm, 2 * 7, 3, 7, 3, 1, pb, 0);
-        snprintf(nm, sizeof nm, "features, flat (%s)", t);
-        run_case(nm, 9, 12, 12, 1, 1, pb, 0);
-        snprintf(nm, sizeof nm, "features, rows of 16 (%s)", t);
-        run_case(nm, 5, 16, 16, 1, 0, pb, 0);
-        snprintf(nm, sizeof nm, "map, rows of 24 (%s)", t);
-        run_case(nm, 2 * 3, 24, 3, 24, 1, pb, 0);
-        snprintf(nm, sizeof nm, "map, unaligned, one at a time (%s)", t);
-        run_case(nm, 4 * 3, 11, 3, 11, 0, pb, 1);
-        snprintf(nm, sizeof nm, "features, batch norm (%s)", t);
-        run_case(nm, 6, 32, 32, 1, 3, pb, 0);
-        snprintf(nm, sizeof nm, "features, group norm (%s)", t);
-        run_case(nm, 6, 24, 24, 1, 4, pb, 0);
-        snprintf(nm, sizeof nm, "map, batch norm (%s)", t);
-        run_case(nm, 3 * 4, 16, 4, 16, 3, pb, 0);
-        snprintf(nm, sizeof nm, "map, group norm (%s)", t);
-        run_case(nm, 3 * 4, 40, 4, 40, 4, pb, 0);
-        snprintf(nm, sizeof nm, "map, group norm, flat (%s)", t);
-        run_case(nm, 3 * 4, 13, 4, 13, 4, pb, 0);
-    }
+    /* each case with float and with bfloat16 parameters */
+    static const struct {
+        const char *label;
+        long long rows, L, C, S;
+        int kind, shift;
+    } cases[] = {
+        { "map, flat, steps", 3 * 5, 13, 5, 13, 0, 0 },
+        { "map rows < 8, flat", 2 * 7, 3, 7, 3, 1, 0 },
+        { "features, flat", 9, 12, 12, 1, 1, 0 },
+        { "features, rows of 16", 5, 16, 16, 1, 0, 0 },
+        { "map, rows of 24", 2 * 3, 24, 3, 24, 1, 0 },
+        { "map, unaligned, one at a time", 4 * 3, 11, 3, 11, 0, 1 },
+        { "features, batch norm", 6, 32, 32, 1, 3, 0 },
+        { "features, group norm", 6, 24, 24, 1, 4, 0 },
+        { "map, batch norm", 3 * 4, 16, 4, 16, 3, 0 },
+        { "map, group norm", 3 * 4, 40, 4, 40, 4, 0 },
+        { "map, group norm, flat", 3 * 4, 13, 4, 13, 4, 0 },
+    };
+    for (int pb = 0; pb < 2; pb++)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            char nm[64];
+            snprintf(nm, sizeof nm, "%s (%s)", cases[k].label, pb ? "bf16 parameters" : "float parameters");
+            run_case(nm, cases[k].rows, cases[k].L, cases[k].C, cases[k].S, cases[k].kind, pb, cases[k].shift);
+        }
     run_case("bias only, map, flat", 2 * 6, 9, 6, 9, 2, 0, 0);
     run_case("bias only, long map", 2 * 4, 1001, 4, 1001, 2, 1, 0);
     stats_case(3, 32, 4);
