@@ -5,7 +5,9 @@
  * next buffer, the last into the call's output, and applies its own
  * elementwise list to each value it writes, so a stage costs what
  * PyTorch's kernel for the same operation costs, without PyTorch's extra
- * elementwise passes.
+ * elementwise passes.  The first stage may also read its input through
+ * the chain's last elementwise pass (in_ew: chain_post_run16,
+ * chain_post_run_through), so that pass never writes its output.
  *
  * Every kernel indexes its output flat (idx); the channel of a value is
  * (idx / S) % C of the output shape, which holds for every layout here.
