@@ -79,8 +79,8 @@ static int failures = 0;
 /* One case: rows x L values (C channels, S > 1: row = plane), the steps
  * of list `kind` (0: per-channel add, multiply, clamp, tanh; 1: bias,
  * remember, whole-tensor add, sigmoid, add remembered; 2: bias only; 3
- * and 4: a batch or group norm with gamma and beta, then whole-tensor,
- * per-channel and scalar parameters), the
+ * to 5: a batch norm, a group norm of pairs or of halves, with gamma and
+ * beta, then whole-tensor, per-channel and scalar parameters), the
  * parameters bfloat16 (pbf16) or float, x offset by `shift` values. */
 static void run_case(const char *name, long long rows, long long L, long long C, long long S, int kind, int pbf16,
                      int shift)
@@ -122,12 +122,12 @@ static void run_case(const char *name, long long rows, long long L, long long C,
         A.kind[1] = EW_ADD_T; A.p[1] = T; A.p_scalar[1] = 2;
         A.kind[2] = EW_SIGMOID;
         A.kind[3] = EW_ADD_SAVED;
-    } else if (kind == 3 || kind == 4) {
-        /* a batch norm (3) or a group norm of C / 2 groups (4) with gamma
-         * and beta, then a whole-tensor product, a per-channel product
-         * and a scalar addition */
+    } else if (kind == 3 || kind == 4 || kind == 5) {
+        /* a batch norm (3) or a group norm of C / 2 groups (4) or of two
+         * (5) with gamma and beta, then a whole-tensor product, a
+         * per-channel product and a scalar addition */
         A.norm = kind == 3 ? MID_BATCHNORM : MID_GROUPNORM;
-        A.G = (int)(C / 2);
+        A.G = kind == 5 ? 2 : (int)(C / 2);
         A.stat = st;
         A.gamma = P0;
         A.beta = P1;
@@ -216,6 +216,7 @@ int main(void)
         { "map, unaligned, one at a time", 4 * 3, 11, 3, 11, 0, 1 },
         { "features, batch norm", 6, 32, 32, 1, 3, 0 },
         { "features, group norm", 6, 24, 24, 1, 4, 0 },
+        { "features, two groups of 12", 6, 24, 24, 1, 5, 0 },
         { "map, batch norm", 3 * 4, 16, 4, 16, 3, 0 },
         { "map, group norm", 3 * 4, 40, 4, 40, 4, 0 },
         { "map, group norm, flat", 3 * 4, 13, 4, 13, 4, 0 },

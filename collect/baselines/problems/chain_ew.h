@@ -211,10 +211,13 @@ __device__ __forceinline__ void apply_nc(const ew_args &A, float *v, const long 
 #pragma unroll
     for (int u = 0; u < U; u++) saved[u] = v[u];
     if (A.norm) {
-        if (RUN && A.S > 1) {
+        /* a group norm of features whose U consecutive features lie in
+         * one group: one division for the U, not one each */
+        const long long per = A.norm == MID_GROUPNORM && A.G > 0 ? A.C / A.G : 0;
+        if (RUN && (A.S > 1 || (per > 0 && c[0] % per + U <= per))) {
             /* one statistic group for the U */
             long long g = A.norm == MID_BATCHNORM ? c[0] : A.norm == MID_INSTANCENORM ? r[0]
-                        : (r[0] / A.C) * A.G + c[0] / (A.C / A.G);
+                        : (A.S > 1 ? r[0] / A.C : r[0]) * A.G + c[0] / per;
             float2 st = A.stat[g];
 #pragma unroll
             for (int u = 0; u < U; u++) v[u] = (v[u] - st.x) * st.y;
