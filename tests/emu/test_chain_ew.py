@@ -231,6 +231,7 @@ int main(void)
     run_case("bias only, long map", 2 * 4, 1001, 4, 1001, 2, 1, 0);
     stats_case(3, 32, 4);
     stats_case(2, 96, 3);
+    stats_case(2, 36, 3);   /* groups of 12: the two-byte loads */
     printf("chain_ew kernels: %d failed\n", failures);
     return failures ? 1 : 0;
 }

@@ -171,7 +171,29 @@ __global__ void warp_group_stats(const T *__restrict__ x, long long groups, long
     const T *p = x + g * len;
     const float *b = bias ? bias + (g % G) * len : NULL;
     double s = 0, ss = 0;
-    for (long long i = lane; i < len; i += 32) {
+    long long i = lane;
+    if (sizeof(T) == 2 && len % 8 == 0 && ((uintptr_t)p & 15) == 0) {
+        /* bfloat16 eight values a load (a lane's two-byte loads left the
+         * warp one 64-byte request at a time: L2_028's statistics took
+         * 30 us against PyTorch's 20 at 4cfcd11); each eight summed in
+         * float, then in double */
+        for (i = 8 * lane; i < len; i += 8 * 32) {
+            uint4 raw = *reinterpret_cast<const uint4 *>(p + i);
+            const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+            float a = 0.0f, q = 0.0f;
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                float2 f = __bfloat1622float2(h[u]);
+                if (b) { f.x += b[i + 2 * u]; f.y += b[i + 2 * u + 1]; }
+                a += f.x + f.y;
+                q += f.x * f.x + f.y * f.y;
+            }
+            s += a;
+            ss += q;
+        }
+        i = len;
+    }
+    for (; i < len; i += 32) {
         double v = row_value(p + i) + (b ? b[i] : 0.0f);
         s += v;
         ss += v * v;
