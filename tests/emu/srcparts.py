@@ -30,6 +30,8 @@ def base_device_helpers():
     return "\n".join(definition(text, s, "base_impl.h") for s in (
         "__device__ __forceinline__ float4 base_ld4_bf16(",
         "__device__ __forceinline__ void base_st4_bf16(",
+        "__device__ __forceinline__ void base_ld8_bf16(",
+        "__device__ __forceinline__ void base_st8_bf16(",
         "__device__ __forceinline__ void block_sum2(")) + "\n"
 
 

@@ -1004,9 +1004,7 @@ def source():
     and launch_ew, beside the common parts."""
     chain = open(os.path.join(PROB, "chain.cu")).read()
     parts = common_parts()
-    one_liners = [l for l in chain.split("\n") if l.startswith("__device__ __forceinline__ void st1(")
-                  or l.startswith("__device__ __forceinline__ float row_value(")
-                  or l.startswith("__device__ __forceinline__ float4 ld4(")
+    one_liners = [l for l in chain.split("\n") if l.startswith("__device__ __forceinline__ float4 ld4(")
                   or l.startswith("__device__ __forceinline__ void st4(")]
     parts.append("\n".join(one_liners) + "\n")
     for start in ("template <class TI, class TO>\n__global__ void __launch_bounds__(256) ew_kernel(",

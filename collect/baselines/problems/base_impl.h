@@ -42,6 +42,29 @@ __device__ __forceinline__ void base_st4_bf16(__nv_bfloat16 *p, long long i4, fl
     reinterpret_cast<uint2 *>(p)[i4] = raw;
 }
 
+/* Eight bfloat16 values at p (16-byte aligned), widened into v; and
+ * eight floats rounded to bfloat16 and stored there: the 16-byte
+ * accesses of the bfloat16 passes, statistics and parameter runs. */
+__device__ __forceinline__ void base_ld8_bf16(const __nv_bfloat16 *p, float *v)
+{
+    uint4 raw = *reinterpret_cast<const uint4 *>(p);
+    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+        float2 f = __bfloat1622float2(h[u]);
+        v[2 * u] = f.x;
+        v[2 * u + 1] = f.y;
+    }
+}
+__device__ __forceinline__ void base_st8_bf16(__nv_bfloat16 *p, const float *v)
+{
+    uint4 raw;
+    __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
+#pragma unroll
+    for (int u = 0; u < 4; u++) h[u] = __floats2bfloat162_rn(v[2 * u], v[2 * u + 1]);
+    *reinterpret_cast<uint4 *>(p) = raw;
+}
+
 /* Sums a and b over the block (blockDim.x a multiple of 32, at most 1024):
  * afterwards warp 0's threads hold the totals, every other thread 0.  Every
  * thread of the block must call it; it may be called again in the same

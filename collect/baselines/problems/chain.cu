@@ -41,14 +41,10 @@ namespace {
  * last pass, straight into the call's output). */
 __device__ __forceinline__ void st4(float *y, long long i4, float4 v) { reinterpret_cast<float4 *>(y)[i4] = v; }
 __device__ __forceinline__ void st4(__nv_bfloat16 *y, long long i4, float4 v) { base_st4_bf16(y, i4, v); }
-__device__ __forceinline__ void st1(float *y, long long j, float v) { y[j] = v; }
-__device__ __forceinline__ void st1(__nv_bfloat16 *y, long long j, float v) { y[j] = __float2bfloat16_rn(v); }
 
-/* Loads of a pass or a reduction: one value, or four at element 4 i4,
- * as floats, from float or bfloat16 (a bf16 producer's output read as it
- * is). */
-__device__ __forceinline__ float row_value(const float *p) { return *p; }
-__device__ __forceinline__ float row_value(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
+/* Loads of a pass: four values at element 4 i4, as floats, from float or
+ * bfloat16 (a bf16 producer's output read as it is; one value at a time:
+ * chain_ew.h's row_value). */
 __device__ __forceinline__ float4 ld4(const float *x, long long i4) { return reinterpret_cast<const float4 *>(x)[i4]; }
 __device__ __forceinline__ float4 ld4(const __nv_bfloat16 *x, long long i4) { return base_ld4_bf16(x, i4); }
 
@@ -178,15 +174,13 @@ __global__ void warp_group_stats(const T *__restrict__ x, long long groups, long
          * 30 us against PyTorch's 20 at 4cfcd11); each eight summed in
          * float, then in double */
         for (i = 8 * lane; i < len; i += 8 * 32) {
-            uint4 raw = *reinterpret_cast<const uint4 *>(p + i);
-            const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
-            float a = 0.0f, q = 0.0f;
+            float f[8], a = 0.0f, q = 0.0f;
+            base_ld8_bf16(reinterpret_cast<const __nv_bfloat16 *>(p + i), f);
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
-                float2 f = __bfloat1622float2(h[u]);
-                if (b) { f.x += b[i + 2 * u]; f.y += b[i + 2 * u + 1]; }
-                a += f.x + f.y;
-                q += f.x * f.x + f.y * f.y;
+            for (int u = 0; u < 8; u += 2) {
+                if (b) { f[u] += b[i + u]; f[u + 1] += b[i + u + 1]; }
+                a += f[u] + f[u + 1];
+                q += f[u] * f[u] + f[u + 1] * f[u + 1];
             }
             s += a;
             ss += q;

@@ -35,17 +35,12 @@ __global__ void __launch_bounds__(256) ew_kernel_bf16(const __nv_bfloat16 *x, __
             long long l8 = A.L / 8;
             for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < l8;
                  i += (long long)gridDim.x * blockDim.x) {
-                uint4 raw = reinterpret_cast<const uint4 *>(xr)[i];
-                __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
-                float2 f0 = __bfloat1622float2(h[0]), f1 = __bfloat1622float2(h[1]);
-                float2 f2 = __bfloat1622float2(h[2]), f3 = __bfloat1622float2(h[3]);
-                float4 lo = apply4(A, make_float4(f0.x, f0.y, f1.x, f1.y), row, 8 * i);
-                float4 hi = apply4(A, make_float4(f2.x, f2.y, f3.x, f3.y), row, 8 * i + 4);
-                h[0] = __floats2bfloat162_rn(lo.x, lo.y);
-                h[1] = __floats2bfloat162_rn(lo.z, lo.w);
-                h[2] = __floats2bfloat162_rn(hi.x, hi.y);
-                h[3] = __floats2bfloat162_rn(hi.z, hi.w);
-                reinterpret_cast<uint4 *>(yr)[i] = raw;
+                float v[8];
+                base_ld8_bf16(xr + 8 * i, v);
+                float4 lo = apply4(A, make_float4(v[0], v[1], v[2], v[3]), row, 8 * i);
+                float4 hi = apply4(A, make_float4(v[4], v[5], v[6], v[7]), row, 8 * i + 4);
+                const float w[8] = { lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w };
+                base_st8_bf16(yr + 8 * i, w);
             }
         } else {
             for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < A.L;
@@ -71,19 +66,12 @@ __global__ void __launch_bounds__(256) ew_flat_bf16(const __nv_bfloat16 *x, __nv
     const bool narrow = n < 0x7fffffffLL;
     for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < n8;
          q += (long long)gridDim.x * blockDim.x) {
-        uint4 raw = reinterpret_cast<const uint4 *>(x)[q];
-        __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
         float v[8];
+        base_ld8_bf16(x + 8 * q, v);
         long long r[8], j[8], c[8];
         long long row = narrow ? (long long)((unsigned)(8 * q) / (unsigned)A.L) : 8 * q / A.L;
         long long col = 8 * q - row * A.L;
         long long ch = A.S > 1 ? (narrow ? (long long)((unsigned)row % (unsigned)A.C) : row % A.C) : 0;
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-            float2 f = __bfloat1622float2(h[u]);
-            v[2 * u] = f.x;
-            v[2 * u + 1] = f.y;
-        }
 #pragma unroll
         for (int u = 0; u < 8; u++) {
             r[u] = row;
@@ -96,9 +84,7 @@ __global__ void __launch_bounds__(256) ew_flat_bf16(const __nv_bfloat16 *x, __nv
             }
         }
         apply_nc<8>(A, v, r, j, c);
-#pragma unroll
-        for (int u = 0; u < 4; u++) h[u] = __floats2bfloat162_rn(v[2 * u], v[2 * u + 1]);
-        reinterpret_cast<uint4 *>(y)[q] = raw;
+        base_st8_bf16(y + 8 * q, v);
     }
     if (blockIdx.x == 0)
         for (long long i = 8 * n8 + threadIdx.x; i < n; i += blockDim.x) {

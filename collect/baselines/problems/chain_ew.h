@@ -35,6 +35,15 @@ struct ew_args {
     int pbf16;
 };
 
+/* One value as a float, from float or bfloat16; and one float stored as
+ * float or rounded to bfloat16: the scalar accesses of the chain kernels
+ * that run on either type (the bf16 baseline reads a bfloat16 producer
+ * output as it is and writes the call's bfloat16 output directly). */
+__device__ __forceinline__ float row_value(const float *p) { return *p; }
+__device__ __forceinline__ float row_value(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
+__device__ __forceinline__ void st1(float *y, long long j, float v) { y[j] = v; }
+__device__ __forceinline__ void st1(__nv_bfloat16 *y, long long j, float v) { y[j] = __float2bfloat16_rn(v); }
+
 /* Element i of a parameter of A, as a float. */
 __device__ __forceinline__ float ew_par(const ew_args &A, const void *p, long long i)
 {
@@ -141,23 +150,11 @@ template <int U>
 __device__ __forceinline__ void ew_par_run(const ew_args &A, const void *p, long long i0, float *pv)
 {
     if (A.pbf16 && U % 8 == 0) {
-        const uint4 *q = reinterpret_cast<const uint4 *>(static_cast<const __nv_bfloat16 *>(p) + i0);
 #pragma unroll
-        for (int t = 0; t < U / 8; t++) {
-            uint4 raw = q[t];
-            const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
-#pragma unroll
-            for (int w = 0; w < 4; w++) {
-                float2 f = __bfloat1622float2(h[w]);
-                pv[8 * t + 2 * w] = f.x;
-                pv[8 * t + 2 * w + 1] = f.y;
-            }
-        }
+        for (int t = 0; t < U / 8; t++) base_ld8_bf16(static_cast<const __nv_bfloat16 *>(p) + i0 + 8 * t, pv + 8 * t);
     } else if (A.pbf16 && U == 4) {
-        uint2 raw = *reinterpret_cast<const uint2 *>(static_cast<const __nv_bfloat16 *>(p) + i0);
-        const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
-        float2 f0 = __bfloat1622float2(h[0]), f1 = __bfloat1622float2(h[1]);
-        pv[0] = f0.x; pv[1] = f0.y; pv[2] = f1.x; pv[3] = f1.y;
+        float4 f = base_ld4_bf16(static_cast<const __nv_bfloat16 *>(p) + i0, 0);
+        pv[0] = f.x; pv[1] = f.y; pv[2] = f.z; pv[3] = f.w;
     } else if (!A.pbf16 && U % 4 == 0) {
         const float4 *q = reinterpret_cast<const float4 *>(static_cast<const float *>(p) + i0);
 #pragma unroll

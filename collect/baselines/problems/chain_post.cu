@@ -60,38 +60,19 @@ struct in_f32 {
     const float *x;
     __device__ __forceinline__ float at(long long i, long long, long long, long long) const { return x[i]; }
 };
-__device__ __forceinline__ float widen(float v) { return v; }
-__device__ __forceinline__ float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ void load8(const float *p, float *v)
 {
     float4 a = reinterpret_cast<const float4 *>(p)[0], b = reinterpret_cast<const float4 *>(p)[1];
     v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
     v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
 }
-__device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *v)
-{
-    uint4 raw = *reinterpret_cast<const uint4 *>(p);
-    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
-#pragma unroll
-    for (int u = 0; u < 4; u++) {
-        float2 f = __bfloat1622float2(h[u]);
-        v[2 * u] = f.x;
-        v[2 * u + 1] = f.y;
-    }
-}
+__device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *v) { base_ld8_bf16(p, v); }
 __device__ __forceinline__ void store8(float *p, const float *v)
 {
     reinterpret_cast<float4 *>(p)[0] = make_float4(v[0], v[1], v[2], v[3]);
     reinterpret_cast<float4 *>(p)[1] = make_float4(v[4], v[5], v[6], v[7]);
 }
-__device__ __forceinline__ void store8(__nv_bfloat16 *p, const float *v)
-{
-    uint4 raw;
-    __nv_bfloat162 *h = reinterpret_cast<__nv_bfloat162 *>(&raw);
-#pragma unroll
-    for (int u = 0; u < 4; u++) h[u] = __floats2bfloat162_rn(v[2 * u], v[2 * u + 1]);
-    *reinterpret_cast<uint4 *>(p) = raw;
-}
+__device__ __forceinline__ void store8(__nv_bfloat16 *p, const float *v) { base_st8_bf16(p, v); }
 
 template <class T>
 struct in_ew {
@@ -99,7 +80,7 @@ struct in_ew {
     ew_args P;
     __device__ __forceinline__ float at(long long i, long long row, long long j, long long ch) const
     {
-        return apply_at(P, widen(x[i]), row, j, ch);
+        return apply_at(P, row_value(x + i), row, j, ch);
     }
     /* elements i .. i + 7, which are j .. j + 7 of plane row, of channel
      * ch, or (feat, a row of features: P.S = 1) of channels j .. j + 7;
@@ -236,8 +217,6 @@ __device__ float row_ext(float v, float *sh)
  * (rounded once, here). */
 enum { ROW_SUM, ROW_MEAN, ROW_MAX, ROW_MIN, ROW_LSE, ROW_SOFTMAX, ROW_CENTER, ROW_LN };
 
-__device__ __forceinline__ void store(float *y, long long i, float v) { y[i] = v; }
-__device__ __forceinline__ void store(__nv_bfloat16 *y, long long i, float v) { y[i] = __float2bfloat16_rn(v); }
 
 template <class IN>
 __device__ __forceinline__ float row_at(const IN &x, long long base, long long row, long long j, long long Cin,
@@ -288,7 +267,7 @@ __global__ void __launch_bounds__(1024) row_kernel(IN x, OUT *__restrict__ y, lo
         if (threadIdx.x != 0) return;
         float r = K == ROW_SUM ? (float)s : K == ROW_MEAN ? (float)(s / (double)L)
                 : K == ROW_LSE ? m + (float)log(s) : m;
-        store(y, row, out_val(A, r, row, So, Co));
+        st1(y, row, out_val(A, r, row, So, Co));
         return;
     }
     float mean = (float)(s / (double)L), rstd = 1.0f;
@@ -302,7 +281,7 @@ __global__ void __launch_bounds__(1024) row_kernel(IN x, OUT *__restrict__ y, lo
         if (K == ROW_SOFTMAX) v = expf(v - m) / (float)s;
         else if (K == ROW_CENTER) v = v - mean;
         else v = (v - mean) * rstd * (gamma ? gamma[j] : 1.0f) + (beta ? beta[j] : 0.0f);
-        store(y, base + j, out_val(A, v, base + j, So, Co));
+        st1(y, base + j, out_val(A, v, base + j, So, Co));
     }
 }
 
@@ -364,7 +343,7 @@ __global__ void __launch_bounds__(1024) row_kernel8(IN x, OUT *__restrict__ y, l
     if (K == ROW_SUM || K == ROW_MEAN || K == ROW_MAX) {
         if (threadIdx.x != 0) return;
         float r = K == ROW_SUM ? (float)s : K == ROW_MEAN ? (float)(s / (double)L) : m;
-        store(y, row, out_val(A, r, row, So, Co));
+        st1(y, row, out_val(A, r, row, So, Co));
         return;
     }
     const float mean = (float)(s / (double)L);
@@ -438,8 +417,8 @@ __global__ void outer_kernel(const float *__restrict__ x, TY *__restrict__ y, lo
 {
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < N * M;
          t += (long long)gridDim.x * blockDim.x) {
-        float v = x0 ? x[t / M] + widen(q[t]) : x[t % N] + widen(q[t / N]);
-        store(y, t, out_val(A, v, t, So, Co));
+        float v = x0 ? x[t / M] + row_value(q + t) : x[t % N] + row_value(q + t / N);
+        st1(y, t, out_val(A, v, t, So, Co));
     }
 }
 
