@@ -67,6 +67,9 @@ extern "C" int kbv_forward(const kbv_call *call)
     kbv_err e;
     if (net_tok_create(&b, &sp, &pl, &t, &blas, &e)) return 2;
     const float *P = (const float *)call->inputs[1].data, *cur = (const float *)x->data;
+    /* every part read in place (net.cu stages none of these aligned ones) */
+    static const void *at[2 * NET_MAX_LAYERS];
+    for (int i = 0; i < pl.n_params; i++) at[i] = P + pl.param[i].offset;
     const float *skip = NULL;
     for (int l = 0; l < sp.n_layers; l++) {
         const net_layer *Ly = &PROG[l];
@@ -84,7 +87,7 @@ extern "C" int kbv_forward(const kbv_call *call)
             for (long long i = 0; i < n; i++) dst[i] = cur[i] + skip[i];
         } else {
             int fuse = Ly->kind == NET_WINDOW_MLP && l + 1 < sp.n_layers && PROG[l + 1].kind == NET_ADD;
-            int rc = net_tok_run(&b, BASE_FP32, &sp, &pl, l, cur, fuse ? skip : NULL, dst, %(inplace)d, P, &t, 0, &wrote, &e);
+            int rc = net_tok_run(&b, BASE_FP32, &sp, &pl, l, cur, fuse ? skip : NULL, dst, %(inplace)d, at, &t, 0, &wrote, &e);
             if (rc) { fprintf(stderr, "layer %%d: net_tok_run %%d\n", l + 1, rc); return 3; }
             if (fuse) l++;
         }

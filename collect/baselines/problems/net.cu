@@ -312,6 +312,28 @@ __global__ void patch_rows(const float *__restrict__ x, float *__restrict__ y, l
     }
 }
 
+/* Copies the staged parameters (see stage_params): segment blockIdx.y of
+ * seg, (source byte offset in params, destination byte offset in stage,
+ * bytes), in units of `unit` bytes (the element size: the source is
+ * aligned to no more). */
+__global__ void __launch_bounds__(256) stage_kernel(const unsigned char *__restrict__ params,
+                                                    unsigned char *__restrict__ stage,
+                                                    const long long *__restrict__ seg, int unit)
+{
+    const long long *g = seg + 3 * (long long)blockIdx.y;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    const long long t0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (unit == 4) {
+        const unsigned *src = reinterpret_cast<const unsigned *>(params + g[0]);
+        unsigned *dst = reinterpret_cast<unsigned *>(stage + g[1]);
+        for (long long i = t0; i < g[2] / 4; i += step) dst[i] = src[i];
+    } else {
+        const unsigned short *src = reinterpret_cast<const unsigned short *>(params + g[0]);
+        unsigned short *dst = reinterpret_cast<unsigned short *>(stage + g[1]);
+        for (long long i = t0; i < g[2] / 2; i += step) dst[i] = src[i];
+    }
+}
+
 /* --- the interpreter -------------------------------------------------------- */
 
 struct net_state {
@@ -327,6 +349,18 @@ struct net_state {
     float *patches;                        /* a patch embedding's input as rows */
     net_tok_scratch tok;                   /* the transformer layers' (net_tokens.cu) */
     int last_write;                        /* the last layer that writes data */
+    /* The parameters as the layers read them (stage_params): at[i] is
+     * where plan->param[i] is read this call, in params or in stage. */
+    int need[2 * NET_MAX_LAYERS];          /* the byte alignment a library call wants of part i, or 0 */
+    const void *at[2 * NET_MAX_LAYERS];
+    const void *at_params;                 /* the params and element size at was made for */
+    int at_elem;
+    int seg_class;                         /* element size and params % 256 of the device table, or 0 */
+    long long *seg;                        /* device: 3 numbers per staged part (stage_kernel) */
+    int n_seg;
+    long long seg_most;                    /* the largest staged part, bytes */
+    void *stage;                           /* the staged parts, each 256-byte aligned */
+    size_t stage_bytes;
 };
 
 int64_t numel(const net_shape &s)
@@ -345,6 +379,120 @@ int writes(int kind)
            kind == NET_ATTENTION || kind == NET_TOKENS || kind == NET_UNTOKENS || kind == NET_UNFOLD ||
            kind == NET_CLS || kind == NET_POS || kind == NET_FIRST_TOKEN || kind == NET_GELU ||
            kind == NET_WINDOW_MLP || kind == NET_MERGE || kind == NET_TOKEN_MEAN || kind == NET_WINDOW_ATTN;
+}
+
+/* Where part p is read this call (stage_params), as T. */
+template <typename T>
+const T *part_at(const net_state *ns, const net_param *p)
+{
+    return static_cast<const T *>(ns->at[p - ns->plan->param]);
+}
+
+/* The byte alignment that the library call reading part `part` of layer L
+ * wants, or 0 where only kbv's kernels read it (its element type's
+ * alignment does for them).  cuDNN's graph plans are declared for 32-byte
+ * aligned tensors (conv.cu's graph_align), and a weight placed less
+ * aligned leaves them out for the legacy algorithms; cuBLAS and cuBLASLt
+ * choose among fewer kernels below 16 bytes (gemm.cu keys its plans by
+ * the operands' alignment), and a bfloat16 linear layer's bias is read by
+ * cuBLASLt's epilogue. */
+int part_need(const net_layer *L, int part)
+{
+    switch (L->kind) {
+    case NET_CONV2D: case NET_CONVT2D:
+        return part != 0 ? 0 : net_is_patch_conv(L) ? 16 : 32;
+    case NET_LINEAR:
+        return 16;
+    case NET_WINDOW_MLP:
+        return part == 0 ? 16 : 0;
+    case NET_WINDOW_ATTN:
+        return part == 6 || part == 7 ? 16 : 0;   /* qkv.weight and proj.weight */
+    default:
+        return 0;
+    }
+}
+
+/* Makes ns->at for this call's params (elements of elem bytes) and
+ * enqueues on s the copy of every part that sits less aligned in params
+ * than its library call wants (part_need) into ns->stage, where each
+ * starts on 256 bytes.  PyTorch's parameters are tensors of their own,
+ * each as aligned as its allocator makes it; the ABI packs them into one
+ * input, where a part's offset times the element size can fall on 16 or
+ * even 2 bytes (ShuffleNet's bfloat16 convolutions ran cuDNN's legacy
+ * explicit GEMM for that, PyTorch an sm90 implicit GEMM).  The copy runs
+ * every call, since the parameters may change between calls; it reads and
+ * writes only the staged parts, once.  The table of staged parts is made
+ * again only when params or the element size changes, and copied to the
+ * device only when the element size or params' alignment does.  0 or a
+ * negative KBV_E* code. */
+int stage_params(base_ctx *b, net_state *ns, const void *params, int elem, cudaStream_t s, kbv_err *e)
+{
+    const net_plan *pl = ns->plan;
+    const unsigned char *base = static_cast<const unsigned char *>(params);
+    if (params != ns->at_params || elem != ns->at_elem) {
+        size_t total = 0;
+        long long most = 0;
+        int n = 0;
+        for (int i = 0; i < pl->n_params; i++) {
+            const net_param *q = &pl->param[i];
+            if (!ns->need[i] || (uintptr_t)(base + q->offset * elem) % (uintptr_t)ns->need[i] == 0) continue;
+            long long bytes = q->count * elem;
+            if (bytes > most) most = bytes;
+            total += ((size_t)bytes + 255) / 256 * 256;
+            n++;
+        }
+        cudaError_t ce = cudaSuccess;
+        int cls = elem * 256 + (int)((uintptr_t)params % 256);
+        if (total > ns->stage_bytes || (n > 0 && cls != ns->seg_class)) {
+            /* earlier calls' copies may still read the old stage or table */
+            ce = cudaStreamSynchronize(s);
+            if (ce == cudaSuccess && total > ns->stage_bytes) {
+                cudaFree(ns->stage);
+                ns->stage = NULL;
+                ns->stage_bytes = 0;
+                ce = cudaMalloc(&ns->stage, total);
+                if (ce == cudaSuccess) ns->stage_bytes = total;
+                else ns->stage = NULL;
+            }
+        }
+        long long *seg = n > 0 ? (long long *)malloc((size_t)(3 * n) * sizeof(long long)) : NULL;
+        if (n > 0 && !seg) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+        size_t at = 0;
+        for (int i = 0, j = 0; ce == cudaSuccess && i < pl->n_params; i++) {
+            const net_param *q = &pl->param[i];
+            ns->at[i] = base + q->offset * elem;
+            if (!ns->need[i] || (uintptr_t)ns->at[i] % (uintptr_t)ns->need[i] == 0) continue;
+            seg[3 * j] = q->offset * elem;
+            seg[3 * j + 1] = (long long)at;
+            seg[3 * j + 2] = q->count * elem;
+            ns->at[i] = static_cast<unsigned char *>(ns->stage) + at;
+            at += ((size_t)seg[3 * j + 2] + 255) / 256 * 256;
+            j++;
+        }
+        if (ce == cudaSuccess && n > 0 && cls != ns->seg_class) {
+            /* from pageable memory: returns once seg has been taken */
+            ce = cudaMemcpyAsync(ns->seg, seg, (size_t)(3 * n) * sizeof(long long), cudaMemcpyHostToDevice, s);
+            if (ce == cudaSuccess) ns->seg_class = cls;
+        }
+        free(seg);
+        if (ce != cudaSuccess) {
+            ns->at_params = NULL;
+            ns->seg_class = 0;
+            return base_cuda_err(e, b, "parameter staging", ce);
+        }
+        ns->n_seg = n;
+        ns->seg_most = most;
+        ns->at_params = params;
+        ns->at_elem = elem;
+    }
+    if (ns->n_seg == 0) return 0;
+    long long units = ns->seg_most / elem;
+    unsigned gx = (unsigned)((units + 255) / 256);
+    if (gx > 512) gx = 512;
+    stage_kernel<<<dim3(gx, (unsigned)ns->n_seg), 256, 0, s>>>(base, static_cast<unsigned char *>(ns->stage),
+                                                               ns->seg, elem);
+    cudaError_t ce = cudaGetLastError();
+    return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "parameter staging launch", ce);
 }
 
 int create_convs(base_ctx *b, net_state *ns, kbv_err *e)
@@ -417,6 +565,21 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
             const net_shape &s = ns->plan->in[l];
             if (s.d[1] > widest) widest = s.d[1];
             if (s.d[0] * s.d[1] > planes) planes = s.d[0] * s.d[1];
+        }
+    }
+    /* the parts a library call reads, and the device table of those to
+     * stage (stage_params; at most all of them) */
+    int needs = 0;
+    for (int i = 0; i < ns->plan->n_params; i++) {
+        const net_param *q = &ns->plan->param[i];
+        ns->need[i] = part_need(&sp->layers[q->layer], q->is_bias);
+        needs += ns->need[i] != 0;
+    }
+    if (needs > 0) {
+        cudaError_t ce = cudaMalloc(&ns->seg, (size_t)(3 * needs) * sizeof(long long));
+        if (ce != cudaSuccess) {
+            ns->seg = NULL;
+            return base_cuda_err(e, b, "parameter staging table", ce);
         }
     }
     int rc = net_tok_create(b, sp, ns->plan, &ns->tok, &linear, e);
@@ -602,17 +765,18 @@ int fuse(const net_spec *sp, int l, const cursor &k, ew_args &A, int *bn_softmax
  * convolution of L into dst, its bias left in A.bias for the pass after
  * it, or added by the product's epilogue (a bfloat16 linear layer, as
  * PyTorch's nn.Linear runs it).  0 or a negative KBV_E* code. */
-int run_product(base_ctx *b, base_variant v, net_state *ns, int l, const float *x, const float *params, float *dst,
-                ew_args &A, cudaStream_t s, kbv_err *e)
+int run_product(base_ctx *b, base_variant v, net_state *ns, int l, const float *x, float *dst, ew_args &A,
+                cudaStream_t s, kbv_err *e)
 {
     const net_plan *pl = ns->plan;
     const net_layer *L = &ns->spec->layers[l];
     const net_shape &in = pl->in[l], &out = pl->out[l];
     const net_param *w = net_param_of(pl, l, 0), *bi = net_param_of(pl, l, 1);
-    A.bias = bi ? params + bi->offset : NULL;
+    const float *wp = part_at<float>(ns, w);
+    A.bias = bi ? part_at<float>(ns, bi) : NULL;
     if (L->kind == NET_LINEAR) {
         long long kk = in.d[in.ndim - 1], n = out.d[out.ndim - 1], m = numel(in) / kk;
-        return base_gemm(b, v, 0, 1, m, n, kk, 1.0f, x, kk, 0, params + w->offset, kk, 0, 0.0f, dst, n, 0, 1, s, e);
+        return base_gemm(b, v, 0, 1, m, n, kk, 1.0f, x, kk, 0, wp, kk, 0, 0.0f, dst, n, 0, 1, s, e);
     }
     if (net_is_patch_conv(L)) {
         /* disjoint patches: per sample, y [Cout, P] = W [Cout, C k^2] x
@@ -620,14 +784,14 @@ int run_product(base_ctx *b, base_variant v, net_state *ns, int l, const float *
         long long N = in.d[0], K = in.d[1] * L->k * L->k, P = out.d[2] * out.d[3];
         patch_rows<<<base_grid(b, numel(in), 256, 8), 256, 0, s>>>(x, ns->patches, numel(in), in.d[1], in.d[2],
                                                                    in.d[3], L->k);
-        return base_gemm(b, v, 0, 1, out.d[1], P, K, 1.0f, params + w->offset, K, 0, ns->patches, K, P * K, 0.0f,
+        return base_gemm(b, v, 0, 1, out.d[1], P, K, 1.0f, wp, K, 0, ns->patches, K, P * K, 0.0f,
                          dst, P, out.d[1] * P, N, s, e);
     }
-    return conv_runner_run(b, ns->conv[l], v, x, params + w->offset, NULL, dst, s, e);
+    return conv_runner_run(b, ns->conv[l], v, x, wp, NULL, dst, s, e);
 }
 
-int run_product(base_ctx *b, base_variant, net_state *ns, int l, const __nv_bfloat16 *x,
-                const __nv_bfloat16 *params, __nv_bfloat16 *dst, ew_args &A, cudaStream_t s, kbv_err *e)
+int run_product(base_ctx *b, base_variant, net_state *ns, int l, const __nv_bfloat16 *x, __nv_bfloat16 *dst,
+                ew_args &A, cudaStream_t s, kbv_err *e)
 {
     const net_plan *pl = ns->plan;
     const net_layer *L = &ns->spec->layers[l];
@@ -636,12 +800,13 @@ int run_product(base_ctx *b, base_variant, net_state *ns, int l, const __nv_bflo
     if (L->kind == NET_LINEAR) {
         long long kk = in.d[in.ndim - 1], n = out.d[out.ndim - 1], m = numel(in) / kk;
         A.bias = NULL;
-        return base_linear_bf16(b, m, n, kk, x, params + w->offset, bi ? params + bi->offset : NULL, dst, s, e);
+        return base_linear_bf16(b, m, n, kk, x, part_at<__nv_bfloat16>(ns, w),
+                                bi ? part_at<__nv_bfloat16>(ns, bi) : NULL, dst, s, e);
     }
     if (net_is_patch_conv(L) || !ns->conv[l])
         return err_set(e, KBV_EINPUT, "baseline %s: layer %d has no bf16 path", b->p->id, l + 1);
-    A.bias = bi ? params + bi->offset : NULL;
-    return conv_runner_run_bf16(b, ns->conv[l], x, params + w->offset, NULL, dst, s, e);
+    A.bias = bi ? part_at<__nv_bfloat16>(ns, bi) : NULL;
+    return conv_runner_run_bf16(b, ns->conv[l], x, part_at<__nv_bfloat16>(ns, w), NULL, dst, s, e);
 }
 
 /* A pooling layer of kind L in the activations' type. */
@@ -663,14 +828,14 @@ int run_pool(const base_ctx *b, const net_layer *L, const net_shape &in, const n
  * dropout: float only (bf16path.c keeps the programs that have them on
  * the fallback in the BF16 setting).  1: the layer moved nothing. */
 int run_tokens(base_ctx *b, base_variant v, net_state *ns, int l, const float *x, const void *skip, float *dst,
-               int in_place, const float *params, cudaStream_t s, float **wrote, kbv_err *e)
+               int in_place, cudaStream_t s, float **wrote, kbv_err *e)
 {
-    return net_tok_run(b, v, ns->spec, ns->plan, l, x, static_cast<const float *>(skip), dst, in_place, params,
+    return net_tok_run(b, v, ns->spec, ns->plan, l, x, static_cast<const float *>(skip), dst, in_place, ns->at,
                        &ns->tok, s, wrote, e);
 }
 
 int run_tokens(base_ctx *b, base_variant, net_state *ns, int l, const __nv_bfloat16 *, const void *,
-               __nv_bfloat16 *, int, const __nv_bfloat16 *, cudaStream_t, __nv_bfloat16 **, kbv_err *e)
+               __nv_bfloat16 *, int, cudaStream_t, __nv_bfloat16 **, kbv_err *e)
 {
     int kind = ns->spec->layers[l].kind;
     if (kind == NET_FLATTEN || kind == NET_DROPOUT) return 1;
@@ -682,7 +847,7 @@ int run_tokens(base_ctx *b, base_variant, net_state *ns, int l, const __nv_bfloa
  * *last_out gets the index of the last layer it consumed.  0 or a
  * negative KBV_E* code. */
 template <typename T>
-int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, const T *params, cudaStream_t s,
+int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cudaStream_t s,
               int *last_out, kbv_err *e)
 {
     const net_spec *sp = ns->spec;
@@ -709,7 +874,7 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
     int rc = 0;
     switch (L->kind) {
     case NET_LINEAR: case NET_CONV2D: case NET_CONVT2D:
-        rc = run_product(b, v, ns, l, cur, params, dst, A, s, e);
+        rc = run_product(b, v, ns, l, cur, dst, A, s, e);
         if (!rc && (A.bias || A.relu || A.skip)) launch_ew(b, (const T *)dst, dst, A, s);
         break;
     case NET_BN2D: {
@@ -718,8 +883,8 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         bn_finalize<<<(unsigned)((C + 127) / 128), 128, 0, s>>>(ns->part, N, C, S, sp->eps, ns->stat);
         const net_param *g = net_param_of(pl, l, 0), *be = net_param_of(pl, l, 1);
         A.stat = ns->stat;
-        A.gamma = params + g->offset;
-        A.beta = params + be->offset;
+        A.gamma = part_at<T>(ns, g);
+        A.beta = part_at<T>(ns, be);
         if (!to_out && in_place_ok) dst = cur_w;
         if (bn_softmax) launch_softmax(cur, dst, out, A, s);
         else launch_ew(b, cur, dst, A, s);
@@ -772,7 +937,7 @@ int run_group(base_ctx *b, base_variant v, net_state *ns, int l, cursor &k, cons
         /* the transformer layers (net_tokens.cu); flatten and dropout
          * move nothing */
         T *wrote = dst;
-        rc = run_tokens(b, v, ns, l, cur, A.skip, dst, !to_out && in_place_ok, params, s, &wrote, e);
+        rc = run_tokens(b, v, ns, l, cur, A.skip, dst, !to_out && in_place_ok, s, &wrote, e);
         if (rc == 1) return 0;
         dst = wrote;
         break;
@@ -795,10 +960,11 @@ int run_program(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     k.skip = NULL;
     k.depth = 0;
     k.out = c->outputs[0].data;
-    const T *params = (const T *)c->inputs[1].data;
+    int rc = stage_params(b, ns, c->inputs[1].data, (int)sizeof(T), c->stream, e);
+    if (rc) return rc;
     for (int l = 0; l < ns->spec->n_layers; l++) {
         int last = l;
-        int rc = run_group<T>(b, v, ns, l, k, params, c->stream, &last, e);
+        rc = run_group<T>(b, v, ns, l, k, c->stream, &last, e);
         if (rc) return rc;
         l = last;
     }
@@ -850,6 +1016,8 @@ void destroy(base_ctx *b)
     if (ns->part) cudaFree(ns->part);
     if (ns->stat) cudaFree(ns->stat);
     if (ns->patches) cudaFree(ns->patches);
+    if (ns->seg) cudaFree(ns->seg);
+    if (ns->stage) cudaFree(ns->stage);
     net_tok_destroy(&ns->tok);
     free(ns->plan);
     free(ns);

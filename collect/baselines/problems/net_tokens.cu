@@ -509,7 +509,7 @@ static int run_attention(base_ctx *b, base_variant v, const net_layer *L, const 
 
 /* A Swin V2 window attention layer (net_tok_run's). */
 static int run_window_attention(base_ctx *b, base_variant v, const net_layer *L, const net_plan *pl, int l,
-                                const net_shape &in, const float *cur, float *dst, const float *params,
+                                const net_shape &in, const float *cur, float *dst, const void *const *at,
                                 net_tok_scratch *t, cudaStream_t s, kbv_err *e)
 {
     int rc = 0;
@@ -520,7 +520,7 @@ static int run_window_attention(base_ctx *b, base_variant v, const net_layer *L,
      * mask, the product with v; the heads side by side again; proj
      * (cuBLAS), its bias and the windows back */
     const float *P[9];
-    for (int q = 0; q < 9; q++) P[q] = params + net_param_of(pl, l, q)->offset;
+    for (int q = 0; q < 9; q++) P[q] = net_tok_par(at, pl, net_param_of(pl, l, q));
     int S = (int)net_side(in.d[1]), C = (int)in.d[2], kk = L->k, H = L->groups, k2 = kk * kk, d = C / H;
     long long M = in.d[0] * in.d[1], nwin = M / k2;
     roll_windows<<<base_grid(b, M * C, 256, 8), 256, 0, s>>>(cur, t->wa[0], M * C, S, C, kk, L->s);
@@ -549,7 +549,7 @@ static int run_window_attention(base_ctx *b, base_variant v, const net_layer *L,
 }
 
 int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan *pl, int l, const float *cur,
-                const float *skip, float *dst, int may_in_place, const float *params, net_tok_scratch *t,
+                const float *skip, float *dst, int may_in_place, const void *const *at, net_tok_scratch *t,
                 cudaStream_t s, float **wrote, kbv_err *e)
 {
     const net_layer *L = &sp->layers[l];
@@ -563,9 +563,8 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
         const net_param *g = net_param_of(pl, l, 0), *be = net_param_of(pl, l, 1);
         long long C = in.d[in.ndim - 1], rows = numel(in) / C;
         if (may_in_place) dst = (float *)cur;
-        layernorm_rows<<<(unsigned)((rows * 32 + 255) / 256), 256, 0, s>>>(cur, dst, params + g->offset,
-                                                                           params + be->offset, rows, (int)C,
-                                                                           (float)sp->eps);
+        layernorm_rows<<<(unsigned)((rows * 32 + 255) / 256), 256, 0, s>>>(
+            cur, dst, net_tok_par(at, pl, g), net_tok_par(at, pl, be), rows, (int)C, (float)sp->eps);
         break;
     }
     case NET_TOKENS: case NET_UNTOKENS: {
@@ -584,15 +583,15 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
         int pb = L->s ? kk - L->s : 0, sw = (S + (L->s ? kk : 0)) / kk;
         long long cols = in.d[0] * (long long)sw * sw * (C / H), nw = (long long)H * k2 * cols;
         window_gather<<<base_grid(b, nw, 256, 8), 256, 0, s>>>(cur, t->win[0], nw, in.d[0], S, C, kk, H, pb, sw);
-        rc = base_gemm(b, v, 0, 0, k2, cols, k2, 1.0f, params + w->offset, k2, (long long)k2 * k2, t->win[0], cols,
-                       k2 * cols, 0.0f, t->win[1], cols, k2 * cols, H, s, e);
+        rc = base_gemm(b, v, 0, 0, k2, cols, k2, 1.0f, net_tok_par(at, pl, w), k2, (long long)k2 * k2, t->win[0],
+                       cols, k2 * cols, 0.0f, t->win[1], cols, k2 * cols, H, s, e);
         if (!rc)
-            window_scatter<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(t->win[1], params + bi->offset, skip,
-                                                                         dst, numel(out), S, C, kk, H, pb, sw);
+            window_scatter<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(
+                t->win[1], net_tok_par(at, pl, bi), skip, dst, numel(out), S, C, kk, H, pb, sw);
         break;
     }
     case NET_WINDOW_ATTN:
-        rc = run_window_attention(b, v, L, pl, l, in, cur, dst, params, t, s, e);
+        rc = run_window_attention(b, v, L, pl, l, in, cur, dst, at, t, s, e);
         break;
     case NET_MERGE:
         merge_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, dst, numel(out),
@@ -608,14 +607,14 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
     case NET_CLS: {
         const net_param *t = net_param_of(pl, l, 0);
         long long C = out.d[2], T = out.d[1] - 1;
-        cls_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, params + t->offset, dst, numel(out),
+        cls_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, net_tok_par(at, pl, t), dst, numel(out),
                                                                     T, C);
         break;
     }
     case NET_POS: {
         const net_param *t = net_param_of(pl, l, 0);
         if (may_in_place) dst = (float *)cur;
-        pos_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, params + t->offset, dst, numel(out),
+        pos_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, net_tok_par(at, pl, t), dst, numel(out),
                                                                     out.d[1] * out.d[2]);
         break;
     }

@@ -31,12 +31,21 @@ struct net_tok_scratch {
 int net_tok_create(base_ctx *b, const net_spec *sp, const net_plan *pl, net_tok_scratch *t, int *blas, kbv_err *e);
 void net_tok_destroy(net_tok_scratch *t);
 
+/* The address of part p of plan pl in a call's table at (net.cu's:
+ * at[i] is where pl->param[i] is read this call, in the packed params or
+ * in its aligned copy). */
+inline const float *net_tok_par(const void *const *at, const net_plan *pl, const net_param *p)
+{
+    return static_cast<const float *>(at[p - pl->param]);
+}
+
 /* Runs layer l when it is a token layer: reads cur (and skip, a window
- * MLP's residual, or NULL), writes dst, or cur itself when may_in_place and
- * the layer can; *wrote gets the tensor written.  0, a negative KBV_E*
- * code, or 1 when layer l is none of these (nothing enqueued). */
+ * MLP's residual, or NULL) and its parameters where at says (above),
+ * writes dst, or cur itself when may_in_place and the layer can; *wrote
+ * gets the tensor written.  0, a negative KBV_E* code, or 1 when layer l
+ * is none of these (nothing enqueued). */
 int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan *pl, int l, const float *cur,
-                const float *skip, float *dst, int may_in_place, const float *params, net_tok_scratch *t,
+                const float *skip, float *dst, int may_in_place, const void *const *at, net_tok_scratch *t,
                 cudaStream_t s, float **wrote, kbv_err *e);
 
 #endif
