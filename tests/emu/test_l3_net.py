@@ -22,7 +22,7 @@ reference or of the same reference with each layer's output rounded to
 bfloat16 (where bfloat16 cannot compute the program at all).  Each
 setting also runs again with params placed one element past a 256-byte
 boundary, where the parts a library call reads are staged into aligned
-copies (net.cu's stage_params): first with other values there, then with
+copies (net_stage.cu): first with other values there, then with
 the real ones, and the output must equal the first run's bit for bit (the
 copies are made every call and read where the layers read them).
 
@@ -237,7 +237,7 @@ static void write_f(const char *path, const float *p, long long n)
 
 /* The call c once more with its params (np elements of elem bytes, at P)
  * placed one element past a 256-byte boundary, so that the parts a
- * library call reads are staged (net.cu's stage_params) wherever that
+ * library call reads are staged (net_stage.cu) wherever that
  * leaves them less aligned than the call wants: first with other
  * values there, then with P's, whose output must equal y (bytes) bit for
  * bit, which it does only if the staged copies are made again each call
@@ -261,11 +261,12 @@ static int staged_again(base_ctx *b, const kbv_call *c, kbv_tensor *in, kbv_tens
         if (rc) fprintf(stderr, "staged %%s run: %%s\n", bf16 ? "bf16" : "fp32", e.msg);
     }
     const net_state *ns = (const net_state *)b->state;
+    const net_stage *st = &ns->stage;
     int needs = 0;
     for (int i = 0; i < ns->plan->n_params; i++)
-        needs += ns->need[i] != 0 && (uintptr_t)(at + ns->plan->param[i].offset * elem) %% ns->need[i] != 0;
-    if (!rc && needs > 0 && ns->n_seg != needs) {
-        fprintf(stderr, "staged %%s: %%d of %%d parts staged\n", bf16 ? "bf16" : "fp32", ns->n_seg, needs);
+        needs += st->need[i] != 0 && (uintptr_t)(at + ns->plan->param[i].offset * elem) %% st->need[i] != 0;
+    if (!rc && needs > 0 && st->n_seg != needs) {
+        fprintf(stderr, "staged %%s: %%d of %%d parts staged\n", bf16 ? "bf16" : "fp32", st->n_seg, needs);
         rc = 1;
     }
     if (!rc && memcmp(out.data(), y, (size_t)bytes) != 0) {
@@ -347,6 +348,11 @@ def harness(xs, prog):
     text = source("net.cu")
     # net.cu without its includes and without the family tables after its
     # anonymous namespace (the harness calls create, run and run_bf16)
+    # net_stage.h's state and net_stage.cu (where the interpreter reads the
+    # parameters) first, as they are
+    stage = "\n".join(source(n) for n in ("net_stage.h", "net_stage.cu"))
+    stage = stage.replace('extern "C" {\n#include "net.h"\n}\n', "")
+    text = stage + "\n" + text
     body = "\n".join(l for l in text.split("\n") if not l.startswith("#include"))
     body = body[:body.rindex("} /* namespace */")] + "} /* namespace */\n"
     return ('#include "kbv.h"\n#include <string>\n' + PRELUDE.replace("%(helpers)s", base_device_helpers()) + body +

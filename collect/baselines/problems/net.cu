@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "base_impl.h"
+#include "net_stage.h"
 #include "net_tokens.h"
 
 extern "C" {
@@ -312,28 +313,6 @@ __global__ void patch_rows(const float *__restrict__ x, float *__restrict__ y, l
     }
 }
 
-/* Copies the staged parameters (see stage_params): segment blockIdx.y of
- * seg, (source byte offset in params, destination byte offset in stage,
- * bytes), in units of `unit` bytes (the element size: the source is
- * aligned to no more). */
-__global__ void __launch_bounds__(256) stage_kernel(const unsigned char *__restrict__ params,
-                                                    unsigned char *__restrict__ stage,
-                                                    const long long *__restrict__ seg, int unit)
-{
-    const long long *g = seg + 3 * (long long)blockIdx.y;
-    const long long step = (long long)gridDim.x * blockDim.x;
-    const long long t0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (unit == 4) {
-        const unsigned *src = reinterpret_cast<const unsigned *>(params + g[0]);
-        unsigned *dst = reinterpret_cast<unsigned *>(stage + g[1]);
-        for (long long i = t0; i < g[2] / 4; i += step) dst[i] = src[i];
-    } else {
-        const unsigned short *src = reinterpret_cast<const unsigned short *>(params + g[0]);
-        unsigned short *dst = reinterpret_cast<unsigned short *>(stage + g[1]);
-        for (long long i = t0; i < g[2] / 2; i += step) dst[i] = src[i];
-    }
-}
-
 /* --- the interpreter -------------------------------------------------------- */
 
 struct net_state {
@@ -349,18 +328,7 @@ struct net_state {
     float *patches;                        /* a patch embedding's input as rows */
     net_tok_scratch tok;                   /* the transformer layers' (net_tokens.cu) */
     int last_write;                        /* the last layer that writes data */
-    /* The parameters as the layers read them (stage_params): at[i] is
-     * where plan->param[i] is read this call, in params or in stage. */
-    int need[2 * NET_MAX_LAYERS];          /* the byte alignment a library call wants of part i, or 0 */
-    const void *at[2 * NET_MAX_LAYERS];
-    const void *at_params;                 /* the params and element size at was made for */
-    int at_elem;
-    int seg_class;                         /* element size and params % 256 of the device table, or 0 */
-    long long *seg;                        /* device: 3 numbers per staged part (stage_kernel) */
-    int n_seg;
-    long long seg_most;                    /* the largest staged part, bytes */
-    void *stage;                           /* the staged parts, each 256-byte aligned */
-    size_t stage_bytes;
+    net_stage stage;                       /* where each parameter is read (net_stage.cu) */
 };
 
 int64_t numel(const net_shape &s)
@@ -381,118 +349,11 @@ int writes(int kind)
            kind == NET_WINDOW_MLP || kind == NET_MERGE || kind == NET_TOKEN_MEAN || kind == NET_WINDOW_ATTN;
 }
 
-/* Where part p is read this call (stage_params), as T. */
+/* Where part p is read this call (net_stage_run), as T. */
 template <typename T>
 const T *part_at(const net_state *ns, const net_param *p)
 {
-    return static_cast<const T *>(ns->at[p - ns->plan->param]);
-}
-
-/* The byte alignment that the library call reading part `part` of layer L
- * wants, or 0 where only kbv's kernels read it (its element type's
- * alignment does for them).  cuDNN's graph plans are declared for 32-byte
- * aligned tensors (conv.cu's graph_align), and a weight placed less
- * aligned leaves them out for the legacy algorithms; cuBLAS and cuBLASLt
- * choose among fewer kernels below 16 bytes (gemm.cu keys its plans by
- * the operands' alignment), and a bfloat16 linear layer's bias is read by
- * cuBLASLt's epilogue. */
-int part_need(const net_layer *L, int part)
-{
-    switch (L->kind) {
-    case NET_CONV2D: case NET_CONVT2D:
-        return part != 0 ? 0 : net_is_patch_conv(L) ? 16 : 32;
-    case NET_LINEAR:
-        return 16;
-    case NET_WINDOW_MLP:
-        return part == 0 ? 16 : 0;
-    case NET_WINDOW_ATTN:
-        return part == 6 || part == 7 ? 16 : 0;   /* qkv.weight and proj.weight */
-    default:
-        return 0;
-    }
-}
-
-/* Makes ns->at for this call's params (elements of elem bytes) and
- * enqueues on s the copy of every part that sits less aligned in params
- * than its library call wants (part_need) into ns->stage, where each
- * starts on 256 bytes.  PyTorch's parameters are tensors of their own,
- * each as aligned as its allocator makes it; the ABI packs them into one
- * input, where a part's offset times the element size can fall on 16 or
- * even 2 bytes (ShuffleNet's bfloat16 convolutions ran cuDNN's legacy
- * explicit GEMM for that, PyTorch an sm90 implicit GEMM).  The copy runs
- * every call, since the parameters may change between calls; it reads and
- * writes only the staged parts, once.  The table of staged parts is made
- * again only when params or the element size changes, and copied to the
- * device only when the element size or params' alignment does.  0 or a
- * negative KBV_E* code. */
-int stage_params(base_ctx *b, net_state *ns, const void *params, int elem, cudaStream_t s, kbv_err *e)
-{
-    const net_plan *pl = ns->plan;
-    const unsigned char *base = static_cast<const unsigned char *>(params);
-    if (params != ns->at_params || elem != ns->at_elem) {
-        size_t total = 0;
-        long long most = 0;
-        int n = 0;
-        for (int i = 0; i < pl->n_params; i++) {
-            const net_param *q = &pl->param[i];
-            if (!ns->need[i] || (uintptr_t)(base + q->offset * elem) % (uintptr_t)ns->need[i] == 0) continue;
-            long long bytes = q->count * elem;
-            if (bytes > most) most = bytes;
-            total += ((size_t)bytes + 255) / 256 * 256;
-            n++;
-        }
-        cudaError_t ce = cudaSuccess;
-        int cls = elem * 256 + (int)((uintptr_t)params % 256);
-        if (total > ns->stage_bytes || (n > 0 && cls != ns->seg_class)) {
-            /* earlier calls' copies may still read the old stage or table */
-            ce = cudaStreamSynchronize(s);
-            if (ce == cudaSuccess && total > ns->stage_bytes) {
-                cudaFree(ns->stage);
-                ns->stage = NULL;
-                ns->stage_bytes = 0;
-                ce = cudaMalloc(&ns->stage, total);
-                if (ce == cudaSuccess) ns->stage_bytes = total;
-                else ns->stage = NULL;
-            }
-        }
-        long long *seg = n > 0 ? (long long *)malloc((size_t)(3 * n) * sizeof(long long)) : NULL;
-        if (n > 0 && !seg) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
-        size_t at = 0;
-        for (int i = 0, j = 0; ce == cudaSuccess && i < pl->n_params; i++) {
-            const net_param *q = &pl->param[i];
-            ns->at[i] = base + q->offset * elem;
-            if (!ns->need[i] || (uintptr_t)ns->at[i] % (uintptr_t)ns->need[i] == 0) continue;
-            seg[3 * j] = q->offset * elem;
-            seg[3 * j + 1] = (long long)at;
-            seg[3 * j + 2] = q->count * elem;
-            ns->at[i] = static_cast<unsigned char *>(ns->stage) + at;
-            at += ((size_t)seg[3 * j + 2] + 255) / 256 * 256;
-            j++;
-        }
-        if (ce == cudaSuccess && n > 0 && cls != ns->seg_class) {
-            /* from pageable memory: returns once seg has been taken */
-            ce = cudaMemcpyAsync(ns->seg, seg, (size_t)(3 * n) * sizeof(long long), cudaMemcpyHostToDevice, s);
-            if (ce == cudaSuccess) ns->seg_class = cls;
-        }
-        free(seg);
-        if (ce != cudaSuccess) {
-            ns->at_params = NULL;
-            ns->seg_class = 0;
-            return base_cuda_err(e, b, "parameter staging", ce);
-        }
-        ns->n_seg = n;
-        ns->seg_most = most;
-        ns->at_params = params;
-        ns->at_elem = elem;
-    }
-    if (ns->n_seg == 0) return 0;
-    long long units = ns->seg_most / elem;
-    unsigned gx = (unsigned)((units + 255) / 256);
-    if (gx > 512) gx = 512;
-    stage_kernel<<<dim3(gx, (unsigned)ns->n_seg), 256, 0, s>>>(base, static_cast<unsigned char *>(ns->stage),
-                                                               ns->seg, elem);
-    cudaError_t ce = cudaGetLastError();
-    return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "parameter staging launch", ce);
+    return static_cast<const T *>(ns->stage.at[p - ns->plan->param]);
 }
 
 int create_convs(base_ctx *b, net_state *ns, kbv_err *e)
@@ -567,22 +428,8 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
             if (s.d[0] * s.d[1] > planes) planes = s.d[0] * s.d[1];
         }
     }
-    /* the parts a library call reads, and the device table of those to
-     * stage (stage_params; at most all of them) */
-    int needs = 0;
-    for (int i = 0; i < ns->plan->n_params; i++) {
-        const net_param *q = &ns->plan->param[i];
-        ns->need[i] = part_need(&sp->layers[q->layer], q->is_bias);
-        needs += ns->need[i] != 0;
-    }
-    if (needs > 0) {
-        cudaError_t ce = cudaMalloc(&ns->seg, (size_t)(3 * needs) * sizeof(long long));
-        if (ce != cudaSuccess) {
-            ns->seg = NULL;
-            return base_cuda_err(e, b, "parameter staging table", ce);
-        }
-    }
-    int rc = net_tok_create(b, sp, ns->plan, &ns->tok, &linear, e);
+    int rc = net_stage_create(b, sp, ns->plan, &ns->stage, e);
+    if (!rc) rc = net_tok_create(b, sp, ns->plan, &ns->tok, &linear, e);
     if (!rc && linear) rc = base_need_blas(b, e);
     if (!rc) rc = create_convs(b, ns, e);
     if (rc) return rc;
@@ -830,7 +677,7 @@ int run_pool(const base_ctx *b, const net_layer *L, const net_shape &in, const n
 int run_tokens(base_ctx *b, base_variant v, net_state *ns, int l, const float *x, const void *skip, float *dst,
                int in_place, cudaStream_t s, float **wrote, kbv_err *e)
 {
-    return net_tok_run(b, v, ns->spec, ns->plan, l, x, static_cast<const float *>(skip), dst, in_place, ns->at,
+    return net_tok_run(b, v, ns->spec, ns->plan, l, x, static_cast<const float *>(skip), dst, in_place, ns->stage.at,
                        &ns->tok, s, wrote, e);
 }
 
@@ -960,7 +807,7 @@ int run_program(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
     k.skip = NULL;
     k.depth = 0;
     k.out = c->outputs[0].data;
-    int rc = stage_params(b, ns, c->inputs[1].data, (int)sizeof(T), c->stream, e);
+    int rc = net_stage_run(b, ns->plan, &ns->stage, c->inputs[1].data, (int)sizeof(T), c->stream, e);
     if (rc) return rc;
     for (int l = 0; l < ns->spec->n_layers; l++) {
         int last = l;
@@ -1016,8 +863,7 @@ void destroy(base_ctx *b)
     if (ns->part) cudaFree(ns->part);
     if (ns->stat) cudaFree(ns->stat);
     if (ns->patches) cudaFree(ns->patches);
-    if (ns->seg) cudaFree(ns->seg);
-    if (ns->stage) cudaFree(ns->stage);
+    net_stage_destroy(&ns->stage);
     net_tok_destroy(&ns->tok);
     free(ns->plan);
     free(ns);
