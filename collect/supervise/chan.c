@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 int chan_new_key(unsigned char key[CHAN_KEY_LEN], kbv_err *e)
@@ -46,8 +47,12 @@ static int hmac_raw(const unsigned char key[CHAN_KEY_LEN], uint64_t seq, const c
     for (int i = 0; i < 8; i++) be[i] = (unsigned char)(seq >> (56 - 8 * i));
     int rc = digest3(ipad, sizeof ipad, be, sizeof be, text, len, inner);
     if (!rc) rc = digest3(opad, sizeof opad, inner, sizeof inner, NULL, 0, out);
-    memset(ipad, 0, sizeof ipad);
-    memset(opad, 0, sizeof opad);
+    /* OPENSSL_cleanse, not memset: a compiler drops a memset of buffers
+     * that are dead after it, and these hold the key XOR a known constant
+     * (the worker's stack, below the frame that calls the candidate). */
+    OPENSSL_cleanse(ipad, sizeof ipad);
+    OPENSSL_cleanse(opad, sizeof opad);
+    OPENSSL_cleanse(inner, sizeof inner);
     return rc;
 }
 

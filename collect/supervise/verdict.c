@@ -174,7 +174,11 @@ unsigned verdict_scan_define(const char *sym)
 
 unsigned verdict_scan_bytes(const void *data, size_t n)
 {
-    static const char needle[] = "/proc/self";
+    /* Any procfs path, not only /proc/self: /proc/<pid>/mem (the pid from
+     * getpid) and /proc/thread-self/mem reach the worker's memory past its
+     * page protections just as well.  A string built at run time passes;
+     * this is a check of what the object says openly. */
+    static const char needle[] = "/proc/";
     return data && memmem(data, n, needle, sizeof needle - 1) ? SCAN_TAMPER : 0;
 }
 

@@ -74,7 +74,7 @@ enum {
     SCAN_DEVICE_SYNC = 1 << 16,
     /* Calls that can change the worker's code, bindings or memory behind
      * its back (page protections, the link map, raw system calls, another
-     * process's memory) or a "/proc/self" path: the pair is classed
+     * process's memory) or a "/proc/" path: the pair is classed
      * `tampering` (DESIGN.md 5a step 7a). */
     SCAN_TAMPER = 1 << 17,
     /* Device memory that the worker cannot count and poison (CUDA arrays). */
@@ -87,7 +87,7 @@ const char *verdict_scan_flag_name(int bit);
 unsigned verdict_scan_import(const char *sym);
 /* Flags a defined symbol raises (interposition of CUDA or timing calls). */
 unsigned verdict_scan_define(const char *sym);
-/* Flags raised by the bytes of the shared object itself (a "/proc/self"
+/* Flags raised by the bytes of the shared object itself (a "/proc/"
  * string: the way to another view of the worker's memory and files). */
 unsigned verdict_scan_bytes(const void *data, size_t n);
 /* 1 when an import is plumbing that the record leaves out (C++ runtime,

@@ -97,7 +97,7 @@
 #define EMPTY_BRACKETS 16
 
 typedef struct {
-    double *gpu, *wall, *gt;   /* per round; gt < 0 when the stamps were unreadable */
+    double *gpu, *wall, *gt;   /* per round; gt < 0 when the stamps were out of order */
     unsigned *mhz;
     double gpu_s, wall_s;
     double pre_s;              /* the wall time of its pre-roll calls */
@@ -504,21 +504,21 @@ static double empty_gap(worker *w, tstate *t)
 }
 
 /* The clocks' agreement for one variant: the median of (global-timer time -
- * event time) against the tolerance.  1 when they agree (or no stamp was
- * readable); detail says how far apart they are. */
+ * event time) against the tolerance.  1 when they agree; 0 also when any
+ * sample's stamps are out of order (*bad gets their number): kbv's own
+ * kernels write them around the call, so only a write into the stamps
+ * puts the end before the start, and skipping such samples let a call
+ * that spoiled every stamp pass with none compared. */
 static int clocks_agree(const tvar *tv, int n, double slack_ms, double *scratch, double *diffs, double *med_diff,
-                        double *med_ev)
+                        double *med_ev, int *bad)
 {
     int m = 0;
     for (int i = 0; i < n; i++)
         if (tv->gt[i] >= 0) diffs[m++] = tv->gt[i] - tv->gpu[i];
-    if (m == 0) {
-        *med_diff = 0;
-        *med_ev = 0;
-        return 1;
-    }
-    *med_diff = cstat_median(diffs, m, scratch);
-    *med_ev = cstat_median(tv->gpu, n, scratch);
+    *bad = n - m;
+    *med_ev = n > 0 ? cstat_median(tv->gpu, n, scratch) : 0;
+    *med_diff = m > 0 ? cstat_median(diffs, m, scratch) : 0;
+    if (*bad > 0 || m == 0) return 0;
     return fabs(*med_diff) <= CLOCK_REL * *med_ev + slack_ms;
 }
 
@@ -533,11 +533,16 @@ static void emit_clock_probe(worker *w, const tvar *tv, int n, const tstate *t, 
     for (int v = 0; v < N_VARIANTS; v++) {
         if (!wk_variant_timed(w, v)) continue;
         double md, me;
-        int ok = clocks_agree(&tv[v], n, slack_ms, scratch, diffs, &md, &me);
+        int bad = 0;
+        int ok = clocks_agree(&tv[v], n, slack_ms, scratch, diffs, &md, &me, &bad);
         pass &= ok;
         l = strlen(det);
-        snprintf(det + l, sizeof det - l, "%s%s: median event %.4g ms, global timer - event %+.4g ms%s",
-                 l ? "; " : "", wk_variant_names[v], me, md, ok ? "" : " (beyond the tolerance)");
+        if (bad > 0)
+            snprintf(det + l, sizeof det - l, "%s%s: %d of %d samples' clock stamps out of order (written over)",
+                     l ? "; " : "", wk_variant_names[v], bad, n);
+        else
+            snprintf(det + l, sizeof det - l, "%s%s: median event %.4g ms, global timer - event %+.4g ms%s",
+                     l ? "; " : "", wk_variant_names[v], me, md, ok ? "" : " (beyond the tolerance)");
     }
     free(diffs);
     l = strlen(det);
@@ -601,12 +606,13 @@ void wk_timing(worker *w)
             if (order[j] == V_CAND) note_candidate_inputs(w, &t, k);
         }
         unsigned long long st[2 * N_VARIANTS];
-        int have_gt = cudaMemcpy(st, t.stamps, sizeof st, cudaMemcpyDeviceToHost) == cudaSuccess;
+        cudaError_t sce = cudaMemcpy(st, t.stamps, sizeof st, cudaMemcpyDeviceToHost);
+        if (sce != cudaSuccess) wk_die_cuda(w, "clock stamps", sce);
         round_gpu q;
         read_round_gpu(w, &q);
         for (int j = 0; j < nv; j++) {
             int v = order[j];
-            gt[v] = have_gt && st[2 * v + 1] >= st[2 * v] ? (double)(st[2 * v + 1] - st[2 * v]) * 1e-6 : -1;
+            gt[v] = st[2 * v + 1] >= st[2 * v] ? (double)(st[2 * v + 1] - st[2 * v]) * 1e-6 : -1;
             tv[v].gpu[n] = g[v];
             tv[v].wall[n] = wl[v];
             tv[v].gt[n] = gt[v];

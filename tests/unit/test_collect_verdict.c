@@ -170,6 +170,14 @@ static void test_scan_flags(void **state)
     assert_string_equal(verdict_scan_flag_name(0), "library:cublas");
     assert_true(verdict_scan_boring("__cudaRegisterFunction"));
     assert_false(verdict_scan_boring("cublasSgemm_v2"));
+    /* Any procfs path in the object's bytes, not only /proc/self. */
+    static const char self[] = "\x7f""ELF..../proc/self/mem..", pid[] = "..%s/proc/%d/mem..",
+                      thread[] = "/proc/thread-self/mem", plain[] = "proc/ and /procfs are words";
+    assert_int_equal(verdict_scan_bytes(self, sizeof self - 1), SCAN_TAMPER);
+    assert_int_equal(verdict_scan_bytes(pid, sizeof pid - 1), SCAN_TAMPER);
+    assert_int_equal(verdict_scan_bytes(thread, sizeof thread - 1), SCAN_TAMPER);
+    assert_int_equal(verdict_scan_bytes(plain, sizeof plain - 1), 0);
+    assert_int_equal(verdict_scan_bytes(NULL, 0), 0);
 
     static const char nm[] =
         "                 U __cudaRegisterFatBinary\n"
