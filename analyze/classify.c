@@ -143,6 +143,48 @@ static void correct_text(const run_pair *p, size_t n_d1, char *txt, size_t tn)
         snprintf(txt + w, tn - (size_t)w, "; skipped %s (non-finite reference)", skipped);
 }
 
+/* The worst precision tier that a comparison at tolerance (atol, rtol) can
+ * pass: every element within atol + rtol |ref| is within max(atol, rtol)
+ * (1 + |ref|), and the tiers are the thresholds 1e-5, 1e-3, 1e-2 of that
+ * quantity (DESIGN.md 5a step 5). */
+static int tier_allowed(double atol, double rtol)
+{
+    double tol = atol > rtol ? atol : rtol;
+    return tol <= 1e-5 ? RUN_TIER_FP32 : tol <= 1e-3 ? RUN_TIER_TF32 : tol <= 1e-2 ? RUN_TIER_HALF : RUN_TIER_NONE;
+}
+
+/* 1 (with the evidence in txt) when a passing check or a passing timed-output
+ * probe reports a tier that the run's tolerance cannot pass.  The worker
+ * counts the mismatches and finds the tier in one pass over the same
+ * errors, the tier with fixed thresholds, the mismatches with the
+ * tolerance it holds: only a tolerance changed inside the worker (which
+ * candidate code shares) gives both. */
+static int impossible_pass(const run_data *r, const run_pair *p, char *txt, size_t tn)
+{
+    double atol, rtol;
+    prec_tolerance(r, pair_set(r, p), &atol, &rtol);
+    int allowed = tier_allowed(atol, rtol);
+    for (size_t i = 0; i < p->n_checks; i++) {
+        const run_check *c = &p->checks[i];
+        if (c->skipped || !c->pass || c->tier == RUN_TIER_UNKNOWN || c->tier <= allowed) continue;
+        snprintf(txt, tn, "the %s check (trial %lld) passed with errors of the %s tier, which its tolerance "
+                 "(atol %g, rtol %g) cannot pass: the worker's tolerance was changed in its process",
+                 c->dist, c->trial, run_tier_names[c->tier], atol, rtol);
+        return 1;
+    }
+    for (size_t i = 0; i < p->n_probes; i++) {
+        const run_probe *pr = &p->probes[i];
+        if (pr->pass != 1 || strcmp(pr->name, "timed-output") != 0 || pr->tier == RUN_TIER_UNKNOWN ||
+            pr->tier <= allowed)
+            continue;
+        snprintf(txt, tn, "the verified timed rounds passed with errors of the %s tier, which the tolerance "
+                 "(atol %g, rtol %g) cannot pass: the worker's tolerance was changed in its process",
+                 run_tier_names[pr->tier], atol, rtol);
+        return 1;
+    }
+    return 0;
+}
+
 static void classify_class(const run_data *r, const run_pair *p, classify_result *out)
 {
     char *txt = out->class_text;
@@ -197,6 +239,10 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
      * stamp waits for the GPU it occupies): when the deferred-work probe
      * failed as well, that explains the gap and the pair is deferred-work
      * (below), with the clocks' evidence beside it. */
+    if (impossible_pass(r, p, txt, tn)) {
+        out->cls = CL_TAMPERING;
+        return;
+    }
     const run_probe *clocks = failed_probe(p, "clock-agreement");
     if (clocks && !failed_probe(p, "deferred-work")) {
         out->cls = CL_TAMPERING;

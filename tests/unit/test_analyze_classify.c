@@ -288,14 +288,17 @@ static void test_flags(void **state)
     assert_false(c.flags & (1u << FL_MORE_MEMORY));
     assert_false(c.flags & (1u << FL_LEAK));
     run_free(r);
-    /* floor_ratio from the probe; the worst passing tier decides precision. */
+    /* floor_ratio from the probe; the worst passing tier decides precision
+     * (a half-tier pass needs a tolerance of 1e-2: see test_impossible_pass). */
     r = tu_run(SETS, PROBS);
+    r->atol = r->rtol = 1e-2;
     tu_pass(r, "s", "p", "fp32");
     TU_ADD(r, "{\"type\":\"check\",\"set\":\"s\",\"problem\":\"p\",\"dist\":\"D1\",\"trial\":3,\"pass\":true,"
               "\"max_rel_err\":0.004,\"tier\":\"half\"}");
     TU_ADD(r, "{\"type\":\"probe\",\"set\":\"s\",\"problem\":\"p\",\"probe\":\"physical-floor\",\"pass\":true,"
               "\"floor_ratio\":1.5}");
     classify_pair(r, run_pair_at(r, 0, 0), NAN, &c);
+    assert_int_equal(c.cls, CL_CORRECT);
     assert_true(c.flags & (1u << FL_PRECISION_HALF));
     assert_false(c.flags & (1u << FL_PRECISION_TF32));
     assert_true(c.flags & (1u << FL_NEAR_FLOOR));
@@ -315,6 +318,33 @@ static void test_flags(void **state)
     run_free(r);
 }
 
+/* A pass that the run's tolerance cannot give (the worker finds the tier
+ * with fixed thresholds and the mismatches with the tolerance it holds):
+ * tampering, for a check and for the verified timed rounds alike; the same
+ * tier under a tolerance that allows it is a pass. */
+static void test_impossible_pass(void **state)
+{
+    (void)state;
+    classify_result c;
+    run_data *r = tu_run(SETS, PROBS);
+    tu_pass(r, "s", "p", "fp32");
+    TU_ADD(r, "{\"type\":\"check\",\"set\":\"s\",\"problem\":\"p\",\"dist\":\"D3\",\"trial\":1,\"pass\":true,"
+              "\"max_rel_err\":0.02,\"tier\":\"half\"}");
+    assert_int_equal(classify(r, &c), CL_TAMPERING);
+    assert_non_null(strstr(c.class_text, "the D3 check (trial 1) passed with errors of the half tier"));
+    /* the same check where a tolerance of 1e-2 was asked for */
+    r->atol = r->rtol = 1e-2;
+    assert_int_equal(classify(r, &c), CL_CORRECT);
+    run_free(r);
+    r = tu_run(SETS, PROBS);
+    tu_pass(r, "s", "p", "fp32");
+    TU_ADD(r, "{\"type\":\"probe\",\"set\":\"s\",\"problem\":\"p\",\"probe\":\"timed-output\",\"pass\":true,"
+              "\"tier\":\"none\",\"detail\":\"verified\"}");
+    assert_int_equal(classify(r, &c), CL_TAMPERING);
+    assert_non_null(strstr(c.class_text, "verified timed rounds passed with errors of the none tier"));
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_stale_output_reading),
         cmocka_unit_test(test_skipped_distribution),
         cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_impossible_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
