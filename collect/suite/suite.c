@@ -88,6 +88,26 @@ int64_t suite_bytes(const suite_tensor *t)
     return suite_numel(t) * (t->dtype == KBV_I64 ? 8 : 4);
 }
 
+double suite_floor_bytes(const suite_problem *p, int bf16)
+{
+    double io = 0, ref = 0;
+    for (int k = 0; k < 2; k++) {
+        const suite_tensor *t = k == 0 ? p->inputs : p->outputs;
+        int n = k == 0 ? p->n_inputs : p->n_outputs;
+        for (int i = 0; i < n; i++) {
+            double b = (double)suite_bytes(&t[i]);
+            ref += b;
+            io += bf16 && t[i].dtype == KBV_F32 ? 2.0 * (double)suite_numel(&t[i]) : b;
+        }
+    }
+    return ref > 0 ? p->min_bytes * io / ref : p->min_bytes;
+}
+
+double suite_floor_flops(const suite_problem *p)
+{
+    return p->floor_flops > 0 ? p->floor_flops : p->flops;
+}
+
 int suite_has_dist(const suite_problem *p, suite_dist d)
 {
     if (d >= SUITE_D1 && d <= SUITE_D4) return 1;

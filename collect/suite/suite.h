@@ -124,6 +124,14 @@ int suite_d5_label(sbuf *b, const suite_problem *p);
 int64_t suite_numel(const suite_tensor *t);
 int64_t suite_bytes(const suite_tensor *t);
 
+/* The physical floor's bytes and FLOPs (DESIGN 5a step 6): min_bytes
+ * scaled by the setting's input and output bytes over the float ones (in
+ * the BF16 setting float tensors move two bytes an element), and the FLOPs
+ * no correct computation avoids (floor_flops, else flops).  The worker's
+ * probe and collect's own check of it (collect_main.c) both use these. */
+double suite_floor_bytes(const suite_problem *p, int bf16);
+double suite_floor_flops(const suite_problem *p);
+
 /* Whether dist applies to the problem (D5 only where defined). */
 int suite_has_dist(const suite_problem *p, suite_dist d);
 const char *suite_dist_name(suite_dist d);             /* "D1".."D5" */

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -546,4 +547,47 @@ void build_item_clear(build_item *it)
     const char *src = it->src;
     memset(it, 0, sizeof *it);
     it->src = src;
+}
+
+int build_find_include(const char *dir, char *buf, size_t n, kbv_err *e)
+{
+    const char *env = getenv("KBV_INCLUDE");
+    char probe[PATH_MAX + 32];
+    if (env && *env) {
+        snprintf(buf, n, "%s", env);
+        return 0;
+    }
+    const char *cands[] = {"/../include", "/include", NULL};
+    for (int i = 0; cands[i]; i++) {
+        char d[PATH_MAX];
+        snprintf(d, sizeof d, "%s%s", dir, cands[i]);
+        snprintf(probe, sizeof probe, "%s/kbv.h", d);
+        if (access(probe, R_OK) == 0) {
+            if (!realpath(d, buf)) snprintf(buf, n, "%s", d);
+            return 0;
+        }
+    }
+    if (access("include/kbv.h", R_OK) == 0 && realpath("include", buf)) return 0;
+    return err_set(e, KBV_ERUNTIME, "cannot find kbv.h (set KBV_INCLUDE)");
+}
+
+const char *build_find_nvcc(void)
+{
+    const char *env = getenv("NVCC");
+    if (env && *env) return env;
+    const char *path = getenv("PATH");
+    if (path) {
+        char buf[PATH_MAX];
+        const char *p = path;
+        while (*p) {
+            const char *c = strchr(p, ':');
+            size_t l = c ? (size_t)(c - p) : strlen(p);
+            snprintf(buf, sizeof buf, "%.*s/nvcc", (int)l, p);
+            if (l && access(buf, X_OK) == 0) return "nvcc";
+            p += l;
+            if (*p == ':') p++;
+        }
+    }
+    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
+    return "nvcc";
 }

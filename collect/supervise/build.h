@@ -68,4 +68,13 @@ void build_item_clear(build_item *it);
 int build_capture(char *const argv[], size_t cap, double timeout_s, char **out, int *status,
                   kbv_err *e);
 
+/* The folder holding kbv.h into buf (n bytes): $KBV_INCLUDE, else
+ * <dir>/../include or <dir>/include (dir: the program's folder; build/ in
+ * a checkout, PREFIX/bin when installed), else ./include.  0, or an error
+ * when none has kbv.h. */
+int build_find_include(const char *dir, char *buf, size_t n, kbv_err *e);
+/* The nvcc to run: $NVCC, else "nvcc" when PATH has one, else
+ * /usr/local/cuda/bin/nvcc when it exists, else "nvcc".  Borrowed. */
+const char *build_find_nvcc(void);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "afile.h"
 #include "copts.h"
+#include "floorchk.h"
 #include "cstat.h"
 #include "schema.h"
 #include "build.h"
@@ -47,51 +48,6 @@ static int self_dir(char *buf, size_t n, kbv_err *e)
     return 0;
 }
 
-/* kbv.h: $KBV_INCLUDE, else <prefix>/include beside bin/ (build/ in a
- * checkout, PREFIX/bin when installed), else ./include. */
-static int find_include(const char *dir, char *buf, size_t n, kbv_err *e)
-{
-    const char *env = getenv("KBV_INCLUDE");
-    char probe[PATH_MAX + 32];
-    if (env && *env) {
-        snprintf(buf, n, "%s", env);
-        return 0;
-    }
-    const char *cands[] = {"/../include", "/include", NULL};
-    for (int i = 0; cands[i]; i++) {
-        char d[PATH_MAX];
-        snprintf(d, sizeof d, "%s%s", dir, cands[i]);
-        snprintf(probe, sizeof probe, "%s/kbv.h", d);
-        if (access(probe, R_OK) == 0) {
-            if (!realpath(d, buf)) snprintf(buf, n, "%s", d);
-            return 0;
-        }
-    }
-    if (access("include/kbv.h", R_OK) == 0 && realpath("include", buf)) return 0;
-    return err_set(e, KBV_ERUNTIME, "cannot find kbv.h (set KBV_INCLUDE)");
-}
-
-static const char *find_nvcc(void)
-{
-    const char *env = getenv("NVCC");
-    if (env && *env) return env;
-    const char *path = getenv("PATH");
-    if (path) {
-        char buf[PATH_MAX];
-        const char *p = path;
-        while (*p) {
-            const char *c = strchr(p, ':');
-            size_t l = c ? (size_t)(c - p) : strlen(p);
-            snprintf(buf, sizeof buf, "%.*s/nvcc", (int)l, p);
-            if (l && access(buf, X_OK) == 0) return "nvcc";
-            p += l;
-            if (*p == ':') p++;
-        }
-    }
-    if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
-    return "nvcc";
-}
-
 /* --- worker runs ------------------------------------------------------------ */
 
 typedef struct {
@@ -107,6 +63,8 @@ typedef struct {
     char last[160];       /* what the worker did last, for a timeout's detail */
     char evidence[1024];  /* the first few of them, described */
     jgram *gram;          /* the run's journal grammar (borrowed) */
+    floorchk floor;       /* collect's own check of the physical floor */
+    double copy_gbps, tf32_tflops;   /* the calibration the worker was handed */
 } pair_ctx;
 
 /* Keeps a line that broke the channel's rules as evidence: counted, the
@@ -160,6 +118,10 @@ static int on_line(void *vctx, const char *line, size_t len, int authentic, kbv_
         return 0;
     }
     const char *type = cJSON_GetObjectItemCaseSensitive(rec, KBV_K_TYPE)->valuestring;
+    if (floorchk_note(&c->floor, rec)) {
+        cJSON_Delete(rec);
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    }
     /* The journal's grammar (jgram.h), as analyze applies it: known keys,
      * time rounds of each variant 0, 1, 2, ... once and in order. */
     char why[200];
@@ -437,6 +399,8 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
     pc->gram = R->gram;
     pc->set = R->pl.sets[pp->set].name;
     pc->problem = pp->p->id;
+    pc->copy_gbps = copy;
+    pc->tf32_tflops = t32;
     rc = super_start(&sp, ch, e);
     if (!rc) pc->child = *ch;
     return rc;
@@ -483,6 +447,16 @@ static int pair_epilogue(run *R, int pi, pair_ctx *pc, const super_result *r, kb
     const char *status;
     char detail[8192];
     decide_status(pc, r, R->o->timeout_s, &status, detail, sizeof detail);
+    const plan_pair *pp = &R->pl.pairs[pi];
+    char fl[600];
+    if (!strcmp(status, "ok") && floorchk_contradicts(&pc->floor, pp->p, R->pl.sets[pp->set].bf16, pc->copy_gbps,
+                                                      pc->tf32_tflops, fl, sizeof fl)) {
+        cJSON *t = rec_tamper(pc->set, pc->problem, fl);
+        int trc = t ? jnl_append(R->jw, t, e) : err_set(e, KBV_ENOMEM, "out of memory");
+        cJSON_Delete(t);
+        if (trc) return trc;
+    }
+    floorchk_free(&pc->floor);
     if (pc->tampered) {
         /* The evidence goes before the status, which ends the pair. */
         char ev[1200];
@@ -503,7 +477,6 @@ static int pair_epilogue(run *R, int pi, pair_ctx *pc, const super_result *r, kb
     cJSON_Delete(rec);
     cJSON_Delete(pc->status);
     pc->status = NULL;
-    (void)pi;
     return rc;
 }
 
@@ -595,6 +568,7 @@ static int run_pairs(run *R, kbv_err *e)
         super_reap_strays(ch, ng);
         rm_tree(scratch[g]);
         if (!rc) rc = pair_epilogue(R, pair_of[g], &pc[g], &r, e);
+        floorchk_free(&pc[g].floor);
         pair_of[g] = -1;
         R->n_done++;
         log_progress_work_done(&R->prog);
@@ -610,6 +584,7 @@ static int run_pairs(run *R, kbv_err *e)
                 super_kill(ch[g]);
                 super_finish(ch[g], NULL, NULL, &r, &ignore);
                 cJSON_Delete(pc[g].status);
+                floorchk_free(&pc[g].floor);
                 ch[g] = NULL;
             }
         super_reap_strays(ch, ng);
@@ -795,7 +770,7 @@ static int build_candidates(run *R, const char *inc, const char *cache, int arch
         map[n_src++] = i;
     }
     {
-        build_cfg bc = {find_nvcc(), inc, arch, cache, (int)R->o->jobs, 600};
+        build_cfg bc = {build_find_nvcc(), inc, arch, cache, (int)R->o->jobs, 600};
         log_progress bp;
         log_progress_start(&bp, "collect: build", n_src);
         rc = build_run(&bc, todo, n_src, build_progress, &bp, e);
@@ -871,7 +846,7 @@ static int collect_main(copts *o, kbv_err *e)
         rc = err_set(e, KBV_ERUNTIME, "%s: not found (built only where nvcc is)", R.worker);
         goto out;
     }
-    rc = find_include(here, inc, sizeof inc, e);
+    rc = build_find_include(here, inc, sizeof inc, e);
     if (rc) goto out;
     rc = build_cache_dir(cache, sizeof cache, e);
     if (rc) goto out;

@@ -747,13 +747,11 @@ void wk_probes_after_timing(worker *w)
     wk_probe(w, "environment", !w->env_changed, det);
 
     /* Physical floor. */
-    /* In the BF16 setting the float tensors move half the bytes. */
-    double ref_io = 0;
-    for (int i = 0; i < w->p->n_inputs; i++) ref_io += (double)w->rin_bytes[i];
-    for (int i = 0; i < w->p->n_outputs; i++) ref_io += (double)w->rout_bytes[i];
-    double min_bytes = ref_io > 0 ? w->p->min_bytes * (double)w->io_bytes / ref_io : w->p->min_bytes;
-    /* the FLOPs no correct computation avoids (suite.h floor_flops) */
-    double flops = w->p->floor_flops > 0 ? w->p->floor_flops : w->p->flops;
+    /* In the BF16 setting the float tensors move half the bytes; the FLOPs
+     * are those no correct computation avoids.  collect checks the verdict
+     * again from the journalled times (collect_main.c, floor_check). */
+    double min_bytes = suite_floor_bytes(w->p, w->bf16);
+    double flops = suite_floor_flops(w->p);
     double floor_ms = verdict_floor_ms(min_bytes, flops, w->copy_gbps, w->tf32_tflops);
     double t = w->med_gpu[V_CAND];
     int fpass = verdict_floor_pass(t, floor_ms);
