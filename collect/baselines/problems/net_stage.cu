@@ -77,10 +77,15 @@ int part_need(const net_layer *L, int part)
 int net_stage_create(base_ctx *b, const net_spec *sp, const net_plan *pl, net_stage *st, kbv_err *e)
 {
     memset(st, 0, sizeof *st);
+    /* KBV_NET_STAGE=0 reads every part in place, as before the staging:
+     * for measuring what it changes (the environment probe keeps candidate
+     * code from setting it). */
+    const char *env = getenv("KBV_NET_STAGE");
+    int off = env && strcmp(env, "0") == 0;
     int needs = 0;
     for (int i = 0; i < pl->n_params; i++) {
         const net_param *q = &pl->param[i];
-        st->need[i] = part_need(&sp->layers[q->layer], q->is_bias);
+        st->need[i] = off ? 0 : part_need(&sp->layers[q->layer], q->is_bias);
         needs += st->need[i] != 0;
     }
     if (needs == 0) return 0;
