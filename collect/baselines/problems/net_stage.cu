@@ -72,6 +72,19 @@ int part_need(const net_layer *L, int part)
     }
 }
 
+/* Whether part i, at addr this call, is to be read from the copy: a
+ * library call reads it and addr is less aligned than the call wants. */
+bool staged(const net_stage *st, int i, const unsigned char *addr)
+{
+    return st->need[i] && (uintptr_t)addr % (uintptr_t)st->need[i] != 0;
+}
+
+/* A staged part's room in the copy: its bytes rounded up to 256. */
+size_t room(long long bytes)
+{
+    return ((size_t)bytes + 255) / 256 * 256;
+}
+
 } /* namespace */
 
 int net_stage_create(base_ctx *b, const net_spec *sp, const net_plan *pl, net_stage *st, kbv_err *e)
@@ -107,10 +120,10 @@ int net_stage_run(base_ctx *b, const net_plan *pl, net_stage *st, const void *pa
         int n = 0;
         for (int i = 0; i < pl->n_params; i++) {
             const net_param *q = &pl->param[i];
-            if (!st->need[i] || (uintptr_t)(base + q->offset * elem) % (uintptr_t)st->need[i] == 0) continue;
+            if (!staged(st, i, base + q->offset * elem)) continue;
             long long bytes = q->count * elem;
             if (bytes > most) most = bytes;
-            total += ((size_t)bytes + 255) / 256 * 256;
+            total += room(bytes);
             n++;
         }
         cudaError_t ce = cudaSuccess;
@@ -133,12 +146,12 @@ int net_stage_run(base_ctx *b, const net_plan *pl, net_stage *st, const void *pa
         for (int i = 0, j = 0; ce == cudaSuccess && i < pl->n_params; i++) {
             const net_param *q = &pl->param[i];
             st->at[i] = base + q->offset * elem;
-            if (!st->need[i] || (uintptr_t)st->at[i] % (uintptr_t)st->need[i] == 0) continue;
+            if (!staged(st, i, base + q->offset * elem)) continue;
             seg[3 * j] = q->offset * elem;
             seg[3 * j + 1] = (long long)at;
             seg[3 * j + 2] = q->count * elem;
             st->at[i] = static_cast<unsigned char *>(st->copy) + at;
-            at += ((size_t)seg[3 * j + 2] + 255) / 256 * 256;
+            at += room(seg[3 * j + 2]);
             j++;
         }
         if (ce == cudaSuccess && n > 0 && cls != st->seg_class) {
