@@ -15,8 +15,8 @@
  *   state), so a generator state or a list of chosen rounds kept there
  *   would tell it the future.
  * - The candidate's output of secretly chosen rounds (WK_VERIFY_EARLY of the
- *   first min_samples, then each later one with probability 1 in
- *   VERIFY_EVERY) and of the last round is checked against the fp32
+ *   first min_samples, and any round with probability 1 in VERIFY_EVERY)
+ *   and of the last round is checked against the fp32
  *   reference after the round, outside every timed window.  A wrong one is
  *   the `timed-output` probe's failure (class stale-output), naming the
  *   round.  A candidate lazy in a share f of its calls passes with odds of
@@ -456,20 +456,24 @@ static void emit_sample(worker *w, int v, int round, double g, double wl, double
 }
 
 /* Whether round (0-based), whose calls have run, is one whose candidate
- * output is verified: exactly WK_VERIFY_EARLY of the first min_rounds,
- * chosen one round at a time (selection sampling: with k picks left among
- * r rounds, this one with odds k / r), then each later one with odds 1 in
- * VERIFY_EVERY.  Every draw comes from the kernel at the moment of the
- * decision, after the candidate's call: nothing in the worker's memory,
- * which the candidate can read, says which rounds will be verified. */
+ * output is verified: every round with odds of at least 1 in
+ * VERIFY_EVERY, and besides, exactly WK_VERIFY_EARLY of the first
+ * min_rounds, chosen one round at a time (selection sampling: with k picks
+ * left among r rounds, this one with odds k / r).  Every draw comes from
+ * the kernel at the moment of the decision, after the candidate's call,
+ * so nothing in the worker's memory says which rounds will be verified.
+ * The count of early picks left is in that memory, though: the 1-in-
+ * VERIFY_EVERY draw of every round is what keeps a candidate that reads
+ * it as zero from knowing the rest of the early rounds unchecked. */
 static int verify_pick(tstate *t, int round, int min_rounds)
 {
-    if (round < min_rounds) {
-        int pick = t->early_left > 0 && wk_secret_below((uint64_t)(min_rounds - round)) < (uint64_t)t->early_left;
-        t->early_left -= pick;
-        return pick;
+    int early = 0;
+    if (round < min_rounds && t->early_left > 0) {
+        early = wk_secret_below((uint64_t)(min_rounds - round)) < (uint64_t)t->early_left;
+        t->early_left -= early;
     }
-    return wk_secret_below(VERIFY_EVERY) == 0;
+    int any = wk_secret_below(VERIFY_EVERY) == 0;
+    return early || any;
 }
 
 /* The clocks' absolute tolerance: twice the median (global timer - event)
