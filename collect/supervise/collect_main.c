@@ -33,6 +33,7 @@
 #include "plan.h"
 #include "rec.h"
 #include "resume.h"
+#include "sandbox.h"
 #include "sums.h"
 #include "super.h"
 #include "verdict.h"
@@ -290,6 +291,7 @@ typedef struct {
     jnl_writer *jw;
     jgram *gram;           /* the grammar of the worker records of this run */
     pins_table pins;       /* --pins, loaded (empty without) */
+    sandbox_support sandbox; /* what a worker holds (sandbox_try); zeros: none */
     resume_done done;
     log_progress prog;
     long n_done;
@@ -350,6 +352,13 @@ static cJSON *make_config(const copts *o, const plan *pl)
     return c;
 }
 
+/* The worker's --sandbox: what collect's trial found it can hold. */
+static char *worker_sandbox(const run *R)
+{
+    if (!R->sandbox.landlock_abi && !R->sandbox.seccomp) return "off";
+    return !strcmp(R->o->sandbox, "require") ? "require" : "auto";
+}
+
 static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pair_ctx *pc,
                           char *scratch, size_t sn, kbv_err *e)
 {
@@ -387,7 +396,7 @@ static int run_pair_start(run *R, int pi, const char *gpu, super_child **ch, pai
                     "--seed", a_seed, "--trials", a_trials, "--atol", a_atol, "--rtol", a_rtol,
                     "--copy-gbps", a_copy, "--fp32-tflops", a_f32, "--tf32-tflops", a_t32,
                     "--max-time", a_max, "--preroll", a_pre, "--precision", bf16 ? "bf16" : "fp32",
-                    pins ? "--pins" : NULL,
+                    "--sandbox", worker_sandbox(R), pins ? "--pins" : NULL,
                     (char *)pins, NULL};
     /* A key of its own for every pair (chan.h). */
     unsigned char key[CHAN_KEY_LEN];
@@ -609,6 +618,11 @@ static int make_manifest(run *R, const char *run_id, const char *created, int ar
         if (!R->pins.applies)
             log_info(STAGE, "--pins %s is for another GPU or cuBLAS: baselines choose by timing", R->o->pins);
     }
+    cJSON *sb = cJSON_AddObjectToObject(config, "sandbox");
+    char held[64];
+    cJSON_AddStringToObject(sb, "mode", R->o->sandbox);
+    cJSON_AddStringToObject(sb, "applied", sandbox_describe(&R->sandbox, held, sizeof held));
+    cJSON_AddStringToObject(sb, "rule", SANDBOX_RULE);
     int rc = manifest_build(run_id, created, R->device, config, &R->pl, &R->manifest, e);
     cJSON_Delete(config);
     if (rc) return rc;
@@ -863,6 +877,17 @@ static int collect_main(copts *o, kbv_err *e)
     char created[32];
     rc = open_run_dir(&R, &old_m, run_id, sizeof run_id, created, sizeof created, e);
     if (rc) goto out;
+    /* What a worker can deny itself here, tried once in a child; under
+     * auto a kernel that refuses is logged and the workers run without. */
+    if (strcmp(o->sandbox, "off") != 0) {
+        rc = sandbox_try(R.scratch_root, !strcmp(o->sandbox, "require"), &R.sandbox, e);
+        if (rc && !strcmp(o->sandbox, "require")) goto out;
+        if (rc) {
+            log_info(STAGE, "no worker sandbox: %s", e->msg);
+            memset(&R.sandbox, 0, sizeof R.sandbox);
+        }
+        rc = 0;
+    }
 
     /* The device: its compute capability first (for -arch), then the
      * calibration, which runs while the candidates build. */

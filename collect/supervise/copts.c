@@ -18,6 +18,7 @@ void copts_usage(FILE *f)
             "                   [--timeout SECONDS] [--trials T] [--atol X] [--rtol X]\n"
             "                   [--jobs N] [--arch SM] [--max-time S] [--pins FILE] [--build-only]\n"
             "                   [--precision fp32|bf16|all] [--preroll MS[:MIN:MAX]]\n"
+            "                   [--sandbox auto|require|off]\n"
             "\n"
             "Builds every candidate, checks it on hidden input distributions and probes,\n"
             "times it against the strict fp32 and the tf32 baselines, and writes\n"
@@ -51,6 +52,11 @@ void copts_usage(FILE *f)
             "  --precision P      the sets to run by their set.json \"precision\": fp32, bf16\n"
             "                     (bfloat16 tensors, timed against the bf16 baseline) or all\n"
             "                     (default all)\n"
+            "  --sandbox MODE     what each worker denies itself before it loads the\n"
+            "                     candidate: file writes outside its scratch folder and /dev\n"
+            "                     (Landlock), other processes' memory and new seccomp filters\n"
+            "                     (seccomp); auto applies what the kernel offers, require\n"
+            "                     fails without both, off applies none (default auto)\n"
             "  --help, --version\n");
 }
 
@@ -84,7 +90,7 @@ static int parse_gpus(copts *o, const char *s, kbv_err *e)
 int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
 {
     enum { O_SUITE = 256, O_CAND, O_OUT, O_SEED, O_PROBLEMS, O_SHARD, O_GPUS, O_RESUME, O_TIMEOUT,
-           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_PINS, O_PRECISION, O_PREROLL, O_HELP, O_VERSION };
+           O_TRIALS, O_ATOL, O_RTOL, O_JOBS, O_BUILD_ONLY, O_ARCH, O_MAXTIME, O_PINS, O_PRECISION, O_PREROLL, O_SANDBOX, O_HELP, O_VERSION };
     static const struct option lo[] = {
         {"suite", required_argument, 0, O_SUITE},     {"candidates", required_argument, 0, O_CAND},
         {"out", required_argument, 0, O_OUT},         {"seed", required_argument, 0, O_SEED},
@@ -95,7 +101,7 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
         {"jobs", required_argument, 0, O_JOBS},       {"build-only", no_argument, 0, O_BUILD_ONLY},
         {"arch", required_argument, 0, O_ARCH},       {"max-time", required_argument, 0, O_MAXTIME},
         {"pins", required_argument, 0, O_PINS},       {"precision", required_argument, 0, O_PRECISION},
-        {"preroll", required_argument, 0, O_PREROLL},
+        {"preroll", required_argument, 0, O_PREROLL}, {"sandbox", required_argument, 0, O_SANDBOX},
         {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -109,6 +115,7 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
     o->jobs = ncpu > 0 ? ncpu : 1;
     o->max_time_s = 10;
     o->precision = "all";
+    o->sandbox = "auto";
     *done = 0;
     opterr = 0;
     int c, rc = 0;
@@ -149,6 +156,11 @@ int copts_parse(int argc, char **argv, copts *o, int *done, kbv_err *e)
             if (strcmp(optarg, "fp32") && strcmp(optarg, "bf16") && strcmp(optarg, "all"))
                 return err_set(e, KBV_EUSAGE, "--precision %s: fp32, bf16 or all", optarg);
             o->precision = optarg;
+            break;
+        case O_SANDBOX:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "require") && strcmp(optarg, "off"))
+                return err_set(e, KBV_EUSAGE, "--sandbox %s: auto, require or off", optarg);
+            o->sandbox = optarg;
             break;
         case O_HELP: copts_usage(stdout); *done = 1; return 0;
         case O_VERSION: cli_print_version("kbv-collect"); *done = 1; return 0;

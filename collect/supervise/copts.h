@@ -42,6 +42,7 @@ typedef struct {
     const char *preroll;  /* --preroll's text (cstat_parse_preroll), or NULL for the default */
     const char *pins;     /* a kbv-pins/1 table of baseline kernel choices, or NULL */
     const char *precision;   /* "fp32", "bf16" or "all": which sets run (set.json "precision") */
+    const char *sandbox;     /* "auto", "require" or "off": the workers' sandbox (sandbox.h) */
 } copts;
 
 /* Parses argv into *o (defaults first): 0, with *done set when --help or

@@ -73,6 +73,7 @@ typedef struct {
     double max_s;
     const char *preroll;      /* --preroll's text (cstat_parse_preroll), or NULL for the rule's default */
     const char *pins;         /* base_pin's text for this problem, or NULL */
+    int sandbox;              /* --sandbox: 0 off, 1 what the kernel offers, 2 Landlock and seccomp or fail */
     int bf16;                 /* the BF16 setting: the candidate's float tensors are bfloat16 */
     /* the record channel: fd, sequence number and the key, which lives in
      * a page of its own that is readable only while a line is signed */

@@ -22,12 +22,21 @@
 #include "jio.h"
 #include "log.h"
 #include "memtrack.h"
+#include "sandbox.h"
 #include "wk.h"
 #include "worker_gpu.h"
 
 static int run_pair(worker *w)
 {
     kbv_err e = {0};
+    /* Before any library starts a thread or the candidate is loaded, so
+     * that every thread of the process, the CUDA runtime's callbacks
+     * included, holds to it (sandbox.h).  The scratch folder collect made
+     * for this pair is the working directory. */
+    if (w->sandbox) {
+        sandbox_support got;
+        if (sandbox_apply(".", w->sandbox == 2, &got, &e)) wk_die_launch(w, "harness: %s", e.msg);
+    }
     w->p = suite_find(w->problem_id);
     if (!w->p) {
         wk_status(w, "launch-error", "harness: unknown problem %s", w->problem_id);
@@ -278,7 +287,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: kbv-worker --device-info | --calibrate |\n"
                "       kbv-worker --run --so SO --problem ID [--seed N] [--trials T] [--atol X] [--rtol X]\n"
                "                  [--copy-gbps X] [--fp32-tflops X] [--tf32-tflops X] [--max-time S] [--pins TEXT]\n"
-               "                  [--preroll MS[:MIN:MAX]] [--precision fp32|bf16]\n"
+               "                  [--preroll MS[:MIN:MAX]] [--precision fp32|bf16] [--sandbox off|auto|require]\n"
                "Runs one candidate for kbv-collect in a process of its own; records go to fd 3.\n");
 }
 
@@ -333,6 +342,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--tf32-tflops")) rc = cli_parse_double(a, v, 0, 1e9, &w.tf32_tflops, &e);
         else if (!strcmp(a, "--max-time")) rc = cli_parse_double(a, v, 0.001, 3600, &w.max_s, &e);
         else if (!strcmp(a, "--pins")) w.pins = v;
+        else if (!strcmp(a, "--sandbox")) {
+            /* collect checked what this kernel offers (sandbox_check) */
+            if (!strcmp(v, "off")) w.sandbox = 0;
+            else if (!strcmp(v, "auto")) w.sandbox = 1;
+            else if (!strcmp(v, "require")) w.sandbox = 2;
+            else rc = err_set(&e, KBV_EUSAGE, "--sandbox %s: off, auto or require", v);
+        }
         else if (!strcmp(a, "--preroll")) {
             cstat_rule check;
             cstat_rule_default(&check);

@@ -11,7 +11,8 @@
 #   - the ordinary pairs that ran after them are still correct;
 #   - no process a candidate started outlives the run;
 #   - the worker's scratch folders are gone and nothing a candidate wrote in
-#     its working folder is left; what it wrote to /tmp is reported.
+#     its working folder is left; where the workers held a Landlock sandbox,
+#     it wrote nothing outside it (else what it wrote to /tmp is reported).
 # Environment: KBV_HOSTILE_TIMEOUT (default 12 s), KBV_KEEP_TEST=1 keeps
 # the temporary folder; for trying the script on other candidates (e.g. the
 # CPU stand-in of tests/fakegpu): KBV_HOSTILE_SETS (default
@@ -113,21 +114,36 @@ if [ -n "$pwned" ]; then
 else
     echo "ok   hostile: ./kbv-pwned (the candidate's working folder) is gone with its scratch folder"
 fi
-# Outside its working folder a candidate can write wherever the user can:
-# kbv has no file-system isolation (the worker runs as the same user).  This
-# is reported, not failed.
+# Outside its working folder: where the run's workers held a Landlock
+# sandbox (the manifest's config.sandbox.applied), the candidate must have
+# written nothing, the journal through /proc/<collect>/fd included; on a
+# kernel without one it writes wherever the user can, which is reported.
 note=/tmp/kbv-pwned-$MARKER
-if [ -f "$note" ]; then
-    echo "note hostile: the candidate wrote $note (no file-system isolation: known limitation); it says:"
-    sed 's/^/       /' "$note" | head -10
-    if grep -q '^journal-writable: yes' "$note"; then
-        echo "note hostile: the candidate could open kbv-collect's journal for writing through /proc/<collect>/fd" \
-             "(same user, or root: only a separate user or namespace would prevent it)"
+held=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["config"].get("sandbox",{}).get("applied","none"))' \
+       "$TMP/run/manifest.json" 2>/dev/null) || held=unknown
+case $held in
+landlock*)
+    if [ -f "$note" ]; then
+        echo "FAIL hostile: the workers held a sandbox ($held), yet the candidate wrote $note:"
+        sed 's/^/       /' "$note" | head -10
+        fail=1
+    else
+        echo "ok   hostile: the candidate could not write $note (the workers' sandbox: $held)"
     fi
-    rm -f "$note"
-else
-    echo "note hostile: the candidate could not write $note"
-fi
+    ;;
+*)
+    if [ -f "$note" ]; then
+        echo "note hostile: no worker sandbox on this kernel ($held): the candidate wrote $note; it says:"
+        sed 's/^/       /' "$note" | head -10
+        if grep -q '^journal-writable: yes' "$note"; then
+            echo "note hostile: the candidate could open kbv-collect's journal for writing through /proc/<collect>/fd"
+        fi
+    else
+        echo "note hostile: the candidate could not write $note (sandbox: $held)"
+    fi
+    ;;
+esac
+rm -f "$note"
 
 if [ $fail -ne 0 ]; then
     echo "hostile: collect log tail:"

@@ -1,0 +1,156 @@
+/* Unit tests of sandbox.c, the limits a worker puts on itself: after
+ * sandbox_apply a process writes files only beneath the folder it named
+ * and /dev, still reads elsewhere, and is refused ptrace, another
+ * process's memory and a seccomp filter of its own; sandbox_try reports
+ * the same without limiting its caller.  Each check runs in a child
+ * process, since the limits cannot be lifted.  Skipped on a kernel
+ * without Landlock or seccomp. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+/* The failed expectation's line in the child's exit status (0: all held). */
+#define EXPECT(cond)                                                                                               \
+    do {                                                                                                           \
+        if (!(cond)) _exit(__LINE__ % 250 + 1);                                                                    \
+    } while (0)
+
+static int can_write(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) return -errno;
+    close(fd);
+    return 0;
+}
+
+static void confined_child(const char *allowed, const char *outside, pid_t parent)
+{
+    sandbox_support got;
+    kbv_err e = {0};
+    EXPECT(sandbox_apply(allowed, 1, &got, &e) == 0);
+    EXPECT(got.landlock_abi > 0 && got.seccomp == 1);
+    char p[4200];
+    snprintf(p, sizeof p, "%s/inside", allowed);
+    EXPECT(can_write(p) == 0);
+    snprintf(p, sizeof p, "%s/sub", allowed);
+    EXPECT(mkdir(p, 0700) == 0);
+    /* outside: neither a new file nor a write to an existing one */
+    snprintf(p, sizeof p, "%s/new", outside);
+    EXPECT(can_write(p) == -EACCES);
+    snprintf(p, sizeof p, "%s/existing", outside);
+    EXPECT(open(p, O_WRONLY | O_APPEND) < 0 && errno == EACCES);
+    EXPECT(unlink(p) != 0 && errno == EACCES);
+    /* reading stays allowed, and so do the device nodes */
+    int fd = open(p, O_RDONLY);
+    EXPECT(fd >= 0);
+    close(fd);
+    fd = open("/dev/null", O_WRONLY);
+    EXPECT(fd >= 0);
+    close(fd);
+    /* the parent's memory, through ptrace or process_vm_readv */
+    EXPECT(ptrace(PTRACE_ATTACH, parent, 0, 0) != 0 && errno == EPERM);
+    /* Landlock alone refuses the attach to a process outside its domain;
+     * being traced by one is seccomp's to refuse */
+    EXPECT(ptrace(PTRACE_TRACEME, 0, 0, 0) != 0 && errno == EPERM);
+    char buf[8], here[8] = {0};
+    struct iovec local = {buf, sizeof buf}, remote = {here, sizeof here};
+    EXPECT(process_vm_readv(parent, &local, 1, &remote, 1, 0) < 0 && errno == EPERM);
+    /* a filter of the candidate's own, by either call */
+    EXPECT(syscall(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0, NULL) != 0 && errno == EPERM);
+    EXPECT(prctl(PR_SET_SECCOMP, 2, 0, 0, 0) != 0 && errno == EPERM);
+    _exit(0);
+}
+
+static int have_sandbox(void)
+{
+    sandbox_support s;
+    sandbox_probe(&s);
+    return s.landlock_abi > 0 && s.seccomp;
+}
+
+static void test_confined(void **state)
+{
+    (void)state;
+    if (!have_sandbox()) skip();
+    char allowed[] = "/tmp/kbv-sbx-in.XXXXXX", outside[] = "/tmp/kbv-sbx-out.XXXXXX";
+    assert_non_null(mkdtemp(allowed));
+    assert_non_null(mkdtemp(outside));
+    char p[4200];
+    snprintf(p, sizeof p, "%s/existing", outside);
+    assert_int_equal(can_write(p), 0);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) confined_child(allowed, outside, parent);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    /* a non-zero status is the failed EXPECT's line (mod 250, plus 1) */
+    assert_int_equal(WEXITSTATUS(st), 0);
+    /* the parent is not limited, and the child's refused file is absent */
+    snprintf(p, sizeof p, "%s/new", outside);
+    assert_int_equal(access(p, F_OK), -1);
+    assert_int_equal(can_write(p), 0);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s", allowed, outside);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_try(void **state)
+{
+    (void)state;
+    if (!have_sandbox()) skip();
+    sandbox_support got;
+    kbv_err e = {0};
+    assert_int_equal(sandbox_try("/tmp", 1, &got, &e), 0);
+    assert_true(got.landlock_abi > 0);
+    assert_int_equal(got.seccomp, 1);
+    char d[64];
+    assert_non_null(strstr(sandbox_describe(&got, d, sizeof d), "landlock abi "));
+    /* the caller itself stays free */
+    char p[] = "/tmp/kbv-sbx-try.XXXXXX";
+    int fd = mkstemp(p);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(p);
+    /* a folder that is not there is the child's error, reported */
+    assert_int_not_equal(sandbox_try("/nonexistent/kbv", 1, &got, &e), 0);
+    assert_non_null(strstr(e.msg, "/nonexistent/kbv"));
+}
+
+static void test_describe(void **state)
+{
+    (void)state;
+    char d[64];
+    sandbox_support none = {0, 0}, both = {4, 1}, sec = {0, 1};
+    assert_string_equal(sandbox_describe(&none, d, sizeof d), "none");
+    assert_string_equal(sandbox_describe(&both, d, sizeof d), "landlock abi 4, seccomp");
+    assert_string_equal(sandbox_describe(&sec, d, sizeof d), "seccomp");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_confined),
+        cmocka_unit_test(test_try),
+        cmocka_unit_test(test_describe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
