@@ -26,17 +26,21 @@
 #include "wk.h"
 #include "worker_gpu.h"
 
+/* Before any library starts a thread or the candidate is loaded, so that
+ * every thread of the process, the CUDA runtime's callbacks included,
+ * holds to it (sandbox.h).  The scratch folder collect made for this pair
+ * is the working directory. */
+static void enter_sandbox(worker *w)
+{
+    kbv_err e = {0};
+    sandbox_support got;
+    if (w->sandbox && sandbox_apply(".", w->sandbox == 2, &got, &e)) wk_die_launch(w, "harness: %s", e.msg);
+}
+
 static int run_pair(worker *w)
 {
     kbv_err e = {0};
-    /* Before any library starts a thread or the candidate is loaded, so
-     * that every thread of the process, the CUDA runtime's callbacks
-     * included, holds to it (sandbox.h).  The scratch folder collect made
-     * for this pair is the working directory. */
-    if (w->sandbox) {
-        sandbox_support got;
-        if (sandbox_apply(".", w->sandbox == 2, &got, &e)) wk_die_launch(w, "harness: %s", e.msg);
-    }
+    enter_sandbox(w);
     w->p = suite_find(w->problem_id);
     if (!w->p) {
         wk_status(w, "launch-error", "harness: unknown problem %s", w->problem_id);
