@@ -130,8 +130,17 @@ static int apply_landlock(int abi, const char *writable_dir, kbv_err *e)
 #ifdef SANDBOX_ARCH
 #define DENY_NR(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
 
+/* The first argument's low 32 bits (a pid_t) equal to v: allowed. */
+#define ALLOW_ARG(v) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(v), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+/* System call nr allowed only with this process as its first argument. */
+#define SELF_ONLY(nr)                                                                                            \
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(nr), 0, 4),                                                   \
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])), ALLOW_ARG(self),            \
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+
 static int apply_seccomp(kbv_err *e)
 {
+    uint32_t self = (uint32_t)getpid();
     struct sock_filter f[] = {
         /* Another architecture's system calls (int 0x80 on x86-64) have
          * other numbers: refused whole. */
@@ -159,6 +168,22 @@ static int apply_seccomp(kbv_err *e)
         DENY_NR(SYS_io_uring_setup),
         DENY_NR(SYS_io_uring_enter),
         DENY_NR(SYS_io_uring_register),
+#endif
+        /* Signals reach this process only (its process group with kill:
+         * collect makes each worker a group of its own), so that a
+         * candidate cannot stop kbv-collect or another pair's worker. */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kill, 0, 8),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        ALLOW_ARG(self),
+        ALLOW_ARG(0),
+        ALLOW_ARG(-(uint32_t)self),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        SELF_ONLY(SYS_tkill),
+        SELF_ONLY(SYS_tgkill),
+        SELF_ONLY(SYS_rt_sigqueueinfo),
+        SELF_ONLY(SYS_rt_tgsigqueueinfo),
+#ifdef SYS_pidfd_send_signal
+        DENY_NR(SYS_pidfd_send_signal),
 #endif
         /* prctl(PR_SET_SECCOMP, ...), the other way to add a filter */
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),

@@ -18,7 +18,8 @@
  *   io_uring (whose queued requests no seccomp filter sees), bpf,
  *   perf_event_open and userfaultfd fail with EPERM, and so does any
  *   further seccomp filter (which could fake the answers to the worker's
- *   own system calls, getrandom say).
+ *   own system calls, getrandom say) and a signal to any process but the
+ *   worker itself (kbv-collect, another pair's worker).
  *
  * Both are inherited by every thread created afterwards and cannot be
  * lifted; applied before the CUDA runtime starts its threads, they hold
@@ -33,8 +34,8 @@
 /* The rule in a sentence, for the manifest. */
 #define SANDBOX_RULE                                                                                         \
     "from the worker's start: no file written outside its scratch folder and /dev (Landlock); ptrace, "     \
-    "process_vm_readv/writev, pidfd_getfd, kcmp, io_uring, bpf, perf_event_open, userfaultfd and new seccomp " \
-    "filters refused (seccomp)"
+    "process_vm_readv/writev, pidfd_getfd, kcmp, io_uring, bpf, perf_event_open, userfaultfd, new seccomp " \
+    "filters and signals to other processes refused (seccomp)"
 
 typedef struct {
     int landlock_abi; /* the kernel's Landlock ABI version, 0 when it has none */

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,10 @@ static void confined_child(const char *allowed, const char *outside, pid_t paren
     /* a filter of the candidate's own, by either call */
     EXPECT(syscall(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0, NULL) != 0 && errno == EPERM);
     EXPECT(prctl(PR_SET_SECCOMP, 2, 0, 0, 0) != 0 && errno == EPERM);
+    /* signals: to itself yes, to its parent (kbv-collect's place) no */
+    EXPECT(kill(getpid(), 0) == 0);
+    EXPECT(kill(parent, 0) != 0 && errno == EPERM);
+    EXPECT(syscall(SYS_tgkill, parent, parent, 0) != 0 && errno == EPERM);
     _exit(0);
 }
 
