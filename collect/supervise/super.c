@@ -31,12 +31,12 @@ struct super_child {
     unsigned char key[CHAN_KEY_LEN];
     uint64_t seq;        /* the sequence number the next authentic line carries */
     char out_path[4200], err_path[4200];
+    int out_fd, err_fd;  /* the worker's stdout and stderr files, as collect opened them */
 };
 
-void super_tail(const char *path, char *buf, size_t n)
+void super_tail(int fd, char *buf, size_t n)
 {
     buf[0] = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     struct stat st;
     if (fstat(fd, &st) == 0) {
@@ -47,7 +47,6 @@ void super_tail(const char *path, char *buf, size_t n)
         for (ssize_t i = 0; i < r; i++)
             if (buf[i] == 0) buf[i] = ' ';
     }
-    close(fd);
 }
 
 /* Tasks (processes and threads) of this real user that /proc shows, or -1.
@@ -114,8 +113,12 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
         return rc;
     }
     close(kp[1]);
-    int ofd = open(c->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int efd = open(c->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* Read back through these descriptors at the end, never by the path:
+     * the worker may write its scratch folder, and a symbolic link or a
+     * FIFO put there in their place must not make collect read another
+     * file or wait. */
+    int ofd = open(c->out_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int efd = open(c->err_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (ofd < 0 || efd < 0) {
         int rc = err_set(e, KBV_ERUNTIME, "worker: %s: %s", c->out_path, strerror(errno));
         if (ofd >= 0) close(ofd);
@@ -180,8 +183,8 @@ int super_start(const super_spec *s, super_child **out, kbv_err *e)
     }
     setpgid(pid, pid); /* also here, so that a kill never races the child's own call */
     close(kp[0]);
-    close(ofd);
-    close(efd);
+    c->out_fd = ofd;
+    c->err_fd = efd;
     close(p[1]);
     c->pid = pid;
     c->fd = p[0];
@@ -379,8 +382,10 @@ int super_finish(super_child *c, super_line_fn fn, void *ctx, super_result *r, k
     } else if (WIFSIGNALED(c->status)) {
         r->signo = WTERMSIG(c->status);
     }
-    super_tail(c->err_path, r->err_tail, sizeof r->err_tail);
-    super_tail(c->out_path, r->out_tail, sizeof r->out_tail);
+    super_tail(c->err_fd, r->err_tail, sizeof r->err_tail);
+    super_tail(c->out_fd, r->out_tail, sizeof r->out_tail);
+    close(c->err_fd);
+    close(c->out_fd);
     free(c->buf);
     free(c);
     return rc;

@@ -81,7 +81,8 @@ void super_guard_parent(void);
  * workers are this process's only children.  Returns how many it ended. */
 int super_reap_strays(super_child *const *cs, int n);
 
-/* Reads up to n - 1 bytes from the end of a file into buf (NUL-terminated). */
-void super_tail(const char *path, char *buf, size_t n);
+/* Reads up to n - 1 bytes from the end of the file open as fd (not
+ * closed) into buf, NUL-terminated; "" for fd < 0. */
+void super_tail(int fd, char *buf, size_t n);
 
 #endif
