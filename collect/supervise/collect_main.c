@@ -291,66 +291,12 @@ typedef struct {
     jnl_writer *jw;
     jgram *gram;           /* the grammar of the worker records of this run */
     pins_table pins;       /* --pins, loaded (empty without) */
-    sandbox_support sandbox; /* what a worker holds (sandbox_try); zeros: none */
+    sandbox_support sandbox; /* what a worker holds (choose_sandbox); zeros: none */
+    char sandbox_note[320];  /* why none, under auto */
     resume_done done;
     log_progress prog;
     long n_done;
 } run;
-
-static cJSON *make_config(const copts *o, const plan *pl)
-{
-    cJSON *c = cJSON_CreateObject();
-    cJSON_AddNumberToObject(c, "seed", (double)o->seed);
-    jio_add_num(c, "atol", o->atol);
-    jio_add_num(c, "rtol", o->rtol);
-    /* The BF16 setting's own tolerance (sets of "precision": "bf16"). */
-    cJSON *tb = cJSON_AddObjectToObject(c, "tolerance_bf16");
-    jio_add_num(tb, "atol", COPTS_BF16_ATOL);
-    jio_add_num(tb, "rtol", COPTS_BF16_RTOL);
-    /* the absolute term is atol min(1, max |ref|) per output tensor */
-    cJSON_AddStringToObject(tb, "atol_scale", COPTS_BF16_ATOL_SCALE);
-    cJSON_AddStringToObject(c, "precision", o->precision);
-    cJSON_AddNumberToObject(c, "correct_trials", (double)o->trials);
-    cJSON *d = cJSON_AddArrayToObject(c, "distributions");
-    int any_d5 = 0;
-    for (int i = 0; i < pl->n_problems; i++) any_d5 |= suite_has_dist(pl->problems[i], SUITE_D5);
-    for (int k = SUITE_D1; k <= (any_d5 ? SUITE_D5 : SUITE_D4); k++)
-        cJSON_AddItemToArray(d, cJSON_CreateString(suite_dist_name((suite_dist)k)));
-    cJSON_AddStringToObject(c, "suite", o->suite);
-    cJSON_AddStringToObject(c, "problems_glob", o->glob ? o->glob : "*");
-    /* The worker's protocol as collect/worker/wk_timing.c runs it, from
-     * the one rule both read (cstat.h): whole warm-up rounds until the SM
-     * clock is steady, rounds in a secret order, sets redrawn each round. */
-    cstat_rule rule;
-    cstat_rule_default(&rule);
-    if (o->preroll) cstat_parse_preroll(o->preroll, &rule);   /* checked by copts_parse */
-    cJSON *t = cJSON_AddObjectToObject(c, "timing");
-    cJSON_AddNumberToObject(t, "warmup_min_calls", rule.warm_min_rounds);
-    cJSON_AddNumberToObject(t, "warmup_min_ms", rule.warm_min_s * 1e3);
-    cJSON_AddNumberToObject(t, "warmup_max_ms", rule.warm_max_s * 1e3);
-    cJSON_AddNumberToObject(t, "min_samples", rule.min_samples);
-    cJSON_AddNumberToObject(t, "min_gpu_s", rule.min_gpu_s);
-    cJSON_AddNumberToObject(t, "ci_level", rule.ci_level);
-    cJSON_AddNumberToObject(t, "ci_rel_halfwidth", rule.rel_halfwidth);
-    cJSON_AddNumberToObject(t, "max_samples", rule.max_samples);
-    jio_add_num(t, "max_s", o->max_time_s);
-    cJSON_AddStringToObject(t, "max_s_scope", "pair"); /* absent: max_s bounded one variant */
-    jio_add_num(t, "preroll_ms", rule.preroll_ms);
-    cJSON_AddNumberToObject(t, "preroll_min_calls", rule.preroll_min);
-    cJSON_AddNumberToObject(t, "preroll_max_calls", rule.preroll_max);
-    cJSON_AddStringToObject(t, "order", "rounds of the set's baselines (fp32 and tf32, or bf16 for a bf16 set) and the candidate in an order drawn per round from getrandom");
-    cJSON_AddStringToObject(t, "l2_flush",
-                            "memset of max(2x the L2 size, 256 MiB) on the stream, outside the window, not waited for");
-    cJSON_AddStringToObject(t, "timed_inputs",
-                            "two sets in distinct buffers, the round's set drawn at random and redrawn whole from D1 "
-                            "with a secret trial just before the candidate's call; outputs of 3 early rounds, 1 in 16 later and the last verified");
-    cJSON_AddStringToObject(t, "preroll",
-                            "before each timed call the same variant runs untimed on the other input set, "
-                            "preroll_ms / its median warm-up time calls, rounded, within [preroll_min_calls, "
-                            "preroll_max_calls], then a device-wide synchronise; the candidate's inputs are drawn after it");
-    cJSON_AddNumberToObject(c, "timeout_s", o->timeout_s);
-    return c;
-}
 
 /* The worker's --sandbox: what collect's trial found it can hold. */
 static char *worker_sandbox(const run *R)
@@ -605,7 +551,7 @@ static int run_pairs(run *R, kbv_err *e)
 
 static int make_manifest(run *R, const char *run_id, const char *created, int arch, kbv_err *e)
 {
-    cJSON *config = make_config(R->o, &R->pl);
+    cJSON *config = manifest_config(R->o, &R->pl);
     if (!config) return err_set(e, KBV_ENOMEM, "out of memory");
     cJSON_AddNumberToObject(config, "arch", arch);
     if (R->pins.doc) {
@@ -623,6 +569,7 @@ static int make_manifest(run *R, const char *run_id, const char *created, int ar
     cJSON_AddStringToObject(sb, "mode", R->o->sandbox);
     cJSON_AddStringToObject(sb, "applied", sandbox_describe(&R->sandbox, held, sizeof held));
     cJSON_AddStringToObject(sb, "rule", SANDBOX_RULE);
+    if (R->sandbox_note[0]) cJSON_AddStringToObject(sb, "refused", R->sandbox_note);
     int rc = manifest_build(run_id, created, R->device, config, &R->pl, &R->manifest, e);
     cJSON_Delete(config);
     if (rc) return rc;
@@ -681,6 +628,33 @@ static int open_run_dir(run *R, cJSON **old_m, char *run_id, size_t run_id_len, 
         return rc;
     }
 
+    return 0;
+}
+
+/* What a worker can deny itself here (R->sandbox): what the kernel
+ * offers, tried in a child, then a worker that starts CUDA under it (the
+ * driver's start is what a kernel rule can break).  Under auto a refusal
+ * is logged and noted in the manifest, and the workers run without;
+ * under require it is the error. */
+static int choose_sandbox(run *R, kbv_err *e)
+{
+    const copts *o = R->o;
+    int require = !strcmp(o->sandbox, "require");
+    if (!strcmp(o->sandbox, "off")) return 0;
+    int rc = sandbox_try(R->scratch_root, require, &R->sandbox, e);
+    if (!rc && !o->build_only && (R->sandbox.landlock_abi || R->sandbox.seccomp)) {
+        char *extra[] = {"--sandbox", worker_sandbox(R), NULL};
+        cJSON *info = NULL;
+        rc = worker_oneshot(R->worker, "--device-info", R->scratch_root, o->gpus[0], 120, extra, &info, e);
+        cJSON_Delete(info);
+        if (rc) err_prefix(e, "CUDA under the worker sandbox");
+    }
+    if (rc && require) return rc;
+    if (rc) {
+        log_info(STAGE, "no worker sandbox: %s", e->msg);
+        snprintf(R->sandbox_note, sizeof R->sandbox_note, "%s", e->msg);
+        memset(&R->sandbox, 0, sizeof R->sandbox);
+    }
     return 0;
 }
 
@@ -877,17 +851,7 @@ static int collect_main(copts *o, kbv_err *e)
     char created[32];
     rc = open_run_dir(&R, &old_m, run_id, sizeof run_id, created, sizeof created, e);
     if (rc) goto out;
-    /* What a worker can deny itself here, tried once in a child; under
-     * auto a kernel that refuses is logged and the workers run without. */
-    if (strcmp(o->sandbox, "off") != 0) {
-        rc = sandbox_try(R.scratch_root, !strcmp(o->sandbox, "require"), &R.sandbox, e);
-        if (rc && !strcmp(o->sandbox, "require")) goto out;
-        if (rc) {
-            log_info(STAGE, "no worker sandbox: %s", e->msg);
-            memset(&R.sandbox, 0, sizeof R.sandbox);
-        }
-        rc = 0;
-    }
+    if ((rc = choose_sandbox(&R, e))) goto out;
 
     /* The device: its compute capability first (for -arch), then the
      * calibration, which runs while the candidates build. */

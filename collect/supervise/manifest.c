@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "copts.h"
+#include "cstat.h"
 #include "sbuf.h"
 #include "sha.h"
 
@@ -181,4 +183,59 @@ int manifest_record_choices(const char *run_dir, kbv_err *e)
     cJSON_Delete(list);
     cJSON_Delete(m);
     return rc;
+}
+
+cJSON *manifest_config(const copts *o, const plan *pl)
+{
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "seed", (double)o->seed);
+    jio_add_num(c, "atol", o->atol);
+    jio_add_num(c, "rtol", o->rtol);
+    /* The BF16 setting's own tolerance (sets of "precision": "bf16"). */
+    cJSON *tb = cJSON_AddObjectToObject(c, "tolerance_bf16");
+    jio_add_num(tb, "atol", COPTS_BF16_ATOL);
+    jio_add_num(tb, "rtol", COPTS_BF16_RTOL);
+    /* the absolute term is atol min(1, max |ref|) per output tensor */
+    cJSON_AddStringToObject(tb, "atol_scale", COPTS_BF16_ATOL_SCALE);
+    cJSON_AddStringToObject(c, "precision", o->precision);
+    cJSON_AddNumberToObject(c, "correct_trials", (double)o->trials);
+    cJSON *d = cJSON_AddArrayToObject(c, "distributions");
+    int any_d5 = 0;
+    for (int i = 0; i < pl->n_problems; i++) any_d5 |= suite_has_dist(pl->problems[i], SUITE_D5);
+    for (int k = SUITE_D1; k <= (any_d5 ? SUITE_D5 : SUITE_D4); k++)
+        cJSON_AddItemToArray(d, cJSON_CreateString(suite_dist_name((suite_dist)k)));
+    cJSON_AddStringToObject(c, "suite", o->suite);
+    cJSON_AddStringToObject(c, "problems_glob", o->glob ? o->glob : "*");
+    /* The worker's protocol as collect/worker/wk_timing.c runs it, from
+     * the one rule both read (cstat.h): whole warm-up rounds until the SM
+     * clock is steady, rounds in a secret order, sets redrawn each round. */
+    cstat_rule rule;
+    cstat_rule_default(&rule);
+    if (o->preroll) cstat_parse_preroll(o->preroll, &rule);   /* checked by copts_parse */
+    cJSON *t = cJSON_AddObjectToObject(c, "timing");
+    cJSON_AddNumberToObject(t, "warmup_min_calls", rule.warm_min_rounds);
+    cJSON_AddNumberToObject(t, "warmup_min_ms", rule.warm_min_s * 1e3);
+    cJSON_AddNumberToObject(t, "warmup_max_ms", rule.warm_max_s * 1e3);
+    cJSON_AddNumberToObject(t, "min_samples", rule.min_samples);
+    cJSON_AddNumberToObject(t, "min_gpu_s", rule.min_gpu_s);
+    cJSON_AddNumberToObject(t, "ci_level", rule.ci_level);
+    cJSON_AddNumberToObject(t, "ci_rel_halfwidth", rule.rel_halfwidth);
+    cJSON_AddNumberToObject(t, "max_samples", rule.max_samples);
+    jio_add_num(t, "max_s", o->max_time_s);
+    cJSON_AddStringToObject(t, "max_s_scope", "pair"); /* absent: max_s bounded one variant */
+    jio_add_num(t, "preroll_ms", rule.preroll_ms);
+    cJSON_AddNumberToObject(t, "preroll_min_calls", rule.preroll_min);
+    cJSON_AddNumberToObject(t, "preroll_max_calls", rule.preroll_max);
+    cJSON_AddStringToObject(t, "order", "rounds of the set's baselines (fp32 and tf32, or bf16 for a bf16 set) and the candidate in an order drawn per round from getrandom");
+    cJSON_AddStringToObject(t, "l2_flush",
+                            "memset of max(2x the L2 size, 256 MiB) on the stream, outside the window, not waited for");
+    cJSON_AddStringToObject(t, "timed_inputs",
+                            "two sets in distinct buffers, the round's set drawn at random and redrawn whole from D1 "
+                            "with a secret trial just before the candidate's call; outputs of 3 early rounds, 1 in 16 later and the last verified");
+    cJSON_AddStringToObject(t, "preroll",
+                            "before each timed call the same variant runs untimed on the other input set, "
+                            "preroll_ms / its median warm-up time calls, rounded, within [preroll_min_calls, "
+                            "preroll_max_calls], then a device-wide synchronise; the candidate's inputs are drawn after it");
+    cJSON_AddNumberToObject(c, "timeout_s", o->timeout_s);
+    return c;
 }

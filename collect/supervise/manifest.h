@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 #include "err.h"
+#include "copts.h"
 #include "plan.h"
 
 /* "20261129T231500Z-1a2b3c4d" from the clock and /dev/urandom. */
@@ -31,5 +32,11 @@ int manifest_compatible(const cJSON *old_m, const cJSON *new_m, char *why, size_
  * the journal (DESIGN.md 5a step 7).  Called at the end of a collect, before
  * the raw files are sealed; a resumed run records the whole journal's. */
 int manifest_record_choices(const char *run_dir, kbv_err *e);
+
+/* The manifest's config object for the options o and plan pl (DESIGN.md
+ * 6.1): the tolerances, the distributions and the timing protocol as the
+ * worker runs it; the caller adds arch, pins and sandbox.  Owned by the
+ * caller; NULL when out of memory. */
+cJSON *manifest_config(const copts *o, const plan *pl);
 
 #endif

@@ -10,8 +10,8 @@
  *
  * - Landlock: creating, writing, truncating, removing, renaming or linking
  *   a file is denied everywhere but beneath the worker's own scratch
- *   folder (its working directory) and /dev (the device nodes the CUDA
- *   driver opens read-write).  Reading stays allowed: the libraries load
+ *   folder (its working directory), /dev (the device nodes the CUDA
+ *   driver opens read-write) and the process's own /proc folder.  Reading stays allowed: the libraries load
  *   their modules lazily.
  * - seccomp: the system calls that reach another process's memory or
  *   descriptors (ptrace, process_vm_readv and _writev, pidfd_getfd, kcmp),
@@ -33,7 +33,7 @@
 
 /* The rule in a sentence, for the manifest. */
 #define SANDBOX_RULE                                                                                         \
-    "from the worker's start: no file written outside its scratch folder and /dev (Landlock); ptrace, "     \
+    "from the worker's start: no file written outside its scratch folder, /dev and /proc/self (Landlock); ptrace, " \
     "process_vm_readv/writev, pidfd_getfd, kcmp, io_uring, bpf, perf_event_open, userfaultfd, new seccomp " \
     "filters and signals to other processes refused (seccomp)"
 

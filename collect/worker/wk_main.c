@@ -40,7 +40,6 @@ static void enter_sandbox(worker *w)
 static int run_pair(worker *w)
 {
     kbv_err e = {0};
-    enter_sandbox(w);
     w->p = suite_find(w->problem_id);
     if (!w->p) {
         wk_status(w, "launch-error", "harness: unknown problem %s", w->problem_id);
@@ -209,6 +208,22 @@ static int device_info(worker *w)
         wk_emit(w, r);
         return 1;
     }
+    if (w->sandbox) {
+        /* collect's trial of the sandbox: the driver's context is what a
+         * kernel rule can break (cudaErrorOperatingSystem on a host where
+         * the runtime needs a write or a call the sandbox refuses). */
+        void *p = NULL;
+        ce = cudaSetDevice(0);
+        if (ce == cudaSuccess) ce = cudaMalloc(&p, 1 << 20);
+        if (ce == cudaSuccess) ce = cudaFree(p);
+        if (ce != cudaSuccess) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "CUDA initialisation: %s (%s)", cudaGetErrorString(ce), cudaGetErrorName(ce));
+            cJSON_AddStringToObject(r, "error", msg);
+            wk_emit(w, r);
+            return 1;
+        }
+    }
     int major = 0, minor = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
@@ -373,6 +388,8 @@ int main(int argc, char **argv)
         err_report("worker", &e);
         return err_exit_status(rc);
     }
+    /* --device-info under --sandbox is collect's trial of CUDA in it */
+    enter_sandbox(&w);
     if (!strcmp(mode, "--device-info")) return device_info(&w);
     if (!strcmp(mode, "--calibrate")) return calibrate(&w);
     return run_pair(&w);

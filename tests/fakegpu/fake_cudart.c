@@ -202,9 +202,26 @@ cudaError_t cudaEventDestroy(cudaEvent_t e)
     return cudaSuccess;
 }
 
+/* KBV_FAKE_SANDBOX_BREAKS=1: the context fails in a process under a
+ * seccomp filter, as a driver that needs what the worker sandbox refuses
+ * would (tests/cli/collect_sandbox.sh). */
+static int under_seccomp(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    int mode = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Seccomp: %d", &mode) == 1) break;
+    fclose(f);
+    return mode == 2;
+}
+
 cudaError_t cudaSetDevice(int d)
 {
     (void)d;
+    const char *b = getenv("KBV_FAKE_SANDBOX_BREAKS");
+    if (b && *b == '1' && under_seccomp()) return cudaErrorOperatingSystem;
     return cudaSuccess;
 }
 

@@ -65,6 +65,13 @@ static void confined_child(const char *allowed, const char *outside, pid_t paren
     fd = open("/dev/null", O_WRONLY);
     EXPECT(fd >= 0);
     close(fd);
+    /* its own /proc files (thread names) yes, its parent's no */
+    snprintf(p, sizeof p, "/proc/self/task/%d/comm", (int)getpid());
+    fd = open(p, O_WRONLY);
+    EXPECT(fd >= 0);
+    close(fd);
+    snprintf(p, sizeof p, "/proc/%d/comm", (int)parent);
+    EXPECT(open(p, O_WRONLY) < 0 && errno == EACCES);
     /* the parent's memory, through ptrace or process_vm_readv */
     EXPECT(ptrace(PTRACE_ATTACH, parent, 0, 0) != 0 && errno == EPERM);
     /* Landlock alone refuses the attach to a process outside its domain;
