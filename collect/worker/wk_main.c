@@ -28,8 +28,8 @@
 
 /* Before any library starts a thread or the candidate is loaded, so that
  * every thread of the process, the CUDA runtime's callbacks included,
- * holds to it (sandbox.h).  The scratch folder collect made for this pair
- * is the working directory. */
+ * holds to it (sandbox.h).  The scratch folder collect made for this
+ * worker (a pair's, or the trial's) is the working directory. */
 static void enter_sandbox(worker *w)
 {
     kbv_err e = {0};
@@ -362,7 +362,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--max-time")) rc = cli_parse_double(a, v, 0.001, 3600, &w.max_s, &e);
         else if (!strcmp(a, "--pins")) w.pins = v;
         else if (!strcmp(a, "--sandbox")) {
-            /* collect checked what this kernel offers (sandbox_check) */
+            /* collect tried what this kernel offers first (choose_sandbox) */
             if (!strcmp(v, "off")) w.sandbox = 0;
             else if (!strcmp(v, "auto")) w.sandbox = 1;
             else if (!strcmp(v, "require")) w.sandbox = 2;
