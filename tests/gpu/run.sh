@@ -27,11 +27,12 @@ t_start=$(date +%s)
 # replay hostile interrupt pins) picks steps, so that a device call too
 # short for the whole (about eight minutes on an H200 besides the build)
 # can run it in two shares.
-steps=${KBV_GPU_STEPS:-smoke resume tanh replay hostile interrupt pins}
+all_steps="smoke resume tanh replay hostile interrupt pins"
+steps=${KBV_GPU_STEPS:-$all_steps}
 for s in $steps; do
-    case " smoke resume tanh replay hostile interrupt pins " in
+    case " $all_steps " in
         *" $s "*) ;;
-        *) echo "test-gpu: KBV_GPU_STEPS: no step '$s' (smoke resume tanh replay hostile interrupt pins)"; exit 2 ;;
+        *) echo "test-gpu: KBV_GPU_STEPS: no step '$s' ($all_steps)"; exit 2 ;;
     esac
 done
 want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
