@@ -85,10 +85,12 @@ bf16_path suite_bf16_path(const suite_problem *p)
         (op >= OP_CONV_NET_FIRST && op <= OP_CONV_NET_LAST))
         return net_path(p);
     /* The single-step cell (KernelBench 33: cat, two linear layers and a
-     * tanh) runs natively (rnn.cu's run_bf16); the other models fall
-     * back. */
+     * tanh) and NetVLAD run natively (rnn.cu's run_bf16); the other
+     * models fall back. */
     if (op >= OP_MODEL_FIRST && op <= OP_MODEL_LAST) {
-        if (p->n_inputs > 0 && model_is_single_step(suite_model_of(p), p->inputs[0].ndim)) return BF16_NATIVE;
+        const model_spec *sp = suite_model_of(p);
+        if (sp && sp->kind == MODEL_NETVLAD) return BF16_NATIVE;
+        if (p->n_inputs > 0 && model_is_single_step(sp, p->inputs[0].ndim)) return BF16_NATIVE;
     }
     return BF16_FALLBACK;
 }

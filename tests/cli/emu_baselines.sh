@@ -5,8 +5,9 @@
 # level-2 chains' elementwise passes and group statistics against their
 # scalar form, bit for bit, and chain_run_rest's middle-stage paths in
 # fp32 and bf16 against double), test_l3_net.py (the level-3 interpreter in
-# fp32 and bf16 on every conv-net program of test_l3.py, against numpy)
-# and test_l3_baseline.py (its transformer layers, against numpy).  The
+# fp32 and bf16 on every conv-net program of test_l3.py, against numpy),
+# test_l3_baseline.py (its transformer layers, against numpy) and
+# test_vlad_baseline.py (NetVLAD in fp32 and bf16, against numpy).  The
 # candidate checks of tests/emu take minutes and are run by hand; these
 # take under a minute and catch a slip in the baselines' indexing without
 # a GPU.
@@ -29,5 +30,6 @@ done <<'LIST'
 test_chain_ew.py|^chain_ew: 0 failed$|30
 test_l3_net.py|^l3_net: [0-9]+ programs, 0 failed$|12
 test_l3_baseline.py|^emu: [0-9]+ checks, 0 not ok$|16
+test_vlad_baseline.py|^vlad: [0-9]+ models, 0 failed$|2
 LIST
 exit $fail

@@ -1,6 +1,8 @@
 /* base_stub.h - what kbv's baseline kernels take from
  * collect/baselines/problems/base_impl.h, for the CPU harnesses of
- * test_chain_ew.py, test_l3_net.py and test_l3_baseline.py: the context,
+ * test_chain_ew.py, test_l3_net.py, test_l3_baseline.py and
+ * test_vlad_baseline.py: the context (blas: a cuBLAS handle the harness
+ * never dereferences),
  * the error helpers, the grid size (EMU_GRID_CAP blocks at most, so that
  * the grid-stride loops go round), cuBLAS's product as a plain loop in
  * double (base_gemm's contract: row-major, ta/tb, leading dimensions and
@@ -18,7 +20,7 @@
 enum base_variant { BASE_FP32 = 0, BASE_TF32 = 1, BASE_BF16 = 2 };
 struct kbv_err { int code; char msg[256]; };
 enum { KBV_EINPUT = -2, KBV_ENOMEM = -3, KBV_ERUNTIME = -4 };
-struct base_ctx { const suite_problem *p; int sm_count; void *state; char choice[3][512]; };
+struct base_ctx { const suite_problem *p; int sm_count; void *state; char choice[3][512]; void *blas; };
 
 static int err_set(kbv_err *e, int code, const char *fmt, ...)
 {

@@ -55,13 +55,8 @@
  * The single step of 33 is what PyTorch runs: cat(x, h0), one GEMM with
  * i2h, bias and tanh in one pass, the h2o GEMM and its bias.
  *
- * NetVLAD: the assignment GEMM [B N, D] x [D, C]; the batch statistics of
- * its columns (two-level sums in double); one warp per row applies the
- * batch norm and the softmax and keeps the first K columns; one strided
- * batched GEMM per sample computes the aggregation already transposed,
- * vlad^T[b] = x_b^T [D, N] x a_b [N, K], into the output, whose layout
- * [b, d K + k] it is; one block per sample then subtracts a_sum * clusters2,
- * normalises each cluster's column over D and the whole row, in place.
+ * NetVLAD is netvlad.cu's (netvlad.h), which create, run and run_bf16
+ * dispatch to.
  */
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -75,6 +70,7 @@
 
 #include "base_impl.h"
 #include "dnn_lib.h"
+#include "netvlad.h"
 
 extern "C" {
 #include "l3model.h"
@@ -167,132 +163,6 @@ __global__ void __launch_bounds__(256) tanh_bf16(__nv_bfloat16 *__restrict__ y, 
         y[i] = __float2bfloat16_rn(tanhf(__bfloat162float(y[i])));
 }
 
-/* NetVLAD's batch statistics, pass 1: block b sums its rows of a [R, C]
- * per column (blockDim.x = C * lanes, lanes threads per column). */
-__global__ void __launch_bounds__(256) col_sums(const float *__restrict__ a, long long R, int C, long long rows_per,
-                                                double2 *__restrict__ part)
-{
-    __shared__ double2 sh[256];
-    int lanes = blockDim.x / C, c = threadIdx.x % C, lane = threadIdx.x / C;
-    long long r0 = (long long)blockIdx.x * rows_per, r1 = r0 + rows_per < R ? r0 + rows_per : R;
-    double s = 0.0, ss = 0.0;
-    for (long long r = r0 + lane; r < r1; r += lanes) {
-        double v = a[r * C + c];
-        s += v;
-        ss += v * v;
-    }
-    sh[threadIdx.x] = make_double2(s, ss);
-    __syncthreads();
-    if (lane == 0) {
-        for (int l = 1; l < lanes; l++) {
-            s += sh[l * C + c].x;
-            ss += sh[l * C + c].y;
-        }
-        part[(long long)blockIdx.x * C + c] = make_double2(s, ss);
-    }
-}
-
-/* Pass 2: per column, mean and 1/sqrt(biased variance + eps). */
-__global__ void col_finalize(const double2 *__restrict__ part, int blocks, int C, long long R, double eps,
-                             float2 *__restrict__ stat)
-{
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= C) return;
-    double s = 0.0, ss = 0.0;
-    for (int k = 0; k < blocks; k++) {
-        s += part[(long long)k * C + c].x;
-        ss += part[(long long)k * C + c].y;
-    }
-    double mean = s / (double)R, var = ss / (double)R - mean * mean;
-    if (var < 0.0) var = 0.0;
-    stat[c] = make_float2((float)mean, (float)(1.0 / sqrt(var + eps)));
-}
-
-/* One warp per row of a [R, C] (C <= 64): the batch norm, the softmax over
- * C, the first K probabilities into p [R, K]. */
-__global__ void __launch_bounds__(256) bn_softmax(const float *__restrict__ a, const float2 *__restrict__ stat,
-                                                  const float *__restrict__ gamma, const float *__restrict__ beta,
-                                                  float *__restrict__ p, long long R, int C, int K)
-{
-    long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    int lane = threadIdx.x & 31;
-    if (row >= R) return;
-    float v[2];
-    float m = -INFINITY;
-    for (int j = 0; j < 2; j++) {
-        int c = lane + 32 * j;
-        v[j] = -INFINITY;
-        if (c < C) {
-            float2 st = stat[c];
-            v[j] = (a[row * C + c] - st.x) * st.y * gamma[c] + beta[c];
-            m = fmaxf(m, v[j]);
-        }
-    }
-    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-    float s = 0.0f;
-    for (int j = 0; j < 2; j++) {
-        int c = lane + 32 * j;
-        v[j] = c < C ? expf(v[j] - m) : 0.0f;
-        s += v[j];
-    }
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    for (int j = 0; j < 2; j++) {
-        int c = lane + 32 * j;
-        if (c < K) p[row * K + c] = v[j] / s;
-    }
-}
-
-/* One block per sample b: out[b] holds vlad^T [D, K]; a_sum[k] = sum over
- * N of p[b, n, k]; v = out - a_sum[k] clusters2[d, k]; each column k
- * divided by max(its norm over D, 1e-12), then the row by max(its norm,
- * 1e-12).  The row's norm after the first division follows from the
- * column norms: sum_k (n_k / max(n_k, eps))^2. */
-__global__ void __launch_bounds__(256) vlad_norm(float *__restrict__ out, const float *__restrict__ p,
-                                                 const float *__restrict__ c2, int N, int D, int K)
-{
-    extern __shared__ float sm[];                     /* a_sum[K], colsq[K], then blockDim.x partials */
-    float *a_sum = sm, *scale = sm + K, *part = sm + 2 * K;
-    float *o = out + (long long)blockIdx.x * D * K;
-    const float *pb = p + (long long)blockIdx.x * N * K;
-    for (int k = threadIdx.x; k < K; k += blockDim.x) {
-        float s = 0.0f;
-        for (int n = 0; n < N; n++) s += pb[(long long)n * K + k];
-        a_sum[k] = s;
-    }
-    __syncthreads();
-    /* per column sums of squares: thread t covers column t % K and rows
-     * d = t / K, t / K + groups, ... (blockDim.x a multiple of K) */
-    int groups = blockDim.x / K, k = threadIdx.x % K, g = threadIdx.x / K;
-    float ss = 0.0f;
-    if (g < groups)
-        for (int d = g; d < D; d += groups) {
-            float v = o[(long long)d * K + k] - a_sum[k] * c2[(long long)d * K + k];
-            ss += v * v;
-        }
-    part[threadIdx.x] = ss;
-    __syncthreads();
-    if (threadIdx.x < K) {
-        float s = 0.0f;
-        for (int j = 0; j < groups; j++) s += part[j * K + threadIdx.x];
-        scale[threadIdx.x] = s;   /* the column's squared norm, for now */
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float tot = 0.0f;
-        for (int j = 0; j < K; j++) {
-            float n = sqrtf(scale[j]), q = n / fmaxf(n, 1e-12f);
-            tot += q * q;
-        }
-        float rn = 1.0f / fmaxf(sqrtf(tot), 1e-12f);
-        for (int j = 0; j < K; j++) scale[j] = rn / fmaxf(sqrtf(scale[j]), 1e-12f);
-    }
-    __syncthreads();
-    for (long long i = threadIdx.x; i < (long long)D * K; i += blockDim.x) {
-        int kk = (int)(i % K);
-        o[i] = (o[i] - a_sum[kk] * c2[i]) * scale[kk];
-    }
-}
-
 /* --- state ---------------------------------------------------------------------- */
 
 const int MAX_SEGS = 4 * 2 * 2 * 64;   /* gates x (input, recurrent) x (matrix, bias) x pseudo-layers */
@@ -322,12 +192,10 @@ struct rnn_state {
     char *stage;                      /* the staged inputs, then the output */
     size_t in_off[4], in_bytes[4], out_off, out_bytes;
     int n_in;
-    /* the cell of 33 and NetVLAD */
+    /* the cell of 33 */
     float *buf0, *buf1;
-    double2 *part;
-    float2 *stat;
-    int part_blocks;
-    long long rows_per;
+    /* NetVLAD (netvlad.cu) */
+    vlad_state *vlad;
 };
 
 int dnn_err(const rnn_state *s, const base_ctx *b, const char *what, cudnnStatus_t st, kbv_err *e)
@@ -769,54 +637,6 @@ int run_cell_bf16(base_ctx *b, rnn_state *s, const kbv_call *c, kbv_err *e)
     return base_linear_bf16(b, B, O, H, hid, params + wo->offset, params + bo->offset, c->outputs[0].data, st, e);
 }
 
-/* --- NetVLAD ---------------------------------------------------------------------- */
-
-const int VLAD_THREADS = 256;
-
-int create_vlad(base_ctx *b, rnn_state *s, kbv_err *e)
-{
-    const model_spec *sp = s->spec;
-    const model_plan *pl = s->plan;
-    long long R = pl->B * pl->T;
-    int C = sp->clusters + sp->ghost, K = sp->clusters;
-    if (C > 64 || VLAD_THREADS % K != 0 || C > VLAD_THREADS)
-        return err_set(e, KBV_EINPUT, "baseline %s: NetVLAD's kernels need at most 64 clusters and K dividing %d",
-                       b->p->id, VLAD_THREADS);
-    s->part_blocks = b->sm_count * 4;
-    s->rows_per = (R + s->part_blocks - 1) / s->part_blocks;
-    cudaError_t ce = cudaMalloc(&s->buf0, (size_t)(R * C) * sizeof(float));
-    if (ce == cudaSuccess) ce = cudaMalloc(&s->buf1, (size_t)(R * K) * sizeof(float));
-    if (ce == cudaSuccess) ce = cudaMalloc(&s->part, (size_t)s->part_blocks * C * sizeof(double2));
-    if (ce == cudaSuccess) ce = cudaMalloc(&s->stat, (size_t)C * sizeof(float2));
-    if (ce != cudaSuccess) return base_cuda_err(e, b, "NetVLAD buffers", ce);
-    return base_need_blas(b, e);
-}
-
-int run_vlad(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_err *e)
-{
-    const model_spec *sp = s->spec;
-    const model_plan *pl = s->plan;
-    long long Bn = pl->B, N = pl->T, R = Bn * N, D = sp->input;
-    int C = sp->clusters + sp->ghost, K = sp->clusters;
-    cudaStream_t st = c->stream;
-    const float *x = (const float *)c->inputs[0].data, *params = (const float *)c->inputs[1].data;
-    float *out = (float *)c->outputs[0].data;
-    const float *cl = params + pl->part[0].offset, *c2 = params + pl->part[1].offset;
-    const float *gamma = params + pl->part[2].offset, *beta = params + pl->part[3].offset;
-    int rc = base_gemm(b, v, 0, 0, R, C, D, 1.0f, x, D, 0, cl, C, 0, 0.0f, s->buf0, C, 0, 1, st, e);
-    if (rc) return rc;
-    int lanes = VLAD_THREADS / C;
-    col_sums<<<(unsigned)s->part_blocks, (unsigned)(lanes * C), 0, st>>>(s->buf0, R, C, s->rows_per, s->part);
-    col_finalize<<<1, 64, 0, st>>>(s->part, s->part_blocks, C, R, 1e-5, s->stat);
-    bn_softmax<<<(unsigned)((R * 32 + 255) / 256), 256, 0, st>>>(s->buf0, s->stat, gamma, beta, s->buf1, R, C, K);
-    /* vlad^T[b] [D, K] = x_b^T [D, N] x p_b [N, K], straight into out */
-    rc = base_gemm(b, v, 1, 0, D, K, N, 1.0f, x, D, N * D, s->buf1, K, N * K, 0.0f, out, K, D * K, Bn, st, e);
-    if (rc) return rc;
-    size_t smem = (size_t)(2 * K + VLAD_THREADS) * sizeof(float);
-    vlad_norm<<<(unsigned)Bn, VLAD_THREADS, smem, st>>>(out, s->buf1, c2, (int)N, (int)D, K);
-    return 0;
-}
-
 /* --- the family ------------------------------------------------------------------- */
 
 /* Whether the call is KernelBench 33's single step (run_cell). */
@@ -842,7 +662,7 @@ int create(base_ctx *b, const kbv_call *ex, kbv_err *e)
     if (ex->n_inputs != 2 + s->plan->n_state || ex->n_outputs != 1 ||
         kbv_numel(&ex->inputs[ex->n_inputs - 1]) != s->plan->n_param_floats)
         return err_set(e, KBV_EINPUT, "baseline %s: inputs or params differ from the model", b->p->id);
-    if (sp->kind == MODEL_NETVLAD) return create_vlad(b, s, e);
+    if (sp->kind == MODEL_NETVLAD) return vlad_create(b, sp, s->plan, &s->vlad, e);
     if (is_cell(sp, x)) return create_cell(b, s, e);
     return create_rnn(b, s, ex, e);
 }
@@ -851,7 +671,7 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
 {
     rnn_state *s = (rnn_state *)b->state;
     int rc;
-    if (s->spec->kind == MODEL_NETVLAD) rc = run_vlad(b, v, s, c, e);
+    if (s->spec->kind == MODEL_NETVLAD) rc = vlad_run(b, v, s->vlad, c, e);
     else if (is_cell(s->spec, &c->inputs[0])) rc = run_cell(b, v, s, c, e);
     else rc = run_graph(b, v, s, c, e);
     if (rc) return rc;
@@ -880,7 +700,8 @@ void destroy(base_ctx *b)
         if (s->h) A.cudnnDestroy(s->h);
         dlclose(A.lib);
     }
-    void *bufs[] = { s->dev_lens, s->wspace, s->dev_segs, s->y, s->buf0, s->buf1, s->part, s->stat, s->stage };
+    vlad_destroy(s->vlad);
+    void *bufs[] = { s->dev_lens, s->wspace, s->dev_segs, s->y, s->buf0, s->buf1, s->stage };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) cudaFree(bufs[i]);
     free(s->plan);
@@ -893,14 +714,15 @@ int available(const suite_problem *p, const char **why)
     return suite_host_available(p, why);
 }
 
-/* bf16: the single-step cell natively (bf16path.c says which); the
- * dispatcher sends no other model here. */
+/* bf16: the single-step cell and NetVLAD natively (bf16path.c says
+ * which); the dispatcher sends no other model here. */
 int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
 {
     rnn_state *s = (rnn_state *)b->state;
-    if (!is_cell(s->spec, &c->inputs[0]))
-        return err_set(e, KBV_EINPUT, "baseline %s: no native bf16 path for this model", b->p->id);
-    int rc = run_cell_bf16(b, s, c, e);
+    int rc;
+    if (s->spec->kind == MODEL_NETVLAD) rc = vlad_run_bf16(b, s->vlad, c, e);
+    else if (is_cell(s->spec, &c->inputs[0])) rc = run_cell_bf16(b, s, c, e);
+    else return err_set(e, KBV_EINPUT, "baseline %s: no native bf16 path for this model", b->p->id);
     if (rc) return rc;
     cudaError_t ce = cudaGetLastError();
     return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "model launch", ce);
