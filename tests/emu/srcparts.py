@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 PROB = os.path.join(ROOT, "collect", "baselines", "problems")
 
@@ -52,3 +54,24 @@ def emu_build(src_path, cache, objs=()):
     if r.returncode:
         return None, r.stderr[-3000:]
     return exe, ""
+
+
+def bf16_round(a):
+    """a rounded to bfloat16 (to nearest even, as __float2bfloat16_rn),
+    as float32."""
+    b = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = (((b + 0x7fff + ((b >> 16) & 1)) >> 16) & 0xffff).astype(np.uint32) << 16
+    return r.view(np.float32)
+
+
+def run_xp(exe, folder, x, params):
+    """Runs a harness of harness_io.h's kind on x and params (written as
+    float32 files in folder): (its fp32 output, its bf16 output as
+    float32, "") as flat arrays, or (None, None, what it said on failing)."""
+    xp, pp, outp = (os.path.join(folder, n) for n in ("x.bin", "p.bin", "y.bin"))
+    x.astype(np.float32).tofile(xp)
+    params.astype(np.float32).tofile(pp)
+    r = subprocess.run([exe, xp, pp, outp], capture_output=True, text=True, timeout=600)
+    if r.returncode:
+        return None, None, "exit %d: %s" % (r.returncode, (r.stdout + r.stderr).strip()[-400:])
+    return np.fromfile(outp, dtype=np.float32), np.fromfile(outp + ".bf16", dtype=np.float32), ""

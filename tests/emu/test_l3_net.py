@@ -37,7 +37,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srcparts import base_device_helpers, emu_build, source  # noqa: E402
+from srcparts import base_device_helpers, bf16_round, emu_build, run_xp, source  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -219,21 +219,7 @@ static const net_layer PROG[] = {
 static net_spec SPEC = { 1, (int)(sizeof PROG / sizeof PROG[0]), PROG, 1e-5 };
 extern "C" const net_spec *suite_net(int op) { return op == 1 ? &SPEC : NULL; }
 
-static std::vector<float> read_f(const char *path, long long n)
-{
-    std::vector<float> v((size_t)n);
-    FILE *f = fopen(path, "rb");
-    if (!f || fread(v.data(), 4, (size_t)n, f) != (size_t)n) { fprintf(stderr, "cannot read %%s\n", path); exit(2); }
-    fclose(f);
-    return v;
-}
-
-static void write_f(const char *path, const float *p, long long n)
-{
-    FILE *f = fopen(path, "wb");
-    fwrite(p, 4, (size_t)n, f);
-    fclose(f);
-}
+#include "harness_io.h"
 
 /* The call c once more with its params (np elements of elem bytes, at P)
  * placed one element past a 256-byte boundary, so that the parts a
@@ -290,50 +276,20 @@ int main(int argc, char **argv)
     for (int a = 0; a < xdim; a++) nx *= xs[a];
     for (int a = 0; a < pl.result.ndim; a++) ny *= pl.result.d[a];
     std::vector<float> x = read_f(argv[1], nx), P = read_f(argv[2], np_), y((size_t)ny);
-    std::vector<__nv_bfloat16> x16((size_t)nx), P16((size_t)np_), y16((size_t)ny);
-    for (long long i = 0; i < nx; i++) x16[(size_t)i] = __float2bfloat16_rn(x[(size_t)i]);
-    for (long long i = 0; i < np_; i++) P16[(size_t)i] = __float2bfloat16_rn(P[(size_t)i]);
-    suite_problem prob;
-    memset(&prob, 0, sizeof prob);
-    prob.id = "L3_emu";
-    prob.op = 1;
-    base_ctx b;
-    memset(&b, 0, sizeof b);
-    b.p = &prob;
-    b.sm_count = 4;
-    kbv_err e;
-    memset(&e, 0, sizeof e);
-    kbv_tensor in[2], out[1];
-    memset(in, 0, sizeof in);
-    memset(out, 0, sizeof out);
-    in[0].ndim = xdim;
-    for (int a = 0; a < xdim; a++) in[0].shape[a] = xs[a];
-    in[1].ndim = 1;
-    in[1].shape[0] = np_;
-    out[0].ndim = pl.result.ndim;
-    for (int a = 0; a < pl.result.ndim; a++) out[0].shape[a] = pl.result.d[a];
-    kbv_call c;
-    memset(&c, 0, sizeof c);
-    c.inputs = in;
-    c.n_inputs = 2;
-    c.outputs = out;
-    c.n_outputs = 1;
-    in[0].data = x.data();
-    in[1].data = P.data();
-    out[0].data = y.data();
-    if (create(&b, &c, &e)) { fprintf(stderr, "create: %%s\n", e.msg); return 4; }
-    if (run(&b, BASE_FP32, &c, &e)) { fprintf(stderr, "run: %%s\n", e.msg); return 5; }
+    std::vector<__nv_bfloat16> x16 = to_bf16(x), P16 = to_bf16(P), y16((size_t)ny);
+    static emu_call h;
+    emu_call_init(&h, "L3_emu", 1, 4, xs, xdim, np_, pl.result.d, pl.result.ndim);
+    base_ctx &b = h.b;
+    kbv_err &e = h.e;
+    emu_call_data(&h, x.data(), P.data(), y.data());
+    if (create(&b, &h.c, &e)) { fprintf(stderr, "create: %%s\n", e.msg); return 4; }
+    if (run(&b, BASE_FP32, &h.c, &e)) { fprintf(stderr, "run: %%s\n", e.msg); return 5; }
     write_f(argv[3], y.data(), ny);
-    if (staged_again(&b, &c, in, out, P.data(), 4, y.data(), ny * 4, 0)) return 7;
-    in[0].data = x16.data();
-    in[1].data = P16.data();
-    out[0].data = y16.data();
-    if (run_bf16(&b, &c, &e)) { fprintf(stderr, "run_bf16: %%s\n", e.msg); return 6; }
-    if (staged_again(&b, &c, in, out, P16.data(), 2, y16.data(), ny * 2, 1)) return 8;
-    std::vector<float> yw((size_t)ny);
-    for (long long i = 0; i < ny; i++) yw[(size_t)i] = __bfloat162float(y16[(size_t)i]);
-    std::string p16 = std::string(argv[3]) + ".bf16";
-    write_f(p16.c_str(), yw.data(), ny);
+    if (staged_again(&b, &h.c, h.in, h.out, P.data(), 4, y.data(), ny * 4, 0)) return 7;
+    emu_call_data(&h, x16.data(), P16.data(), y16.data());
+    if (run_bf16(&b, &h.c, &e)) { fprintf(stderr, "run_bf16: %%s\n", e.msg); return 6; }
+    if (staged_again(&b, &h.c, h.in, h.out, P16.data(), 2, y16.data(), ny * 2, 1)) return 8;
+    write_bf16((std::string(argv[3]) + ".bf16").c_str(), y16);
     destroy(&b);
     return 0;
 }
@@ -378,12 +334,6 @@ def build(src_path):
     return emu_build(src_path, CACHE, objs)
 
 
-def bf16_round(a):
-    b = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    r = (((b + 0x7fff + ((b >> 16) & 1)) >> 16) & 0xffff).astype(np.uint32) << 16
-    return r.view(np.float32)
-
-
 def main():
     reference16 = _bf16_eager()
     os.makedirs(W, exist_ok=True)
@@ -404,19 +354,14 @@ def main():
         # bfloat16-representable inputs, so that both settings see the same
         x = bf16_round(rng.uniform(-1.0, 1.0, size=xs).astype(np.float32))
         P = bf16_round(rng.uniform(-0.5, 0.5, size=total).astype(np.float32))
-        x.tofile(os.path.join(W, "x.bin"))
-        P.tofile(os.path.join(W, "p.bin"))
-        outp = os.path.join(W, "y.bin")
-        r = subprocess.run([exe, os.path.join(W, "x.bin"), os.path.join(W, "p.bin"), outp], capture_output=True,
-                           text=True, timeout=600)
-        if r.returncode:
-            print("ERR  %-12s exit %d: %s" % (name, r.returncode, (r.stdout + r.stderr).strip()[-400:]))
+        y32, y16, why = run_xp(exe, W, x, P)
+        if y32 is None:
+            print("ERR  %-12s %s" % (name, why))
             failed += 1
             continue
         ran += 1
         ref = reference(x, prog, parts, P)
-        y32 = np.fromfile(outp, dtype=np.float32).reshape(ref.shape)
-        y16 = np.fromfile(outp + ".bf16", dtype=np.float32).reshape(ref.shape)
+        y32, y16 = y32.reshape(ref.shape), y16.reshape(ref.shape)
         err32 = np.abs(y32 - ref)
         # "not within" rather than "beyond", so that a NaN counts
         bad32 = int((~(err32 <= 1e-3 + 1e-3 * np.abs(ref))).sum())

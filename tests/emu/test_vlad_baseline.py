@@ -20,13 +20,12 @@ to bfloat16 as PyTorch's bfloat16 eager rounds them).
 usage: python3 tests/emu/test_vlad_baseline.py   (g++, numpy)
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srcparts import emu_build, source  # noqa: E402
+from srcparts import bf16_round, emu_build, run_xp, source  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.environ.get("KBV_EMU_CACHE", os.path.join(os.environ.get("TMPDIR", "/tmp"), "kbv-emu"))
@@ -94,21 +93,7 @@ static cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cubla
 '''
 
 HARNESS = r'''
-static std::vector<float> read_f(const char *path, long long n)
-{
-    std::vector<float> v((size_t)n);
-    FILE *f = fopen(path, "rb");
-    if (!f || fread(v.data(), 4, (size_t)n, f) != (size_t)n) { fprintf(stderr, "cannot read %%s\n", path); exit(2); }
-    fclose(f);
-    return v;
-}
-
-static void write_f(const char *path, const float *p, long long n)
-{
-    FILE *f = fopen(path, "wb");
-    fwrite(p, 4, (size_t)n, f);
-    fclose(f);
-}
+#include "harness_io.h"
 
 int main(int argc, char **argv)
 {
@@ -136,51 +121,18 @@ int main(int argc, char **argv)
     pl.n_param_floats = np_;
     long long nx = Bn * N * D, ny = Bn * D * K;
     std::vector<float> x = read_f(argv[1], nx), P = read_f(argv[2], np_), y((size_t)ny);
-    std::vector<__nv_bfloat16> x16((size_t)nx), P16((size_t)np_), y16((size_t)ny);
-    for (long long i = 0; i < nx; i++) x16[(size_t)i] = __float2bfloat16_rn(x[(size_t)i]);
-    for (long long i = 0; i < np_; i++) P16[(size_t)i] = __float2bfloat16_rn(P[(size_t)i]);
-    suite_problem prob;
-    memset(&prob, 0, sizeof prob);
-    prob.id = "L3_emu_vlad";
-    base_ctx b;
-    memset(&b, 0, sizeof b);
-    b.p = &prob;
-    b.sm_count = 2;
-    kbv_err e;
-    memset(&e, 0, sizeof e);
-    kbv_tensor in[2], out[1];
-    memset(in, 0, sizeof in);
-    memset(out, 0, sizeof out);
-    in[0].ndim = 3;
-    in[0].shape[0] = Bn;
-    in[0].shape[1] = N;
-    in[0].shape[2] = D;
-    in[1].ndim = 1;
-    in[1].shape[0] = np_;
-    out[0].ndim = 2;
-    out[0].shape[0] = Bn;
-    out[0].shape[1] = D * K;
-    kbv_call c;
-    memset(&c, 0, sizeof c);
-    c.inputs = in;
-    c.n_inputs = 2;
-    c.outputs = out;
-    c.n_outputs = 1;
+    std::vector<__nv_bfloat16> x16 = to_bf16(x), P16 = to_bf16(P), y16((size_t)ny);
+    const int64_t xs[] = { Bn, N, D }, ys[] = { Bn, D * K };
+    static emu_call h;
+    emu_call_init(&h, "L3_emu_vlad", 0, 2, xs, 3, np_, ys, 2);
     vlad_state *s = NULL;
-    if (vlad_create(&b, &sp, &pl, &s, &e)) { fprintf(stderr, "create: %%s\n", e.msg); return 4; }
-    in[0].data = x.data();
-    in[1].data = P.data();
-    out[0].data = y.data();
-    if (vlad_run(&b, BASE_FP32, s, &c, &e)) { fprintf(stderr, "run: %%s\n", e.msg); return 5; }
+    if (vlad_create(&h.b, &sp, &pl, &s, &h.e)) { fprintf(stderr, "create: %%s\n", h.e.msg); return 4; }
+    emu_call_data(&h, x.data(), P.data(), y.data());
+    if (vlad_run(&h.b, BASE_FP32, s, &h.c, &h.e)) { fprintf(stderr, "run: %%s\n", h.e.msg); return 5; }
     write_f(argv[3], y.data(), ny);
-    in[0].data = x16.data();
-    in[1].data = P16.data();
-    out[0].data = y16.data();
-    if (vlad_run_bf16(&b, s, &c, &e)) { fprintf(stderr, "run_bf16: %%s\n", e.msg); return 6; }
-    std::vector<float> yw((size_t)ny);
-    for (long long i = 0; i < ny; i++) yw[(size_t)i] = __bfloat162float(y16[(size_t)i]);
-    std::string p16 = std::string(argv[3]) + ".bf16";
-    write_f(p16.c_str(), yw.data(), ny);
+    emu_call_data(&h, x16.data(), P16.data(), y16.data());
+    if (vlad_run_bf16(&h.b, s, &h.c, &h.e)) { fprintf(stderr, "run_bf16: %%s\n", h.e.msg); return 6; }
+    write_bf16((std::string(argv[3]) + ".bf16").c_str(), y16);
     vlad_destroy(s);
     return 0;
 }
@@ -192,12 +144,6 @@ def harness(cfg):
     text = header + "\n" + source("netvlad.cu")
     body = "\n".join(l for l in text.split("\n") if not l.startswith("#include"))
     return '#include "kbv.h"\n#include <string>\n' + PRELUDE + body + HARNESS % cfg
-
-
-def bf16_round(a):
-    b = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    r = (((b + 0x7fff + ((b >> 16) & 1)) >> 16) & 0xffff).astype(np.uint32) << 16
-    return r.view(np.float32)
 
 
 def reference(cfg, x, P):
@@ -245,18 +191,13 @@ def main():
         P = bf16_round(rng.uniform(-0.5, 0.5, size=total).astype(np.float32))
         P[D * (K + G) + D * K:D * (K + G) + D * K + K + G] += 1.0   # batch-norm weights around 1, as initialised
         P = bf16_round(P)
-        x.tofile(os.path.join(W, "x.bin"))
-        P.tofile(os.path.join(W, "p.bin"))
-        outp = os.path.join(W, "y.bin")
-        r = subprocess.run([exe, os.path.join(W, "x.bin"), os.path.join(W, "p.bin"), outp], capture_output=True,
-                           text=True, timeout=600)
-        if r.returncode:
-            print("ERR  %-10s exit %d: %s" % (name, r.returncode, (r.stdout + r.stderr).strip()[-400:]))
+        y32, y16, why = run_xp(exe, W, x, P)
+        if y32 is None:
+            print("ERR  %-10s %s" % (name, why))
             failed += 1
             continue
         ref = reference(cfg, x, P)
-        y32 = np.fromfile(outp, dtype=np.float32).reshape(ref.shape)
-        y16 = np.fromfile(outp + ".bf16", dtype=np.float32).reshape(ref.shape)
+        y32, y16 = y32.reshape(ref.shape), y16.reshape(ref.shape)
         err32 = np.abs(y32 - ref)
         bad32 = int((err32 > 1e-4 + 1e-4 * np.abs(ref)).sum())
         room16 = 2 * (1e-2 * min(1.0, float(np.abs(ref).max())) + 1e-2 * np.abs(ref))
