@@ -7,7 +7,7 @@ element types, and vlad_run and vlad_run_bf16 with the products they ask
 for.  What it takes from the libraries is a plain loop here: base_gemm's
 row-major contract (base_stub.h) for fp32, and for bf16 cuBLAS's own
 column-major contract of cublasGemmEx and cublasGemmStridedBatchedEx
-(op, leading dimensions, batch strides; float or bfloat16 operands and
+(the 64-bit entry points: op, leading dimensions, batch strides; float or bfloat16 operands and
 outputs, float accumulation, one rounding), so that the transposes through
 which vlad_run_bf16 reads row-major tensors are checked too.  Two models,
 with and without ghost clusters, go through vlad_create, vlad_run and
@@ -62,33 +62,35 @@ static void stt(void *p, cudaDataType t, long long i, float v)
     if (t == CUDA_R_16BF) ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(v);
     else ((float *)p)[i] = v;
 }
-static cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m,
-                                                 int n, int k, const void *alpha, const void *A, cudaDataType at,
-                                                 int lda, long long sa, const void *B, cudaDataType bt, int ldb,
-                                                 long long sb, const void *beta, void *C, cudaDataType ct, int ldc,
-                                                 long long sc, int batch, cublasComputeType_t comp, cublasGemmAlgo_t)
+static cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb,
+                                                    int64_t m, int64_t n, int64_t k, const void *alpha, const void *A,
+                                                    cudaDataType at, int64_t lda, long long sa, const void *B,
+                                                    cudaDataType bt, int64_t ldb, long long sb, const void *beta,
+                                                    void *C, cudaDataType ct, int64_t ldc, long long sc, int64_t batch,
+                                                    cublasComputeType_t comp, cublasGemmAlgo_t)
 {
     if (comp != CUBLAS_COMPUTE_32F || lda < (ta ? k : m) || ldb < (tb ? n : k) || ldc < m) return CUBLAS_STATUS_INVALID_VALUE;
     float al = *(const float *)alpha, be = *(const float *)beta;
-    for (int q = 0; q < batch; q++)
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < n; j++) {
+    for (int64_t q = 0; q < batch; q++)
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) {
                 float acc = 0.0f;
-                for (int l = 0; l < k; l++)
-                    acc += ldt(A, at, q * sa + (ta ? l + (long long)i * lda : i + (long long)l * lda)) *
-                           ldt(B, bt, q * sb + (tb ? j + (long long)l * ldb : l + (long long)j * ldb));
-                long long c = q * sc + i + (long long)j * ldc;
+                for (int64_t l = 0; l < k; l++)
+                    acc += ldt(A, at, q * sa + (ta ? l + i * lda : i + l * lda)) *
+                           ldt(B, bt, q * sb + (tb ? j + l * ldb : l + j * ldb));
+                long long c = q * sc + i + j * ldc;
                 stt(C, ct, c, al * acc + (be != 0.0f ? be * ldt(C, ct, c) : 0.0f));
             }
     return CUBLAS_STATUS_SUCCESS;
 }
-static cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-                                   const void *alpha, const void *A, cudaDataType at, int lda, const void *B,
-                                   cudaDataType bt, int ldb, const void *beta, void *C, cudaDataType ct, int ldc,
-                                   cublasComputeType_t comp, cublasGemmAlgo_t algo)
+static cublasStatus_t cublasGemmEx_64(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
+                                      int64_t n, int64_t k, const void *alpha, const void *A, cudaDataType at,
+                                      int64_t lda, const void *B, cudaDataType bt, int64_t ldb, const void *beta,
+                                      void *C, cudaDataType ct, int64_t ldc, cublasComputeType_t comp,
+                                      cublasGemmAlgo_t algo)
 {
-    return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0, beta, C, ct, ldc, 0, 1,
-                                      comp, algo);
+    return cublasGemmStridedBatchedEx_64(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0, beta, C, ct, ldc, 0, 1,
+                                         comp, algo);
 }
 '''
 

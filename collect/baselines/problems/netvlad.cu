@@ -261,17 +261,17 @@ int vlad_run_bf16(base_ctx *b, vlad_state *s, const kbv_call *c, kbv_err *e)
      * assignment a [R, C] = x [R, D] clusters [D, C] is a^T = clusters^T
      * x^T there: clusters is [C, D] with leading dimension C, x [D, R]
      * with D, neither transposed. */
-    cublasStatus_t bs = cublasGemmEx(b->blas, CUBLAS_OP_N, CUBLAS_OP_N, C, (int)R, (int)D, &one, params + s->off[0],
-                                     CUDA_R_16BF, C, x, CUDA_R_16BF, (int)D, &zero, s->assign, CUDA_R_16BF, C,
-                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    cublasStatus_t bs = cublasGemmEx_64(b->blas, CUBLAS_OP_N, CUBLAS_OP_N, C, R, D, &one, params + s->off[0],
+                                        CUDA_R_16BF, C, x, CUDA_R_16BF, D, &zero, s->assign, CUDA_R_16BF, C,
+                                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (bs == CUBLAS_STATUS_SUCCESS) {
         assign_probs<__nv_bfloat16>(s, params + s->off[2], params + s->off[3], st);
         /* vlad^T[b] [D, K] = x_b^T p_b is, column-major, [K, D] = p_b^T
          * [K, N] x_b [N, D]: p_b read as stored (leading dimension K), x_b
          * transposed from its stored [D, N] view (leading dimension D). */
-        bs = cublasGemmStridedBatchedEx(b->blas, CUBLAS_OP_N, CUBLAS_OP_T, K, (int)D, (int)N, &one, s->prob,
-                                        CUDA_R_16BF, K, N * K, x, CUDA_R_16BF, (int)D, N * D, &zero, out, CUDA_R_16BF,
-                                        K, D * K, (int)s->Bn, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        bs = cublasGemmStridedBatchedEx_64(b->blas, CUBLAS_OP_N, CUBLAS_OP_T, K, D, N, &one, s->prob, CUDA_R_16BF,
+                                           K, N * K, x, CUDA_R_16BF, D, N * D, &zero, out, CUDA_R_16BF, K, D * K,
+                                           s->Bn, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     }
     if (bs != CUBLAS_STATUS_SUCCESS)
         return err_set(e, KBV_ERUNTIME, "baseline %s: bf16 NetVLAD GEMM: %s", b->p->id, cublasGetStatusString(bs));
