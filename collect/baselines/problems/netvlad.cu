@@ -176,9 +176,9 @@ __global__ void __launch_bounds__(256) vlad_norm(T *__restrict__ out, const T *_
     }
 }
 
-/* The statistics, the batch norm with the softmax, and (after the
- * aggregation, which the caller runs between them) nothing else: the
- * kernels between the two products, on float or bfloat16 tensors. */
+/* The kernels between the two products, on float or bfloat16 tensors:
+ * the column statistics of the assignment, then the batch norm with the
+ * softmax into the probabilities. */
 template <typename T>
 void assign_probs(const vlad_state *s, const T *gamma, const T *beta, cudaStream_t st)
 {
@@ -191,6 +191,7 @@ void assign_probs(const vlad_state *s, const T *gamma, const T *beta, cudaStream
                                                                     (T *)s->prob, R, s->C, s->K);
 }
 
+/* The kernel after the aggregation: out normalised in place. */
 template <typename T>
 void normalise(const vlad_state *s, T *out, const T *c2, cudaStream_t st)
 {
