@@ -189,6 +189,16 @@ int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long lon
               float alpha, const float *A, long long lda, long long sa, const float *B,
               long long ldb, long long sb, float beta, float *C, long long ldc, long long sc,
               long long batch, cudaStream_t s, kbv_err *e);
+/* base_gemm's product on bfloat16 operands and output with float
+ * accumulation (CUBLAS_COMPUTE_32F, cuBLAS's default algorithm, beta 0):
+ * what PyTorch's matmul and bmm run on bfloat16 tensors.  Row-major
+ * C[i] = alpha op(A[i]) op(B[i]) as base_gemm's (leading dimensions,
+ * batch strides); batch 1 is one cublasGemmEx.  Runs on the handle's
+ * stream (the call's: baseline.cu sets it before every run); s names it
+ * for the contract.  The pointers belong to the caller. */
+int base_gemm_bf16(base_ctx *b, int ta, int tb, long long m, long long n, long long k, float alpha, const void *A,
+                   long long lda, long long sa, const void *B, long long ldb, long long sb, void *C, long long ldc,
+                   long long sc, long long batch, cudaStream_t s, kbv_err *e);
 /* A row-major bfloat16 linear layer Y[m, n] = X[m, k] W[n, k]^T (+ bias[n])
  * on stream s: bfloat16 operands, bias and output, float accumulation
  * (CUBLAS_COMPUTE_32F), the bias added by cuBLASLt's epilogue

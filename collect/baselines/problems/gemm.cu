@@ -662,6 +662,34 @@ int bf16_plan_choose(base_ctx *b, gemm_tuner *t, lt_bf16_plan *pl, const void *X
 
 } /* namespace */
 
+int base_gemm_bf16(base_ctx *b, int ta, int tb, long long m, long long n, long long k, float alpha, const void *A,
+                   long long lda, long long sa, const void *B, long long ldb, long long sb, void *C, long long ldc,
+                   long long sc, long long batch, cudaStream_t s, kbv_err *e)
+{
+    int rc = base_need_blas(b, e);
+    if (rc) return rc;
+    /* as base_gemm: the stream, then the context's workspace again */
+    cublasStatus_t bs = cublasSetStream(b->blas, s);
+    if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetWorkspace(b->blas, b->blas_ws, b->blas_ws_bytes);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLAS stream/workspace: %s", b->p->id,
+                       cublasGetStatusString(bs));
+    /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
+    const float zero = 0.0f;
+    cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (batch <= 1)
+        bs = cublasGemmEx_64(b->blas, opb, opa, n, m, k, &alpha, B, CUDA_R_16BF, ldb, A, CUDA_R_16BF, lda, &zero, C,
+                             CUDA_R_16BF, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    else
+        bs = cublasGemmStridedBatchedEx_64(b->blas, opb, opa, n, m, k, &alpha, B, CUDA_R_16BF, ldb, sb, A,
+                                           CUDA_R_16BF, lda, sa, &zero, C, CUDA_R_16BF, ldc, sc, batch,
+                                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: bf16 GEMM %lldx%lldx%lld: %s", b->p->id, m, n, k,
+                       cublasGetStatusString(bs));
+    return 0;
+}
+
 int base_linear_bf16(base_ctx *b, long long m, long long n, long long k, const void *X, const void *W,
                      const void *bias, void *Y, cudaStream_t s, kbv_err *e)
 {

@@ -672,8 +672,7 @@ int run_pool(const base_ctx *b, const net_layer *L, const net_shape &in, const n
 }
 
 /* The transformer layers (net_tokens.cu) and the moves of flatten and
- * dropout: float only (bf16path.c keeps the programs that have them on
- * the fallback in the BF16 setting).  1: the layer moved nothing. */
+ * dropout.  1: the layer moved nothing. */
 int run_tokens(base_ctx *b, base_variant v, net_state *ns, int l, const float *x, const void *skip, float *dst,
                int in_place, cudaStream_t s, float **wrote, kbv_err *e)
 {
@@ -681,11 +680,15 @@ int run_tokens(base_ctx *b, base_variant v, net_state *ns, int l, const float *x
                        &ns->tok, s, wrote, e);
 }
 
-int run_tokens(base_ctx *b, base_variant, net_state *ns, int l, const __nv_bfloat16 *, const void *,
-               __nv_bfloat16 *, int, cudaStream_t, __nv_bfloat16 **, kbv_err *e)
+/* In the BF16 setting Swin's window layers have no path (bf16path.c
+ * keeps their programs on the fallback). */
+int run_tokens(base_ctx *b, base_variant, net_state *ns, int l, const __nv_bfloat16 *x, const void *,
+               __nv_bfloat16 *dst, int in_place, cudaStream_t s, __nv_bfloat16 **wrote, kbv_err *e)
 {
     int kind = ns->spec->layers[l].kind;
     if (kind == NET_FLATTEN || kind == NET_DROPOUT) return 1;
+    int rc = net_tok_run_bf16(b, ns->spec, ns->plan, l, x, dst, in_place, ns->stage.at, &ns->tok, s, wrote, e);
+    if (rc != 1) return rc;
     return err_set(e, KBV_EINPUT, "baseline %s: layer %d (kind %d) has no bf16 path", b->p->id, l + 1, kind);
 }
 
@@ -833,7 +836,8 @@ int run(base_ctx *b, base_variant v, const kbv_call *c, kbv_err *e)
 
 /* The BF16 setting (bf16path.c's native nets: programs of linear layers,
  * convolutions, batch norms, poolings, activations, residual sums,
- * concatenations and channel shuffles) runs the same interpreter on the
+ * concatenations and channel shuffles, layer norms and causal attention)
+ * runs the same interpreter on the
  * bfloat16 tensors, as PyTorch eager runs the program in bfloat16: each
  * linear layer one cuBLASLt product, float accumulation, the bias as its
  * epilogue (base_linear_bf16); each convolution cuDNN on the bfloat16
@@ -847,8 +851,8 @@ int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
      * layer's kernel choice follows it */
     if (!b->choice[BASE_BF16][0])
         base_note_choice(b, BASE_BF16, "native bf16 layer program: cuBLASLt linear layers with the bias epilogue, "
-                                       "cuDNN bf16 convolutions, kbv's bf16 passes (bias, norm, activation and "
-                                       "residual fused as in fp32)");
+                                       "cuDNN bf16 convolutions, cuBLAS bf16 batched products for attention, "
+                                       "kbv's bf16 passes (bias, norm, activation and residual fused as in fp32)");
     return run_program<__nv_bfloat16>(b, BASE_BF16, c, e);
 }
 

@@ -24,6 +24,14 @@ int64_t numel(const net_shape &s)
     return n;
 }
 
+/* Loads and stores of the token tensors, float or bfloat16 (the BF16
+ * setting: each value widened on load and rounded once on store, as
+ * PyTorch's bfloat16 kernels compute in float). */
+__device__ __forceinline__ float tld(const float *p, long long i) { return p[i]; }
+__device__ __forceinline__ float tld(const __nv_bfloat16 *p, long long i) { return __bfloat162float(p[i]); }
+__device__ __forceinline__ void tst(float *p, long long i, float v) { p[i] = v; }
+__device__ __forceinline__ void tst(__nv_bfloat16 *p, long long i, float v) { p[i] = __float2bfloat16_rn(v); }
+
 /* Max and sum over the block (blockDim.x a multiple of 32, at most 1024);
  * every thread gets the result. */
 __device__ float block_max(float v)
@@ -53,80 +61,85 @@ __device__ float block_fsum(float v)
 /* Causal softmax of score rows in place: one block per row of T scores,
  * row r is query r % T, whose keys after it get weight 0 (masked_fill with
  * -inf, then softmax). */
-__global__ void __launch_bounds__(256) causal_softmax(float *__restrict__ sc, long long T)
+template <typename E>
+__global__ void __launch_bounds__(256) causal_softmax(E *__restrict__ sc, long long T)
 {
-    float *row = sc + (long long)blockIdx.x * T;
+    E *row = sc + (long long)blockIdx.x * T;
     const long long q = (long long)blockIdx.x % T;
     float m = -INFINITY;
-    for (long long j = threadIdx.x; j <= q; j += blockDim.x) m = fmaxf(m, row[j]);
+    for (long long j = threadIdx.x; j <= q; j += blockDim.x) m = fmaxf(m, tld(row, j));
     m = block_max(m);
     float sum = 0.0f;
-    for (long long j = threadIdx.x; j <= q; j += blockDim.x) sum += expf(row[j] - m);
+    for (long long j = threadIdx.x; j <= q; j += blockDim.x) sum += expf(tld(row, j) - m);
     const float inv = 1.0f / block_fsum(sum);
-    for (long long j = threadIdx.x; j < T; j += blockDim.x) row[j] = j <= q ? expf(row[j] - m) * inv : 0.0f;
+    for (long long j = threadIdx.x; j < T; j += blockDim.x) tst(row, j, j <= q ? expf(tld(row, j) - m) * inv : 0.0f);
 }
 
 /* relu of score rows [rows, T] in place; with causal, the keys after the
  * query (row % T) become 0 (-inf through the ReLU). */
-__global__ void __launch_bounds__(256) relu_scores(float *__restrict__ sc, long long rows, long long T, int causal)
+template <typename E>
+__global__ void __launch_bounds__(256) relu_scores(E *__restrict__ sc, long long rows, long long T, int causal)
 {
     const long long n = rows * T;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
         long long q = (i / T) % T, j = i % T;
-        float v = sc[i];
-        sc[i] = (causal && j > q) ? 0.0f : fmaxf(v, 0.0f);
+        float v = tld(sc, i);
+        tst(sc, i, (causal && j > q) ? 0.0f : fmaxf(v, 0.0f));
     }
 }
 
 /* LayerNorm over rows of C: one warp per row, the mean, then the biased
  * variance around it (a second read of the row, from L1). */
-__global__ void __launch_bounds__(256) layernorm_rows(const float *x, float *y, const float *__restrict__ g,
-                                                      const float *__restrict__ b, long long rows, int C,
-                                                      float eps)
+template <typename E>
+__global__ void __launch_bounds__(256) layernorm_rows(const E *x, E *y, const E *__restrict__ g,
+                                                      const E *__restrict__ b, long long rows, int C, float eps)
 {
     long long r = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
     if (r >= rows) return;
-    const float *p = x + r * C;
+    const E *p = x + r * C;
     float s = 0.0f;
-    for (int i = lane; i < C; i += 32) s += p[i];
+    for (int i = lane; i < C; i += 32) s += tld(p, i);
     for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
     const float mean = s / (float)C;
     float q = 0.0f;
     for (int i = lane; i < C; i += 32) {
-        float d = p[i] - mean;
+        float d = tld(p, i) - mean;
         q += d * d;
     }
     for (int o = 16; o > 0; o >>= 1) q += __shfl_xor_sync(0xffffffffu, q, o);
     const float rstd = rsqrtf(q / (float)C + eps);
-    float *o = y + r * C;
-    for (int i = lane; i < C; i += 32) o[i] = (p[i] - mean) * rstd * g[i] + b[i];
+    E *o = y + r * C;
+    for (int i = lane; i < C; i += 32) tst(o, i, (tld(p, i) - mean) * rstd * tld(g, i) + tld(b, i));
 }
 
 /* y[n] = x[n]^T for planes x[n] of [R, Cc] (tokens: [C, H W] -> [H W, C],
- * and back); 32 x 32 tiles through shared memory. */
-__global__ void transpose_planes(const float *__restrict__ x, float *__restrict__ y, long long R, long long Cc)
+ * and back); 32 x 32 tiles through shared memory (as float: a bfloat16
+ * value goes there and back exactly). */
+template <typename E>
+__global__ void transpose_planes(const E *__restrict__ x, E *__restrict__ y, long long R, long long Cc)
 {
     __shared__ float t[32][33];
-    const float *xp = x + (long long)blockIdx.z * R * Cc;
-    float *yp = y + (long long)blockIdx.z * R * Cc;
+    const E *xp = x + (long long)blockIdx.z * R * Cc;
+    E *yp = y + (long long)blockIdx.z * R * Cc;
     long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
     for (int i = threadIdx.y; i < 32; i += 8) {
         long long r = r0 + i, c = c0 + threadIdx.x;
-        if (r < R && c < Cc) t[i][threadIdx.x] = xp[r * Cc + c];
+        if (r < R && c < Cc) t[i][threadIdx.x] = tld(xp, r * Cc + c);
     }
     __syncthreads();
     for (int i = threadIdx.y; i < 32; i += 8) {
         long long c = c0 + i, r = r0 + threadIdx.x;
-        if (r < R && c < Cc) yp[c * R + r] = t[threadIdx.x][i];
+        if (r < R && c < Cc) tst(yp, c * R + r, t[threadIdx.x][i]);
     }
 }
 
 /* ViT's patches: y[n] is x[n] read in the order (c, h / k, w / k, h % k,
  * w % k) (unfold, unfold, reshape); one thread per element. */
-__global__ void unfold_kernel(const float *__restrict__ x, float *__restrict__ y, long long n, long long C,
-                              long long H, long long W, int k)
+template <typename E>
+__global__ void unfold_kernel(const E *__restrict__ x, E *__restrict__ y, long long n, long long C, long long H,
+                              long long W, int k)
 {
     const long long hp = H / k, wp = W / k;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -144,8 +157,9 @@ __global__ void unfold_kernel(const float *__restrict__ x, float *__restrict__ y
 }
 
 /* cat((cls.expand(N, 1, C), x), 1): y [N, T + 1, C] from x [N, T, C]. */
-__global__ void cls_kernel(const float *__restrict__ x, const float *__restrict__ cls, float *__restrict__ y,
-                           long long n, long long T, long long C)
+template <typename E>
+__global__ void cls_kernel(const E *__restrict__ x, const E *__restrict__ cls, E *__restrict__ y, long long n,
+                           long long T, long long C)
 {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
@@ -155,11 +169,12 @@ __global__ void cls_kernel(const float *__restrict__ x, const float *__restrict_
 }
 
 /* y = x + pos, pos [T C] broadcast over the samples. */
-__global__ void pos_kernel(const float *x, const float *__restrict__ pos, float *y, long long n, long long TC)
+template <typename E>
+__global__ void pos_kernel(const E *x, const E *__restrict__ pos, E *y, long long n, long long TC)
 {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
-        y[i] = x[i] + pos[i % TC];
+        tst(y, i, tld(x, i) + tld(pos, i % TC));
 }
 
 /* Swin's spatial MLP, gather: tokens x [N, S, S, C] (S x S map) into
@@ -273,9 +288,11 @@ __global__ void unroll_windows(const float *__restrict__ r, const float *__restr
  * view/transpose/contiguous does: then every head's product is one
  * strided batch.  With qb and vb, + (q_bias, 0, v_bias) first; with norm,
  * q and k divided by max(norm, 1e-12) (F.normalize).  One thread per
- * (part, sequence, head, position). */
-__global__ void split_heads(const float *__restrict__ qkv, float *__restrict__ hm, long long N, long long T, int C,
-                            int H, int sf, const float *__restrict__ qb, const float *__restrict__ vb, int norm)
+ * (part, sequence, head, position).  The biases are float (Swin V2's
+ * window attention, whose setting is float only). */
+template <typename E>
+__global__ void split_heads(const E *__restrict__ qkv, E *__restrict__ hm, long long N, long long T, int C, int H,
+                            int sf, const float *__restrict__ qb, const float *__restrict__ vb, int norm)
 {
     const int d = C / H;
     const long long rows = 3 * N * H * T;
@@ -284,26 +301,27 @@ __global__ void split_heads(const float *__restrict__ qkv, float *__restrict__ h
         long long tt = i % T, nh = (i / T) % (N * H);
         int part = (int)(i / (T * N * H)), h = (int)(nh % H);
         long long n = nh / H, row = sf ? tt * N + n : n * T + tt;
-        const float *src = qkv + row * 3 * C + part * C + h * d;
+        const E *src = qkv + row * 3 * C + part * C + h * d;
         const float *bias = part == 0 ? qb : part == 2 ? vb : NULL;
-        float *o = hm + i * d;
+        E *o = hm + i * d;
         float ss = 0.0f;
         for (int c = 0; c < d; c++) {
-            float v = src[c] + (bias ? bias[h * d + c] : 0.0f);
-            o[c] = v;
+            float v = tld(src, c) + (bias ? bias[h * d + c] : 0.0f);
+            tst(o, c, v);
             ss += v * v;
         }
         if (norm && part < 2) {
             float inv = 1.0f / fmaxf(sqrtf(ss), 1e-12f);
-            for (int c = 0; c < d; c++) o[c] *= inv;
+            for (int c = 0; c < d; c++) tst(o, c, tld(o, c) * inv);
         }
     }
 }
 
 /* And back: the heads' outputs hm [N H][T][d] side by side into y rows of
  * C (row order as split_heads'). */
-__global__ void merge_heads(const float *__restrict__ hm, float *__restrict__ y, long long N, long long T, int C,
-                            int H, int sf)
+template <typename E>
+__global__ void merge_heads(const E *__restrict__ hm, E *__restrict__ y, long long N, long long T, int C, int H,
+                            int sf)
 {
     const int d = C / H;
     const long long n_all = N * T * C;
@@ -450,10 +468,40 @@ void net_tok_destroy(net_tok_scratch *t)
     memset(t, 0, sizeof *t);
 }
 
-/* An attention layer (net_tok_run's): per head for long sequences, every
- * head at once for short ones. */
+/* The attention's products and row softmax in the activations' type: the
+ * variant's float GEMM (base_gemm), or bfloat16 operands and output with
+ * float accumulation (base_gemm_bf16, as PyTorch's bfloat16 matmul). */
+static int tok_gemm(base_ctx *b, base_variant v, int tb, long long m, long long n, long long k, float alpha,
+                    const float *A, long long lda, long long sa, const float *B, long long ldb, long long sb, float *C,
+                    long long ldc, long long sc, long long batch, cudaStream_t s, kbv_err *e)
+{
+    return base_gemm(b, v, 0, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, 0.0f, C, ldc, sc, batch, s, e);
+}
+
+static int tok_gemm(base_ctx *b, base_variant, int tb, long long m, long long n, long long k, float alpha,
+                    const __nv_bfloat16 *A, long long lda, long long sa, const __nv_bfloat16 *B, long long ldb,
+                    long long sb, __nv_bfloat16 *C, long long ldc, long long sc, long long batch, cudaStream_t s,
+                    kbv_err *e)
+{
+    return base_gemm_bf16(b, 0, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, C, ldc, sc, batch, s, e);
+}
+
+static void tok_softmax_rows(float *x, long long rows, long long d, cudaStream_t s)
+{
+    base_softmax_rows(x, x, rows, d, 0, s);
+}
+
+static void tok_softmax_rows(__nv_bfloat16 *x, long long rows, long long d, cudaStream_t s)
+{
+    base_softmax_rows_bf16(x, x, rows, d, 0, s);
+}
+
+/* An attention layer (net_tok_run's) on activations of type E (float, or
+ * bfloat16 with bfloat16 scores, as PyTorch's bfloat16 eager keeps them):
+ * per head for long sequences, every head at once for short ones. */
+template <typename E>
 static int run_attention(base_ctx *b, base_variant v, const net_layer *L, const net_shape &in, const net_shape &out,
-                         const float *cur, float *dst, net_tok_scratch *t, cudaStream_t s, kbv_err *e)
+                         const E *cur, E *dst, net_tok_scratch *t, cudaStream_t s, kbv_err *e)
 {
     int rc = 0;
     /* per head (long sequences: the products are large, and q, k, v
@@ -466,43 +514,42 @@ static int run_attention(base_ctx *b, base_variant v, const net_layer *L, const 
     long long N = in.d[sf ? 1 : 0], T = in.d[sf ? 0 : 1], C = out.d[2], H = L->groups, d = C / H;
     long long step = sf ? N : 1, bstep = sf ? 1 : T;
     float scale = (float)(1.0 / sqrt((double)d));
+    /* the scratch, allocated as float, holds E (bfloat16 uses half) */
+    E *scores = reinterpret_cast<E *>(t->scores), *heads = reinterpret_cast<E *>(t->heads);
     if (T <= NET_TOK_SHORT) {
         /* short sequences (launch-bound): q, k, v head-major, every
          * (sequence, head) in one strided batch, as PyTorch's copies */
-        const float *hq = t->heads, *hk = hq + N * T * C, *hv = hk + N * T * C;
-        split_heads<<<base_grid(b, 3 * N * H * T, 256, 8), 256, 0, s>>>(cur, t->heads, N, T, (int)C, (int)H, sf,
+        const E *hq = heads, *hk = hq + N * T * C, *hv = hk + N * T * C;
+        split_heads<<<base_grid(b, 3 * N * H * T, 256, 8), 256, 0, s>>>(cur, heads, N, T, (int)C, (int)H, sf,
                                                                       NULL, NULL, 0);
-        rc = base_gemm(b, v, 0, 1, T, T, d, scale, hq, d, T * d, hk, d, T * d, 0.0f, t->scores, T, T * T, N * H,
-                       s, e);
+        rc = tok_gemm(b, v, 1, T, T, d, scale, hq, d, T * d, hk, d, T * d, scores, T, T * T, N * H, s, e);
         if (!rc) {
             if (L->k & NET_ATTN_RELU)
-                relu_scores<<<base_grid(b, N * H * T * T, 256, 8), 256, 0, s>>>(t->scores, N * H * T, T,
+                relu_scores<<<base_grid(b, N * H * T * T, 256, 8), 256, 0, s>>>(scores, N * H * T, T,
                                                                                L->k & NET_ATTN_CAUSAL);
             else if (L->k & NET_ATTN_CAUSAL)
-                causal_softmax<<<(unsigned)(N * H * T), 256, 0, s>>>(t->scores, T);
+                causal_softmax<<<(unsigned)(N * H * T), 256, 0, s>>>(scores, T);
             else
-                base_softmax_rows(t->scores, t->scores, N * H * T, T, 0, s);
-            rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, t->scores, T, T * T, hv, d, T * d, 0.0f, t->heads, d, T * d,
-                           N * H, s, e);
+                tok_softmax_rows(scores, N * H * T, T, s);
+            rc = tok_gemm(b, v, 0, T, d, T, 1.0f, scores, T, T * T, hv, d, T * d, heads, d, T * d, N * H, s, e);
         }
         if (!rc)
-            merge_heads<<<base_grid(b, N * T * C, 256, 8), 256, 0, s>>>(t->heads, dst, N, T, (int)C, (int)H, sf);
+            merge_heads<<<base_grid(b, N * T * C, 256, 8), 256, 0, s>>>(heads, dst, N, T, (int)C, (int)H, sf);
         return rc;
     }
     for (long long h = 0; !rc && h < H; h++) {
-        const float *q = cur + h * d;
-        rc = base_gemm(b, v, 0, 1, T, T, d, scale, q, step * 3 * C, bstep * 3 * C, q + C, step * 3 * C,
-                       bstep * 3 * C, 0.0f, t->scores, T, T * T, N, s, e);
+        const E *q = cur + h * d;
+        rc = tok_gemm(b, v, 1, T, T, d, scale, q, step * 3 * C, bstep * 3 * C, q + C, step * 3 * C, bstep * 3 * C,
+                      scores, T, T * T, N, s, e);
         if (rc) break;
         if (L->k & NET_ATTN_RELU)
-            relu_scores<<<base_grid(b, N * T * T, 256, 8), 256, 0, s>>>(t->scores, N * T, T,
-                                                                       L->k & NET_ATTN_CAUSAL);
+            relu_scores<<<base_grid(b, N * T * T, 256, 8), 256, 0, s>>>(scores, N * T, T, L->k & NET_ATTN_CAUSAL);
         else if (L->k & NET_ATTN_CAUSAL)
-            causal_softmax<<<(unsigned)(N * T), 256, 0, s>>>(t->scores, T);
+            causal_softmax<<<(unsigned)(N * T), 256, 0, s>>>(scores, T);
         else
-            base_softmax_rows(t->scores, t->scores, N * T, T, 0, s);
-        rc = base_gemm(b, v, 0, 0, T, d, T, 1.0f, t->scores, T, T * T, q + 2 * C, step * 3 * C, bstep * 3 * C,
-                       0.0f, dst + h * d, step * C, bstep * C, N, s, e);
+            tok_softmax_rows(scores, N * T, T, s);
+        rc = tok_gemm(b, v, 0, T, d, T, 1.0f, scores, T, T * T, q + 2 * C, step * 3 * C, bstep * 3 * C, dst + h * d,
+                      step * C, bstep * C, N, s, e);
     }
     return rc;
 }
@@ -548,23 +595,27 @@ static int run_window_attention(base_ctx *b, base_variant v, const net_layer *L,
     return rc;
 }
 
-int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan *pl, int l, const float *cur,
-                const float *skip, float *dst, int may_in_place, const void *const *at, net_tok_scratch *t,
-                cudaStream_t s, float **wrote, kbv_err *e)
+/* The token layers of both settings on activations of type E, parameters
+ * of the same type (net_tok_run's contract); 1 for any other layer. */
+template <typename E>
+static int tok_common(base_ctx *b, base_variant v, const net_spec *sp, const net_plan *pl, int l, const E *cur,
+                      E *dst, int may_in_place, const void *const *at, net_tok_scratch *t, cudaStream_t s, E **wrote,
+                      kbv_err *e)
 {
     const net_layer *L = &sp->layers[l];
     const net_shape &in = pl->in[l], &out = pl->out[l];
+    /* part p of the plan where this call reads it */
+    auto par = [&](const net_param *p) { return static_cast<const E *>(at[p - pl->param]); };
     int rc = 0;
     switch (L->kind) {
     case NET_ATTENTION:
         rc = run_attention(b, v, L, in, out, cur, dst, t, s, e);
         break;
     case NET_LAYERNORM: {
-        const net_param *g = net_param_of(pl, l, 0), *be = net_param_of(pl, l, 1);
         long long C = in.d[in.ndim - 1], rows = numel(in) / C;
-        if (may_in_place) dst = (float *)cur;
+        if (may_in_place) dst = const_cast<E *>(cur);
         layernorm_rows<<<(unsigned)((rows * 32 + 255) / 256), 256, 0, s>>>(
-            cur, dst, net_tok_par(at, pl, g), net_tok_par(at, pl, be), rows, (int)C, (float)sp->eps);
+            cur, dst, par(net_param_of(pl, l, 0)), par(net_param_of(pl, l, 1)), rows, (int)C, (float)sp->eps);
         break;
     }
     case NET_TOKENS: case NET_UNTOKENS: {
@@ -574,6 +625,46 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
         transpose_planes<<<grid, dim3(32, 8), 0, s>>>(cur, dst, R, Cc);
         break;
     }
+    case NET_UNFOLD:
+        unfold_kernel<<<base_grid(b, numel(in), 256, 8), 256, 0, s>>>(cur, dst, numel(in), in.d[1], in.d[2],
+                                                                      in.d[3], L->k);
+        break;
+    case NET_CLS: {
+        long long C = out.d[2], T = out.d[1] - 1;
+        cls_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, par(net_param_of(pl, l, 0)), dst, numel(out),
+                                                                    T, C);
+        break;
+    }
+    case NET_POS:
+        if (may_in_place) dst = const_cast<E *>(cur);
+        pos_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, par(net_param_of(pl, l, 0)), dst,
+                                                                    numel(out), out.d[1] * out.d[2]);
+        break;
+    case NET_FIRST_TOKEN: {
+        /* x[:, 0]: one row of C from every sample */
+        cudaError_t ce = cudaMemcpy2DAsync(dst, (size_t)in.d[2] * sizeof(E), cur, (size_t)(in.d[1] * in.d[2]) * sizeof(E),
+                                           (size_t)in.d[2] * sizeof(E), (size_t)in.d[0], cudaMemcpyDeviceToDevice, s);
+        if (ce != cudaSuccess) return base_cuda_err(e, b, "first token", ce);
+        break;
+    }
+    default:
+        return 1;
+    }
+    *wrote = dst;
+    return rc;
+}
+
+int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan *pl, int l, const float *cur,
+                const float *skip, float *dst, int may_in_place, const void *const *at, net_tok_scratch *t,
+                cudaStream_t s, float **wrote, kbv_err *e)
+{
+    int rc = tok_common(b, v, sp, pl, l, cur, dst, may_in_place, at, t, s, wrote, e);
+    if (rc != 1) return rc;
+    /* Swin's layers: float only */
+    const net_layer *L = &sp->layers[l];
+    const net_shape &in = pl->in[l], &out = pl->out[l];
+    rc = 0;
+    switch (L->kind) {
     case NET_WINDOW_MLP: {
         /* gather the (padded) windows per head, one strided-batched product
          * over the heads (weight [k^2, k^2] times the head's [k^2, N nW dh]),
@@ -600,36 +691,16 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
     case NET_TOKEN_MEAN:
         token_mean<<<(unsigned)((numel(out) + 255) / 256), 256, 0, s>>>(cur, dst, in.d[0], in.d[1], in.d[2]);
         break;
-    case NET_UNFOLD:
-        unfold_kernel<<<base_grid(b, numel(in), 256, 8), 256, 0, s>>>(cur, dst, numel(in), in.d[1], in.d[2],
-                                                                      in.d[3], L->k);
-        break;
-    case NET_CLS: {
-        const net_param *t = net_param_of(pl, l, 0);
-        long long C = out.d[2], T = out.d[1] - 1;
-        cls_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, net_tok_par(at, pl, t), dst, numel(out),
-                                                                    T, C);
-        break;
-    }
-    case NET_POS: {
-        const net_param *t = net_param_of(pl, l, 0);
-        if (may_in_place) dst = (float *)cur;
-        pos_kernel<<<base_grid(b, numel(out), 256, 8), 256, 0, s>>>(cur, net_tok_par(at, pl, t), dst, numel(out),
-                                                                    out.d[1] * out.d[2]);
-        break;
-    }
-    case NET_FIRST_TOKEN: {
-        /* x[:, 0]: one row of C from every sample */
-        cudaError_t ce = cudaMemcpy2DAsync(dst, (size_t)in.d[2] * sizeof(float), cur,
-                                           (size_t)(in.d[1] * in.d[2]) * sizeof(float),
-                                           (size_t)in.d[2] * sizeof(float), (size_t)in.d[0],
-                                           cudaMemcpyDeviceToDevice, s);
-        if (ce != cudaSuccess) return base_cuda_err(e, b, "first token", ce);
-        break;
-    }
     default:
         return 1;
     }
     *wrote = dst;
     return rc;
+}
+
+int net_tok_run_bf16(base_ctx *b, const net_spec *sp, const net_plan *pl, int l, const __nv_bfloat16 *cur,
+                     __nv_bfloat16 *dst, int may_in_place, const void *const *at, net_tok_scratch *t, cudaStream_t s,
+                     __nv_bfloat16 **wrote, kbv_err *e)
+{
+    return tok_common(b, BASE_BF16, sp, pl, l, cur, dst, may_in_place, at, t, s, wrote, e);
 }

@@ -48,4 +48,14 @@ int net_tok_run(base_ctx *b, base_variant v, const net_spec *sp, const net_plan 
                 const float *skip, float *dst, int may_in_place, const void *const *at, net_tok_scratch *t,
                 cudaStream_t s, float **wrote, kbv_err *e);
 
+/* The same in the BF16 setting, for the layers it has (attention, layer
+ * norm, tokens and back, unfold, cls token, positional embedding, first
+ * token; Swin's are float only): bfloat16 activations and parameters,
+ * float arithmetic, each output rounded once; the attention's products
+ * through base_gemm_bf16 with bfloat16 scores.  0, a negative KBV_E*
+ * code, or 1 when layer l is none of these (nothing enqueued). */
+int net_tok_run_bf16(base_ctx *b, const net_spec *sp, const net_plan *pl, int l, const __nv_bfloat16 *cur,
+                     __nv_bfloat16 *dst, int may_in_place, const void *const *at, net_tok_scratch *t, cudaStream_t s,
+                     __nv_bfloat16 **wrote, kbv_err *e);
+
 #endif
