@@ -5,7 +5,7 @@
 # level-2 chains' elementwise passes and group statistics against their
 # scalar form, bit for bit, and chain_run_rest's middle-stage paths in
 # fp32 and bf16 against double), test_l3_net.py (the level-3 interpreter in
-# fp32 and bf16 on every conv-net program of test_l3.py, against numpy),
+# fp32 and bf16 on every program of test_l3.py, against numpy),
 # test_l3_baseline.py (its transformer layers, against numpy) and
 # test_vlad_baseline.py (NetVLAD in fp32 and bf16, against numpy).  The
 # candidate checks of tests/emu take minutes and are run by hand; these

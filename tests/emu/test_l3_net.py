@@ -9,10 +9,13 @@ buffers, the stack and the skip as the interpreter juggles them.  What it
 takes from the libraries is a plain loop here (base_impl.h's contracts):
 cuBLAS's product, cuBLASLt's bfloat16 linear layer (float accumulation,
 the bias as its epilogue, one rounding), cuDNN's convolutions (float, or
-bfloat16 tensors with float accumulation and one rounding) and pool.cu's
-poolings.  Every conv-net program of test_l3.py's NETS (the transformer
-programs are not native in bf16 and are test_l3_baseline.py's) goes
-through run (fp32) and run_bf16 on the same bfloat16-representable
+bfloat16 tensors with float accumulation and one rounding), pool.cu's
+poolings, and the attention's bfloat16 batched products (base_gemm_bf16)
+and row softmax.  The transformer layers are net_tokens.cu as it is.
+Every program of test_l3.py's NETS, and three attention programs over
+sequences longer than NET_TOK_SHORT (the per-head path), goes through
+run (fp32) and, where the program has a bf16 path (not Swin's window
+layers nor a patch embedding), run_bf16 on the same bfloat16-representable
 inputs, and both are compared with test_l3.py's numpy reference in
 float64: fp32 with kbv's tolerance, bf16 with the BF16 setting's
 (check.py: 1e-2 min(1, max |ref|) + 1e-2 |ref|, here with twice that

@@ -305,8 +305,10 @@ static void test_bf16_paths(void **state)
     assert_int_equal(suite_bf16_path(need("L1_097_scaleddotproductattention")), BF16_NATIVE);
     /* the level-3 layer programs of linear layers, convolutions, batch
      * norms, poolings, activations, residual sums, concatenations and
-     * shuffles are native; a network with a transformer layer or a patch
-     * embedding, a recurrent network over a sequence, fall back */
+     * shuffles are native, and with layer norms and causal softmax
+     * attention (minGPT's); a network with other attention (ViT's, the
+     * vision and ReLU attentions), a patch embedding or Swin's windows,
+     * and a recurrent network over a sequence, fall back */
     assert_int_equal(suite_bf16_path(need("L3_001_mlp")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_002_shallowwidemlp")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_003_deepnarrowmlp")), BF16_NATIVE);
@@ -317,7 +319,13 @@ static void test_bf16_paths(void **state)
     assert_int_equal(suite_bf16_path(need("L3_026_shufflenet")), BF16_NATIVE);          /* channel shuffle */
     assert_int_equal(suite_bf16_path(need("L3_020_mobilenetv2")), BF16_NATIVE);         /* ReLU6, depthwise */
     assert_int_equal(suite_bf16_path(need("L3_028_visiontransformer")), BF16_FALLBACK);
-    assert_int_equal(suite_bf16_path(need("L3_044_minigptblock")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L3_043_mingptcausalattention")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L3_044_minigptblock")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L3_050_reluselfattention")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L3_031_visionattention")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L3_029_swinmlp")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L3_032_convolutionalvisiontransformer")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L3_046_netvladwithghostclusters")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_035_lstm")), BF16_FALLBACK);
     /* the single-step vanilla RNN cell is two linear layers around a tanh */
     assert_int_equal(suite_bf16_path(need("L3_033_vanillarnn")), BF16_NATIVE);
