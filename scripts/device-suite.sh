@@ -262,6 +262,41 @@ run_spot() {
     return 0
 }
 
+# make test-gpu on this checkout, a step at a time (tests/gpu/run.sh's
+# KBV_GPU_STEPS), each step's verdict kept in test-gpu.txt as
+# "KEY COMMIT STEP PASS|FAIL ..." (KEY: the digest of what it tests; a line
+# without a step, of an older call, is every step).  The steps that have
+# not passed for KEY run in order while the call lasts, so that a call too
+# short for all of them (an H100's, with the build) leaves the rest to the
+# next; a step cut off by the call's end is no verdict and runs again.
+# 0 when every step has passed for KEY; 1 otherwise (one failed, or time
+# ran out).
+gpu_steps="smoke resume tanh replay hostile interrupt pins"
+run_test_gpu_steps() {
+    local key=$1 commit=$2 st rc todo=""
+    [ -f "$partial/test-gpu.txt" ] && cp "$partial/test-gpu.txt" "$out/test-gpu.txt"
+    for st in $gpu_steps; do
+        grep -Eq "^$key [^ ]+ ($st )?PASS" "$out/test-gpu.txt" 2>/dev/null || todo="$todo $st"
+    done
+    [ -z "$todo" ] && return 0
+    log "test-gpu at $commit (tested sources $key):$todo"
+    for st in $todo; do
+        [ "$(left)" -gt $((reserve + 60)) ] || { log "test-gpu: no time for $st"; return 1; }
+        timeout -s INT -k 10 "$(($(left) - 20))" env KBV_GPU_STEPS="$st" make DEPS_ROOT="$DEPS_ROOT" test-gpu \
+            >"$out/test-gpu-$st.log" 2>&1
+        rc=$?
+        echo "test-gpu $st exit $rc"; tail -5 "$out/test-gpu-$st.log"
+        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+            log "test-gpu: $st cut off by the call's end (no verdict)"
+            return 1
+        fi
+        echo "$key $commit $st $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") $(tail -1 "$out/test-gpu-$st.log")" \
+            >>"$out/test-gpu.txt"
+        [ $rc -eq 0 ] || return 1
+    done
+    return 0
+}
+
 # What main's harness still owes, in order, for as long as the call lasts:
 # make test-gpu once per state of what it tests (its verdict kept in
 # test-gpu.txt), the spot checks, the two tuned collects and their
@@ -276,18 +311,7 @@ run_main() {
     key=$({ scripts/harness-digest.sh; find tests/gpu analyze -type f ! -name '*.pyc' -print0 2>/dev/null |
             LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-16)
     build_here
-    if ! grep -q "^$key .* PASS" "$partial/test-gpu.txt" 2>/dev/null; then
-        log "test-gpu at $commit (tested sources $key)"
-        # The verdict kept is of every step: a share picked by
-        # KBV_GPU_STEPS is no verdict on the sources.
-        timeout -s INT -k 10 "$(($(left) - 20))" env -u KBV_GPU_STEPS make DEPS_ROOT="$DEPS_ROOT" test-gpu \
-            >"$out/test-gpu.log" 2>&1
-        local rc=$?
-        echo "test-gpu exit $rc"; tail -25 "$out/test-gpu.log"
-        echo "$key $commit $([ $rc -eq 0 ] && echo PASS || echo "FAIL (exit $rc)") $(tail -1 "$out/test-gpu.log")" \
-            >"$out/test-gpu.txt"
-        [ $rc -eq 0 ] || return 0
-    fi
+    run_test_gpu_steps "$key" "$commit" || return 0
     run_spot || return 0
     if [ ! -f "$partial/r2r-main-compare.json" ]; then
         run_r2r_main || return 0

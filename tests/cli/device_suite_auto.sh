@@ -6,9 +6,10 @@
 # the second collect; a run, parity files and a whole second collect with
 # its comparison leave nothing to do.  speed collects the naive set with
 # the checkout's own build.  Without a suite run in progress, auto does
-# main's work: make test-gpu once per state of the sources it tests, then
-# the tuned collects; spot runs the spot checks alone.  An unknown mode
-# exits 2.
+# main's work: make test-gpu once per state of the sources it tests, a
+# step at a time (a step cut off by the call's end runs again in the next
+# call, the steps that passed do not), then the tuned collects; spot runs
+# the spot checks alone.  An unknown mode exits 2.
 set -u
 T=$(mktemp -d /tmp/kbv-cli-devauto.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -19,7 +20,9 @@ cp scripts/device-suite.sh "$R/scripts/"
 printf '#!/bin/sh\necho digest\n' >"$R/scripts/harness-digest.sh"
 printf '#!/bin/sh\necho "suite-session $*" >>"%s/calls"\n' "$T" >"$R/scripts/suite-session.sh"
 printf '#!/bin/sh\necho "make $*" >>"%s/calls"\n' "$T" >"$T/bin/make"
-printf '#!/bin/sh\nshift 3\necho "timeout $*" >>"%s/calls"\n' "$T" >"$T/bin/timeout"
+# timeout: exits 124 (time ran out) for the test-gpu step named in $T/cut
+printf '#!/bin/sh\nshift 3\necho "timeout $*" >>"%s/calls"\n[ -f "%s/cut" ] && case "$*" in *"KBV_GPU_STEPS=$(cat "%s/cut") "*) exit 124 ;; esac\nexit 0\n' \
+    "$T" "$T" "$T" >"$T/bin/timeout"
 chmod +x "$R/scripts/"*.sh "$T/bin/"*
 export PATH="$T/bin:$PATH" KBV_PARTIAL="$T/partial"
 budget=300
@@ -73,7 +76,8 @@ budget=590   # a whole call: time for the spot parity before the collects
 run || fail "main: exit $?: $(cat "$T/log")"
 grep -q '^suite-session ' "$T/calls" && fail "main: a new suite run was started: $(cat "$T/calls")"
 grep -q 'make .*test-gpu' "$T/calls" || fail "main: no make test-gpu: $(cat "$T/calls")"
-grep -Eq '^[0-9a-f]{16} 0123456789ab PASS' "$T/out/test-gpu.txt" || fail "main: test-gpu.txt: $(cat "$T/out/test-gpu.txt")"
+[ "$(grep -Ec '^[0-9a-f]{16} 0123456789ab (smoke|resume|tanh|replay|hostile|interrupt|pins) PASS' "$T/out/test-gpu.txt")" = 7 ] ||
+    fail "main: test-gpu.txt, a PASS per step: $(cat "$T/out/test-gpu.txt")"
 grep -q "kbv-collect --out runs/r2ra --candidates $R/data/candidates/tuned " "$T/calls" ||
     fail "main: the first tuned collect: $(cat "$T/calls")"
 cp "$T/out/test-gpu.txt" "$T/partial/"
@@ -88,6 +92,31 @@ grep -q 'make .*test-gpu' "$T/calls" && fail "main: test-gpu re-run for a commit
 printf '#!/bin/sh\necho another\n' >"$R/scripts/harness-digest.sh"
 run || fail "main with another harness: exit $?: $(cat "$T/log")"
 grep -q 'make .*test-gpu' "$T/calls" || fail "main: test-gpu not re-run for another harness: $(cat "$T/calls")"
+
+# A call whose time runs out in the middle of test-gpu (its hostile step
+# cut off): the steps before it keep their verdicts, the cut one has none,
+# and main goes no further; the next call runs the steps left.
+rm -f "$T/partial/"*
+echo hostile >"$T/cut"
+run || fail "main, cut off: exit $?: $(cat "$T/log")"
+grep -q 'KBV_GPU_STEPS=hostile ' "$T/calls" || fail "main, cut off: hostile not run: $(cat "$T/calls")"
+grep -q 'KBV_GPU_STEPS=interrupt \|kbv-collect' "$T/calls" && fail "main, cut off: went on: $(cat "$T/calls")"
+[ "$(grep -c ' PASS' "$T/out/test-gpu.txt")" = 4 ] && ! grep -q ' hostile ' "$T/out/test-gpu.txt" ||
+    fail "main, cut off: verdicts: $(cat "$T/out/test-gpu.txt")"
+grep -q "hostile cut off by the call's end" "$T/log" || fail "main, cut off: not said: $(cat "$T/log")"
+cp "$T/out/test-gpu.txt" "$T/partial/"
+rm -f "$T/cut"
+run || fail "main after the cut: exit $?: $(cat "$T/log")"
+grep -o 'KBV_GPU_STEPS=[a-z]*' "$T/calls" | tr '\n' ' ' >"$T/steps"
+[ "$(cat "$T/steps")" = "KBV_GPU_STEPS=hostile KBV_GPU_STEPS=interrupt KBV_GPU_STEPS=pins " ] ||
+    fail "main after the cut: the steps left, in order: $(cat "$T/steps")"
+grep -q "kbv-collect --out runs/r2ra " "$T/calls" || fail "main after the cut: no tuned collect: $(cat "$T/calls")"
+# A verdict of an older call, one line for every step, still counts.
+rm -f "$T/partial/"*
+key=$(grep -Eo '^[0-9a-f]{16}' "$T/out/test-gpu.txt" | head -1)
+echo "$key 0123456789ab PASS test-gpu: PASS in 474 s" >"$T/partial/test-gpu.txt"
+run || fail "main after an old verdict: exit $?: $(cat "$T/log")"
+grep -q 'make .*test-gpu' "$T/calls" && fail "main: test-gpu re-run after an old whole verdict: $(cat "$T/calls")"
 
 # spot: the spot checks alone, no test-gpu, no collect
 rm -f "$T/partial/"* "$T/calls"; rm -rf "$T/out"
