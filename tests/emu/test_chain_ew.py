@@ -239,25 +239,14 @@ int main(void)
 
 
 REST_PRELUDE = r'''
-/* what chain_run_rest calls beyond the kernels: the row softmax (float:
- * base_stub.h's; bfloat16 here, softmax.cu's contract) as loops; the post
+/* what chain_run_rest calls beyond the kernels: the row softmax
+ * (base_stub.h's loops, float and bfloat16); the post
  * stages are chain_post.cu's, with chain.c's shape functions */
 /* chain_post_create's (not called here: the harness makes its chain_post) */
 extern "C" int chain_shapes(const suite_problem *, const chain_spec *, chain_dims *, chain_dims *, chain_dims *,
                             long long *)
 {
     return -1;
-}
-static void base_softmax_rows_bf16(const void *x, void *y, long long rows, long long d, int, cudaStream_t)
-{
-    const __nv_bfloat16 *p = (const __nv_bfloat16 *)x;
-    __nv_bfloat16 *q = (__nv_bfloat16 *)y;
-    for (long long r = 0; r < rows; r++) {
-        double m = -INFINITY, s = 0.0;
-        for (long long j = 0; j < d; j++) m = fmax(m, __bfloat162float(p[r * d + j]));
-        for (long long j = 0; j < d; j++) s += exp(__bfloat162float(p[r * d + j]) - m);
-        for (long long j = 0; j < d; j++) q[r * d + j] = __float2bfloat16_rn((float)(exp(__bfloat162float(p[r * d + j]) - m) / s));
-    }
 }
 '''
 

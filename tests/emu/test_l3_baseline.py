@@ -36,15 +36,8 @@ PRELUDE = r'''
 extern "C" {
 #include "net.h"
 }
-/* what net_tokens.cu takes from base_impl.h, for the CPU (base_stub.h;
- * the strided copy below) */
+/* what net_tokens.cu takes from base_impl.h, for the CPU (base_stub.h) */
 #include "base_stub.h"
-static cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, cudaMemcpyKind,
-                                     cudaStream_t)
-{
-    for (size_t r = 0; r < h; r++) memcpy((char *)d + r * dp, (const char *)s + r * sp, w);
-    return cudaSuccess;
-}
 '''
 
 HARNESS = r'''

@@ -12,8 +12,9 @@ the bias as its epilogue, one rounding), cuDNN's convolutions (float, or
 bfloat16 tensors with float accumulation and one rounding), pool.cu's
 poolings, and the attention's bfloat16 batched products (base_gemm_bf16)
 and row softmax.  The transformer layers are net_tokens.cu as it is.
-Every program of test_l3.py's NETS, and three attention programs over
-sequences longer than NET_TOK_SHORT (the per-head path), goes through
+Every program of test_l3.py's NETS, three attention programs over
+sequences longer than NET_TOK_SHORT (the per-head path) and ViT's
+embedded tokens, goes through
 run (fp32) and, where the program has a bf16 path (not Swin's window
 layers nor a patch embedding), run_bf16 on the same bfloat16-representable
 inputs, and both are compared with test_l3.py's numpy reference in
@@ -56,12 +57,16 @@ _ns = {"np": np, "math": math}
 exec(compile(ast.Module(body=_keep, type_ignores=[]), "test_l3.py", "exec"), _ns)
 describe, reference, NETS, L = _ns["describe"], _ns["reference"], _ns["NETS"], _ns["L"]
 # and attention over sequences longer than NET_TOK_SHORT (64), which takes
-# the per-head path (q, k and v read in place from the packed projection)
+# the per-head path (q, k and v read in place from the packed projection),
+# and ViT's embedded tokens
 NETS = dict(NETS)
 NETS.update({
     "gpt_long": ([2, 70, 12], [L("linear", 36), L("attn", 0, 1, g=2), L("linear", 12)]),
     "relu_long": ([1, 67, 12], [L("linear", 36), L("attn", 0, 3, g=3)]),
     "mha_sf_long": ([66, 2, 8], [L("linear", 24), L("attn", 0, 4, g=2), L("linear", 8)]),
+    # every token of ViT's embedding kept (its head keeps token 0 alone,
+    # which a positional embedding indexed by channel alone gets right)
+    "vit_tokens": ([2, 2, 8, 8], [L("unfold", 0, 4), L("linear", 12), L("cls"), L("pos"), L("ln")]),
 })
 
 
@@ -221,42 +226,6 @@ static int base_pool2d_bf16(const base_ctx *, int max, const void *x, void *y, l
 {
     pool_loop(max, (const __nv_bfloat16 *)x, (__nv_bfloat16 *)y, planes, H, W, OH, OW, k, s, p);
     return 0;
-}
-/* the bfloat16 products of the attention (base_gemm_bf16: bfloat16
- * operands and output, float accumulation, one rounding), the bfloat16
- * row softmax (softmax.cu's) and the strided copy of x[:, 0] */
-static int base_gemm_bf16(base_ctx *, int ta, int tb, long long m, long long n, long long k, float alpha,
-                          const void *A_, long long lda, long long sa, const void *B_, long long ldb, long long sb,
-                          void *C_, long long ldc, long long sc, long long batch, cudaStream_t, kbv_err *)
-{
-    const __nv_bfloat16 *A = (const __nv_bfloat16 *)A_, *B = (const __nv_bfloat16 *)B_;
-    for (long long q = 0; q < batch; q++)
-        for (long long i = 0; i < m; i++)
-            for (long long j = 0; j < n; j++) {
-                float acc = 0.0f;
-                for (long long t = 0; t < k; t++)
-                    acc += ld(A, q * sa + (ta ? t * lda + i : i * lda + t)) * ld(B, q * sb + (tb ? j * ldb + t : t * ldb + j));
-                st((__nv_bfloat16 *)C_, q * sc + i * ldc + j, alpha * acc);
-            }
-    return 0;
-}
-static void base_softmax_rows_bf16(const void *x, void *y, long long rows, long long d, int, cudaStream_t)
-{
-    const __nv_bfloat16 *xp = (const __nv_bfloat16 *)x;
-    for (long long r = 0; r < rows; r++) {
-        double m = -INFINITY, s = 0.0;
-        for (long long j = 0; j < d; j++) m = fmax(m, ld(xp, r * d + j));
-        for (long long j = 0; j < d; j++) s += exp(ld(xp, r * d + j) - m);
-        std::vector<double> p((size_t)d);
-        for (long long j = 0; j < d; j++) p[(size_t)j] = exp(ld(xp, r * d + j) - m) / s;
-        for (long long j = 0; j < d; j++) st((__nv_bfloat16 *)y, r * d + j, p[(size_t)j]);
-    }
-}
-static cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, cudaMemcpyKind,
-                                     cudaStream_t)
-{
-    for (size_t r = 0; r < h; r++) memcpy((char *)d + r * dp, (const char *)s + r * sp, w);
-    return cudaSuccess;
 }
 '''
 

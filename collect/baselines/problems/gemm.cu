@@ -427,6 +427,22 @@ int tune(base_ctx *b, gemm_tuner *t, const gemm_args &g, gemm_pick *pk, kbv_err 
     return 0;
 }
 
+/* The cuBLAS handle of b (made on first use) on stream s.  cublasSetStream
+ * resets the handle to cuBLAS's own workspace pool, so the context's
+ * workspace (counted, and the size PyTorch gives cuBLAS) is set again
+ * after it, as PyTorch does.  0 or a negative KBV_E* code. */
+int blas_on_stream(base_ctx *b, cudaStream_t s, kbv_err *e)
+{
+    int rc = base_need_blas(b, e);
+    if (rc) return rc;
+    cublasStatus_t bs = cublasSetStream(b->blas, s);
+    if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetWorkspace(b->blas, b->blas_ws, b->blas_ws_bytes);
+    if (bs != CUBLAS_STATUS_SUCCESS)
+        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLAS stream/workspace: %s", b->p->id,
+                       cublasGetStatusString(bs));
+    return 0;
+}
+
 } /* namespace */
 
 int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long long n, long long k,
@@ -434,16 +450,9 @@ int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long lon
               long long ldb, long long sb, float beta, float *C, long long ldc, long long sc,
               long long batch, cudaStream_t s, kbv_err *e)
 {
-    int rc = base_need_blas(b, e);
+    int rc = blas_on_stream(b, s, e);
     if (rc) return rc;
-    /* cublasSetStream resets the handle to cuBLAS's own workspace pool, so
-     * the context's workspace (counted, and the size PyTorch gives cuBLAS)
-     * is set again after it, as PyTorch does. */
-    cublasStatus_t bs = cublasSetStream(b->blas, s);
-    if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetWorkspace(b->blas, b->blas_ws, b->blas_ws_bytes);
-    if (bs != CUBLAS_STATUS_SUCCESS)
-        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLAS stream/workspace: %s", b->p->id,
-                       cublasGetStatusString(bs));
+    cublasStatus_t bs;
     if (!b->gemm) {
         b->gemm = (gemm_tuner *)calloc(1, sizeof *b->gemm);
         if (!b->gemm) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
@@ -666,14 +675,9 @@ int base_gemm_bf16(base_ctx *b, int ta, int tb, long long m, long long n, long l
                    long long lda, long long sa, const void *B, long long ldb, long long sb, void *C, long long ldc,
                    long long sc, long long batch, cudaStream_t s, kbv_err *e)
 {
-    int rc = base_need_blas(b, e);
+    int rc = blas_on_stream(b, s, e);
     if (rc) return rc;
-    /* as base_gemm: the stream, then the context's workspace again */
-    cublasStatus_t bs = cublasSetStream(b->blas, s);
-    if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetWorkspace(b->blas, b->blas_ws, b->blas_ws_bytes);
-    if (bs != CUBLAS_STATUS_SUCCESS)
-        return err_set(e, KBV_ERUNTIME, "baseline %s: cuBLAS stream/workspace: %s", b->p->id,
-                       cublasGetStatusString(bs));
+    cublasStatus_t bs;
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
     const float zero = 0.0f;
     cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
