@@ -98,7 +98,8 @@ static void base_softmax_rows_bf16(const void *x, void *y, long long rows, long 
         double m = -INFINITY, s = 0.0;
         for (long long j = 0; j < d; j++) m = fmax(m, __bfloat162float(p[r * d + j]));
         for (long long j = 0; j < d; j++) s += exp(__bfloat162float(p[r * d + j]) - m);
-        for (long long j = 0; j < d; j++) q[r * d + j] = __float2bfloat16_rn((float)(exp(__bfloat162float(p[r * d + j]) - m) / s));
+        for (long long j = 0; j < d; j++)
+            q[r * d + j] = __float2bfloat16_rn((float)(exp(__bfloat162float(p[r * d + j]) - m) / s));
     }
 }
 static cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, cudaMemcpyKind,

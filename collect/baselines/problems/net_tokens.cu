@@ -642,8 +642,9 @@ static int tok_common(base_ctx *b, base_variant v, const net_spec *sp, const net
         break;
     case NET_FIRST_TOKEN: {
         /* x[:, 0]: one row of C from every sample */
-        cudaError_t ce = cudaMemcpy2DAsync(dst, (size_t)in.d[2] * sizeof(E), cur, (size_t)(in.d[1] * in.d[2]) * sizeof(E),
-                                           (size_t)in.d[2] * sizeof(E), (size_t)in.d[0], cudaMemcpyDeviceToDevice, s);
+        const size_t row = (size_t)in.d[2] * sizeof(E);
+        cudaError_t ce = cudaMemcpy2DAsync(dst, row, cur, (size_t)in.d[1] * row, row, (size_t)in.d[0],
+                                           cudaMemcpyDeviceToDevice, s);
         if (ce != cudaSuccess) return base_cuda_err(e, b, "first token", ce);
         break;
     }
