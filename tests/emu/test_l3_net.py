@@ -14,10 +14,9 @@ poolings, and the attention's bfloat16 batched products (base_gemm_bf16)
 and row softmax.  The transformer layers are net_tokens.cu as it is.
 Every program of test_l3.py's NETS, three attention programs over
 sequences longer than NET_TOK_SHORT (the per-head path) and ViT's
-embedded tokens, goes through
-run (fp32) and, where the program has a bf16 path (not Swin's window
-layers nor a patch embedding), run_bf16 on the same bfloat16-representable
-inputs, and both are compared with test_l3.py's numpy reference in
+embedded tokens, goes through run (fp32) and, where the program has a
+bf16 path (not Swin's window layers nor a patch embedding), run_bf16 on
+the same bfloat16-representable inputs, and both are compared with test_l3.py's numpy reference in
 float64: fp32 with kbv's tolerance, bf16 with the BF16 setting's
 (check.py: 1e-2 min(1, max |ref|) + 1e-2 |ref|, here with twice that
 room, since every layer rounds its activations to bfloat16 as PyTorch's

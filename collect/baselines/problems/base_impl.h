@@ -193,9 +193,8 @@ int base_gemm(base_ctx *b, base_variant v, int ta, int tb, long long m, long lon
  * accumulation (CUBLAS_COMPUTE_32F, cuBLAS's default algorithm, beta 0):
  * what PyTorch's matmul and bmm run on bfloat16 tensors.  Row-major
  * C[i] = alpha op(A[i]) op(B[i]) as base_gemm's (leading dimensions,
- * batch strides); batch 1 is one cublasGemmEx.  Runs on the handle's
- * stream (the call's: baseline.cu sets it before every run); s names it
- * for the contract.  The pointers belong to the caller. */
+ * batch strides); batch 1 is one cublasGemmEx.  On stream s, with the
+ * context's workspace, as base_gemm.  The pointers belong to the caller. */
 int base_gemm_bf16(base_ctx *b, int ta, int tb, long long m, long long n, long long k, float alpha, const void *A,
                    long long lda, long long sa, const void *B, long long ldb, long long sb, void *C, long long ldc,
                    long long sc, long long batch, cudaStream_t s, kbv_err *e);
