@@ -5,11 +5,12 @@ netvlad.cu, as it is, runs under the emulator: its kernels (the column
 statistics, the batch norm with the softmax, the normalisation) in both
 element types, and vlad_run and vlad_run_bf16 with the products they ask
 for.  What it takes from the libraries is a plain loop here: base_gemm's
-row-major contract (base_stub.h) for fp32, and for bf16 cuBLAS's own
-column-major contract of cublasGemmEx and cublasGemmStridedBatchedEx
-(the 64-bit entry points: op, leading dimensions, batch strides; float or bfloat16 operands and
-outputs, float accumulation, one rounding), so that the transposes through
-which vlad_run_bf16 reads row-major tensors are checked too.  Two models,
+row-major contract (base_stub.h) for fp32; for bf16, gemm.cu's own
+base_gemm_bf16 on cuBLAS's column-major contract of cublasGemmEx and
+cublasGemmStridedBatchedEx (the 64-bit entry points: op, leading
+dimensions, batch strides; float or bfloat16 operands and outputs, float
+accumulation, one rounding), so that the transposes through which
+base_gemm_bf16 reads row-major tensors are checked too.  Two models,
 with and without ghost clusters, go through vlad_create, vlad_run and
 vlad_run_bf16 on the same bfloat16-representable inputs and are compared
 with a numpy reference in float64 (KernelBench's forward): fp32 with
@@ -25,7 +26,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from srcparts import bf16_round, emu_build, run_xp, source  # noqa: E402
+from srcparts import bf16_round, definition, emu_build, run_xp, source  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.environ.get("KBV_EMU_CACHE", os.path.join(os.environ.get("TMPDIR", "/tmp"), "kbv-emu"))
@@ -42,9 +43,10 @@ PRELUDE = r'''
 extern "C" {
 #include "l3model.h"
 }
+#define BASE_STUB_REAL_GEMM_BF16
 #include "base_stub.h"
 static int base_need_blas(base_ctx *, kbv_err *) { return 0; }
-/* cuBLAS's types and the two products vlad_run_bf16 calls, column-major
+/* cuBLAS's types and the two products base_gemm_bf16 calls, column-major
  * as cuBLAS defines them */
 typedef void *cublasHandle_t;
 enum cublasStatus_t { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_INVALID_VALUE = 7 };
@@ -92,6 +94,8 @@ static cublasStatus_t cublasGemmEx_64(cublasHandle_t h, cublasOperation_t ta, cu
     return cublasGemmStridedBatchedEx_64(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0, beta, C, ct, ldc, 0, 1,
                                          comp, algo);
 }
+/* the handle's stream and workspace: nothing to set here */
+static int blas_on_stream(base_ctx *, cudaStream_t, kbv_err *) { return 0; }
 '''
 
 HARNESS = r'''
@@ -143,7 +147,9 @@ int main(int argc, char **argv)
 
 def harness(cfg):
     header = source("netvlad.h").replace('extern "C" {\n#include "l3model.h"\n}\n', "")
-    text = header + "\n" + source("netvlad.cu")
+    # gemm.cu's base_gemm_bf16 as it is, on the emulated cuBLAS above
+    gemm = definition(source("gemm.cu"), "int base_gemm_bf16(", "gemm.cu")
+    text = header + "\n" + gemm + "\n" + source("netvlad.cu")
     body = "\n".join(l for l in text.split("\n") if not l.startswith("#include"))
     return '#include "kbv.h"\n#include <string>\n' + PRELUDE + body + HARNESS % cfg
 

@@ -11,15 +11,15 @@
  * and the whole row, in place.
  *
  * bf16 is the same sequence on the bfloat16 tensors, as PyTorch eager runs
- * the model on them: both products through cuBLAS with bfloat16 operands
- * and outputs (CUBLAS_COMPUTE_32F, as torch.matmul on bfloat16 tensors),
+ * the model on them: both products through base_gemm_bf16 (cuBLAS with
+ * bfloat16 operands and outputs, CUBLAS_COMPUTE_32F, as torch.matmul on
+ * bfloat16 tensors),
  * the assignment and its probabilities kept in bfloat16, and the
  * statistics, the softmax and the normalisation computed in float by the
  * same kernels, which round once on store.  So x, the one large tensor,
  * is read twice in bfloat16, where the fallback (baseline.cu) would widen
  * it to float first and read the float copy twice.
  */
-#include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -257,25 +257,12 @@ int vlad_run_bf16(base_ctx *b, vlad_state *s, const kbv_call *c, kbv_err *e)
     const __nv_bfloat16 *x = (const __nv_bfloat16 *)c->inputs[0].data;
     const __nv_bfloat16 *params = (const __nv_bfloat16 *)c->inputs[1].data;
     __nv_bfloat16 *out = (__nv_bfloat16 *)c->outputs[0].data;
-    const float one = 1.0f, zero = 0.0f;
-    /* Row-major products through cuBLAS's column-major view.  The
-     * assignment a [R, C] = x [R, D] clusters [D, C] is a^T = clusters^T
-     * x^T there: clusters is [C, D] with leading dimension C, x [D, R]
-     * with D, neither transposed. */
-    cublasStatus_t bs = cublasGemmEx_64(b->blas, CUBLAS_OP_N, CUBLAS_OP_N, C, R, D, &one, params + s->off[0],
-                                        CUDA_R_16BF, C, x, CUDA_R_16BF, D, &zero, s->assign, CUDA_R_16BF, C,
-                                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    if (bs == CUBLAS_STATUS_SUCCESS) {
-        assign_probs<__nv_bfloat16>(s, params + s->off[2], params + s->off[3], st);
-        /* vlad^T[b] [D, K] = x_b^T p_b is, column-major, [K, D] = p_b^T
-         * [K, N] x_b [N, D]: p_b read as stored (leading dimension K), x_b
-         * transposed from its stored [D, N] view (leading dimension D). */
-        bs = cublasGemmStridedBatchedEx_64(b->blas, CUBLAS_OP_N, CUBLAS_OP_T, K, D, N, &one, s->prob, CUDA_R_16BF,
-                                           K, N * K, x, CUDA_R_16BF, D, N * D, &zero, out, CUDA_R_16BF, K, D * K,
-                                           s->Bn, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    }
-    if (bs != CUBLAS_STATUS_SUCCESS)
-        return err_set(e, KBV_ERUNTIME, "baseline %s: bf16 NetVLAD GEMM: %s", b->p->id, cublasGetStatusString(bs));
+    /* the fp32 path's products, on the bfloat16 tensors */
+    int rc = base_gemm_bf16(b, 0, 0, R, C, D, 1.0f, x, D, 0, params + s->off[0], C, 0, s->assign, C, 0, 1, st, e);
+    if (rc) return rc;
+    assign_probs<__nv_bfloat16>(s, params + s->off[2], params + s->off[3], st);
+    rc = base_gemm_bf16(b, 1, 0, D, K, N, 1.0f, x, D, N * D, s->prob, K, N * K, out, K, D * K, s->Bn, st, e);
+    if (rc) return rc;
     normalise<__nv_bfloat16>(s, out, params + s->off[1], st);
     if (!b->choice[BASE_BF16][0])
         base_note_choice(b, BASE_BF16, "native bf16 NetVLAD: cuBLAS GEMMs with bf16 operands and outputs "
