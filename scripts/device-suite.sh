@@ -233,15 +233,29 @@ run_spot() {
     # the norm and softmax ones kept in bf16) and five convolution chains
     # (their steps on the bf16 output).  Both: the convolution chains whose
     # first post stage now reads through the chain's last pass (19ca832).
-    if [ ! -f "$partial/parity-spot-bf16.json" ]; then
-        [ "$(left)" -gt $((spot_t32 + spot_t16 + 30)) ] || { log "no time for the changed baselines' parity"; return 1; }
-        log "parity of the changed baselines"
-        timeout -s INT -k 10 "$spot_t32" python3 tests/parity/parity.py --samples 10 --warm-s 0.3 \
-            --problems "$spot_fp32" --out "$out/parity-spot-fp32.json" >"$out/parity-spot.log" 2>&1
-        timeout -s INT -k 10 "$spot_t16" python3 tests/parity/parity.py --samples 10 --warm-s 0.3 --precision bf16 \
-            --problems "$spot_bf16" --out "$out/parity-spot-bf16.json" >>"$out/parity-spot.log" 2>&1
-        tail -12 "$out/parity-spot.log"
-    fi
+    # Each precision continues from the file the last call kept (parity.py
+    # --resume: it saves after every problem, so a call cut short leaves
+    # what it measured) for at most its limit or the time left, so that
+    # calls of ten minutes, less the build, get through the lists in turn
+    # (with both limits in one call, main never reached them).  A file
+    # that holds every problem of its list costs a few seconds.
+    local prec file lim list rc cut=0
+    for prec in fp32 bf16; do
+        file=parity-spot-$prec.json
+        if [ "$prec" = fp32 ]; then lim=$spot_t32 list=$spot_fp32; else lim=$spot_t16 list=$spot_bf16; fi
+        [ -f "$partial/$file" ] && cp "$partial/$file" "$out/$file"
+        [ "$(left)" -gt 60 ] || { log "no time for the $prec parity of the changed baselines"; return 1; }
+        [ "$lim" -lt $(($(left) - 30)) ] || lim=$(($(left) - 30))
+        log "$prec parity of the changed baselines (at most $lim s)"
+        timeout -s INT -k 10 "$lim" python3 tests/parity/parity.py --samples 10 --warm-s 0.3 --resume \
+            $([ "$prec" = bf16 ] && echo "--precision bf16") --problems "$list" --out "$out/$file" \
+            >>"$out/parity-spot.log" 2>&1
+        rc=$?
+        echo "parity $prec exit $rc"
+        { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && cut=1
+    done
+    tail -12 "$out/parity-spot.log"
+    [ $cut -eq 0 ] || { log "the spot parity goes on in the next call"; return 1; }
     # The kernels behind the archived run's fp32 ratios above 1.05
     # (GoogLeNet, ResNet-101; L2_023's went with 19ca832), PyTorch's and
     # kbv's side by side.

@@ -20,8 +20,10 @@ cp scripts/device-suite.sh "$R/scripts/"
 printf '#!/bin/sh\necho digest\n' >"$R/scripts/harness-digest.sh"
 printf '#!/bin/sh\necho "suite-session $*" >>"%s/calls"\n' "$T" >"$R/scripts/suite-session.sh"
 printf '#!/bin/sh\necho "make $*" >>"%s/calls"\n' "$T" >"$T/bin/make"
-# timeout: exits 124 (time ran out) for the test-gpu step named in $T/cut
-printf '#!/bin/sh\nshift 3\necho "timeout $*" >>"%s/calls"\n[ -f "%s/cut" ] && case "$*" in *"KBV_GPU_STEPS=$(cat "%s/cut") "*) exit 124 ;; esac\nexit 0\n' \
+# timeout: exits 124 (time ran out) for a command that holds the text of
+# $T/cut (a test-gpu step's "KBV_GPU_STEPS=hostile ", a parity run's
+# "--precision bf16")
+printf '#!/bin/sh\nshift 3\necho "timeout $*" >>"%s/calls"\n[ -f "%s/cut" ] && case "$*" in *"$(cat "%s/cut")"*) exit 124 ;; esac\nexit 0\n' \
     "$T" "$T" "$T" >"$T/bin/timeout"
 chmod +x "$R/scripts/"*.sh "$T/bin/"*
 export PATH="$T/bin:$PATH" KBV_PARTIAL="$T/partial"
@@ -97,7 +99,7 @@ grep -q 'make .*test-gpu' "$T/calls" || fail "main: test-gpu not re-run for anot
 # cut off): the steps before it keep their verdicts, the cut one has none,
 # and main goes no further; the next call runs the steps left.
 rm -f "$T/partial/"*
-echo hostile >"$T/cut"
+printf 'KBV_GPU_STEPS=hostile ' >"$T/cut"
 run || fail "main, cut off: exit $?: $(cat "$T/log")"
 grep -q 'KBV_GPU_STEPS=hostile ' "$T/calls" || fail "main, cut off: hostile not run: $(cat "$T/calls")"
 grep -q 'KBV_GPU_STEPS=interrupt \|kbv-collect' "$T/calls" && fail "main, cut off: went on: $(cat "$T/calls")"
@@ -124,6 +126,23 @@ OUT="$T/out" bash "$R/scripts/device-suite.sh" spot 590 >"$T/log" 2>&1 || fail "
 grep -q 'parity.py .*--precision bf16' "$T/calls" || fail "spot: no bf16 spot parity: $(cat "$T/calls")"
 grep -q 'kernels.py --variant bf16' "$T/calls" || fail "spot: no bf16 kernels: $(cat "$T/calls")"
 grep -q 'test-gpu\|kbv-collect' "$T/calls" && fail "spot: more than the spot checks: $(cat "$T/calls")"
+
+# The spot parity goes on from the files the last call kept (--resume),
+# each precision in turn within what is left of a ten-minute call less the
+# build (at 540 s, main once never reached it: both limits were asked at
+# once); a parity run cut by its time keeps main from going on.
+echo '{"problems": []}' >"$T/partial/parity-spot-fp32.json"
+rm -f "$T/calls"; rm -rf "$T/out"
+OUT="$T/out" bash "$R/scripts/device-suite.sh" spot 540 >"$T/log" 2>&1 || fail "spot 540: exit $?: $(cat "$T/log")"
+[ -f "$T/out/parity-spot-fp32.json" ] || fail "spot 540: the kept fp32 file not carried on into OUT"
+[ "$(grep -c 'parity.py .*--resume' "$T/calls")" = 2 ] || fail "spot 540: both precisions resumed: $(cat "$T/calls")"
+printf -- '--precision bf16' >"$T/cut"
+budget=540
+run || fail "main, spot cut: exit $?: $(cat "$T/log")"
+grep -q 'parity.py .*--precision bf16' "$T/calls" || fail "main at 540 s: no bf16 spot parity: $(cat "$T/calls")"
+grep -q 'kbv-collect' "$T/calls" && fail "main: went on past a cut spot parity: $(cat "$T/calls")"
+grep -q 'spot parity goes on in the next call' "$T/log" || fail "main: the cut spot parity not said: $(cat "$T/log")"
+rm -f "$T/cut"
 
 OUT="$T/out" bash "$R/scripts/device-suite.sh" nosuch 10 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown mode did not exit 2"
