@@ -85,6 +85,14 @@ install)
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${packages[@]}" >/dev/null ||
         { echo "kbv: deps: apt-get failed" >&2; exit 1; }
+    # Debian's python3-numpy serves /usr/bin/python3; the tests run the
+    # python3 on PATH, which on a host with its own Python (pyenv, a
+    # virtual environment) does not see it: that one gets numpy from pip.
+    if ! python3 -c 'import numpy' 2>/dev/null; then
+        echo "kbv: deps: $(command -v python3) lacks numpy: python3 -m pip install numpy"
+        python3 -m pip install -q numpy >/dev/null 2>&1 ||
+            { echo "kbv: deps: pip could not install numpy for $(command -v python3)" >&2; exit 1; }
+    fi
     have_all
     ;;
 unpack)
