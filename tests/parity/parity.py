@@ -9,7 +9,8 @@ build/libkbv_baseline.so), builds the problem in PyTorch from those inputs
 (the semantics of the KernelBench file), and checks that kbv's fp32
 correctness reference (the fp32 baseline with exact convolution
 algorithms, kbvb_run variant 3) matches PyTorch's strict-FP32 output to 1e-4 (|d| <= 1e-4 + 1e-4 |ref|) and
-its tf32 baseline matches to TF32's precision (max |d| <= 1e-2 max |ref|).
+its tf32 baseline matches to TF32's precision (max |d| <= 1e-2 max |ref|, or
+the fp32 bound itself where the output is noise about zero).
 It times PyTorch eager in both modes (allow_tf32 off, on) and kbv's two
 baselines by the same cold-L2 method: a memset of a buffer twice the L2
 size on the stream, outside the event window, then start event, call, stop
@@ -1351,8 +1352,12 @@ def check(out, ref, tf32):
             nbad += int((d > 1e-4 + 1e-4 * rf.abs()).sum().item())
         del o, r, finite, rf, d
     if tf32:
-        ok = mx <= 1e-2 * max(scale, 1e-30)
-        return ok, mx, f"max |d| {mx:.3g} vs 1e-2 * max |ref| {scale:.3g}"
+        # TF32 is judged relative to the output's scale, which says nothing
+        # where the output is float noise about zero (L2_023's mean of a
+        # group norm: max |ref| 2.4e-8); an output that passes the fp32
+        # check below is no worse than fp32 and passes the looser one too.
+        ok = mx <= 1e-2 * max(scale, 1e-30) or nbad == 0
+        return ok, mx, f"max |d| {mx:.3g} vs 1e-2 * max |ref| {scale:.3g} ({nbad} beyond 1e-4 + 1e-4 |ref|)"
     return nbad == 0, mx, f"{nbad} elements beyond 1e-4 + 1e-4 |ref| (max |d| {mx:.3g})"
 
 
