@@ -292,23 +292,6 @@ __global__ void __launch_bounds__(1024) row_kernel(IN x, OUT *__restrict__ y, lo
  * that eight values never cross a plane, or of features (Sp = 1, L a
  * multiple of eight).  The sums and extremes are the same as
  * row_kernel's up to the order of the float additions. */
-/* Vector q (values 8q to 8q + 7) of row `row` through IN, in the
- * layouts row_kernel8 describes. */
-template <class IN>
-__device__ __forceinline__ void row_load8(const IN &x, long long base, long long row, long long ch, long long Cin,
-                                          unsigned Sp, long long q, float *v)
-{
-    const long long j = 8 * q;
-    if (!Sp) {
-        x.at8(base + j, row, j, ch, v);
-    } else if (Sp == 1) {
-        x.at8(base + j, row, j, 0, v, 1);
-    } else {
-        const unsigned c = (unsigned)j / Sp;
-        x.at8(base + j, row * Cin + c, (long long)((unsigned)j - c * Sp), (long long)c, v);
-    }
-}
-
 template <int K, class IN, class OUT>
 __global__ void __launch_bounds__(1024) row_kernel8(IN x, OUT *__restrict__ y, long long L, ew_args A, long long So,
                                                     long long Co, long long Cin, unsigned Sp)
@@ -316,7 +299,17 @@ __global__ void __launch_bounds__(1024) row_kernel8(IN x, OUT *__restrict__ y, l
     __shared__ double shd[2];
     __shared__ float shf[33];
     const long long row = blockIdx.x, base = row * L, ch = row % Cin, L8 = L / 8;
-    auto load = [&](long long q, float *v) { row_load8(x, base, row, ch, Cin, Sp, q, v); };
+    auto load = [&](long long q, float *v) {
+        const long long j = 8 * q;
+        if (!Sp) {
+            x.at8(base + j, row, j, ch, v);
+        } else if (Sp == 1) {
+            x.at8(base + j, row, j, 0, v, 1);
+        } else {
+            const unsigned c = (unsigned)j / Sp;
+            x.at8(base + j, row * Cin + c, (long long)((unsigned)j - c * Sp), (long long)c, v);
+        }
+    };
     float m = 0.0f;
     double s = 0.0;
     float v[8];
@@ -362,62 +355,6 @@ __global__ void __launch_bounds__(1024) row_kernel8(IN x, OUT *__restrict__ y, l
             v[u] = A.n_ops ? apply_ops(A, w, Sp == 1 ? 8 * q + u : ch, base + 8 * q + u, w) : w;
         }
         store8(y + base + 8 * q, v);
-    }
-}
-
-/* row_kernel8's softmax with the row held in registers, for rows of at
- * most ROW_REG vectors a thread: the row is read through IN once instead
- * of three times (for its maximum, its sum of exponentials and its
- * output), so that a first stage through a norm also normalises each
- * value once.  L2_084's rows of 8192 features after a batch norm and a
- * scale took 101 us in row_kernel8 against 60 us for PyTorch's three
- * kernels (tests/parity/kernels.py on an H100, 37bc74a).  With
- * row_kernel8's threads each thread adds the same values in the same
- * order and divides the exponentials it stored, so the output is
- * row_kernel8's bit for bit; a block widened to hold the row
- * (row_reg_threads) adds in another order. */
-enum { ROW_REG = 4, ROW_REG_THREADS = 256 };
-
-template <class IN, class OUT>
-__global__ void __launch_bounds__(ROW_REG_THREADS) row_softmax8_reg(IN x, OUT *__restrict__ y, long long L, ew_args A,
-                                                                    long long So, long long Co, long long Cin,
-                                                                    unsigned Sp)
-{
-    __shared__ double shd[2];
-    __shared__ float shf[33];
-    const long long row = blockIdx.x, base = row * L, ch = row % Cin, L8 = L / 8;
-    float v[ROW_REG][8];
-    float acc = -INFINITY;
-#pragma unroll
-    for (int r = 0; r < ROW_REG; r++) {
-        const long long q = threadIdx.x + (long long)r * blockDim.x;
-        if (q >= L8) continue;
-        row_load8(x, base, row, ch, Cin, Sp, q, v[r]);
-#pragma unroll
-        for (int u = 0; u < 8; u++) acc = nan_max(acc, v[r][u]);
-    }
-    const float m = row_ext<0>(acc, shf), mm = isinf(m) ? 0.0f : m;
-    float e = 0.0f;
-#pragma unroll
-    for (int r = 0; r < ROW_REG; r++) {
-        if (threadIdx.x + (long long)r * blockDim.x >= L8) continue;
-#pragma unroll
-        for (int u = 0; u < 8; u++) {
-            v[r][u] = expf(v[r][u] - mm);
-            e += v[r][u];
-        }
-    }
-    const double s = row_sum(e, shd);
-#pragma unroll
-    for (int r = 0; r < ROW_REG; r++) {
-        const long long q = threadIdx.x + (long long)r * blockDim.x;
-        if (q >= L8) continue;
-#pragma unroll
-        for (int u = 0; u < 8; u++) {
-            const float w = v[r][u] / (float)s;
-            v[r][u] = A.n_ops ? apply_ops(A, w, Sp == 1 ? 8 * q + u : ch, base + 8 * q + u, w) : w;
-        }
-        store8(y + base + 8 * q, v[r]);
     }
 }
 
@@ -523,15 +460,6 @@ int row_threads(long long L)
     return L >= 8192 ? 1024 : L >= 1024 ? 256 : L > 64 ? 64 : 32;
 }
 
-/* The threads of row_softmax8_reg for rows of L8 vectors (row_threads',
- * widened to hold the row), or 0 where the row does not fit. */
-int row_reg_threads(long long L8)
-{
-    long long t = row_threads(L8), need = (L8 + ROW_REG - 1) / ROW_REG;
-    if (need > t) t = (need + 31) / 32 * 32;
-    return t <= ROW_REG_THREADS ? (int)t : 0;
-}
-
 template <int K, class IN = in_f32, class OUT = float>
 void launch_row(IN x, OUT *y, long long rows, long long L, const ew_args &A, long long So, long long Co,
                 const float *g, const float *bt, float eps, cudaStream_t s, long long Cin = 1, unsigned Sp = 0)
@@ -553,10 +481,7 @@ void launch_rows_through(IN x, float *y, __nv_bfloat16 *y16, const chain_dims &d
     if ((S > 1 ? S : L) % 8 == 0 && K != ROW_MIN && K != ROW_LSE) {
         /* eight values a load; the rows start 16-byte aligned (32 for
          * float), the buffers being cudaMalloc's */
-        const int reg = K == ROW_SOFTMAX ? row_reg_threads(L / 8) : 0;
-        if (reg && y16) row_softmax8_reg<<<(unsigned)rows, reg, 0, s>>>(x, y16, L, A, So, Co, d.C, Sp);
-        else if (reg) row_softmax8_reg<<<(unsigned)rows, reg, 0, s>>>(x, y, L, A, So, Co, d.C, Sp);
-        else if (y16) row_kernel8<K><<<(unsigned)rows, row_threads(L / 8), 0, s>>>(x, y16, L, A, So, Co, d.C, Sp);
+        if (y16) row_kernel8<K><<<(unsigned)rows, row_threads(L / 8), 0, s>>>(x, y16, L, A, So, Co, d.C, Sp);
         else row_kernel8<K><<<(unsigned)rows, row_threads(L / 8), 0, s>>>(x, y, L, A, So, Co, d.C, Sp);
         return;
     }
