@@ -218,6 +218,20 @@ __device__ __forceinline__ void apply_nc(const ew_args &A, float *v, const long 
             float2 st = A.stat[g];
 #pragma unroll
             for (int u = 0; u < U; u++) v[u] = (v[u] - st.x) * st.y;
+        } else if (RUN && A.norm == MID_BATCHNORM && U % 2 == 0) {
+            /* a batch norm of features: the U statistics are consecutive
+             * from c[0], a multiple of U (32-byte aligned in cudaMalloc's
+             * buffer), so they load as U / 2 vectors of two; one load
+             * each took eight 8-byte loads a thread 64 bytes apart, which
+             * a warp spreads over sixteen cache lines each (L2_084's row
+             * pass reads them three times) */
+            const float4 *q = reinterpret_cast<const float4 *>(A.stat + c[0]);
+#pragma unroll
+            for (int t = 0; t < U / 2; t++) {
+                const float4 st = q[t];
+                v[2 * t] = (v[2 * t] - st.x) * st.y;
+                v[2 * t + 1] = (v[2 * t + 1] - st.z) * st.w;
+            }
         } else {
 #pragma unroll
             for (int u = 0; u < U; u++) {
