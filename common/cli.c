@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -117,4 +118,21 @@ int cli_path_inside(const char *path, const char *dir)
     size_t n = strlen(d);
     if (strcmp(d, "/") == 0) return 1;
     return strncmp(p, d, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+int cli_glob_match(const char *globs, const char *id)
+{
+    if (!globs) return 1;
+    char one[512];
+    for (const char *g = globs;;) {
+        const char *comma = strchr(g, ',');
+        size_t len = comma ? (size_t)(comma - g) : strlen(g);
+        if (len < sizeof one) {
+            memcpy(one, g, len);
+            one[len] = '\0';
+            if (fnmatch(one, id, 0) == 0) return 1;
+        }
+        if (!comma) return 0;
+        g = comma + 1;
+    }
 }

@@ -38,6 +38,11 @@ int cli_path(char *buf, size_t n, const char *dir, const char *name, kbv_err *e)
  * input folder, where writing would change the input. */
 int cli_path_inside(const char *path, const char *dir);
 
+/* Whether id matches one of the comma-separated fnmatch(3) patterns of
+ * globs (NULL matches every id); a pattern of 512 bytes or more matches
+ * nothing.  The --problems option of collect and kbv-baseline-bench. */
+int cli_glob_match(const char *globs, const char *id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,7 +18,7 @@ kept=0
 for f in suite-run.tar.gz torch-fp32.json torch-bf16.json r2r-run.tar.gz r2r-compare.json r2r-compare.txt test-gpu.txt \
     r2ra-run.tar.gz r2rb-run.tar.gz r2r-main-compare.json r2r-main-compare.txt parity-spot-fp32.json parity-spot-bf16.json \
     kernels-fp32.txt kernels-bf16.txt \
-    speed-run.tar.gz speed-time.txt repin-bench.jsonl; do
+    speed-run.tar.gz speed-time.txt repin-bench.jsonl pinbench.jsonl $(cd "$from" && ls pins-*.json 2>/dev/null); do
     [ -f "$from/$f" ] || continue
     case "$f" in
         *.tar.gz) gzip -t "$from/$f" 2>/dev/null || { echo "device-suite-keep: $from/$f is not a whole gzip file: not kept" >&2; continue; } ;;

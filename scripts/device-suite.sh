@@ -33,11 +33,18 @@
 #   spot     build, then main's spot checks alone (parity.py on the
 #            baselines changed since the archived run, kernels.py on the
 #            worst ratios), for a call too short for test-gpu
+#   pinbench a pin table for a GPU model without one (data/baselines/
+#            <gpu>.json): kbv-baseline-bench, unpinned, on every problem,
+#            continued from pinbench.jsonl of the partial folder; once every
+#            problem is in it, a one-pair collect for the device's name and
+#            cuBLAS version and scripts/pins.py write pins-<gpu>.json, to be
+#            committed as data/baselines/<gpu>.json before the harness that
+#            runs the suite on that GPU is frozen
 #   auto     what is left, in order, for as long as the call lasts: with a
-#            suite run in the partial folder, the suite until it is whole,
-#            then parity until both of PyTorch's files are, then r2r;
-#            without one, main; the same command for every call (a new
-#            suite run is started by `suite` only)
+#            suite run in the partial folder, or a frozen harness and no
+#            run yet (a new run starts), the suite until it is whole, then
+#            parity until both of PyTorch's files are, then r2r; with
+#            neither, main; the same command for every call
 #
 # Ignored folders are not kept from one session to the next here, so the
 # work in progress lives in tracked files under data/suite-partial/ (the
@@ -55,8 +62,8 @@
 # run is finished by the harness that started it while main's collect
 # moves on; test-gpu and parity always use this checkout.
 set -uo pipefail
-mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|repin|auto SECONDS}
-budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|repin|auto SECONDS}
+mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|repin|pinbench|auto SECONDS}
+budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|repin|pinbench|auto SECONDS}
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:?device-suite: OUT names no folder}
 partial=${KBV_PARTIAL:-data/suite-partial}
@@ -340,8 +347,8 @@ run_main() {
 }
 
 run_auto() {
-    # No suite run in progress: main's harness's own work.
-    if [ ! -f "$partial/suite-run.tar.gz" ]; then
+    # No suite run in progress, and none to start: main's harness's own work.
+    if [ ! -f "$partial/suite-run.tar.gz" ] && [ ! -f "$frozen" ]; then
         run_main
         return 0
     fi
@@ -415,6 +422,68 @@ PY
             >>"$out/repin-bench.jsonl" 2>>"$out/repin.log" || { echo "repin: $pid exit $?"; }
     done <"$out/repin-todo.txt"
     rm -f "$out/repin-todo.txt"
+    ;;
+pinbench)
+    # The pins of a GPU model that has no table yet, so that a suite run on
+    # it times the same kernels in every pair (docs/DESIGN.md, pins).  The
+    # bench runs the problems left in chunks, each chunk one process (its
+    # CUDA context and library handles made once), and prints a line per
+    # problem as it finishes, so that a chunk cut by the call's end keeps
+    # what it timed; a problem that ends its process (a lost context) is
+    # recorded as an error line and skipped.
+    build_here
+    slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' |
+           sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
+    [ -f "$partial/pinbench.jsonl" ] && cp "$partial/pinbench.jsonl" "$out/pinbench.jsonl"
+    touch "$out/pinbench.jsonl"
+    python3 - "$out/pinbench.jsonl" <<'PY' <(build/kbv list) >"$out/pinbench-todo.txt"
+import json, sys
+done = set()
+for line in open(sys.argv[1]):
+    if line.strip():
+        try:
+            done.add(json.loads(line)["id"])
+        except (ValueError, KeyError):
+            pass
+ids = [l.split()[0] for l in open(sys.argv[2]) if l[:1] == "L" and l[2:3] == "_"]
+print("\n".join(i for i in ids if i not in done))
+PY
+    log "pinbench: $(grep -c . "$out/pinbench-todo.txt") problems left"
+    while [ -s "$out/pinbench-todo.txt" ]; do
+        [ "$(left)" -gt $((reserve + 30)) ] || { log "pinbench: out of time"; break; }
+        chunk=$(head -n 16 "$out/pinbench-todo.txt" | paste -sd, -)
+        before=$(wc -l <"$out/pinbench.jsonl")
+        timeout -s INT -k 10 $(($(left) - reserve)) build/kbv-baseline-bench --problems "$chunk" --samples 3 \
+            >>"$out/pinbench.jsonl" 2>>"$out/pinbench.log"
+        rc=$?
+        [ $rc -eq 124 ] || [ $rc -eq 137 ] && { log "pinbench: cut by the call's end"; break; }
+        if [ "$(wc -l <"$out/pinbench.jsonl")" -eq "$before" ] && [ $rc -ne 0 ]; then
+            # the chunk's first problem ended the process before it printed
+            first=${chunk%%,*}
+            echo "{\"id\": \"$first\", \"error\": \"kbv-baseline-bench exit $rc\"}" >>"$out/pinbench.jsonl"
+        fi
+        python3 - "$out/pinbench.jsonl" "$out/pinbench-todo.txt" <<'PY'
+import json, sys
+done = set()
+for line in open(sys.argv[1]):
+    if line.strip():
+        try:
+            done.add(json.loads(line)["id"])
+        except (ValueError, KeyError):
+            pass
+left = [i for i in open(sys.argv[2]).read().split() if i not in done]
+open(sys.argv[2], "w").write("".join(i + "\n" for i in left))
+PY
+    done
+    if [ ! -s "$out/pinbench-todo.txt" ]; then
+        log "pinbench: every problem timed; the table"
+        rm -rf runs/pinref
+        build/kbv-collect --out runs/pinref --problems 'L1_019_*' --candidates data/candidates/naive \
+            2>"$out/pinref-collect.log" || { echo "pinref collect exit $?"; tail -3 "$out/pinref-collect.log"; }
+        python3 scripts/pins.py runs/pinref --bench "$out/pinbench.jsonl" --out "$out/pins-$slug.json"
+        echo "pins exit $?"
+    fi
+    rm -f "$out/pinbench-todo.txt"
     ;;
 *) echo "device-suite: unknown mode $mode" >&2; exit 2 ;;
 esac

@@ -14,7 +14,8 @@
 # refuses any other harness.
 #
 # The archive holds COMMIT's tree without what a collect does not build or
-# read (data/snapshots, data/suite-partial, data/parity, docs, bench, and
+# read (data/snapshots, the runs in progress data/suite-partial and
+# data/suite-h100, data/parity, docs, bench, and
 # tests but for the make fragments the Makefile includes), and a file
 # KBV_COMMIT with COMMIT's full hash, from which the build names its commit
 # (the tree has no .git).  It is written to a temporary name and renamed.
@@ -27,7 +28,7 @@ full=$(git rev-parse --verify "$commit^{commit}") || { echo "harness-freeze: $co
 tmp=$(mktemp -d /tmp/kbv-freeze.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/src"
-git archive "$full" -- . ':!data/snapshots' ':!data/suite-partial' ':!data/parity' ':!docs' ':!bench' ':!tests' |
+git archive "$full" -- . ':!data/snapshots' ':!data/suite-partial' ':!data/suite-h100' ':!data/parity' ':!docs' ':!bench' ':!tests' |
     tar -C "$tmp/src" -xf -
 git archive "$full" -- tests/module.mk tests/fuzz/fuzz.mk | tar -C "$tmp/src" -xf -
 echo "$full" >"$tmp/src/KBV_COMMIT"

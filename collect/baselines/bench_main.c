@@ -8,7 +8,6 @@
  * {"id", "error"}.  tests/parity/parity.py does the comparison with
  * PyTorch through build/libkbv_baseline.so instead.
  */
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +157,8 @@ static void usage(FILE *f)
     fputs("usage: kbv-baseline-bench [--problems GLOB] [--samples N] [--seed N]\n\n"
           "Times the fp32 and tf32 baselines of each problem on D1 inputs (cold L2,\n"
           "median of N samples, default 50) and prints one JSON object a line, with\n"
-          "the kernel choices as pins (fp32_pins, tf32_pins: scripts/pins.py --bench).\n", f);
+          "the kernel choices as pins (fp32_pins, tf32_pins: scripts/pins.py --bench).\n"
+          "GLOB: fnmatch patterns on problem ids, several separated by commas.\n", f);
 }
 
 int main(int argc, char **argv)
@@ -206,7 +206,7 @@ int main(int argc, char **argv)
     int status = 0, n = suite_count();
     for (int i = 0; i < n; i++) {
         const suite_problem *p = suite_get(i);
-        if (fnmatch(o.glob, p->id, 0) != 0) continue;
+        if (!cli_glob_match(o.glob, p->id)) continue;
         if (bench_problem(p, &o, flush, flush_bytes, s)) {
             status = 1;
             break;

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,25 +251,6 @@ static int add_children(plan *pl, const char *dir, int require_json, const char 
     return rc;
 }
 
-/* Whether id matches one of the comma-separated fnmatch patterns of globs
- * (NULL matches every id). */
-static int plan_glob_match(const char *globs, const char *id)
-{
-    if (!globs) return 1;
-    char one[512];
-    for (const char *g = globs;;) {
-        const char *comma = strchr(g, ',');
-        size_t len = comma ? (size_t)(comma - g) : strlen(g);
-        if (len < sizeof one) {
-            memcpy(one, g, len);
-            one[len] = '\0';
-            if (fnmatch(one, id, 0) == 0) return 1;
-        }
-        if (!comma) return 0;
-        g = comma + 1;
-    }
-}
-
 int plan_make(plan *out, const char *suite, const char *const *cand_dirs, int n_dirs,
               const char *glob, int shard_i, int shard_n, const char *precision, kbv_err *e)
 {
@@ -287,7 +267,7 @@ int plan_make(plan *out, const char *suite, const char *const *cand_dirs, int n_
             goto fail;
         }
         if (!in) continue;
-        if (!plan_glob_match(glob, p->id)) continue;
+        if (!cli_glob_match(glob, p->id)) continue;
         out->problems[out->n_problems++] = p;
     }
     if (out->n_problems == 0) {

@@ -377,6 +377,24 @@ static void cli_numbers_are_strict(void **state)
     assert_int_equal(err_exit_status(KBV_ERUNTIME), 1);
 }
 
+static void cli_globs_split_on_commas(void **state)
+{
+    (void)state;
+    char long_pattern[600];
+    memset(long_pattern, '*', sizeof long_pattern - 1);
+    long_pattern[sizeof long_pattern - 1] = '\0';
+    assert_true(cli_glob_match(NULL, "L1_001_x"));
+    assert_true(cli_glob_match("L1_*", "L1_001_x"));
+    assert_false(cli_glob_match("L1_*", "L2_001_x"));
+    assert_true(cli_glob_match("L3_0[0-4]*,L2_001_*", "L2_001_x"));
+    assert_true(cli_glob_match("L3_0[0-4]*,L2_001_*", "L3_042_y"));
+    assert_false(cli_glob_match("L3_0[0-4]*,L2_001_*", "L3_050_y"));
+    assert_false(cli_glob_match("", "L1_001_x"));
+    assert_true(cli_glob_match("L9_*,,L1_001_x", "L1_001_x"));
+    /* a pattern too long to hold matches nothing, not a truncated prefix */
+    assert_false(cli_glob_match(long_pattern, "L1_001_x"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +406,7 @@ int main(void)
         cmocka_unit_test(jnl_reads_gzip_and_long_lines),
         cmocka_unit_test(sums_write_and_verify),
         cmocka_unit_test(cli_numbers_are_strict),
+        cmocka_unit_test(cli_globs_split_on_commas),
         cmocka_unit_test(progress_eta_counts_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
