@@ -89,6 +89,10 @@ frozen=$partial/harness-src.tar.gz
 nvidia-smi --query-gpu=index,name,uuid,serial,pci.bus_id --format=csv,noheader >"$out/device.txt" 2>/dev/null ||
     echo "unknown (nvidia-smi failed)" >"$out/device.txt"
 echo "device: $(head -1 "$out/device.txt")"
+# The GPU's name as data/baselines/ names its pin table (lower case, runs
+# of other characters as '-'), as suite-session.sh finds it.
+slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | tr 'A-Z' 'a-z' |
+       sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
 
 build_here() {
     log "build"
@@ -179,9 +183,13 @@ run_set() {
         tar -C runs -xzf "$partial/$name-run.tar.gz" || { log "$name-run.tar.gz does not unpack"; return 1; }
         [ -f "runs/$name/manifest.json" ] && resume=(--resume)
     fi
-    log "$name: collect of $set for $secs s ${resume[*]}"
+    # The pin table of this GPU model, from the tree that collects (the
+    # frozen harness's for r2r), as the suite run had it.
+    local pins=()
+    [ -n "$slug" ] && [ -f "data/baselines/$slug.json" ] && pins=(--pins "data/baselines/$slug.json")
+    log "$name: collect of $set for $secs s ${resume[*]} ${pins[*]}"
     timeout -s INT -k 30 "$secs" "$bin/kbv-collect" --out "runs/$name" "${resume[@]}" \
-        --candidates "$set" --pins data/baselines/nvidia-h200.json 2>"$out/$name-collect.log"
+        --candidates "$set" "${pins[@]}" 2>"$out/$name-collect.log"
     echo "$name collect exit $?"; tail -2 "$out/$name-collect.log"
     [ -d "runs/$name" ] && tar -C runs -czf "$out/$name-run.tar.gz" "$name"
     [ -f "runs/$name/SHA256SUMS" ] || { log "$name not whole yet: continue with the next call"; return 1; }
@@ -432,8 +440,7 @@ pinbench)
     # what it timed; a problem that ends its process (a lost context) is
     # recorded as an error line and skipped.
     build_here
-    slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | tr 'A-Z' 'a-z' |
-           sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
+    [ -n "$slug" ] || { log "pinbench: nvidia-smi names no GPU"; exit 1; }
     [ -f "$partial/pinbench.jsonl" ] && cp "$partial/pinbench.jsonl" "$out/pinbench.jsonl"
     touch "$out/pinbench.jsonl"
     python3 - "$out/pinbench.jsonl" <<'PY' <(build/kbv list) >"$out/pinbench-todo.txt"
