@@ -464,10 +464,12 @@ PY
             >>"$out/pinbench.jsonl" 2>>"$out/pinbench.log"
         rc=$?
         [ $rc -eq 124 ] || [ $rc -eq 137 ] && { log "pinbench: cut by the call's end"; break; }
-        if [ "$(wc -l <"$out/pinbench.jsonl")" -eq "$before" ] && [ $rc -ne 0 ]; then
-            # the chunk's first problem ended the process before it printed
+        if [ "$(wc -l <"$out/pinbench.jsonl")" -eq "$before" ]; then
+            # The chunk's first problem ended the process before it printed
+            # (or the bench printed nothing at all): recorded, so that
+            # every pass of the loop moves on.
             first=${chunk%%,*}
-            echo "{\"id\": \"$first\", \"error\": \"kbv-baseline-bench exit $rc\"}" >>"$out/pinbench.jsonl"
+            echo "{\"id\": \"$first\", \"error\": \"kbv-baseline-bench exit $rc before its line\"}" >>"$out/pinbench.jsonl"
         fi
         python3 - "$out/pinbench.jsonl" "$out/pinbench-todo.txt" <<'PY'
 import json, sys

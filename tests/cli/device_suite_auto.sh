@@ -5,7 +5,10 @@
 # goes on to PyTorch's parity (fp32, then bf16, resumed into OUT) and then
 # the second collect; a run, parity files and a whole second collect with
 # its comparison leave nothing to do.  speed collects the naive set with
-# the checkout's own build.  Without a suite run in progress, auto does
+# the checkout's own build and the pin table of the GPU it runs on.  With
+# a frozen harness and no run yet, auto starts the run.  pinbench times
+# every problem in chunks, continued from the kept file, and makes the
+# table once none is left.  Without a suite run in progress, auto does
 # main's work: make test-gpu once per state of the sources it tests, a
 # step at a time (a step cut off by the call's end runs again in the next
 # call, the steps that passed do not), then the tuned collects; spot runs
@@ -25,6 +28,10 @@ printf '#!/bin/sh\necho "make $*" >>"%s/calls"\n' "$T" >"$T/bin/make"
 # "--precision bf16")
 printf '#!/bin/sh\nshift 3\necho "timeout $*" >>"%s/calls"\n[ -f "%s/cut" ] && case "$*" in *"$(cat "%s/cut")"*) exit 124 ;; esac\nexit 0\n' \
     "$T" "$T" "$T" >"$T/bin/timeout"
+# nvidia-smi: an H200, whose pin table the checkout has
+printf '#!/bin/sh\ncase "$*" in *--query-gpu=name\ *) echo "NVIDIA H200" ;; *) echo "0, NVIDIA H200, GPU-0, 1, 0:0" ;; esac\n' \
+    >"$T/bin/nvidia-smi"
+mkdir -p "$R/data/baselines" && echo '{}' >"$R/data/baselines/nvidia-h200.json"
 chmod +x "$R/scripts/"*.sh "$T/bin/"*
 export PATH="$T/bin:$PATH" KBV_PARTIAL="$T/partial"
 budget=300
@@ -65,9 +72,53 @@ grep -q "suite, parity and r2r are done" "$T/log" || fail "done not said: $(cat 
 # speed: the naive set by the checkout's own build, continued like r2r.
 rm -f "$T/calls"; rm -rf "$T/out"
 OUT="$T/out" bash "$R/scripts/device-suite.sh" speed 300 >"$T/log" 2>&1 || fail "speed: exit $?: $(cat "$T/log")"
-grep -q "kbv-collect --out runs/speed --candidates $R/data/candidates/naive " "$T/calls" ||
+grep -q "kbv-collect --out runs/speed --candidates $R/data/candidates/naive --pins data/baselines/nvidia-h200.json" "$T/calls" ||
     fail "speed: the naive set's collect: $(cat "$T/calls")"
 grep -q "speed not whole yet" "$T/log" || fail "speed: an unfinished run not said: $(cat "$T/log")"
+
+# auto with a frozen harness and no run yet: a new run, by the frozen
+# harness's own suite-session.sh.
+rm -f "$T/partial/"*
+mkdir -p "$T/frozen/scripts"
+echo 0123456789abcdef0123456789abcdef01234567 >"$T/frozen/KBV_COMMIT"
+printf '#!/bin/sh\necho digest\n' >"$T/frozen/scripts/harness-digest.sh"
+printf '#!/bin/sh\necho "frozen suite-session $*" >>"%s/calls"\n' "$T" >"$T/frozen/scripts/suite-session.sh"
+chmod +x "$T/frozen/scripts/"*.sh
+tar -C "$T/frozen" -czf "$T/partial/harness-src.tar.gz" .
+run || fail "a new run: exit $?: $(cat "$T/log")"
+grep -q '^frozen suite-session ' "$T/calls" || fail "no new run by the frozen harness: $(cat "$T/calls")"
+grep -q 'test-gpu' "$T/calls" && fail "main's work instead of a new run: $(cat "$T/calls")"
+
+# pinbench: the bench's stand-in prints a line per problem of its list and
+# dies at a problem named *crash*; timeout runs it here.
+rm -f "$T/partial/"*
+mkdir -p "$R/build"
+printf '#!/bin/sh\necho "problem  GFLOP"; echo "L1_001_a 1"; echo "L1_002_crash 1"; echo "L1_003_b 1"; echo "3 problems"\n' \
+    >"$R/build/kbv"
+printf '#!/bin/sh\nIFS=,; for id in $2; do case $id in *crash*) exit 1 ;; esac\necho "{\\"id\\": \\"$id\\", \\"fp32_pins\\": \\"k=default\\"}"; done\n' \
+    >"$R/build/kbv-baseline-bench"
+printf '#!/bin/sh\necho "kbv-collect $*" >>"%s/calls"\n' "$T" >"$R/build/kbv-collect"
+printf 'import sys\nopen("%s/calls", "a").write("pins.py %%s\\n" %% " ".join(sys.argv[1:]))\nopen(sys.argv[sys.argv.index("--out") + 1], "w").write("{}")\n' \
+    "$T" >"$R/scripts/pins.py"
+chmod +x "$R/build/"*
+mkdir -p "$T/bin2"
+printf '#!/bin/sh\nshift 5\necho "timeout $*" >>"%s/calls"\nexec "$@"\n' "$T" >"$T/bin2/timeout"
+chmod +x "$T/bin2/timeout"
+pinbench() { rm -f "$T/calls"; rm -rf "$T/out"; PATH="$T/bin2:$PATH" OUT="$T/out" bash "$R/scripts/device-suite.sh" pinbench 300 >"$T/log" 2>&1; }
+pinbench || fail "pinbench: exit $?: $(cat "$T/log")"
+[ "$(grep -c 'kbv-baseline-bench' "$T/calls")" = 3 ] || fail "pinbench: want three bench chunks: $(cat "$T/calls")"
+grep -q -- '--problems L1_001_a,L1_002_crash,L1_003_b ' "$T/calls" || fail "pinbench: the first chunk: $(cat "$T/calls")"
+grep -q '"id": "L1_002_crash", "error"' "$T/out/pinbench.jsonl" || fail "pinbench: no error line: $(cat "$T/out/pinbench.jsonl")"
+[ "$(wc -l <"$T/out/pinbench.jsonl")" = 3 ] || fail "pinbench: a line per problem: $(cat "$T/out/pinbench.jsonl")"
+grep -q "pins.py runs/pinref --bench $T/out/pinbench.jsonl --out $T/out/pins-nvidia-h200.json" "$T/calls" ||
+    fail "pinbench: no table: $(cat "$T/calls")"
+[ -f "$T/out/pins-nvidia-h200.json" ] || fail "pinbench: pins-nvidia-h200.json not written"
+# continued from the kept file: only what is left is timed
+grep L1_001_a "$T/out/pinbench.jsonl" >"$T/partial/pinbench.jsonl"
+pinbench || fail "pinbench again: exit $?: $(cat "$T/log")"
+grep -q -- '--problems L1_002_crash,L1_003_b ' "$T/calls" || fail "pinbench again: not continued: $(cat "$T/calls")"
+grep -q -- 'L1_001_a,' "$T/calls" && fail "pinbench again: a kept problem timed again: $(cat "$T/calls")"
+rm -rf "$R/build"
 
 # auto without a suite run in progress: main's work, make test-gpu first
 # (once per state of what it tests), then the two tuned collects; never a
