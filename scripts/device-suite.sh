@@ -443,7 +443,10 @@ pinbench)
     [ -n "$slug" ] || { log "pinbench: nvidia-smi names no GPU"; exit 1; }
     [ -f "$partial/pinbench.jsonl" ] && cp "$partial/pinbench.jsonl" "$out/pinbench.jsonl"
     touch "$out/pinbench.jsonl"
-    python3 - "$out/pinbench.jsonl" <<'PY' <(build/kbv list) >"$out/pinbench-todo.txt"
+    # The problem ids of FILE (kbv list's lines, or the list so far) that
+    # pinbench.jsonl has no line for, into the list of those left.
+    pinbench_left() {
+        python3 - "$out/pinbench.jsonl" "$1" >"$out/pinbench-todo.new" <<'PY'
 import json, sys
 done = set()
 for line in open(sys.argv[1]):
@@ -453,8 +456,11 @@ for line in open(sys.argv[1]):
         except (ValueError, KeyError):
             pass
 ids = [l.split()[0] for l in open(sys.argv[2]) if l[:1] == "L" and l[2:3] == "_"]
-print("\n".join(i for i in ids if i not in done))
+print("".join(i + "\n" for i in ids if i not in done), end="")
 PY
+        mv "$out/pinbench-todo.new" "$out/pinbench-todo.txt"
+    }
+    pinbench_left <(build/kbv list)
     log "pinbench: $(grep -c . "$out/pinbench-todo.txt") problems left"
     while [ -s "$out/pinbench-todo.txt" ]; do
         [ "$(left)" -gt $((reserve + 30)) ] || { log "pinbench: out of time"; break; }
@@ -471,18 +477,7 @@ PY
             first=${chunk%%,*}
             echo "{\"id\": \"$first\", \"error\": \"kbv-baseline-bench exit $rc before its line\"}" >>"$out/pinbench.jsonl"
         fi
-        python3 - "$out/pinbench.jsonl" "$out/pinbench-todo.txt" <<'PY'
-import json, sys
-done = set()
-for line in open(sys.argv[1]):
-    if line.strip():
-        try:
-            done.add(json.loads(line)["id"])
-        except (ValueError, KeyError):
-            pass
-left = [i for i in open(sys.argv[2]).read().split() if i not in done]
-open(sys.argv[2], "w").write("".join(i + "\n" for i in left))
-PY
+        pinbench_left "$out/pinbench-todo.txt"
     done
     if [ ! -s "$out/pinbench-todo.txt" ]; then
         log "pinbench: every problem timed; the table"
