@@ -444,17 +444,25 @@ pinbench)
     [ -f "$partial/pinbench.jsonl" ] && cp "$partial/pinbench.jsonl" "$out/pinbench.jsonl"
     touch "$out/pinbench.jsonl"
     # The problem ids of FILE (kbv list's lines, or the list so far) that
-    # pinbench.jsonl has no line for, into the list of those left.
+    # pinbench.jsonl has no line for, into the list of those left.  A line
+    # that is not whole JSON (a bench killed while it wrote) is dropped
+    # from pinbench.jsonl, so that its problem is timed again and pins.py
+    # reads a clean file.
     pinbench_left() {
         python3 - "$out/pinbench.jsonl" "$1" >"$out/pinbench-todo.new" <<'PY'
-import json, sys
-done = set()
+import json, os, sys
+done, good, bad = set(), [], 0
 for line in open(sys.argv[1]):
     if line.strip():
         try:
             done.add(json.loads(line)["id"])
-        except (ValueError, KeyError):
-            pass
+            good.append(line if line.endswith("\n") else line + "\n")
+        except (ValueError, KeyError, TypeError):
+            bad += 1
+if bad:
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        f.writelines(good)
+    os.replace(sys.argv[1] + ".tmp", sys.argv[1])
 ids = [l.split()[0] for l in open(sys.argv[2]) if l[:1] == "L" and l[2:3] == "_"]
 print("".join(i + "\n" for i in ids if i not in done), end="")
 PY

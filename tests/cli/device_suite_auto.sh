@@ -113,11 +113,16 @@ grep -q '"id": "L1_002_crash", "error"' "$T/out/pinbench.jsonl" || fail "pinbenc
 grep -q "pins.py runs/pinref --bench $T/out/pinbench.jsonl --out $T/out/pins-nvidia-h200.json" "$T/calls" ||
     fail "pinbench: no table: $(cat "$T/calls")"
 [ -f "$T/out/pins-nvidia-h200.json" ] || fail "pinbench: pins-nvidia-h200.json not written"
-# continued from the kept file: only what is left is timed
+# continued from the kept file: only what is left is timed, and a line
+# cut in the middle (a bench killed as it wrote) is dropped and re-timed
 grep L1_001_a "$T/out/pinbench.jsonl" >"$T/partial/pinbench.jsonl"
+printf '{"id": "L1_003_b", "fp32_pi' >>"$T/partial/pinbench.jsonl"
 pinbench || fail "pinbench again: exit $?: $(cat "$T/log")"
 grep -q -- '--problems L1_002_crash,L1_003_b ' "$T/calls" || fail "pinbench again: not continued: $(cat "$T/calls")"
 grep -q -- 'L1_001_a,' "$T/calls" && fail "pinbench again: a kept problem timed again: $(cat "$T/calls")"
+python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$T/out/pinbench.jsonl" ||
+    fail "pinbench again: a line that is not JSON kept: $(cat "$T/out/pinbench.jsonl")"
+[ "$(grep -c L1_003_b "$T/out/pinbench.jsonl")" = 1 ] || fail "pinbench again: L1_003_b: $(cat "$T/out/pinbench.jsonl")"
 rm -rf "$R/build"
 
 # auto without a suite run in progress: main's work, make test-gpu first
