@@ -89,10 +89,9 @@ frozen=$partial/harness-src.tar.gz
 nvidia-smi --query-gpu=index,name,uuid,serial,pci.bus_id --format=csv,noheader >"$out/device.txt" 2>/dev/null ||
     echo "unknown (nvidia-smi failed)" >"$out/device.txt"
 echo "device: $(head -1 "$out/device.txt")"
-# The GPU's name as data/baselines/ names its pin table (lower case, runs
-# of other characters as '-'), as suite-session.sh finds it.
-slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | tr 'A-Z' 'a-z' |
-       sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
+# The GPU's name as data/baselines/ names its pin table, as
+# suite-session.sh finds it.
+slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | scripts/gpu-slug.sh)
 
 build_here() {
     log "build"

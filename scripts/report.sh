@@ -10,10 +10,8 @@ kbv="$build/kbv"
 mkdir -p runs
 
 # A GPU's name as the file name of its data/parity/ and data/baselines/
-# tables: lower case, each run of other characters one '-'.
-gpu_slug() {
-    tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//'
-}
+# tables (scripts/gpu-slug.sh).
+gpu_slug() { "$(dirname "$0")/gpu-slug.sh"; }
 
 gpu_visible() {
     [ "${KBV_NO_GPU:-0}" != 1 ] && [ -x "$build/kbv-collect" ] &&

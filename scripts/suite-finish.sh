@@ -64,7 +64,7 @@ fi
 
 if [ -n "$torch" ]; then
     gpu=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device"]["name"])' "$run/manifest.json" |
-          tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//')
+          scripts/gpu-slug.sh)
     bf=()
     [ -n "$torch_bf16" ] && bf=(--torch-bf16 "$torch_bf16")
     python3 tests/parity/combine.py --from-run "$run" --torch "$torch" "${bf[@]}" --out "data/parity/$gpu.json"

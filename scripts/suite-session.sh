@@ -63,8 +63,7 @@ fi
 echo "$digest" >"$run.harness"
 echo "$commit $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$run.commits"
 
-gpu_slug() { tr 'A-Z' 'a-z' | sed 's/[^a-z0-9][^a-z0-9]*/-/g; s/^-//; s/-$//'; }
-slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | gpu_slug) || slug=
+slug=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | scripts/gpu-slug.sh) || slug=
 [ -n "$slug" ] && [ -f "data/baselines/$slug.json" ] && args+=(--pins "data/baselines/$slug.json")
 # Every GPU of the host, one worker each (a host lent with several GPUs
 # finishes its share sooner; --gpus may change between a run and its resume).

@@ -19,7 +19,7 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "device_suite_auto: $*"; exit 1; }
 R=$T/repo
 mkdir -p "$R/scripts" "$R/tests/parity" "$T/bin" "$T/partial" "$T/stage/suite" "$T/stage/r2r"
-cp scripts/device-suite.sh "$R/scripts/"
+cp scripts/device-suite.sh scripts/gpu-slug.sh "$R/scripts/"
 printf '#!/bin/sh\necho digest\n' >"$R/scripts/harness-digest.sh"
 printf '#!/bin/sh\necho "suite-session $*" >>"%s/calls"\n' "$T" >"$R/scripts/suite-session.sh"
 printf '#!/bin/sh\necho "make $*" >>"%s/calls"\n' "$T" >"$T/bin/make"
