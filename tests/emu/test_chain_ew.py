@@ -19,7 +19,7 @@ chain: the first pass, the middle stage, the last pass) on hand-made
 chains of every middle-stage path that the fp32 and bf16 baselines take
 now: a group norm with its bias folded into the statistics (a linear
 layer's features and a map's planes), one after a step, a batch norm
-after a scale, a softmax after GELU, a map's post stages (chain_post.cu:
+after a scale, a softmax after GELU, a map's post stages (chain_post*.cu:
 a max pool and a channel sum, a channel softmax, a softmax over each
 plane's positions with a step of its own, which as the last stage writes
 the bfloat16 output itself) whose first stage reads the bfloat16 output
@@ -966,8 +966,13 @@ def rest_source():
         "long long chain_spatial(", "long long chain_numel(", "static int pool_shape(",
         "int chain_stage_shape(", "static int ew_reads_input(", "int chain_reads_param(",
         "int chain_reads_input(")) + "}\n"
-    post = open(os.path.join(PROB, "chain_post.cu")).read()
-    post = "\n".join(l for l in post.split("\n") if not l.startswith("#include"))
+    # chain_post.cu after its header of shared kernels, then the files
+    # that instantiate its row kernels through the last pass
+    post = ""
+    for name in ["chain_post_impl.h", "chain_post.cu"] + sorted(
+            f for f in os.listdir(PROB) if f.startswith("chain_post_rows_") and f.endswith(".cu")):
+        text = open(os.path.join(PROB, name)).read()
+        post += "\n".join(l for l in text.split("\n") if not l.startswith("#include")) + "\n"
     parts = common_parts()
     parts[0] = PRELUDE + "#include <vector>\n"
     return '#include "kbv.h"\n' + "\n".join(parts) + REST_PRELUDE + shapes + body + post + REST_HARNESS
