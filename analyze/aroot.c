@@ -63,6 +63,12 @@ int analysis_root(const run_data *r, const analysis_opts *o, cJSON **sets, cJSON
     cJSON_AddStringToObject(cfg, "memory_baseline", "tf32");
     cJSON *cl = cJSON_AddArrayToObject(root, "classes");
     for (int c = 0; c < CL_N; c++) cJSON_AddItemToArray(cl, cJSON_CreateString(classify_class_names[c]));
+    /* Whether the run is whole: a report of an interrupted collect must
+     * say so before any number, since its unfinished pairs count as
+     * errors (render's headline does). */
+    cJSON *pj = cJSON_AddObjectToObject(root, "pairs");
+    cJSON_AddNumberToObject(pj, "total", (double)(r->n_sets * r->n_problems));
+    cJSON_AddNumberToObject(pj, "unfinished", (double)run_unfinished_pairs(r));
     cJSON *sj = cJSON_AddArrayToObject(root, "sets");
     for (size_t s = 0; s < r->n_sets; s++) {
         cJSON_AddItemToArray(sj, sets[s]);

@@ -131,6 +131,12 @@ int main(int argc, char **argv)
     if (fixed)
         log_warn("analyze", "%s: %zu bytes of invalid UTF-8 in the journal's texts written as U+FFFD", dir, fixed);
     if ((rc = jio_save(path, out, &e))) goto fail;
+    size_t unfinished = run_unfinished_pairs(r);
+    if (unfinished)
+        log_warn("analyze",
+                 "%s: %zu of %zu pairs have no status (an interrupted collect): they are classed error until "
+                 "the run is continued with kbv collect --resume --out %s",
+                 dir, unfinished, r->n_sets * r->n_problems, dir);
     log_info("analyze", "%s: %zu sets x %zu problems, %ld time samples, %.2f s -> %s", dir, r->n_sets,
              r->n_problems, r->n_time, log_now() - t0, path);
     cJSON_Delete(out);

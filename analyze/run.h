@@ -159,6 +159,18 @@ static inline run_pair *run_pair_at(const run_data *r, size_t set, size_t proble
     return &r->pairs[set * r->n_problems + problem];
 }
 
+/* The pairs the journal has no status for and no grammar violation about:
+ * the pairs an interrupted collect has not finished (a --resume runs
+ * them), which analyze classes error and says so. */
+static inline size_t run_unfinished_pairs(const run_data *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_sets * r->n_problems; i++)
+        if (!r->pairs[i].have_status && !r->pairs[i].tamper_why)
+            n++;
+    return n;
+}
+
 /* Parses one journal line into r (for tests and for run_load); path and
  * lineno name it in messages.  After the last line, run_finish says whether
  * the journal held any record. */

@@ -816,6 +816,16 @@ int rmodel_load(rmodel **out, const char *run_dir, kbv_err *e)
     }
     m->device = cJSON_GetObjectItemCaseSensitive(a, "device");
     m->harness = cJSON_GetObjectItemCaseSensitive(a, "harness");
+    m->n_pairs = m->n_unfinished = -1;
+    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(a, "pairs");
+    if (pairs) {
+        m->n_pairs = get_count(pairs, "total");
+        m->n_unfinished = get_count(pairs, "unfinished");
+        if (!cJSON_IsObject(pairs) || m->n_pairs < 0 || m->n_unfinished < 0 || m->n_unfinished > m->n_pairs) {
+            rc = err_set(e, KBV_EINPUT, "%s: pairs: expected {total, unfinished}, counts with unfinished <= total", path);
+            goto fail;
+        }
+    }
 
     snprintf(path, sizeof path, "%s/manifest.json", run_dir);
     if (access(path, F_OK) == 0) {

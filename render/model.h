@@ -178,6 +178,10 @@ typedef struct rmodel {
     rm_set *bsets;                 /* the BF16 sets, in analysis order: the BF16 section's */
     int n_bsets;
     long n_problems;               /* problems in the suite (largest set) */
+    /* analysis.json's "pairs": the run's (set, problem) pairs and those an
+     * interrupted collect left without a status; both -1 when an older
+     * analysis does not say. */
+    long n_pairs, n_unfinished;
     /* analysis.json's parity verdicts, when the run had a parity.json
      * (has_parity); the limit is analyze's. */
     int has_parity;

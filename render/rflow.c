@@ -253,7 +253,11 @@ static int sec_summary(flow *f, kbv_err *e)
     const char *keys[] = {"Run", "Collected", "Device", "Software", "Clocks", "Calibration", "Harness", "Settings",
                           "Statistics"};
     char run[256];
-    snprintf(run, sizeof run, "%s (%d sets, %ld problems)", m->run_id, m->n_sets + m->n_bsets, m->n_problems);
+    if (m->n_unfinished > 0)
+        snprintf(run, sizeof run, "%s (%d sets, %ld problems; incomplete: %ld of %ld pairs not collected)", m->run_id,
+                 m->n_sets + m->n_bsets, m->n_problems, m->n_unfinished, m->n_pairs);
+    else
+        snprintf(run, sizeof run, "%s (%d sets, %ld problems)", m->run_id, m->n_sets + m->n_bsets, m->n_problems);
     const char *vals[] = {run, f->r->date_str, dev, drv, clk, cal, harn, cfg, stat};
     double kw = 0;
     for (int i = 0; i < 9; i++) {
@@ -375,6 +379,16 @@ static int sec_headline(flow *f, const tsection *s, const tbl *tabs, kbv_err *e)
     rctx *r = f->r;
     const rmodel *m = r->m;
     int rc;
+    /* An interrupted collect's report is not an answer: said before the
+     * verdicts, which count its unfinished pairs as errors. */
+    if (m->n_unfinished > 0) {
+        char line[400];
+        snprintf(line, sizeof line, "\xe2\x80\xa2 This run is incomplete: %ld of its %ld (set, problem) pairs were "
+                 "not collected (collect was interrupted) and count as errors below; continue it with "
+                 "kbv collect --resume and analyze it again before drawing any conclusion.", m->n_unfinished, m->n_pairs);
+        if ((rc = flow_text(f, line, r->st.fs_normal, 0, r->st.text, 3, e)))
+            return rc;
+    }
     for (int i = 0; i < m->n_sets; i++) {
         char *t = NULL, *b = NULL;
         if ((rc = verdict(r, &m->sets[i], &t, e)))

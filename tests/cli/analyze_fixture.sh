@@ -38,8 +38,10 @@ def est(x, what, n=False):
 classes = ["correct", "hidden-fail", "incorrect", "error", "constant-output", "identity", "stale-output",
            "caching", "input-mutation", "deferred-work", "impossible-speed", "nondeterministic", "tampering",
            "missing"]
-need(list(a) == ["schema", "run_id", "created_utc", "harness", "device", "config", "classes", "sets",
+need(list(a) == ["schema", "run_id", "created_utc", "harness", "device", "config", "classes", "pairs", "sets",
                  "baseline_drift", "parity"], "top-level keys")
+# The synthetic run leaves one pair without any record (synth_truth's error).
+need(a["pairs"] == {"total": len(m["sets"]) * len(m["problems"]), "unfinished": 1}, "pairs")
 # The fixture run has no parity.json (docs/parity.md): no verdicts.
 need(a["parity"] is None, "parity is null without parity.json")
 need(a["schema"] == "kbv-analysis/1", "schema")

@@ -157,5 +157,11 @@ s = [s for s in a["sets"] if s["name"] == "mixed"][0]
 assert s["counts"]["missing"] == 0 and s["counts"]["error"] >= 1, s["counts"]
 lv = [l for l in s["levels"] if l["level"] == prob[:2]][0]
 assert lv["counts"]["missing"] == 0 and lv["counts"]["error"] >= 1, lv["counts"]
+n = len(a["sets"]) * len(json.load(open(sys.argv[1].replace("analysis.json", "manifest.json")))["problems"])
+k = sum(1 for t in a["sets"] for q in t["problems"]
+        if any(v["text"].startswith("interrupted:") for v in q["evidence"]))
+assert k >= 1 and a["pairs"] == {"total": n, "unfinished": k}, (k, a["pairs"])
 PY
+grep -q "[1-9] of [0-9]* pairs have no status (an interrupted collect)" "$tmp/err" ||
+    fail "interrupted: no warning on stderr: $(cat "$tmp/err")"
 exit 0
