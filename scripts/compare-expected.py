@@ -11,8 +11,10 @@ line per (set, problem) whose class differs from the expected one (with
 pair whose class differs but that set.json lists under "known_gaps"
 ({problem: reason}, as tests/gpu/check_run.py reads it: kbv's own open
 defect, not a wrong expectation) is printed as GAP with its reason and does
-not count against the set.  Exit status 0 when every expectation holds or
-is a known gap, 1 when one does not, 2 on bad input.
+not count against the set.  A pair an interrupted collect has not run yet
+(analyze's "interrupted:" evidence) is counted as not collected, without a
+line of its own.  Exit status 0 when every expectation holds or is a known
+gap, 1 when one does not or was not collected, 2 on bad input.
 """
 import json
 import os
@@ -50,10 +52,14 @@ def main():
                     expected, gaps = doc.get("expected", {}), doc.get("known_gaps", {})
                     break
         found = {p["problem"]: p for p in s.get("problems", [])}
-        agree = differ = gap = 0
+        agree = differ = gap = left = 0
         for prob, want in sorted(expected.items()):
             p = found.get(prob)
             if p is None:
+                continue
+            ev = next((e.get("text", "") for e in p.get("evidence", []) if e.get("kind") == "class"), "")
+            if ev.startswith("interrupted:"):
+                left += 1
                 continue
             got = p.get("class")
             ok = got == want
@@ -62,15 +68,16 @@ def main():
             gap += known
             differ += not ok and not known
             if not ok or show_all:
-                ev = next((e.get("text", "") for e in p.get("evidence", []) if e.get("kind") == "class"), "")
                 mark = "  " if ok else "GAP" if known else "!!"
                 print("%s %-8s %-60s expected %-17s found %-17s %s" % (mark, name, prob, want, got, ev[:160]))
                 if known:
                     print("    known gap: %s" % gaps[prob])
-        bad += differ
-        print("%s: %d of %d expectations hold%s%s" % (name, agree, agree + differ + gap,
-                                                       ", %d known gaps" % gap if gap else "",
-                                                       "" if expected else " (no set.json expectations found)"))
+        bad += differ + left
+        print("%s: %d of %d expectations hold%s%s%s" % (name, agree, agree + differ + gap + left,
+                                                         ", %d known gaps" % gap if gap else "",
+                                                         ", %d not collected (the run is incomplete)" % left
+                                                         if left else "",
+                                                         "" if expected else " (no set.json expectations found)"))
     return 1 if bad else 0
 
 
