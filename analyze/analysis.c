@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "aroot.h"
+#include "rvec.h"
 #include "classify.h"
 #include "jio.h"
 #include "log.h"
@@ -47,7 +48,7 @@ typedef struct vdata {
 
 /* Everything about one problem of the set being analysed. */
 typedef struct pctx {
-    double median[RUN_NV];     /* time_ms: median of all the variant's samples, NAN without */
+    double median[RUN_NV];     /* time_ms: rvec_centre of the variant's samples, NAN without */
     vdata q[N_BL];             /* the paired ratios baseline / candidate (paired.h) */
     classify_result cr;
     int has_s[N_BL];           /* a speedup against the baseline exists */
@@ -130,15 +131,6 @@ static void vdata_free(vdata *d)
     free(d->logmid);
     free(d->logmid2);
     d->x = d->logx = d->logmid = d->logmid2 = NULL;
-}
-
-/* The median of src's samples (NAN without any); tmp holds src->n values. */
-static double sample_median(const run_vec *src, double *tmp)
-{
-    if (!src->n) return NAN;
-    memcpy(tmp, src->v, src->n * sizeof *tmp);
-    stats_sort(tmp, src->n);
-    return stats_median_sorted(tmp, src->n);
 }
 
 /* B bootstrap replicates of the log of the median of the sorted ratios q,
@@ -777,7 +769,7 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
     for (size_t i = 0; i < np; i++) {
         pctx *p = &pc[i];
         const run_pair *pr = run_pair_at(r, set, i);
-        for (int v = 0; v < RUN_NV; v++) p->median[v] = sample_median(&pr->times[v], tmp);
+        for (int v = 0; v < RUN_NV; v++) p->median[v] = rvec_centre(&pr->times[v], tmp);
         classify_pair(r, pr, p->median[RUN_V_CAND], &p->cr);
         counts[p->cr.cls]++;
         for (int bl = 0; bl < N_BL; bl++) {

@@ -18,6 +18,7 @@
 #include "lhash.h"
 #include "jnl.h"
 #include "log.h"
+#include "rvec.h"
 #include "scan.h"
 
 const char *const run_variant_names[RUN_NV] = {"candidate", "fp32", "tf32", "bf16"};
@@ -165,63 +166,11 @@ static int note_tamper(run_pair *pr, const char *why, kbv_err *e)
 
 /* --- records -------------------------------------------------------------- */
 
-static int vec_push(run_vec *v, double x, long round, kbv_err *e)
-{
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 64;
-        double *p = realloc(v->v, cap * sizeof *p);
-        if (!p) return err_set(e, KBV_ENOMEM, "out of memory");
-        v->v = p;
-        long *q = realloc(v->round, cap * sizeof *q);
-        if (!q) return err_set(e, KBV_ENOMEM, "out of memory");
-        v->round = q;
-        v->cap = cap;
-    }
-    v->v[v->n] = x;
-    v->round[v->n++] = round;
-    return 0;
-}
-
-/* A record's round, kept for pairing the variants (paired.h): an integral
- * number in 0..RUN_MAX_ROUND, else RUN_NO_ROUND.  The grammar has judged
- * the record already; this only keeps the conversion defined. */
-static long round_of(double x)
-{
-    return x >= 0 && x <= (double)RUN_MAX_ROUND && x == floor(x) ? (long)x : RUN_NO_ROUND;
-}
-
-/* A record's clock: its sm_mhz when that is a positive finite number, else
- * 0 (not known). */
-static double clock_of(int kind, double mhz)
-{
-    return kind == SCAN_NUMBER && mhz > 0 && isfinite(mhz) ? mhz : 0;
-}
-
-/* Counts n samples at clock mhz (nothing when mhz is 0, not known). */
-static int mhz_push(run_mhz *m, double mhz, size_t n, kbv_err *e)
-{
-    if (!(mhz > 0) || !n) return 0;
-    if (m->n && m->s[m->n - 1].mhz == mhz) {
-        m->s[m->n - 1].n += n;
-    } else {
-        if (m->n == m->cap) {
-            size_t cap = m->cap ? 2 * m->cap : 4;
-            run_mhz_span *p = realloc(m->s, cap * sizeof *p);
-            if (!p) return err_set(e, KBV_ENOMEM, "out of memory");
-            m->s = p;
-            m->cap = cap;
-        }
-        m->s[m->n++] = (run_mhz_span){mhz, n};
-    }
-    m->samples += n;
-    return 0;
-}
-
 /* One time sample, its round and its clock (0: not known). */
-static int push_time(run_pair *pr, int v, double gpu, long round, double mhz, kbv_err *e)
+static int push_time(run_pair *pr, int v, double gpu, long round, int iset, double mhz, kbv_err *e)
 {
-    int rc = vec_push(&pr->times[v], gpu, round, e);
-    return rc ? rc : mhz_push(&pr->mhz[v], mhz, 1, e);
+    int rc = rvec_push(&pr->times[v], gpu, round, iset, e);
+    return rc ? rc : rvec_mhz_push(&pr->mhz[v], mhz, 1, e);
 }
 
 static int variant_index(const char *p, size_t n)
@@ -233,7 +182,7 @@ static int variant_index(const char *p, size_t n)
 
 /* A time must be a positive finite number; wall_ms may be absent. */
 static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen, int gpu_kind, double gpu,
-                    int wall_kind, double wall, long round, double mhz, const char *what, kbv_err *e)
+                    int wall_kind, double wall, long round, int iset, double mhz, const char *what, kbv_err *e)
 {
     int v = variant_index(variant, vlen);
     if (v < 0)
@@ -244,7 +193,7 @@ static int add_time(run_data *r, run_pair *pr, const char *variant, size_t vlen,
     if (wall_kind != SCAN_ABSENT && (wall_kind != SCAN_NUMBER || !(wall > 0) || !isfinite(wall)))
         return err_set(e, KBV_EINPUT, "%s: \"wall_ms\" must be a positive finite number", what);
     r->n_time++;
-    return push_time(pr, v, gpu, round, mhz, e);
+    return push_time(pr, v, gpu, round, iset, mhz, e);
 }
 
 static char *dup_str(const char *s)
@@ -498,11 +447,11 @@ static int add_record(run_data *r, const cJSON *o, const char *what, long lineno
         int gk = !g ? SCAN_ABSENT : cJSON_IsNumber(g) ? SCAN_NUMBER : cJSON_IsNull(g) ? SCAN_NULL : SCAN_OTHER;
         int wk = !w ? SCAN_ABSENT : cJSON_IsNumber(w) ? SCAN_NUMBER : cJSON_IsNull(w) ? SCAN_NULL : SCAN_OTHER;
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "sm_mhz");
-        double mhz = cJSON_IsNumber(c) ? clock_of(SCAN_NUMBER, c->valuedouble) : 0;
+        double mhz = cJSON_IsNumber(c) ? rvec_clock_of(SCAN_NUMBER, c->valuedouble) : 0;
         const cJSON *rd = cJSON_GetObjectItemCaseSensitive(o, "round");
-        long round = cJSON_IsNumber(rd) ? round_of(rd->valuedouble) : RUN_NO_ROUND;
+        long round = cJSON_IsNumber(rd) ? rvec_round_of(rd->valuedouble) : RUN_NO_ROUND;
         return add_time(r, pr, variant, strlen(variant), gk, gk == SCAN_NUMBER ? g->valuedouble : 0, wk,
-                        wk == SCAN_NUMBER ? w->valuedouble : 0, round, mhz, what, e);
+                        wk == SCAN_NUMBER ? w->valuedouble : 0, round, rvec_iset_of(o), mhz, what, e);
     }
     case 5: { /* memory */
         const char *variant;
@@ -549,7 +498,7 @@ static int fast_time(const run_data *r, find_cache *c, const char *line, size_t 
     *variant = v;
     *round = sr.round;
     *gpu = sr.gpu_ms;
-    *mhz = clock_of(sr.mhz_kind, sr.sm_mhz);
+    *mhz = rvec_clock_of(sr.mhz_kind, sr.sm_mhz);
     return 1;
 }
 
@@ -565,7 +514,9 @@ static int take_time(run_data *r, size_t k, int v, double round, double gpu, dou
     if (rc < 0) return err_set(e, rc, "%s:%ld: %s", path, lineno, why);
     if (rc > 0) return note_tamper(&r->pairs[k], why, e);
     r->n_time++;
-    return push_time(&r->pairs[k], v, gpu, round_of(round), mhz, e);
+    /* The fast path takes no record with an input set (an odd key to the
+     * scanner). */
+    return push_time(&r->pairs[k], v, gpu, rvec_round_of(round), RUN_NO_ISET, mhz, e);
 }
 
 /* run_add_line with the line's hash already computed. */
@@ -981,6 +932,7 @@ void run_free(run_data *r)
         for (int v = 0; v < RUN_NV; v++) {
             free(p->times[v].v);
             free(p->times[v].round);
+            free(p->times[v].iset);
             free(p->mhz[v].s);
             for (size_t k = 0; k < p->n_choices[v]; k++) free(p->choices[v][k]);
             free(p->choices[v]);

@@ -55,7 +55,12 @@ typedef struct run_vec {
     double *v;       /* owned */
     long *round;     /* owned, parallel to v */
     size_t n, cap;
+    /* The round's timed input set ("input_set", 0..RUN_MAX_ISET), parallel
+     * to v, RUN_NO_ISET where the record has none; NULL: none known. */
+    signed char *iset;   /* owned */
 } run_vec;
+#define RUN_NO_ISET (-1)
+#define RUN_MAX_ISET 7
 
 /* The SM clock (MHz) of a variant's time samples, run-length coded in
  * journal order: the clock changes a few times over hundreds of samples,

@@ -32,7 +32,7 @@ static const char *const check_keys[] = {
 static const char *const probe_keys[] = {KBV_K_PROBE, "pass", KBV_K_DETAIL, "floor_ms", "time_ms", "floor_ratio",
                                          "skipped", "tier", "max_rel_err", NULL};
 static const char *const time_keys[] = {KBV_K_VARIANT, KBV_K_ROUND, KBV_K_GPU_MS, KBV_K_WALL_MS, "sm_mhz", "power_w",
-                                        "clock_events", "same_as", "gt_ms", "preroll",
+                                        "clock_events", "same_as", "gt_ms", "preroll", "input_set",
                                         NULL};
 static const char *const memory_keys[] = {KBV_K_VARIANT, "peak_bytes", "io_bytes", "leaked_bytes",
                                           "driver_delta_bytes", "untracked_bytes", NULL};

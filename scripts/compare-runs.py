@@ -4,7 +4,8 @@ of the same candidates on the same GPU disagree (the baselines issue's
 run-to-run figure).
 
 For every (set, problem, variant) timed in both runs: the median event time
-of each run, their ratio B/A and the relative deviation |B/A - 1|; and
+of each run (where the records name the round's input set, the mean of the
+sets' medians, as analyze's time_ms: runjournal.centre), their ratio B/A and the relative deviation |B/A - 1|; and
 whether the baselines chose the same kernels (the "pins" of the baseline
 records).  Prints the largest deviations per variant and a one-line summary;
 --json writes every row.  A run is a folder with manifest.json and
@@ -13,10 +14,12 @@ import argparse
 import gzip
 import json
 import os
-import statistics
 import sys
 import tarfile
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runjournal import centre  # noqa: E402
 
 
 def open_run(path, tmp):
@@ -48,10 +51,10 @@ def read_run(path):
             except ValueError:
                 continue
             if r.get("type") == "time" and r.get("gpu_ms") is not None and not r.get("same_as"):
-                times.setdefault((r["set"], r["problem"], r["variant"]), []).append(r["gpu_ms"])
+                times.setdefault((r["set"], r["problem"], r["variant"]), []).append((r["gpu_ms"], r.get("input_set")))
             elif r.get("type") == "baseline" and r.get("pins"):
                 pins[(r["set"], r["problem"], r["variant"])] = r["pins"]
-    return {k: statistics.median(v) for k, v in times.items()}, pins
+    return {k: centre(v) for k, v in times.items()}, pins
 
 
 def main():

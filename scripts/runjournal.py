@@ -64,3 +64,22 @@ def pair_seconds(run, who):
             s["phases"][name] = s["phases"].get(name, 0.0) + float(val)
         pairs.append((sec, r["set"], r["problem"], r.get("status", "?"), r.get("detail", "")))
     return sets, pairs
+
+
+def centre(samples):
+    """A variant's time as analyze's time_ms gives it (analyze/rvec.h):
+    samples is a list of (ms, input_set), input_set None where the record
+    names none.  The median of the times, or, where at least two input sets
+    hold 5 samples each, the mean of those sets' medians (the other samples
+    then count for nothing); None without samples."""
+    import statistics
+    if not samples:
+        return None
+    by = {}
+    for ms, k in samples:
+        if isinstance(k, int) and not isinstance(k, bool) and 0 <= k <= 7:
+            by.setdefault(k, []).append(ms)
+    strata = [statistics.median(v) for _, v in sorted(by.items()) if len(v) >= 5]
+    if len(strata) >= 2:
+        return sum(strata) / len(strata)
+    return statistics.median(ms for ms, _ in samples)

@@ -436,12 +436,19 @@ static void read_round_gpu(worker *w, round_gpu *q)
     q->have_events = nvmlx_clock_events(w->nv, &q->events) == 0;
 }
 
-static void emit_sample(worker *w, int v, int round, double g, double wl, double gt, const round_gpu *q,
+/* k is the round's timed input set.  It is no secret once the round has
+ * run, and analyze needs it: the sets live in distinct buffers, and on a
+ * bandwidth-bound problem of several GB the two placements ran 5% apart on
+ * an H100 and an H200 alike (L1_039's baseline and candidate, in every
+ * round of one set fast or slow together), so a median over the rounds
+ * lands on either mode by the luck of the draw. */
+static void emit_sample(worker *w, int v, int round, int k, double g, double wl, double gt, const round_gpu *q,
                         const char *same_as, int preroll)
 {
     cJSON *r = wk_rec(KBV_REC_TIME);
     cJSON_AddStringToObject(r, KBV_K_VARIANT, wk_variant_names[v]);
     cJSON_AddNumberToObject(r, KBV_K_ROUND, round);
+    cJSON_AddNumberToObject(r, "input_set", k);
     jio_add_num(r, KBV_K_GPU_MS, g);
     jio_add_num(r, KBV_K_WALL_MS, wl);
     if (gt >= 0) jio_add_num(r, "gt_ms", gt);
@@ -624,13 +631,13 @@ void wk_timing(worker *w)
             tv[v].gpu_s += g[v] * 1e-3;
             tv[v].wall_s += wl[v] * 1e-3;
             tv[v].pre_s += pre[v] * 1e-3;
-            emit_sample(w, v, round, g[v], wl[v], gt[v], &q, NULL, t.preroll[v]);
+            emit_sample(w, v, round, k, g[v], wl[v], gt[v], &q, NULL, t.preroll[v]);
         }
         if (t.tf32_is_fp32) {
             /* Without a matrix product the tf32 baseline is the fp32 one
              * (DESIGN.md 5): timed once, recorded for both. */
             tv[V_TF32].gpu[n] = g[V_FP32];
-            emit_sample(w, V_TF32, round, g[V_FP32], wl[V_FP32], gt[V_FP32], &q, "fp32", t.preroll[V_FP32]);
+            emit_sample(w, V_TF32, round, k, g[V_FP32], wl[V_FP32], gt[V_FP32], &q, "fp32", t.preroll[V_FP32]);
         }
         last_k = k;
         last_verified = verify_pick(&t, round, rule.min_samples);

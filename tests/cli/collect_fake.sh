@@ -81,6 +81,14 @@ if names.get("timed-output") is not True or names.get("clock-agreement") is not 
     print("collect_fake: timed probes of the correct candidate", names); sys.exit(1)
 if not all("gt_ms" in r for r in of("f-correct", "time")):
     print("collect_fake: time records without gt_ms"); sys.exit(1)
+# Every sample names its round's timed input set, one set for all the
+# variants of a round, and both sets are drawn.
+by_round = {}
+for r in of("f-correct", "time"):
+    by_round.setdefault(r["round"], set()).add(r.get("input_set"))
+if any(len(v) != 1 or not v <= {0, 1} for v in by_round.values()) or \
+        set().union(*by_round.values()) != {0, 1}:
+    print("collect_fake: input_set by round", sorted(by_round.items())[:5]); sys.exit(1)
 # The L2 policy a candidate leaves is put back before every flush and said
 # in the environment probe, which passes.
 # A candidate exact where checked and TF32-close where timed is a tf32

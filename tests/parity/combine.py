@@ -14,7 +14,8 @@ divides the run's medians by it on any machine, once the run is whole:
 
 For each problem of T.json with in-run samples: <variant>_kbv_ms is the
 median of the run's samples of that variant over every set (the worker's
-own rounds), leaving out the pairs RUN_DIR/analysis.json classes as hacks
+own rounds; where the records name the round's input set, the mean of
+the sets' medians, as analyze's time_ms, runjournal.centre), leaving out the pairs RUN_DIR/analysis.json classes as hacks
 (their candidates may disturb the GPU around the baseline's calls), <variant>_ratio = kbv / torch, <variant>_choice the kernel the
 run's baseline records name, and the exception is recomputed from T.json's
 output-check failures ("checks") and the ratios over 1.05, with the reasons
@@ -30,13 +31,12 @@ usage: combine.py --from-run RUN_DIR --torch FILE [--torch-bf16 FILE] [--out FIL
 import argparse
 import json
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from known import exception_text  # noqa: E402
-from runjournal import records  # noqa: E402
+from runjournal import centre, records  # noqa: E402
 
 RATIO_LIMIT = 1.05
 TORCH_ONLY = "none: PyTorch alone (parity.py --torch-only); combine.py divides a run's medians by it"
@@ -73,10 +73,10 @@ def run_medians(run_dir, leave_out=()):
         if r.get("type") == "time" and r.get("variant") in ("fp32", "tf32", "bf16") and r.get("gpu_ms") is not None:
             if (r.get("set"), r.get("problem")) in leave_out:
                 continue
-            times.setdefault(r["problem"], {}).setdefault(r["variant"], []).append(r["gpu_ms"])
+            times.setdefault(r["problem"], {}).setdefault(r["variant"], []).append((r["gpu_ms"], r.get("input_set")))
     out = {}
     for pid, v in times.items():
-        out[pid] = {k: statistics.median(x) for k, x in v.items()}
+        out[pid] = {k: centre(x) for k, x in v.items()}
         out[pid].update({f"n_{k}": len(x) for k, x in v.items()})
     return out
 

@@ -18,6 +18,7 @@
 
 #include "analysis.h"
 #include "paired.h"
+#include "rvec.h"
 #include "test_analyze_util.h"
 
 static const char *const SETS[] = {"s", NULL};
@@ -74,7 +75,7 @@ static void test_pair_by_round(void **state)
     long cr[] = {1, 0, 3, 7, RUN_NO_ROUND, 5};
     double bv[] = {10, 4, 6, 12, 9, 7, 30};
     long br[] = {3, 0, 1, 3, 5, 9, RUN_NO_ROUND};
-    run_vec c = {cv, cr, 6, 6}, b = {bv, br, 7, 7};
+    run_vec c = {cv, cr, 6, 6, NULL}, b = {bv, br, 7, 7, NULL};
     double *q = NULL;
     size_t n = 0;
     kbv_err e;
@@ -87,7 +88,7 @@ static void test_pair_by_round(void **state)
     NEAR(q[2], 3);
     free(q);
     /* Nothing shared: no ratios, no array. */
-    run_vec none = {bv + 5, br + 5, 2, 2};
+    run_vec none = {bv + 5, br + 5, 2, 2, NULL};
     assert_int_equal(paired_ratios(&c, &none, &q, &n, &e), 0);
     assert_int_equal(n, 0);
     assert_null(q);
@@ -178,6 +179,89 @@ static void test_paired_speedup(void **state)
     NEAR(analysis_paired_ci(T_F, T_C, 5, o.seed, 10000, 0.95, &lo, &hi, &e), 2.5);
     assert_true(lo == num(p, "speedup.fp32.ci_low") && hi == num(p, "speedup.fp32.ci_high"));
     cJSON_Delete(a);
+    run_free(r);
+}
+
+/* A time record with the round's timed input set (its member as given). */
+static void rec_set(run_data *r, const char *variant, long round, const char *iset, double ms)
+{
+    TU_ADD(r, "{\"type\":\"time\",\"set\":\"s\",\"problem\":\"p\",\"variant\":\"%s\",\"round\":%ld,"
+              "\"input_set\":%s,\"gpu_ms\":%.17g}", variant, round, iset, ms);
+}
+
+/* time_ms where the records name the round's input set (rvec.h): rounds
+ * 0-4 drew set 0, where every variant ran 10% faster, rounds 5-12 set 1.
+ * The candidate's and fp32's times are the mean of the two sets' medians
+ * (10.5 and 21, where the pooled medians are 11 and 22); tf32's records do
+ * not name the set, so its time stays the pooled median (22).  The paired
+ * speedup is unchanged: the median of the per-round ratios, 2 in every
+ * round. */
+static void test_input_set_strata(void **state)
+{
+    (void)state;
+    static const char *const one[] = {"p", NULL};
+    run_data *r = tu_run(SETS, one);
+    tu_pass(r, "s", "p", "fp32");
+    for (long k = 0; k < 13; k++) {
+        const char *set = k < 5 ? "0" : "1";
+        double f = k < 5 ? 1.0 : 1.1;
+        rec_set(r, "candidate", k, set, 10 * f);
+        rec_set(r, "fp32", k, set, 20 * f);
+        rec(r, "p", "tf32", k, 20 * f);
+    }
+    const run_pair *pr = run_pair_at(r, 0, 0);
+    assert_null(pr->tamper_why);
+    assert_int_equal(pr->times[RUN_V_CAND].iset[0], 0);
+    assert_int_equal(pr->times[RUN_V_CAND].iset[12], 1);
+    assert_int_equal(pr->times[RUN_V_TF32].iset[0], RUN_NO_ISET);
+    cJSON *a = build(r, 1000);
+    const cJSON *p = path(a, "sets.0.problems.0");
+    NEAR(num(p, "time_ms.candidate"), 10.5);
+    NEAR(num(p, "time_ms.fp32"), 21);
+    NEAR(num(p, "time_ms.tf32"), 22);
+    NEAR(num(p, "speedup.fp32.estimate"), 2);
+    cJSON_Delete(a);
+    run_free(r);
+}
+
+/* A set with fewer than RVEC_ISET_MIN samples is no stratum: with one
+ * stratum left the time is the pooled median; input sets that are not an
+ * integer in 0..RUN_MAX_ISET are read as none, and the grammar accepts the
+ * member whatever its value (it is a statistic's stratum, not evidence). */
+static void test_input_set_fallback(void **state)
+{
+    (void)state;
+    double tmp[16];
+    /* Five samples of set 0 at 10, four of set 1 at 11: pooled median 10. */
+    double v[9] = {10, 10, 10, 10, 10, 11, 11, 11, 11};
+    long rd[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    signed char k[9] = {0, 0, 0, 0, 0, 1, 1, 1, 1};
+    run_vec x = {v, rd, 9, 9, k};
+    NEAR(rvec_centre(&x, tmp), 10);
+    /* Six of set 0 and five of set 1 make two strata: (10 + 11) / 2. */
+    double v2[11] = {10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11};
+    long rd2[11] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    signed char k2[11] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
+    run_vec y = {v2, rd2, 11, 11, k2};
+    NEAR(rvec_centre(&y, tmp), 10.5);
+    /* A third set with too few samples counts for nothing. */
+    k2[0] = 2;
+    v2[0] = 1000;
+    NEAR(rvec_centre(&y, tmp), 10.5);
+    /* No input sets at all (a hand-made vector, an older journal): the
+     * pooled median of 10 x5, 11 x5 and 1000. */
+    run_vec z = {v2, rd2, 11, 11, NULL};
+    NEAR(rvec_centre(&z, tmp), 11);
+    run_vec none = {NULL, NULL, 0, 0, NULL};
+    assert_true(isnan(rvec_centre(&none, tmp)));
+
+    static const char *const one[] = {"p", NULL};
+    run_data *r = tu_run(SETS, one);
+    const char *odd[] = {"9", "-1", "2.5", "\"0\"", "null", "8"};
+    for (long i = 0; i < 6; i++) rec_set(r, "candidate", i, odd[i], 1);
+    const run_pair *pr = run_pair_at(r, 0, 0);
+    assert_null(pr->tamper_why);
+    for (size_t i = 0; i < 6; i++) assert_int_equal(pr->times[RUN_V_CAND].iset[i], RUN_NO_ISET);
     run_free(r);
 }
 
@@ -361,6 +445,8 @@ int main(void)
         cmocka_unit_test(test_pair_by_round),
         cmocka_unit_test(test_reader_rounds),
         cmocka_unit_test(test_paired_speedup),
+        cmocka_unit_test(test_input_set_strata),
+        cmocka_unit_test(test_input_set_fallback),
         cmocka_unit_test(test_order_free),
         cmocka_unit_test(test_same_values_same_interval),
         cmocka_unit_test(test_steps_share_draws),
