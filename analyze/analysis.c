@@ -49,7 +49,12 @@ typedef struct vdata {
 /* Everything about one problem of the set being analysed. */
 typedef struct pctx {
     double median[RUN_NV];     /* time_ms: rvec_centre of the variant's samples, NAN without */
-    vdata q[N_BL];             /* the paired ratios baseline / candidate (paired.h) */
+    /* The paired ratios baseline / candidate (paired.h), one sorted sample
+     * per input set where the speedup is stratified (nq > 1), else q[bl][0]
+     * alone; nr[bl] ratios in all. */
+    vdata q[N_BL][PAIRED_MAX_STRATA];
+    int nq[N_BL];
+    size_t nr[N_BL];
     classify_result cr;
     int has_s[N_BL];           /* a speedup against the baseline exists */
     double s[N_BL], ls[N_BL];  /* point speedup and its logarithm */
@@ -70,6 +75,10 @@ typedef struct shared {
      * (paired.h), n_ratios[...] of them; both owned by analysis_build. */
     double *const *ratios;
     const size_t *n_ratios;
+    /* Per [...] as ratios: the input sets' counts of ratios, in order, when
+     * the speedup is stratified (n_strata > 0, paired_ratios_strata). */
+    const size_t (*strata)[PAIRED_MAX_STRATA];
+    const int *n_strata;
 } shared;
 
 /* --- JSON helpers --------------------------------------------------------- */
@@ -133,6 +142,23 @@ static void vdata_free(vdata *d)
     d->x = d->logx = d->logmid = d->logmid2 = NULL;
 }
 
+/* The ratios of pair-and-baseline k into p->q[bl] (one sorted sample, or
+ * one per input set where the speedup is stratified), p->nq[bl] and
+ * p->nr[bl]. */
+static int ratios_fill(const shared *sh, size_t k, pctx *p, int bl, kbv_err *e)
+{
+    const double *x = sh->ratios[k];
+    p->nr[bl] = sh->n_ratios[k];
+    p->nq[bl] = sh->n_strata[k] ? sh->n_strata[k] : 1;
+    if (!sh->n_strata[k]) return vdata_fill(&p->q[bl][0], x, sh->n_ratios[k], sh->mb, e);
+    for (int q = 0; q < sh->n_strata[k]; q++) {
+        int rc = vdata_fill(&p->q[bl][q], x, sh->strata[k][q], sh->mb, e);
+        if (rc) return rc;
+        x += sh->strata[k][q];
+    }
+    return 0;
+}
+
 /* B bootstrap replicates of the log of the median of the sorted ratios q,
  * resampling rounds (each ratio is one round's pair) with replacement, into
  * out[0..B).  The median of a resample is drawn from its exact distribution
@@ -141,11 +167,19 @@ static void vdata_free(vdata *d)
  * problem, RNG_P_RATIO) afresh: with equal round counts they draw the same
  * order-statistic positions, so equal ratios give equal replicates, and two
  * aggregates over equal values equal intervals. */
-static void ratio_reps(const vdata *q, uint64_t seed, size_t set, size_t prob, size_t B, double *out)
+static void ratio_reps(const vdata *q, int nq, uint64_t seed, size_t set, size_t prob, size_t B, double *out)
 {
     rng r;
     rng_init(&r, seed, set, prob, RNG_P_RATIO);
-    for (size_t b = 0; b < B; b++) out[b] = medboot_draw_log(q->t, q->x, q->logx, q->logmid, q->logmid2, &r);
+    /* Stratified (nq > 1): rounds are resampled within each input set, and
+     * the replicate is the mean of the sets' log medians, as the point
+     * estimate is. */
+    for (size_t b = 0; b < B; b++) {
+        double sum = 0;
+        for (int k = 0; k < nq; k++)
+            sum += medboot_draw_log(q[k].t, q[k].x, q[k].logx, q[k].logmid, q[k].logmid2, &r);
+        out[b] = sum / nq;
+    }
 }
 
 /* The bootstrap replicates of a problem's log speedups against both
@@ -156,7 +190,7 @@ static void speedup_ci(const shared *sh, size_t set, size_t prob, pctx *p, float
     size_t B = sh->o->resamples;
     for (int bl = 0; bl < N_BL; bl++) {
         if (!p->has_s[bl]) continue;
-        ratio_reps(&p->q[bl], sh->o->seed, set, prob, B, tmp);
+        ratio_reps(p->q[bl], p->nq[bl], sh->o->seed, set, prob, B, tmp);
         /* The set's aggregates read these in the random order they were
          * drawn; single precision (a relative 6e-8 on a log speedup) halves
          * their memory traffic, while the problem's own interval uses the
@@ -187,7 +221,7 @@ double analysis_paired_ci(const double *base, const double *cand, size_t n, uint
     for (size_t i = 0; i < n; i++) ratio[i] = base[i] / cand[i];
     if (medboot_new(&mb, e) || medboot_prepare(mb, n, e)) goto done;
     if (vdata_fill(&q, ratio, n, mb, e)) goto done;
-    ratio_reps(&q, seed, 0, 0, B, buf);
+    ratio_reps(&q, 1, seed, 0, 0, B, buf);
     stats_percentile(buf, B, level, lo, hi);
     *lo = exp(*lo);
     *hi = exp(*hi);
@@ -667,7 +701,7 @@ static cJSON *problem_json(const run_data *r, size_t set, size_t i, const pctx *
         const char *key = run_variant_names[bv[bl]];
         if (p->has_s[bl]) {
             /* n: the rounds the speedup pairs (paired.h). */
-            est x = {p->s[bl], p->s_lo[bl], p->s_hi[bl], (long)p->q[bl].n};
+            est x = {p->s[bl], p->s_lo[bl], p->s_hi[bl], (long)p->nr[bl]};
             add_est(sub, key, &x);
         } else {
             cJSON_AddNullToObject(sub, key);
@@ -774,15 +808,17 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
         counts[p->cr.cls]++;
         for (int bl = 0; bl < N_BL; bl++) {
             size_t k = (set * np + i) * N_BL + (size_t)bl;
-            if ((rc = vdata_fill(&p->q[bl], sh->ratios[k], sh->n_ratios[k], sh->mb, e))) goto done;
+            if ((rc = ratios_fill(sh, k, p, bl, e))) goto done;
             /* An error has no speedup, whatever samples it left; nor has a
              * missing candidate or one whose records are not to be trusted. */
             p->has_s[bl] = p->cr.cls != CL_ERROR && p->cr.cls != CL_MISSING && p->cr.cls != CL_TAMPERING &&
-                           p->q[bl].n > 0;
+                           p->nr[bl] > 0;
             p->s[bl] = p->s_lo[bl] = p->s_hi[bl] = p->ls[bl] = NAN;
             if (p->has_s[bl]) {
-                p->s[bl] = p->q[bl].median;
-                p->ls[bl] = log(p->s[bl]);
+                double sum = 0;
+                for (int q = 0; q < p->nq[bl]; q++) sum += log(p->q[bl][q].median);
+                p->ls[bl] = sum / p->nq[bl];
+                p->s[bl] = p->nq[bl] == 1 ? p->q[bl][0].median : exp(p->ls[bl]);
             }
         }
         if (p->has_s[0] || p->has_s[1]) speedup_ci(sh, set, i, p, st.reps + i * N_BL, (np + 1) * N_BL, reps);
@@ -858,7 +894,8 @@ static int set_build(const shared *sh, size_t set, cJSON **out, kbv_err *e)
 
 done:
     for (size_t i = 0; pc && i < np; i++)
-        for (int bl = 0; bl < N_BL; bl++) vdata_free(&pc[i].q[bl]);
+        for (int bl = 0; bl < N_BL; bl++)
+            for (int q = 0; q < PAIRED_MAX_STRATA; q++) vdata_free(&pc[i].q[bl][q]);
     free(pc);
     free(reps);
     free(tmp);
@@ -908,13 +945,15 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
     cJSON **sets = calloc(r->n_sets + 1, sizeof *sets);
     double **ratios = calloc(npairs * N_BL + 1, sizeof *ratios);
     size_t *n_ratios = calloc(npairs * N_BL + 1, sizeof *n_ratios);
+    size_t (*strata)[PAIRED_MAX_STRATA] = calloc(npairs * N_BL + 1, sizeof *strata);
+    int *n_strata = calloc(npairs * N_BL + 1, sizeof *n_strata);
     worker *ws = NULL;
     cJSON *root = NULL;
     if (o->resamples < 1 || o->resamples > 100000000) {
         rc = err_set(e, KBV_EUSAGE, "bootstrap resamples must be between 1 and 1e8");
         goto done;
     }
-    if (!sets || !ratios || !n_ratios) {
+    if (!sets || !ratios || !n_ratios || !strata || !n_strata) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
@@ -928,13 +967,16 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
         for (int bl = 0; bl < nbl; bl++) {
             size_t k = i * N_BL + (size_t)bl;
             const run_pair *pr = &r->pairs[i];
-            if ((rc = paired_ratios(&pr->times[RUN_V_CAND], &pr->times[bv[bl]], &ratios[k], &n_ratios[k], e)) ||
+            if ((rc = paired_ratios_strata(&pr->times[RUN_V_CAND], &pr->times[bv[bl]], &ratios[k], &n_ratios[k],
+                                           strata[k], &n_strata[k], e)) ||
                 (rc = medboot_prepare(mb, n_ratios[k], e)))
                 goto done;
+            for (int q = 0; q < n_strata[k]; q++)
+                if ((rc = medboot_prepare(mb, strata[k][q], e))) goto done;
         }
     }
 
-    shared sh = {r, o, mb, ratios, n_ratios};
+    shared sh = {r, o, mb, ratios, n_ratios, (const size_t(*)[PAIRED_MAX_STRATA])strata, n_strata};
     size_t nt = o->threads < 1 ? 1 : (size_t)o->threads;
     if (nt > r->n_sets) nt = r->n_sets ? r->n_sets : 1;
     ws = calloc(nt, sizeof *ws);
@@ -968,6 +1010,8 @@ done:
     for (size_t k = 0; ratios && k < npairs * N_BL; k++) free(ratios[k]);
     free(ratios);
     free(n_ratios);
+    free(strata);
+    free(n_strata);
     free(sets);
     free(ws);
     cJSON_Delete(root);

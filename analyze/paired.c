@@ -1,11 +1,13 @@
 /* paired.c - see paired.h. */
 #include "paired.h"
+#include "rvec.h"
 
 #include <stdlib.h>
 
 typedef struct rsample {
     long round;
     double v;
+    int iset;
 } rsample;
 
 static int cmp_round(const void *pa, const void *pb)
@@ -25,7 +27,8 @@ static int by_round(const run_vec *src, rsample **out, size_t *n, kbv_err *e)
     if (!s) return err_set(e, KBV_ENOMEM, "out of memory");
     size_t m = 0;
     for (size_t i = 0; i < src->n; i++)
-        if (src->round && src->round[i] != RUN_NO_ROUND) s[m++] = (rsample){src->round[i], src->v[i]};
+        if (src->round && src->round[i] != RUN_NO_ROUND)
+            s[m++] = (rsample){src->round[i], src->v[i], src->iset ? src->iset[i] : RUN_NO_ISET};
     /* qsort is not stable, but the order within a round does not matter:
      * a round held twice is dropped whole. */
     qsort(s, m, sizeof *s, cmp_round);
@@ -42,18 +45,25 @@ static size_t run_len(const rsample *s, size_t n, size_t i)
     return j - i;
 }
 
-int paired_ratios(const run_vec *cand, const run_vec *base, double **out, size_t *n, kbv_err *e)
+/* paired_ratios, with each ratio's input set in *sets (owned by the
+ * caller, NULL when *n is 0): the set both records name, else
+ * RUN_NO_ISET. */
+static int ratios_with_sets(const run_vec *cand, const run_vec *base, double **out, int **sets, size_t *n,
+                            kbv_err *e)
 {
     rsample *c = NULL, *b = NULL;
     size_t nc = 0, nb = 0, m = 0;
     double *r = NULL;
+    int *k = NULL;
     int rc;
     *out = NULL;
+    *sets = NULL;
     *n = 0;
     if ((rc = by_round(cand, &c, &nc, e)) || (rc = by_round(base, &b, &nb, e))) goto done;
     if (!nc || !nb) goto done;
     r = malloc((nc < nb ? nc : nb) * sizeof *r);
-    if (!r) {
+    k = malloc((nc < nb ? nc : nb) * sizeof *k);
+    if (!r || !k) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
@@ -67,19 +77,78 @@ int paired_ratios(const run_vec *cand, const run_vec *base, double **out, size_t
             j += run_len(b, nb, j);
         } else {
             size_t lc = run_len(c, nc, i), lb = run_len(b, nb, j);
-            if (lc == 1 && lb == 1) r[m++] = b[j].v / c[i].v;
+            if (lc == 1 && lb == 1) {
+                k[m] = c[i].iset == b[j].iset ? c[i].iset : RUN_NO_ISET;
+                r[m++] = b[j].v / c[i].v;
+            }
             i += lc;
             j += lb;
         }
     }
     if (m) {
         *out = r;
+        *sets = k;
         *n = m;
         r = NULL;
+        k = NULL;
     }
 done:
     free(c);
     free(b);
     free(r);
+    free(k);
     return rc;
+}
+
+int paired_ratios(const run_vec *cand, const run_vec *base, double **out, size_t *n, kbv_err *e)
+{
+    int *sets = NULL;
+    int rc = ratios_with_sets(cand, base, out, &sets, n, e);
+    free(sets);
+    return rc;
+}
+
+int paired_ratios_strata(const run_vec *cand, const run_vec *base, double **out, size_t *n,
+                         size_t strata[PAIRED_MAX_STRATA], int *n_strata, kbv_err *e)
+{
+    int *sets = NULL;
+    *n_strata = 0;
+    int rc = ratios_with_sets(cand, base, out, &sets, n, e);
+    if (rc || !*n) return rc;
+    size_t count[PAIRED_MAX_STRATA] = {0};
+    for (size_t i = 0; i < *n; i++)
+        if (sets[i] != RUN_NO_ISET) count[sets[i]]++;
+    int ns = 0;
+    for (int s = 0; s < PAIRED_MAX_STRATA; s++) ns += count[s] >= RVEC_ISET_MIN;
+    if (ns >= 2) {
+        /* Set after set, each in round order; the rest is dropped (as
+         * rvec_centre drops it). */
+        size_t m = 0;
+        double *x = *out;
+        for (int s = 0; s < PAIRED_MAX_STRATA; s++) {
+            if (count[s] < RVEC_ISET_MIN) continue;
+            strata[(*n_strata)++] = count[s];
+            m += count[s];
+        }
+        double *y = malloc(m * sizeof *y);
+        if (!y) {
+            free(sets);
+            free(*out);
+            *out = NULL;
+            *n = 0;
+            *n_strata = 0;
+            return err_set(e, KBV_ENOMEM, "out of memory");
+        }
+        size_t j = 0;
+        for (int s = 0; s < PAIRED_MAX_STRATA; s++) {
+            if (count[s] < RVEC_ISET_MIN) continue;
+            for (size_t i = 0; i < *n; i++)
+                if (sets[i] == s) y[j++] = x[i];
+        }
+        free(x);
+        *out = y;
+        *n = m;
+    }
+    free(sets);
+    return 0;
 }

@@ -23,4 +23,16 @@
  * *n values.  cand and base are borrowed.  0, or KBV_ENOMEM. */
 int paired_ratios(const run_vec *cand, const run_vec *base, double **out, size_t *n, kbv_err *e);
 
+/* At most this many strata (the input sets rvec.h counts). */
+#define PAIRED_MAX_STRATA (RUN_MAX_ISET + 1)
+
+/* The same ratios, grouped by the round's timed input set (rvec.h), as the
+ * speedup takes them: where at least two sets hold RVEC_ISET_MIN ratios
+ * each (a ratio's set is the one both records of its round name), *out
+ * holds only those sets' ratios, set after set in ascending order, and
+ * strata[0..*n_strata) their counts; otherwise *n_strata is 0 and *out is
+ * paired_ratios' list.  Ownership as paired_ratios. */
+int paired_ratios_strata(const run_vec *cand, const run_vec *base, double **out, size_t *n,
+                         size_t strata[PAIRED_MAX_STRATA], int *n_strata, kbv_err *e);
+
 #endif

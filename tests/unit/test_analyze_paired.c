@@ -224,6 +224,69 @@ static void test_input_set_strata(void **state)
     run_free(r);
 }
 
+/* The speedup where the records name the input set: rounds 0-4 (set 0)
+ * have ratio 2, rounds 5-12 (set 1) ratio 2.2, so the pooled median would
+ * be 2.2; stratified it is the geometric mean of the sets' medians,
+ * sqrt(2 x 2.2), over all 13 rounds, and since each set's ratios are
+ * constant, every resample gives the same: a zero-width interval.  tf32's
+ * records name no set, so its speedup stays the pooled median. */
+static void test_input_set_speedup(void **state)
+{
+    (void)state;
+    static const char *const one[] = {"p", NULL};
+    run_data *r = tu_run(SETS, one);
+    tu_pass(r, "s", "p", "fp32");
+    for (long k = 0; k < 13; k++) {
+        const char *set = k < 5 ? "0" : "1";
+        double b = k < 5 ? 20 : 22;
+        rec_set(r, "candidate", k, set, 10);
+        rec_set(r, "fp32", k, set, b);
+        rec(r, "p", "tf32", k, b);
+    }
+    cJSON *a = build(r, 1000);
+    const cJSON *p = path(a, "sets.0.problems.0");
+    NEAR(num(p, "speedup.fp32.estimate"), sqrt(2 * 2.2));
+    NEAR(num(p, "speedup.fp32.ci_low"), sqrt(2 * 2.2));
+    NEAR(num(p, "speedup.fp32.ci_high"), sqrt(2 * 2.2));
+    assert_true(num(p, "speedup.fp32.n") == 13);
+    NEAR(num(p, "speedup.tf32.estimate"), 2.2);
+    cJSON_Delete(a);
+    run_free(r);
+
+    /* paired_ratios_strata itself: set 0's ratios first (set order), a
+     * round whose two records name different sets left out. */
+    double cv[12], bv[12];
+    long rd[12];
+    signed char ck[12], bk[12];
+    for (int i = 0; i < 12; i++) {
+        rd[i] = i;
+        cv[i] = 1;
+        bv[i] = i < 6 ? 3 : 2;
+        ck[i] = bk[i] = (signed char)(i < 6 ? 1 : 0);
+    }
+    bk[11] = 1;
+    run_vec c = {cv, rd, 12, 12, ck}, b = {bv, rd, 12, 12, bk};
+    double *q = NULL;
+    size_t n = 0, strata[PAIRED_MAX_STRATA];
+    int ns = 0;
+    kbv_err e;
+    assert_int_equal(paired_ratios_strata(&c, &b, &q, &n, strata, &ns, &e), 0);
+    assert_int_equal(ns, 2);
+    assert_int_equal(strata[0], 5);
+    assert_int_equal(strata[1], 6);
+    assert_int_equal(n, 11);
+    NEAR(q[0], 2);
+    NEAR(q[5], 3);
+    free(q);
+    /* One set short of RVEC_ISET_MIN: no strata, every ratio kept. */
+    bk[11] = 0;
+    for (int i = 6; i < 10; i++) ck[i] = bk[i] = 1;
+    assert_int_equal(paired_ratios_strata(&c, &b, &q, &n, strata, &ns, &e), 0);
+    assert_int_equal(ns, 0);
+    assert_int_equal(n, 12);
+    free(q);
+}
+
 /* A set with fewer than RVEC_ISET_MIN samples is no stratum: with one
  * stratum left the time is the pooled median; input sets that are not an
  * integer in 0..RUN_MAX_ISET are read as none, and the grammar accepts the
@@ -447,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_paired_speedup),
         cmocka_unit_test(test_input_set_strata),
         cmocka_unit_test(test_input_set_fallback),
+        cmocka_unit_test(test_input_set_speedup),
         cmocka_unit_test(test_order_free),
         cmocka_unit_test(test_same_values_same_interval),
         cmocka_unit_test(test_steps_share_draws),
