@@ -189,6 +189,24 @@ static void rec_set(run_data *r, const char *variant, long round, const char *is
               "\"input_set\":%s,\"gpu_ms\":%.17g}", variant, round, iset, ms);
 }
 
+/* Thirteen rounds of one correct pair: rounds 0-4 drew input set 0, where
+ * the candidate took c0 and the baselines b0, rounds 5-12 set 1 (c1, b1).
+ * The candidate's and fp32's records name the set, tf32's (fp32's times)
+ * do not. */
+static run_data *two_set_run(double c0, double c1, double b0, double b1)
+{
+    static const char *const one[] = {"p", NULL};
+    run_data *r = tu_run(SETS, one);
+    tu_pass(r, "s", "p", "fp32");
+    for (long k = 0; k < 13; k++) {
+        const char *set = k < 5 ? "0" : "1";
+        rec_set(r, "candidate", k, set, k < 5 ? c0 : c1);
+        rec_set(r, "fp32", k, set, k < 5 ? b0 : b1);
+        rec(r, "p", "tf32", k, k < 5 ? b0 : b1);
+    }
+    return r;
+}
+
 /* time_ms where the records name the round's input set (rvec.h): rounds
  * 0-4 drew set 0, where every variant ran 10% faster, rounds 5-12 set 1.
  * The candidate's and fp32's times are the mean of the two sets' medians
@@ -199,16 +217,7 @@ static void rec_set(run_data *r, const char *variant, long round, const char *is
 static void test_input_set_strata(void **state)
 {
     (void)state;
-    static const char *const one[] = {"p", NULL};
-    run_data *r = tu_run(SETS, one);
-    tu_pass(r, "s", "p", "fp32");
-    for (long k = 0; k < 13; k++) {
-        const char *set = k < 5 ? "0" : "1";
-        double f = k < 5 ? 1.0 : 1.1;
-        rec_set(r, "candidate", k, set, 10 * f);
-        rec_set(r, "fp32", k, set, 20 * f);
-        rec(r, "p", "tf32", k, 20 * f);
-    }
+    run_data *r = two_set_run(10, 11, 20, 22);
     const run_pair *pr = run_pair_at(r, 0, 0);
     assert_null(pr->tamper_why);
     assert_int_equal(pr->times[RUN_V_CAND].iset[0], 0);
@@ -233,16 +242,7 @@ static void test_input_set_strata(void **state)
 static void test_input_set_speedup(void **state)
 {
     (void)state;
-    static const char *const one[] = {"p", NULL};
-    run_data *r = tu_run(SETS, one);
-    tu_pass(r, "s", "p", "fp32");
-    for (long k = 0; k < 13; k++) {
-        const char *set = k < 5 ? "0" : "1";
-        double b = k < 5 ? 20 : 22;
-        rec_set(r, "candidate", k, set, 10);
-        rec_set(r, "fp32", k, set, b);
-        rec(r, "p", "tf32", k, b);
-    }
+    run_data *r = two_set_run(10, 10, 20, 22);
     cJSON *a = build(r, 1000);
     const cJSON *p = path(a, "sets.0.problems.0");
     NEAR(num(p, "speedup.fp32.estimate"), sqrt(2 * 2.2));
