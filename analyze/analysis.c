@@ -71,14 +71,9 @@ typedef struct shared {
     const run_data *r;
     const analysis_opts *o;
     const medboot *mb;
-    /* ratios[(set * n_problems + problem) * N_BL + bl]: the paired ratios
-     * (paired.h), n_ratios[...] of them; both owned by analysis_build. */
-    double *const *ratios;
-    const size_t *n_ratios;
-    /* Per [...] as ratios: the input sets' counts of ratios, in order, when
-     * the speedup is stratified (n_strata > 0, paired_ratios_strata). */
-    const size_t (*strata)[PAIRED_MAX_STRATA];
-    const int *n_strata;
+    /* Every pair's paired ratios (N_BL is RUN_MAX_BL); owned by
+     * analysis_build. */
+    const paired_table *pt;
 } shared;
 
 /* --- JSON helpers --------------------------------------------------------- */
@@ -147,14 +142,15 @@ static void vdata_free(vdata *d)
  * p->nr[bl]. */
 static int ratios_fill(const shared *sh, size_t k, pctx *p, int bl, kbv_err *e)
 {
-    const double *x = sh->ratios[k];
-    p->nr[bl] = sh->n_ratios[k];
-    p->nq[bl] = sh->n_strata[k] ? sh->n_strata[k] : 1;
-    if (!sh->n_strata[k]) return vdata_fill(&p->q[bl][0], x, sh->n_ratios[k], sh->mb, e);
-    for (int q = 0; q < sh->n_strata[k]; q++) {
-        int rc = vdata_fill(&p->q[bl][q], x, sh->strata[k][q], sh->mb, e);
+    const paired_table *t = sh->pt;
+    const double *x = t->ratios[k];
+    p->nr[bl] = t->n[k];
+    p->nq[bl] = t->n_strata[k] ? t->n_strata[k] : 1;
+    if (!t->n_strata[k]) return vdata_fill(&p->q[bl][0], x, t->n[k], sh->mb, e);
+    for (int q = 0; q < t->n_strata[k]; q++) {
+        int rc = vdata_fill(&p->q[bl][q], x, t->strata[k][q], sh->mb, e);
         if (rc) return rc;
-        x += sh->strata[k][q];
+        x += t->strata[k][q];
     }
     return 0;
 }
@@ -941,19 +937,15 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
 {
     int rc = 0;
     medboot *mb = NULL;
-    size_t npairs = r->n_sets * r->n_problems;
+    paired_table pt = {0};
     cJSON **sets = calloc(r->n_sets + 1, sizeof *sets);
-    double **ratios = calloc(npairs * N_BL + 1, sizeof *ratios);
-    size_t *n_ratios = calloc(npairs * N_BL + 1, sizeof *n_ratios);
-    size_t (*strata)[PAIRED_MAX_STRATA] = calloc(npairs * N_BL + 1, sizeof *strata);
-    int *n_strata = calloc(npairs * N_BL + 1, sizeof *n_strata);
     worker *ws = NULL;
     cJSON *root = NULL;
     if (o->resamples < 1 || o->resamples > 100000000) {
         rc = err_set(e, KBV_EUSAGE, "bootstrap resamples must be between 1 and 1e8");
         goto done;
     }
-    if (!sets || !ratios || !n_ratios || !strata || !n_strata) {
+    if (!sets) {
         rc = err_set(e, KBV_ENOMEM, "out of memory");
         goto done;
     }
@@ -961,22 +953,14 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
     /* The rounds of every pair against both baselines, and the median tables
      * for their counts: the tables depend on the count only, and building
      * them all first lets the threads share them read-only. */
-    if ((rc = medboot_new(&mb, e))) goto done;
-    for (size_t i = 0; i < npairs; i++) {
-        int bv[RUN_MAX_BL], nbl = prec_baselines(r, i / r->n_problems, bv);
-        for (int bl = 0; bl < nbl; bl++) {
-            size_t k = i * N_BL + (size_t)bl;
-            const run_pair *pr = &r->pairs[i];
-            if ((rc = paired_ratios_strata(&pr->times[RUN_V_CAND], &pr->times[bv[bl]], &ratios[k], &n_ratios[k],
-                                           strata[k], &n_strata[k], e)) ||
-                (rc = medboot_prepare(mb, n_ratios[k], e)))
-                goto done;
-            for (int q = 0; q < n_strata[k]; q++)
-                if ((rc = medboot_prepare(mb, strata[k][q], e))) goto done;
-        }
+    if ((rc = medboot_new(&mb, e)) || (rc = paired_table_build(r, &pt, e))) goto done;
+    for (size_t k = 0; k < pt.len; k++) {
+        if ((rc = medboot_prepare(mb, pt.n[k], e))) goto done;
+        for (int q = 0; q < pt.n_strata[k]; q++)
+            if ((rc = medboot_prepare(mb, pt.strata[k][q], e))) goto done;
     }
 
-    shared sh = {r, o, mb, ratios, n_ratios, (const size_t(*)[PAIRED_MAX_STRATA])strata, n_strata};
+    shared sh = {r, o, mb, &pt};
     size_t nt = o->threads < 1 ? 1 : (size_t)o->threads;
     if (nt > r->n_sets) nt = r->n_sets ? r->n_sets : 1;
     ws = calloc(nt, sizeof *ws);
@@ -1007,11 +991,7 @@ int analysis_build(const run_data *r, const analysis_opts *o, cJSON **out, kbv_e
     root = NULL;
 done:
     for (size_t s = 0; sets && s < r->n_sets; s++) cJSON_Delete(sets[s]);
-    for (size_t k = 0; ratios && k < npairs * N_BL; k++) free(ratios[k]);
-    free(ratios);
-    free(n_ratios);
-    free(strata);
-    free(n_strata);
+    paired_table_free(&pt);
     free(sets);
     free(ws);
     cJSON_Delete(root);

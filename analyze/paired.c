@@ -1,5 +1,6 @@
 /* paired.c - see paired.h. */
 #include "paired.h"
+#include "prec.h"
 #include "rvec.h"
 
 #include <stdlib.h>
@@ -150,5 +151,44 @@ int paired_ratios_strata(const run_vec *cand, const run_vec *base, double **out,
         *n = m;
     }
     free(sets);
+    return 0;
+}
+
+void paired_table_free(paired_table *t)
+{
+    for (size_t k = 0; t->ratios && k < t->len; k++) free(t->ratios[k]);
+    free(t->ratios);
+    free(t->n);
+    free(t->strata);
+    free(t->n_strata);
+    *t = (paired_table){0};
+}
+
+int paired_table_build(const run_data *r, paired_table *t, kbv_err *e)
+{
+    size_t npairs = r->n_sets * r->n_problems;
+    *t = (paired_table){0};
+    t->len = npairs * RUN_MAX_BL;
+    t->ratios = calloc(t->len + 1, sizeof *t->ratios);
+    t->n = calloc(t->len + 1, sizeof *t->n);
+    t->strata = calloc(t->len + 1, sizeof *t->strata);
+    t->n_strata = calloc(t->len + 1, sizeof *t->n_strata);
+    if (!t->ratios || !t->n || !t->strata || !t->n_strata) {
+        paired_table_free(t);
+        return err_set(e, KBV_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < npairs; i++) {
+        int bv[RUN_MAX_BL], nbl = prec_baselines(r, i / r->n_problems, bv);
+        for (int bl = 0; bl < nbl; bl++) {
+            size_t k = i * RUN_MAX_BL + (size_t)bl;
+            const run_pair *pr = &r->pairs[i];
+            int rc = paired_ratios_strata(&pr->times[RUN_V_CAND], &pr->times[bv[bl]], &t->ratios[k], &t->n[k],
+                                          t->strata[k], &t->n_strata[k], e);
+            if (rc) {
+                paired_table_free(t);
+                return rc;
+            }
+        }
+    }
     return 0;
 }

@@ -35,4 +35,20 @@ int paired_ratios(const run_vec *cand, const run_vec *base, double **out, size_t
 int paired_ratios_strata(const run_vec *cand, const run_vec *base, double **out, size_t *n,
                          size_t strata[PAIRED_MAX_STRATA], int *n_strata, kbv_err *e);
 
+/* Every pair's ratios against each baseline of its set (prec.h), as the
+ * speedup takes them (paired_ratios_strata): entry k = (set * n_problems +
+ * problem) * RUN_MAX_BL + the baseline's slot.  Filled by paired_table_build
+ * (0, or KBV_ENOMEM with nothing left to free), freed by paired_table_free;
+ * read-only in between, so threads may share it. */
+typedef struct paired_table {
+    double **ratios;                      /* owned, and each entry */
+    size_t *n;                            /* owned: ratios of each entry */
+    size_t (*strata)[PAIRED_MAX_STRATA];  /* owned: the sets' counts, in order */
+    int *n_strata;                        /* owned: 0 where not stratified */
+    size_t len;                           /* entries */
+} paired_table;
+
+int paired_table_build(const run_data *r, paired_table *t, kbv_err *e);
+void paired_table_free(paired_table *t);
+
 #endif
