@@ -66,6 +66,19 @@ def pair_seconds(run, who):
     return sets, pairs
 
 
+def pairs_left(run, who=None):
+    """(left, total): the (set, problem) pairs of the run's plan (its
+    manifest's sets x problems; every pair gets a status, "missing" too)
+    that the journal holds no status record for, in plan order, and the
+    plan's size.  who as for records; a manifest that cannot be read raises
+    OSError or ValueError."""
+    import json
+    m = json.load(open(os.path.join(run, "manifest.json")))
+    done = {(r.get("set"), r.get("problem")) for r in records(run, who, "status")}
+    plan = [(s["name"], p) for s in m.get("sets", []) for p in m.get("problems", [])]
+    return [k for k in plan if k not in done], len(plan)
+
+
 def centre(samples):
     """A variant's time as analyze's time_ms gives it (analyze/rvec.h):
     samples is a list of (ms, input_set), input_set None where the record

@@ -17,20 +17,18 @@ fi
 # a report of an interrupted collect counts its unfinished pairs as errors.
 here=$(cd "$(dirname "$0")" && pwd)
 python3 - "$run" "$here" <<'PY' || exit 1
-import json, sys
+import sys
 run, here = sys.argv[1], sys.argv[2]
 sys.path.insert(0, here)
-from runjournal import records
-m = json.load(open(run + "/manifest.json"))
+from runjournal import pairs_left
 try:
-    done = {(r.get("set"), r.get("problem")) for r in records(run, None, "status")}
+    left, total = pairs_left(run)
 except FileNotFoundError as ex:
     sys.exit("kbv: snapshot: %s; not archived" % ex)
-left = [(s["name"], p) for s in m["sets"] for p in m["problems"] if (s["name"], p) not in done]
 if left:
     sys.exit("kbv: snapshot: %s is incomplete: %d of %d pairs have no status (first: %s/%s); "
              "continue it with kbv collect --resume --out %s, then archive it"
-             % (run, len(left), len(m["sets"]) * len(m["problems"]), left[0][0], left[0][1], run))
+             % (run, len(left), total, left[0][0], left[0][1], run))
 PY
 run_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$run/manifest.json")
 dest="data/snapshots/$run_id"

@@ -83,22 +83,15 @@ if [ ! -f "$run/manifest.json" ]; then
     exit 0
 fi
 # The progress, from the journal: pairs with a status against the plan.
-python3 - "$run" "$rc" >"$out/suite-progress.txt" <<'PY'
+python3 - "$run" "$rc" "$PWD/scripts" >"$out/suite-progress.txt" <<'PY'
 import json, os, sys
 run, rc = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+from runjournal import pairs_left
 m = json.load(open(os.path.join(run, "manifest.json")))
-done = set()
-with open(os.path.join(run, "samples.jsonl")) as f:
-    for line in f:
-        if '"type":"status"' in line:
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            done.add((r["set"], r["problem"]))
-total = len(m.get("problems", [])) * len(m.get("sets", []))   # every pair gets a status, "missing" too
+left, total = pairs_left(run, "suite-session")
 whole = rc == 0 and os.path.exists(os.path.join(run, "SHA256SUMS"))
-print("run %s at %s: %d of %d pairs done; %s" % (m["run_id"], m["harness"]["git_commit"], len(done), total,
+print("run %s at %s: %d of %d pairs done; %s" % (m["run_id"], m["harness"]["git_commit"], total - len(left), total,
                                                    "whole (sealed)" if whole else "to be continued with --resume"))
 PY
 cat "$out/suite-progress.txt"
