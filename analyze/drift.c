@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jio.h"
+#include "rvec.h"
 #include "ostat.h"
 #include "stats.h"
 
@@ -161,12 +162,10 @@ int drift_build(const run_data *r, double level, const unsigned char *skip, cJSO
                 const run_pair *pr = run_pair_at(r, s, p);
                 const run_vec *t = &pr->times[v];
                 if (!t->n) continue;
-                memcpy(buf, t->v, t->n * sizeof *buf);
-                stats_sort(buf, t->n);
                 dset *d = &ds[nd];
                 d->set = s;
                 d->n = t->n;
-                d->med = drift_median_ci(buf, t->n, level, &d->lo, &d->hi);
+                d->med = rvec_centre_ci(t, level, buf, &d->lo, &d->hi);
                 d->mhz = mhz_median(&pr->mhz[v], sbuf);
                 if ((rc = choice_text(pr, v, &d->choice, e))) goto done;
                 /* The first set wins a tie, so the choice does not depend

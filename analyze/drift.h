@@ -7,9 +7,13 @@
  * inflates that pair's speedup; this module finds such problems.
  *
  * For every problem and baseline with samples in two or more sets, drift =
- * max median / min median over those sets.  It is reported when drift >
- * DRIFT_LIMIT and the confidence intervals of the median of the slowest and
- * of the fastest set do not overlap.  The interval of a median is the
+ * max time / min time over those sets, a set's time being the variant's
+ * time_ms (rvec_centre: the median, or where the records name two timed
+ * input sets, the mean of their medians, so that the share of rounds each
+ * input buffer drew does not pass for drift).  It is reported when drift >
+ * DRIFT_LIMIT and the confidence intervals of the slowest and of the
+ * fastest set's time do not overlap (rvec_centre_ci).  The interval of a
+ * median is the
  * distribution-free order-statistic (binomial) interval: [x_(k), x_(n+1-k)]
  * with k the smallest count such that P(Binomial(n, 1/2) <= k) >= (1 -
  * level) / 2, which covers the median with probability at least level; it

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ostat.h"
 #include "scan.h"
 #include "stats.h"
 
@@ -69,27 +70,65 @@ int rvec_mhz_push(run_mhz *m, double mhz, size_t n, kbv_err *e)
     return 0;
 }
 
-double rvec_centre(const run_vec *v, double *tmp)
+/* The count of v's samples in each input set; returns how many sets hold
+ * at least RVEC_ISET_MIN. */
+static int strata_of(const run_vec *v, size_t count[RUN_MAX_ISET + 1])
 {
-    if (!v->n) return NAN;
-    size_t count[RUN_MAX_ISET + 1] = {0};
+    memset(count, 0, (RUN_MAX_ISET + 1) * sizeof *count);
     for (size_t i = 0; v->iset && i < v->n; i++)
         if (v->iset[i] != RUN_NO_ISET) count[v->iset[i]]++;
     int strata = 0;
     for (int k = 0; k <= RUN_MAX_ISET; k++) strata += count[k] >= RVEC_ISET_MIN;
+    return strata;
+}
+
+/* The median of sorted x[0..n) and, when level > 0, its order-statistic
+ * interval (ostat_median_ci: the whole range when n is too small for the
+ * level). */
+static double median_ci(const double *x, size_t n, double level, double *lo, double *hi)
+{
+    if (level > 0) (void)ostat_median_ci(x, n, level, lo, hi);
+    return stats_median_sorted(x, n);
+}
+
+double rvec_centre_ci(const run_vec *v, double level, double *tmp, double *lo, double *hi)
+{
+    double l = NAN, h = NAN;
+    if (lo) *lo = NAN;
+    if (hi) *hi = NAN;
+    if (!v->n) return NAN;
+    if (!lo || !hi) level = 0;
+    size_t count[RUN_MAX_ISET + 1];
+    int strata = strata_of(v, count);
     if (strata < 2) {
         memcpy(tmp, v->v, v->n * sizeof *tmp);
         stats_sort(tmp, v->n);
-        return stats_median_sorted(tmp, v->n);
+        double c = median_ci(tmp, v->n, level, &l, &h);
+        if (level > 0) {
+            *lo = l;
+            *hi = h;
+        }
+        return c;
     }
-    double sum = 0;
+    double sum = 0, sum_lo = 0, sum_hi = 0;
     for (int k = 0; k <= RUN_MAX_ISET; k++) {
         if (count[k] < RVEC_ISET_MIN) continue;
         size_t m = 0;
         for (size_t i = 0; i < v->n; i++)
             if (v->iset[i] == k) tmp[m++] = v->v[i];
         stats_sort(tmp, m);
-        sum += stats_median_sorted(tmp, m);
+        sum += median_ci(tmp, m, level, &l, &h);
+        sum_lo += l;
+        sum_hi += h;
+    }
+    if (level > 0) {
+        *lo = sum_lo / strata;
+        *hi = sum_hi / strata;
     }
     return sum / strata;
+}
+
+double rvec_centre(const run_vec *v, double *tmp)
+{
+    return rvec_centre_ci(v, 0, tmp, NULL, NULL);
 }

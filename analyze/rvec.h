@@ -43,4 +43,14 @@ int rvec_iset_of(const cJSON *o);
  * the mean of the modes does not.  tmp holds v->n values. */
 double rvec_centre(const run_vec *v, double *tmp);
 
+/* rvec_centre with an interval at the given level (0 < level < 1) in *lo
+ * and *hi (NAN without samples): the order-statistic interval of the
+ * median (ostat_median_ci) where the pooled median is the centre, and
+ * where the sets' medians are, the mean of the sets' interval ends, which
+ * holds the mean of the sets' true medians whenever every set's interval
+ * holds its own, so it covers at least as often as they all do together.
+ * With level 0 (or lo or hi NULL) it is rvec_centre.  tmp holds v->n
+ * values. */
+double rvec_centre_ci(const run_vec *v, double level, double *tmp, double *lo, double *hi);
+
 #endif

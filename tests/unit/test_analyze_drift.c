@@ -4,8 +4,9 @@
  * differ by 9% with intervals that overlap (both not reported), the order of
  * the list, and the same bytes from two analyses; why a baseline drifts
  * (another algorithm, a lower SM clock, or not explained), from the time
- * records' sm_mhz and the baseline records' choice, and the baseline
- * records that are malformed. */
+ * records' sm_mhz and the baseline records' choice, the baseline
+ * records that are malformed, and a baseline's two input-set modes, which
+ * drift only where the records do not name the set. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -425,6 +426,65 @@ static void test_baseline_record_errors(void **state)
     run_free(r);
 }
 
+/* Two input-set modes of one baseline, 10% apart: n0 samples of input set
+ * 0 at base * (1 + 0.001 * (i - off0)) and then n1 of input set 1 at
+ * base * (1.1 + 0.001 * (i - off1)), in rounds 0..n0+n1-1; with named
+ * false the records leave the set out. */
+static void modes(run_data *r, const char *set, const char *prob, double base, int n0, int off0, int n1,
+                  int off1, int named)
+{
+    for (int i = 0; i < n0 + n1; i++) {
+        int k = i >= n0, j = k ? i - n0 : i;
+        double v = base * ((k ? 1.1 : 1.0) + 0.001 * (j - (k ? off1 : off0)));
+        char iset[32] = "";
+        if (named) snprintf(iset, sizeof iset, ",\"input_set\":%d", k);
+        TU_ADD(r, "{\"type\":\"time\",\"set\":\"%s\",\"problem\":\"%s\",\"variant\":\"fp32\",\"round\":%d%s,"
+               "\"gpu_ms\":%.17g,\"wall_ms\":%.17g}", set, prob, i, iset, v, v + 0.01);
+    }
+}
+
+/* A drift that is only the share of rounds each input buffer drew:
+ * set a drew the fast buffer (input set 0) in 16 of 21 rounds, set b in 5.
+ *  p1 (sets named): n = 16 gives k = 4 (P(B <= 3) = 697 / 2^16 = 0.011 <
+ *     0.025 <= P(B <= 4) = 2517 / 2^16), the interval [x_(4), x_(13)];
+ *     n = 5 gives the whole range (test_median_ci).  a: set 0 1.0005
+ *     [0.996, 1.005], set 1 1.102 [1.100, 1.104]: time (1.0005 + 1.102) /
+ *     2 = 1.05125, interval [1.048, 1.0545]; b: set 0 1.002 [1.000,
+ *     1.004], set 1 1.1005 [1.096, 1.105]: the same.  No drift.
+ *  p2: the same samples without the sets: n = 21, [x_(6), x_(16)]; a's
+ *     pooled median 1.003 [0.998, 1.008], b's 1.098 [1.093, 1.103]: drift
+ *     1.098 / 1.003, intervals apart, reported, as analyze did before the
+ *     records named the set.
+ *  p3 (sets named): b is p1's b times 1.1: drift 1.1, reported, with the
+ *     stratified times and intervals. */
+static void test_drift_input_sets(void **state)
+{
+    (void)state;
+    run_data *r = tu_run(SETS, PROBS);
+    modes(r, "a", "p1", 1.0, 16, 7, 5, 0, 1);
+    modes(r, "b", "p1", 1.0, 5, 0, 16, 7, 1);
+    modes(r, "a", "p2", 1.0, 16, 7, 5, 0, 0);
+    modes(r, "b", "p2", 1.0, 5, 0, 16, 7, 0);
+    modes(r, "a", "p3", 1.0, 16, 7, 5, 0, 1);
+    modes(r, "b", "p3", 1.1, 5, 0, 16, 7, 1);
+    cJSON *d = NULL;
+    kbv_err e;
+    assert_int_equal(drift_build(r, 0.95, NULL, &d, &e), 0);
+    assert_int_equal(cJSON_GetArraySize(d), 2);
+    const cJSON *x = cJSON_GetArrayItem(d, 0);
+    assert_string_equal(str(x, "problem"), "p3");
+    assert_true(fabs(num(x, "drift") - 1.1) < 1e-12);
+    check_set(set_of(x, 0), "a", 1.05125, 1.048, 1.0545);
+    check_set(set_of(x, 1), "b", 1.1 * 1.05125, 1.1 * 1.048, 1.1 * 1.0545);
+    x = cJSON_GetArrayItem(d, 1);
+    assert_string_equal(str(x, "problem"), "p2");
+    assert_true(fabs(num(x, "drift") - 1.098 / 1.003) < 1e-12);
+    check_set(set_of(x, 0), "a", 1.003, 0.998, 1.008);
+    check_set(set_of(x, 1), "b", 1.098, 1.093, 1.103);
+    cJSON_Delete(d);
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -435,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_drift_skip),
         cmocka_unit_test(test_drift_without_disturbed_pairs),
         cmocka_unit_test(test_drift_cause),
+        cmocka_unit_test(test_drift_input_sets),
         cmocka_unit_test(test_baseline_record_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
