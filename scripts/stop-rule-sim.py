@@ -13,7 +13,10 @@ the sum over the round's variants: the contract's reading of "10 s"); else, once
 --min-rounds rounds and --min-gpu-s seconds of candidate GPU time are
 reached, when every paired speedup (each baseline's time / the candidate's
 in the same round: fp32 and tf32, or bf16) has a 95% order-statistic
-interval of its median narrower than +-halfwidth.  Defaults are the run's
+interval of its median narrower than +-halfwidth (where the records name
+the round's input set and two sets hold 5 rounds, the geometric mean of
+the sets' medians and of their intervals' ends, as the worker takes it
+(cstat.c ratio_precise)).  Defaults are the run's
 own (the manifest's config.timing), so a replay without options should stop
 every pair where it stopped; the script says in how many it did (the wall
 and pre-roll times are approximated from the records: the pre-roll as its
@@ -55,17 +58,48 @@ def median_rank(n, level):
     return min(k, (n + 1) // 2)
 
 
-def precise(ratios, n, halfwidth, level, ranks):
+def median_ci(x, level, ranks):
+    """The median of sorted x and its order-statistic interval, or None
+    when len(x) is too small for the level (ostat_median_ci)."""
+    n = len(x)
+    med = x[n // 2] if n % 2 else 0.5 * (x[n // 2 - 1] + x[n // 2])
+    if n not in ranks:
+        ranks[n] = median_rank(n, level)
+    lrank = ranks[n]
+    if lrank < 1:
+        return None
+    i = min(lrank - 1, (n - 1) // 2)
+    return med, x[i], x[n - 1 - i]
+
+
+ISET_MIN = 5   # collect/supervise/cstat.h CSTAT_ISET_MIN
+
+
+def precise(ratios, isets, n, halfwidth, level, ranks):
+    """The worker's rule: every ratio's centre has an interval narrower
+    than +-halfwidth; the centre is the pooled median, or where the rounds
+    name their input set and two sets hold ISET_MIN rounds, the geometric
+    mean of the sets' medians (cstat.c ratio_precise)."""
+    counts = {}
+    for k in isets[:n]:
+        if k is not None:
+            counts[k] = counts.get(k, 0) + 1
+    strata = sorted(k for k, c in counts.items() if c >= ISET_MIN)
     for r in ratios:
-        x = sorted(r[:n])
-        med = x[n // 2] if n % 2 else 0.5 * (x[n // 2 - 1] + x[n // 2])
-        if n not in ranks:
-            ranks[n] = median_rank(n, level)
-        lrank = ranks[n]
-        if lrank < 1:
-            return False
-        i = min(lrank - 1, (n - 1) // 2)
-        if not (x[n - 1 - i] - x[i]) / 2 < halfwidth * med:
+        if len(strata) < 2:
+            got = median_ci(sorted(r[:n]), level, ranks)
+            if got is None:
+                return False
+            med, lo, hi = got
+        else:
+            logs = [0.0, 0.0, 0.0]
+            for k in strata:
+                got = median_ci(sorted(x for x, s in zip(r[:n], isets[:n]) if s == k), level, ranks)
+                if got is None or min(got) <= 0:
+                    return False
+                logs = [a + math.log(b) for a, b in zip(logs, got)]
+            med, lo, hi = (math.exp(a / len(strata)) for a in logs)
+        if not (hi - lo) / 2 < halfwidth * med:
             return False
     return True
 
@@ -76,6 +110,7 @@ def replay(rounds, rule, ranks):
     bases = [v for v in ("fp32", "tf32", "bf16")
              if v in rounds[0] and not rounds[0][v].get("same_as")]
     ratios = [[r[v]["gpu_ms"] / r["candidate"]["gpu_ms"] for r in rounds] for v in bases]
+    isets = [r["candidate"].get("input_set") for r in rounds]
     cand_gpu_s = 0.0
     wall = {}
     for n in range(1, len(rounds) + 1):
@@ -90,7 +125,7 @@ def replay(rounds, rule, ranks):
             return n
         if n < rule["min_rounds"] or cand_gpu_s < rule["min_gpu_s"]:
             continue
-        if precise(ratios, n, rule["halfwidth"], rule["level"], ranks):
+        if precise(ratios, isets, n, rule["halfwidth"], rule["level"], ranks):
             return n
     return len(rounds)
 

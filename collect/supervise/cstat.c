@@ -74,17 +74,52 @@ int cstat_parse_preroll(const char *text, cstat_rule *r)
     return 0;
 }
 
-int cstat_should_stop_paired(const cstat_rule *r, const double *const *ratios, int n_ratios, int n,
+/* Whether the interval of one ratio's centre is narrow enough: the median
+ * of x[0..n) with its order-statistic interval, or, when iset names the
+ * round's input set and at least two sets hold CSTAT_ISET_MIN rounds, the
+ * geometric mean of those sets' medians with the geometric means of their
+ * intervals' ends (rounds of a thinner set count for nothing), as analyze
+ * takes the stratified speedup.  scratch holds 2n doubles. */
+static int ratio_precise(const cstat_rule *r, const double *x, const int *iset, int n, double *scratch)
+{
+    int count[CSTAT_MAX_ISETS] = {0}, strata = 0;
+    for (int i = 0; iset && i < n; i++)
+        if (iset[i] >= 0 && iset[i] < CSTAT_MAX_ISETS) count[iset[i]]++;
+    for (int k = 0; k < CSTAT_MAX_ISETS; k++) strata += count[k] >= CSTAT_ISET_MIN;
+    double med, lo, hi;
+    if (strata < 2) {
+        med = cstat_median(x, n, scratch); /* leaves scratch sorted */
+        if (ostat_median_ci(scratch, (size_t)n, r->ci_level, &lo, &hi)) return 0;
+    } else {
+        double *gather = scratch + n, lm = 0, ll = 0, lh = 0;
+        for (int k = 0; k < CSTAT_MAX_ISETS; k++) {
+            if (count[k] < CSTAT_ISET_MIN) continue;
+            int m = 0;
+            for (int i = 0; i < n; i++)
+                if (iset[i] == k) gather[m++] = x[i];
+            double mk = cstat_median(gather, m, scratch), lk, hk;
+            if (ostat_median_ci(scratch, (size_t)m, r->ci_level, &lk, &hk)) return 0;
+            /* A ratio is a positive time over a positive time; anything
+             * else has no logarithm and no precision. */
+            if (!(mk > 0 && lk > 0 && hk > 0)) return 0;
+            lm += log(mk);
+            ll += log(lk);
+            lh += log(hk);
+        }
+        med = exp(lm / strata);
+        lo = exp(ll / strata);
+        hi = exp(lh / strata);
+    }
+    return (hi - lo) / 2.0 < r->rel_halfwidth * med;
+}
+
+int cstat_should_stop_paired(const cstat_rule *r, const double *const *ratios, const int *iset, int n_ratios, int n,
                              double cand_gpu_s, double wall_s, double *scratch)
 {
     if (n >= r->max_samples) return CSTAT_MAX_SAMPLES;
     if (wall_s >= r->max_s) return CSTAT_MAX_TIME;
     if (n < r->min_samples || cand_gpu_s < r->min_gpu_s) return CSTAT_GO_ON;
-    for (int k = 0; k < n_ratios; k++) {
-        double med = cstat_median(ratios[k], n, scratch); /* leaves scratch sorted */
-        double lo, hi;
-        if (ostat_median_ci(scratch, (size_t)n, r->ci_level, &lo, &hi)) return CSTAT_GO_ON;
-        if (!((hi - lo) / 2.0 < r->rel_halfwidth * med)) return CSTAT_GO_ON;
-    }
+    for (int k = 0; k < n_ratios; k++)
+        if (!ratio_precise(r, ratios[k], iset, n, scratch)) return CSTAT_GO_ON;
     return CSTAT_PRECISE;
 }

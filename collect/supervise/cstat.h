@@ -52,15 +52,28 @@ enum {
     CSTAT_MAX_TIME = 3
 };
 
+/* The fewest rounds of one timed input set that make it a stratum of the
+ * rule, and the most sets the rule tells apart; analyze's stratified
+ * speedup uses the same minimum (analyze/rvec.h, RVEC_ISET_MIN). */
+#define CSTAT_ISET_MIN 5
+#define CSTAT_MAX_ISETS 8
+
 /* The paired rule of DESIGN.md 5a step 7: n rounds so far, each holding
  * every variant; ratios[k][0..n-1] (k < n_ratios) are the per-round
- * speedups (baseline time / candidate time of one round), cand_gpu_s the
+ * speedups (baseline time / candidate time of one round), iset[0..n-1]
+ * the rounds' timed input sets (NULL: not known), cand_gpu_s the
  * candidate's GPU time and wall_s the rounds' wall time so far, every
  * variant's timed calls and pre-rolls summed.
- * It may stop when every ratio's median has a CI half-width under
- * rel_halfwidth of the median (with min_samples rounds and min_gpu_s
- * reached), or at max_samples rounds or max_s.  scratch holds n doubles. */
-int cstat_should_stop_paired(const cstat_rule *r, const double *const *ratios, int n_ratios, int n,
+ * It may stop when every ratio's centre has a CI half-width under
+ * rel_halfwidth of the centre (with min_samples rounds and min_gpu_s
+ * reached), or at max_samples rounds or max_s.  The centre is the median
+ * with its order-statistic interval, or, where at least two input sets
+ * hold CSTAT_ISET_MIN rounds, the geometric mean of the sets' medians with
+ * the geometric means of their intervals' ends: the statistic analyze
+ * reports, so that the rule judges the interval the report will show, and
+ * a pair whose two input buffers run a few percent apart is not kept
+ * running by the spread between them.  scratch holds 2n doubles. */
+int cstat_should_stop_paired(const cstat_rule *r, const double *const *ratios, const int *iset, int n_ratios, int n,
                              double cand_gpu_s, double wall_s, double *scratch);
 
 #endif

@@ -223,6 +223,8 @@ cJSON *manifest_config(const copts *o, const plan *pl)
     cJSON_AddNumberToObject(t, "max_samples", rule.max_samples);
     jio_add_num(t, "max_s", o->max_time_s);
     cJSON_AddStringToObject(t, "max_s_scope", "pair"); /* absent: max_s bounded one variant */
+    /* Absent: the rule judged the pooled per-round ratios. */
+    cJSON_AddNumberToObject(t, "stop_input_set_min", CSTAT_ISET_MIN);
     jio_add_num(t, "preroll_ms", rule.preroll_ms);
     cJSON_AddNumberToObject(t, "preroll_min_calls", rule.preroll_min);
     cJSON_AddNumberToObject(t, "preroll_max_calls", rule.preroll_max);

@@ -588,9 +588,10 @@ void wk_timing(worker *w)
     int cap = rule.max_samples + 1;
     tvar tv[N_VARIANTS];
     memset(tv, 0, sizeof tv);
-    double *scratch = malloc((size_t)cap * sizeof *scratch);
+    double *scratch = malloc(2 * (size_t)cap * sizeof *scratch);
     double *ratio[2] = {malloc((size_t)cap * sizeof(double)), malloc((size_t)cap * sizeof(double))};
-    if (!scratch || !ratio[0] || !ratio[1]) wk_die_launch(w, "harness: out of host memory");
+    int *round_set = malloc((size_t)cap * sizeof *round_set);
+    if (!scratch || !ratio[0] || !ratio[1] || !round_set) wk_die_launch(w, "harness: out of host memory");
     for (int v = 0; v < N_VARIANTS; v++) {
         tv[v].gpu = malloc((size_t)cap * sizeof(double));
         tv[v].wall = malloc((size_t)cap * sizeof(double));
@@ -643,6 +644,7 @@ void wk_timing(worker *w)
         last_verified = verify_pick(&t, round, rule.min_samples);
         if (last_verified) verify_round(w, &t, round, k, 0);
         for (int b = 0; b < nb; b++) ratio[b][n] = tv[bases[b]].gpu[n] / tv[V_CAND].gpu[n];
+        round_set[n] = k;
         n++;
         for (int j = 0; j < nv; j++) {
             int v = order[j];
@@ -657,7 +659,7 @@ void wk_timing(worker *w)
         double wall = 0;
         for (int v = 0; v < N_VARIANTS; v++) wall += tv[v].wall_s + tv[v].pre_s;
         const double *const rs[2] = {ratio[0], ratio[1]};
-        if (cstat_should_stop_paired(&rule, rs, nb, n, tv[V_CAND].gpu_s, wall, scratch) !=
+        if (cstat_should_stop_paired(&rule, rs, round_set, nb, n, tv[V_CAND].gpu_s, wall, scratch) !=
             CSTAT_GO_ON)
             break;
     }
@@ -713,6 +715,7 @@ void wk_timing(worker *w)
     }
     free(ratio[0]);
     free(ratio[1]);
+    free(round_set);
     free(scratch);
     mt_counts cc;
     mt_get(MT_CANDIDATE, &cc);

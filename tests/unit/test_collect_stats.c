@@ -64,28 +64,79 @@ static void test_stopping_rule(void **state)
     const double *two[2] = {x, y};
     for (int i = 0; i < 600; i++) x[i] = y[i] = 1.0;
     /* 29 identical rounds: too few, whatever the time. */
-    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 29, 5.0, 5.0, s), CSTAT_GO_ON);
+    assert_int_equal(cstat_should_stop_paired(&r, one, NULL, 1, 29, 5.0, 5.0, s), CSTAT_GO_ON);
     /* 30 rounds of a 1 ms candidate are 0.03 s of GPU time: below 0.5 s. */
-    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 30, 0.03, 0.05, s), CSTAT_GO_ON);
+    assert_int_equal(cstat_should_stop_paired(&r, one, NULL, 1, 30, 0.03, 0.05, s), CSTAT_GO_ON);
     /* With 0.5 s of GPU time and a zero-width interval it stops. */
-    assert_int_equal(cstat_should_stop_paired(&r, two, 2, 30, 0.5, 0.6, s), CSTAT_PRECISE);
+    assert_int_equal(cstat_should_stop_paired(&r, two, NULL, 2, 30, 0.5, 0.6, s), CSTAT_PRECISE);
     /* Half the ratios 1, half 2: the interval (ranks 10 and 21 of 30) spans
      * 1..2, a half-width of 0.5 against a median of 1.5: not precise. */
     for (int i = 0; i < 600; i++) x[i] = i % 2 ? 2.0 : 1.0;
-    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 30, 1.0, 1.0, s), CSTAT_GO_ON);
-    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 500, 1.0, 1.0, s), CSTAT_MAX_SAMPLES);
-    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 40, 1.0, 10.0, s), CSTAT_MAX_TIME);
+    assert_int_equal(cstat_should_stop_paired(&r, one, NULL, 1, 30, 1.0, 1.0, s), CSTAT_GO_ON);
+    assert_int_equal(cstat_should_stop_paired(&r, one, NULL, 1, 500, 1.0, 1.0, s), CSTAT_MAX_SAMPLES);
+    assert_int_equal(cstat_should_stop_paired(&r, one, NULL, 1, 40, 1.0, 10.0, s), CSTAT_MAX_TIME);
     /* 1% of a median of 100 is 1: values 99.5..100.5 around it are narrow
      * enough (half-width 0.5 at most), 98..102 are not; both ratios must be
      * narrow for the rule to stop. */
     for (int i = 0; i < 100; i++) x[i] = 99.5 + (i % 11) * 0.1;
-    assert_int_equal(cstat_should_stop_paired(&r, one, 1, 100, 1.0, 1.0, s), CSTAT_PRECISE);
+    assert_int_equal(cstat_should_stop_paired(&r, one, NULL, 1, 100, 1.0, 1.0, s), CSTAT_PRECISE);
     for (int i = 0; i < 100; i++) y[i] = i % 2 ? 2.0 : 1.0;
-    assert_int_equal(cstat_should_stop_paired(&r, two, 2, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+    assert_int_equal(cstat_should_stop_paired(&r, two, NULL, 2, 100, 1.0, 1.0, s), CSTAT_GO_ON);
     for (int i = 0; i < 100; i++) y[i] = 2.0;
-    assert_int_equal(cstat_should_stop_paired(&r, two, 2, 100, 1.0, 1.0, s), CSTAT_PRECISE);
+    assert_int_equal(cstat_should_stop_paired(&r, two, NULL, 2, 100, 1.0, 1.0, s), CSTAT_PRECISE);
     for (int i = 0; i < 100; i++) x[i] = 98.0 + (i % 5);
-    assert_int_equal(cstat_should_stop_paired(&r, two, 2, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+    assert_int_equal(cstat_should_stop_paired(&r, two, NULL, 2, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+}
+
+/* The rule with the rounds' input sets (iset): two sets whose ratios sit
+ * 5% apart make a pooled interval as wide as the gap, while each set's own
+ * is narrow; a set with fewer than CSTAT_ISET_MIN rounds is no stratum. */
+static void test_stopping_rule_strata(void **state)
+{
+    (void)state;
+    cstat_rule r;
+    cstat_rule_default(&r);
+    static double x[100], s[200];
+    static int iset[100];
+    const double *one[1] = {x};
+    for (int i = 0; i < 100; i++) {
+        iset[i] = i % 2;
+        x[i] = i % 2 ? 1.05 : 1.0;
+    }
+    /* Pooled: half 1.0, half 1.05, the interval spans both (half-width
+     * 0.025 against 1% of 1.025); by set, two zero-width intervals. */
+    assert_int_equal(cstat_should_stop_paired(&r, one, NULL, 1, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+    assert_int_equal(cstat_should_stop_paired(&r, one, iset, 1, 100, 1.0, 1.0, s), CSTAT_PRECISE);
+    /* The same ratios said to be all of set 0 but four: one stratum, so
+     * the pooled interval, as without sets. */
+    for (int i = 0; i < 100; i++) iset[i] = i < 4;
+    assert_int_equal(cstat_should_stop_paired(&r, one, iset, 1, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+    /* Set 1 with exactly five rounds is a stratum, but five values have no
+     * 95% interval of their median (ostat_median_ci): not yet precise. */
+    for (int i = 0; i < 100; i++) {
+        iset[i] = i < 5;
+        x[i] = i < 5 ? 1.05 : 1.0;
+    }
+    assert_int_equal(cstat_should_stop_paired(&r, one, iset, 1, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+    iset[5] = 1;   /* six: the whole range of six equal values */
+    x[5] = 1.05;
+    assert_int_equal(cstat_should_stop_paired(&r, one, iset, 1, 100, 1.0, 1.0, s), CSTAT_PRECISE);
+    /* Set 0 at 1.0, set 1 at 3.9 and 4.1 alternately (50 rounds each; set
+     * 1's interval is [3.9, 4.1]): the centre is the geometric mean 2, the
+     * interval [sqrt(3.9), sqrt(4.1)] = [1.975, 2.025], a half-width of
+     * 0.025 against 0.02: not precise.  At 3.96 and 4.04 the half-width is
+     * 0.010 against 0.02: precise. */
+    for (int i = 0; i < 100; i++) {
+        iset[i] = i % 2;
+        x[i] = i % 2 ? ((i / 2) % 2 ? 4.1 : 3.9) : 1.0;
+    }
+    assert_int_equal(cstat_should_stop_paired(&r, one, iset, 1, 100, 1.0, 1.0, s), CSTAT_GO_ON);
+    for (int i = 1; i < 100; i += 2) x[i] = (i / 2) % 2 ? 4.04 : 3.96;
+    assert_int_equal(cstat_should_stop_paired(&r, one, iset, 1, 100, 1.0, 1.0, s), CSTAT_PRECISE);
+    /* A ratio that is not positive has no logarithm: with 20 of set 1's 50
+     * rounds at 0, its interval's lower end is 0, and never precise. */
+    for (int i = 1; i < 40; i += 2) x[i] = 0;
+    assert_int_equal(cstat_should_stop_paired(&r, one, iset, 1, 100, 1.0, 1.0, s), CSTAT_GO_ON);
 }
 
 /* preroll_ms / time, rounded, within [min, max]; off at 0 ms; the most calls
@@ -165,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_ci_ranks),
         cmocka_unit_test(test_stopping_rule),
+        cmocka_unit_test(test_stopping_rule_strata),
         cmocka_unit_test(test_preroll),
         cmocka_unit_test(test_rng),
     };
