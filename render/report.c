@@ -149,6 +149,14 @@ static void global_vars(rctx *r)
               cJSON_IsString(scope) && !strcmp(scope->valuestring, "pair")
                   ? "of the pair's timed calls and pre-rolls"
                   : "of one variant's timed calls and pre-rolls");
+    /* Which interval the rule judged: by timed input set since the
+     * manifest names the minimum rounds a set needs, pooled before. */
+    const cJSON *iset_min = tm ? cJSON_GetObjectItemCaseSensitive(tm, "stop_input_set_min") : NULL;
+    if (cJSON_IsNumber(iset_min))
+        tvars_set(v, "stop_by_set", " (taken as it is reported: by timed input set where two sets hold %g rounds each)",
+                  iset_min->valuedouble);
+    else
+        tvars_set(v, "stop_by_set", "%s", " (pooled over the rounds)");
     const cJSON *hw = tm ? cJSON_GetObjectItemCaseSensitive(tm, "ci_rel_halfwidth") : NULL;
     if (cJSON_IsNumber(hw))
         tvars_set(v, "ci_halfwidth_pct", "%g", hw->valuedouble * 100);

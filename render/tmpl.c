@@ -11,7 +11,8 @@
 const char *const tmpl_global_names[] = {
     "run_id", "date", "device", "driver", "cuda", "harness_commit", "harness_version", "seed",
     "n_sets", "n_problems", "ci_pct", "resamples", "mem_baseline", "atol", "rtol", "trials", "warmup_calls",
-    "warmup_ms", "min_rounds", "max_rounds", "min_gpu_s", "max_s", "max_s_of", "ci_halfwidth_pct", "d5_source",
+    "warmup_ms", "min_rounds", "max_rounds", "min_gpu_s", "max_s", "max_s_of", "stop_by_set", "ci_halfwidth_pct",
+    "d5_source",
     "n_bf16_sets", "atol_bf16", "rtol_bf16", "atol_bf16_scale", "bf16_tol_note", NULL};
 const char *const tmpl_set_names[] = {
     "set", "set_n", "set_correct", "set_hidden", "set_hack", "set_incorrect", "set_error", "set_missing",

@@ -50,17 +50,24 @@ grep -q "page 1 of" "$tmp/text.txt" || fail "no page numbers"
 # does not say (runs before max_s_scope), the pair's where it says "pair".
 tr '\n' ' ' <"$tmp/text.txt" | grep -q "or at 500 rounds or 10 s of one variant's timed calls" ||
     fail "the time cap of a manifest without max_s_scope"
+# The interval the rule judged: pooled where the manifest does not name
+# stop_input_set_min, by input set where it does.
+tr '\n' ' ' <"$tmp/text.txt" | grep -q "paired speedup (pooled over the rounds) is below 1%" ||
+    fail "the stopping rule of a manifest without stop_input_set_min"
 cp -r tests/fixtures/render_run "$tmp/c"
 python3 - "$tmp/c/manifest.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 m["config"]["timing"]["max_s_scope"] = "pair"
+m["config"]["timing"]["stop_input_set_min"] = 5
 json.dump(m, open(sys.argv[1], "w"))
 PY
 "$render" "$tmp/c" >/dev/null 2>&1 && pdftotext "$tmp/c/report/report.pdf" "$tmp/c.txt" ||
     fail "render of the pair-scope manifest"
 tr '\n' ' ' <"$tmp/c.txt" | grep -q "or at 500 rounds or 10 s of the pair's timed calls" ||
     fail "the time cap of a manifest with max_s_scope pair"
+tr '\n' ' ' <"$tmp/c.txt" | grep -q "by timed input set where two sets hold 5 rounds each) is below 1%" ||
+    fail "the stopping rule of a manifest with stop_input_set_min"
 grep -q "2026-11-29 23:00 UTC" "$tmp/text.txt" || fail "the run's date is not printed"
 TZ=UTC pdfinfo "$r/report.pdf" | grep -q "CreationDate: *Sun Nov 29 23:00:00 2026" || fail "CreationDate is not created_utc: $(TZ=UTC pdfinfo "$r/report.pdf" | grep Creation)"
 pdffonts "$r/report.pdf" | awk 'NR > 2 && $0 ~ /DejaVuSans/ { n++; if ($(NF-4) != "yes") bad = 1 } END { exit !(n >= 2 && !bad) }' ||
