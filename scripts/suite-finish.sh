@@ -9,7 +9,8 @@
 #                --torch-only), TORCH_BF16 its BF16 twin (--precision bf16)
 #
 # Steps, each stopping the script on failure:
-#   1. kbv verify: the run is whole and as collect sealed it;
+#   1. kbv verify: the run is as collect sealed it, and every pair of its
+#      plan has a status (an interrupted run is refused, nothing written);
 #   2. kbv analyze, scripts/compare-expected.py --all: every pair has its
 #      set's class (with KBV_FINISH_ACCEPT_UNEXPECTED=1, a pair that has not
 #      is listed in the figures instead of stopping the script: a hostile
@@ -51,6 +52,19 @@ fi
 say "run $run"
 
 "$build/kbv" verify "$run" || { say "$run fails kbv verify: not whole, or changed since collect sealed it" >&2; exit 1; }
+# A run that collect has not finished is refused before anything is
+# written: the parity file and the run's own parity.json would otherwise be
+# made from part of the suite before the archive refused it.
+python3 - "$run" <<'PY' || exit 1
+import sys
+sys.path.insert(0, "scripts")
+from runjournal import pairs_left
+left, total = pairs_left(sys.argv[1], "suite-finish")
+if left:
+    sys.exit("suite-finish: %s is incomplete: %d of %d pairs have no status (first: %s/%s); continue it with "
+             "kbv collect --resume --out %s; nothing written" % (sys.argv[1], len(left), total, left[0][0],
+                                                                 left[0][1], sys.argv[1]))
+PY
 "$build/kbv" analyze "$run"
 expected=$(python3 scripts/compare-expected.py "$run" --all) || true
 echo "$expected" | grep -E '^!!|^GAP|known gap:|expectations' || true
