@@ -79,6 +79,21 @@ def pairs_left(run, who=None):
     return [k for k in plan if k not in done], len(plan)
 
 
+def require_whole(run, who, refused):
+    """Exits with a message starting with who when the run cannot be read
+    or some pair of its plan has no status yet (pairs_left), naming the
+    first and the --resume command; refused says what the caller did not
+    do ("not archived").  Returns when the run is whole."""
+    try:
+        left, total = pairs_left(run)
+    except FileNotFoundError as ex:
+        sys.exit("%s: %s; %s" % (who, ex, refused))
+    if left:
+        sys.exit("%s: %s is incomplete: %d of %d pairs have no status (first: %s/%s); "
+                 "continue it with kbv collect --resume --out %s; %s"
+                 % (who, run, len(left), total, left[0][0], left[0][1], run, refused))
+
+
 def centre(samples):
     """A variant's time as analyze's time_ms gives it (analyze/rvec.h):
     samples is a list of (ms, input_set), input_set None where the record

@@ -16,20 +16,8 @@ fi
 # Only a whole run is archived: a snapshot replaces the current one, and
 # a report of an interrupted collect counts its unfinished pairs as errors.
 here=$(cd "$(dirname "$0")" && pwd)
-python3 - "$run" "$here" <<'PY' || exit 1
-import sys
-run, here = sys.argv[1], sys.argv[2]
-sys.path.insert(0, here)
-from runjournal import pairs_left
-try:
-    left, total = pairs_left(run)
-except FileNotFoundError as ex:
-    sys.exit("kbv: snapshot: %s; not archived" % ex)
-if left:
-    sys.exit("kbv: snapshot: %s is incomplete: %d of %d pairs have no status (first: %s/%s); "
-             "continue it with kbv collect --resume --out %s, then archive it"
-             % (run, len(left), total, left[0][0], left[0][1], run))
-PY
+python3 -c 'import sys; sys.path.insert(0, sys.argv[2]); from runjournal import require_whole
+require_whole(sys.argv[1], "kbv: snapshot", "not archived")' "$run" "$here" || exit 1
 run_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$run/manifest.json")
 dest="data/snapshots/$run_id"
 tmp="data/snapshots/.$run_id.tmp"

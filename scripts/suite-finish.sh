@@ -55,16 +55,8 @@ say "run $run"
 # A run that collect has not finished is refused before anything is
 # written: the parity file and the run's own parity.json would otherwise be
 # made from part of the suite before the archive refused it.
-python3 - "$run" <<'PY' || exit 1
-import sys
-sys.path.insert(0, "scripts")
-from runjournal import pairs_left
-left, total = pairs_left(sys.argv[1], "suite-finish")
-if left:
-    sys.exit("suite-finish: %s is incomplete: %d of %d pairs have no status (first: %s/%s); continue it with "
-             "kbv collect --resume --out %s; nothing written" % (sys.argv[1], len(left), total, left[0][0],
-                                                                 left[0][1], sys.argv[1]))
-PY
+python3 -c 'import sys; sys.path.insert(0, "scripts"); from runjournal import require_whole
+require_whole(sys.argv[1], "suite-finish", "nothing written")' "$run" || exit 1
 "$build/kbv" analyze "$run"
 expected=$(python3 scripts/compare-expected.py "$run" --all) || true
 echo "$expected" | grep -E '^!!|^GAP|known gap:|expectations' || true
