@@ -49,13 +49,13 @@ static size_t run_len(const rsample *s, size_t n, size_t i)
 /* paired_ratios, with each ratio's input set in *sets (owned by the
  * caller, NULL when *n is 0): the set both records name, else
  * RUN_NO_ISET. */
-static int ratios_with_sets(const run_vec *cand, const run_vec *base, double **out, int **sets, size_t *n,
-                            kbv_err *e)
+static int ratios_with_sets(const run_vec *cand, const run_vec *base, double **out, signed char **sets,
+                            size_t *n, kbv_err *e)
 {
     rsample *c = NULL, *b = NULL;
     size_t nc = 0, nb = 0, m = 0;
     double *r = NULL;
-    int *k = NULL;
+    signed char *k = NULL;
     int rc;
     *out = NULL;
     *sets = NULL;
@@ -79,7 +79,7 @@ static int ratios_with_sets(const run_vec *cand, const run_vec *base, double **o
         } else {
             size_t lc = run_len(c, nc, i), lb = run_len(b, nb, j);
             if (lc == 1 && lb == 1) {
-                k[m] = c[i].iset == b[j].iset ? c[i].iset : RUN_NO_ISET;
+                k[m] = (signed char)(c[i].iset == b[j].iset ? c[i].iset : RUN_NO_ISET);
                 r[m++] = b[j].v / c[i].v;
             }
             i += lc;
@@ -103,7 +103,7 @@ done:
 
 int paired_ratios(const run_vec *cand, const run_vec *base, double **out, size_t *n, kbv_err *e)
 {
-    int *sets = NULL;
+    signed char *sets = NULL;
     int rc = ratios_with_sets(cand, base, out, &sets, n, e);
     free(sets);
     return rc;
@@ -112,15 +112,12 @@ int paired_ratios(const run_vec *cand, const run_vec *base, double **out, size_t
 int paired_ratios_strata(const run_vec *cand, const run_vec *base, double **out, size_t *n,
                          size_t strata[PAIRED_MAX_STRATA], int *n_strata, kbv_err *e)
 {
-    int *sets = NULL;
+    signed char *sets = NULL;
     *n_strata = 0;
     int rc = ratios_with_sets(cand, base, out, &sets, n, e);
     if (rc || !*n) return rc;
-    size_t count[PAIRED_MAX_STRATA] = {0};
-    for (size_t i = 0; i < *n; i++)
-        if (sets[i] != RUN_NO_ISET) count[sets[i]]++;
-    int ns = 0;
-    for (int s = 0; s < PAIRED_MAX_STRATA; s++) ns += count[s] >= RVEC_ISET_MIN;
+    size_t count[PAIRED_MAX_STRATA];
+    int ns = rvec_strata(sets, *n, count);
     if (ns >= 2) {
         /* Set after set, each in round order; the rest is dropped (as
          * rvec_centre drops it). */

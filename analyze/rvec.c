@@ -70,13 +70,11 @@ int rvec_mhz_push(run_mhz *m, double mhz, size_t n, kbv_err *e)
     return 0;
 }
 
-/* The count of v's samples in each input set; returns how many sets hold
- * at least RVEC_ISET_MIN. */
-static int strata_of(const run_vec *v, size_t count[RUN_MAX_ISET + 1])
+int rvec_strata(const signed char *iset, size_t n, size_t count[RUN_MAX_ISET + 1])
 {
     memset(count, 0, (RUN_MAX_ISET + 1) * sizeof *count);
-    for (size_t i = 0; v->iset && i < v->n; i++)
-        if (v->iset[i] != RUN_NO_ISET) count[v->iset[i]]++;
+    for (size_t i = 0; iset && i < n; i++)
+        if (iset[i] >= 0 && iset[i] <= RUN_MAX_ISET) count[iset[i]]++;
     int strata = 0;
     for (int k = 0; k <= RUN_MAX_ISET; k++) strata += count[k] >= RVEC_ISET_MIN;
     return strata;
@@ -99,7 +97,7 @@ double rvec_centre_ci(const run_vec *v, double level, double *tmp, double *lo, d
     if (!v->n) return NAN;
     if (!lo || !hi) level = 0;
     size_t count[RUN_MAX_ISET + 1];
-    int strata = strata_of(v, count);
+    int strata = rvec_strata(v->iset, v->n, count);
     if (strata < 2) {
         memcpy(tmp, v->v, v->n * sizeof *tmp);
         stats_sort(tmp, v->n);

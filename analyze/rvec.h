@@ -33,6 +33,12 @@ int rvec_iset_of(const cJSON *o);
 /* The fewest samples an input set needs to count as a stratum. */
 #define RVEC_ISET_MIN 5
 
+/* Counts the values of iset[0..n) (input sets, RUN_NO_ISET for none;
+ * NULL: none known) per set into count, and returns how many sets hold at
+ * least RVEC_ISET_MIN: the strata of rvec_centre and of the stratified
+ * speedup (paired.h). */
+int rvec_strata(const signed char *iset, size_t n, size_t count[RUN_MAX_ISET + 1]);
+
 /* The variant's time (time_ms; NAN without samples): the median of its
  * samples, or, where the records name the round's timed input set and at
  * least two sets hold RVEC_ISET_MIN samples each, the mean of those sets'
