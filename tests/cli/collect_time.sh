@@ -37,6 +37,18 @@ python3 scripts/collect-time.py "$T/run" --rounds >"$T/out" 2>&1 || fail "--roun
 grep -q '^rounds (minimum 2, maximum 3):$' "$T/out" || fail "--rounds heading: $(cat "$T/out")"
 grep -Eq '^naive +2 +1 +1 +1 +1 +6 / 8$' "$T/out" || fail "--rounds naive line: $(cat "$T/out")"
 grep -Eq '^tuned ' <(sed -n '/^rounds/,$p' "$T/out") && fail "--rounds lists a set without time records"
+# --fixed: probes = 0.5 s + 10 calls of the candidate's median (1, 2 and
+# 3 ms over three pairs), timing = 2 s whatever the call.
+mkdir -p "$T/fit"
+for k in 1 2 3; do
+    printf '{"type":"status","set":"naive","problem":"L1_00%d_p","status":"ok","detail":"seconds: probes 0.5%d, timing 2.00","seconds":3}\n' "$k" "$k"
+    for r in 0 1 2; do
+        echo "{\"type\":\"time\",\"set\":\"naive\",\"problem\":\"L1_00${k}_p\",\"variant\":\"candidate\",\"round\":$r,\"gpu_ms\":$((k + r - 1))}"
+    done
+done >"$T/fit/samples.jsonl"
+python3 scripts/collect-time.py "$T/fit" --fixed >"$T/out" 2>&1 || fail "--fixed exit $?: $(cat "$T/out")"
+grep -Eq '^naive +probes +3 +0\.500 +10\.0 +2$' "$T/out" || fail "--fixed probes line: $(cat "$T/out")"
+grep -Eq '^naive +timing +3 +2\.000 +0\.0 +6$' "$T/out" || fail "--fixed timing line: $(cat "$T/out")"
 rm "$T/run/manifest.json"
 python3 scripts/collect-time.py "$T/run" --rounds >/dev/null 2>&1 && fail "--rounds without a manifest passed"
 gzip "$T/run/samples.jsonl"
