@@ -11,7 +11,9 @@
 # table once none is left.  Without a suite run in progress, auto does
 # main's work: make test-gpu once per state of the sources it tests, a
 # step at a time (a step cut off by the call's end runs again in the next
-# call, the steps that passed do not), then the tuned collects; spot runs
+# call, the steps that passed do not), then on an H200 the naive set's
+# speed collect until speed-time.txt is kept (never on another GPU), the
+# spot checks and the tuned collects; spot runs
 # the spot checks alone.  An unknown mode exits 2.
 set -u
 T=$(mktemp -d /tmp/kbv-cli-devauto.XXXXXX)
@@ -29,8 +31,9 @@ printf '#!/bin/sh\necho "make $*" >>"%s/calls"\n' "$T" >"$T/bin/make"
 printf '#!/bin/sh\nshift 3\necho "timeout $*" >>"%s/calls"\n[ -f "%s/cut" ] && case "$*" in *"$(cat "%s/cut")"*) exit 124 ;; esac\nexit 0\n' \
     "$T" "$T" "$T" >"$T/bin/timeout"
 # nvidia-smi: an H200, whose pin table the checkout has
-printf '#!/bin/sh\ncase "$*" in *--query-gpu=name\ *) echo "NVIDIA H200" ;; *) echo "0, NVIDIA H200, GPU-0, 1, 0:0" ;; esac\n' \
-    >"$T/bin/nvidia-smi"
+# (another when $T/gpu names it)
+printf '#!/bin/sh\ng=$(cat "%s/gpu" 2>/dev/null || echo "NVIDIA H200")\ncase "$*" in *--query-gpu=name\ *) echo "$g" ;; *) echo "0, $g, GPU-0, 1, 0:0" ;; esac\n' \
+    "$T" >"$T/bin/nvidia-smi"
 mkdir -p "$R/data/baselines" && echo '{}' >"$R/data/baselines/nvidia-h200.json"
 chmod +x "$R/scripts/"*.sh "$T/bin/"*
 export PATH="$T/bin:$PATH" KBV_PARTIAL="$T/partial"
@@ -136,9 +139,26 @@ grep -q '^suite-session ' "$T/calls" && fail "main: a new suite run was started:
 grep -q 'make .*test-gpu' "$T/calls" || fail "main: no make test-gpu: $(cat "$T/calls")"
 [ "$(grep -Ec '^[0-9a-f]{16} 0123456789ab (smoke|resume|tanh|replay|hostile|interrupt|pins) PASS' "$T/out/test-gpu.txt")" = 7 ] ||
     fail "main: test-gpu.txt, a PASS per step: $(cat "$T/out/test-gpu.txt")"
+# On an H200 the naive set's speed collect comes next, and while it is not
+# whole nothing after it runs.
+grep -q "kbv-collect --out runs/speed --candidates $R/data/candidates/naive " "$T/calls" ||
+    fail "main on an H200: no speed collect after test-gpu: $(cat "$T/calls")"
+grep -q 'parity.py\|runs/r2ra' "$T/calls" && fail "main: went on past an unfinished speed run: $(cat "$T/calls")"
+# Once speed-time.txt is kept: the spot checks, then the tuned collects.
+echo kept >"$T/speed-time.txt"
+keep_speed() { cp "$T/speed-time.txt" "$T/partial/"; }
+cp "$T/out/test-gpu.txt" "$T/partial/" && keep_speed
+run || fail "main after speed: exit $?: $(cat "$T/log")"
+grep -q 'runs/speed' "$T/calls" && fail "main: the speed run again after speed-time.txt: $(cat "$T/calls")"
 grep -q "kbv-collect --out runs/r2ra --candidates $R/data/candidates/tuned " "$T/calls" ||
     fail "main: the first tuned collect: $(cat "$T/calls")"
-cp "$T/out/test-gpu.txt" "$T/partial/"
+grep -n 'parity.py\|runs/r2ra' "$T/calls" | head -1 | grep -q parity.py || fail "main: the spot parity before r2r: $(cat "$T/calls")"
+# On another GPU the speed run is not started, and main goes on to the rest.
+echo "NVIDIA H100 80GB HBM3" >"$T/gpu" && rm -f "$T/partial/speed-time.txt"
+run || fail "main on an H100: exit $?: $(cat "$T/log")"
+grep -q 'runs/speed' "$T/calls" && fail "main on an H100: a speed run started: $(cat "$T/calls")"
+grep -q 'kbv-collect --out runs/r2ra ' "$T/calls" || fail "main on an H100: no tuned collect: $(cat "$T/calls")"
+rm -f "$T/gpu" && keep_speed
 run || fail "main again: exit $?: $(cat "$T/log")"
 grep -q 'make .*test-gpu' "$T/calls" && fail "main: test-gpu ran twice on the same sources: $(cat "$T/calls")"
 grep -q 'kbv-collect --out runs/r2ra ' "$T/calls" || fail "main: r2ra not continued: $(cat "$T/calls")"
@@ -154,7 +174,7 @@ grep -q 'make .*test-gpu' "$T/calls" || fail "main: test-gpu not re-run for anot
 # A call whose time runs out in the middle of test-gpu (its hostile step
 # cut off): the steps before it keep their verdicts, the cut one has none,
 # and main goes no further; the next call runs the steps left.
-rm -f "$T/partial/"*
+rm -f "$T/partial/"* && keep_speed
 printf 'KBV_GPU_STEPS=hostile ' >"$T/cut"
 run || fail "main, cut off: exit $?: $(cat "$T/log")"
 grep -q 'KBV_GPU_STEPS=hostile ' "$T/calls" || fail "main, cut off: hostile not run: $(cat "$T/calls")"
@@ -170,7 +190,7 @@ grep -o 'KBV_GPU_STEPS=[a-z]*' "$T/calls" | tr '\n' ' ' >"$T/steps"
     fail "main after the cut: the steps left, in order: $(cat "$T/steps")"
 grep -q "kbv-collect --out runs/r2ra " "$T/calls" || fail "main after the cut: no tuned collect: $(cat "$T/calls")"
 # A verdict of an older call, one line for every step, still counts.
-rm -f "$T/partial/"*
+rm -f "$T/partial/"* && keep_speed
 key=$(grep -Eo '^[0-9a-f]{16}' "$T/out/test-gpu.txt" | head -1)
 echo "$key 0123456789ab PASS test-gpu: PASS in 474 s" >"$T/partial/test-gpu.txt"
 run || fail "main after an old verdict: exit $?: $(cat "$T/log")"
@@ -194,6 +214,7 @@ OUT="$T/out" bash "$R/scripts/device-suite.sh" spot 540 >"$T/log" 2>&1 || fail "
 [ "$(grep -c 'parity.py .*--resume' "$T/calls")" = 2 ] || fail "spot 540: both precisions resumed: $(cat "$T/calls")"
 printf -- '--precision bf16' >"$T/cut"
 budget=540
+keep_speed
 run || fail "main, spot cut: exit $?: $(cat "$T/log")"
 grep -q 'parity.py .*--precision bf16' "$T/calls" || fail "main at 540 s: no bf16 spot parity: $(cat "$T/calls")"
 grep -q 'kbv-collect' "$T/calls" && fail "main: went on past a cut spot parity: $(cat "$T/calls")"
