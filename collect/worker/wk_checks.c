@@ -443,9 +443,10 @@ static unsigned char scrub_pattern(void)
  * One scrub, not two: each allocates, fills and frees all free memory, and
  * the allocations after it are slow, about 0.3 s a pair on an H200
  * (bench/README.md, scrub_cost), which the whole-suite collect time
- * cannot spare.  A second scrub with another byte would only catch a
- * kernel whose output the first byte left as the leftovers of the first
- * call left it; the secret strong byte makes that a coincidence. */
+ * cannot spare.  A second scrub with another byte only adds the case where
+ * the first scrub's byte happens to give the output that the first call's
+ * leftovers gave; with the byte drawn in secret from the strong ones, that
+ * is a coincidence, not something a candidate can arrange. */
 typedef struct {
     int scrub;             /* fill free memory with the secret byte first */
     double occupy_share;   /* wg_occupy's share of the thread slots (0: none) */
