@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -515,13 +516,94 @@ int cuMemSetAccess(mt_cudeviceptr ptr, size_t n, const void *desc, size_t count)
     return rc;
 }
 
+/* --- contexts of the candidate's own -----------------------------------------
+ * Work in a second context (cuCtxCreate, or a green context on a share of
+ * the SMs) is outside everything the harness synchronises on: a kernel left
+ * spinning there after a call runs during the baselines' timed calls and
+ * slows them, time-sliced with them or beside them, and no device-wide
+ * synchronise of the worker's context waits for it.  A kbv candidate is
+ * handed a stream of the worker's context and needs no context of its own,
+ * and neither the runtime (primary contexts) nor the baselines' libraries
+ * create one, so every way to make one is refused whoever asks, and the
+ * refusal is kept for the environment probe. */
+#define CU_ERROR_NOT_PERMITTED 800
+
+static int ctx_refused;
+static char ctx_refused_first[40];
+
+static int refuse_context(const char *name, void **made)
+{
+    if (made) *made = NULL;
+    pthread_mutex_lock(&mu);
+    if (ctx_refused++ == 0) snprintf(ctx_refused_first, sizeof ctx_refused_first, "%s", name);
+    pthread_mutex_unlock(&mu);
+    return CU_ERROR_NOT_PERMITTED;
+}
+
+int mt_contexts_refused(char *first, size_t n)
+{
+    pthread_mutex_lock(&mu);
+    int k = ctx_refused;
+    if (first && n) snprintf(first, n, "%s", ctx_refused_first);
+    pthread_mutex_unlock(&mu);
+    return k;
+}
+
+int cuCtxCreate(void **ctx, unsigned flags, int dev);
+int cuCtxCreate(void **ctx, unsigned flags, int dev)
+{
+    (void)flags, (void)dev;
+    return refuse_context("cuCtxCreate", ctx);
+}
+
+int cuCtxCreate_v2(void **ctx, unsigned flags, int dev);
+int cuCtxCreate_v2(void **ctx, unsigned flags, int dev)
+{
+    (void)flags, (void)dev;
+    return refuse_context("cuCtxCreate_v2", ctx);
+}
+
+int cuCtxCreate_v3(void **ctx, void *affinity, int n_affinity, unsigned flags, int dev);
+int cuCtxCreate_v3(void **ctx, void *affinity, int n_affinity, unsigned flags, int dev)
+{
+    (void)affinity, (void)n_affinity, (void)flags, (void)dev;
+    return refuse_context("cuCtxCreate_v3", ctx);
+}
+
+int cuCtxCreate_v4(void **ctx, void *params, unsigned flags, int dev);
+int cuCtxCreate_v4(void **ctx, void *params, unsigned flags, int dev)
+{
+    (void)params, (void)flags, (void)dev;
+    return refuse_context("cuCtxCreate_v4", ctx);
+}
+
+int cuGreenCtxCreate(void **green, void *resources, int dev, unsigned flags);
+int cuGreenCtxCreate(void **green, void *resources, int dev, unsigned flags)
+{
+    (void)resources, (void)dev, (void)flags;
+    return refuse_context("cuGreenCtxCreate", green);
+}
+
+/* The refuser a lookup of cuCtxCreate by name hands out: the version of the
+ * signature the caller asked for (cuda.h's cuCtxCreate is _v4 since CUDA
+ * 12.5, _v3 since 11.4), the newest when it gave none (version 0). */
+static void *context_refuser(int version)
+{
+    if (version == 0 || version >= 12050) return (void *)cuCtxCreate_v4;
+    if (version >= 11040) return (void *)cuCtxCreate_v3;
+    return (void *)cuCtxCreate_v2;
+}
+
 /* --- driver entry points handed out by name ------------------------------------
  * cudaGetDriverEntryPoint(ByVersion) and cuGetProcAddress give a candidate
  * the driver's own functions, past the interposers above.  For the
  * allocation functions they hand out the interposers instead, so that
- * memory taken that way is counted and poisoned like any other. */
-static void *counting_version(const char *symbol)
+ * memory taken that way is counted and poisoned like any other, and for
+ * the context constructors the refusers. */
+static void *counting_version(const char *symbol, int version)
 {
+    if (symbol && strcmp(symbol, "cuCtxCreate") == 0) return context_refuser(version);
+    if (symbol && strcmp(symbol, "cuGreenCtxCreate") == 0) return (void *)cuGreenCtxCreate;
     static const struct {
         const char *name;
         void *fn;
@@ -555,7 +637,7 @@ cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long
     if (!v) return cudaErrorInitializationError;
     memcpy(&f, &v, sizeof v);
     cudaError_t rc = f(symbol, fn, flags, status);
-    void *ours = counting_version(symbol);
+    void *ours = counting_version(symbol, 0);
     if (rc == cudaSuccess && fn && *fn && ours) *fn = ours;
     return rc;
 }
@@ -571,7 +653,7 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsi
     if (!v) return cudaErrorInitializationError;
     memcpy(&f, &v, sizeof v);
     cudaError_t rc = f(symbol, fn, version, flags, status);
-    void *ours = counting_version(symbol);
+    void *ours = counting_version(symbol, (int)version);
     if (rc == cudaSuccess && fn && *fn && ours) *fn = ours;
     return rc;
 }
@@ -585,7 +667,7 @@ int cuGetProcAddress_v2(const char *symbol, void **fn, int version, unsigned lon
     if (!v) return 3;
     memcpy(&f, &v, sizeof v);
     int rc = f(symbol, fn, version, flags, status);
-    void *ours = counting_version(symbol);
+    void *ours = counting_version(symbol, version);
     if (rc == 0 && fn && *fn && ours) *fn = ours;
     return rc;
 }
