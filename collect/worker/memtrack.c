@@ -600,7 +600,7 @@ static void *context_refuser(int version)
  * allocation functions they hand out the interposers instead, so that
  * memory taken that way is counted and poisoned like any other, and for
  * the context constructors the refusers. */
-static void *counting_version(const char *symbol, int version)
+static void *interposed_version(const char *symbol, int version)
 {
     if (symbol && strcmp(symbol, "cuCtxCreate") == 0) return context_refuser(version);
     if (symbol && strcmp(symbol, "cuGreenCtxCreate") == 0) return (void *)cuGreenCtxCreate;
@@ -637,7 +637,7 @@ cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long
     if (!v) return cudaErrorInitializationError;
     memcpy(&f, &v, sizeof v);
     cudaError_t rc = f(symbol, fn, flags, status);
-    void *ours = counting_version(symbol, 0);
+    void *ours = interposed_version(symbol, 0);
     if (rc == cudaSuccess && fn && *fn && ours) *fn = ours;
     return rc;
 }
@@ -653,7 +653,7 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsi
     if (!v) return cudaErrorInitializationError;
     memcpy(&f, &v, sizeof v);
     cudaError_t rc = f(symbol, fn, version, flags, status);
-    void *ours = counting_version(symbol, (int)version);
+    void *ours = interposed_version(symbol, (int)version);
     if (rc == cudaSuccess && fn && *fn && ours) *fn = ours;
     return rc;
 }
@@ -667,7 +667,7 @@ int cuGetProcAddress_v2(const char *symbol, void **fn, int version, unsigned lon
     if (!v) return 3;
     memcpy(&f, &v, sizeof v);
     int rc = f(symbol, fn, version, flags, status);
-    void *ours = counting_version(symbol, version);
+    void *ours = interposed_version(symbol, version);
     if (rc == 0 && fn && *fn && ours) *fn = ours;
     return rc;
 }
