@@ -523,21 +523,30 @@ int cuMemSetAccess(mt_cudeviceptr ptr, size_t n, const void *desc, size_t count)
  * slows them, time-sliced with them or beside them, and no device-wide
  * synchronise of the worker's context waits for it.  A kbv candidate is
  * handed a stream of the worker's context and needs no context of its own,
- * and neither the runtime (primary contexts) nor the baselines' libraries
- * create one, so every way to make one is refused whoever asks, and the
- * refusal is kept for the environment probe. */
+ * so a request made while the candidate's code runs (its constructors,
+ * kbv_setup, its calls, kbv_teardown) is refused and kept for the
+ * environment probe.  Anyone else's (the runtime, cuBLAS, cuDNN) goes to
+ * the driver: a library that made a context would not be a candidate's
+ * hack.  A candidate's thread that asks outside its calls is seen as the
+ * harness, but such a thread outlives the call and is deferred-work. */
 #define CU_ERROR_NOT_PERMITTED 800
+#define CU_ERROR_NOT_INITIALIZED 3
 
 static int ctx_refused;
 static char ctx_refused_first[40];
+static struct {
+    void *v1, *v2, *v3, *v4, *green;
+} ctx_real;
 
+/* 1 (and the request counted, *made cleared) when the candidate asks. */
 static int refuse_context(const char *name, void **made)
 {
+    if (owner_now() != MT_CANDIDATE) return 0;
     if (made) *made = NULL;
     pthread_mutex_lock(&mu);
     if (ctx_refused++ == 0) snprintf(ctx_refused_first, sizeof ctx_refused_first, "%s", name);
     pthread_mutex_unlock(&mu);
-    return CU_ERROR_NOT_PERMITTED;
+    return 1;
 }
 
 int mt_contexts_refused(char *first, size_t n)
@@ -552,36 +561,56 @@ int mt_contexts_refused(char *first, size_t n)
 int cuCtxCreate(void **ctx, unsigned flags, int dev);
 int cuCtxCreate(void **ctx, unsigned flags, int dev)
 {
-    (void)flags, (void)dev;
-    return refuse_context("cuCtxCreate", ctx);
+    if (refuse_context("cuCtxCreate", ctx)) return CU_ERROR_NOT_PERMITTED;
+    int (*f)(void **, unsigned, int);
+    void *v = resolve_one(&ctx_real.v1, "cuCtxCreate");
+    if (!v) return CU_ERROR_NOT_INITIALIZED;
+    memcpy(&f, &v, sizeof v);
+    return f(ctx, flags, dev);
 }
 
 int cuCtxCreate_v2(void **ctx, unsigned flags, int dev);
 int cuCtxCreate_v2(void **ctx, unsigned flags, int dev)
 {
-    (void)flags, (void)dev;
-    return refuse_context("cuCtxCreate_v2", ctx);
+    if (refuse_context("cuCtxCreate_v2", ctx)) return CU_ERROR_NOT_PERMITTED;
+    int (*f)(void **, unsigned, int);
+    void *v = resolve_one(&ctx_real.v2, "cuCtxCreate_v2");
+    if (!v) return CU_ERROR_NOT_INITIALIZED;
+    memcpy(&f, &v, sizeof v);
+    return f(ctx, flags, dev);
 }
 
 int cuCtxCreate_v3(void **ctx, void *affinity, int n_affinity, unsigned flags, int dev);
 int cuCtxCreate_v3(void **ctx, void *affinity, int n_affinity, unsigned flags, int dev)
 {
-    (void)affinity, (void)n_affinity, (void)flags, (void)dev;
-    return refuse_context("cuCtxCreate_v3", ctx);
+    if (refuse_context("cuCtxCreate_v3", ctx)) return CU_ERROR_NOT_PERMITTED;
+    int (*f)(void **, void *, int, unsigned, int);
+    void *v = resolve_one(&ctx_real.v3, "cuCtxCreate_v3");
+    if (!v) return CU_ERROR_NOT_INITIALIZED;
+    memcpy(&f, &v, sizeof v);
+    return f(ctx, affinity, n_affinity, flags, dev);
 }
 
 int cuCtxCreate_v4(void **ctx, void *params, unsigned flags, int dev);
 int cuCtxCreate_v4(void **ctx, void *params, unsigned flags, int dev)
 {
-    (void)params, (void)flags, (void)dev;
-    return refuse_context("cuCtxCreate_v4", ctx);
+    if (refuse_context("cuCtxCreate_v4", ctx)) return CU_ERROR_NOT_PERMITTED;
+    int (*f)(void **, void *, unsigned, int);
+    void *v = resolve_one(&ctx_real.v4, "cuCtxCreate_v4");
+    if (!v) return CU_ERROR_NOT_INITIALIZED;
+    memcpy(&f, &v, sizeof v);
+    return f(ctx, params, flags, dev);
 }
 
 int cuGreenCtxCreate(void **green, void *resources, int dev, unsigned flags);
 int cuGreenCtxCreate(void **green, void *resources, int dev, unsigned flags)
 {
-    (void)resources, (void)dev, (void)flags;
-    return refuse_context("cuGreenCtxCreate", green);
+    if (refuse_context("cuGreenCtxCreate", green)) return CU_ERROR_NOT_PERMITTED;
+    int (*f)(void **, void *, int, unsigned);
+    void *v = resolve_one(&ctx_real.green, "cuGreenCtxCreate");
+    if (!v) return CU_ERROR_NOT_INITIALIZED;
+    memcpy(&f, &v, sizeof v);
+    return f(green, resources, dev, flags);
 }
 
 /* The refuser a lookup of cuCtxCreate by name hands out: the version of the
@@ -598,12 +627,16 @@ static void *context_refuser(int version)
  * cudaGetDriverEntryPoint(ByVersion) and cuGetProcAddress give a candidate
  * the driver's own functions, past the interposers above.  For the
  * allocation functions they hand out the interposers instead, so that
- * memory taken that way is counted and poisoned like any other, and for
- * the context constructors the refusers. */
+ * memory taken that way is counted and poisoned like any other, and, to
+ * the candidate, the context constructors' refusers. */
 static void *interposed_version(const char *symbol, int version)
 {
-    if (symbol && strcmp(symbol, "cuCtxCreate") == 0) return context_refuser(version);
-    if (symbol && strcmp(symbol, "cuGreenCtxCreate") == 0) return (void *)cuGreenCtxCreate;
+    /* The refusers only for the candidate (above): a library's lookup
+     * keeps the driver's own function. */
+    if (symbol && owner_now() == MT_CANDIDATE) {
+        if (strcmp(symbol, "cuCtxCreate") == 0) return context_refuser(version);
+        if (strcmp(symbol, "cuGreenCtxCreate") == 0) return (void *)cuGreenCtxCreate;
+    }
     static const struct {
         const char *name;
         void *fn;

@@ -41,10 +41,11 @@ mt_owner mt_set_owner(mt_owner o);
 void mt_get(mt_owner o, mt_counts *c);
 void mt_reset_peak(mt_owner o);     /* peak := live */
 
-/* How many times a CUDA context of another's was asked for and refused
- * (cuCtxCreate in every version, cuGreenCtxCreate, by symbol or by a lookup
- * by name): work there would escape every synchronisation of the worker.
- * The first refused function's name goes to first (n bytes, may be NULL). */
+/* How many times the candidate's code asked for a CUDA context of its own
+ * and was refused (cuCtxCreate in every version, cuGreenCtxCreate, by
+ * symbol or by a lookup by name): work there would escape every
+ * synchronisation of the worker.  Others' requests go to the driver.  The
+ * first refused function's name goes to first (n bytes, may be NULL). */
 int mt_contexts_refused(char *first, size_t n);
 
 /* The runtime's own functions, for the worker's buffers. */
