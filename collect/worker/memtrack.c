@@ -558,26 +558,27 @@ int mt_contexts_refused(char *first, size_t n)
     return k;
 }
 
-int cuCtxCreate(void **ctx, unsigned flags, int dev);
-int cuCtxCreate(void **ctx, unsigned flags, int dev)
+/* cuCtxCreate and its _v2, which share a signature. */
+static int ctx_create_flags(const char *name, void **driver_fn, void **ctx, unsigned flags, int dev)
 {
-    if (refuse_context("cuCtxCreate", ctx)) return CU_ERROR_NOT_PERMITTED;
+    if (refuse_context(name, ctx)) return CU_ERROR_NOT_PERMITTED;
     int (*f)(void **, unsigned, int);
-    void *v = resolve_one(&ctx_real.v1, "cuCtxCreate");
+    void *v = resolve_one(driver_fn, name);
     if (!v) return CU_ERROR_NOT_INITIALIZED;
     memcpy(&f, &v, sizeof v);
     return f(ctx, flags, dev);
 }
 
+int cuCtxCreate(void **ctx, unsigned flags, int dev);
+int cuCtxCreate(void **ctx, unsigned flags, int dev)
+{
+    return ctx_create_flags("cuCtxCreate", &ctx_real.v1, ctx, flags, dev);
+}
+
 int cuCtxCreate_v2(void **ctx, unsigned flags, int dev);
 int cuCtxCreate_v2(void **ctx, unsigned flags, int dev)
 {
-    if (refuse_context("cuCtxCreate_v2", ctx)) return CU_ERROR_NOT_PERMITTED;
-    int (*f)(void **, unsigned, int);
-    void *v = resolve_one(&ctx_real.v2, "cuCtxCreate_v2");
-    if (!v) return CU_ERROR_NOT_INITIALIZED;
-    memcpy(&f, &v, sizeof v);
-    return f(ctx, flags, dev);
+    return ctx_create_flags("cuCtxCreate_v2", &ctx_real.v2, ctx, flags, dev);
 }
 
 int cuCtxCreate_v3(void **ctx, void *affinity, int n_affinity, unsigned flags, int dev);
