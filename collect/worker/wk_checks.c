@@ -417,8 +417,10 @@ static void scrub_free_memory(worker *w, unsigned char pattern)
 }
 
 /* The scrub's byte, drawn in secret for each worker, so that a candidate
- * that knows kbv's source cannot tell the probe's scrubbed memory from
- * its own leftovers by a fixed pattern.  It is one of the bytes whose
+ * that knows kbv's source cannot leave memory holding the byte the scrub
+ * will write (a uniform fill stays recognisable as one, which tells a
+ * candidate nothing it could use: the call is compared with the first,
+ * not timed).  It is one of the bytes whose
  * repetition reads as a float or bfloat16 of magnitude 2^17 or more
  * (either sign; exponent field 0x90-0xfd): a byte like 0x80 would read as
  * a tiny number, which a ReLU or a max turns into the zero that fresh

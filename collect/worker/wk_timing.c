@@ -750,8 +750,9 @@ void wk_probes_after_timing(worker *w)
         snprintf(det, sizeof det, "candidate code changed the process environment: %s", w->env_detail);
     else
         snprintf(det, sizeof det, "the process environment was as the harness set it after every candidate call");
-    /* A context of the candidate's own (memtrack.c refuses every one) is a
-     * place for work that no synchronisation of the worker waits for. */
+    /* A context of the candidate's own (memtrack.c refuses every one its
+     * code asks for) is a place for work that no synchronisation of the
+     * worker waits for. */
     char ctx_first[40] = "";
     int ctx_refused = mt_contexts_refused(ctx_first, sizeof ctx_first);
     if (ctx_refused) {
