@@ -659,7 +659,7 @@ static void *interposed_version(const char *symbol, int version)
 }
 
 static struct {
-    void *entry, *entry_v, *proc;
+    void *entry, *entry_v, *proc, *proc_v1;
 } lookups;
 
 cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
@@ -701,6 +701,22 @@ int cuGetProcAddress_v2(const char *symbol, void **fn, int version, unsigned lon
     if (!v) return 3;
     memcpy(&f, &v, sizeof v);
     int rc = f(symbol, fn, version, flags, status);
+    void *ours = interposed_version(symbol, version);
+    if (rc == 0 && fn && *fn && ours) *fn = ours;
+    return rc;
+}
+
+/* The first version of the lookup, without the status argument: still a
+ * symbol of the driver, and as good a way past the interposers. */
+int cuGetProcAddress(const char *symbol, void **fn, int version, unsigned long long flags);
+int cuGetProcAddress(const char *symbol, void **fn, int version, unsigned long long flags)
+{
+    typedef int (*f_t)(const char *, void **, int, unsigned long long);
+    f_t f;
+    void *v = resolve_one(&lookups.proc_v1, "cuGetProcAddress");
+    if (!v) return CU_ERROR_NOT_INITIALIZED;
+    memcpy(&f, &v, sizeof v);
+    int rc = f(symbol, fn, version, flags);
     void *ours = interposed_version(symbol, version);
     if (rc == 0 && fn && *fn && ours) *fn = ours;
     return rc;
