@@ -15,6 +15,7 @@ TEST_LIBS_prompt  := $(PROMPT_LIB) $(SUITE_LIB) $(COMMON_LIB)
 TEST_LIBS_render  := $(RENDER_LIB) $(COMMON_LIB)
 TEST_LIBS_suite   := $(SUITE_LIB) $(COMMON_LIB)
 TEST_LDLIBS_analyze := -pthread
+TEST_LDLIBS_collect := -pthread
 TEST_LDLIBS_render  := $(CAIRO_LIBS) $(HPDF_LIBS) $(FT_LIBS) -pthread
 
 # test_analyze_stats -> analyze, test_common -> common.

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,6 +182,33 @@ static int apply_seccomp(kbv_err *e)
 #ifdef SYS_pidfd_send_signal
         DENY_NR(SYS_pidfd_send_signal),
 #endif
+        /* No process but this one: a program the candidate started could
+         * open a CUDA context of its own and keep the GPU busy while the
+         * baselines are timed, out of reach of the worker's interposers
+         * and synchronises.  clone3 passes its flags in memory, which a
+         * filter cannot read, so it answers ENOSYS, on which glibc makes
+         * its threads with clone; clone is allowed for a thread of this
+         * process (CLONE_THREAD) only, so fork, vfork, posix_spawn and
+         * system fail here with EPERM, and so does every exec. */
+#ifdef SYS_clone3
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+#endif
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+#ifdef SYS_fork
+        DENY_NR(SYS_fork),
+#endif
+#ifdef SYS_vfork
+        DENY_NR(SYS_vfork),
+#endif
+        DENY_NR(SYS_execve),
+#ifdef SYS_execveat
+        DENY_NR(SYS_execveat),
+#endif
         /* prctl(PR_SET_SECCOMP, ...), the other way to add a filter */
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
@@ -189,13 +217,14 @@ static int apply_seccomp(kbv_err *e)
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {.len = (unsigned short)(sizeof f / sizeof f[0]), .filter = f};
-    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
-        return err_set(e, KBV_ERUNTIME, "sandbox: seccomp filter: %s", strerror(errno));
+    long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+    if (rc > 0) return err_set(e, KBV_ERUNTIME, "sandbox: seccomp filter: thread %ld cannot take it", rc);
+    if (rc != 0) return err_set(e, KBV_ERUNTIME, "sandbox: seccomp filter: %s", strerror(errno));
     return 0;
 }
 #endif
 
-int sandbox_apply(const char *writable_dir, int require, sandbox_support *applied, kbv_err *e)
+int sandbox_enter(const char *writable_dir, int require, sandbox_support *applied, kbv_err *e)
 {
     sandbox_support s;
     sandbox_probe(&s);
@@ -208,7 +237,8 @@ int sandbox_apply(const char *writable_dir, int require, sandbox_support *applie
     }
     if (s.landlock_abi <= 0 && !s.seccomp) return 0;
     /* Both need it without CAP_SYS_ADMIN; it also keeps a set-user-ID
-     * program that the candidate runs from gaining what the worker lacks. */
+     * program from gaining what the worker lacks.  Threads started later
+     * inherit it, which the seal's TSYNC needs. */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return err_set(e, KBV_ERUNTIME, "sandbox: no_new_privs: %s", strerror(errno));
 #ifdef KBV_LANDLOCK
@@ -220,14 +250,35 @@ int sandbox_apply(const char *writable_dir, int require, sandbox_support *applie
 #else
     (void)writable_dir;
 #endif
+    return 0;
+}
+
+int sandbox_seal(sandbox_support *applied, kbv_err *e)
+{
+    sandbox_support s;
+    sandbox_probe(&s);
 #ifdef SANDBOX_ARCH
+    /* TSYNC puts the filter on the threads the CUDA runtime and driver
+     * have started since sandbox_enter too, or fails (a thread already
+     * under a filter that is not an ancestor of this one). */
     if (s.seccomp) {
         int rc = apply_seccomp(e);
         if (rc) return rc;
         applied->seccomp = 1;
     }
+#else
+    (void)s;
+    (void)applied;
+    (void)e;
 #endif
     return 0;
+}
+
+int sandbox_apply(const char *writable_dir, int require, sandbox_support *applied, kbv_err *e)
+{
+    int rc = sandbox_enter(writable_dir, require, applied, e);
+    if (!rc) rc = sandbox_seal(applied, e);
+    return rc;
 }
 
 /* What the trial child of sandbox_try sends back. */

@@ -26,15 +26,25 @@
 #include "wk.h"
 #include "worker_gpu.h"
 
-/* Before any library starts a thread or the candidate is loaded, so that
- * every thread of the process, the CUDA runtime's callbacks included,
- * holds to it (sandbox.h).  The scratch folder collect made for this
- * worker (a pair's, or the trial's) is the working directory. */
+/* Landlock before any library starts a thread, so that every thread of
+ * the process, the CUDA runtime's callbacks included, holds to it
+ * (sandbox.h).  The scratch folder collect made for this worker (a
+ * pair's, or the trial's) is the working directory. */
 static void enter_sandbox(worker *w)
 {
     kbv_err e = {0};
     sandbox_support got;
-    if (w->sandbox && sandbox_apply(".", w->sandbox == 2, &got, &e)) wk_die_launch(w, "harness: %s", e.msg);
+    if (w->sandbox && sandbox_enter(".", w->sandbox == 2, &got, &e)) wk_die_launch(w, "harness: %s", e.msg);
+}
+
+/* The seccomp filter once the CUDA driver has started, since its
+ * initialisation may run a helper program, and before the candidate is
+ * loaded: from here on no process can be started (sandbox.h). */
+static void seal_sandbox(worker *w)
+{
+    kbv_err e = {0};
+    sandbox_support got = {0, 0};
+    if (w->sandbox && sandbox_seal(&got, &e)) wk_die_launch(w, "harness: %s", e.msg);
 }
 
 static int run_pair(worker *w)
@@ -57,6 +67,7 @@ static int run_pair(worker *w)
     char pci[WK_MAX_TENSORS] = "";
     cudaDeviceGetPCIBusId(pci, sizeof pci, 0);
     w->nv = nvmlx_open(pci);
+    seal_sandbox(w);
     /* A non-blocking stream: work a candidate puts on the legacy default
      * stream is not ordered with it, so that the deferred-work probe sees it. */
     ce = cudaStreamCreateWithFlags(&w->s, cudaStreamNonBlocking);
@@ -215,6 +226,18 @@ static int device_info(worker *w)
         void *p = NULL;
         ce = cudaSetDevice(0);
         if (ce == cudaSuccess) ce = cudaMalloc(&p, 1 << 20);
+        if (ce == cudaSuccess) ce = cudaFree(p);
+        /* then sealed as a pair's worker is, and allocating again */
+        if (ce == cudaSuccess) {
+            kbv_err se = {0};
+            sandbox_support got = {0, 0};
+            if (sandbox_seal(&got, &se)) {
+                cJSON_AddStringToObject(r, "error", se.msg);
+                wk_emit(w, r);
+                return 1;
+            }
+            ce = cudaMalloc(&p, 1 << 20);
+        }
         if (ce == cudaSuccess) ce = cudaFree(p);
         if (ce != cudaSuccess) {
             char msg[256];

@@ -1,7 +1,9 @@
 /* Unit tests of sandbox.c, the limits a worker puts on itself: after
  * sandbox_apply a process writes files only beneath the folder it named
  * and /dev, still reads elsewhere, and is refused ptrace, another
- * process's memory and a seccomp filter of its own; sandbox_try reports
+ * process's memory, a seccomp filter of its own and any new process
+ * (its threads stay allowed, and the seal reaches threads started before
+ * it); sandbox_enter alone still lets a process start; sandbox_try reports
  * the same without limiting its caller.  Each check runs in a child
  * process, since the limits cannot be lifted.  Skipped on a kernel
  * without Landlock or seccomp. */
@@ -13,7 +15,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +42,40 @@ static int can_write(const char *path)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0) return -errno;
     close(fd);
+    return 0;
+}
+
+/* Every way of starting a process fails with EPERM (system's shell too);
+ * 0 when all do.  Run on the thread that checks it. */
+static int spawn_refused(void)
+{
+    errno = 0;
+    pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    if (pid >= 0 || errno != EPERM) return __LINE__;
+#ifdef SYS_fork
+    errno = 0;
+    if (syscall(SYS_fork) >= 0 || errno != EPERM) return __LINE__;
+#endif
+    /* clone3's flags are out of the filter's sight: ENOSYS, whatever asked */
+#ifdef SYS_clone3
+    errno = 0;
+    if (syscall(SYS_clone3, NULL, 0) >= 0 || errno != ENOSYS) return __LINE__;
+#endif
+    errno = 0;
+    if (syscall(SYS_clone, (unsigned long)SIGCHLD, 0UL, 0UL, 0UL, 0UL) >= 0 || errno != EPERM) return __LINE__;
+    /* an exec that succeeded would end the test's process with status 1 */
+    char *argv[] = {"false", NULL}, *envp[] = {NULL};
+    errno = 0;
+    if (execve("/bin/false", argv, envp) == 0 || errno != EPERM) return __LINE__;
+#ifdef SYS_execveat
+    errno = 0;
+    if (syscall(SYS_execveat, AT_FDCWD, "/bin/false", argv, envp, 0) == 0 || errno != EPERM) return __LINE__;
+#endif
+    pid_t sp = 0;
+    if (posix_spawn(&sp, "/bin/false", NULL, NULL, argv, envp) == 0) return __LINE__;
+    int st = system("true");
+    if (st == 0) return __LINE__;
     return 0;
 }
 
@@ -87,6 +125,55 @@ static void confined_child(const char *allowed, const char *outside, pid_t paren
     EXPECT(kill(getpid(), 0) == 0);
     EXPECT(kill(parent, 0) != 0 && errno == EPERM);
     EXPECT(syscall(SYS_tgkill, parent, parent, 0) != 0 && errno == EPERM);
+    /* and no process of its own */
+    EXPECT(spawn_refused() == 0);
+    _exit(0);
+}
+
+static void *spawn_refused_thread(void *arg)
+{
+    (void)arg;
+    return (void *)(intptr_t)spawn_refused();
+}
+
+static void *wait_for_seal(void *arg)
+{
+    /* started before sandbox_seal: it must hold here too (TSYNC) */
+    int *fd = arg;
+    char c;
+    if (read(fd[0], &c, 1) != 1) return (void *)(intptr_t)__LINE__;
+    return (void *)(intptr_t)spawn_refused();
+}
+
+static void staged_child(const char *allowed)
+{
+    sandbox_support got;
+    kbv_err e = {0};
+    EXPECT(sandbox_enter(allowed, 1, &got, &e) == 0);
+    EXPECT(got.landlock_abi > 0 && got.seccomp == 0);
+    /* stage one leaves process creation alone (the driver's helper) */
+    pid_t pid = fork();
+    if (pid == 0) _exit(7);
+    EXPECT(pid > 0);
+    int st = 0;
+    EXPECT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    int fd[2];
+    EXPECT(pipe(fd) == 0);
+    pthread_t early;
+    EXPECT(pthread_create(&early, NULL, wait_for_seal, fd) == 0);
+    EXPECT(sandbox_seal(&got, &e) == 0);
+    EXPECT(got.seccomp == 1);
+    EXPECT(write(fd[1], "s", 1) == 1);
+    void *res = NULL;
+    EXPECT(pthread_join(early, &res) == 0);
+    EXPECT(res == NULL);
+    /* the sealing thread, and a thread made afterwards (through clone3's
+     * ENOSYS and glibc's clone), are refused alike */
+    EXPECT(spawn_refused() == 0);
+    pthread_t late;
+    EXPECT(pthread_create(&late, NULL, spawn_refused_thread, NULL) == 0);
+    EXPECT(pthread_join(late, &res) == 0);
+    EXPECT(res == NULL);
     _exit(0);
 }
 
@@ -125,6 +212,23 @@ static void test_confined(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static void test_staged(void **state)
+{
+    (void)state;
+    if (!have_sandbox()) skip();
+    char allowed[] = "/tmp/kbv-sbx-st.XXXXXX";
+    assert_non_null(mkdtemp(allowed));
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) staged_child(allowed);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    /* a non-zero status is the failed EXPECT's line (mod 250, plus 1) */
+    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_int_equal(rmdir(allowed), 0);
+}
+
 static void test_try(void **state)
 {
     (void)state;
@@ -161,6 +265,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_confined),
+        cmocka_unit_test(test_staged),
         cmocka_unit_test(test_try),
         cmocka_unit_test(test_describe),
     };
