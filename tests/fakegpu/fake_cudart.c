@@ -52,9 +52,32 @@ static void fake_release(void *p)
     munmap(base, *(size_t *)base + HEADER);
 }
 
+/* KBV_FAKE_SANDBOX_BREAKS=1: making the context, or allocating, fails in
+ * a process under a seccomp filter, as a driver that needs what the worker
+ * sandbox refuses would (tests/cli/collect_sandbox.sh); the worker seals
+ * its sandbox after the context exists, so the allocation is what breaks. */
+static int under_seccomp(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    int mode = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Seccomp: %d", &mode) == 1) break;
+    fclose(f);
+    return mode == 2;
+}
+
+static int sandbox_breaks(void)
+{
+    const char *b = getenv("KBV_FAKE_SANDBOX_BREAKS");
+    return b && *b == '1' && under_seccomp();
+}
+
 cudaError_t cudaMalloc(void **p, size_t n)
 {
     if (sticky) return sticky;
+    if (sandbox_breaks()) return cudaErrorOperatingSystem;
     if (n > ((size_t)141 << 30) || !(*p = fake_alloc(n))) return ret(cudaErrorMemoryAllocation);
     return cudaSuccess;
 }
@@ -202,26 +225,10 @@ cudaError_t cudaEventDestroy(cudaEvent_t e)
     return cudaSuccess;
 }
 
-/* KBV_FAKE_SANDBOX_BREAKS=1: the context fails in a process under a
- * seccomp filter, as a driver that needs what the worker sandbox refuses
- * would (tests/cli/collect_sandbox.sh). */
-static int under_seccomp(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    char line[256];
-    int mode = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "Seccomp: %d", &mode) == 1) break;
-    fclose(f);
-    return mode == 2;
-}
-
 cudaError_t cudaSetDevice(int d)
 {
     (void)d;
-    const char *b = getenv("KBV_FAKE_SANDBOX_BREAKS");
-    if (b && *b == '1' && under_seccomp()) return cudaErrorOperatingSystem;
+    if (sandbox_breaks()) return cudaErrorOperatingSystem;
     return cudaSuccess;
 }
 
