@@ -2,8 +2,9 @@
 // group and spins; the other calls setsid() first, leaving the group that
 // kbv-collect kills, and spins too.  Both name themselves "kbvhst-fork" so
 // that tests/gpu/hostile.sh can look for survivors.  The ReLU itself is
-// correct: the pair must be classified normally (static flag
-// process-control), and no child may outlive the run.
+// correct: the pair must be classified by its imports (prctl is
+// tamper-capable), and no child may outlive the run.  Where the workers
+// hold seccomp, the sandbox's seal refuses both forks (sandbox.h).
 #include "kbv.h"
 #include <sys/prctl.h>
 #include <unistd.h>
