@@ -209,6 +209,13 @@ static int apply_seccomp(kbv_err *e)
 #ifdef SYS_execveat
         DENY_NR(SYS_execveat),
 #endif
+        /* Nor a socket: through one, a daemon already running (systemd
+         * over D-Bus, a container engine's API, on a Unix path or on
+         * localhost) could start the program for the candidate, and
+         * Landlock limits neither a Unix path's connect nor, below ABI 4,
+         * TCP.  The worker and CUDA make none once CUDA has started;
+         * socketpair stays, as it reaches no other process. */
+        DENY_NR(SYS_socket),
         /* prctl(PR_SET_SECCOMP, ...), the other way to add a filter */
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),

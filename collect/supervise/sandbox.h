@@ -30,6 +30,9 @@
  *   ENOSYS so that threads are made with clone, whose flags a filter can
  *   read).  A program the candidate started could otherwise open a CUDA
  *   context of its own and load the GPU while the baselines are timed.
+ *   New sockets are refused for the same reason: a daemon already running
+ *   (systemd over D-Bus, a container engine) could start that program on
+ *   the candidate's request.
  *
  * Neither can be lifted.  No CUDA here; no global state. */
 #ifndef KBV_SANDBOX_H
@@ -43,8 +46,8 @@
 #define SANDBOX_RULE                                                                                         \
     "from the worker's start: no file written outside its scratch folder, /dev and /proc/self (Landlock); " \
     "from CUDA's start, before the candidate is loaded: ptrace, process_vm_readv/writev, pidfd_getfd, kcmp, " \
-    "io_uring, bpf, perf_event_open, userfaultfd, new seccomp filters, signals to other processes, fork and " \
-    "exec refused (seccomp)"
+    "io_uring, bpf, perf_event_open, userfaultfd, new seccomp filters, signals to other processes, fork, " \
+    "exec and new sockets refused (seccomp)"
 
 typedef struct {
     int landlock_abi; /* the kernel's Landlock ABI version, 0 when it has none */

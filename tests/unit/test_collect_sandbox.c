@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -42,6 +43,24 @@ static int can_write(const char *path)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0) return -errno;
     close(fd);
+    return 0;
+}
+
+/* No socket of any family, through which a daemon could be asked to
+ * start a program; a socketpair, which reaches no other process, stays.
+ * 0 when so. */
+static int socket_refused(void)
+{
+    static const int families[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+        errno = 0;
+        int fd = socket(families[i], SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 || errno != EPERM) return __LINE__;
+    }
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return __LINE__;
+    close(pair[0]);
+    close(pair[1]);
     return 0;
 }
 
@@ -125,8 +144,9 @@ static void confined_child(const char *allowed, const char *outside, pid_t paren
     EXPECT(kill(getpid(), 0) == 0);
     EXPECT(kill(parent, 0) != 0 && errno == EPERM);
     EXPECT(syscall(SYS_tgkill, parent, parent, 0) != 0 && errno == EPERM);
-    /* and no process of its own */
+    /* and no process of its own, nor a socket to ask a daemon for one */
     EXPECT(spawn_refused() == 0);
+    EXPECT(socket_refused() == 0);
     _exit(0);
 }
 
@@ -157,6 +177,9 @@ static void staged_child(const char *allowed)
     EXPECT(pid > 0);
     int st = 0;
     EXPECT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    EXPECT(sock >= 0);
+    close(sock);
     int fd[2];
     EXPECT(pipe(fd) == 0);
     pthread_t early;
@@ -170,6 +193,7 @@ static void staged_child(const char *allowed)
     /* the sealing thread, and a thread made afterwards (through clone3's
      * ENOSYS and glibc's clone), are refused alike */
     EXPECT(spawn_refused() == 0);
+    EXPECT(socket_refused() == 0);
     pthread_t late;
     EXPECT(pthread_create(&late, NULL, spawn_refused_thread, NULL) == 0);
     EXPECT(pthread_join(late, &res) == 0);

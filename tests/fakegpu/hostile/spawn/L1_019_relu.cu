@@ -1,10 +1,12 @@
 /* CPU stand-in (tests/fakegpu) of tests/gpu/hostile/spawn: kbv_setup tries
- * to start a process by fork, posix_spawn, system and execv, and fails the
- * pair if any ran; the ReLU is correct. */
+ * to start a process by fork, posix_spawn, system and execv, or to open a
+ * socket to a daemon that could, and fails the pair if any succeeded; the
+ * ReLU is correct. */
 #include <cuda_runtime_api.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "fakecuda.h"
@@ -22,6 +24,12 @@ int kbv_setup(const kbv_call *c)
     char *argv[] = {"true", NULL};
     if (posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ) == 0 && waitpid(pid, NULL, 0) == pid) ran = 1;
     if (system("exit 0") == 0) ran = 1;
+    /* A socket would reach a daemon that could start the program instead
+     * (systemd over D-Bus, a container engine's API). */
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (s >= 0) { ran = 1; close(s); }
+    s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s >= 0) { ran = 1; close(s); }
     /* An exec that worked would end the worker without a status. */
     execv("/bin/true", argv);
     return ran;

@@ -1,13 +1,15 @@
 // hostile: tries to start a process from kbv_setup, as a candidate would
 // that runs a program of its own to open a second CUDA context and keep
 // the GPU busy while the baselines are timed: fork, posix_spawn, system,
-// then execv.  Once CUDA has started, the worker's seccomp filter refuses
-// every one (sandbox.h).  kbv_setup fails the pair if any process ran, and
-// an exec that worked would replace the worker, which then ends without a
-// status; so the class is correct only when all four were refused.  The
-// ReLU itself is honest.
+// a Unix and a TCP socket (the way to a daemon that could start it), then
+// execv.  Once CUDA has started, the worker's seccomp filter refuses every
+// one (sandbox.h).  kbv_setup fails the pair if any process ran or any
+// socket opened, and an exec that worked would replace the worker, which
+// then ends without a status; so the class is correct only when all were
+// refused.  The ReLU itself is honest.
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "kbv.h"
@@ -32,6 +34,12 @@ extern "C" int kbv_setup(const kbv_call *)
     if (posix_spawn(&pid, "/bin/true", nullptr, nullptr, argv, environ) == 0 && waitpid(pid, nullptr, 0) == pid)
         ran = 1;
     if (system("exit 0") == 0) ran = 1;
+    /* A socket would reach a daemon that could start the program instead
+     * (systemd over D-Bus, a container engine's API). */
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (s >= 0) { ran = 1; close(s); }
+    s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s >= 0) { ran = 1; close(s); }
     execv("/bin/true", argv);
     return ran;
 }
