@@ -1,9 +1,10 @@
 /* Unit tests of sandbox.c, the limits a worker puts on itself: after
  * sandbox_apply a process writes files only beneath the folder it named
  * and /dev, still reads elsewhere, and is refused ptrace, another
- * process's memory, a seccomp filter of its own and any new process
- * (its threads stay allowed, and the seal reaches threads started before
- * it); sandbox_enter alone still lets a process start; sandbox_try reports
+ * process's memory, a seccomp filter of its own, any new process (its
+ * threads stay allowed, and the seal reaches threads started before it)
+ * and any new socket (a socketpair stays); sandbox_enter alone still lets
+ * a process start and open a socket; sandbox_try reports
  * the same without limiting its caller.  Each check runs in a child
  * process, since the limits cannot be lifted.  Skipped on a kernel
  * without Landlock or seccomp. */
@@ -22,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
