@@ -38,6 +38,7 @@ say() { echo "suite-finish: $*"; }
 [ -x "$build/kbv" ] || { say "$build/kbv not built (make all)" >&2; exit 2; }
 
 if [ -f "$src" ]; then
+    mkdir -p runs   # a fresh clone has no runs/ until the first collect
     tmp=$(mktemp -d runs/.finish.XXXXXX)
     tar -C "$tmp" -xzf "$src" || { say "$src does not unpack" >&2; exit 2; }
     man=$(find "$tmp" -name manifest.json | head -n 1)

@@ -118,6 +118,7 @@ rm -rf "$tmp/pack" && mkdir -p "$tmp/pack/suite"
 cp "$run/manifest.json" "$run/samples.jsonl" "$tmp/pack/suite/"
 seal "$tmp/pack/suite"
 tar -C "$tmp/pack" -czf "$tmp/suite-run.tar.gz" suite
+rm -rf runs   # as in a fresh clone, where no collect has made runs/ yet
 scripts/suite-finish.sh "$tmp/suite-run.tar.gz" "$tmp/torch.json" >out 2>err ||
     fail "a whole run from a tarball: exit $?: $(tail -5 err)"
 grep -q "^suite-finish: run runs/$id$" out || fail "the tarball's run is not runs/$id: $(head -3 out)"
