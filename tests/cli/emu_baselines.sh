@@ -6,8 +6,10 @@
 # scalar form, bit for bit, and chain_run_rest's middle-stage paths in
 # fp32 and bf16 against double), test_l3_net.py (the level-3 interpreter in
 # fp32 and bf16 on every program of test_l3.py, against numpy),
-# test_l3_baseline.py (its transformer layers, against numpy) and
-# test_vlad_baseline.py (NetVLAD in fp32 and bf16, against numpy).  The
+# test_l3_baseline.py (its transformer layers, against numpy),
+# test_vlad_baseline.py (NetVLAD in fp32 and bf16, against numpy) and
+# test_reduce_baseline.py (the reductions over a dimension on each of
+# their three paths, ties and NaN included, against numpy).  The
 # candidate checks of tests/emu take minutes and are run by hand; these
 # take under a minute and catch a slip in the baselines' indexing without
 # a GPU.
@@ -31,5 +33,6 @@ test_chain_ew.py|^chain_ew: 0 failed$|30
 test_l3_net.py|^l3_net: [0-9]+ programs, 0 failed$|27
 test_l3_baseline.py|^emu: [0-9]+ checks, 0 not ok$|16
 test_vlad_baseline.py|^vlad: [0-9]+ models, 0 failed$|2
+test_reduce_baseline.py|^reduce: [0-9]+ cases, 0 failed$|80
 LIST
 exit $fail

@@ -1,8 +1,10 @@
 /* base_stub.h - what kbv's baseline kernels take from
  * collect/baselines/problems/base_impl.h, for the CPU harnesses of
- * test_chain_ew.py, test_l3_net.py, test_l3_baseline.py and
- * test_vlad_baseline.py: the context (blas: a cuBLAS handle the harness
- * never dereferences),
+ * test_chain_ew.py, test_l3_net.py, test_l3_baseline.py,
+ * test_vlad_baseline.py and test_reduce_baseline.py: the context (blas: a
+ * cuBLAS handle the harness never dereferences; ws, the family's
+ * workspace, which a harness that needs it grows with its own
+ * base_need_ws),
  * the error helpers, the grid size (EMU_GRID_CAP blocks at most, so that
  * the grid-stride loops go round), cuBLAS's product as a plain loop in
  * double (base_gemm's contract: row-major, ta/tb, leading dimensions and
@@ -23,7 +25,7 @@
 enum base_variant { BASE_FP32 = 0, BASE_TF32 = 1, BASE_BF16 = 2 };
 struct kbv_err { int code; char msg[256]; };
 enum { KBV_EINPUT = -2, KBV_ENOMEM = -3, KBV_ERUNTIME = -4 };
-struct base_ctx { const suite_problem *p; int sm_count; void *state; char choice[3][512]; void *blas; };
+struct base_ctx { const suite_problem *p; int sm_count; void *state; char choice[3][512]; void *blas; void *ws; size_t ws_bytes; };
 
 static int err_set(kbv_err *e, int code, const char *fmt, ...)
 {

@@ -3,8 +3,8 @@
  *
  * Three kernels, chosen by op and shape in run().
  *
- * Sum and mean over R rows, R a multiple of 4, read with aligned float4
- * loads (the "flat" two-pass reduction).  A row of an odd extent is not
+ * Every op over R rows, R a multiple of 4, of an fp32 x 16-byte aligned,
+ * reads with aligned float4 loads (the "flat" two-pass reduction).  A row of an odd extent is not
  * 16-byte aligned, but a group of 4 rows is (4 * inner floats), so every
  * group starts on a 16-byte boundary when x does.  Seen flat, a group is
  * `inner` float4 windows, and window q of every group holds the same four
@@ -16,9 +16,16 @@
  * belong to it.  On the H200, over [128, 4096, 4095], it reads at 4.45
  * TB/s where the kernel below reached 3.5 and PyTorch's sum 4.1
  * (bench/reduce_mid.cu: 1.93 ms against 2.43, the float4 read ceiling
- * 1.86); its configuration is that benchmark's fastest.  Max, min and
- * their arg variants stay on the kernel below, already faster than
- * PyTorch's, whose row indices the flat layout would scatter.
+ * 1.86); its configuration is that benchmark's fastest.  Max, min, argmax
+ * and argmin took the kernel below until the whole-suite H100 run
+ * 20261207T120001Z-b94a4b07 measured it at 1.05-1.12 of PyTorch's time
+ * there (L1_049, L1_051, L1_053), while sum and mean, flat, stayed under
+ * 1.0; they read flat too now.  A component of a window holds one row
+ * class (row = 4 g + j, j fixed) of one column, so its rows arrive in
+ * increasing order within a thread but interleave with the other three
+ * classes of the same column: argmax and argmin keep each component's row
+ * (pidx, int, beside pval) and pass 2 breaks equal values by the lower
+ * row (fold_arg), so that the first index still wins.
  *
  * The streaming two-pass reduction (R >= 64, inner >= 128) reads memory
  * the way a copy does.  Pass 1 splits the R rows of each outer slice into
@@ -277,15 +284,46 @@ __global__ void __launch_bounds__(P2_THREADS) reduce_pass2(const float *__restri
     }
 }
 
+/* Folds one flat partial (v, found at row r) into an argmax or argmin
+ * output.  The partials of one output arrive in chunk order, but within a
+ * chunk the four row classes of a group interleave their rows, so an
+ * equal value (or a second NaN) is taken when its row is the earlier one:
+ * the first index of the extreme wins, and the first NaN, as in PyTorch. */
+template <int OP>
+__device__ __forceinline__ void fold_arg(float v, int r, float &acc, int &best)
+{
+    const bool vn = isnan(v), an = isnan(acc);
+    bool take;
+    if (vn || an) take = vn && (!an || r < best);
+    else take = (OP == OP_ARGMAX_DIM ? v > acc : v < acc) || (v == acc && r < best);
+    if (take) { acc = v; best = r; }
+}
+
+/* Folds the four values of window v, taken from the group whose first row
+ * is g4, into the window's accumulators: component k lies in row g4 +
+ * jr[k] of the group (jr is only read for argmax and argmin). */
+template <int OP>
+__device__ __forceinline__ void fold4(const float4 &v, int g4, const int (&jr)[4], float4 &acc, int (&best)[4])
+{
+    step<OP>(v.x, g4 + jr[0], acc.x, best[0]);
+    step<OP>(v.y, g4 + jr[1], acc.y, best[1]);
+    step<OP>(v.z, g4 + jr[2], acc.z, best[2]);
+    step<OP>(v.w, g4 + jr[3], acc.w, best[3]);
+}
+
 /* Flat pass 1 (see the header comment).  Block b covers tile b % tiles of
  * chunk (b / tiles) % chunks of outer slice b / (tiles * chunks): the
  * groups [c * gpc, (c + 1) * gpc) of 4 rows (fewer in the last chunk) and
  * FLAT_TPB * FLAT_WPT windows of the tile; thread t owns windows q0 + j *
- * FLAT_TPB.  It leaves its window sums in pval [outer, chunks, 4 * inner]
- * in flat order. */
+ * FLAT_TPB.  It leaves its window results in pval [outer, chunks, 4 *
+ * inner] in flat order, and for argmax and argmin the row of each in pidx,
+ * laid out the same.  A thread visits its groups in increasing order and
+ * replaces an extreme only when strictly better (step), so each
+ * component keeps the first row of its extreme among its own rows. */
+template <int OP>
 __global__ void __launch_bounds__(FLAT_TPB, FLAT_MINB)
-flat_pass1(const float *__restrict__ x, float *__restrict__ pval, int R, int inner, int chunks,
-           int tiles, int gpc)
+flat_pass1(const float *__restrict__ x, float *__restrict__ pval, int *__restrict__ pidx, int R, int inner,
+           int chunks, int tiles, int gpc)
 {
     const int64_t bid = blockIdx.x;
     const int tile = (int)(bid % tiles);
@@ -299,12 +337,22 @@ flat_pass1(const float *__restrict__ x, float *__restrict__ pval, int R, int inn
     const int nk = left <= 0 ? 0 : left >= FLAT_TPB * FLAT_WPT ? FLAT_WPT
                                                                : (left + FLAT_TPB - 1) / FLAT_TPB;
     if (nk == 0) return;
-    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float4 acc[FLAT_WPT];
-#pragma unroll
-    for (int j = 0; j < FLAT_WPT; j++) acc[j] = zero;
+    const float ini = init_value<OP>();
+    const float4 fill = make_float4(ini, ini, ini, ini);
     const int64_t g0 = (int64_t)c * gpc;
     const int64_t g1 = g0 + gpc < groups ? g0 + gpc : groups;
+    float4 acc[FLAT_WPT];
+    int best[FLAT_WPT][4];
+    int jr[FLAT_WPT][4];   /* the row in its group of each component of each window */
+#pragma unroll
+    for (int j = 0; j < FLAT_WPT; j++) {
+        acc[j] = fill;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            jr[j][k] = is_arg(OP) ? (4 * (q0 + j * FLAT_TPB) + k) / inner : 0;
+            best[j][k] = 4 * (int)g0 + jr[j][k];
+        }
+    }
     const float4 *p = xs + g0 * inner + q0;
     int64_t g = g0;
     for (; g + FLAT_GU <= g1; g += FLAT_GU, p += FLAT_GU * (int64_t)inner) {
@@ -313,56 +361,61 @@ flat_pass1(const float *__restrict__ x, float *__restrict__ pval, int R, int inn
         for (int u = 0; u < FLAT_GU; u++)
 #pragma unroll
             for (int j = 0; j < FLAT_WPT; j++)
-                v[u][j] = j < nk ? __ldg(p + (int64_t)u * inner + j * FLAT_TPB) : zero;
+                v[u][j] = j < nk ? __ldg(p + (int64_t)u * inner + j * FLAT_TPB) : fill;
 #pragma unroll
         for (int u = 0; u < FLAT_GU; u++)
 #pragma unroll
-            for (int j = 0; j < FLAT_WPT; j++) {
-                acc[j].x += v[u][j].x;
-                acc[j].y += v[u][j].y;
-                acc[j].z += v[u][j].z;
-                acc[j].w += v[u][j].w;
-            }
+            for (int j = 0; j < FLAT_WPT; j++) fold4<OP>(v[u][j], 4 * (int)(g + u), jr[j], acc[j], best[j]);
     }
     for (; g < g1; g++, p += inner)
 #pragma unroll
         for (int j = 0; j < FLAT_WPT; j++) {
-            const float4 v = j < nk ? __ldg(p + j * FLAT_TPB) : zero;
-            acc[j].x += v.x;
-            acc[j].y += v.y;
-            acc[j].z += v.z;
-            acc[j].w += v.w;
+            const float4 v = j < nk ? __ldg(p + j * FLAT_TPB) : fill;
+            fold4<OP>(v, 4 * (int)g, jr[j], acc[j], best[j]);
         }
     float4 *pv = reinterpret_cast<float4 *>(pval) + oc * inner;
 #pragma unroll
     for (int j = 0; j < FLAT_WPT; j++)
-        if (j < nk) pv[q0 + j * FLAT_TPB] = acc[j];
+        if (j < nk) {
+            pv[q0 + j * FLAT_TPB] = acc[j];
+            if (is_arg(OP)) {
+                int4 *pi = reinterpret_cast<int4 *>(pidx) + oc * inner;
+                pi[q0 + j * FLAT_TPB] = make_int4(best[j][0], best[j][1], best[j][2], best[j][3]);
+            }
+        }
 }
 
-/* Flat pass 2: output t = (o, col) adds the partials at flat positions
+/* Flat pass 2: output t = (o, col) folds the partials at flat positions
  * j * inner + col (j = 0..3) of chunks 0, 1, ... of slice o, in that
- * order (grid-strided); a mean divides by R. */
+ * order (grid-strided); a mean divides by R, argmax and argmin break ties
+ * by row (fold_arg). */
+template <int OP>
 __global__ void __launch_bounds__(P2_THREADS) flat_pass2(const float *__restrict__ pval,
-                                                         float *__restrict__ out, int64_t outer,
-                                                         int64_t R, int64_t inner, int chunks,
-                                                         int mean)
+                                                         const int *__restrict__ pidx,
+                                                         void *__restrict__ out, int64_t outer,
+                                                         int64_t R, int64_t inner, int chunks)
 {
     const int64_t n = outer * inner;
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n;
          t += (int64_t)gridDim.x * blockDim.x) {
         const int64_t o = t / inner, col = t - o * inner;
-        const float *p = pval + o * chunks * 4 * inner + col;
-        float acc = 0.0f;
+        const int64_t base = o * chunks * 4 * inner + col;
+        float acc = init_value<OP>();
+        int best = INT32_MAX;
         for (int c = 0; c < chunks; c++)
 #pragma unroll
-            for (int j = 0; j < 4; j++) acc += p[((int64_t)c * 4 + j) * inner];
-        out[t] = mean ? acc / (float)R : acc;
+            for (int j = 0; j < 4; j++) {
+                const int64_t at = base + ((int64_t)c * 4 + j) * inner;
+                if (is_arg(OP)) fold_arg<OP>(pval[at], pidx[at], acc, best);
+                else step<OP>(pval[at], 0, acc, best);
+            }
+        put<OP, float>(out, t, acc, (int64_t)best, R);
     }
 }
 
 /* How a shape is reduced. */
 struct plan {
-    int flat;         /* 1: the flat float4 reduction (sum, mean); tiles, chunks, ws apply */
+    int flat;         /* 1: the flat float4 reduction; tiles, chunks, gpc, idx_off, ws apply */
     int gpc;          /* flat: groups of 4 rows per chunk */
     int two;          /* 1: two-pass; 0: single pass */
     int cpt;          /* pass-1 columns per thread: 1, 2, 4, 8 or 16 */
@@ -373,10 +426,10 @@ struct plan {
     size_t ws;        /* workspace bytes (0 with one chunk) */
 };
 
-/* The flat plan for a sum or mean, when R is a multiple of 4 and the
- * indices fit in int: about FLAT_WAVES waves of FLAT_MINB resident blocks,
- * chunks of whole groups.  Returns 1 with *p filled, else 0. */
-int make_flat(const base_ctx *b, int64_t outer, int64_t R, int64_t inner, plan *p)
+/* The flat plan, when R is a multiple of 4 and the indices fit in int:
+ * about FLAT_WAVES waves of FLAT_MINB resident blocks, chunks of whole
+ * groups.  Returns 1 with *p filled, else 0. */
+int make_flat(const base_ctx *b, int op, int64_t outer, int64_t R, int64_t inner, plan *p)
 {
     if (R % 4 != 0 || inner > INT32_MAX / 4) return 0;
     const int64_t win = (int64_t)FLAT_TPB * FLAT_WPT;
@@ -394,7 +447,9 @@ int make_flat(const base_ctx *b, int64_t outer, int64_t R, int64_t inner, plan *
     p->tiles = (int)tiles;
     p->chunks = (int)chunks;
     p->gpc = (int)gpc;
-    p->ws = (size_t)outer * (size_t)chunks * 4 * (size_t)inner * sizeof(float);
+    const size_t n = (size_t)outer * (size_t)chunks * 4 * (size_t)inner;
+    p->idx_off = (n * sizeof(float) + 255) / 256 * 256;
+    p->ws = is_arg(op) ? p->idx_off + n * sizeof(int) : n * sizeof(float);
     return 1;
 }
 
@@ -404,9 +459,7 @@ plan make_plan(const base_ctx *b, int op, int64_t outer, int64_t R, int64_t inne
 {
     plan p = { 0, 0, 0, 1, 1, 1, 0, 0, 0 };
     if (R < MIN_R || inner < MIN_INNER || R > (int64_t)INT32_MAX - 64) return p;
-    if (!bf16 && (op == OP_SUM_DIM || op == OP_MEAN_DIM) && ((uintptr_t)x & 15) == 0 &&
-        make_flat(b, outer, R, inner, &p))
-        return p;
+    if (!bf16 && ((uintptr_t)x & 15) == 0 && make_flat(b, op, outer, R, inner, &p)) return p;
     const int64_t tile_max = (int64_t)MAX_CPT * TPB;
     const int64_t tiles = (inner + tile_max - 1) / tile_max;
     const int64_t per_tile = (inner + tiles - 1) / tiles;
@@ -448,13 +501,19 @@ void launch_pass1(const plan &pl, int64_t outer, const TI *x, float *pval, int64
 }
 
 /* The flat reduction, fp32 only (make_plan gives bf16 none). */
-void launch_flat(const base_ctx *, const plan &pl, const float *x, float *pval, int64_t outer, int64_t R,
+template <int OP>
+void launch_flat(const base_ctx *b, const plan &pl, const float *x, void *out, int64_t outer, int64_t R,
                  int64_t inner, cudaStream_t s)
 {
+    float *pval = (float *)b->ws;
+    int *pidx = is_arg(OP) ? (int *)((char *)b->ws + pl.idx_off) : NULL;
     const unsigned blocks = (unsigned)(outer * pl.tiles * pl.chunks);
-    flat_pass1<<<blocks, FLAT_TPB, 0, s>>>(x, pval, (int)R, (int)inner, pl.chunks, pl.tiles, pl.gpc);
+    flat_pass1<OP><<<blocks, FLAT_TPB, 0, s>>>(x, pval, pidx, (int)R, (int)inner, pl.chunks, pl.tiles, pl.gpc);
+    flat_pass2<OP><<<base_grid(b, outer * inner, P2_THREADS, 16), P2_THREADS, 0, s>>>(
+        pval, pidx, out, outer, R, inner, pl.chunks);
 }
-void launch_flat(const base_ctx *, const plan &, const __nv_bfloat16 *, float *, int64_t, int64_t, int64_t,
+template <int OP>
+void launch_flat(const base_ctx *, const plan &, const __nv_bfloat16 *, void *, int64_t, int64_t, int64_t,
                  cudaStream_t)
 {
 }
@@ -470,13 +529,11 @@ void launch(const base_ctx *b, const plan &pl, const TI *x, void *out, int64_t o
         reduce_single<OP, TI, TO><<<grid, block, 0, s>>>(x, out, outer, R, inner);
         return;
     }
-    float *pval = (float *)b->ws;
     if (pl.flat) {
-        launch_flat(b, pl, x, pval, outer, R, inner, s);
-        flat_pass2<<<base_grid(b, outer * inner, P2_THREADS, 16), P2_THREADS, 0, s>>>(
-            pval, (float *)out, outer, R, inner, pl.chunks, OP == OP_MEAN_DIM);
+        launch_flat<OP>(b, pl, x, out, outer, R, inner, s);
         return;
     }
+    float *pval = (float *)b->ws;
     int64_t *pidx = is_arg(OP) && pl.chunks > 1 ? (int64_t *)((char *)b->ws + pl.idx_off) : NULL;
     switch (pl.cpt) {
     case 1: launch_pass1<OP, 1, TI, TO>(pl, outer, x, pval, pidx, out, R, inner, s); break;
