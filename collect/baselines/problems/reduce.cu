@@ -4,16 +4,16 @@
  * Three kernels, chosen by op and shape in run().
  *
  * Every op over R rows, R a multiple of 4, of an fp32 x 16-byte aligned,
- * reads with aligned float4 loads (the "flat" two-pass reduction).  A row of an odd extent is not
- * 16-byte aligned, but a group of 4 rows is (4 * inner floats), so every
- * group starts on a 16-byte boundary when x does.  Seen flat, a group is
- * `inner` float4 windows, and window q of every group holds the same four
- * (row in group, column) pairs: flat positions 4q .. 4q+3 = j * inner +
- * col.  A thread that owns window q in every group of its chunk therefore
- * keeps four consistent accumulators, reads whole aligned float4s (512
- * bytes a warp instruction, no sector shared between warps) and needs no
- * shuffles; pass 2 adds, for each column, the 4 * chunks partials that
- * belong to it.  On the H200, over [128, 4096, 4095], it reads at 4.45
+ * reads with aligned float4 loads (the "flat" two-pass reduction).  A row
+ * of an odd extent is not 16-byte aligned, but a group of 4 rows is (4 *
+ * inner floats), so every group starts on a 16-byte boundary when x does.
+ * Seen flat, a group is `inner` float4 windows, and window q of every
+ * group holds the same four (row in group, column) pairs: flat positions
+ * 4q .. 4q+3 = j * inner + col.  A thread that owns window q in every
+ * group of its chunk therefore keeps four consistent accumulators, reads
+ * whole aligned float4s (512 bytes a warp instruction, no sector shared
+ * between warps) and needs no shuffles; pass 2 folds, for each column,
+ * the 4 * chunks partials that belong to it.  On the H200, over [128, 4096, 4095], it reads at 4.45
  * TB/s where the kernel below reached 3.5 and PyTorch's sum 4.1
  * (bench/reduce_mid.cu: 1.93 ms against 2.43, the float4 read ceiling
  * 1.86); its configuration is that benchmark's fastest.  Max, min, argmax
