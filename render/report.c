@@ -125,10 +125,16 @@ static void global_vars(rctx *r)
     const cJSON *sc = tb ? cJSON_GetObjectItemCaseSensitive(tb, "atol_scale") : NULL;
     int scaled = cJSON_IsString(sc) && sc->valuestring[0];
     tvars_set(v, "atol_bf16_scale", "%s", scaled ? " min(1, max |ref|)" : "");
-    tvars_set(v, "bf16_tol_note", "%s",
+    /* Runs since the float32 floor of that term record it (atol_min). */
+    const cJSON *amin = tb ? cJSON_GetObjectItemCaseSensitive(tb, "atol_min") : NULL;
+    char floor_txt[96] = "";
+    if (cJSON_IsNumber(amin) && amin->valuedouble > 0)
+        snprintf(floor_txt, sizeof floor_txt, ", and never below %.3g, float32's epsilon", amin->valuedouble);
+    tvars_set(v, "bf16_tol_note", "%s%s",
               scaled ? "max |ref| over the output tensor: KernelBench-Verified's BF16 tolerance with its absolute "
                        "term scaled down for tensors of small values"
-                     : "KernelBench-Verified's BF16 tolerance");
+                     : "KernelBench-Verified's BF16 tolerance",
+              floor_txt);
     /* Where the per-problem tables' D5 texts come from. */
     tvars_set(v, "d5_source", "%s",
               !m->d5 ? "not known for this run"

@@ -120,7 +120,7 @@ def bf16_tolerance(probs):
     if not judged:
         return
     fails = [r for r in judged if not r["bf16_torch_collect_check"].get("pass")]
-    print("PyTorch's bf16 eager under collect's BF16 check (1e-2 min(1, max|ref|) + 1e-2 |ref| against the "
+    print("PyTorch's bf16 eager under collect's BF16 check (max(1e-2 min(1, max|ref|), 2^-23) + 1e-2 |ref| against the "
           "float computation on the same rounded inputs): %d of %d problems fail\n" % (len(fails), len(judged)))
     if not fails:
         return

@@ -38,7 +38,7 @@ void copts_usage(FILE *f)
             "  --timeout SECONDS  wall-clock limit of one pair (default 120)\n"
             "  --trials T         correctness trials per distribution (default 3)\n"
             "  --atol X, --rtol X the tolerance |out - ref| <= atol + rtol |ref| (1e-3); the\n"
-            "                     BF16 setting's is fixed: 1e-2 min(1, max|ref|) + 1e-2 |ref|\n"
+            "                     BF16 setting's is fixed: max(1e-2 min(1, max|ref|), 2^-23) + 1e-2 |ref|\n"
             "  --jobs N           parallel compilers (default: the number of CPUs)\n"
             "  --arch SM          compile for sm_SM (default: the GPU's own; 90 without one)\n"
             "  --max-time S       the stopping rule's time cap: a pair's timed rounds, every variant summed (default 10)\n"

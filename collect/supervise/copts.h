@@ -10,10 +10,10 @@
 #include "err.h"
 
 #define COPTS_MAX_GPUS 64
-/* The BF16 setting's tolerance, |out - ref| <= atol min(1, max |ref|) +
- * rtol |ref|, max |ref| over the output tensor's finite reference values
- * (verdict_bf16_atol; KernelBench-Verified's is 1e-2 + 1e-2 |ref|, which
- * this is never looser than).  ATOL_SCALE names the factor in the
+/* The BF16 setting's tolerance, |out - ref| <= max(atol min(1, max |ref|),
+ * 2^-23) + rtol |ref|, max |ref| over the output tensor's finite reference
+ * values (verdict_bf16_atol; KernelBench-Verified's is 1e-2 + 1e-2 |ref|,
+ * which this is never looser than).  ATOL_SCALE names the factor in the
  * manifest's config.tolerance_bf16. */
 #define COPTS_BF16_ATOL 1e-2
 #define COPTS_BF16_RTOL 1e-2

@@ -15,6 +15,7 @@
 #include "cstat.h"
 #include "sbuf.h"
 #include "sha.h"
+#include "verdict.h"
 
 int manifest_run_id(char *buf, size_t n, kbv_err *e)
 {
@@ -195,8 +196,10 @@ cJSON *manifest_config(const copts *o, const plan *pl)
     cJSON *tb = cJSON_AddObjectToObject(c, "tolerance_bf16");
     jio_add_num(tb, "atol", COPTS_BF16_ATOL);
     jio_add_num(tb, "rtol", COPTS_BF16_RTOL);
-    /* the absolute term is atol min(1, max |ref|) per output tensor */
+    /* the absolute term is atol min(1, max |ref|) per output tensor, and
+     * at least atol_min (verdict_bf16_atol) */
     cJSON_AddStringToObject(tb, "atol_scale", COPTS_BF16_ATOL_SCALE);
+    jio_add_num(tb, "atol_min", VERDICT_BF16_ATOL_MIN);
     cJSON_AddStringToObject(c, "precision", o->precision);
     cJSON_AddNumberToObject(c, "correct_trials", (double)o->trials);
     cJSON *d = cJSON_AddArrayToObject(c, "distributions");

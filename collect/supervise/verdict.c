@@ -23,8 +23,8 @@ int verdict_tier_worse(int a, int b) { return a > b ? a : b; }
 
 double verdict_bf16_atol(double tau, double ref_absmax)
 {
-    if (!(ref_absmax > 0)) return 0.0;   /* also NaN */
-    return tau * (ref_absmax < 1.0 ? ref_absmax : 1.0);
+    double scaled = ref_absmax > 0 ? tau * (ref_absmax < 1.0 ? ref_absmax : 1.0) : 0.0;   /* NaN: 0 */
+    return scaled > VERDICT_BF16_ATOL_MIN ? scaled : VERDICT_BF16_ATOL_MIN;
 }
 
 int verdict_check_pass(int64_t mismatches, int64_t nonfinite, int64_t unwritten)

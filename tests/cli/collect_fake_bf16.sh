@@ -3,7 +3,7 @@
 # (tests/fakegpu): bf16 sets (set.json "precision": "bf16") beside an FP32
 # one, collected with --precision all, then bf16 and fp32 alone.  Checks
 # that a bf16 pair times only the candidate and the bf16 baseline, with the
-# BF16 tolerance 1e-2 min(1, max|ref|) + 1e-2 |ref| (a candidate 0.4% off
+# BF16 tolerance max(1e-2 min(1, max|ref|), 2^-23) + 1e-2 |ref| (a candidate 0.4% off
 # passes, one 5% off fails, at D1's scale and D3's), that
 # bfloat16 poison shows as unwritten elements, and what the manifest says;
 # and that the identity probe compares at bfloat16 precision: a correct
@@ -46,7 +46,8 @@ if "compare_with" in sets["fb-stale"]:
     bad("compare_with where set.json has none", sets["fb-stale"])
 if m["config"]["timing"].get("max_s_scope") != "pair" or m["config"]["timing"].get("max_s") != 0.3:
     bad("config.timing: the time cap bounds the pair's rounds", m["config"]["timing"])
-if m["config"].get("tolerance_bf16") != {"atol": 0.01, "rtol": 0.01, "atol_scale": "min(1, max|ref|)"}:
+if m["config"].get("tolerance_bf16") != {"atol": 0.01, "rtol": 0.01, "atol_scale": "min(1, max|ref|)",
+                                         "atol_min": 2.0 ** -23}:
     bad("config.tolerance_bf16", m["config"].get("tolerance_bf16"))
 def of(s, t): return [r for r in recs if r["set"] == s and r["type"] == t]
 tam = [r for r in recs if r["type"] == "tamper"]

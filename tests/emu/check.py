@@ -8,8 +8,9 @@ With EMU_BF16=1 the same tests check the BF16 setting's sets instead
 (naive-bf16 for naive, tuned-bf16 for tuned; others skipped): the random
 inputs are drawn as bfloat16 values (U and N round to nearest even), every
 float input travels as bfloat16 and every float output comes back as
-bfloat16, widened, and the tolerance is the setting's, 1e-2 s + 1e-2 |ref|
-with s = min(1, max |ref|) over the output tensor (verdict_bf16_atol).
+bfloat16, widened, and the tolerance is the setting's, max(1e-2 s, 2^-23) +
+1e-2 |ref| with s = min(1, max |ref|) over the output tensor
+(verdict_bf16_atol).
 Inputs that a test scales after drawing (x 3, x 0.01) are rounded again on
 the way in, so their reference is off by that rounding, well inside 1e-2."""
 import json, math, os, subprocess, sys
@@ -74,7 +75,7 @@ def compare(out, ref):
     if BF16:
         # the BF16 setting's absolute term follows the tensor's scale
         fin = np.abs(ref[np.isfinite(ref)])
-        atol = TOL * min(1.0, float(fin.max())) if fin.size else 0.0
+        atol = max(TOL * min(1.0, float(fin.max())) if fin.size else 0.0, 2.0 ** -23)
     bad = np.sum(~(err <= atol + TOL * np.abs(ref)))
     return int(bad), float(np.nanmax(err)) if err.size else 0.0
 
