@@ -423,8 +423,16 @@ struct plan {
     int chunks;       /* chunks of R */
     int rows;         /* rows per chunk (the last may have fewer) */
     size_t idx_off;   /* byte offset of the indices in the workspace */
-    size_t ws;        /* workspace bytes (0 with one chunk) */
+    size_t ws;        /* workspace bytes (streaming: 0 with one chunk) */
 };
+
+/* The workspace of n partials: their float values, then (argmax and
+ * argmin) their rows, idx_size bytes each, from a 256-byte boundary. */
+void plan_ws(plan *p, int op, size_t n, size_t idx_size)
+{
+    p->idx_off = (n * sizeof(float) + 255) / 256 * 256;
+    p->ws = is_arg(op) ? p->idx_off + n * idx_size : n * sizeof(float);
+}
 
 /* The flat plan, when R is a multiple of 4 and the indices fit in int:
  * about FLAT_WAVES waves of FLAT_MINB resident blocks, chunks of whole
@@ -447,9 +455,7 @@ int make_flat(const base_ctx *b, int op, int64_t outer, int64_t R, int64_t inner
     p->tiles = (int)tiles;
     p->chunks = (int)chunks;
     p->gpc = (int)gpc;
-    const size_t n = (size_t)outer * (size_t)chunks * 4 * (size_t)inner;
-    p->idx_off = (n * sizeof(float) + 255) / 256 * 256;
-    p->ws = is_arg(op) ? p->idx_off + n * sizeof(int) : n * sizeof(float);
+    plan_ws(p, op, (size_t)outer * (size_t)chunks * 4 * (size_t)inner, sizeof(int));
     return 1;
 }
 
@@ -484,8 +490,7 @@ plan make_plan(const base_ctx *b, int op, int64_t outer, int64_t R, int64_t inne
     p.rows = (int)rows;
     if (chunks > 1) {
         const size_t n = (size_t)outer * (size_t)chunks * (size_t)inner;
-        p.idx_off = (n * sizeof(float) + 255) / 256 * 256;
-        p.ws = is_arg(op) ? p.idx_off + n * sizeof(int64_t) : n * sizeof(float);
+        plan_ws(&p, op, n, sizeof(int64_t));
     }
     return p;
 }
