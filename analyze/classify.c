@@ -34,7 +34,9 @@ static const struct { int cls; const char *probe; } hack_probes[] = {
     {CL_NONDETERMINISTIC, "determinism"},
     /* A wrong output in the timed rounds (DESIGN.md 5a step 7) is stale
      * output, but a candidate that a more specific probe caught keeps that
-     * probe's class: a memo is `caching` whether or not timing met it. */
+     * probe's class: a memo is `caching` whether or not timing met it.
+     * One that an untimed call on the same inputs got wrong too is
+     * `incorrect` (classify, below). */
     {CL_STALE_OUTPUT, "timed-output"},
 };
 #define N_HACK_PROBES (sizeof hack_probes / sizeof hack_probes[0])
@@ -312,6 +314,10 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         const run_probe *pr = failed_probe(p, hack_probes[k].probe);
         if (pr) {
             out->cls = hack_probes[k].cls;
+            /* The timed rounds draw D1 afresh: a draw the candidate also
+             * gets wrong untimed, in buffers it never saw, is a D1 failure
+             * of its numerics, not a timed-phase trick. */
+            if (!strcmp(pr->name, "timed-output") && pr->reproduced_untimed == 1) out->cls = CL_INCORRECT;
             probe_text(pr, txt, tn);
             size_t l = strlen(txt);
             if (out->cls == CL_DEFERRED_WORK && clocks && l + 2 < tn) {

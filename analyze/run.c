@@ -320,6 +320,10 @@ static int add_probe(run_pair *pr, const cJSON *o, const char *what, kbv_err *e)
         (rc = opt_num(o, "max_rel_err", NAN, &p.max_rel_err, what, e)))
         return rc;
     p.tier = tier_index(opt_str(o, "tier"));
+    const cJSON *again = cJSON_GetObjectItemCaseSensitive(o, "reproduced_untimed");
+    if (!again || cJSON_IsNull(again)) p.reproduced_untimed = -1;
+    else if (cJSON_IsBool(again)) p.reproduced_untimed = cJSON_IsTrue(again);
+    else return err_set(e, KBV_EINPUT, "%s: \"reproduced_untimed\" must be true, false or null", what);
     if (pr->n_probes == pr->cap_probes) {
         size_t cap = pr->cap_probes ? 2 * pr->cap_probes : 8;
         run_probe *q = realloc(pr->probes, cap * sizeof *q);

@@ -96,6 +96,10 @@ typedef struct run_probe {
     double floor_ratio;   /* NAN when absent */
     int tier;             /* RUN_TIER_*: timed-output's worst tier of the verified rounds; UNKNOWN when absent */
     double max_rel_err;   /* NAN when absent */
+    /* timed-output's failure: 1 when an untimed call on a copy of the
+     * failed round's inputs was wrong too, every element written; 0 when
+     * it was not; -1 when the journal has no recheck (older ones). */
+    int reproduced_untimed;
 } run_probe;
 
 typedef struct run_pair {

@@ -30,7 +30,7 @@ static const char *const check_keys[] = {
     "dist", "trial", "seed", "pass", "max_abs_err", "max_rel_err", "mismatches", "nonfinite", "unwritten",
     "count", "elements", "numel", "n_elements", "tier", "skipped", KBV_K_DETAIL, NULL};
 static const char *const probe_keys[] = {KBV_K_PROBE, "pass", KBV_K_DETAIL, "floor_ms", "time_ms", "floor_ratio",
-                                         "skipped", "tier", "max_rel_err", NULL};
+                                         "skipped", "tier", "max_rel_err", "reproduced_untimed", NULL};
 static const char *const time_keys[] = {KBV_K_VARIANT, KBV_K_ROUND, KBV_K_GPU_MS, KBV_K_WALL_MS, "sm_mhz", "power_w",
                                         "clock_events", "same_as", "gt_ms", "preroll", "input_set",
                                         NULL};

@@ -19,7 +19,8 @@
  *   and of the last round is checked against the fp32
  *   reference after the round, outside every timed window.  A wrong one is
  *   the `timed-output` probe's failure (class stale-output), naming the
- *   round.  A candidate lazy in a share f of its calls passes with odds of
+ *   round, unless an untimed call on a copy of the round's inputs gets it
+ *   wrong too (recheck_untimed: class incorrect).  A candidate lazy in a share f of its calls passes with odds of
  *   at most (1 - f)^(verified rounds).
  * - Every round holds every variant, in a secretly shuffled order, so that
  *   speedups are paired by round (the stopping rule uses the per-round
@@ -88,6 +89,8 @@
 #define TIMED_TRIAL0 1000
 #define WK_VERIFY_EARLY 3
 #define VERIFY_EVERY 16
+/* The recheck's buffers lie at a secret offset within this much slack. */
+#define RECHECK_SLIDE ((size_t)64 << 10)
 #define CLOCK_REL 0.01
 #define CLOCK_ABS_MS 0.010
 /* The measured gap counts up to this much: a candidate that kept the GPU
@@ -122,6 +125,10 @@ typedef struct {
     int tf32_is_fp32;
     /* verification */
     int verified, failed_round, failed_set;
+    /* The untimed call on a copy of the failed round's inputs (recheck):
+     * 1 right, 0 wrong, -1 not made; its counts in recheck_cmp. */
+    int recheck;
+    wk_cmp recheck_cmp;
     int mutated_round;                           /* first verified round whose inputs had changed */
     char mutated_text[200];
     wk_cmp failed_cmp;
@@ -158,6 +165,7 @@ static void tstate_open(worker *w, tstate *t)
         wk_die_cuda(w, "events", cudaGetLastError());
     t->tf32_is_fp32 = !w->bf16 && !p->uses_tf32;
     t->failed_round = -1;
+    t->recheck = -1;
     t->mutated_round = -1;
     for (int v = 0; v < N_VARIANTS; v++) t->hold_ms[v] = WG_GATE_MAX_MS;
     t->worst_tier = -1;
@@ -381,6 +389,57 @@ static void note_candidate_inputs(worker *w, tstate *t, int k)
     for (int i = 0; i < w->p->n_inputs; i++) t->cand_fp[i] = wk_fingerprint(w, &t->in[k][i], &w->in_bytes[i], 1);
 }
 
+/* A device buffer of n bytes, or NULL when there is no memory for it (the
+ * caller does without), placed at a secret multiple of 256 bytes into an
+ * allocation of its own: the CUDA allocator hands freed addresses out
+ * again, and a pointer the candidate saw before must not come back.  *base
+ * receives what to free. */
+static void *fresh_buffer(size_t n, void **base)
+{
+    *base = NULL;
+    if (mt_real_malloc(base, n + RECHECK_SLIDE) != cudaSuccess) {
+        cudaGetLastError();
+        *base = NULL;
+        return NULL;
+    }
+    return (char *)*base + 256 * wk_secret_below(RECHECK_SLIDE / 256);
+}
+
+/* The candidate once more, untimed, on a copy of timed input set k in
+ * buffers it has never seen, into new poisoned outputs, checked against
+ * the reference on the set itself (which this call does not touch): 1
+ * right, 0 wrong (the counts in *r), -1 not made (no device memory for the
+ * copies).  It tells a timed output that was wrong because the candidate
+ * behaves otherwise in timed calls (lazy, stale, keyed on the timed sets'
+ * pointers: stale-output) from an output that its ordinary numerics get
+ * wrong on that draw, as an untimed call on the same values shows
+ * (incorrect, as a failed D1 check would be: a deep network in bfloat16
+ * whose one element of 10^8 lands just past the tolerance on some draws). */
+static int recheck_untimed(worker *w, void *const *in, wk_cmp *r)
+{
+    const suite_problem *p = w->p;
+    void *base[2 * WK_MAX_TENSORS] = {0}, *cin[WK_MAX_TENSORS] = {0}, *cout[WK_MAX_TENSORS] = {0};
+    int made = -1, ok = 1;
+    for (int i = 0; i < p->n_inputs && ok; i++) ok = (cin[i] = fresh_buffer(w->in_bytes[i], &base[i])) != NULL;
+    for (int i = 0; i < p->n_outputs && ok; i++)
+        ok = (cout[i] = fresh_buffer(w->out_bytes[i], &base[WK_MAX_TENSORS + i])) != NULL;
+    if (ok) {
+        for (int i = 0; i < p->n_inputs; i++) {
+            cudaError_t ce = cudaMemcpyAsync(cin[i], in[i], w->in_bytes[i], cudaMemcpyDeviceToDevice, w->s);
+            if (ce != cudaSuccess) wk_die_cuda(w, "timed-output recheck", ce);
+        }
+        for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, cout[i]);
+        kbv_call c;
+        wk_make_call(w, &c, cin, cout);
+        wk_sync(w, "timed-output recheck");
+        wk_cand_call(w, &c, "timed-output recheck", 0);
+        wk_device_sync(w, "timed-output recheck");
+        made = wk_verify(w, (void **)in, cout, r);
+    }
+    for (int i = 0; i < 2 * WK_MAX_TENSORS; i++) wk_dfree(base[i]);
+    return made;
+}
+
 /* Checks the candidate's output of the round on set k against the
  * reference; the first failure is kept for the probe.  The inputs as the
  * candidate's call left them (note_candidate_inputs) are first compared
@@ -410,6 +469,8 @@ static void verify_round(worker *w, tstate *t, int round, int k, int last)
         t->failed_round = round;
         t->failed_set = k;
         t->failed_cmp = r;
+        /* Elements left unwritten are lazy whatever an untimed call does. */
+        if (!r.st.unwritten) t->recheck = recheck_untimed(w, t->in[k], &t->recheck_cmp);
     }
     if (ok) {
         if (r.tier > t->worst_tier) {
@@ -675,17 +736,34 @@ void wk_timing(worker *w)
                  t.verified, t.rounds_text, verdict_tier_name(t.worst_tier < 0 ? 0 : t.worst_tier),
                  t.worst_tier_round);
     } else {
+        char again[200];
+        if (t.recheck < 0)
+            snprintf(again, sizeof again, "%s",
+                     t.failed_cmp.st.unwritten ? "" : "; no device memory for an untimed recheck");
+        else if (t.recheck)
+            snprintf(again, sizeof again, "; an untimed call on a copy of those inputs in new buffers was right");
+        else
+            snprintf(again, sizeof again,
+                     "; an untimed call on a copy of those inputs in new buffers was wrong too (%lld mismatching, "
+                     "%lld unwritten, max abs error %.3g)",
+                     (long long)t.recheck_cmp.st.mismatches, (long long)t.recheck_cmp.st.unwritten,
+                     t.recheck_cmp.st.max_abs_err);
         snprintf(det, sizeof det,
                  "round %d (timed input set %d): the candidate's timed output had %lld mismatching elements "
                  "(%lld unwritten, max abs error %.3g) against the fp32 reference, although its checked "
-                 "calls were right; verified rounds: %s",
+                 "calls were right%s; verified rounds: %s",
                  t.failed_round, t.failed_set, (long long)t.failed_cmp.st.mismatches,
-                 (long long)t.failed_cmp.st.unwritten, t.failed_cmp.st.max_abs_err, t.rounds_text);
+                 (long long)t.failed_cmp.st.unwritten, t.failed_cmp.st.max_abs_err, again, t.rounds_text);
     }
     /* The tier of the passing timed outputs goes with the probe, so that
      * analyze judges the candidate's precision by the calls it was timed
      * on as well as by its checks. */
     cJSON *rec = wk_probe_rec("timed-output", t.failed_round < 0, det);
+    /* Whether the untimed recheck got the same inputs wrong with every
+     * element written: the failure is then the candidate's numerics, not
+     * its timed calls (analyze: incorrect rather than stale-output). */
+    if (t.failed_round >= 0 && t.recheck >= 0)
+        cJSON_AddBoolToObject(rec, "reproduced_untimed", !t.recheck && !t.recheck_cmp.st.unwritten);
     if (t.worst_tier >= 0) {
         cJSON_AddStringToObject(rec, "tier", verdict_tier_name(t.worst_tier));
         jio_add_num(rec, "max_rel_err", t.worst_rel);

@@ -107,6 +107,13 @@ if sys.argv[2] == "1":
     ev = [x["text"] for x in pr[0]["evidence"] if x["name"] == "precision-tf32"]
     if not ev or "timed rounds" not in ev[0]:
         print("collect_fake: f-timedprec's flag does not say where", ev); sys.exit(1)
+# A timed-round failure that an untimed call on a copy of the same inputs,
+# in new buffers, reproduces is the candidate's numerics (incorrect,
+# set.json), and the probe says so.
+to = [r for r in of("f-timededge", "probe") if r["probe"] == "timed-output"]
+if len(to) != 1 or to[0]["pass"] is not False or to[0].get("reproduced_untimed") is not True \
+        or "was wrong too (1 mismatching, 0 unwritten" not in to[0]["detail"]:
+    print("collect_fake: timed-output probe of f-timededge", to); sys.exit(1)
 env = [r for r in of("f-l2persist", "probe") if r["probe"] == "environment"]
 if len(env) != 1 or env[0]["pass"] is not True or "persisting-L2 limit left at 1048576 bytes" not in env[0]["detail"]:
     print("collect_fake: environment probe of f-l2persist", env); sys.exit(1)

@@ -213,6 +213,26 @@ static void test_timed_probes(void **state)
     assert_non_null(strstr(c.class_text, "deferred-work probe: work outside the stream"));
     assert_non_null(strstr(c.class_text, "clock-agreement probe: candidate"));
     run_free(r);
+    /* A timed-round failure that the untimed recheck reproduced, every
+     * element written, is incorrect; one it did not, or a journal without
+     * the recheck, stays stale-output; a hack probe still comes first. */
+    static const char *const again[] = {"true", "false", NULL};
+    static const int want[] = {CL_INCORRECT, CL_STALE_OUTPUT, CL_STALE_OUTPUT};
+    for (int k = 0; k < 3; k++) {
+        char line[400];
+        snprintf(line, sizeof line,
+                 "{\"type\":\"probe\",\"set\":\"s\",\"problem\":\"p\",\"probe\":\"timed-output\","
+                 "\"pass\":false,\"detail\":\"round 22 (timed input set 0): 1 mismatching element\"%s%s}",
+                 again[k] ? ",\"reproduced_untimed\":" : "", again[k] ? again[k] : "");
+        r = tu_run(SETS, PROBS);
+        tu_pass(r, "s", "p", "fp32");
+        TU_ADD(r, "%s", line);
+        assert_int_equal(classify(r, &c), want[k]);
+        assert_non_null(strstr(c.class_text, "timed-output probe: round 22"));
+        probe(r, "determinism", 0, "differs on the second call");
+        assert_int_equal(classify(r, &c), CL_NONDETERMINISTIC);
+        run_free(r);
+    }
     /* A changed process environment is tampering, before any hack class. */
     r = tu_run(SETS, PROBS);
     tu_pass(r, "s", "p", "fp32");
