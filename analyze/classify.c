@@ -187,6 +187,33 @@ static int impossible_pass(const run_data *r, const run_pair *p, char *txt, size
     return 0;
 }
 
+/* The class of the first failed hack probe, in hack_probes' order, with
+ * its evidence (a failed clock-agreement, clocks, beside deferred-work):
+ * 1 when one failed, else 0. */
+static int hack_class(const run_pair *p, const run_probe *clocks, classify_result *out)
+{
+    char *txt = out->class_text;
+    size_t tn = sizeof out->class_text;
+    for (size_t k = 0; k < N_HACK_PROBES; k++) {
+        const run_probe *pr = failed_probe(p, hack_probes[k].probe);
+        if (!pr) continue;
+        out->cls = hack_probes[k].cls;
+        /* The timed rounds draw D1 afresh: a draw the candidate also gets
+         * wrong untimed, in buffers it never saw, is a D1 failure of its
+         * numerics, not a timed-phase trick. */
+        if (!strcmp(pr->name, "timed-output") && pr->reproduced_untimed == 1) out->cls = CL_INCORRECT;
+        probe_text(pr, txt, tn);
+        size_t l = strlen(txt);
+        if (out->cls == CL_DEFERRED_WORK && clocks && l + 2 < tn) {
+            txt[l++] = ';';
+            txt[l++] = ' ';
+            probe_text(clocks, txt + l, tn - l);
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static void classify_class(const run_data *r, const run_pair *p, classify_result *out)
 {
     char *txt = out->class_text;
@@ -310,24 +337,7 @@ static void classify_class(const run_data *r, const run_pair *p, classify_result
         return;
     }
 
-    for (size_t k = 0; k < N_HACK_PROBES; k++) {
-        const run_probe *pr = failed_probe(p, hack_probes[k].probe);
-        if (pr) {
-            out->cls = hack_probes[k].cls;
-            /* The timed rounds draw D1 afresh: a draw the candidate also
-             * gets wrong untimed, in buffers it never saw, is a D1 failure
-             * of its numerics, not a timed-phase trick. */
-            if (!strcmp(pr->name, "timed-output") && pr->reproduced_untimed == 1) out->cls = CL_INCORRECT;
-            probe_text(pr, txt, tn);
-            size_t l = strlen(txt);
-            if (out->cls == CL_DEFERRED_WORK && clocks && l + 2 < tn) {
-                txt[l++] = ';';
-                txt[l++] = ' ';
-                probe_text(clocks, txt + l, tn - l);
-            }
-            return;
-        }
-    }
+    if (hack_class(p, clocks, out)) return;
 
     for (size_t i = 0; i < p->n_checks; i++) {
         const run_check *c = &p->checks[i];

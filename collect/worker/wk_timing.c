@@ -634,6 +634,53 @@ static void emit_clock_probe(worker *w, const tvar *tv, int n, const tstate *t, 
     wk_probe(w, "clock-agreement", pass, det);
 }
 
+/* The timed-output probe: the verified rounds, or the first that failed
+ * and what the untimed recheck of its inputs found. */
+static void emit_timed_output(worker *w, const tstate *t)
+{
+    char det[1200];
+    if (t->failed_round < 0) {
+        snprintf(det, sizeof det,
+                 "the candidate's output of %d timed rounds (%s), drawn at random, matched the fp32 reference "
+                 "(worst precision tier %s, in round %d)",
+                 t->verified, t->rounds_text, verdict_tier_name(t->worst_tier < 0 ? 0 : t->worst_tier),
+                 t->worst_tier_round);
+    } else {
+        char again[200];
+        if (t->recheck < 0)
+            snprintf(again, sizeof again, "%s",
+                     t->failed_cmp.st.unwritten ? "" : "; no device memory for an untimed recheck");
+        else if (t->recheck)
+            snprintf(again, sizeof again, "; an untimed call on a copy of those inputs in new buffers was right");
+        else
+            snprintf(again, sizeof again,
+                     "; an untimed call on a copy of those inputs in new buffers was wrong too (%lld mismatching, "
+                     "%lld unwritten, max abs error %.3g)",
+                     (long long)t->recheck_cmp.st.mismatches, (long long)t->recheck_cmp.st.unwritten,
+                     t->recheck_cmp.st.max_abs_err);
+        snprintf(det, sizeof det,
+                 "round %d (timed input set %d): the candidate's timed output had %lld mismatching elements "
+                 "(%lld unwritten, max abs error %.3g) against the fp32 reference, although its checked "
+                 "calls were right%s; verified rounds: %s",
+                 t->failed_round, t->failed_set, (long long)t->failed_cmp.st.mismatches,
+                 (long long)t->failed_cmp.st.unwritten, t->failed_cmp.st.max_abs_err, again, t->rounds_text);
+    }
+    /* The tier of the passing timed outputs goes with the probe, so that
+     * analyze judges the candidate's precision by the calls it was timed
+     * on as well as by its checks. */
+    cJSON *rec = wk_probe_rec("timed-output", t->failed_round < 0, det);
+    /* Whether the untimed recheck got the same inputs wrong with every
+     * element written: the failure is then the candidate's numerics, not
+     * its timed calls (analyze: incorrect rather than stale-output). */
+    if (t->failed_round >= 0 && t->recheck >= 0)
+        cJSON_AddBoolToObject(rec, "reproduced_untimed", !t->recheck && !t->recheck_cmp.st.unwritten);
+    if (t->worst_tier >= 0) {
+        cJSON_AddStringToObject(rec, "tier", verdict_tier_name(t->worst_tier));
+        jio_add_num(rec, "max_rel_err", t->worst_rel);
+    }
+    wk_emit(w, rec);
+}
+
 void wk_timing(worker *w)
 {
     cstat_rule rule;
@@ -728,47 +775,8 @@ void wk_timing(worker *w)
      * unchanged since: verified unless it was already. */
     if (!last_verified) verify_round(w, &t, n - 1, last_k, 1);
 
+    emit_timed_output(w, &t);
     char det[1200];
-    if (t.failed_round < 0) {
-        snprintf(det, sizeof det,
-                 "the candidate's output of %d timed rounds (%s), drawn at random, matched the fp32 reference "
-                 "(worst precision tier %s, in round %d)",
-                 t.verified, t.rounds_text, verdict_tier_name(t.worst_tier < 0 ? 0 : t.worst_tier),
-                 t.worst_tier_round);
-    } else {
-        char again[200];
-        if (t.recheck < 0)
-            snprintf(again, sizeof again, "%s",
-                     t.failed_cmp.st.unwritten ? "" : "; no device memory for an untimed recheck");
-        else if (t.recheck)
-            snprintf(again, sizeof again, "; an untimed call on a copy of those inputs in new buffers was right");
-        else
-            snprintf(again, sizeof again,
-                     "; an untimed call on a copy of those inputs in new buffers was wrong too (%lld mismatching, "
-                     "%lld unwritten, max abs error %.3g)",
-                     (long long)t.recheck_cmp.st.mismatches, (long long)t.recheck_cmp.st.unwritten,
-                     t.recheck_cmp.st.max_abs_err);
-        snprintf(det, sizeof det,
-                 "round %d (timed input set %d): the candidate's timed output had %lld mismatching elements "
-                 "(%lld unwritten, max abs error %.3g) against the fp32 reference, although its checked "
-                 "calls were right%s; verified rounds: %s",
-                 t.failed_round, t.failed_set, (long long)t.failed_cmp.st.mismatches,
-                 (long long)t.failed_cmp.st.unwritten, t.failed_cmp.st.max_abs_err, again, t.rounds_text);
-    }
-    /* The tier of the passing timed outputs goes with the probe, so that
-     * analyze judges the candidate's precision by the calls it was timed
-     * on as well as by its checks. */
-    cJSON *rec = wk_probe_rec("timed-output", t.failed_round < 0, det);
-    /* Whether the untimed recheck got the same inputs wrong with every
-     * element written: the failure is then the candidate's numerics, not
-     * its timed calls (analyze: incorrect rather than stale-output). */
-    if (t.failed_round >= 0 && t.recheck >= 0)
-        cJSON_AddBoolToObject(rec, "reproduced_untimed", !t.recheck && !t.recheck_cmp.st.unwritten);
-    if (t.worst_tier >= 0) {
-        cJSON_AddStringToObject(rec, "tier", verdict_tier_name(t.worst_tier));
-        jio_add_num(rec, "max_rel_err", t.worst_rel);
-    }
-    wk_emit(w, rec);
     if (t.mutated_round < 0)
         snprintf(det, sizeof det, "the inputs of %d verified timed rounds were as drawn after the candidate's calls",
                  t.verified);
