@@ -16,8 +16,15 @@
 #                    continues it, then PyTorch's parity and r2r)
 #   anything else    nothing but the GPU's name in OUT/device.txt
 #
+# Before any of that, on every GPU, come the steps of `make test-gpu` that
+# this checkout's sources still owe (device-suite.sh tested: nothing, not
+# even a build, when every step passed for them), since collect is to be
+# tested on a GPU whenever it changes; their verdicts live in
+# data/suite-partial/test-gpu.txt whichever GPU gave them.
+#
 # After the call, `KBV_PARTIAL=<that folder> scripts/device-suite-keep.sh
-# FILES_AT` keeps what came back (OUT/partial.txt names the folder).
+# FILES_AT` keeps what came back (OUT/partial.txt names the folder;
+# test-gpu.txt goes to data/suite-partial in any case).
 set -uo pipefail
 secs=${1:?usage: scripts/device-call.sh SECONDS}
 cd "$(dirname "$0")/.." || exit 2
@@ -25,6 +32,10 @@ out=${OUT:?device-call: OUT names no folder}
 mkdir -p "$out"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 echo "device-call: $gpu"
+start=$(date +%s)
+KBV_PARTIAL=${KBV_TESTED:-data/suite-partial} bash scripts/device-suite.sh tested "$secs"
+secs=$((secs - ($(date +%s) - start)))
+[ "$secs" -gt 90 ] || { echo "device-call: no time left after test-gpu"; exit 0; }
 case "$gpu" in
 *H200*)
     echo data/suite-partial >"$out/partial.txt"

@@ -11,6 +11,9 @@
 #   both     suite, then parity with the time left over
 #   test-gpu build, then `make test-gpu` (run it first whenever collect changed)
 #            (KBV_GPU_STEPS picks a share of its steps: tests/gpu/run.sh)
+#   tested   the steps of make test-gpu that this checkout's sources still
+#            owe (test-gpu.txt of the partial folder; main's first work),
+#            and nothing else; without any owed, not even a build
 #   r2r      a second collect of the tuned set, compared with the suite run
 #            (scripts/compare-runs.py): the run-to-run figure of issue 15;
 #            continued with --resume from r2r-run.tar.gz when that is in
@@ -63,8 +66,8 @@
 # run is finished by the harness that started it while main's collect
 # moves on; test-gpu and parity always use this checkout.
 set -uo pipefail
-mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|repin|pinbench|auto SECONDS}
-budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|r2r|speed|main|spot|repin|pinbench|auto SECONDS}
+mode=${1:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|tested|r2r|speed|main|spot|repin|pinbench|auto SECONDS}
+budget=${2:?usage: scripts/device-suite.sh suite|parity|both|test-gpu|tested|r2r|speed|main|spot|repin|pinbench|auto SECONDS}
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:?device-suite: OUT names no folder}
 partial=${KBV_PARTIAL:-data/suite-partial}
@@ -334,15 +337,28 @@ run_test_gpu_steps() {
 # make test-gpu once per state of what it tests (its verdict kept in
 # test-gpu.txt), on an H200 the naive set's collect time, the spot
 # checks, then the two tuned collects and their comparison.
+# test-gpu's verdict holds for what it tests, not for a commit: the
+# harness (scripts/harness-digest.sh), the GPU tests and analyze, so that a
+# commit to scripts or documentation does not spend nine device minutes on
+# it again.  Prints the key of test-gpu.txt.
+test_gpu_key() {
+    { scripts/harness-digest.sh; find tests/gpu analyze -type f ! -name '*.pyc' -print0 2>/dev/null |
+        LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-16
+}
+
+# 0 when a step of make test-gpu has not passed for key $1.
+test_gpu_owed() {
+    local st
+    for st in $gpu_steps; do
+        grep -Eq "^$1 [^ ]+ ($st )?PASS" "$partial/test-gpu.txt" 2>/dev/null || return 0
+    done
+    return 1
+}
+
 run_main() {
     local commit key
     commit=$(cut -c1-12 .deps/commit 2>/dev/null || echo unknown)
-    # test-gpu's verdict holds for what it tests, not for a commit: the
-    # harness (scripts/harness-digest.sh), the GPU tests and analyze, so
-    # that a commit to scripts or documentation does not spend nine device
-    # minutes on it again.
-    key=$({ scripts/harness-digest.sh; find tests/gpu analyze -type f ! -name '*.pyc' -print0 2>/dev/null |
-            LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-16)
+    key=$(test_gpu_key)
     build_here
     run_test_gpu_steps "$key" "$commit" || return 0
     # The suite issue's speed figure is an H200's: on one it comes before
@@ -396,6 +412,16 @@ r2r) build_tree; run_r2r ;;
 speed) build_here; run_speed ;;
 auto) run_auto ;;
 main) run_main ;;
+tested)
+    key=$(test_gpu_key)
+    if test_gpu_owed "$key"; then
+        build_here
+        run_test_gpu_steps "$key" "$(cut -c1-12 .deps/commit 2>/dev/null || echo unknown)" ||
+            log "test-gpu: not every step passed for $key (test-gpu.txt)"
+    else
+        log "test-gpu: every step passed for $key already"
+    fi
+    ;;
 spot) build_here; run_spot ;;
 test-gpu)
     build_here

@@ -14,7 +14,8 @@
 # call, the steps that passed do not), then on an H200 the naive set's
 # speed collect until speed-time.txt is kept (never on another GPU), the
 # spot checks and the tuned collects; spot runs
-# the spot checks alone.  An unknown mode exits 2.
+# the spot checks alone; tested runs the test-gpu steps owed and nothing
+# else.  An unknown mode exits 2.
 set -u
 T=$(mktemp -d /tmp/kbv-cli-devauto.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -220,6 +221,18 @@ grep -q 'parity.py .*--precision bf16' "$T/calls" || fail "main at 540 s: no bf1
 grep -q 'kbv-collect' "$T/calls" && fail "main: went on past a cut spot parity: $(cat "$T/calls")"
 grep -q 'spot parity goes on in the next call' "$T/log" || fail "main: the cut spot parity not said: $(cat "$T/log")"
 rm -f "$T/cut"
+
+# tested: the test-gpu steps owed, and nothing else; with none owed, not
+# even a build.
+rm -f "$T/partial/"* "$T/calls"; rm -rf "$T/out"
+OUT="$T/out" bash "$R/scripts/device-suite.sh" tested 590 >"$T/log" 2>&1 || fail "tested: exit $?: $(cat "$T/log")"
+[ "$(grep -c 'make .*test-gpu' "$T/calls")" = 7 ] || fail "tested: want the seven steps: $(cat "$T/calls")"
+grep -q 'parity.py\|kbv-collect\|suite-session' "$T/calls" && fail "tested: more than test-gpu: $(cat "$T/calls")"
+cp "$T/out/test-gpu.txt" "$T/partial/"
+rm -f "$T/calls"; rm -rf "$T/out"
+OUT="$T/out" bash "$R/scripts/device-suite.sh" tested 590 >"$T/log" 2>&1 || fail "tested again: exit $?: $(cat "$T/log")"
+[ ! -s "$T/calls" ] || fail "tested with nothing owed: $(cat "$T/calls")"
+grep -q 'every step passed for' "$T/log" || fail "tested: nothing owed not said: $(cat "$T/log")"
 
 OUT="$T/out" bash "$R/scripts/device-suite.sh" nosuch 10 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown mode did not exit 2"

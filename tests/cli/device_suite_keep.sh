@@ -2,13 +2,14 @@
 # scripts/device-suite-keep.sh: the files a device call brought back are
 # copied into the partial folder (mode 644), a torn archive or a file that
 # is not JSON is refused and the kept copy left as it was, the progress
-# line is printed, the call's GPU is appended to devices.txt, and a folder
-# with nothing to keep exits 1.
+# line is printed, the call's GPU is appended to devices.txt, test-gpu.txt
+# goes to KBV_TESTED instead, and a folder with nothing to keep exits 1.
 set -u
 T=$(mktemp -d /tmp/kbv-cli-keep.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "device_suite_keep: $*"; exit 1; }
-mkdir -p "$T/out" "$T/partial" "$T/empty"
+mkdir -p "$T/out" "$T/partial" "$T/empty" "$T/tested"
+export KBV_TESTED="$T/tested"
 echo old >"$T/partial/torch-bf16.json.keep"
 echo '{"problems": []}' >"$T/partial/torch-bf16.json"
 echo 'a run' | gzip >"$T/out/suite-run.tar.gz"
@@ -25,6 +26,12 @@ grep -q '"problems": \[\]}' "$T/partial/torch-bf16.json" && ! grep -q probl\$ "$
 grep -q "torch-bf16.json is not JSON: not kept" "$T/log" || fail "no word on the torn file: $(cat "$T/log")"
 grep -q "3 of 9 pairs done" "$T/log" || fail "no progress line: $(cat "$T/log")"
 ls -a "$T/partial" | grep -q '\.tmp$' && fail "a temporary file was left"
+# test-gpu's verdicts go to KBV_TESTED, whatever the partial folder.
+echo 'abc 0123 smoke PASS' >"$T/out/test-gpu.txt"
+KBV_PARTIAL="$T/partial" bash scripts/device-suite-keep.sh "$T/out" >/dev/null 2>&1
+cmp -s "$T/out/test-gpu.txt" "$T/tested/test-gpu.txt" && [ ! -e "$T/partial/test-gpu.txt" ] ||
+    fail "test-gpu.txt not kept in KBV_TESTED alone"
+rm "$T/out/test-gpu.txt"
 # The call's GPU is appended to devices.txt, one line per call.
 echo '0, NVIDIA H200, GPU-1234, 1650, 00000000:00:06.0' >"$T/out/device.txt"
 KBV_PARTIAL="$T/partial" bash scripts/device-suite-keep.sh "$T/out" >/dev/null 2>&1
