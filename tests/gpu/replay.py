@@ -36,6 +36,12 @@ def tensors(lib, p, seed, sp, err):
     return ins, outs
 
 
+def bf16(t):
+    """A bfloat16 copy of a float tensor (rounded to nearest even, as kbv
+    rounds the BF16 setting's inputs); other tensors as they are."""
+    return t.to(torch.bfloat16) if t.dtype == torch.float32 else t
+
+
 def ptrs(ts):
     return (ctypes.c_void_p * len(ts))(*[t.data_ptr() for t in ts])
 
@@ -63,19 +69,25 @@ def main():
         if p is None:
             verdict(False, f"{pid}: not in kbv list")
             continue
-        for variant, name in ((0, "fp32"), (1, "tf32")):
+        fp32_out = None
+        for variant, name in ((0, "fp32"), (1, "tf32"), (2, "bf16")):
             handles = []
             try:
                 a_in, a_out = tensors(lib, p, 7, sp, err)
                 b_in, b_out = tensors(lib, p, 8, sp, err)
                 c_out = [torch.empty_like(t) for t in b_out]
                 torch.cuda.synchronize()
+                # Created on float tensors, as the worker creates a
+                # baseline (with the reference's call) in both settings.
                 for ins, outs in ((a_in, a_out), (b_in, c_out)):
                     h = ctypes.c_void_p()
                     if lib.kbvb_create(pid.encode(), ptrs(ins), ptrs(outs), sp, ctypes.byref(h), err, 2048):
                         raise RuntimeError("create: " + err.value.decode())
                     handles.append(h)
                 first, fresh = handles
+                if variant == 2:   # the BF16 setting's calls: bfloat16 copies
+                    a_in, b_in = [bf16(t) for t in a_in], [bf16(t) for t in b_in]
+                    a_out, b_out, c_out = [bf16(t) for t in a_out], [bf16(t) for t in b_out], [bf16(t) for t in c_out]
 
                 def call(h, ins, outs):
                     if lib.kbvb_run(h, variant, ptrs(ins), ptrs(outs), sp, err, 2048):
@@ -90,6 +102,18 @@ def main():
                 call(first, a_in, a_out)                  # the graph again, on the first inputs
                 choice = (lib.kbvb_choice(first, variant) or b"").decode(errors="replace")
                 verdict("replayed as one CUDA graph" in choice, f"{pid} {name}: the choice names the replay ({choice})")
+                if variant == 0:
+                    fp32_out = direct_a.float()
+                elif variant == 2:
+                    # cuDNN's bfloat16 RNN, not the widened fallback, and
+                    # the same network: within bfloat16's error of fp32.
+                    verdict(choice.startswith("native bf16"), f"{pid} bf16: the native path ran ({choice})")
+                    if fp32_out is not None:
+                        d = float((direct_a.float() - fp32_out).abs().max())
+                        scale = float(fp32_out.abs().max())
+                        verdict(d <= 3e-2 * max(scale, 1e-6),
+                                f"{pid} bf16: within bfloat16's error of the fp32 output "
+                                f"(max |d| {d:.3g}, max |fp32| {scale:.3g})")
                 verdict(torch.equal(b_out[0], c_out[0]),
                         f"{pid} {name}: the graph's output on new inputs equals a direct call's "
                         f"(max |d| {float((b_out[0] - c_out[0]).abs().max()):.3g})")

@@ -307,8 +307,9 @@ static void test_bf16_paths(void **state)
      * norms, poolings, activations, residual sums, concatenations and
      * shuffles are native, and with layer norms and causal softmax
      * attention (minGPT's); a network with other attention (ViT's, the
-     * vision and ReLU attentions), a patch embedding or Swin's windows,
-     * and a recurrent network over a sequence, fall back */
+     * vision and ReLU attentions), a patch embedding or Swin's windows
+     * fall back; the recurrent networks over a sequence run cuDNN's RNN
+     * on bfloat16 data */
     assert_int_equal(suite_bf16_path(need("L3_001_mlp")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_002_shallowwidemlp")), BF16_NATIVE);
     assert_int_equal(suite_bf16_path(need("L3_003_deepnarrowmlp")), BF16_NATIVE);
@@ -326,10 +327,11 @@ static void test_bf16_paths(void **state)
     assert_int_equal(suite_bf16_path(need("L3_029_swinmlp")), BF16_FALLBACK);
     assert_int_equal(suite_bf16_path(need("L3_032_convolutionalvisiontransformer")), BF16_FALLBACK);
     assert_int_equal(suite_bf16_path(need("L3_046_netvladwithghostclusters")), BF16_NATIVE);
-    assert_int_equal(suite_bf16_path(need("L3_035_lstm")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L3_035_lstm")), BF16_NATIVE);
+    assert_int_equal(suite_bf16_path(need("L3_042_grubidirectionalhidden")), BF16_NATIVE);
     /* the single-step vanilla RNN cell is two linear layers around a tanh */
     assert_int_equal(suite_bf16_path(need("L3_033_vanillarnn")), BF16_NATIVE);
-    assert_int_equal(suite_bf16_path(need("L3_034_vanillarnnhidden")), BF16_FALLBACK);
+    assert_int_equal(suite_bf16_path(need("L3_034_vanillarnnhidden")), BF16_NATIVE);
     assert_string_equal(suite_bf16_path_name(BF16_NATIVE), "native");
     assert_string_equal(suite_bf16_path_name(BF16_NATIVE_PRODUCER), "native-producer");
     assert_string_equal(suite_bf16_path_name(BF16_FALLBACK), "fallback");

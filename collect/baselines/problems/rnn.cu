@@ -52,6 +52,21 @@
  * baseline's memory.  A capture that fails (a library that synchronises)
  * leaves the variant launching directly, and its choice says why.
  *
+ * bf16 (the BF16 setting): cuDNN's RNN on the bfloat16 tensors, its
+ * descriptor with bfloat16 data, float math and the default math type, as
+ * PyTorch sets it for bfloat16 since cuDNN 9.13 (promote_rnn_math_type
+ * gives float; cudnn.allow_tf32, on by default, gives the default math
+ * type), made at the first bf16 call (create16: the worker creates the
+ * baseline with the float reference call), its weight space laid out from
+ * that call's params as above, with 2-byte elements.  The head runs as
+ * PyTorch's F.linear on bfloat16 tensors (base_linear_bf16), after a copy
+ * of the batch-major last step's rows (PyTorch hands cuBLASLt the strided
+ * view).  It is replayed as a graph like the float variants, on staging
+ * buffers of its own.  A descriptor or layout that cuDNN refuses sends
+ * every bf16 call to the widened fallback, whose choice then names the
+ * refusal.  Written without a GPU (session 38): its agreement with
+ * PyTorch's bf16 and its speed wait for parity.py.
+ *
  * The single step of 33 is what PyTorch runs: cat(x, h0), one GEMM with
  * i2h, bias and tanh in one pass, the h2o GEMM and its bias.
  *
@@ -113,14 +128,16 @@ int rnn_load(rnn_api *a, const char *id, kbv_err *e)
 /* --- kernels ------------------------------------------------------------------ */
 
 /* A block of rows copied from params into the weight space: rows of cols
- * floats, src_ld apart in params, contiguous in the weight space. */
+ * elements, src_ld apart in params, contiguous in the weight space. */
 struct seg {
-    long long src, dst;   /* float offsets */
+    long long src, dst;   /* element offsets (floats, or bfloat16 values in the bf16 path) */
     long long rows, cols, src_ld;
 };
 
-/* grid.y: one segment each; grid-stride over its elements. */
-__global__ void __launch_bounds__(256) pack_kernel(const float *__restrict__ params, float *__restrict__ wspace,
+/* grid.y: one segment each; grid-stride over its elements.  T: float, or
+ * the bf16 path's 2-byte values (copied, not converted). */
+template <typename T>
+__global__ void __launch_bounds__(256) pack_kernel(const T *__restrict__ params, T *__restrict__ wspace,
                                                    const seg *__restrict__ segs)
 {
     const seg s = segs[blockIdx.y];
@@ -163,9 +180,31 @@ __global__ void __launch_bounds__(256) tanh_bf16(__nv_bfloat16 *__restrict__ y, 
         y[i] = __float2bfloat16_rn(tanhf(__bfloat162float(y[i])));
 }
 
+/* last[b, :] = y[b, T - 1, :] for a batch-major y [B, T, F] of bfloat16
+ * values (copied): the rows fc(out[:, -1, :]) reads, contiguous for the
+ * bf16 linear layer. */
+__global__ void __launch_bounds__(256) last_rows_bf16(const __nv_bfloat16 *__restrict__ y,
+                                                      __nv_bfloat16 *__restrict__ last, long long B, long long T,
+                                                      long long F)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < B * F;
+         i += (long long)gridDim.x * blockDim.x) {
+        long long r = i / F, j = i - r * F;
+        last[i] = y[(r * T + T - 1) * F + j];
+    }
+}
+
 /* --- state ---------------------------------------------------------------------- */
 
 const int MAX_SEGS = 4 * 2 * 2 * 64;   /* gates x (input, recurrent) x (matrix, bias) x pseudo-layers */
+
+/* The staged copies of one precision's call for the graph replay: the
+ * inputs, then the output, in one buffer. */
+struct staging {
+    char *buf;
+    size_t in_off[4], in_bytes[4], out_off, out_bytes;
+    int n_in;
+};
 
 struct rnn_state {
     const model_spec *spec;
@@ -183,15 +222,26 @@ struct rnn_state {
     seg *dev_segs;
     int n_segs;
     float *y;                         /* the output sequence when the result is not it */
-    /* the replay of the recurrent networks (run_graph) */
+    /* the recurrent networks in bf16 (create16, run_rnn16), made at the
+     * first bf16 call, whose tensors are bfloat16 */
+    int tried16, ok16;                /* create16 ran; it made what follows */
+    char why16[200];                  /* else what cuDNN refused (the calls take the fallback) */
+    cudnnRNNDescriptor_t rd16;        /* bfloat16 data, float math, default math type */
+    cudnnRNNDataDescriptor_t xd16, yd16;
+    cudnnTensorDescriptor_t hd16;
+    size_t wspace16_bytes, work16_bytes;
+    int zero16, n_segs16;
+    void *wspace16;                   /* bfloat16 weight space when params is not it */
+    seg *dev_segs16;
+    void *y16, *last16;               /* bfloat16: the output sequence; the last step's rows for fc */
+    /* the replay of the recurrent networks (run_graph), per variant
+     * (fp32, tf32, bf16) and per precision of the staged tensors */
     cudaStream_t cap;                 /* the stream the graphs are captured on, never run on */
-    cudaGraphExec_t gx[2];            /* per variant, once captured */
-    const void *g_ws[2], *g_blas_ws[2];   /* the workspaces a graph was captured with */
-    int direct[2];                    /* per variant: launched directly (the capture failed) */
-    int tried[2];                     /* per variant: the first, direct call has run */
-    char *stage;                      /* the staged inputs, then the output */
-    size_t in_off[4], in_bytes[4], out_off, out_bytes;
-    int n_in;
+    cudaGraphExec_t gx[3];            /* per variant, once captured */
+    const void *g_ws[3], *g_blas_ws[3];   /* the workspaces a graph was captured with */
+    int direct[3];                    /* per variant: launched directly (the capture failed) */
+    int tried[3];                     /* per variant: the first, direct call has run */
+    staging stg[2];                   /* float tensors (fp32, tf32, the reference), bfloat16 ones */
     /* the cell of 33 */
     float *buf0, *buf1;
     /* NetVLAD (netvlad.cu) */
@@ -251,6 +301,83 @@ int source_of(const model_spec *sp, const model_plan *pl, int pseudo, int lin, i
     out->cols = H * cols;
     out->src_ld = H * cols;
     return 0;
+}
+
+/* The weight space of rd (elements of es bytes, wspace_bytes in all)
+ * against the model's parts in params, whose data is at base (cuDNN only
+ * adds offsets to it): each of cuDNN's matrix and bias blocks as a segment
+ * of params (segs, *n_out), and *zero_out = 1 when params itself is the
+ * weight space byte for byte.  rd2, when not NULL, must place every block
+ * alike, so that one weight space serves both descriptors. */
+int rnn_layout(base_ctx *b, rnn_state *s, cudnnRNNDescriptor_t rd, cudnnRNNDescriptor_t rd2, size_t es,
+               size_t wspace_bytes, char *base, seg *segs, int *n_out, int *zero_out, kbv_err *e)
+{
+    const model_spec *sp = s->spec;
+    const model_plan *pl = s->plan;
+    rnn_api &A = s->api;
+    int pseudo = sp->layers * pl->dirs, lins = 2 * pl->gates, n = 0, zero = 1, rc = 0;
+    long long elems = 0;
+    cudnnStatus_t st;
+    if (!base) base = (char *)(uintptr_t)256;
+    for (int p = 0; p < pseudo && !rc; p++)
+        for (int lin = 0; lin < lins && !rc; lin++) {
+            void *maddr = NULL, *baddr = NULL;
+            st = A.cudnnGetRNNWeightParams(s->h, rd, p, wspace_bytes, base, lin, s->md, &maddr, s->bd, &baddr);
+            void *m2 = maddr, *b2 = baddr;
+            if (st == CUDNN_STATUS_SUCCESS && rd2)
+                st = A.cudnnGetRNNWeightParams(s->h, rd2, p, wspace_bytes, base, lin, s->md, &m2, s->bd, &b2);
+            if (st != CUDNN_STATUS_SUCCESS) {
+                rc = dnn_err(s, b, "cudnnGetRNNWeightParams", st, e);
+                break;
+            }
+            if (m2 != maddr || b2 != baddr) {
+                rc = err_set(e, KBV_ERUNTIME, "baseline %s: the variants' weight layouts differ", b->p->id);
+                break;
+            }
+            for (int isb = 0; isb < 2; isb++) {
+                void *addr = isb ? baddr : maddr;
+                if (!addr) continue;
+                if (n >= MAX_SEGS) {
+                    rc = err_set(e, KBV_ERUNTIME, "baseline %s: too many weight blocks", b->p->id);
+                    break;
+                }
+                long long dst = (long long)(((char *)addr - base) / (long long)es);
+                int src = source_of(sp, pl, p, lin, isb, dst, &segs[n]);
+                if (src == 1) {
+                    zero = 0;
+                    continue;
+                }
+                /* the block's size as cuDNN describes it */
+                int nd = 0, dims[8], strides[8];
+                cudnnDataType_t dt;
+                st = A.cudnnGetTensorNdDescriptor(isb ? s->bd : s->md, 8, &dt, &nd, dims, strides);
+                long long want = 1;
+                for (int a = 0; st == CUDNN_STATUS_SUCCESS && a < nd; a++) want *= dims[a];
+                if (src || st != CUDNN_STATUS_SUCCESS || want != segs[n].rows * segs[n].cols) {
+                    rc = err_set(e, KBV_ERUNTIME, "baseline %s: cuDNN's weight block (layer %d, id %d, %s) is not "
+                                 "one of the model's parts", b->p->id, p, lin, isb ? "bias" : "matrix");
+                    break;
+                }
+                if (segs[n].rows != 1 || segs[n].src != dst) zero = 0;
+                elems += segs[n].rows * segs[n].cols;
+                n++;
+            }
+        }
+    if (!rc && (size_t)elems * es != wspace_bytes) zero = 0;
+    *n_out = n;
+    *zero_out = zero;
+    return rc;
+}
+
+/* A zeroed weight space of its own (bytes) and the n segments that fill
+ * it from params, on the device; the caller frees both. */
+int rnn_wspace(base_ctx *b, const seg *segs, int n, size_t bytes, void **wspace, seg **dev_segs, kbv_err *e)
+{
+    cudaError_t ce = cudaMalloc(wspace, bytes);
+    if (ce == cudaSuccess) ce = cudaMalloc((void **)dev_segs, (size_t)n * sizeof(seg));
+    if (ce == cudaSuccess) ce = cudaMemcpy(*dev_segs, segs, (size_t)n * sizeof(seg), cudaMemcpyHostToDevice);
+    if (ce == cudaSuccess) ce = cudaMemset(*wspace, 0, bytes);
+    return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "weight space", ce);
 }
 
 int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
@@ -321,73 +448,16 @@ int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
     }
     rc = base_need_ws(b, s->work_bytes, e);
     if (rc) return rc;
-    /* The weight space's layout, from a NULL base: each matrix's and
-     * bias's offset, and whether params has each part at that offset. */
+    /* The weight space's layout: each matrix's and bias's offset, and
+     * whether params has each part at that offset. */
     seg *segs = (seg *)calloc(MAX_SEGS, sizeof(seg));
     if (!segs) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
-    int pseudo = sp->layers * pl->dirs, lins = 2 * pl->gates, n = 0;
-    int zero = 1;
-    long long rnn_floats = 0;
-    /* the example's params as the base (cuDNN only adds offsets to it) */
-    char *base = (char *)ex->inputs[ex->n_inputs - 1].data;
-    if (!base) base = (char *)(uintptr_t)256;
-    for (int p = 0; p < pseudo && !rc; p++)
-        for (int lin = 0; lin < lins && !rc; lin++) {
-            void *maddr = NULL, *baddr = NULL;
-            st = A.cudnnGetRNNWeightParams(s->h, s->rd[0], p, s->wspace_bytes, base, lin, s->md, &maddr, s->bd,
-                                           &baddr);
-            /* the tf32 descriptor (another math type) must place the
-             * blocks alike: one weight space serves both variants */
-            void *m2 = NULL, *b2 = NULL;
-            if (st == CUDNN_STATUS_SUCCESS)
-                st = A.cudnnGetRNNWeightParams(s->h, s->rd[1], p, s->wspace_bytes, base, lin, s->md, &m2, s->bd, &b2);
-            if (st != CUDNN_STATUS_SUCCESS) {
-                rc = dnn_err(s, b, "cudnnGetRNNWeightParams", st, e);
-                break;
-            }
-            if (m2 != maddr || b2 != baddr) {
-                rc = err_set(e, KBV_ERUNTIME, "baseline %s: the variants' weight layouts differ", b->p->id);
-                break;
-            }
-            for (int isb = 0; isb < 2; isb++) {
-                void *addr = isb ? baddr : maddr;
-                if (!addr) continue;
-                if (n >= MAX_SEGS) {
-                    rc = err_set(e, KBV_ERUNTIME, "baseline %s: too many weight blocks", b->p->id);
-                    break;
-                }
-                long long dst = (long long)(((char *)addr - base) / (long long)sizeof(float));
-                int src = source_of(sp, pl, p, lin, isb, dst, &segs[n]);
-                if (src == 1) {
-                    zero = 0;
-                    continue;
-                }
-                /* the block's size as cuDNN describes it */
-                int nd = 0, dims[8], strides[8];
-                cudnnDataType_t dt;
-                st = A.cudnnGetTensorNdDescriptor(isb ? s->bd : s->md, 8, &dt, &nd, dims, strides);
-                long long want = 1;
-                for (int a = 0; st == CUDNN_STATUS_SUCCESS && a < nd; a++) want *= dims[a];
-                if (src || st != CUDNN_STATUS_SUCCESS || want != segs[n].rows * segs[n].cols) {
-                    rc = err_set(e, KBV_ERUNTIME, "baseline %s: cuDNN's weight block (layer %d, id %d, %s) is not "
-                                 "one of the model's parts", b->p->id, p, lin, isb ? "bias" : "matrix");
-                    break;
-                }
-                if (segs[n].rows != 1 || segs[n].src != dst) zero = 0;
-                rnn_floats += segs[n].rows * segs[n].cols;
-                n++;
-            }
-        }
+    int n = 0, zero = 0;
+    rc = rnn_layout(b, s, s->rd[0], s->rd[1], sizeof(float), s->wspace_bytes,
+                    (char *)ex->inputs[ex->n_inputs - 1].data, segs, &n, &zero, e);
     s->n_segs = n;
-    if (!rc && (size_t)rnn_floats * sizeof(float) != s->wspace_bytes) zero = 0;
     s->zero_copy = zero;
-    if (!rc && !zero) {
-        ce = cudaMalloc(&s->wspace, s->wspace_bytes);
-        if (ce == cudaSuccess) ce = cudaMalloc(&s->dev_segs, (size_t)n * sizeof(seg));
-        if (ce == cudaSuccess) ce = cudaMemcpy(s->dev_segs, segs, (size_t)n * sizeof(seg), cudaMemcpyHostToDevice);
-        if (ce == cudaSuccess) ce = cudaMemset(s->wspace, 0, s->wspace_bytes);
-        if (ce != cudaSuccess) rc = base_cuda_err(e, b, "weight space", ce);
-    }
+    if (!rc && !zero) rc = rnn_wspace(b, segs, n, s->wspace_bytes, (void **)&s->wspace, &s->dev_segs, e);
     free(segs);
     if (rc) return rc;
     if (sp->result != MODEL_RES_SEQ) {
@@ -420,7 +490,7 @@ int run_rnn(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_er
     float *out = (float *)c->outputs[0].data;
     const void *w = params;
     if (!s->zero_copy) {
-        pack_kernel<<<dim3(64, (unsigned)s->n_segs), 256, 0, st>>>(params, s->wspace, s->dev_segs);
+        pack_kernel<float><<<dim3(64, (unsigned)s->n_segs), 256, 0, st>>>(params, s->wspace, s->dev_segs);
         w = s->wspace;
     }
     float *y = sp->result == MODEL_RES_SEQ ? out : s->y;
@@ -459,29 +529,175 @@ int run_rnn(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_er
     return 0;
 }
 
+/* --- the recurrent networks in bf16 (see the top of the file) ----------------------- */
+
+/* Notes what cuDNN refused for the bf16 path (the calls then take the
+ * fallback, whose choice says why): 0, not an error. */
+int refuse16(rnn_state *s, const char *what, cudnnStatus_t st)
+{
+    snprintf(s->why16, sizeof s->why16, "%s: %s", what,
+             s->api.cudnnGetErrorString ? s->api.cudnnGetErrorString(st) : "cuDNN error");
+    return 0;
+}
+
+/* The bf16 path's cuDNN state, made at the first bf16 call c (its params
+ * give the weight space's layout): the same descriptors as create_rnn's
+ * with bfloat16 data, float math and the default math type, as PyTorch
+ * sets them for bfloat16 tensors (promote_rnn_math_type; tensor cores
+ * with cudnn.allow_tf32, its default).  A descriptor or layout cuDNN
+ * refuses leaves ok16 at 0 and why16 saying which; only a failed
+ * allocation is an error. */
+int create16(base_ctx *b, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    const model_spec *sp = s->spec;
+    const model_plan *pl = s->plan;
+    rnn_api &A = s->api;
+    s->tried16 = 1;
+    cudnnRNNMode_t mode = sp->kind == MODEL_LSTM ? CUDNN_LSTM : sp->kind == MODEL_GRU ? CUDNN_GRU : CUDNN_RNN_TANH;
+    int B = (int)pl->B, T = (int)pl->T, H = sp->hidden, F = H * pl->dirs;
+    cudnnStatus_t st = A.cudnnCreateRNNDescriptor(&s->rd16);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        s->rd16 = NULL;
+        return refuse16(s, "cudnnCreateRNNDescriptor", st);
+    }
+    st = A.cudnnSetRNNDescriptor_v8(s->rd16, CUDNN_RNN_ALGO_STANDARD, mode, CUDNN_RNN_DOUBLE_BIAS,
+                                    sp->bidir ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT,
+                                    CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, sp->input, H, H,
+                                    sp->layers, NULL, CUDNN_RNN_PADDED_IO_ENABLED);
+    if (st != CUDNN_STATUS_SUCCESS) return refuse16(s, "cudnnSetRNNDescriptor_v8 (bf16)", st);
+    cudnnRNNDataLayout_t lay = sp->batch_first ? CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED
+                                               : CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
+    int32_t *lens = (int32_t *)malloc((size_t)B * sizeof(int32_t));
+    if (!lens) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    for (int i = 0; i < B; i++) lens[i] = T;
+    st = A.cudnnCreateRNNDataDescriptor(&s->xd16);
+    if (st != CUDNN_STATUS_SUCCESS) s->xd16 = NULL;
+    if (st == CUDNN_STATUS_SUCCESS && (st = A.cudnnCreateRNNDataDescriptor(&s->yd16)) != CUDNN_STATUS_SUCCESS)
+        s->yd16 = NULL;
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = A.cudnnSetRNNDataDescriptor(s->xd16, CUDNN_DATA_BFLOAT16, lay, T, B, sp->input, lens, NULL);
+    if (st == CUDNN_STATUS_SUCCESS)
+        st = A.cudnnSetRNNDataDescriptor(s->yd16, CUDNN_DATA_BFLOAT16, lay, T, B, F, lens, NULL);
+    free(lens);
+    if (st != CUDNN_STATUS_SUCCESS) return refuse16(s, "RNN data descriptors (bf16)", st);
+    int hdim[3] = { sp->layers * pl->dirs, B, H }, hstr[3] = { B * H, H, 1 };
+    st = A.cudnnCreateTensorDescriptor(&s->hd16);
+    if (st != CUDNN_STATUS_SUCCESS) s->hd16 = NULL;
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetTensorNdDescriptor(s->hd16, CUDNN_DATA_BFLOAT16, 3, hdim, hstr);
+    if (st != CUDNN_STATUS_SUCCESS) return refuse16(s, "state descriptor (bf16)", st);
+    size_t reserve = 0;
+    st = A.cudnnGetRNNTempSpaceSizes(s->h, s->rd16, CUDNN_FWD_MODE_INFERENCE, s->xd16, &s->work16_bytes, &reserve);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnGetRNNWeightSpaceSize(s->h, s->rd16, &s->wspace16_bytes);
+    if (st != CUDNN_STATUS_SUCCESS) return refuse16(s, "RNN space sizes (bf16)", st);
+    int rc = base_need_ws(b, s->work16_bytes, e);
+    if (rc) return rc;
+    seg *segs = (seg *)calloc(MAX_SEGS, sizeof(seg));
+    if (!segs) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    kbv_err layout_err;
+    memset(&layout_err, 0, sizeof layout_err);
+    int n = 0, zero = 0;
+    if (rnn_layout(b, s, s->rd16, NULL, sizeof(__nv_bfloat16), s->wspace16_bytes,
+                   (char *)c->inputs[c->n_inputs - 1].data, segs, &n, &zero, &layout_err)) {
+        free(segs);
+        snprintf(s->why16, sizeof s->why16, "%.190s", layout_err.msg);
+        return 0;
+    }
+    s->n_segs16 = n;
+    s->zero16 = zero;
+    if (!zero) rc = rnn_wspace(b, segs, n, s->wspace16_bytes, &s->wspace16, &s->dev_segs16, e);
+    free(segs);
+    if (rc) return rc;
+    cudaError_t ce = cudaSuccess;
+    if (sp->result != MODEL_RES_SEQ) ce = cudaMalloc(&s->y16, (size_t)B * T * F * sizeof(__nv_bfloat16));
+    if (ce == cudaSuccess && sp->result == MODEL_RES_HEAD_LAST && sp->batch_first)
+        ce = cudaMalloc(&s->last16, (size_t)B * F * sizeof(__nv_bfloat16));
+    if (ce != cudaSuccess) return base_cuda_err(e, b, "bf16 output sequence", ce);
+    s->ok16 = 1;
+    base_note_choice(b, BASE_BF16, "native bf16: cudnnRNNForward on bfloat16 data, float math, default math type, "
+                     "standard algorithm, inference mode, %s",
+                     zero ? "params as the weight space" : "weights packed per call");
+    return 0;
+}
+
+/* The recurrent network on the bf16 call's bfloat16 tensors (create16
+ * made its state): cuDNN's RNN, then the head (fc over the last step's
+ * output, or h2o over every step's) as PyTorch's F.linear on bfloat16
+ * tensors (base_linear_bf16: cuBLASLt, the bias as its epilogue); the
+ * batch-major last step's rows, B of them, are first copied together. */
+int run_rnn16(base_ctx *b, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    const model_spec *sp = s->spec;
+    const model_plan *pl = s->plan;
+    cudaStream_t st = c->stream;
+    const __nv_bfloat16 *params = (const __nv_bfloat16 *)c->inputs[c->n_inputs - 1].data;
+    const void *c0 = pl->n_state > 1 ? c->inputs[2].data : NULL;
+    void *out = c->outputs[0].data;
+    const void *w = params;
+    if (!s->zero16) {
+        pack_kernel<__nv_bfloat16><<<dim3(64, (unsigned)s->n_segs16), 256, 0, st>>>(
+            params, (__nv_bfloat16 *)s->wspace16, s->dev_segs16);
+        w = s->wspace16;
+    }
+    void *y = sp->result == MODEL_RES_SEQ ? out : s->y16;
+    void *hy = sp->result == MODEL_RES_HN ? out : NULL, *cy = sp->result == MODEL_RES_CN ? out : NULL;
+    cudnnStatus_t ds = s->api.cudnnSetStream(s->h, st);
+    if (ds == CUDNN_STATUS_SUCCESS)
+        ds = s->api.cudnnRNNForward(s->h, s->rd16, CUDNN_FWD_MODE_INFERENCE, s->dev_lens, s->xd16, c->inputs[0].data,
+                                    s->yd16, y, s->hd16, c->inputs[1].data, hy, s->hd16, c0, cy, s->wspace16_bytes, w,
+                                    s->work16_bytes, b->ws, 0, NULL);
+    if (ds != CUDNN_STATUS_SUCCESS) return dnn_err(s, b, "cudnnRNNForward (bf16)", ds, e);
+    if (sp->result != MODEL_RES_HEAD_LAST && sp->result != MODEL_RES_HEAD_SEQ) return 0;
+    long long B = pl->B, T = pl->T, F = (long long)sp->hidden * pl->dirs;
+    const model_part *fw = part_named(pl, sp->kind == MODEL_CAT_RNN ? "h2o.weight" : "fc.weight");
+    const model_part *fb = part_named(pl, sp->kind == MODEL_CAT_RNN ? "h2o.bias" : "fc.bias");
+    if (!fw || !fb) return err_set(e, KBV_EINPUT, "baseline %s: no head parameters", b->p->id);
+    const __nv_bfloat16 *ys = (const __nv_bfloat16 *)y, *a;
+    long long rows;
+    if (sp->result == MODEL_RES_HEAD_SEQ) {   /* every step: [T B, F] */
+        rows = T * B;
+        a = ys;
+    } else if (sp->batch_first) {             /* y[b, T-1, :], T F apart */
+        rows = B;
+        last_rows_bf16<<<grid_of(b, B * F), 256, 0, st>>>(ys, (__nv_bfloat16 *)s->last16, B, T, F);
+        a = (const __nv_bfloat16 *)s->last16;
+    } else {                                  /* y[T-1, b, :] */
+        rows = B;
+        a = ys + (T - 1) * B * F;
+    }
+    return base_linear_bf16(b, rows, sp->head, F, a, params + fw->offset, params + fb->offset, out, st, e);
+}
+
 /* --- the replay of the recurrent networks (see the top of the file) ---------------- */
 
-/* Allocates the staging buffers for the tensors of c (floats: the fp32
- * call, or the bf16 fallback's widened one) and the capture stream. */
-int stage_make(base_ctx *b, rnn_state *s, const kbv_call *c, kbv_err *e)
+/* The bytes of one element of a tensor of type d. */
+size_t elem_bytes(kbv_dtype d)
+{
+    return d == KBV_BF16 ? 2 : d == KBV_I64 ? 8 : 4;
+}
+
+/* Allocates g's buffer for the tensors of c (floats: the fp32 call, the
+ * reference or the bf16 fallback's widened one; bfloat16: the bf16 call)
+ * and, once, the capture stream. */
+int stage_make(base_ctx *b, rnn_state *s, staging *g, const kbv_call *c, kbv_err *e)
 {
     if (c->n_inputs > 4 || c->n_outputs != 1)
         return err_set(e, KBV_EINPUT, "baseline %s: the graph replay takes at most 4 inputs and one output", b->p->id);
     size_t off = 0;
-    s->n_in = c->n_inputs;
+    g->n_in = c->n_inputs;
     for (int i = 0; i < c->n_inputs; i++) {
-        s->in_off[i] = off;
-        s->in_bytes[i] = (size_t)kbv_numel(&c->inputs[i]) * sizeof(float);
-        off += (s->in_bytes[i] + 255) / 256 * 256;
+        g->in_off[i] = off;
+        g->in_bytes[i] = (size_t)kbv_numel(&c->inputs[i]) * elem_bytes(c->inputs[i].dtype);
+        off += (g->in_bytes[i] + 255) / 256 * 256;
     }
-    s->out_off = off;
-    s->out_bytes = (size_t)kbv_numel(&c->outputs[0]) * sizeof(float);
-    off += s->out_bytes;
-    cudaError_t ce = cudaMalloc(&s->stage, off ? off : 1);
+    g->out_off = off;
+    g->out_bytes = (size_t)kbv_numel(&c->outputs[0]) * elem_bytes(c->outputs[0].dtype);
+    off += g->out_bytes;
+    cudaError_t ce = cudaMalloc(&g->buf, off ? off : 1);
     if (ce != cudaSuccess) {
-        s->stage = NULL;
+        g->buf = NULL;
         return base_cuda_err(e, b, "graph staging buffers", ce);
     }
+    if (s->cap) return 0;
     ce = cudaStreamCreateWithFlags(&s->cap, cudaStreamNonBlocking);
     if (ce != cudaSuccess) {
         s->cap = NULL;
@@ -490,43 +706,50 @@ int stage_make(base_ctx *b, rnn_state *s, const kbv_call *c, kbv_err *e)
     return 0;
 }
 
-/* Captures variant v's call on the staging buffers into s->gx[vi].  A
+/* Variant v's call, launched directly: cuDNN's float RNN (fp32, tf32) or
+ * its bfloat16 one. */
+int run_direct(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    return v == BASE_BF16 ? run_rnn16(b, s, c, e) : run_rnn(b, v, s, c, e);
+}
+
+/* Captures variant v's call on g's staging buffers into s->gx[vi].  A
  * failed capture is not an error: the variant launches directly from then
  * on (s->direct), and its choice says why. */
-void graph_capture(base_ctx *b, base_variant v, int vi, rnn_state *s, const kbv_call *c)
+void graph_capture(base_ctx *b, base_variant v, int vi, rnn_state *s, const staging *g, const kbv_call *c)
 {
     kbv_tensor in[4], out[1];
     kbv_call sc = *c;
-    for (int i = 0; i < s->n_in; i++) {
+    for (int i = 0; i < g->n_in; i++) {
         in[i] = c->inputs[i];
-        in[i].data = s->stage + s->in_off[i];
+        in[i].data = g->buf + g->in_off[i];
     }
     out[0] = c->outputs[0];
-    out[0].data = s->stage + s->out_off;
+    out[0].data = g->buf + g->out_off;
     sc.inputs = in;
     sc.outputs = out;
     sc.stream = s->cap;
     const char *why = NULL;
-    cudaGraph_t g = NULL;
+    cudaGraph_t gr = NULL;
     cudaError_t ce = cudaStreamBeginCapture(s->cap, cudaStreamCaptureModeThreadLocal);
     if (ce == cudaSuccess) {
         kbv_err under_capture;
         memset(&under_capture, 0, sizeof under_capture);
-        int rc = run_rnn(b, v, s, &sc, &under_capture);
-        cudaError_t end = cudaStreamEndCapture(s->cap, &g);
+        int rc = run_direct(b, v, s, &sc, &under_capture);
+        cudaError_t end = cudaStreamEndCapture(s->cap, &gr);
         if (rc) why = "the call failed under capture";
         else if (end != cudaSuccess) why = cudaGetErrorString(end);
     } else {
         why = cudaGetErrorString(ce);
     }
     if (!why) {
-        ce = cudaGraphInstantiate(&s->gx[vi], g, 0);
+        ce = cudaGraphInstantiate(&s->gx[vi], gr, 0);
         if (ce != cudaSuccess) {
             s->gx[vi] = NULL;
             why = cudaGetErrorString(ce);
         }
     }
-    if (g) cudaGraphDestroy(g);
+    if (gr) cudaGraphDestroy(gr);
     if (why) {
         /* A refused capture leaves a non-sticky error behind: the direct
          * calls from now on must not find it. */
@@ -541,40 +764,41 @@ void graph_capture(base_ctx *b, base_variant v, int vi, rnn_state *s, const kbv_
 
 int run_graph(base_ctx *b, base_variant v, rnn_state *s, const kbv_call *c, kbv_err *e)
 {
-    int vi = v == BASE_FP32 ? 0 : 1;
-    if (s->direct[vi]) return run_rnn(b, v, s, c, e);
+    int vi = v == BASE_FP32 ? 0 : v == BASE_TF32 ? 1 : 2;
+    staging *g = &s->stg[v == BASE_BF16 ? 1 : 0];
+    if (s->direct[vi]) return run_direct(b, v, s, c, e);
     if (!s->tried[vi]) {
         /* The first call runs directly: it settles the head GEMM's
          * kernel, whose contest synchronises the stream. */
-        int rc = run_rnn(b, v, s, c, e);
+        int rc = run_direct(b, v, s, c, e);
         if (rc) return rc;
         s->tried[vi] = 1;
-        if (!s->stage && (rc = stage_make(b, s, c, e))) return rc;
-        graph_capture(b, v, vi, s, c);
+        if (!g->buf && (rc = stage_make(b, s, g, c, e))) return rc;
+        graph_capture(b, v, vi, s, g, c);
         if (!s->direct[vi]) base_note_choice(b, v, "replayed as one CUDA graph on staged inputs");
         return 0;
     }
-    if (c->n_inputs != s->n_in) return err_set(e, KBV_EINPUT, "baseline %s: the call's inputs changed", b->p->id);
-    for (int i = 0; i < s->n_in; i++)
-        if ((size_t)kbv_numel(&c->inputs[i]) * sizeof(float) != s->in_bytes[i])
+    if (c->n_inputs != g->n_in) return err_set(e, KBV_EINPUT, "baseline %s: the call's inputs changed", b->p->id);
+    for (int i = 0; i < g->n_in; i++)
+        if ((size_t)kbv_numel(&c->inputs[i]) * elem_bytes(c->inputs[i].dtype) != g->in_bytes[i])
             return err_set(e, KBV_EINPUT, "baseline %s: input %d changed size", b->p->id, i);
-    if ((size_t)kbv_numel(&c->outputs[0]) * sizeof(float) != s->out_bytes)
+    if ((size_t)kbv_numel(&c->outputs[0]) * elem_bytes(c->outputs[0].dtype) != g->out_bytes)
         return err_set(e, KBV_EINPUT, "baseline %s: the output changed size", b->p->id);
     /* A workspace that moved (base_shrink_ws, a larger need) would leave
      * the graph writing to freed memory: capture again. */
     if (s->g_ws[vi] != b->ws || s->g_blas_ws[vi] != b->blas_ws) {
         cudaGraphExecDestroy(s->gx[vi]);
         s->gx[vi] = NULL;
-        graph_capture(b, v, vi, s, c);
-        if (s->direct[vi]) return run_rnn(b, v, s, c, e);
+        graph_capture(b, v, vi, s, g, c);
+        if (s->direct[vi]) return run_direct(b, v, s, c, e);
     }
     cudaStream_t st = c->stream;
     cudaError_t ce = cudaSuccess;
-    for (int i = 0; i < s->n_in && ce == cudaSuccess; i++)
-        ce = cudaMemcpyAsync(s->stage + s->in_off[i], c->inputs[i].data, s->in_bytes[i], cudaMemcpyDeviceToDevice, st);
+    for (int i = 0; i < g->n_in && ce == cudaSuccess; i++)
+        ce = cudaMemcpyAsync(g->buf + g->in_off[i], c->inputs[i].data, g->in_bytes[i], cudaMemcpyDeviceToDevice, st);
     if (ce == cudaSuccess) ce = cudaGraphLaunch(s->gx[vi], st);
     if (ce == cudaSuccess)
-        ce = cudaMemcpyAsync(c->outputs[0].data, s->stage + s->out_off, s->out_bytes, cudaMemcpyDeviceToDevice, st);
+        ce = cudaMemcpyAsync(c->outputs[0].data, g->buf + g->out_off, g->out_bytes, cudaMemcpyDeviceToDevice, st);
     return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "graph replay", ce);
 }
 
@@ -686,22 +910,27 @@ void destroy(base_ctx *b)
     rnn_api &A = s->api;
     /* The graphs hold cuDNN's kernels: destroyed before its library is
      * closed. */
-    for (int v = 0; v < 2; v++)
+    for (int v = 0; v < 3; v++)
         if (s->gx[v]) cudaGraphExecDestroy(s->gx[v]);
     if (s->cap) cudaStreamDestroy(s->cap);
     if (A.lib) {
         for (int v = 0; v < 2; v++)
             if (s->rd[v]) A.cudnnDestroyRNNDescriptor(s->rd[v]);
+        if (s->rd16) A.cudnnDestroyRNNDescriptor(s->rd16);
         if (s->xd) A.cudnnDestroyRNNDataDescriptor(s->xd);
         if (s->yd) A.cudnnDestroyRNNDataDescriptor(s->yd);
+        if (s->xd16) A.cudnnDestroyRNNDataDescriptor(s->xd16);
+        if (s->yd16) A.cudnnDestroyRNNDataDescriptor(s->yd16);
         if (s->hd) A.cudnnDestroyTensorDescriptor(s->hd);
+        if (s->hd16) A.cudnnDestroyTensorDescriptor(s->hd16);
         if (s->md) A.cudnnDestroyTensorDescriptor(s->md);
         if (s->bd) A.cudnnDestroyTensorDescriptor(s->bd);
         if (s->h) A.cudnnDestroy(s->h);
         dlclose(A.lib);
     }
     vlad_destroy(s->vlad);
-    void *bufs[] = { s->dev_lens, s->wspace, s->dev_segs, s->y, s->buf0, s->buf1, s->stage };
+    void *bufs[] = { s->dev_lens, s->wspace, s->dev_segs, s->y, s->buf0, s->buf1, s->stg[0].buf, s->stg[1].buf,
+                     s->wspace16, s->dev_segs16, s->y16, s->last16 };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) cudaFree(bufs[i]);
     free(s->plan);
@@ -714,15 +943,32 @@ int available(const suite_problem *p, const char **why)
     return suite_host_available(p, why);
 }
 
-/* bf16: the single-step cell and NetVLAD natively (bf16path.c says
- * which); the dispatcher sends no other model here. */
+/* The recurrent networks in bf16: cuDNN's bfloat16 RNN, replayed as a
+ * graph like the float variants.  Where cuDNN refused the bf16
+ * descriptors or their layout at the first call (create16), every call
+ * takes the widened fallback, and the choice says what was refused. */
+int run_rnn_bf16(base_ctx *b, rnn_state *s, const kbv_call *c, kbv_err *e)
+{
+    if (!s->tried16) {
+        int rc = create16(b, s, c, e);
+        if (rc) return rc;
+    }
+    if (s->ok16) return run_graph(b, BASE_BF16, s, c, e);
+    int noted = b->choice[2][0] != 0;
+    int rc = base_bf16_fallback(b, c, e);
+    if (!rc && !noted) base_note_choice(b, BASE_BF16, "cuDNN refused the native bf16 RNN: %s", s->why16);
+    return rc;
+}
+
+/* bf16: the single-step cell, NetVLAD and the recurrent networks natively
+ * (bf16path.c says which). */
 int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
 {
     rnn_state *s = (rnn_state *)b->state;
     int rc;
     if (s->spec->kind == MODEL_NETVLAD) rc = vlad_run_bf16(b, s->vlad, c, e);
     else if (is_cell(s->spec, &c->inputs[0])) rc = run_cell_bf16(b, s, c, e);
-    else return err_set(e, KBV_EINPUT, "baseline %s: no native bf16 path for this model", b->p->id);
+    else rc = run_rnn_bf16(b, s, c, e);
     if (rc) return rc;
     cudaError_t ce = cudaGetLastError();
     return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "model launch", ce);
@@ -730,10 +976,8 @@ int run_bf16(base_ctx *b, const kbv_call *c, kbv_err *e)
 
 } /* namespace */
 
-/* No native bf16 path for the recurrent networks: the BF16 setting runs
- * their fp32 path on widened inputs (baseline.cu's fallback). */
 const base_family base_fam_rnn = {
-    "rnn", OP_RNN_FIRST, OP_RNN_LAST, create, run, destroy, available, NULL,
+    "rnn", OP_RNN_FIRST, OP_RNN_LAST, create, run, destroy, available, run_bf16,
 };
 const base_family base_fam_model = {
     "model", OP_MODEL_FIRST, OP_MODEL_LAST, create, run, destroy, NULL, run_bf16,
