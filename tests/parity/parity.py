@@ -90,7 +90,7 @@ from combine import TORCH_ONLY, combine_problem, hack_pairs, run_choices, run_me
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build", help="kbv build folder (kbv-list, libkbv_baseline.so)")
-    ap.add_argument("--problems", default="*", help="globs over problem ids, comma-separated")
+    ap.add_argument("--problems", default="*", help="globs over problem ids, comma-separated; run in the order of the globs")
     ap.add_argument("--samples", type=int, default=50)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", default=None, help="output JSON (default data/parity/<gpu>.json)")
@@ -1693,8 +1693,15 @@ def main():
     lib.kbvb_workspace_bytes.restype = ctypes.c_ulonglong
     lib.kbvb_choice.restype = ctypes.c_char_p
     listing = json.loads(subprocess.check_output([os.path.join(args.build, "kbv-list"), "--json"]))
-    probs = [p for p in listing["problems"]
-             if any(fnmatch.fnmatch(p["id"], g) for g in args.problems.split(","))]
+    # In the order of the patterns (then the registry's), so that a call
+    # cut by its time limit has measured what its list put first.
+    globs = args.problems.split(",")
+    ranked = []
+    for i, p in enumerate(listing["problems"]):
+        first = next((k for k, g in enumerate(globs) if fnmatch.fnmatch(p["id"], g)), None)
+        if first is not None:
+            ranked.append((first, i, p))
+    probs = [p for _, _, p in sorted(ranked, key=lambda r: r[:2])]
     gpu = torch.cuda.get_device_name(0)
     out = args.out or os.path.join("data", "parity",
                                    "".join(c if c.isalnum() else "-" for c in gpu.lower()).strip("-") +
