@@ -215,7 +215,7 @@ struct rnn_state {
     cudnnRNNDescriptor_t rd[2];       /* per variant: fp32 (FMA math), tf32 (default math) */
     cudnnRNNDataDescriptor_t xd, yd;
     cudnnTensorDescriptor_t hd, md, bd;
-    int32_t *dev_lens;                /* every sequence's length, T, on the device */
+    int32_t *lens, *dev_lens;         /* every sequence's length, T, on the host and the device */
     size_t wspace_bytes, work_bytes;
     int zero_copy;                    /* params is the weight space */
     float *wspace;                    /* else the weight space, filled by pack_kernel */
@@ -380,6 +380,32 @@ int rnn_wspace(base_ctx *b, const seg *segs, int n, size_t bytes, void **wspace,
     return ce == cudaSuccess ? 0 : base_cuda_err(e, b, "weight space", ce);
 }
 
+/* x's and y's RNN data descriptors of type dt, unpacked in the model's
+ * layout, every sequence s->lens long: created into *xd and *yd (each
+ * left NULL when it could not be). */
+cudnnStatus_t data_descs(rnn_state *s, cudnnDataType_t dt, cudnnRNNDataDescriptor_t *xd, cudnnRNNDataDescriptor_t *yd)
+{
+    const model_spec *sp = s->spec;
+    const model_plan *pl = s->plan;
+    rnn_api &A = s->api;
+    int B = (int)pl->B, T = (int)pl->T, F = sp->hidden * pl->dirs;
+    cudnnRNNDataLayout_t lay = sp->batch_first ? CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED
+                                               : CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
+    cudnnStatus_t st = A.cudnnCreateRNNDataDescriptor(xd);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        *xd = NULL;
+        return st;
+    }
+    st = A.cudnnCreateRNNDataDescriptor(yd);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        *yd = NULL;
+        return st;
+    }
+    st = A.cudnnSetRNNDataDescriptor(*xd, dt, lay, T, B, sp->input, s->lens, NULL);
+    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetRNNDataDescriptor(*yd, dt, lay, T, B, F, s->lens, NULL);
+    return st;
+}
+
 int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
 {
     const model_spec *sp = s->spec;
@@ -410,19 +436,12 @@ int create_rnn(base_ctx *b, rnn_state *s, const kbv_call *ex, kbv_err *e)
                                         sp->input, H, H, sp->layers, NULL, CUDNN_RNN_PADDED_IO_ENABLED);
         if (st != CUDNN_STATUS_SUCCESS) return dnn_err(s, b, "cudnnSetRNNDescriptor_v8", st, e);
     }
-    cudnnRNNDataLayout_t lay = sp->batch_first ? CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED
-                                               : CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
-    int32_t *lens = (int32_t *)malloc((size_t)B * sizeof(int32_t));
-    if (!lens) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
-    for (int i = 0; i < B; i++) lens[i] = T;
-    st = A.cudnnCreateRNNDataDescriptor(&s->xd);
-    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnCreateRNNDataDescriptor(&s->yd);
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = A.cudnnSetRNNDataDescriptor(s->xd, CUDNN_DATA_FLOAT, lay, T, B, sp->input, lens, NULL);
-    if (st == CUDNN_STATUS_SUCCESS) st = A.cudnnSetRNNDataDescriptor(s->yd, CUDNN_DATA_FLOAT, lay, T, B, F, lens, NULL);
+    s->lens = (int32_t *)malloc((size_t)B * sizeof(int32_t));
+    if (!s->lens) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
+    for (int i = 0; i < B; i++) s->lens[i] = T;
+    st = data_descs(s, CUDNN_DATA_FLOAT, &s->xd, &s->yd);
     cudaError_t ce = cudaMalloc(&s->dev_lens, (size_t)B * sizeof(int32_t));
-    if (ce == cudaSuccess) ce = cudaMemcpy(s->dev_lens, lens, (size_t)B * sizeof(int32_t), cudaMemcpyHostToDevice);
-    free(lens);
+    if (ce == cudaSuccess) ce = cudaMemcpy(s->dev_lens, s->lens, (size_t)B * sizeof(int32_t), cudaMemcpyHostToDevice);
     if (st != CUDNN_STATUS_SUCCESS) return dnn_err(s, b, "RNN data descriptors", st, e);
     if (ce != cudaSuccess) {
         if (s->dev_lens) cudaFree(s->dev_lens);
@@ -565,20 +584,7 @@ int create16(base_ctx *b, rnn_state *s, const kbv_call *c, kbv_err *e)
                                     CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, sp->input, H, H,
                                     sp->layers, NULL, CUDNN_RNN_PADDED_IO_ENABLED);
     if (st != CUDNN_STATUS_SUCCESS) return refuse16(s, "cudnnSetRNNDescriptor_v8 (bf16)", st);
-    cudnnRNNDataLayout_t lay = sp->batch_first ? CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED
-                                               : CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
-    int32_t *lens = (int32_t *)malloc((size_t)B * sizeof(int32_t));
-    if (!lens) return err_set(e, KBV_ENOMEM, "baseline %s: out of memory", b->p->id);
-    for (int i = 0; i < B; i++) lens[i] = T;
-    st = A.cudnnCreateRNNDataDescriptor(&s->xd16);
-    if (st != CUDNN_STATUS_SUCCESS) s->xd16 = NULL;
-    if (st == CUDNN_STATUS_SUCCESS && (st = A.cudnnCreateRNNDataDescriptor(&s->yd16)) != CUDNN_STATUS_SUCCESS)
-        s->yd16 = NULL;
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = A.cudnnSetRNNDataDescriptor(s->xd16, CUDNN_DATA_BFLOAT16, lay, T, B, sp->input, lens, NULL);
-    if (st == CUDNN_STATUS_SUCCESS)
-        st = A.cudnnSetRNNDataDescriptor(s->yd16, CUDNN_DATA_BFLOAT16, lay, T, B, F, lens, NULL);
-    free(lens);
+    st = data_descs(s, CUDNN_DATA_BFLOAT16, &s->xd16, &s->yd16);
     if (st != CUDNN_STATUS_SUCCESS) return refuse16(s, "RNN data descriptors (bf16)", st);
     int hdim[3] = { sp->layers * pl->dirs, B, H }, hstr[3] = { B * H, H, 1 };
     st = A.cudnnCreateTensorDescriptor(&s->hd16);
@@ -933,6 +939,7 @@ void destroy(base_ctx *b)
                      s->wspace16, s->dev_segs16, s->y16, s->last16 };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) cudaFree(bufs[i]);
+    free(s->lens);
     free(s->plan);
     free(s);
     b->state = NULL;
