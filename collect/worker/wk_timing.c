@@ -20,8 +20,9 @@
  *   reference after the round, outside every timed window.  A wrong one is
  *   the `timed-output` probe's failure (class stale-output), naming the
  *   round, unless an untimed call on a copy of the round's inputs gets it
- *   wrong too (recheck_untimed: class incorrect).  A candidate lazy in a share f of its calls passes with odds of
- *   at most (1 - f)^(verified rounds).
+ *   wrong too (recheck_untimed: class incorrect).  A candidate lazy in a
+ *   share f of its calls passes with odds of at most (1 - f)^(verified
+ *   rounds).
  * - Every round holds every variant, in a secretly shuffled order, so that
  *   speedups are paired by round (the stopping rule uses the per-round
  *   ratios) and a clock change weighs on all of them.
