@@ -209,6 +209,12 @@ void wk_compare(worker *w, void **out, void **ref, wk_cmp *r);
  * computed into buffers of its own and poisoned again before returning:
  * 1 when right, else 0 with the counts in *r. */
 int wk_verify(worker *w, void **in, void **out, wk_cmp *r);
+/* One untimed candidate call on in into out (poisoned first), checked
+ * against the fp32 reference on ref_in, the same values in buffers the
+ * call does not get (a candidate that changes its inputs cannot change
+ * the reference): 1 when right, else 0 with the counts in *r.  what names
+ * the call in errors. */
+int wk_checked_call(worker *w, void **in, void **out, void **ref_in, const char *what, wk_cmp *r);
 int64_t wk_ref_nonfinite(worker *w, void **ref);
 /* A random word from the kernel, for draws a candidate must not predict
  * (the seeded generator's are reproducible, and so predictable). */

@@ -258,7 +258,6 @@ static int change_a_little(worker *w, void **in, char *where, size_t wn)
 static int caching_call(worker *w, void **in, void **out, const char *what, wk_cmp *ca)
 {
     const suite_problem *p = w->p;
-    kbv_call c;
     /* The reference needs the inputs as the candidate got them, in case it
      * changes them: kept in a copy. */
     void *keep[WK_MAX_TENSORS] = {0};
@@ -267,12 +266,7 @@ static int caching_call(worker *w, void **in, void **out, const char *what, wk_c
         cudaError_t ce = cudaMemcpyAsync(keep[i], in[i], w->in_bytes[i], cudaMemcpyDeviceToDevice, w->s);
         if (ce != cudaSuccess) wk_die_cuda(w, "caching probe", ce);
     }
-    for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, out[i]);
-    wk_make_call(w, &c, in, out);
-    wk_sync(w, "caching probe");
-    wk_cand_call(w, &c, what, 0);
-    wk_device_sync(w, what);
-    int pass = wk_verify(w, keep, out, ca);
+    int pass = wk_checked_call(w, in, out, keep, what, ca);
     /* The candidate's later calls see its own input, as it left it. */
     wk_free_bufs(keep, p->n_inputs);
     return pass;

@@ -637,6 +637,17 @@ int wk_verify(worker *w, void **in, void **out, wk_cmp *r)
     return verdict_check_pass(r->st.mismatches, r->st.nonfinite, r->st.unwritten);
 }
 
+int wk_checked_call(worker *w, void **in, void **out, void **ref_in, const char *what, wk_cmp *r)
+{
+    kbv_call c;
+    for (int i = 0; i < w->p->n_outputs; i++) wk_poison_output(w, i, out[i]);
+    wk_make_call(w, &c, in, out);
+    wk_sync(w, what);
+    wk_cand_call(w, &c, what, 0);
+    wk_device_sync(w, what);
+    return wk_verify(w, ref_in, out, r);
+}
+
 uint64_t wk_secret_u64(void)
 {
     uint64_t x = 0;

@@ -429,13 +429,7 @@ static int recheck_untimed(worker *w, void *const *in, wk_cmp *r)
             cudaError_t ce = cudaMemcpyAsync(cin[i], in[i], w->in_bytes[i], cudaMemcpyDeviceToDevice, w->s);
             if (ce != cudaSuccess) wk_die_cuda(w, "timed-output recheck", ce);
         }
-        for (int i = 0; i < p->n_outputs; i++) wk_poison_output(w, i, cout[i]);
-        kbv_call c;
-        wk_make_call(w, &c, cin, cout);
-        wk_sync(w, "timed-output recheck");
-        wk_cand_call(w, &c, "timed-output recheck", 0);
-        wk_device_sync(w, "timed-output recheck");
-        made = wk_verify(w, (void **)in, cout, r);
+        made = wk_checked_call(w, cin, cout, (void **)in, "timed-output recheck", r);
     }
     for (int i = 0; i < 2 * WK_MAX_TENSORS; i++) wk_dfree(base[i]);
     return made;
