@@ -1387,6 +1387,21 @@ def check(out, ref, tf32):
     return nbad == 0, mx, f"{nbad} elements beyond 1e-4 + 1e-4 |ref| (max |d| {mx:.3g})"
 
 
+DTYPES = {"float32": torch.float32, "int64": torch.int64}
+
+
+def draw_inputs(lib, p, dist, seed, sp, err):
+    """p's inputs drawn by kbv's keyed generator (distribution dist, 1 for
+    D1; trial 0) into new PyTorch tensors.  Raises RuntimeError("kbv
+    generator: ...")."""
+    ins = [torch.empty(t["shape"], dtype=DTYPES[t["dtype"]], device="cuda") for t in p["inputs"]]
+    for i, t in enumerate(ins):
+        if lib.kbvb_gen(p["id"].encode(), i, dist, ctypes.c_ulonglong(seed), 0, ctypes.c_void_p(t.data_ptr()), sp,
+                        err, 2048):
+            raise RuntimeError("kbv generator: " + err.value.decode())
+    return ins
+
+
 def setup(lib, p, seed):
     """Inputs drawn by kbv's keyed generator (D1, trial 0) into PyTorch
     tensors, empty outputs, their pointer arrays and a created kbv baseline:
@@ -1395,12 +1410,8 @@ def setup(lib, p, seed):
     pid = p["id"]
     sp = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
     err = ctypes.create_string_buffer(2048)
-    dt = {"float32": torch.float32, "int64": torch.int64}
-    ins = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["inputs"]]
-    for i, t in enumerate(ins):
-        if lib.kbvb_gen(pid.encode(), i, 1, ctypes.c_ulonglong(seed), 0, ctypes.c_void_p(t.data_ptr()), sp, err, 2048):
-            raise RuntimeError("kbv generator: " + err.value.decode())
-    outs = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["outputs"]]
+    ins = draw_inputs(lib, p, 1, seed, sp, err)
+    outs = [torch.empty(t["shape"], dtype=DTYPES[t["dtype"]], device="cuda") for t in p["outputs"]]
     in_ptrs = (ctypes.c_void_p * len(ins))(*[t.data_ptr() for t in ins])
     out_ptrs = (ctypes.c_void_p * len(outs))(*[t.data_ptr() for t in outs])
     handle = ctypes.c_void_p()
@@ -1573,14 +1584,9 @@ def hidden_bf16_checks(lib, p, ref_fn, seed, sp, err, dists):
     (scripts/bf16-regnet.py), and a candidate that fails where PyTorch
     fails too shows the tolerance's limit, not the candidate's."""
     out = {}
-    dt = {"float32": torch.float32, "int64": torch.int64}
     for name in dists:
         try:
-            ins = [torch.empty(t["shape"], dtype=dt[t["dtype"]], device="cuda") for t in p["inputs"]]
-            for i, t in enumerate(ins):
-                if lib.kbvb_gen(p["id"].encode(), i, HIDDEN_DISTS[name], ctypes.c_ulonglong(seed), 0,
-                                ctypes.c_void_p(t.data_ptr()), sp, err, 2048):
-                    raise RuntimeError("kbv generator: " + err.value.decode())
+            ins = draw_inputs(lib, p, HIDDEN_DISTS[name], seed, sp, err)
             bins = [t.to(torch.bfloat16) if t.dtype == torch.float32 else t for t in ins]
             del ins
             with torch.no_grad():
