@@ -308,12 +308,17 @@ run_spot() {
 # 0 when every step has passed for KEY; 1 otherwise (one failed, or time
 # ran out).
 gpu_steps="smoke resume tanh replay hostile interrupt pins"
-run_test_gpu_steps() {
-    local key=$1 commit=$2 st rc todo=""
-    [ -f "$partial/test-gpu.txt" ] && cp "$partial/test-gpu.txt" "$out/test-gpu.txt"
+# The steps that have not passed for key $1 in verdict file $2, in order.
+gpu_steps_todo() {
+    local st
     for st in $gpu_steps; do
-        grep -Eq "^$key [^ ]+ ($st )?PASS" "$out/test-gpu.txt" 2>/dev/null || todo="$todo $st"
+        grep -Eq "^$1 [^ ]+ ($st )?PASS" "$2" 2>/dev/null || printf ' %s' "$st"
     done
+}
+run_test_gpu_steps() {
+    local key=$1 commit=$2 st rc todo
+    [ -f "$partial/test-gpu.txt" ] && cp "$partial/test-gpu.txt" "$out/test-gpu.txt"
+    todo=$(gpu_steps_todo "$key" "$out/test-gpu.txt")
     [ -z "$todo" ] && return 0
     log "test-gpu at $commit (tested sources $key):$todo"
     for st in $todo; do
@@ -348,11 +353,7 @@ test_gpu_key() {
 
 # 0 when a step of make test-gpu has not passed for key $1.
 test_gpu_owed() {
-    local st
-    for st in $gpu_steps; do
-        grep -Eq "^$1 [^ ]+ ($st )?PASS" "$partial/test-gpu.txt" 2>/dev/null || return 0
-    done
-    return 1
+    [ -n "$(gpu_steps_todo "$1" "$partial/test-gpu.txt")" ]
 }
 
 run_main() {
